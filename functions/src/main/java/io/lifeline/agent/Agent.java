@@ -1,0 +1,29 @@
+package io.lifeline.agent;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * An agent as stored. {@code heartbeatAt} and {@code deadline} are null until the agent first joins;
+ * {@code beats} counts accepted heartbeats and joins, so a sweep can make its dead-marking conditional on
+ * exactly the heartbeat it saw. {@code lastTransition} is the newest status change, stamped on the item by
+ * the same write that made it.
+ */
+public record Agent(
+        String team,
+        String agentId,
+        String name,
+        String role,
+        String hostId,
+        AgentStatus status,
+        Instant heartbeatAt,
+        Instant deadline,
+        int consecutiveMisses,
+        long beats,
+        Duration staleAfter,
+        int graceMisses,
+        String currentTaskId,
+        AgentStats stats,
+        Instant registeredAt,
+        Transition lastTransition) {
+}

@@ -1,0 +1,37 @@
+package io.lifeline.agent;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * Seed 002's crash-recovery answer: a saved checkpoint is offered back when it exists, is not older than
+ * {@code maxAge}, and the session that saved it has gone quiet (no heartbeat within its stale-after).
+ */
+public final class Recovery {
+
+    public static final String NO_SAVED_STATE = "No saved state";
+    public static final String STATE_TOO_OLD = "State too old";
+    public static final String SESSION_STILL_ACTIVE = "Session still active";
+
+    /** {@code checkpointJson} and {@code savedAt} are present when {@code available}. */
+    public record Answer(boolean available, String reason, String checkpointJson, Instant savedAt) {
+    }
+
+    private Recovery() {
+    }
+
+    public static Answer decide(Agent agent, String checkpointJson, Instant savedAt, Duration maxAge, Instant now) {
+        if (checkpointJson == null || savedAt == null) {
+            return new Answer(false, NO_SAVED_STATE, null, null);
+        }
+        if (Duration.between(savedAt, now).compareTo(maxAge) > 0) {
+            return new Answer(false, STATE_TOO_OLD, null, savedAt);
+        }
+        boolean recentBeat = agent.heartbeatAt() != null
+                && Duration.between(agent.heartbeatAt(), now).compareTo(agent.staleAfter()) < 0;
+        if (agent.status().isAlive() && recentBeat) {
+            return new Answer(false, SESSION_STILL_ACTIVE, null, savedAt);
+        }
+        return new Answer(true, null, checkpointJson, savedAt);
+    }
+}

@@ -1,0 +1,70 @@
+package io.lifeline.agent;
+
+import static io.lifeline.agent.AgentStatus.DEAD;
+import static io.lifeline.agent.AgentStatus.DEAD_FAILED_REVIVE;
+import static io.lifeline.agent.AgentStatus.OFFLINE;
+import static io.lifeline.agent.AgentStatus.READY;
+import static io.lifeline.agent.AgentStatus.RESTARTING;
+import static io.lifeline.agent.AgentStatus.WORKING;
+
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The agent status FSM of DESIGN.md section 2, as data, in exactly one place. Every status write in the
+ * store is a conditional write whose condition is "status is one of {@link Rule#from()}".
+ */
+public final class TransitionTable {
+
+    /** One row: from any of {@code from}, {@code trigger} moves the agent to {@code to}. */
+    public record Rule(Trigger trigger, Set<AgentStatus> from, AgentStatus to, String actor) {
+        public boolean allows(AgentStatus current) {
+            return from.contains(current);
+        }
+    }
+
+    private static final Map<Trigger, Rule> RULES = new EnumMap<>(Trigger.class);
+
+    static {
+        add(Trigger.JOIN, EnumSet.of(OFFLINE, DEAD, RESTARTING, DEAD_FAILED_REVIVE), READY, "agent");
+        add(Trigger.CLAIM_TASK, EnumSet.of(READY), WORKING, "agent");
+        add(Trigger.REPORT_WORKING, EnumSet.of(READY), WORKING, "agent");
+        add(Trigger.TASK_COMPLETE, EnumSet.of(WORKING), READY, "agent");
+        add(Trigger.REPORT_READY, EnumSet.of(WORKING), READY, "agent");
+        add(Trigger.HEARTBEAT_EXPIRED, EnumSet.of(READY, WORKING), DEAD, "sweep");
+        add(Trigger.LEAVE, EnumSet.of(READY, WORKING), OFFLINE, "agent");
+        add(Trigger.RESTART_INITIATED, EnumSet.of(DEAD), RESTARTING, "revive flow");
+        add(Trigger.RESTART_EXHAUSTED, EnumSet.of(RESTARTING), DEAD_FAILED_REVIVE, "revive flow");
+        add(Trigger.CLEANUP, EnumSet.of(DEAD, DEAD_FAILED_REVIVE), OFFLINE, "operator");
+    }
+
+    private static void add(Trigger trigger, Set<AgentStatus> from, AgentStatus to, String actor) {
+        RULES.put(trigger, new Rule(trigger, Collections.unmodifiableSet(from), to, actor));
+    }
+
+    private TransitionTable() {
+    }
+
+    public static Rule rule(Trigger trigger) {
+        return RULES.get(trigger);
+    }
+
+    public static List<Rule> rules() {
+        return List.copyOf(RULES.values());
+    }
+
+    /** True when the table has a row taking {@code from} to {@code to} by {@code trigger}. */
+    public static boolean allows(AgentStatus from, Trigger trigger, AgentStatus to) {
+        Rule rule = RULES.get(trigger);
+        return rule != null && rule.allows(from) && rule.to() == to;
+    }
+
+    /** The trigger by which an agent reporting {@code reported} changes from {@code current}, if any. */
+    public static Trigger reportTrigger(AgentStatus reported) {
+        return reported == WORKING ? Trigger.REPORT_WORKING : Trigger.REPORT_READY;
+    }
+}

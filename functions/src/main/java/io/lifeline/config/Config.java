@@ -1,0 +1,47 @@
+package io.lifeline.config;
+
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * Every environment variable the functions read, in one place, validated once at init. template.yaml sets
+ * them (by {@code !Ref} where they name a resource); Lifeline Local passes the same map.
+ */
+public record Config(
+        String tableName,
+        Duration defaultStaleAfter,
+        int defaultGraceMisses,
+        Duration heartbeatInterval,
+        Duration recoveryMaxAge,
+        Duration transitionRetention) {
+
+    public static Config fromEnvironment(Map<String, String> env) {
+        String table = env.get("TABLE_NAME");
+        if (table == null || table.isBlank()) {
+            throw new IllegalStateException("TABLE_NAME is not set");
+        }
+        return new Config(
+                table,
+                Duration.ofSeconds(positive(env, "STALE_AFTER_SECONDS", 60)),
+                (int) positive(env, "GRACE_MISSES", 2),
+                Duration.ofSeconds(positive(env, "HEARTBEAT_INTERVAL_SECONDS", 30)),
+                Duration.ofSeconds(positive(env, "RECOVERY_MAX_AGE_SECONDS", 24 * 3600)),
+                Duration.ofDays(positive(env, "TRANSITION_RETENTION_DAYS", 30)));
+    }
+
+    private static long positive(Map<String, String> env, String name, long fallback) {
+        String raw = env.get(name);
+        if (raw == null || raw.isBlank()) {
+            return fallback;
+        }
+        try {
+            long value = Long.parseLong(raw.trim());
+            if (value <= 0) {
+                throw new IllegalStateException(name + " must be positive, was " + raw);
+            }
+            return value;
+        } catch (NumberFormatException e) {
+            throw new IllegalStateException(name + " must be a whole number, was " + raw, e);
+        }
+    }
+}

@@ -1,0 +1,27 @@
+package io.lifeline.config;
+
+import java.time.Clock;
+import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+
+/**
+ * What a handler needs from outside: configuration, the clock and the DynamoDB client. Built once per
+ * Lambda container (in the handler's constructor, so SnapStart captures it), or handed in by Lifeline Local
+ * and tests.
+ */
+public record Wiring(Config config, Clock clock, DynamoDbClient dynamo) {
+
+    /** The Lambda runtime's wiring: lean URL-connection HTTP client, region from the environment, credentials
+     * from the default chain (SnapStart functions get theirs from the container endpoint, not env vars). */
+    public static Wiring fromEnvironment() {
+        Config config = Config.fromEnvironment(System.getenv());
+        DynamoDbClient dynamo = DynamoDbClient.builder()
+                .httpClient(UrlConnectionHttpClient.create())
+                .region(Region.of(System.getenv("AWS_REGION")))
+                .credentialsProvider(DefaultCredentialsProvider.builder().build())
+                .build();
+        return new Wiring(config, Clock.systemUTC(), dynamo);
+    }
+}

@@ -1,0 +1,130 @@
+package io.lifeline.store;
+
+import static io.lifeline.store.Items.instant;
+import static io.lifeline.store.Items.ms;
+import static io.lifeline.store.Items.n;
+import static io.lifeline.store.Items.num;
+import static io.lifeline.store.Items.s;
+import static io.lifeline.store.Items.str;
+
+import io.lifeline.agent.Agent;
+import io.lifeline.agent.AgentStats;
+import io.lifeline.agent.AgentStatus;
+import io.lifeline.agent.Limits;
+import io.lifeline.agent.Transition;
+import io.lifeline.agent.Trigger;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+/**
+ * The agent item: attribute names and the mapping to {@link Agent}. Names are short because every byte of
+ * the item is paid on every heartbeat (a write unit covers 1 KB). Times are epoch milliseconds.
+ */
+final class AgentItems {
+    static final String STATUS = "status";
+    static final String NAME = "name";
+    static final String ROLE = "role";
+    static final String HOST = "hostId";
+    static final String HEARTBEAT_AT = "hbAt";
+    static final String DEADLINE = "deadline";
+    static final String MISSES = "misses";
+    static final String BEATS = "beats";
+    static final String STALE_AFTER_MS = "staleMs";
+    static final String GRACE = "grace";
+    static final String TASK = "taskId";
+    static final String MESSAGES = "msgs";
+    static final String TOOL_CALLS = "tools";
+    static final String ERRORS = "errs";
+    static final String UPTIME_S = "upS";
+    static final String REGISTERED_AT = "regAt";
+    /** The newest transition, stamped by the write that made it; the outbox turns each new seq into a record. */
+    static final String T_SEQ = "tseq";
+    static final String T_FROM = "tFrom";
+    static final String T_TRIGGER = "tTrigger";
+    static final String T_REASON = "tReason";
+    static final String T_AT = "tAt";
+
+    private AgentItems() {
+    }
+
+    static Map<String, AttributeValue> key(String team, String agentId) {
+        return Map.of(Keys.PK, s(Keys.team(team)), Keys.SK, s(Keys.agentSk(agentId)));
+    }
+
+    static boolean isAgent(Map<String, AttributeValue> item) {
+        String sk = str(item, Keys.SK);
+        String pk = str(item, Keys.PK);
+        return sk != null && sk.startsWith(Keys.AGENT_PREFIX) && pk != null && !pk.contains("#AGENT#");
+    }
+
+    static Agent toAgent(Map<String, AttributeValue> item) {
+        String team = Keys.idAfter("TEAM#", str(item, Keys.PK));
+        String agentId = Keys.idAfter(Keys.AGENT_PREFIX, str(item, Keys.SK));
+        AgentStats stats = new AgentStats(num(item, MESSAGES), num(item, TOOL_CALLS), num(item, ERRORS),
+                num(item, UPTIME_S));
+        return new Agent(team, agentId, str(item, NAME), str(item, ROLE), str(item, HOST),
+                AgentStatus.fromWire(str(item, STATUS)).orElseThrow(),
+                instant(item, HEARTBEAT_AT), instant(item, DEADLINE),
+                (int) num(item, MISSES, 0), num(item, BEATS, 0),
+                Duration.ofMillis(num(item, STALE_AFTER_MS, 0)), (int) num(item, GRACE, 0),
+                str(item, TASK), stats, instant(item, REGISTERED_AT), lastTransition(item));
+    }
+
+    /** The stamped transition of an agent image, or null when it never changed status. */
+    static Transition lastTransition(Map<String, AttributeValue> item) {
+        long seq = num(item, T_SEQ, 0);
+        if (seq == 0) {
+            return null;
+        }
+        return new Transition(seq, AgentStatus.fromWire(str(item, T_FROM)).orElseThrow(),
+                AgentStatus.fromWire(str(item, STATUS)).orElseThrow(),
+                Trigger.fromWire(str(item, T_TRIGGER)).orElseThrow(), str(item, T_REASON), instant(item, T_AT));
+    }
+
+    /** Adds to {@code u} the writes that record a change to {@code to} by {@code trigger}. */
+    static void stampTransition(Update u, Trigger trigger, AgentStatus to, String reason, Instant now) {
+        u.setExpression(T_FROM, u.name(STATUS));
+        u.set(STATUS, s(to.wire()));
+        u.set(T_TRIGGER, s(trigger.wire()));
+        if (reason == null || reason.isEmpty()) {
+            u.remove(T_REASON);
+        } else {
+            u.set(T_REASON, s(Limits.cut(reason, Limits.MAX_REASON_CHARS)));
+        }
+        u.set(T_AT, ms(now));
+        u.setExpression(T_SEQ, u.name(T_SEQ) + " + " + u.value(n(1)));
+    }
+
+    /**
+     * Adds the writes of a sign of life: heartbeat time, a new deadline ({@code now + nextWithin}, or the
+     * agent's own stale-after computed inside the update, so no read is needed), misses reset, beats + 1.
+     */
+    static void stampLiveness(Update u, Instant now, Duration nextWithin) {
+        u.set(HEARTBEAT_AT, ms(now));
+        if (nextWithin != null) {
+            u.set(DEADLINE, ms(now.plus(nextWithin)));
+        } else {
+            u.setExpression(DEADLINE, u.name(STALE_AFTER_MS) + " + " + u.value(ms(now)));
+        }
+        u.set(MISSES, n(0));
+        u.setExpression(BEATS, u.name(BEATS) + " + " + u.value(n(1)));
+    }
+
+    static void stampStats(Update u, AgentStats stats) {
+        if (stats == null) {
+            return;
+        }
+        setIfPresent(u, MESSAGES, stats.messagesProcessed());
+        setIfPresent(u, TOOL_CALLS, stats.toolCallsExecuted());
+        setIfPresent(u, ERRORS, stats.errorsEncountered());
+        setIfPresent(u, UPTIME_S, stats.uptimeSeconds());
+    }
+
+    private static void setIfPresent(Update u, String attribute, Long value) {
+        if (value != null) {
+            u.set(attribute, n(value));
+        }
+    }
+}

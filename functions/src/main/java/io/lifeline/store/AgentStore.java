@@ -1,0 +1,216 @@
+package io.lifeline.store;
+
+import static io.lifeline.store.AgentItems.STATUS;
+import static io.lifeline.store.Items.ms;
+import static io.lifeline.store.Items.n;
+import static io.lifeline.store.Items.s;
+
+import io.lifeline.agent.Agent;
+import io.lifeline.agent.AgentStatus;
+import io.lifeline.agent.Heartbeat;
+import io.lifeline.agent.LifelineException;
+import io.lifeline.agent.NewAgent;
+import io.lifeline.agent.TransitionTable;
+import io.lifeline.agent.Trigger;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
+import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
+
+/**
+ * Agents in DynamoDB. Every status change is one conditional write whose condition is the transition
+ * table's from-states; it stamps the transition on the item, and the table's stream (the outbox) turns the
+ * stamp into a history record and an event. Nothing here reads before it writes: a refused condition
+ * returns the current item ({@code ALL_OLD}), which says why.
+ */
+public final class AgentStore {
+    /** How often a heartbeat retries after losing a race with another status change. */
+    private static final int STATUS_RACE_ATTEMPTS = 5;
+
+    private final DynamoDbClient dynamo;
+    private final String table;
+
+    public AgentStore(DynamoDbClient dynamo, String table) {
+        this.dynamo = dynamo;
+        this.table = table;
+    }
+
+    public Agent register(NewAgent a, Instant now) {
+        Map<String, AttributeValue> item = new HashMap<>(AgentItems.key(a.team(), a.agentId()));
+        item.put(STATUS, s(AgentStatus.OFFLINE.wire()));
+        item.put(AgentItems.NAME, s(a.name()));
+        item.put(AgentItems.ROLE, s(a.role()));
+        if (a.hostId() != null) {
+            item.put(AgentItems.HOST, s(a.hostId()));
+        }
+        item.put(AgentItems.STALE_AFTER_MS, n(a.staleAfter().toMillis()));
+        item.put(AgentItems.GRACE, n(a.graceMisses()));
+        item.put(AgentItems.MISSES, n(0));
+        item.put(AgentItems.BEATS, n(0));
+        item.put(AgentItems.T_SEQ, n(0));
+        item.put(AgentItems.REGISTERED_AT, ms(now));
+        try {
+            StoreFailures.call("register the agent", () -> dynamo.putItem(PutItemRequest.builder()
+                    .tableName(table).item(item)
+                    .conditionExpression("attribute_not_exists(#pk)")
+                    .expressionAttributeNames(Map.of("#pk", Keys.PK))
+                    .build()));
+        } catch (ConditionalCheckFailedException e) {
+            throw new LifelineException(LifelineException.Kind.CONFLICT, "AGENT_EXISTS",
+                    "Agent '" + a.agentId() + "' is already registered");
+        }
+        return AgentItems.toAgent(item);
+    }
+
+    public Optional<Agent> get(String team, String agentId) {
+        Map<String, AttributeValue> item = StoreFailures.call("read the agent", () -> dynamo.getItem(
+                r -> r.tableName(table).key(AgentItems.key(team, agentId)).consistentRead(true))).item();
+        return item == null || item.isEmpty() ? Optional.empty() : Optional.of(AgentItems.toAgent(item));
+    }
+
+    public Agent require(String team, String agentId) {
+        return get(team, agentId).orElseThrow(() -> LifelineException.agentNotFound(agentId));
+    }
+
+    /** The team's agents, optionally only those in {@code status}, ordered by id. */
+    public List<Agent> list(String team, AgentStatus status) {
+        Map<String, String> names = new HashMap<>(Map.of("#pk", Keys.PK, "#sk", Keys.SK));
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(
+                ":pk", s(Keys.team(team)), ":prefix", s(Keys.AGENT_PREFIX)));
+        String filter = null;
+        if (status != null) {
+            names.put("#status", STATUS);
+            values.put(":status", s(status.wire()));
+            filter = "#status = :status";
+        }
+        List<Agent> agents = new ArrayList<>();
+        Map<String, AttributeValue> start = null;
+        do {
+            QueryRequest request = QueryRequest.builder().tableName(table)
+                    .keyConditionExpression("#pk = :pk AND begins_with(#sk, :prefix)")
+                    .filterExpression(filter)
+                    .expressionAttributeNames(names).expressionAttributeValues(values)
+                    .exclusiveStartKey(start).build();
+            QueryResponse page = StoreFailures.call("list agents", () -> dynamo.query(request));
+            page.items().forEach(item -> agents.add(AgentItems.toAgent(item)));
+            start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
+        } while (start != null);
+        return agents;
+    }
+
+    /**
+     * A heartbeat: one conditional UpdateItem when the status does not change (the common case), so it costs
+     * one request and no read. When the agent reports the other alive status, the refused first write
+     * returns the current item and a second write makes the change, conditional on the status it saw.
+     */
+    public Agent heartbeat(Heartbeat hb, Instant now) {
+        AgentStatus expected = hb.reported();
+        for (int attempt = 0; attempt < STATUS_RACE_ATTEMPTS; attempt++) {
+            Update u = new Update(table, AgentItems.key(hb.team(), hb.agentId()));
+            AgentItems.stampLiveness(u, now, hb.nextWithin());
+            AgentItems.stampStats(u, hb.stats());
+            Trigger change = null;
+            if (expected == null || expected == hb.reported()) {
+                u.condition(u.in(STATUS, List.of(s(AgentStatus.READY.wire()), s(AgentStatus.WORKING.wire()))));
+                if (expected != null) {
+                    u.condition(u.name(STATUS) + " = " + u.value(s(expected.wire())));
+                }
+            } else {
+                // The agent is in `expected` and reports the other alive status: a status change.
+                change = TransitionTable.reportTrigger(hb.reported());
+                u.condition(u.name(STATUS) + " = " + u.value(s(expected.wire())));
+                AgentItems.stampTransition(u, change, hb.reported(), "reported by heartbeat (" + hb.source() + ")", now);
+            }
+            try {
+                return AgentItems.toAgent(StoreFailures.call("update heartbeat",
+                        () -> dynamo.updateItem(u.request(ReturnValue.ALL_NEW))).attributes());
+            } catch (ConditionalCheckFailedException e) {
+                AgentStatus current = currentStatusOrThrow(e, hb.agentId());
+                if (!current.isAlive()) {
+                    throw rejoinRequired(current);
+                }
+                // Alive but in another status than this attempt assumed: the next attempt changes from there.
+                expected = current;
+            }
+        }
+        throw new LifelineException(LifelineException.Kind.UNAVAILABLE, "CONTENDED",
+                "The agent's status kept changing under this heartbeat; retry");
+    }
+
+    /**
+     * Moves the agent by {@code trigger} if the transition table allows it from its current status.
+     * {@code extra} may add writes and conditions; a refused condition is reported as not allowed.
+     */
+    public Agent transition(String team, String agentId, Trigger trigger, String reason, Instant now,
+                            Consumer<Update> extra) {
+        TransitionTable.Rule rule = TransitionTable.rule(trigger);
+        Update u = new Update(table, AgentItems.key(team, agentId));
+        List<AttributeValue> from = new ArrayList<>();
+        rule.from().forEach(status -> from.add(s(status.wire())));
+        u.condition(u.in(STATUS, from));
+        AgentItems.stampTransition(u, trigger, rule.to(), reason, now);
+        extra.accept(u);
+        try {
+            return AgentItems.toAgent(StoreFailures.call(trigger.wire(),
+                    () -> dynamo.updateItem(u.request(ReturnValue.ALL_NEW))).attributes());
+        } catch (ConditionalCheckFailedException e) {
+            throw LifelineException.notAllowed(trigger, currentStatusOrThrow(e, agentId));
+        }
+    }
+
+    public Agent join(String team, String agentId, Instant now) {
+        return transition(team, agentId, Trigger.JOIN, "agent joined", now,
+                u -> AgentItems.stampLiveness(u, now, null));
+    }
+
+    /** Leaves; the agent's current task (if any) stays on the returned item for the caller to hand back. */
+    public Agent leave(String team, String agentId, String reason, Instant now) {
+        return transition(team, agentId, Trigger.LEAVE, reason == null ? "agent left" : reason, now, u -> { });
+    }
+
+    public Agent cleanup(String team, String agentId, String reason, Instant now) {
+        return transition(team, agentId, Trigger.CLEANUP, reason == null ? "cleaned up by operator" : reason, now,
+                u -> { });
+    }
+
+    /** Clears the agent's current task if it is still {@code taskId} and the agent is no longer working on it. */
+    public void clearTask(String team, String agentId, String taskId) {
+        Update u = new Update(table, AgentItems.key(team, agentId));
+        u.remove(AgentItems.TASK);
+        u.condition(u.name(AgentItems.TASK) + " = " + u.value(s(taskId)));
+        u.condition(u.name(STATUS) + " <> " + u.value(s(AgentStatus.WORKING.wire())));
+        try {
+            StoreFailures.call("clear the agent's task", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
+        } catch (ConditionalCheckFailedException e) {
+            // Someone else moved on (a new claim, or it was already cleared): nothing to do.
+        }
+    }
+
+    static AgentStatus currentStatusOrThrow(ConditionalCheckFailedException e, String agentId) {
+        Map<String, AttributeValue> old = e.item();
+        if (old == null || old.isEmpty()) {
+            throw LifelineException.agentNotFound(agentId);
+        }
+        return AgentStatus.fromWire(old.get(STATUS).s()).orElseThrow();
+    }
+
+    /** Seed 000's error for a heartbeat from an agent that is not alive; the SDK then joins again. */
+    static LifelineException rejoinRequired(AgentStatus current) {
+        String message = switch (current) {
+            case OFFLINE -> "Cannot heartbeat for terminated agent";
+            case DEAD -> "Agent is inactive. Requires re-spawn.";
+            default -> "Agent is " + current.wire() + " and must join again before it heartbeats";
+        };
+        return new LifelineException(LifelineException.Kind.CONFLICT, "REJOIN_REQUIRED", message, current, null);
+    }
+}

@@ -1,0 +1,225 @@
+package io.lifeline.store;
+
+import static io.lifeline.store.AgentItems.STATUS;
+import static io.lifeline.store.Items.ms;
+import static io.lifeline.store.Items.s;
+
+import io.lifeline.agent.Agent;
+import io.lifeline.agent.AgentStatus;
+import io.lifeline.agent.LifelineException;
+import io.lifeline.agent.Task;
+import io.lifeline.agent.TaskStatus;
+import io.lifeline.agent.Trigger;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
+import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
+
+/**
+ * Tasks. Claim and complete change the task and the agent in one TransactWriteItems: both or neither.
+ * While a task is in progress it carries the assignee in GSI1, so a dead agent's tasks can be found.
+ */
+public final class TaskStore {
+    private static final String TITLE = "title";
+    private static final String DESCRIPTION = "description";
+    private static final String ASSIGNEE = "assignee";
+    private static final String CREATED_AT = "createdAt";
+    private static final String CLAIMED_AT = "claimedAt";
+    private static final String COMPLETED_AT = "completedAt";
+    private static final String RESULT = "result";
+    private static final int CONTENTION_ATTEMPTS = 3;
+
+    /** The outcome of a claim or complete: the task and the agent after the change. */
+    public record Change(Task task, AgentStatus agentStatus) {
+    }
+
+    private final DynamoDbClient dynamo;
+    private final String table;
+
+    public TaskStore(DynamoDbClient dynamo, String table) {
+        this.dynamo = dynamo;
+        this.table = table;
+    }
+
+    private static Map<String, AttributeValue> key(String team, String taskId) {
+        return Map.of(Keys.PK, s(Keys.team(team)), Keys.SK, s(Keys.taskSk(taskId)));
+    }
+
+    public Task create(String team, String taskId, String title, String description, Instant now) {
+        Map<String, AttributeValue> item = new HashMap<>(key(team, taskId));
+        item.put(TITLE, s(title));
+        if (description != null) {
+            item.put(DESCRIPTION, s(description));
+        }
+        item.put(STATUS, s(TaskStatus.PENDING.wire()));
+        item.put(CREATED_AT, ms(now));
+        try {
+            StoreFailures.call("create the task", () -> dynamo.putItem(r -> r.tableName(table).item(item)
+                    .conditionExpression("attribute_not_exists(#pk)")
+                    .expressionAttributeNames(Map.of("#pk", Keys.PK))));
+        } catch (ConditionalCheckFailedException e) {
+            throw new LifelineException(LifelineException.Kind.CONFLICT, "TASK_EXISTS",
+                    "Task '" + taskId + "' already exists");
+        }
+        return toTask(item);
+    }
+
+    public List<Task> list(String team, TaskStatus status) {
+        Map<String, String> names = new HashMap<>(Map.of("#pk", Keys.PK, "#sk", Keys.SK));
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(
+                ":pk", s(Keys.team(team)), ":prefix", s(Keys.TASK_PREFIX)));
+        String filter = null;
+        if (status != null) {
+            names.put("#status", STATUS);
+            values.put(":status", s(status.wire()));
+            filter = "#status = :status";
+        }
+        String filterExpression = filter;
+        List<Task> tasks = new ArrayList<>();
+        Map<String, AttributeValue> start = null;
+        do {
+            Map<String, AttributeValue> from = start;
+            QueryResponse page = StoreFailures.call("list tasks", () -> dynamo.query(q -> q.tableName(table)
+                    .keyConditionExpression("#pk = :pk AND begins_with(#sk, :prefix)")
+                    .filterExpression(filterExpression)
+                    .expressionAttributeNames(names).expressionAttributeValues(values)
+                    .exclusiveStartKey(from)));
+            page.items().forEach(item -> tasks.add(toTask(item)));
+            start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
+        } while (start != null);
+        return tasks;
+    }
+
+    /** Task pending -> in_progress and agent ready -> working, together. Claiming is also a sign of life. */
+    public Change claim(String team, String taskId, String agentId, Instant now) {
+        Update task = new Update(table, key(team, taskId));
+        task.condition(task.name(STATUS) + " = " + task.value(s(TaskStatus.PENDING.wire())));
+        task.set(STATUS, s(TaskStatus.IN_PROGRESS.wire())).set(ASSIGNEE, s(agentId)).set(CLAIMED_AT, ms(now))
+                .set(Keys.GSI1_PK, s(Keys.assignee(team, agentId))).set(Keys.GSI1_SK, s(taskId));
+
+        Update agent = new Update(table, AgentItems.key(team, agentId));
+        agent.condition(agent.name(STATUS) + " = " + agent.value(s(AgentStatus.READY.wire())));
+        AgentItems.stampTransition(agent, Trigger.CLAIM_TASK, AgentStatus.WORKING, "claimed task " + taskId, now);
+        AgentItems.stampLiveness(agent, now, null);
+        agent.set(AgentItems.TASK, s(taskId));
+
+        write("claim the task", task, agent, taskId, agentId, Trigger.CLAIM_TASK);
+        return new Change(new Task(team, taskId, null, null, TaskStatus.IN_PROGRESS, agentId, null, now, null, null),
+                AgentStatus.WORKING);
+    }
+
+    /** Task in_progress -> done and agent working -> ready, together; only the assignee may complete. */
+    public Change complete(String team, String taskId, String agentId, String result, Instant now) {
+        Update task = new Update(table, key(team, taskId));
+        task.condition(task.name(STATUS) + " = " + task.value(s(TaskStatus.IN_PROGRESS.wire())));
+        task.condition(task.name(ASSIGNEE) + " = " + task.value(s(agentId)));
+        task.set(STATUS, s(TaskStatus.DONE.wire())).set(COMPLETED_AT, ms(now))
+                .remove(Keys.GSI1_PK).remove(Keys.GSI1_SK);
+        if (result != null) {
+            task.set(RESULT, s(result));
+        }
+
+        Update agent = new Update(table, AgentItems.key(team, agentId));
+        agent.condition(agent.name(STATUS) + " = " + agent.value(s(AgentStatus.WORKING.wire())));
+        agent.condition(agent.name(AgentItems.TASK) + " = " + agent.value(s(taskId)));
+        AgentItems.stampTransition(agent, Trigger.TASK_COMPLETE, AgentStatus.READY, "completed task " + taskId, now);
+        AgentItems.stampLiveness(agent, now, null);
+        agent.remove(AgentItems.TASK);
+
+        write("complete the task", task, agent, taskId, agentId, Trigger.TASK_COMPLETE);
+        return new Change(new Task(team, taskId, null, null, TaskStatus.DONE, agentId, null, null, now, result),
+                AgentStatus.READY);
+    }
+
+    /**
+     * Returns an in-progress task of {@code agentId} to pending with no assignee; true when this call did
+     * it. Conditional on the task still being that agent's, so it happens exactly once.
+     */
+    public boolean handBack(String team, String taskId, String agentId) {
+        Update u = new Update(table, key(team, taskId));
+        u.condition(u.name(STATUS) + " = " + u.value(s(TaskStatus.IN_PROGRESS.wire())));
+        u.condition(u.name(ASSIGNEE) + " = " + u.value(s(agentId)));
+        u.set(STATUS, s(TaskStatus.PENDING.wire())).remove(ASSIGNEE).remove(CLAIMED_AT)
+                .remove(Keys.GSI1_PK).remove(Keys.GSI1_SK);
+        try {
+            StoreFailures.call("hand the task back", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
+            return true;
+        } catch (ConditionalCheckFailedException e) {
+            return false;
+        }
+    }
+
+    /** Hands back the task an agent held when it stopped being alive, then clears it from the agent. */
+    public List<String> handBackFrom(AgentStore agents, Agent stopped) {
+        String taskId = stopped.currentTaskId();
+        if (taskId == null) {
+            return List.of();
+        }
+        boolean handed = handBack(stopped.team(), taskId, stopped.agentId());
+        agents.clearTask(stopped.team(), stopped.agentId(), taskId);
+        return handed ? List.of(taskId) : List.of();
+    }
+
+    /** One transaction of the task's and the agent's update; a refused condition says which and why. */
+    private void write(String what, Update task, Update agent, String taskId, String agentId, Trigger trigger) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                StoreFailures.call(what, () -> dynamo.transactWriteItems(t -> t.transactItems(
+                        task.transactItem(), agent.transactItem())));
+                return;
+            } catch (TransactionCanceledException e) {
+                List<CancellationReason> reasons = e.cancellationReasons();
+                CancellationReason taskReason = reasons.get(0);
+                CancellationReason agentReason = reasons.get(1);
+                if (Transactions.failedCondition(taskReason)) {
+                    throw taskRefused(taskReason.item(), taskId, agentId, trigger);
+                }
+                if (Transactions.failedCondition(agentReason)) {
+                    throw agentRefused(agentReason.item(), agentId, trigger);
+                }
+                if (attempt >= CONTENTION_ATTEMPTS) {
+                    throw Transactions.failure(what, e);
+                }
+            }
+        }
+    }
+
+    private static LifelineException taskRefused(Map<String, AttributeValue> item, String taskId, String agentId,
+                                                 Trigger trigger) {
+        if (item == null || item.isEmpty()) {
+            return LifelineException.taskNotFound(taskId);
+        }
+        String status = Items.str(item, STATUS);
+        String assignee = Items.str(item, ASSIGNEE);
+        String message = trigger == Trigger.CLAIM_TASK
+                ? "Task '" + taskId + "' is " + status + (assignee == null ? "" : " (assigned to " + assignee + ")")
+                        + "; only a pending task can be claimed"
+                : "Task '" + taskId + "' is " + status + (assignee == null ? "" : " and assigned to " + assignee)
+                        + "; only its assignee can complete it while it is in_progress";
+        return new LifelineException(LifelineException.Kind.CONFLICT, "TASK_NOT_AVAILABLE", message);
+    }
+
+    private static LifelineException agentRefused(Map<String, AttributeValue> item, String agentId, Trigger trigger) {
+        if (item == null || item.isEmpty()) {
+            return LifelineException.agentNotFound(agentId);
+        }
+        AgentStatus current = AgentStatus.fromWire(Items.str(item, STATUS)).orElseThrow();
+        return LifelineException.notAllowed(trigger, current);
+    }
+
+    static Task toTask(Map<String, AttributeValue> item) {
+        return new Task(Keys.idAfter("TEAM#", Items.str(item, Keys.PK)), Keys.idAfter(Keys.TASK_PREFIX,
+                Items.str(item, Keys.SK)), Items.str(item, TITLE), Items.str(item, DESCRIPTION),
+                TaskStatus.fromWire(Items.str(item, STATUS)).orElseThrow(), Items.str(item, ASSIGNEE),
+                Items.instant(item, CREATED_AT), Items.instant(item, CLAIMED_AT), Items.instant(item, COMPLETED_AT),
+                Items.str(item, RESULT));
+    }
+}

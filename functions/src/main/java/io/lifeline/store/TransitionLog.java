@@ -1,0 +1,118 @@
+package io.lifeline.store;
+
+import static io.lifeline.store.Items.ms;
+import static io.lifeline.store.Items.n;
+import static io.lifeline.store.Items.s;
+
+import io.lifeline.agent.Agent;
+import io.lifeline.agent.AgentStatus;
+import io.lifeline.agent.Transition;
+import io.lifeline.agent.Trigger;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+
+/**
+ * Each agent's transition history. Records are written from the table's stream (the outbox), one per new
+ * transition seq stamped on the agent item, idempotently: a record replayed by the stream finds its key
+ * taken and changes nothing. They expire after the configured retention.
+ */
+public final class TransitionLog {
+    private static final String FROM = "from";
+    private static final String TO = "to";
+    private static final String TRIGGER = "trigger";
+    private static final String REASON = "reason";
+    private static final String AT = "at";
+    private static final String SEQ = "seq";
+
+    private final DynamoDbClient dynamo;
+    private final String table;
+    private final Duration retention;
+
+    public TransitionLog(DynamoDbClient dynamo, String table, Duration retention) {
+        this.dynamo = dynamo;
+        this.table = table;
+        this.retention = retention;
+    }
+
+    /**
+     * The transition a stream change carries, if it is one: the new image is an agent whose seq moved past
+     * the old image's.
+     */
+    public static Optional<Transition> carriedBy(Map<String, AttributeValue> oldImage,
+                                                 Map<String, AttributeValue> newImage) {
+        if (newImage == null || newImage.isEmpty() || !AgentItems.isAgent(newImage)) {
+            return Optional.empty();
+        }
+        long before = oldImage == null ? 0 : Items.num(oldImage, AgentItems.T_SEQ, 0);
+        Transition t = AgentItems.lastTransition(newImage);
+        return t != null && t.seq() > before ? Optional.of(t) : Optional.empty();
+    }
+
+    /** The agent a stream image belongs to: {team, agentId}. */
+    public static String[] agentOf(Map<String, AttributeValue> image) {
+        return new String[] {Keys.idAfter("TEAM#", Items.str(image, Keys.PK)),
+                Keys.idAfter(Keys.AGENT_PREFIX, Items.str(image, Keys.SK))};
+    }
+
+    /** Stores {@code t}; true when this call wrote it, false when it was already there. */
+    public boolean record(String team, String agentId, Transition t) {
+        Map<String, AttributeValue> item = new HashMap<>();
+        item.put(Keys.PK, s(Keys.agentScope(team, agentId)));
+        item.put(Keys.SK, s(Keys.transitionSk(t.seq())));
+        item.put(SEQ, n(t.seq()));
+        item.put(FROM, s(t.from().wire()));
+        item.put(TO, s(t.to().wire()));
+        item.put(TRIGGER, s(t.trigger().wire()));
+        if (t.reason() != null) {
+            item.put(REASON, s(t.reason()));
+        }
+        item.put(AT, ms(t.at()));
+        item.put(Keys.EXPIRES_AT, n(t.at().plus(retention).getEpochSecond()));
+        try {
+            StoreFailures.call("record a transition", () -> dynamo.putItem(r -> r.tableName(table).item(item)
+                    .conditionExpression("attribute_not_exists(#pk)")
+                    .expressionAttributeNames(Map.of("#pk", Keys.PK))));
+            return true;
+        } catch (ConditionalCheckFailedException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Newest first, at most {@code limit}. The agent's own stamp is merged in, so the newest change shows
+     * even before the outbox has recorded it.
+     */
+    public List<Transition> list(Agent agent, int limit) {
+        var page = StoreFailures.call("read transitions", () -> dynamo.query(q -> q.tableName(table)
+                .keyConditionExpression("#pk = :pk AND begins_with(#sk, :prefix)")
+                .expressionAttributeNames(Map.of("#pk", Keys.PK, "#sk", Keys.SK))
+                .expressionAttributeValues(Map.of(":pk", s(Keys.agentScope(agent.team(), agent.agentId())),
+                        ":prefix", s(Keys.TRANSITION_PREFIX)))
+                .scanIndexForward(false)
+                .limit(limit)));
+        List<Transition> out = new ArrayList<>();
+        Transition stamped = agent.lastTransition();
+        long newestRecorded = page.items().isEmpty() ? 0 : Items.num(page.items().get(0), SEQ, 0);
+        if (stamped != null && stamped.seq() > newestRecorded) {
+            out.add(stamped);
+        }
+        for (Map<String, AttributeValue> item : page.items()) {
+            if (out.size() >= limit) {
+                break;
+            }
+            out.add(new Transition(Items.num(item, SEQ, 0),
+                    AgentStatus.fromWire(Items.str(item, FROM)).orElseThrow(),
+                    AgentStatus.fromWire(Items.str(item, TO)).orElseThrow(),
+                    Trigger.fromWire(Items.str(item, TRIGGER)).orElseThrow(),
+                    Items.str(item, REASON), Items.instant(item, AT)));
+        }
+        return out;
+    }
+}

@@ -1,0 +1,115 @@
+package io.lifeline.store;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
+
+/**
+ * Builds one conditional UpdateItem. Every attribute name goes through a placeholder, so reserved words
+ * (status, name, role) need no special care.
+ */
+final class Update {
+    private final String table;
+    private final Map<String, AttributeValue> key;
+    private final List<String> sets = new ArrayList<>();
+    private final List<String> removes = new ArrayList<>();
+    private final List<String> conditions = new ArrayList<>();
+    private final Map<String, String> names = new HashMap<>();
+    private final Map<String, AttributeValue> values = new HashMap<>();
+    private int nextValue;
+
+    Update(String table, Map<String, AttributeValue> key) {
+        this.table = table;
+        this.key = key;
+    }
+
+    /** {@code #attr} for an attribute name. */
+    String name(String attribute) {
+        String placeholder = "#" + attribute;
+        names.put(placeholder, attribute);
+        return placeholder;
+    }
+
+    /** A fresh {@code :vN} for a value. */
+    String value(AttributeValue v) {
+        String placeholder = ":v" + nextValue++;
+        values.put(placeholder, v);
+        return placeholder;
+    }
+
+    Update set(String attribute, AttributeValue v) {
+        sets.add(name(attribute) + " = " + value(v));
+        return this;
+    }
+
+    /** SET with a raw right-hand side, e.g. {@code #beats + :v1}; build operands with name()/value(). */
+    Update setExpression(String attribute, String expression) {
+        sets.add(name(attribute) + " = " + expression);
+        return this;
+    }
+
+    Update remove(String attribute) {
+        removes.add(name(attribute));
+        return this;
+    }
+
+    Update condition(String expression) {
+        conditions.add("(" + expression + ")");
+        return this;
+    }
+
+    /** {@code #attr IN (:a, :b, ...)}. */
+    String in(String attribute, List<AttributeValue> options) {
+        StringBuilder sb = new StringBuilder(name(attribute)).append(" IN (");
+        for (int i = 0; i < options.size(); i++) {
+            sb.append(i == 0 ? "" : ", ").append(value(options.get(i)));
+        }
+        return sb.append(')').toString();
+    }
+
+    private String expression() {
+        StringBuilder sb = new StringBuilder();
+        if (!sets.isEmpty()) {
+            sb.append("SET ").append(String.join(", ", sets));
+        }
+        if (!removes.isEmpty()) {
+            sb.append(sb.length() == 0 ? "" : " ").append("REMOVE ").append(String.join(", ", removes));
+        }
+        return sb.toString();
+    }
+
+    private String conditionExpression() {
+        return conditions.isEmpty() ? null : String.join(" AND ", conditions);
+    }
+
+    UpdateItemRequest request(ReturnValue returnValue) {
+        return UpdateItemRequest.builder()
+                .tableName(table)
+                .key(key)
+                .updateExpression(expression())
+                .conditionExpression(conditionExpression())
+                .expressionAttributeNames(names)
+                .expressionAttributeValues(values.isEmpty() ? null : values)
+                .returnValues(returnValue)
+                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
+                .build();
+    }
+
+    TransactWriteItem transactItem() {
+        return TransactWriteItem.builder().update(u -> u
+                .tableName(table)
+                .key(key)
+                .updateExpression(expression())
+                .conditionExpression(conditionExpression())
+                .expressionAttributeNames(names)
+                .expressionAttributeValues(values.isEmpty() ? null : values)
+                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD))
+                .build();
+    }
+}
