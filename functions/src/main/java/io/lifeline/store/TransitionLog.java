@@ -41,28 +41,33 @@ public final class TransitionLog {
         this.retention = retention;
     }
 
+    /** A status change found in the stream, with the agent it belongs to. */
+    public record Change(String team, String agentId, Transition transition) {
+    }
+
     /**
-     * The transition a stream change carries, if it is one: the new image is an agent whose seq moved past
-     * the old image's.
+     * The status change a stream record carries, if it is one: its new image is an agent whose transition
+     * seq moved past the old image's.
      */
-    public static Optional<Transition> carriedBy(Map<String, AttributeValue> oldImage,
-                                                 Map<String, AttributeValue> newImage) {
+    public static Optional<Change> carriedBy(Map<String, AttributeValue> oldImage,
+                                             Map<String, AttributeValue> newImage) {
         if (newImage == null || newImage.isEmpty() || !AgentItems.isAgent(newImage)) {
             return Optional.empty();
         }
         long before = oldImage == null ? 0 : Items.num(oldImage, AgentItems.T_SEQ, 0);
         Transition t = AgentItems.lastTransition(newImage);
-        return t != null && t.seq() > before ? Optional.of(t) : Optional.empty();
+        if (t == null || t.seq() <= before) {
+            return Optional.empty();
+        }
+        return Optional.of(new Change(Keys.idAfter("TEAM#", Items.str(newImage, Keys.PK)),
+                Keys.idAfter(Keys.AGENT_PREFIX, Items.str(newImage, Keys.SK)), t));
     }
 
-    /** The agent a stream image belongs to: {team, agentId}. */
-    public static String[] agentOf(Map<String, AttributeValue> image) {
-        return new String[] {Keys.idAfter("TEAM#", Items.str(image, Keys.PK)),
-                Keys.idAfter(Keys.AGENT_PREFIX, Items.str(image, Keys.SK))};
-    }
-
-    /** Stores {@code t}; true when this call wrote it, false when it was already there. */
-    public boolean record(String team, String agentId, Transition t) {
+    /** Stores the change; true when this call wrote it, false when it was already there. */
+    public boolean record(Change change) {
+        String team = change.team();
+        String agentId = change.agentId();
+        Transition t = change.transition();
         Map<String, AttributeValue> item = new HashMap<>();
         item.put(Keys.PK, s(Keys.agentScope(team, agentId)));
         item.put(Keys.SK, s(Keys.transitionSk(t.seq())));

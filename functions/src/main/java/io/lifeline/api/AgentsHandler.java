@@ -1,0 +1,194 @@
+package io.lifeline.api;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lifeline.agent.Agent;
+import io.lifeline.agent.AgentStatus;
+import io.lifeline.agent.ErrorClassifier;
+import io.lifeline.agent.LifelineException;
+import io.lifeline.agent.Limits;
+import io.lifeline.agent.NewAgent;
+import io.lifeline.agent.Recovery;
+import io.lifeline.auth.Scope;
+import io.lifeline.config.Config;
+import io.lifeline.config.Wiring;
+import io.lifeline.store.AgentDataStore;
+import io.lifeline.store.AgentStore;
+import io.lifeline.store.TaskStore;
+import io.lifeline.store.TransitionLog;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+
+/** Agents' lifecycle: register, read, join, leave, clean up, history, errors and crash recovery. */
+public final class AgentsHandler extends HttpApiHandler {
+    private static final Set<String> REGISTER_FIELDS = Set.of("agentId", "name", "role", "hostId",
+            "staleAfterSeconds", "graceMisses");
+    private static final int DEFAULT_TRANSITIONS = 50;
+
+    private final AgentStore agents;
+    private final AgentDataStore data;
+    private final TaskStore tasks;
+    private final TransitionLog transitions;
+    private final Config config;
+    private final Clock clock;
+
+    public AgentsHandler() {
+        this(Wiring.fromEnvironment());
+    }
+
+    public AgentsHandler(Wiring wiring) {
+        String table = wiring.config().tableName();
+        this.agents = new AgentStore(wiring.dynamo(), table);
+        this.data = new AgentDataStore(wiring.dynamo(), table);
+        this.tasks = new TaskStore(wiring.dynamo(), table);
+        this.transitions = new TransitionLog(wiring.dynamo(), table, wiring.config().transitionRetention());
+        this.config = wiring.config();
+        this.clock = wiring.clock();
+        String agent = "/v1/teams/{team}/agents/{agentId}";
+        route("POST /v1/teams/{team}/agents", Scope.ADMIN, this::register);
+        route("GET /v1/teams/{team}/agents", Scope.READ, this::list);
+        route("GET " + agent, Scope.READ, this::get);
+        route("POST " + agent + "/join", Scope.AGENT, this::join);
+        route("POST " + agent + "/leave", Scope.AGENT, this::leave);
+        route("POST " + agent + "/cleanup", Scope.ADMIN, this::cleanup);
+        route("GET " + agent + "/transitions", Scope.READ, this::transitions);
+        route("POST " + agent + "/errors", Scope.AGENT, this::error);
+        route("GET " + agent + "/recovery", Scope.READ, this::recovery);
+    }
+
+    private Reply register(ApiRequest request) {
+        Fields f = Fields.of(request.body(), "the registration", REGISTER_FIELDS);
+        Long staleAfter = f.integer("staleAfterSeconds", Limits.MIN_STALE_AFTER_SECONDS,
+                Limits.MAX_STALE_AFTER_SECONDS);
+        Long grace = f.integer("graceMisses", 1, Limits.MAX_GRACE_MISSES);
+        NewAgent a = new NewAgent(request.id("team"), f.requiredId("agentId"),
+                f.requiredString("name", Limits.MAX_NAME_CHARS), f.requiredString("role", Limits.MAX_ROLE_CHARS),
+                f.id("hostId"),
+                staleAfter == null ? config.defaultStaleAfter() : Duration.ofSeconds(staleAfter),
+                grace == null ? config.defaultGraceMisses() : grace.intValue());
+        return Reply.created(Views.agent(agents.register(a, clock.instant())));
+    }
+
+    private Reply list(ApiRequest request) {
+        String statusText = request.query("status");
+        AgentStatus status = null;
+        if (statusText != null) {
+            status = AgentStatus.fromWire(statusText).or(() -> AgentStatus.fromReported(statusText))
+                    .orElseThrow(() -> LifelineException.badInput("INVALID_STATUS",
+                            "'status' must be one of offline, ready, working, dead, restarting, dead_failed_revive"));
+        }
+        List<Agent> found = agents.list(request.id("team"), status);
+        return Reply.ok(Json.object().put("count", found.size()).set("agents", Views.array(found, Views::agent)));
+    }
+
+    private Reply get(ApiRequest request) {
+        String team = request.id("team");
+        String agentId = request.id("agentId");
+        ObjectNode view = Views.agent(agents.require(team, agentId));
+        AgentDataStore.AgentData d = data.get(team, agentId);
+        if (d.metadataJson() != null) {
+            view.set("metadata", parseStored(d.metadataJson()));
+        }
+        Json.putTime(view, "metadataAt", d.metadataAt());
+        Json.putTime(view, "checkpointAt", d.checkpointAt());
+        if (d.lastError() != null) {
+            ObjectNode err = Json.object().put("message", d.lastError()).put("category", d.lastErrorCategory());
+            Json.putTime(err, "at", d.lastErrorAt());
+            view.set("lastError", err);
+        }
+        view.put("errorsReported", d.errorsReported());
+        view.put("sessionRotations", d.sessionRotations());
+        return Reply.ok(view);
+    }
+
+    private Reply join(ApiRequest request) {
+        Agent after = agents.join(request.id("team"), request.id("agentId"), clock.instant());
+        return Reply.ok(Views.agent(after).put("heartbeatIntervalSeconds", config.heartbeatInterval().toSeconds()));
+    }
+
+    private Reply leave(ApiRequest request) {
+        String reason = Fields.of(request.optionalBody(), "the leave", Set.of("reason"))
+                .string("reason", Limits.MAX_REASON_CHARS);
+        Agent after = agents.leave(request.id("team"), request.id("agentId"), reason, clock.instant());
+        List<String> handedBack = tasks.handBackFrom(agents, after);
+        ObjectNode view = Views.agent(after);
+        view.remove("currentTaskId");
+        view.set("tasksHandedBack", Json.MAPPER.valueToTree(handedBack));
+        return Reply.ok(view);
+    }
+
+    private Reply cleanup(ApiRequest request) {
+        String reason = Fields.of(request.optionalBody(), "the cleanup", Set.of("reason"))
+                .string("reason", Limits.MAX_REASON_CHARS);
+        return Reply.ok(Views.agent(agents.cleanup(request.id("team"), request.id("agentId"), reason,
+                clock.instant())));
+    }
+
+    private Reply transitions(ApiRequest request) {
+        int limit = intQuery(request, "limit", DEFAULT_TRANSITIONS, 1, Limits.MAX_PAGE_SIZE);
+        Agent agent = agents.require(request.id("team"), request.id("agentId"));
+        return Reply.ok(Json.object().put("agentId", agent.agentId())
+                .set("transitions", Views.array(transitions.list(agent, limit), Views::transition)));
+    }
+
+    private Reply error(ApiRequest request) {
+        String message = Fields.of(request.body(), "the error report", Set.of("message"))
+                .requiredString("message", Limits.MAX_ERROR_MESSAGE_CHARS);
+        ErrorClassifier.Classification c = ErrorClassifier.classify(message);
+        data.recordError(request.id("team"), request.id("agentId"), message, c.category(), clock.instant());
+        ObjectNode body = Json.object().put("success", true)
+                .put("category", c.category().name().toLowerCase())
+                .put("action", c.action());
+        if (!c.retryDelaysSeconds().isEmpty()) {
+            body.set("retryDelaysSeconds", Json.MAPPER.valueToTree(c.retryDelaysSeconds()));
+        }
+        return Reply.ok(body);
+    }
+
+    private Reply recovery(ApiRequest request) {
+        String team = request.id("team");
+        String agentId = request.id("agentId");
+        Duration maxAge = Duration.ofSeconds(intQuery(request, "maxAgeSeconds",
+                (int) config.recoveryMaxAge().toSeconds(), 1, Integer.MAX_VALUE));
+        Agent agent = agents.require(team, agentId);
+        AgentDataStore.AgentData d = data.get(team, agentId);
+        Instant now = clock.instant();
+        Recovery.Answer answer = Recovery.decide(agent, d.checkpointJson(), d.checkpointAt(), maxAge, now);
+        ObjectNode body = Json.object().put("available", answer.available());
+        Json.putIfPresent(body, "reason", answer.reason());
+        if (answer.checkpointJson() != null) {
+            body.set("checkpoint", parseStored(answer.checkpointJson()));
+        }
+        Json.putTime(body, "savedAt", answer.savedAt());
+        body.put("agentStatus", agent.status().wire());
+        Json.putTime(body, "heartbeatTs", agent.heartbeatAt());
+        return Reply.ok(body);
+    }
+
+    private static int intQuery(ApiRequest request, String name, int fallback, int min, int max) {
+        String raw = request.query(name);
+        if (raw == null) {
+            return fallback;
+        }
+        try {
+            int value = Integer.parseInt(raw);
+            if (value >= min && value <= max) {
+                return value;
+            }
+        } catch (NumberFormatException e) {
+            // falls through to the error below
+        }
+        throw LifelineException.badInput("INVALID_QUERY", "'" + name + "' must be a whole number from " + min
+                + " to " + max);
+    }
+
+    private static com.fasterxml.jackson.databind.JsonNode parseStored(String json) {
+        try {
+            return Json.parse(json);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException("stored JSON is always valid", e);
+        }
+    }
+}

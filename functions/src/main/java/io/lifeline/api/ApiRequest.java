@@ -1,0 +1,97 @@
+package io.lifeline.api;
+
+import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.lifeline.agent.LifelineException;
+import io.lifeline.agent.Limits;
+import io.lifeline.auth.Scope;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.Map;
+
+/** One API Gateway HTTP API (payload 2.0) request, with the caller as the authorizer described it. */
+public final class ApiRequest {
+    /** Authorizer context keys, shared with {@link AuthorizerHandler}. */
+    static final String CTX_TEAM = "team";
+    static final String CTX_SCOPE = "scope";
+    static final String CTX_KEY_ID = "keyId";
+
+    private final APIGatewayV2HTTPEvent event;
+
+    ApiRequest(APIGatewayV2HTTPEvent event) {
+        this.event = event;
+    }
+
+    String routeKey() {
+        return event.getRouteKey();
+    }
+
+    String requestId() {
+        return event.getRequestContext() == null ? null : event.getRequestContext().getRequestId();
+    }
+
+    /** The key's team, or null when the caller presented no valid key. */
+    String callerTeam() {
+        return context(CTX_TEAM);
+    }
+
+    Scope callerScope() {
+        String scope = context(CTX_SCOPE);
+        return scope == null ? null : Scope.fromWire(scope).orElse(null);
+    }
+
+    private String context(String name) {
+        if (event.getRequestContext() == null || event.getRequestContext().getAuthorizer() == null) {
+            return null;
+        }
+        Map<String, Object> lambda = event.getRequestContext().getAuthorizer().getLambda();
+        Object value = lambda == null ? null : lambda.get(name);
+        return value == null || value.toString().isEmpty() ? null : value.toString();
+    }
+
+    /** A path parameter, validated as an id. */
+    String id(String name) {
+        Map<String, String> params = event.getPathParameters();
+        return Limits.requireId("Path parameter '" + name + "'", params == null ? null : params.get(name));
+    }
+
+    String query(String name) {
+        Map<String, String> params = event.getQueryStringParameters();
+        return params == null ? null : params.get(name);
+    }
+
+    /** The body as JSON, refused when larger than {@link Limits#MAX_BODY_BYTES} or not JSON. */
+    JsonNode body() {
+        String raw = event.getBody();
+        if (raw == null || raw.isEmpty()) {
+            throw LifelineException.badInput("INVALID_JSON", "The request needs a JSON body");
+        }
+        byte[] bytes = event.getIsBase64Encoded()
+                ? decode(raw)
+                : raw.getBytes(StandardCharsets.UTF_8);
+        if (bytes.length > Limits.MAX_BODY_BYTES) {
+            throw new LifelineException(LifelineException.Kind.TOO_LARGE, "PAYLOAD_TOO_LARGE",
+                    "The body is " + bytes.length + " bytes; the limit is " + Limits.MAX_BODY_BYTES);
+        }
+        try {
+            return Json.parse(new String(bytes, StandardCharsets.UTF_8));
+        } catch (JsonProcessingException e) {
+            throw LifelineException.badInput("INVALID_JSON", "The body is not valid JSON: " + e.getOriginalMessage());
+        }
+    }
+
+    /** The body if there is one, else an empty object (for routes whose body is optional). */
+    JsonNode optionalBody() {
+        String raw = event.getBody();
+        return raw == null || raw.isBlank() ? Json.object() : body();
+    }
+
+    private static byte[] decode(String raw) {
+        try {
+            return Base64.getDecoder().decode(raw);
+        } catch (IllegalArgumentException e) {
+            throw LifelineException.badInput("INVALID_BODY", "The body is marked base64 but is not");
+        }
+    }
+}

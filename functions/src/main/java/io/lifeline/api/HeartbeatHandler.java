@@ -1,0 +1,144 @@
+package io.lifeline.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lifeline.agent.Agent;
+import io.lifeline.agent.AgentStats;
+import io.lifeline.agent.AgentStatus;
+import io.lifeline.agent.Heartbeat;
+import io.lifeline.agent.HeartbeatSource;
+import io.lifeline.agent.LifelineException;
+import io.lifeline.agent.Limits;
+import io.lifeline.auth.Scope;
+import io.lifeline.config.Wiring;
+import io.lifeline.store.AgentDataStore;
+import io.lifeline.store.AgentStore;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/** The hot path: one agent's heartbeat, and a daemon's batch of up to 25. */
+public final class HeartbeatHandler extends HttpApiHandler {
+    static final Set<String> HEARTBEAT_FIELDS = Set.of("status", "source", "metadata", "stats", "checkpoint",
+            "nextHeartbeatWithinSeconds");
+    private static final Set<String> BATCH_ENTRY_FIELDS = union(HEARTBEAT_FIELDS, Set.of("agentId"));
+    private static final Set<String> STATS_FIELDS = Set.of("messagesProcessed", "toolCallsExecuted",
+            "errorsEncountered", "uptime");
+
+    private final AgentStore agents;
+    private final AgentDataStore data;
+    private final Clock clock;
+
+    public HeartbeatHandler() {
+        this(Wiring.fromEnvironment());
+    }
+
+    public HeartbeatHandler(Wiring wiring) {
+        this.agents = new AgentStore(wiring.dynamo(), wiring.config().tableName());
+        this.data = new AgentDataStore(wiring.dynamo(), wiring.config().tableName());
+        this.clock = wiring.clock();
+        route("POST /v1/teams/{team}/agents/{agentId}/heartbeat", Scope.AGENT, this::heartbeat);
+        route("POST /v1/teams/{team}/heartbeats", Scope.AGENT, this::batch);
+    }
+
+    private Reply heartbeat(ApiRequest request) {
+        Heartbeat hb = parse(request.id("team"), request.id("agentId"),
+                Fields.of(request.optionalBody(), "the heartbeat", HEARTBEAT_FIELDS));
+        return Reply.ok(beat(hb, clock.instant()));
+    }
+
+    private Reply batch(ApiRequest request) {
+        String team = request.id("team");
+        JsonNode body = request.body();
+        Fields.of(body, "the batch", Set.of("heartbeats"));
+        JsonNode entries = body.get("heartbeats");
+        if (entries == null || !entries.isArray() || entries.isEmpty()) {
+            throw LifelineException.badInput("INVALID_FIELD", "'heartbeats' must be a non-empty array");
+        }
+        if (entries.size() > Limits.MAX_BATCH_HEARTBEATS) {
+            throw LifelineException.badInput("TOO_MANY_HEARTBEATS", "A batch holds at most "
+                    + Limits.MAX_BATCH_HEARTBEATS + " heartbeats; this one has " + entries.size());
+        }
+        // Validate every entry before writing any, so a bad batch writes nothing.
+        List<Heartbeat> beats = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        for (int i = 0; i < entries.size(); i++) {
+            Fields entry = Fields.of(entries.get(i), "heartbeats[" + i + "]", BATCH_ENTRY_FIELDS);
+            String agentId = entry.requiredId("agentId");
+            if (!seen.add(agentId)) {
+                throw LifelineException.badInput("DUPLICATE_AGENT", "Agent '" + agentId
+                        + "' appears twice in the batch");
+            }
+            beats.add(parse(team, agentId, entry));
+        }
+        Instant now = clock.instant();
+        ArrayNode results = Json.MAPPER.createArrayNode();
+        for (Heartbeat hb : beats) {
+            ObjectNode result;
+            try {
+                result = beat(hb, now);
+            } catch (LifelineException e) {
+                result = errorBody(e);
+            }
+            results.add(Json.object().put("agentId", hb.agentId()).setAll(result));
+        }
+        return Reply.ok(Json.object().set("results", results));
+    }
+
+    /** Seed 000's answer: success, heartbeatTs, nextDeadline, agentStatus. */
+    private ObjectNode beat(Heartbeat hb, Instant now) {
+        Agent after = agents.heartbeat(hb, now);
+        data.save(hb.team(), hb.agentId(), hb.metadataJson(), hb.checkpointJson(), now);
+        ObjectNode body = Json.object().put("success", true);
+        Json.putTime(body, "heartbeatTs", after.heartbeatAt());
+        Json.putTime(body, "nextDeadline", after.deadline());
+        return body.put("agentStatus", after.status().wire());
+    }
+
+    static Heartbeat parse(String team, String agentId, Fields f) {
+        String statusText = f.string("status", 32);
+        AgentStatus status = null;
+        if (statusText != null) {
+            status = AgentStatus.fromReported(statusText).orElseThrow(() -> LifelineException.badInput(
+                    "INVALID_STATUS", "'status' must be one of ready, working, idle, active; was '" + statusText + "'"));
+        }
+        String sourceText = f.string("source", 32);
+        HeartbeatSource source = HeartbeatSource.TOOL;
+        if (sourceText != null) {
+            source = HeartbeatSource.fromWire(sourceText).orElseThrow(() -> LifelineException.badInput(
+                    "INVALID_FIELD", "'source' must be one of tool, sdk_session_idle, sdk_session_updated, "
+                            + "sdk_tool_execute; was '" + sourceText + "'"));
+        }
+        if (status != null && source.implied() != null && status != source.implied()) {
+            throw LifelineException.badInput("CONFLICTING_STATUS", "'status' " + status.wire() + " contradicts '"
+                    + source.wire() + "', which means " + source.implied().wire());
+        }
+        AgentStatus reported = status != null ? status : source.implied();
+        Long within = f.integer("nextHeartbeatWithinSeconds", Limits.MIN_STALE_AFTER_SECONDS,
+                Limits.MAX_STALE_AFTER_SECONDS);
+        return new Heartbeat(team, agentId, reported, statusText != null ? "status " + statusText : source.wire(),
+                within == null ? null : Duration.ofSeconds(within), stats(f.nested("stats", STATS_FIELDS)),
+                f.objectJson("metadata", Limits.MAX_METADATA_BYTES, "METADATA_TOO_LARGE"),
+                f.objectJson("checkpoint", Limits.MAX_CHECKPOINT_BYTES, "CHECKPOINT_TOO_LARGE"));
+    }
+
+    private static AgentStats stats(Fields s) {
+        if (s == null) {
+            return AgentStats.NONE;
+        }
+        long max = Long.MAX_VALUE / 2;
+        return new AgentStats(s.integer("messagesProcessed", 0, max), s.integer("toolCallsExecuted", 0, max),
+                s.integer("errorsEncountered", 0, max), s.integer("uptime", 0, max));
+    }
+
+    private static Set<String> union(Set<String> a, Set<String> b) {
+        Set<String> all = new HashSet<>(a);
+        all.addAll(b);
+        return Set.copyOf(all);
+    }
+}

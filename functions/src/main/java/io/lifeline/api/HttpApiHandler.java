@@ -1,0 +1,131 @@
+package io.lifeline.api;
+
+import com.amazonaws.services.lambda.runtime.Context;
+import com.amazonaws.services.lambda.runtime.RequestHandler;
+import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
+import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPResponse;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lifeline.agent.LifelineException;
+import io.lifeline.auth.Scope;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The shared front of every API function: finds the route by its route key, checks that the caller's key
+ * belongs to the path's team and has the route's scope (before anything is read, so a key of another team
+ * learns nothing), runs it, and turns every failure into the JSON error of DESIGN.md section 4.
+ */
+public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPEvent, APIGatewayV2HTTPResponse> {
+
+    /** What a route does with a request: a status and a JSON body. */
+    @FunctionalInterface
+    protected interface Action {
+        Reply run(ApiRequest request);
+    }
+
+    protected record Reply(int status, JsonNode body) {
+        static Reply ok(JsonNode body) {
+            return new Reply(200, body);
+        }
+
+        static Reply created(JsonNode body) {
+            return new Reply(201, body);
+        }
+    }
+
+    private record Route(Scope scope, Action action) {
+    }
+
+    /** Seconds a throttled caller is asked to wait. */
+    static final int RETRY_AFTER_SECONDS = 1;
+
+    private final Map<String, Route> routes = new HashMap<>();
+
+    /** Registers {@code "METHOD /path/{param}"} exactly as template.yaml names the route. */
+    protected final void route(String routeKey, Scope scope, Action action) {
+        routes.put(routeKey, new Route(scope, action));
+    }
+
+    @Override
+    public APIGatewayV2HTTPResponse handleRequest(APIGatewayV2HTTPEvent event, Context context) {
+        ApiRequest request = new ApiRequest(event);
+        try {
+            Route route = routes.get(request.routeKey());
+            if (route == null) {
+                throw new LifelineException(LifelineException.Kind.NOT_FOUND, "ROUTE_NOT_FOUND",
+                        "No route " + request.routeKey());
+            }
+            authorize(request, route.scope());
+            Reply reply = route.action().run(request);
+            return respond(reply.status(), reply.body(), null);
+        } catch (LifelineException e) {
+            return error(e);
+        } catch (RuntimeException e) {
+            // A bug, not the caller's fault: log it with the request id, answer without internals.
+            System.err.println(Json.write(Json.object().put("level", "ERROR").put("requestId", request.requestId())
+                    .put("route", request.routeKey()).put("error", e.toString())));
+            ObjectNode body = Json.object().put("success", false)
+                    .put("error", "Internal error; the request id is " + request.requestId())
+                    .put("code", "INTERNAL_ERROR");
+            return respond(500, body, null);
+        }
+    }
+
+    private static void authorize(ApiRequest request, Scope required) {
+        String team = request.callerTeam();
+        Scope scope = request.callerScope();
+        if (team == null || scope == null) {
+            throw new LifelineException(LifelineException.Kind.UNAUTHENTICATED, "UNAUTHENTICATED",
+                    "Missing or unknown API key; send Authorization: Bearer <key>");
+        }
+        if (!team.equals(request.id("team"))) {
+            throw new LifelineException(LifelineException.Kind.FORBIDDEN, "FORBIDDEN",
+                    "This key belongs to another team");
+        }
+        if (!scope.covers(required)) {
+            throw new LifelineException(LifelineException.Kind.FORBIDDEN, "INSUFFICIENT_SCOPE",
+                    "This route needs a key with scope '" + required.wire() + "'; this key has '" + scope.wire() + "'");
+        }
+    }
+
+    static APIGatewayV2HTTPResponse error(LifelineException e) {
+        ObjectNode body = errorBody(e);
+        return respond(status(e.kind()), body,
+                e.kind() == LifelineException.Kind.THROTTLED || e.kind() == LifelineException.Kind.UNAVAILABLE
+                        ? Integer.toString(RETRY_AFTER_SECONDS) : null);
+    }
+
+    /** The JSON error: success false, a sentence, a machine code, and the agent's status where it matters. */
+    static ObjectNode errorBody(LifelineException e) {
+        ObjectNode body = Json.object().put("success", false).put("error", e.getMessage()).put("code", e.code());
+        if (e.currentStatus() != null) {
+            body.put("agentStatus", e.currentStatus().wire());
+            body.put("rejoinRequired", !e.currentStatus().isAlive() && "REJOIN_REQUIRED".equals(e.code()));
+        }
+        return body;
+    }
+
+    static int status(LifelineException.Kind kind) {
+        return switch (kind) {
+            case BAD_INPUT -> 400;
+            case UNAUTHENTICATED -> 401;
+            case FORBIDDEN -> 403;
+            case NOT_FOUND -> 404;
+            case CONFLICT -> 409;
+            case TOO_LARGE -> 413;
+            case THROTTLED, UNAVAILABLE -> 503;
+        };
+    }
+
+    private static APIGatewayV2HTTPResponse respond(int status, JsonNode body, String retryAfter) {
+        Map<String, String> headers = new HashMap<>();
+        headers.put("content-type", "application/json");
+        headers.put("cache-control", "no-store");
+        if (retryAfter != null) {
+            headers.put("retry-after", retryAfter);
+        }
+        return APIGatewayV2HTTPResponse.builder().withStatusCode(status).withHeaders(headers)
+                .withBody(Json.write(body)).build();
+    }
+}

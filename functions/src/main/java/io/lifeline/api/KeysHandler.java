@@ -1,0 +1,54 @@
+package io.lifeline.api;
+
+import io.lifeline.agent.LifelineException;
+import io.lifeline.auth.Scope;
+import io.lifeline.config.Wiring;
+import io.lifeline.store.KeyStore;
+import java.time.Clock;
+import java.util.Set;
+
+/** A team's API keys (admin): create one (its secret is shown once), list them, revoke one. */
+public final class KeysHandler extends HttpApiHandler {
+    static final int MAX_LABEL_CHARS = 64;
+
+    private final KeyStore keys;
+    private final Clock clock;
+
+    public KeysHandler() {
+        this(Wiring.fromEnvironment());
+    }
+
+    public KeysHandler(Wiring wiring) {
+        this.keys = new KeyStore(wiring.dynamo(), wiring.config().tableName());
+        this.clock = wiring.clock();
+        route("POST /v1/teams/{team}/keys", Scope.ADMIN, this::create);
+        route("GET /v1/teams/{team}/keys", Scope.ADMIN, this::list);
+        route("DELETE /v1/teams/{team}/keys/{keyId}", Scope.ADMIN, this::revoke);
+    }
+
+    private Reply create(ApiRequest request) {
+        Fields f = Fields.of(request.body(), "the key", Set.of("scope", "label"));
+        String scopeText = f.requiredString("scope", 16);
+        Scope scope = Scope.fromWire(scopeText).orElseThrow(() -> LifelineException.badInput("INVALID_FIELD",
+                "'scope' must be one of read, agent, admin"));
+        KeyStore.NewKey key = keys.createKey(request.id("team"), scope, f.string("label", MAX_LABEL_CHARS),
+                clock.instant());
+        return Reply.created(Json.object().put("keyId", key.keyId()).put("key", key.key())
+                .put("scope", key.scope().wire()).put("note", "Store this key now; it is not shown again."));
+    }
+
+    private Reply list(ApiRequest request) {
+        return Reply.ok(Json.object().set("keys", Views.array(keys.list(request.id("team")), ref -> {
+            var n = Json.object().put("keyId", ref.keyId()).put("scope", ref.scope().wire());
+            Json.putIfPresent(n, "label", ref.label());
+            Json.putTime(n, "createdAt", ref.createdAt());
+            return n;
+        })));
+    }
+
+    private Reply revoke(ApiRequest request) {
+        String keyId = request.id("keyId");
+        keys.revoke(request.id("team"), keyId);
+        return Reply.ok(Json.object().put("success", true).put("revoked", keyId));
+    }
+}

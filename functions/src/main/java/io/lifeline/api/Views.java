@@ -1,0 +1,88 @@
+package io.lifeline.api;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lifeline.agent.Agent;
+import io.lifeline.agent.AgentStats;
+import io.lifeline.agent.Task;
+import io.lifeline.agent.Transition;
+import java.util.List;
+
+/** How agents, tasks and transitions look on the wire (DESIGN.md section 4). */
+final class Views {
+    private Views() {
+    }
+
+    static ObjectNode agent(Agent a) {
+        ObjectNode n = Json.object();
+        n.put("agentId", a.agentId());
+        n.put("teamName", a.team());
+        n.put("name", a.name());
+        n.put("role", a.role());
+        Json.putIfPresent(n, "hostId", a.hostId());
+        n.put("status", a.status().wire());
+        n.put("alive", a.status().isAlive());
+        Json.putTime(n, "heartbeatTs", a.heartbeatAt());
+        Json.putTime(n, "deadline", a.deadline());
+        n.put("consecutiveMisses", a.consecutiveMisses());
+        n.put("staleAfterSeconds", a.staleAfter().toSeconds());
+        n.put("graceMisses", a.graceMisses());
+        Json.putIfPresent(n, "currentTaskId", a.currentTaskId());
+        if (!a.stats().isEmpty()) {
+            n.set("stats", stats(a.stats()));
+        }
+        Json.putTime(n, "registeredAt", a.registeredAt());
+        if (a.lastTransition() != null) {
+            n.set("lastTransition", transition(a.lastTransition()));
+        }
+        return n;
+    }
+
+    static ObjectNode stats(AgentStats s) {
+        ObjectNode n = Json.object();
+        if (s.messagesProcessed() != null) {
+            n.put("messagesProcessed", s.messagesProcessed());
+        }
+        if (s.toolCallsExecuted() != null) {
+            n.put("toolCallsExecuted", s.toolCallsExecuted());
+        }
+        if (s.errorsEncountered() != null) {
+            n.put("errorsEncountered", s.errorsEncountered());
+        }
+        if (s.uptimeSeconds() != null) {
+            n.put("uptime", s.uptimeSeconds());
+        }
+        return n;
+    }
+
+    static ObjectNode transition(Transition t) {
+        ObjectNode n = Json.object();
+        n.put("seq", t.seq());
+        n.put("from", t.from().wire());
+        n.put("to", t.to().wire());
+        n.put("trigger", t.trigger().wire());
+        Json.putIfPresent(n, "reason", t.reason());
+        Json.putTime(n, "at", t.at());
+        return n;
+    }
+
+    static ObjectNode task(Task t) {
+        ObjectNode n = Json.object();
+        n.put("taskId", t.taskId());
+        Json.putIfPresent(n, "title", t.title());
+        Json.putIfPresent(n, "description", t.description());
+        n.put("status", t.status().wire());
+        Json.putIfPresent(n, "assignee", t.assignee());
+        Json.putTime(n, "createdAt", t.createdAt());
+        Json.putTime(n, "claimedAt", t.claimedAt());
+        Json.putTime(n, "completedAt", t.completedAt());
+        Json.putIfPresent(n, "result", t.result());
+        return n;
+    }
+
+    static <T> ArrayNode array(List<T> items, java.util.function.Function<T, ObjectNode> view) {
+        ArrayNode arr = Json.MAPPER.createArrayNode();
+        items.forEach(item -> arr.add(view.apply(item)));
+        return arr;
+    }
+}
