@@ -1,0 +1,63 @@
+package io.lifeline.local;
+
+import com.amazonaws.services.lambda.runtime.RequestHandler;
+import io.lifeline.config.Config;
+import io.lifeline.config.Wiring;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+
+/**
+ * The template's functions, each instantiated once (as a Lambda container would be) from the handler class
+ * the template names, with the environment the template gives it and Local's clients and clock.
+ */
+public final class FunctionHost {
+    private final Map<String, SamTemplate.Function> functions = new LinkedHashMap<>();
+    private final Map<String, RequestHandler<?, ?>> handlers = new HashMap<>();
+
+    public FunctionHost(SamTemplate template, Map<String, String> parameters, String tableName,
+                        DynamoDbClient dynamo, Clock clock) {
+        Map<String, String> names = Map.of(template.tableLogicalId(), tableName);
+        for (SamTemplate.Function f : template.functions(parameters, names)) {
+            functions.put(f.logicalId(), f);
+            handlers.put(f.logicalId(), instantiate(f, new Wiring(Config.fromEnvironment(f.environment()), clock, dynamo)));
+        }
+    }
+
+    private static RequestHandler<?, ?> instantiate(SamTemplate.Function f, Wiring wiring) {
+        try {
+            Class<?> type = Class.forName(f.handlerClass());
+            return (RequestHandler<?, ?>) type.getConstructor(Wiring.class).newInstance(wiring);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("Cannot start " + f.logicalId() + " (" + f.handlerClass() + ")", e);
+        }
+    }
+
+    public List<SamTemplate.Function> functions() {
+        return List.copyOf(functions.values());
+    }
+
+    @SuppressWarnings("unchecked")
+    public <I, O> RequestHandler<I, O> handler(String logicalId) {
+        RequestHandler<?, ?> h = handlers.get(logicalId);
+        if (h == null) {
+            throw new IllegalArgumentException("No function " + logicalId + " in the template");
+        }
+        return (RequestHandler<I, O>) h;
+    }
+
+    /** The functions fed by the table's stream, in template order. */
+    public List<String> streamConsumers() {
+        List<String> ids = new ArrayList<>();
+        functions.values().forEach(f -> {
+            if (f.readsTableStream()) {
+                ids.add(f.logicalId());
+            }
+        });
+        return ids;
+    }
+}

@@ -1,0 +1,135 @@
+package io.lifeline.local;
+
+import io.lifeline.store.KeyStore;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+
+/**
+ * Lifeline on one machine: DynamoDB Local, the template's functions, the gateway in front of them on
+ * 127.0.0.1, and the stream pump feeding the outbox. Everything it runs is read from template.yaml.
+ */
+public final class LifelineLocal implements AutoCloseable {
+    public static final String TABLE_NAME = "lifeline";
+    public static final String LOCAL_TEAM = "local";
+    static final String ADMIN_KEY_FILE = "local-admin-key";
+    private static final long STREAM_POLL_MILLIS = 100;
+
+    /** How to start: port 0 picks a free one; a null data dir keeps everything in memory. */
+    public record Options(int port, Path dataDir, SamTemplate template, Map<String, String> parameters, Clock clock) {
+    }
+
+    private final LocalDynamo dynamoServer;
+    private final DynamoDbClient dynamo;
+    private final FunctionHost host;
+    private final LocalGateway gateway;
+    private final StreamPump pump;
+    private final FrontDoor frontDoor;
+    private final ScheduledExecutorService background;
+    private final String adminKey;
+
+    private LifelineLocal(Options options) throws Exception {
+        dynamoServer = LocalDynamo.start(options.dataDir() == null ? null : options.dataDir().resolve("dynamodb"));
+        try {
+            dynamo = dynamoServer.client();
+            LocalDynamo.ensureTable(dynamo, options.template(), TABLE_NAME);
+            host = new FunctionHost(options.template(), options.parameters(), TABLE_NAME, dynamo, options.clock());
+            gateway = new LocalGateway(options.template(), host, options.clock());
+            String streamArn = dynamo.describeTable(d -> d.tableName(TABLE_NAME)).table().latestStreamArn();
+            pump = new StreamPump(dynamoServer.streamsClient(), streamArn, StreamPump.consumers(host),
+                    options.dataDir() == null ? null : options.dataDir().resolve("stream-checkpoints.properties"));
+            adminKey = ensureLocalTeam(new KeyStore(dynamo, TABLE_NAME), options);
+            frontDoor = new FrontDoor(gateway, options.port());
+            background = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "stream-pump");
+                t.setDaemon(true);
+                return t;
+            });
+            background.scheduleWithFixedDelay(this::pumpQuietly, STREAM_POLL_MILLIS, STREAM_POLL_MILLIS,
+                    TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            dynamoServer.close();
+            throw e;
+        }
+    }
+
+    public static LifelineLocal start(Options options) throws Exception {
+        return new LifelineLocal(options);
+    }
+
+    private void pumpQuietly() {
+        try {
+            pump.pumpOnce();
+        } catch (RuntimeException e) {
+            System.err.println("stream pump: " + e);
+        }
+    }
+
+    /**
+     * The local team's admin key. Keys are stored only as hashes, so Local keeps the plain key in its data
+     * directory (readable by its owner only) to print it again after a restart.
+     */
+    private static String ensureLocalTeam(KeyStore keys, Options options) throws IOException {
+        Path keyFile = options.dataDir() == null ? null : options.dataDir().resolve(ADMIN_KEY_FILE);
+        if (keys.teamExists(LOCAL_TEAM)) {
+            if (keyFile != null && Files.exists(keyFile)) {
+                String key = Files.readString(keyFile).trim();
+                if (keys.find(key).isPresent()) {
+                    return key;
+                }
+            }
+            return save(keyFile, keys.createKey(LOCAL_TEAM, io.lifeline.auth.Scope.ADMIN, "Lifeline Local",
+                    options.clock().instant()).key());
+        }
+        return save(keyFile, keys.createTeam(LOCAL_TEAM, options.clock().instant()).key());
+    }
+
+    private static String save(Path keyFile, String key) throws IOException {
+        if (keyFile != null) {
+            Files.writeString(keyFile, key + "\n");
+            try {
+                Files.setPosixFilePermissions(keyFile, PosixFilePermissions.fromString("rw-------"));
+            } catch (UnsupportedOperationException e) {
+                // Not a POSIX file system; the file keeps the directory's default permissions.
+            }
+        }
+        return key;
+    }
+
+    public URI url() {
+        return URI.create("http://127.0.0.1:" + frontDoor.port());
+    }
+
+    public String adminKey() {
+        return adminKey;
+    }
+
+    public LocalGateway gateway() {
+        return gateway;
+    }
+
+    public StreamPump pump() {
+        return pump;
+    }
+
+    public DynamoDbClient dynamo() {
+        return dynamo;
+    }
+
+    @Override
+    public void close() throws Exception {
+        background.shutdownNow();
+        background.awaitTermination(5, TimeUnit.SECONDS);
+        frontDoor.close();
+        dynamo.close();
+        dynamoServer.close();
+    }
+}

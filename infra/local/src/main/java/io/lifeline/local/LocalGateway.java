@@ -1,0 +1,228 @@
+package io.lifeline.local;
+
+import com.amazonaws.services.lambda.runtime.RequestHandler;
+import com.amazonaws.services.lambda.runtime.events.APIGatewayV2CustomAuthorizerEvent;
+import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
+import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPResponse;
+import com.amazonaws.services.lambda.runtime.events.SimpleIAMPolicyResponse;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * What API Gateway's HTTP API does for a request, for the routes and authorizer of template.yaml: match the
+ * route, build the payload 2.0 event, run the Lambda authorizer (cached by the Authorization header for the
+ * template's ReauthorizeEvery), put its context on the event and invoke the route's function. Where the
+ * gateway itself answers (no route, no Authorization header, authorizer refused or failed) it answers as
+ * the gateway does.
+ */
+public final class LocalGateway {
+    /** A response as the client receives it. */
+    public record Response(int status, Map<String, String> headers, String body) {
+    }
+
+    private record Target(SamTemplate.Route route, String functionId, String[] segments) {
+    }
+
+    private record CachedAuth(Map<String, String> context, boolean authorized, Instant expires) {
+    }
+
+    private static final DateTimeFormatter REQUEST_TIME =
+            DateTimeFormatter.ofPattern("dd/MMM/yyyy:HH:mm:ss Z", Locale.ENGLISH).withZone(ZoneOffset.UTC);
+
+    private final FunctionHost host;
+    private final Clock clock;
+    private final String authorizerId;
+    private final int authorizerCacheSeconds;
+    private final List<Target> targets = new ArrayList<>();
+    private final Map<String, String> functionByRouteKey = new HashMap<>();
+    private final Map<String, CachedAuth> authCache = new ConcurrentHashMap<>();
+
+    public LocalGateway(SamTemplate template, FunctionHost host, Clock clock) {
+        this.host = host;
+        this.clock = clock;
+        this.authorizerId = template.authorizerFunction();
+        this.authorizerCacheSeconds = template.authorizerCacheSeconds();
+        for (SamTemplate.Function f : host.functions()) {
+            for (SamTemplate.Route r : f.routes()) {
+                targets.add(new Target(r, f.logicalId(), r.path().substring(1).split("/")));
+                functionByRouteKey.put(r.routeKey(), f.logicalId());
+            }
+        }
+        // Like the gateway, prefer the route with more literal segments when two match.
+        targets.sort((a, b) -> Long.compare(literals(b.segments()), literals(a.segments())));
+    }
+
+    private static long literals(String[] segments) {
+        return java.util.Arrays.stream(segments).filter(s -> !s.startsWith("{")).count();
+    }
+
+    /** The route keys the gateway serves, as template.yaml declares them. */
+    public List<String> routeKeys() {
+        return List.copyOf(functionByRouteKey.keySet());
+    }
+
+    /** An HTTP request as it arrives: headers by name (any case), the raw query string without '?'. */
+    public Response handle(String method, String rawPath, String rawQuery, Map<String, List<String>> headers,
+                           String body) {
+        String[] segments = rawPath.length() <= 1 ? new String[0] : rawPath.substring(1).split("/", -1);
+        for (Target t : targets) {
+            Map<String, String> params = match(t, method, segments);
+            if (params != null) {
+                return invoke(event(t.route(), params, rawPath, rawQuery, headers, body));
+            }
+        }
+        return gatewayError(404, "Not Found");
+    }
+
+    private static Map<String, String> match(Target t, String method, String[] segments) {
+        if (!t.route().method().equals(method) || t.segments().length != segments.length) {
+            return null;
+        }
+        Map<String, String> params = new LinkedHashMap<>();
+        for (int i = 0; i < segments.length; i++) {
+            String pattern = t.segments()[i];
+            String actual = URLDecoder.decode(segments[i], StandardCharsets.UTF_8);
+            if (pattern.startsWith("{")) {
+                if (actual.isEmpty()) {
+                    return null;
+                }
+                params.put(pattern.substring(1, pattern.length() - 1), actual);
+            } else if (!pattern.equals(actual)) {
+                return null;
+            }
+        }
+        return params;
+    }
+
+    private APIGatewayV2HTTPEvent event(SamTemplate.Route route, Map<String, String> params, String rawPath,
+                                        String rawQuery, Map<String, List<String>> headers, String body) {
+        Map<String, String> joined = new LinkedHashMap<>();
+        headers.forEach((name, values) -> joined.put(name.toLowerCase(Locale.ROOT), String.join(",", values)));
+        Map<String, String> query = new LinkedHashMap<>();
+        if (rawQuery != null && !rawQuery.isEmpty()) {
+            for (String pair : rawQuery.split("&")) {
+                int eq = pair.indexOf('=');
+                String name = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
+                String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+                query.merge(name, value, (a, b) -> a + "," + b);
+            }
+        }
+        Instant now = clock.instant();
+        APIGatewayV2HTTPEvent.RequestContext context = APIGatewayV2HTTPEvent.RequestContext.builder()
+                .withRouteKey(route.routeKey()).withAccountId("000000000000").withStage("$default")
+                .withApiId("local").withDomainName("127.0.0.1").withDomainPrefix("local")
+                .withTime(REQUEST_TIME.format(now)).withTimeEpoch(now.toEpochMilli())
+                .withRequestId(UUID.randomUUID().toString())
+                .withHttp(APIGatewayV2HTTPEvent.RequestContext.Http.builder().withMethod(route.method())
+                        .withPath(rawPath).withProtocol("HTTP/1.1").withSourceIp("127.0.0.1")
+                        .withUserAgent(joined.getOrDefault("user-agent", "")).build())
+                .build();
+        return APIGatewayV2HTTPEvent.builder().withVersion("2.0").withRouteKey(route.routeKey())
+                .withRawPath(rawPath).withRawQueryString(rawQuery == null ? "" : rawQuery)
+                .withHeaders(joined).withQueryStringParameters(query.isEmpty() ? null : query)
+                .withPathParameters(params.isEmpty() ? null : params)
+                .withBody(body == null || body.isEmpty() ? null : body).withIsBase64Encoded(false)
+                .withRequestContext(context).build();
+    }
+
+    /**
+     * Runs the authorizer and the route's function for an event that names its route (as a fixture does).
+     * Any authorizer context already on the event is replaced by what the authorizer says.
+     */
+    public Response invoke(APIGatewayV2HTTPEvent event) {
+        String functionId = functionByRouteKey.get(event.getRouteKey());
+        if (functionId == null) {
+            return gatewayError(404, "Not Found");
+        }
+        String authorization = header(event.getHeaders(), "authorization");
+        if (authorization == null || authorization.isBlank()) {
+            return gatewayError(401, "Unauthorized");
+        }
+        CachedAuth auth;
+        try {
+            auth = authorize(event, authorization);
+        } catch (RuntimeException e) {
+            System.err.println("authorizer failed: " + e);
+            return gatewayError(500, "Internal Server Error");
+        }
+        if (!auth.authorized()) {
+            return gatewayError(403, "Forbidden");
+        }
+        if (event.getRequestContext() == null) {
+            event.setRequestContext(new APIGatewayV2HTTPEvent.RequestContext());
+        }
+        event.getRequestContext().setAuthorizer(APIGatewayV2HTTPEvent.RequestContext.Authorizer.builder()
+                .withLambda(new HashMap<>(auth.context())).build());
+        RequestHandler<APIGatewayV2HTTPEvent, APIGatewayV2HTTPResponse> handler = host.handler(functionId);
+        try {
+            APIGatewayV2HTTPResponse r = handler.handleRequest(event,
+                    new LocalContext(functionId, event.getRequestContext().getRequestId()));
+            Map<String, String> headers = r.getHeaders() == null ? Map.of() : r.getHeaders();
+            String body = r.getBody();
+            if (r.getIsBase64Encoded() && body != null) {
+                body = new String(java.util.Base64.getDecoder().decode(body), StandardCharsets.UTF_8);
+            }
+            return new Response(r.getStatusCode(), headers, body == null ? "" : body);
+        } catch (RuntimeException e) {
+            // An unhandled exception in a function: the gateway answers 500 with no detail.
+            System.err.println(functionId + " failed: " + e);
+            return gatewayError(500, "Internal Server Error");
+        }
+    }
+
+    private CachedAuth authorize(APIGatewayV2HTTPEvent event, String authorization) {
+        Instant now = clock.instant();
+        CachedAuth cached = authCache.get(authorization);
+        if (cached != null && now.isBefore(cached.expires())) {
+            return cached;
+        }
+        APIGatewayV2CustomAuthorizerEvent authEvent = APIGatewayV2CustomAuthorizerEvent.builder()
+                .withVersion("2.0").withType("REQUEST")
+                .withRouteArn("arn:aws:execute-api:local:000000000000:local/$default/"
+                        + event.getRouteKey().replace(' ', '/'))
+                .withIdentitySource(List.of(authorization)).withRouteKey(event.getRouteKey())
+                .withRawPath(event.getRawPath()).withRawQueryString(event.getRawQueryString())
+                .withHeaders(event.getHeaders()).withQueryStringParameters(event.getQueryStringParameters())
+                .withPathParameters(event.getPathParameters())
+                .build();
+        RequestHandler<APIGatewayV2CustomAuthorizerEvent, SimpleIAMPolicyResponse> authorizer =
+                host.handler(authorizerId);
+        SimpleIAMPolicyResponse answer = authorizer.handleRequest(authEvent,
+                new LocalContext(authorizerId, UUID.randomUUID().toString()));
+        CachedAuth result = new CachedAuth(answer.getContext() == null ? Map.of() : answer.getContext(),
+                answer.getIsAuthorized(), now.plusSeconds(authorizerCacheSeconds));
+        if (authorizerCacheSeconds > 0) {
+            authCache.put(authorization, result);
+        }
+        return result;
+    }
+
+    private static String header(Map<String, String> headers, String name) {
+        if (headers == null) {
+            return null;
+        }
+        for (Map.Entry<String, String> h : headers.entrySet()) {
+            if (name.equalsIgnoreCase(h.getKey())) {
+                return h.getValue();
+            }
+        }
+        return null;
+    }
+
+    private static Response gatewayError(int status, String message) {
+        return new Response(status, Map.of("content-type", "application/json"),
+                "{\"message\":\"" + message + "\"}");
+    }
+}

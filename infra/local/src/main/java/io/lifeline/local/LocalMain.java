@@ -1,0 +1,101 @@
+package io.lifeline.local;
+
+import io.lifeline.store.KeyStore;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code java -jar lifeline-local.jar [--port N] [--data-dir DIR | --in-memory]}, and {@code create-team}. */
+@Command(name = "lifeline-local", mixinStandardHelpOptions = true,
+        description = "Runs Lifeline on 127.0.0.1: DynamoDB Local, the template's functions and an HTTP front door.",
+        subcommands = LocalMain.CreateTeam.class)
+public final class LocalMain implements Callable<Integer> {
+    @Option(names = "--port", description = "Port on 127.0.0.1 (default ${DEFAULT-VALUE}; 0 picks a free one)")
+    int port = 8787;
+
+    @Option(names = "--data-dir", description = "Where DynamoDB Local keeps its data (default ${DEFAULT-VALUE})")
+    Path dataDir = Path.of(".lifeline");
+
+    @Option(names = "--in-memory", description = "Keep nothing on disk")
+    boolean inMemory;
+
+    @Option(names = "--template", description = "template.yaml to run (default: the one built into this jar)")
+    Path template;
+
+    @Option(names = "--param", description = "Override a template parameter, e.g. --param StaleAfterSeconds=10")
+    Map<String, String> parameters = new LinkedHashMap<>();
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new LocalMain()).execute(args));
+    }
+
+    SamTemplate template() throws Exception {
+        return template == null ? SamTemplate.bundled() : SamTemplate.read(template);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        LifelineLocal local = LifelineLocal.start(new LifelineLocal.Options(port, inMemory ? null : dataDir,
+                template(), parameters, Clock.systemUTC()));
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                local.close();
+            } catch (Exception e) {
+                System.err.println("shutdown: " + e);
+            }
+            stopped.countDown();
+        }));
+        String url = local.url().toString();
+        System.out.println("Lifeline Local is running at " + url + (inMemory ? " (in memory)"
+                : " (data in " + dataDir.toAbsolutePath() + ")"));
+        System.out.println("Team: " + LifelineLocal.LOCAL_TEAM + "   admin key: " + local.adminKey());
+        System.out.println("Try it:");
+        System.out.println("  export LIFELINE_KEY=" + local.adminKey());
+        System.out.println("  curl -s -X POST " + url + "/v1/teams/local/agents -H \"Authorization: Bearer $LIFELINE_KEY\""
+                + " -d '{\"agentId\":\"agent-1\",\"name\":\"First agent\",\"role\":\"worker\"}'");
+        System.out.println("  curl -s -X POST " + url + "/v1/teams/local/agents/agent-1/join"
+                + " -H \"Authorization: Bearer $LIFELINE_KEY\"");
+        System.out.println("  curl -s -X POST " + url + "/v1/teams/local/agents/agent-1/heartbeat"
+                + " -H \"Authorization: Bearer $LIFELINE_KEY\" -d '{\"status\":\"working\"}'");
+        System.out.println("Stop with Ctrl-C.");
+        stopped.await();
+        return 0;
+    }
+
+    /** Creates a team in Local's store and prints its first admin key, once. */
+    @Command(name = "create-team", mixinStandardHelpOptions = true,
+            description = "Creates a team and prints its first admin key (shown once; only its hash is stored).")
+    static final class CreateTeam implements Callable<Integer> {
+        @CommandLine.ParentCommand
+        LocalMain parent;
+
+        @Parameters(index = "0", description = "Team id: [A-Za-z0-9._-]{1,64}")
+        String team;
+
+        @Override
+        public Integer call() throws Exception {
+            io.lifeline.agent.Limits.requireId("team", team);
+            try (LocalDynamo dynamoServer = LocalDynamo.start(parent.inMemory ? null
+                    : parent.dataDir.resolve("dynamodb"));
+                 var dynamo = dynamoServer.client()) {
+                LocalDynamo.ensureTable(dynamo, parent.template(), LifelineLocal.TABLE_NAME);
+                KeyStore.NewKey key = new KeyStore(dynamo, LifelineLocal.TABLE_NAME)
+                        .createTeam(team, Clock.systemUTC().instant());
+                System.out.println("Team " + team + " created. Admin key (shown once, store it now):");
+                System.out.println(key.key());
+                return 0;
+            } catch (io.lifeline.agent.LifelineException e) {
+                System.err.println(e.getMessage());
+                return 1;
+            }
+        }
+    }
+}

@@ -1,0 +1,161 @@
+package io.lifeline.local;
+
+import com.amazonaws.services.lambda.runtime.RequestHandler;
+import com.amazonaws.services.lambda.runtime.events.DynamodbEvent;
+import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import software.amazon.awssdk.services.dynamodb.model.GetRecordsResponse;
+import software.amazon.awssdk.services.dynamodb.model.Record;
+import software.amazon.awssdk.services.dynamodb.model.Shard;
+import software.amazon.awssdk.services.dynamodb.model.ShardIteratorType;
+import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
+
+/**
+ * What Lambda's DynamoDB event source mapping does, for Local: reads the table's stream shard by shard and
+ * invokes the stream functions with real {@link DynamodbEvent}s. With ReportBatchItemFailures, a reported
+ * record and everything after it is delivered again on the next poll. Progress per shard is checkpointed
+ * (in the data directory when there is one), so a restart resumes after the last record handled.
+ */
+public final class StreamPump {
+    private static final int BATCH_SIZE = 100;
+
+    private final DynamoDbStreamsClient streams;
+    private final String streamArn;
+    private final List<RequestHandler<DynamodbEvent, StreamsEventResponse>> consumers;
+    private final Path checkpointFile;
+    /** Shard id -> sequence number of the last record every consumer handled. */
+    private final Map<String, String> checkpoints = new ConcurrentHashMap<>();
+    private final Map<String, Boolean> finishedShards = new ConcurrentHashMap<>();
+
+    public StreamPump(DynamoDbStreamsClient streams, String streamArn,
+                      List<RequestHandler<DynamodbEvent, StreamsEventResponse>> consumers, Path checkpointFile)
+            throws IOException {
+        this.streams = streams;
+        this.streamArn = streamArn;
+        this.consumers = consumers;
+        this.checkpointFile = checkpointFile;
+        if (checkpointFile != null && Files.exists(checkpointFile)) {
+            Properties p = new Properties();
+            try (InputStream in = Files.newInputStream(checkpointFile)) {
+                p.load(in);
+            }
+            p.forEach((k, v) -> checkpoints.put(k.toString(), v.toString()));
+        }
+    }
+
+    /** Delivers every record available now; returns how many records the consumers accepted. */
+    public synchronized int pumpOnce() {
+        int delivered = 0;
+        for (Shard shard : streams.describeStream(d -> d.streamArn(streamArn)).streamDescription().shards()) {
+            if (!finishedShards.containsKey(shard.shardId())) {
+                delivered += pumpShard(shard);
+            }
+        }
+        return delivered;
+    }
+
+    /** Pumps until a pass delivers nothing; for tests that want the outbox caught up. */
+    public int drain() {
+        int total = 0;
+        for (int n = pumpOnce(); n > 0; n = pumpOnce()) {
+            total += n;
+        }
+        return total;
+    }
+
+    private int pumpShard(Shard shard) {
+        String last = checkpoints.get(shard.shardId());
+        String iterator = streams.getShardIterator(g -> {
+            g.streamArn(streamArn).shardId(shard.shardId());
+            if (last == null) {
+                g.shardIteratorType(ShardIteratorType.TRIM_HORIZON);
+            } else {
+                g.shardIteratorType(ShardIteratorType.AFTER_SEQUENCE_NUMBER).sequenceNumber(last);
+            }
+        }).shardIterator();
+        int delivered = 0;
+        while (iterator != null) {
+            String current = iterator;
+            GetRecordsResponse page = streams.getRecords(g -> g.shardIterator(current).limit(BATCH_SIZE));
+            List<Record> records = page.records();
+            if (records.isEmpty()) {
+                if (page.nextShardIterator() == null) {
+                    finishedShards.put(shard.shardId(), true);
+                }
+                return delivered;
+            }
+            int accepted = deliver(records);
+            delivered += accepted;
+            if (accepted > 0) {
+                checkpoint(shard.shardId(), records.get(accepted - 1).dynamodb().sequenceNumber());
+            }
+            if (accepted < records.size()) {
+                return delivered;
+            }
+            iterator = page.nextShardIterator();
+        }
+        finishedShards.put(shard.shardId(), true);
+        return delivered;
+    }
+
+    /** Invokes every consumer; returns how many leading records all of them accepted. */
+    private int deliver(List<Record> records) {
+        int accepted = records.size();
+        DynamodbEvent event = StreamEvents.toEvent(records, streamArn);
+        for (RequestHandler<DynamodbEvent, StreamsEventResponse> consumer : consumers) {
+            StreamsEventResponse response;
+            try {
+                response = consumer.handleRequest(event, new LocalContext("stream", UUID.randomUUID().toString()));
+            } catch (RuntimeException e) {
+                System.err.println("stream consumer failed, the batch will be retried: " + e);
+                return 0;
+            }
+            if (response != null && response.getBatchItemFailures() != null) {
+                for (StreamsEventResponse.BatchItemFailure f : response.getBatchItemFailures()) {
+                    for (int i = 0; i < records.size(); i++) {
+                        if (records.get(i).dynamodb().sequenceNumber().equals(f.getItemIdentifier())) {
+                            accepted = Math.min(accepted, i);
+                        }
+                    }
+                }
+            }
+        }
+        return accepted;
+    }
+
+    private void checkpoint(String shardId, String sequenceNumber) {
+        checkpoints.put(shardId, sequenceNumber);
+        if (checkpointFile == null) {
+            return;
+        }
+        Properties p = new Properties();
+        p.putAll(checkpoints);
+        try {
+            Path tmp = checkpointFile.resolveSibling(checkpointFile.getFileName() + ".tmp");
+            try (OutputStream out = Files.newOutputStream(tmp)) {
+                p.store(out, "Lifeline Local stream checkpoints: shard -> last sequence number handled");
+            }
+            Files.move(tmp, checkpointFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new IllegalStateException("Cannot write " + checkpointFile, e);
+        }
+    }
+
+    /** Consumers as their handler type, for the host's stream functions. */
+    public static List<RequestHandler<DynamodbEvent, StreamsEventResponse>> consumers(FunctionHost host) {
+        List<RequestHandler<DynamodbEvent, StreamsEventResponse>> out = new ArrayList<>();
+        host.streamConsumers().forEach(id -> out.add(host.handler(id)));
+        return out;
+    }
+}
