@@ -47,6 +47,11 @@ public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPE
         routes.put(routeKey, new Route(scope, action));
     }
 
+    /** The route keys this handler serves; a test checks them against template.yaml. */
+    public final java.util.Set<String> routeKeys() {
+        return java.util.Set.copyOf(routes.keySet());
+    }
+
     @Override
     public APIGatewayV2HTTPResponse handleRequest(APIGatewayV2HTTPEvent event, Context context) {
         ApiRequest request = new ApiRequest(event);

@@ -1,0 +1,40 @@
+package io.lifeline.local;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.concurrent.atomic.AtomicReference;
+
+/** A clock tests move by hand. */
+public final class MutableClock extends Clock {
+    private final AtomicReference<Instant> now;
+
+    public MutableClock(Instant start) {
+        this.now = new AtomicReference<>(start);
+    }
+
+    public void advance(Duration d) {
+        now.updateAndGet(t -> t.plus(d));
+    }
+
+    public void set(Instant t) {
+        now.set(t);
+    }
+
+    @Override
+    public Instant instant() {
+        return now.get();
+    }
+
+    @Override
+    public ZoneId getZone() {
+        return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+        throw new UnsupportedOperationException("tests use UTC");
+    }
+}

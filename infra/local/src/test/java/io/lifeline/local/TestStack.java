@@ -1,0 +1,221 @@
+package io.lifeline.local;
+
+import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
+import com.amazonaws.services.lambda.runtime.tests.EventLoader;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.lifeline.api.Json;
+import io.lifeline.auth.Scope;
+import io.lifeline.store.KeyStore;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+/**
+ * The functions of template.yaml over a fresh table in the shared DynamoDB Local, behind the local gateway
+ * (authorizer included), with a test clock. Requests are real API Gateway v2 events loaded from the
+ * fixtures under src/test/resources/apigw, with path, key and body filled in.
+ */
+public final class TestStack implements AutoCloseable {
+    public static final String TEAM = "acme";
+    public static final Instant START = Instant.parse("2026-03-01T12:00:00Z");
+
+    /** A response, with the body parsed. */
+    public record Reply(int status, Map<String, String> headers, JsonNode body) {
+        public String text(String field) {
+            JsonNode v = body.get(field);
+            return v == null || v.isNull() ? null : v.asText();
+        }
+
+        public String code() {
+            return text("code");
+        }
+    }
+
+    public final MutableClock clock;
+    public final DynamoDbClient dynamo;
+    public final String table;
+    public final LocalGateway gateway;
+    public final StreamPump pump;
+    public final FunctionHost host;
+    public final String adminKey;
+    private final KeyStore keys;
+    private final DynamoDbClient admin;
+
+    private TestStack(MutableClock clock, List<ExecutionInterceptor> interceptors, Map<String, String> parameters)
+            throws Exception {
+        LocalDynamo server = SharedDynamo.get();
+        this.clock = clock;
+        this.table = "t-" + UUID.randomUUID();
+        this.admin = server.client();
+        SamTemplate template = template();
+        LocalDynamo.ensureTable(admin, template, table);
+        this.dynamo = interceptors.isEmpty() ? admin : DynamoDbClient.builder()
+                .endpointOverride(server.endpoint()).region(software.amazon.awssdk.regions.Region.US_EAST_1)
+                .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create())
+                .credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
+                        software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("local", "local")))
+                .overrideConfiguration(c -> interceptors.forEach(c::addExecutionInterceptor))
+                .build();
+        this.host = new FunctionHost(template, parameters, table, dynamo, clock);
+        this.gateway = new LocalGateway(template, host, clock);
+        String streamArn = admin.describeTable(d -> d.tableName(table)).table().latestStreamArn();
+        this.pump = new StreamPump(server.streamsClient(), streamArn, StreamPump.consumers(host), null);
+        this.keys = new KeyStore(admin, table);
+        this.adminKey = keys.createTeam(TEAM, clock.instant()).key();
+    }
+
+    public static TestStack start() throws Exception {
+        return builder().build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The repo's template.yaml (the build passes its path), as Local reads it. */
+    public static SamTemplate template() throws Exception {
+        return SamTemplate.read(Path.of(System.getProperty("lifeline.template", "../../template.yaml")));
+    }
+
+    public static final class Builder {
+        private MutableClock clock = new MutableClock(START);
+        private final List<ExecutionInterceptor> interceptors = new ArrayList<>();
+        private final Map<String, String> parameters = new HashMap<>();
+
+        public Builder interceptor(ExecutionInterceptor i) {
+            interceptors.add(i);
+            return this;
+        }
+
+        public Builder parameter(String name, String value) {
+            parameters.put(name, value);
+            return this;
+        }
+
+        public Builder clock(MutableClock c) {
+            clock = c;
+            return this;
+        }
+
+        public TestStack build() throws Exception {
+            return new TestStack(clock, interceptors, parameters);
+        }
+    }
+
+    public KeyStore keys() {
+        return keys;
+    }
+
+    /** A new key of {@code team} (created if need be) with {@code scope}. */
+    public String key(String team, Scope scope) {
+        if (!keys.teamExists(team)) {
+            String admin = keys.createTeam(team, clock.instant()).key();
+            if (scope == Scope.ADMIN) {
+                return admin;
+            }
+        }
+        return keys.createKey(team, scope, "test", clock.instant()).key();
+    }
+
+    // ---- requests through real API Gateway v2 fixtures -------------------------------------------------
+
+    /** Sends the fixture {@code route} with the path parameters, key, query and body given. */
+    public Reply send(String route, String key, Map<String, String> path, Map<String, String> query, String body) {
+        APIGatewayV2HTTPEvent event = EventLoader.loadApiGatewayHttpEvent("apigw/" + route + ".json");
+        Map<String, String> params = new LinkedHashMap<>(event.getPathParameters() == null ? Map.of()
+                : event.getPathParameters());
+        params.putAll(path);
+        String raw = event.getRouteKey().substring(event.getRouteKey().indexOf(' ') + 1);
+        for (Map.Entry<String, String> p : params.entrySet()) {
+            raw = raw.replace("{" + p.getKey() + "}", p.getValue());
+        }
+        event.setPathParameters(params.isEmpty() ? null : params);
+        event.setRawPath(raw);
+        event.getRequestContext().getHttp().setPath(raw);
+        event.getRequestContext().setRequestId(UUID.randomUUID().toString());
+        event.getRequestContext().setAuthorizer(null);
+        Map<String, String> headers = new HashMap<>(event.getHeaders());
+        if (key == null) {
+            headers.remove("authorization");
+        } else {
+            headers.put("authorization", "Bearer " + key);
+        }
+        event.setHeaders(headers);
+        event.setQueryStringParameters(query == null || query.isEmpty() ? null : query);
+        event.setBody(body);
+        LocalGateway.Response r = gateway.invoke(event);
+        try {
+            return new Reply(r.status(), r.headers(), Json.parse(r.body()));
+        } catch (Exception e) {
+            throw new IllegalStateException("not JSON: " + r.body(), e);
+        }
+    }
+
+    /** A request of the admin key on team {@link #TEAM}, for routes with an agent id. */
+    public Reply agent(String route, String agentId, String body) {
+        return send(route, adminKey, Map.of("team", TEAM, "agentId", agentId), null, body);
+    }
+
+    public Reply team(String route, String body) {
+        return send(route, adminKey, Map.of("team", TEAM), null, body);
+    }
+
+    public Reply register(String agentId) {
+        return team("register", "{\"agentId\":\"" + agentId + "\",\"name\":\"Agent " + agentId
+                + "\",\"role\":\"worker\",\"hostId\":\"host-1\"}");
+    }
+
+    /** Registers and joins: the agent ends ready. */
+    public Reply ready(String agentId) {
+        register(agentId);
+        return agent("join", agentId, null);
+    }
+
+    public Reply heartbeat(String agentId, String body) {
+        return agent("heartbeat", agentId, body);
+    }
+
+    // ---- direct store access for setup and inspection ------------------------------------------------
+
+    public Map<String, AttributeValue> item(String pk, String sk) {
+        return dynamo.getItem(g -> g.tableName(table).consistentRead(true)
+                .key(Map.of("pk", AttributeValue.fromS(pk), "sk", AttributeValue.fromS(sk)))).item();
+    }
+
+    public Map<String, AttributeValue> agentItem(String agentId) {
+        return item("TEAM#" + TEAM, "AGENT#" + agentId);
+    }
+
+    /** Test setup only: puts an agent straight into {@code status}, as if earlier transitions had happened. */
+    public void forceStatus(String agentId, String status) {
+        dynamo.updateItem(u -> u.tableName(table)
+                .key(Map.of("pk", AttributeValue.fromS("TEAM#" + TEAM), "sk", AttributeValue.fromS("AGENT#" + agentId)))
+                .updateExpression("SET #s = :s")
+                .expressionAttributeNames(Map.of("#s", "status"))
+                .expressionAttributeValues(Map.of(":s", AttributeValue.fromS(status))));
+    }
+
+    /** Every item in this stack's table; for tests that check nothing was written. */
+    public List<Map<String, AttributeValue>> allItems() {
+        List<Map<String, AttributeValue>> items = new ArrayList<>();
+        dynamo.scanPaginator(s -> s.tableName(table).consistentRead(true)).items().forEach(items::add);
+        return items;
+    }
+
+    @Override
+    public void close() {
+        admin.deleteTable(d -> d.tableName(table));
+        if (dynamo != admin) {
+            dynamo.close();
+        }
+        admin.close();
+    }
+}
