@@ -3,6 +3,8 @@ package io.lifeline.local;
 import com.amazonaws.services.dynamodbv2.local.main.ServerRunner;
 import com.amazonaws.services.dynamodbv2.local.server.DynamoDBProxyServer;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -21,6 +23,10 @@ import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
  * memory. Clients use the same lean HTTP client as the Lambdas, with dummy credentials.
  */
 public final class LocalDynamo implements AutoCloseable {
+    /** The AWS SDK v1 inside DynamoDB Local warns about JAXB on every start: harmless noise here. Held so the
+     *  level sticks (java.util.logging keeps loggers weakly). */
+    private static final java.util.logging.Logger SDK_V1_LOGGER = java.util.logging.Logger.getLogger("com.amazonaws");
+
     private final DynamoDBProxyServer server;
     private final URI endpoint;
 
@@ -36,8 +42,17 @@ public final class LocalDynamo implements AutoCloseable {
                 ? new String[] {"-inMemory", "-sharedDb", "-port", Integer.toString(port), "-disableTelemetry"}
                 : new String[] {"-dbPath", createDirectories(dataDir).toString(), "-sharedDb", "-port",
                         Integer.toString(port), "-disableTelemetry"};
-        DynamoDBProxyServer server = ServerRunner.createServerFromCommandLineArgs(args);
-        server.start();
+        SDK_V1_LOGGER.setLevel(java.util.logging.Level.SEVERE);
+        DynamoDBProxyServer server;
+        PrintStream console = System.out;
+        try {
+            // DynamoDB Local prints its configuration banner to stdout; keep Lifeline's console readable.
+            System.setOut(new PrintStream(OutputStream.nullOutputStream()));
+            server = ServerRunner.createServerFromCommandLineArgs(args);
+            server.start();
+        } finally {
+            System.setOut(console);
+        }
         return new LocalDynamo(server, URI.create("http://127.0.0.1:" + port));
     }
 

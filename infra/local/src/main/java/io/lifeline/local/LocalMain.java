@@ -8,6 +8,8 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -80,15 +82,31 @@ public final class LocalMain implements Callable<Integer> {
         @Parameters(index = "0", description = "Team id: [A-Za-z0-9._-]{1,64}")
         String team;
 
+        @Option(names = "--aws-table", description = "Create the team in this deployed DynamoDB table (the stack's "
+                + "TableName output), with the default AWS credentials and region, instead of in Local's data dir")
+        String awsTable;
+
         @Override
         public Integer call() throws Exception {
             io.lifeline.agent.Limits.requireId("team", team);
+            if (awsTable != null) {
+                try (DynamoDbClient dynamo = DynamoDbClient.builder().httpClient(UrlConnectionHttpClient.create())
+                        .build()) {
+                    return create(dynamo, awsTable);
+                }
+            }
+            // Local's store: run this while Lifeline Local is stopped (one process per data dir).
             try (LocalDynamo dynamoServer = LocalDynamo.start(parent.inMemory ? null
                     : parent.dataDir.resolve("dynamodb"));
-                 var dynamo = dynamoServer.client()) {
+                 DynamoDbClient dynamo = dynamoServer.client()) {
                 LocalDynamo.ensureTable(dynamo, parent.template(), LifelineLocal.TABLE_NAME);
-                KeyStore.NewKey key = new KeyStore(dynamo, LifelineLocal.TABLE_NAME)
-                        .createTeam(team, Clock.systemUTC().instant());
+                return create(dynamo, LifelineLocal.TABLE_NAME);
+            }
+        }
+
+        private int create(DynamoDbClient dynamo, String table) {
+            try {
+                KeyStore.NewKey key = new KeyStore(dynamo, table).createTeam(team, Clock.systemUTC().instant());
                 System.out.println("Team " + team + " created. Admin key (shown once, store it now):");
                 System.out.println(key.key());
                 return 0;
