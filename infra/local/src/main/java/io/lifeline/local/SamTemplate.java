@@ -160,8 +160,9 @@ public final class SamTemplate {
         for (String api : resourcesOfType("AWS::Serverless::HttpApi")) {
             JsonNode auth = resources().path(api).path("Properties").path("Auth");
             String name = auth.path("DefaultAuthorizer").asText();
+            // "!GetAtt Fn.Arn" or "!Ref Fn.Alias" both read as "Fn.<something>" once tags are dropped.
             String arn = auth.path("Authorizers").path(name).path("FunctionArn").asText();
-            return arn.endsWith(".Arn") ? arn.substring(0, arn.length() - ".Arn".length()) : arn;
+            return arn.contains(".") ? arn.substring(0, arn.indexOf('.')) : arn;
         }
         throw new IllegalStateException("template.yaml has no HttpApi with an authorizer");
     }
