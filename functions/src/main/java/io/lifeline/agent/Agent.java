@@ -7,7 +7,8 @@ import java.time.Instant;
  * An agent as stored. {@code heartbeatAt} and {@code deadline} are null until the agent first joins;
  * {@code beats} counts accepted heartbeats and joins, so a sweep can make its dead-marking conditional on
  * exactly the heartbeat it saw. {@code lastTransition} is the newest status change, stamped on the item by
- * the same write that made it.
+ * the same write that made it. {@code schedule} (with {@code timeZone}) replaces the plain stale-after
+ * deadline when set; {@code staleAfter} is then the grace after each expected heartbeat.
  */
 public record Agent(
         String team,
@@ -25,5 +26,14 @@ public record Agent(
         String currentTaskId,
         AgentStats stats,
         Instant registeredAt,
-        Transition lastTransition) {
+        Transition lastTransition,
+        Instant pausedUntil,
+        String pauseReason,
+        String schedule,
+        String timeZone) {
+
+    /** True when an operator has paused this agent's dead-marking at {@code now}. */
+    public boolean pausedAt(Instant now) {
+        return pausedUntil != null && now.isBefore(pausedUntil);
+    }
 }

@@ -36,6 +36,7 @@ public final class TransitionTable {
         add(Trigger.TASK_COMPLETE, EnumSet.of(WORKING), READY, "agent");
         add(Trigger.REPORT_READY, EnumSet.of(WORKING), READY, "agent");
         add(Trigger.HEARTBEAT_EXPIRED, EnumSet.of(READY, WORKING), DEAD, "sweep");
+        add(Trigger.REPORTED_FAILURE, EnumSet.of(READY, WORKING), DEAD, "host");
         add(Trigger.LEAVE, EnumSet.of(READY, WORKING), OFFLINE, "agent");
         add(Trigger.RESTART_INITIATED, EnumSet.of(DEAD), RESTARTING, "revive flow");
         add(Trigger.RESTART_EXHAUSTED, EnumSet.of(RESTARTING), DEAD_FAILED_REVIVE, "revive flow");

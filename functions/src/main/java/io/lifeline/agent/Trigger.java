@@ -13,6 +13,8 @@ public enum Trigger {
     /** A heartbeat reported {@code ready} (or an SDK source implied it) while the agent was working. */
     REPORT_READY,
     HEARTBEAT_EXPIRED,
+    /** A host that knows its agent crashed said so. */
+    REPORTED_FAILURE,
     LEAVE,
     RESTART_INITIATED,
     RESTART_EXHAUSTED,

@@ -13,6 +13,7 @@ import io.lifeline.config.Config;
 import io.lifeline.config.Wiring;
 import io.lifeline.store.AgentDataStore;
 import io.lifeline.store.AgentStore;
+import io.lifeline.store.InboxStore;
 import io.lifeline.store.TaskStore;
 import io.lifeline.store.TransitionLog;
 import java.time.Clock;
@@ -31,6 +32,7 @@ public final class AgentsHandler extends HttpApiHandler {
     private final AgentDataStore data;
     private final TaskStore tasks;
     private final TransitionLog transitions;
+    private final InboxStore inbox;
     private final Config config;
     private final Clock clock;
 
@@ -44,6 +46,7 @@ public final class AgentsHandler extends HttpApiHandler {
         this.data = new AgentDataStore(wiring.dynamo(), table);
         this.tasks = new TaskStore(wiring.dynamo(), table);
         this.transitions = new TransitionLog(wiring.dynamo(), table, wiring.config().transitionRetention());
+        this.inbox = new InboxStore(wiring.dynamo(), table, wiring.config().eventRetention());
         this.config = wiring.config();
         this.clock = wiring.clock();
         String agent = "/v1/teams/{team}/agents/{agentId}";
@@ -56,6 +59,41 @@ public final class AgentsHandler extends HttpApiHandler {
         route("GET " + agent + "/transitions", Scope.READ, this::transitions);
         route("POST " + agent + "/errors", Scope.AGENT, this::error);
         route("GET " + agent + "/recovery", Scope.READ, this::recovery);
+        route("POST " + agent + "/fail", Scope.AGENT, this::fail);
+        route("POST " + agent + "/pause", Scope.ADMIN, this::pause);
+        route("POST " + agent + "/resume", Scope.ADMIN, this::resume);
+        route("GET " + agent + "/inbox", Scope.READ, this::inbox);
+    }
+
+    private Reply fail(ApiRequest request) {
+        String reason = Fields.of(request.optionalBody(), "the failure report", Set.of("reason"))
+                .string("reason", Limits.MAX_REASON_CHARS);
+        return Reply.ok(Views.agent(agents.fail(request.id("team"), request.id("agentId"),
+                reason == null ? null : "failure reported: " + reason, clock.instant())));
+    }
+
+    private Reply pause(ApiRequest request) {
+        Pause p = Pause.parse(request.body(), clock.instant());
+        return Reply.ok(Views.agent(agents.pause(request.id("team"), request.id("agentId"), p.until(), p.reason())));
+    }
+
+    private Reply resume(ApiRequest request) {
+        return Reply.ok(Views.agent(agents.resume(request.id("team"), request.id("agentId"))));
+    }
+
+    private Reply inbox(ApiRequest request) {
+        int limit = intQuery(request, "limit", DEFAULT_TRANSITIONS, 1, Limits.MAX_PAGE_SIZE);
+        String team = request.id("team");
+        String agentId = request.id("agentId");
+        agents.require(team, agentId);
+        return Reply.ok(Json.object().put("agentId", agentId).set("messages", Views.array(
+                inbox.list(team, agentId, limit), n -> {
+                    ObjectNode v = Json.object().put("noticeId", n.noticeId()).put("aboutAgentId", n.aboutAgentId())
+                            .put("message", n.message());
+                    v.set("tasksHandedBack", Json.MAPPER.valueToTree(n.tasksHandedBack()));
+                    Json.putTime(v, "at", n.at());
+                    return v;
+                })));
     }
 
     private Reply register(ApiRequest request) {
@@ -111,8 +149,9 @@ public final class AgentsHandler extends HttpApiHandler {
     private Reply leave(ApiRequest request) {
         String reason = Fields.of(request.optionalBody(), "the leave", Set.of("reason"))
                 .string("reason", Limits.MAX_REASON_CHARS);
-        Agent after = agents.leave(request.id("team"), request.id("agentId"), reason, clock.instant());
-        List<String> handedBack = tasks.handBackFrom(agents, after);
+        Instant now = clock.instant();
+        Agent after = agents.leave(request.id("team"), request.id("agentId"), reason, now);
+        List<String> handedBack = tasks.handBackFrom(agents, after, now);
         ObjectNode view = Views.agent(after);
         view.remove("currentTaskId");
         view.set("tasksHandedBack", Json.MAPPER.valueToTree(handedBack));
@@ -167,7 +206,7 @@ public final class AgentsHandler extends HttpApiHandler {
         return Reply.ok(body);
     }
 
-    private static int intQuery(ApiRequest request, String name, int fallback, int min, int max) {
+    static int intQuery(ApiRequest request, String name, int fallback, int min, int max) {
         String raw = request.query(name);
         if (raw == null) {
             return fallback;

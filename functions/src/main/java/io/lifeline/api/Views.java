@@ -31,6 +31,10 @@ final class Views {
         if (!a.stats().isEmpty()) {
             n.set("stats", stats(a.stats()));
         }
+        Json.putIfPresent(n, "schedule", a.schedule());
+        Json.putIfPresent(n, "timeZone", a.timeZone());
+        Json.putTime(n, "pausedUntil", a.pausedUntil());
+        Json.putIfPresent(n, "pauseReason", a.pauseReason());
         Json.putTime(n, "registeredAt", a.registeredAt());
         if (a.lastTransition() != null) {
             n.set("lastTransition", transition(a.lastTransition()));

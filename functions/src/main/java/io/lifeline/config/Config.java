@@ -13,7 +13,14 @@ public record Config(
         int defaultGraceMisses,
         Duration heartbeatInterval,
         Duration recoveryMaxAge,
-        Duration transitionRetention) {
+        Duration transitionRetention,
+        Duration sweepInterval,
+        int sweepsPerInvocation,
+        int sweepSegments,
+        double selfPreservationThreshold,
+        int selfPreservationMinAlive,
+        String eventBusName,
+        Duration eventRetention) {
 
     public static Config fromEnvironment(Map<String, String> env) {
         String table = env.get("TABLE_NAME");
@@ -26,7 +33,35 @@ public record Config(
                 (int) positive(env, "GRACE_MISSES", 2),
                 Duration.ofSeconds(positive(env, "HEARTBEAT_INTERVAL_SECONDS", 30)),
                 Duration.ofSeconds(positive(env, "RECOVERY_MAX_AGE_SECONDS", 24 * 3600)),
-                Duration.ofDays(positive(env, "TRANSITION_RETENTION_DAYS", 30)));
+                Duration.ofDays(positive(env, "TRANSITION_RETENTION_DAYS", 30)),
+                Duration.ofMillis(positive(env, "SWEEP_INTERVAL_MS", 15_000)),
+                (int) positive(env, "SWEEPS_PER_INVOCATION", 4),
+                (int) positive(env, "SWEEP_SEGMENTS", 4),
+                share(env, "SELF_PRESERVATION_THRESHOLD", 0.5),
+                (int) positive(env, "SELF_PRESERVATION_MIN_ALIVE", 4),
+                blankToNull(env.get("EVENT_BUS_NAME")),
+                Duration.ofDays(positive(env, "EVENT_RETENTION_DAYS", 7)));
+    }
+
+    private static String blankToNull(String value) {
+        return value == null || value.isBlank() ? null : value.trim();
+    }
+
+    /** A share in (0, 1]. */
+    private static double share(Map<String, String> env, String name, double fallback) {
+        String raw = env.get(name);
+        if (raw == null || raw.isBlank()) {
+            return fallback;
+        }
+        try {
+            double value = Double.parseDouble(raw.trim());
+            if (!(value > 0 && value <= 1)) {
+                throw new IllegalStateException(name + " must be a share above 0 and at most 1, was " + raw);
+            }
+            return value;
+        } catch (NumberFormatException e) {
+            throw new IllegalStateException(name + " must be a number, was " + raw, e);
+        }
     }
 
     private static long positive(Map<String, String> env, String name, long fallback) {

@@ -1,17 +1,26 @@
 package io.lifeline.config;
 
 import java.time.Clock;
+import java.util.function.Supplier;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
 
 /**
  * What a handler needs from outside: configuration, the clock and the DynamoDB client. Built once per
  * Lambda container (in the handler's constructor, so SnapStart captures it), or handed in by Lifeline Local
  * and tests.
  */
-public record Wiring(Config config, Clock clock, DynamoDbClient dynamo) {
+public record Wiring(Config config, Clock clock, DynamoDbClient dynamo, Supplier<EventBridgeClient> eventBridge) {
+
+    /** Wiring for functions that never publish events. */
+    public Wiring(Config config, Clock clock, DynamoDbClient dynamo) {
+        this(config, clock, dynamo, () -> {
+            throw new IllegalStateException("this function has no EventBridge client");
+        });
+    }
 
     /** The Lambda runtime's wiring: lean URL-connection HTTP client, region from the environment, credentials
      * from the default chain (SnapStart functions get theirs from the container endpoint, not env vars). */
@@ -22,6 +31,26 @@ public record Wiring(Config config, Clock clock, DynamoDbClient dynamo) {
                 .region(Region.of(System.getenv("AWS_REGION")))
                 .credentialsProvider(DefaultCredentialsProvider.builder().build())
                 .build();
-        return new Wiring(config, Clock.systemUTC(), dynamo);
+        // Only the publisher uses EventBridge; build its client on first use, so other functions start leaner.
+        Supplier<EventBridgeClient> eventBridge = memoize(() -> EventBridgeClient.builder()
+                .httpClient(UrlConnectionHttpClient.create())
+                .region(Region.of(System.getenv("AWS_REGION")))
+                .credentialsProvider(DefaultCredentialsProvider.builder().build())
+                .build());
+        return new Wiring(config, Clock.systemUTC(), dynamo, eventBridge);
+    }
+
+    public static <T> Supplier<T> memoize(Supplier<T> supplier) {
+        return new Supplier<>() {
+            private T value;
+
+            @Override
+            public synchronized T get() {
+                if (value == null) {
+                    value = supplier.get();
+                }
+                return value;
+            }
+        };
     }
 }

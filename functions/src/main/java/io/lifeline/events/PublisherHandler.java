@@ -5,45 +5,99 @@ import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.amazonaws.services.lambda.runtime.events.DynamodbEvent;
 import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
 import com.amazonaws.services.lambda.runtime.events.transformers.v2.DynamodbEventTransformer;
+import io.lifeline.api.Json;
+import io.lifeline.config.Config;
 import io.lifeline.config.Wiring;
+import io.lifeline.store.AgentStore;
+import io.lifeline.store.EventLog;
+import io.lifeline.store.InboxStore;
+import io.lifeline.store.StreamChanges;
+import io.lifeline.store.TaskStore;
+import io.lifeline.store.TeamStore;
 import io.lifeline.store.TransitionLog;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import software.amazon.awssdk.services.dynamodb.model.Record;
 
 /**
- * The outbox: reads the table's stream and turns each status change stamped on an agent item into its
- * transition record. Writes are idempotent, so a replayed batch changes nothing. A record that fails is
- * reported back (ReportBatchItemFailures) and the stream retries from it; nothing after it is skipped.
+ * The outbox. For each record of the table's stream, in order: a status change becomes its transition
+ * record and, on death, the hand-back and the leader's notice; every meaningful change becomes an event.
+ * Events go on the bus with PutEvents, checked entry by entry, then into the team's event log. A record
+ * whose work or events could not be done is reported back (ReportBatchItemFailures): the stream delivers
+ * it and everything after it again, and since every write here is idempotent, nothing is lost and
+ * nothing doubled.
  */
 public final class PublisherHandler implements RequestHandler<DynamodbEvent, StreamsEventResponse> {
+    /** In-invocation retries of entries PutEvents refused, before the record is handed back to the stream. */
+    static final List<Duration> PUT_EVENTS_BACKOFF = List.of(Duration.ofMillis(100), Duration.ofMillis(200),
+            Duration.ofMillis(400), Duration.ofMillis(800), Duration.ofMillis(1600));
+
     private final TransitionLog transitions;
+    private final DeathFollowUp deaths;
+    private final EventLog eventLog;
+    private final EventBridgePublisher bus;
 
     public PublisherHandler() {
         this(Wiring.fromEnvironment());
     }
 
     public PublisherHandler(Wiring wiring) {
-        this.transitions = new TransitionLog(wiring.dynamo(), wiring.config().tableName(),
-                wiring.config().transitionRetention());
+        Config config = wiring.config();
+        String table = config.tableName();
+        this.transitions = new TransitionLog(wiring.dynamo(), table, config.transitionRetention());
+        this.deaths = new DeathFollowUp(new AgentStore(wiring.dynamo(), table), new TaskStore(wiring.dynamo(), table),
+                new TeamStore(wiring.dynamo(), table), new InboxStore(wiring.dynamo(), table, config.eventRetention()));
+        this.eventLog = new EventLog(wiring.dynamo(), table, config.eventRetention());
+        this.bus = config.eventBusName() == null ? null
+                : new EventBridgePublisher(wiring.eventBridge().get(), config.eventBusName(), PUT_EVENTS_BACKOFF);
     }
 
     @Override
     public StreamsEventResponse handleRequest(DynamodbEvent event, Context context) {
         List<Record> records = DynamodbEventTransformer.toRecordsV2(event);
-        for (Record record : records) {
+        List<List<LifelineEvent>> eventsByRecord = new ArrayList<>();
+        int failedAt = records.size();
+        for (int i = 0; i < records.size(); i++) {
             try {
-                handle(record);
+                eventsByRecord.add(handle(records.get(i)));
             } catch (RuntimeException e) {
-                System.err.println("outbox record " + record.dynamodb().sequenceNumber() + " failed: " + e);
-                return StreamsEventResponse.builder().withBatchItemFailures(List.of(
-                        new StreamsEventResponse.BatchItemFailure(record.dynamodb().sequenceNumber()))).build();
+                System.err.println(Json.write(Json.object().put("level", "ERROR").put("msg", "outbox record failed")
+                        .put("sequenceNumber", records.get(i).dynamodb().sequenceNumber()).put("error", e.toString())));
+                failedAt = i;
+                break;
             }
         }
-        return StreamsEventResponse.builder().withBatchItemFailures(List.of()).build();
+        List<LifelineEvent> all = new ArrayList<>();
+        eventsByRecord.forEach(all::addAll);
+        Set<String> unsent = bus == null ? Set.of() : bus.publish(all);
+        for (int i = 0; i < eventsByRecord.size() && i < failedAt; i++) {
+            boolean delivered = eventsByRecord.get(i).stream().noneMatch(e -> unsent.contains(e.eventId()));
+            if (!delivered) {
+                failedAt = i;
+                break;
+            }
+            eventsByRecord.get(i).forEach(e -> eventLog.append(e.team(),
+                    new EventLog.Entry(e.eventId(), e.type(), e.at(), Json.write(e.detail()))));
+        }
+        if (failedAt >= records.size()) {
+            return StreamsEventResponse.builder().withBatchItemFailures(List.of()).build();
+        }
+        return StreamsEventResponse.builder().withBatchItemFailures(List.of(
+                new StreamsEventResponse.BatchItemFailure(records.get(failedAt).dynamodb().sequenceNumber()))).build();
     }
 
-    private void handle(Record record) {
-        TransitionLog.carriedBy(record.dynamodb().oldImage(), record.dynamodb().newImage())
-                .ifPresent(transitions::record);
+    private List<LifelineEvent> handle(Record record) {
+        List<LifelineEvent> events = new ArrayList<>();
+        for (StreamChanges.Change change : StreamChanges.decode(record.dynamodb().oldImage(),
+                record.dynamodb().newImage())) {
+            if (change instanceof StreamChanges.StatusChanged c) {
+                transitions.record(new TransitionLog.Change(c.team(), c.agentId(), c.transition()));
+                deaths.handle(c);
+            }
+            events.add(EventCatalogue.of(change));
+        }
+        return events;
     }
 }

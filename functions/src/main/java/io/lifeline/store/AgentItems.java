@@ -39,6 +39,10 @@ final class AgentItems {
     static final String ERRORS = "errs";
     static final String UPTIME_S = "upS";
     static final String REGISTERED_AT = "regAt";
+    static final String PAUSED_UNTIL = "pausedUntil";
+    static final String PAUSE_REASON = "pauseReason";
+    static final String SCHEDULE = "schedule";
+    static final String TIME_ZONE = "tz";
     /** The newest transition, stamped by the write that made it; the outbox turns each new seq into a record. */
     static final String T_SEQ = "tseq";
     static final String T_FROM = "tFrom";
@@ -69,7 +73,8 @@ final class AgentItems {
                 instant(item, HEARTBEAT_AT), instant(item, DEADLINE),
                 (int) num(item, MISSES, 0), num(item, BEATS, 0),
                 Duration.ofMillis(num(item, STALE_AFTER_MS, 0)), (int) num(item, GRACE, 0),
-                str(item, TASK), stats, instant(item, REGISTERED_AT), lastTransition(item));
+                str(item, TASK), stats, instant(item, REGISTERED_AT), lastTransition(item),
+                instant(item, PAUSED_UNTIL), str(item, PAUSE_REASON), str(item, SCHEDULE), str(item, TIME_ZONE));
     }
 
     /** The stamped transition of an agent image, or null when it never changed status. */

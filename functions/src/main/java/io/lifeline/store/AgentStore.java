@@ -183,6 +183,77 @@ public final class AgentStore {
                 u -> { });
     }
 
+    /** A host reports its agent crashed: alive -> dead at once. */
+    public Agent fail(String team, String agentId, String reason, Instant now) {
+        return transition(team, agentId, Trigger.REPORTED_FAILURE, reason == null ? "failure reported by host" : reason,
+                now, u -> { });
+    }
+
+    /** Holds back the sweep's dead-marking of this agent until {@code until} (a maintenance window). */
+    public Agent pause(String team, String agentId, Instant until, String reason) {
+        Update u = new Update(table, AgentItems.key(team, agentId));
+        u.condition("attribute_exists(" + u.name(Keys.PK) + ")");
+        u.set(AgentItems.PAUSED_UNTIL, ms(until));
+        if (reason != null) {
+            u.set(AgentItems.PAUSE_REASON, s(io.lifeline.agent.Limits.cut(reason, io.lifeline.agent.Limits.MAX_REASON_CHARS)));
+        } else {
+            u.remove(AgentItems.PAUSE_REASON);
+        }
+        return write("pause the agent", agentId, u);
+    }
+
+    public Agent resume(String team, String agentId) {
+        Update u = new Update(table, AgentItems.key(team, agentId));
+        u.condition("attribute_exists(" + u.name(Keys.PK) + ")");
+        u.remove(AgentItems.PAUSED_UNTIL).remove(AgentItems.PAUSE_REASON);
+        return write("resume the agent", agentId, u);
+    }
+
+    private Agent write(String what, String agentId, Update u) {
+        try {
+            return AgentItems.toAgent(StoreFailures.call(what, () -> dynamo.updateItem(u.request(ReturnValue.ALL_NEW)))
+                    .attributes());
+        } catch (ConditionalCheckFailedException e) {
+            throw LifelineException.agentNotFound(agentId);
+        }
+    }
+
+    /**
+     * The sweep saw the agent miss its deadline: count the miss, only if the agent is still alive and has
+     * not sent a heartbeat since the sweep read it ({@code beats} unchanged). False when a heartbeat won.
+     */
+    public boolean recordMiss(String team, String agentId, long observedBeats, int misses) {
+        Update u = new Update(table, AgentItems.key(team, agentId));
+        u.condition(u.name(AgentItems.BEATS) + " = " + u.value(n(observedBeats)));
+        u.condition(u.in(STATUS, List.of(s(AgentStatus.READY.wire()), s(AgentStatus.WORKING.wire()))));
+        u.set(AgentItems.MISSES, n(misses));
+        try {
+            StoreFailures.call("record a missed sweep", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
+            return true;
+        } catch (ConditionalCheckFailedException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Marks the agent dead by {@code heartbeat_expired}, conditional on the heartbeat count the sweep saw:
+     * a heartbeat that lands between the sweep's read and this write always wins. Empty when it did.
+     */
+    public Optional<Agent> markDead(String team, String agentId, long observedBeats, int misses, String reason,
+                                    Instant now) {
+        try {
+            return Optional.of(transition(team, agentId, Trigger.HEARTBEAT_EXPIRED, reason, now, u -> {
+                u.condition(u.name(AgentItems.BEATS) + " = " + u.value(n(observedBeats)));
+                u.set(AgentItems.MISSES, n(misses));
+            }));
+        } catch (LifelineException e) {
+            if (e.kind() == LifelineException.Kind.CONFLICT) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
+
     /** Clears the agent's current task if it is still {@code taskId} and the agent is no longer working on it. */
     public void clearTask(String team, String agentId, String taskId) {
         Update u = new Update(table, AgentItems.key(team, agentId));

@@ -35,6 +35,9 @@ public final class TaskStore {
     private static final String CLAIMED_AT = "claimedAt";
     private static final String COMPLETED_AT = "completedAt";
     private static final String RESULT = "result";
+    /** Set when a task is handed back from an agent that stopped; its appearance is the TasksReassigned event. */
+    static final String REASSIGNED_FROM = "reassignedFrom";
+    static final String REASSIGNED_AT = "reassignedAt";
     private static final int CONTENTION_ATTEMPTS = 3;
 
     /** The outcome of a claim or complete: the task and the agent after the change. */
@@ -103,7 +106,8 @@ public final class TaskStore {
         Update task = new Update(table, key(team, taskId));
         task.condition(task.name(STATUS) + " = " + task.value(s(TaskStatus.PENDING.wire())));
         task.set(STATUS, s(TaskStatus.IN_PROGRESS.wire())).set(ASSIGNEE, s(agentId)).set(CLAIMED_AT, ms(now))
-                .set(Keys.GSI1_PK, s(Keys.assignee(team, agentId))).set(Keys.GSI1_SK, s(taskId));
+                .set(Keys.GSI1_PK, s(Keys.assignee(team, agentId))).set(Keys.GSI1_SK, s(taskId))
+                .remove(REASSIGNED_FROM).remove(REASSIGNED_AT);
 
         Update agent = new Update(table, AgentItems.key(team, agentId));
         agent.condition(agent.name(STATUS) + " = " + agent.value(s(AgentStatus.READY.wire())));
@@ -143,8 +147,9 @@ public final class TaskStore {
      * Returns an in-progress task of {@code agentId} to pending with no assignee; true when this call did
      * it. Conditional on the task still being that agent's, so it happens exactly once.
      */
-    public boolean handBack(String team, String taskId, String agentId) {
+    public boolean handBack(String team, String taskId, String agentId, Instant now) {
         Update u = new Update(table, key(team, taskId));
+        u.set(REASSIGNED_FROM, s(agentId)).set(REASSIGNED_AT, ms(now));
         u.condition(u.name(STATUS) + " = " + u.value(s(TaskStatus.IN_PROGRESS.wire())));
         u.condition(u.name(ASSIGNEE) + " = " + u.value(s(agentId)));
         u.set(STATUS, s(TaskStatus.PENDING.wire())).remove(ASSIGNEE).remove(CLAIMED_AT)
@@ -158,12 +163,12 @@ public final class TaskStore {
     }
 
     /** Hands back the task an agent held when it stopped being alive, then clears it from the agent. */
-    public List<String> handBackFrom(AgentStore agents, Agent stopped) {
+    public List<String> handBackFrom(AgentStore agents, Agent stopped, Instant now) {
         String taskId = stopped.currentTaskId();
         if (taskId == null) {
             return List.of();
         }
-        boolean handed = handBack(stopped.team(), taskId, stopped.agentId());
+        boolean handed = handBack(stopped.team(), taskId, stopped.agentId(), now);
         agents.clearTask(stopped.team(), stopped.agentId(), taskId);
         return handed ? List.of(taskId) : List.of();
     }

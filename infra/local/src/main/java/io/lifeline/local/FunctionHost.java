@@ -9,7 +9,9 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
 
 /**
  * The template's functions, each instantiated once (as a Lambda container would be) from the handler class
@@ -19,12 +21,13 @@ public final class FunctionHost {
     private final Map<String, SamTemplate.Function> functions = new LinkedHashMap<>();
     private final Map<String, RequestHandler<?, ?>> handlers = new HashMap<>();
 
-    public FunctionHost(SamTemplate template, Map<String, String> parameters, String tableName,
-                        DynamoDbClient dynamo, Clock clock) {
-        Map<String, String> names = Map.of(template.tableLogicalId(), tableName);
-        for (SamTemplate.Function f : template.functions(parameters, names)) {
+    /** {@code resourceNames}: the local name of each template resource a function's environment refers to. */
+    public FunctionHost(SamTemplate template, Map<String, String> parameters, Map<String, String> resourceNames,
+                        DynamoDbClient dynamo, Supplier<EventBridgeClient> eventBridge, Clock clock) {
+        for (SamTemplate.Function f : template.functions(parameters, resourceNames)) {
             functions.put(f.logicalId(), f);
-            handlers.put(f.logicalId(), instantiate(f, new Wiring(Config.fromEnvironment(f.environment()), clock, dynamo)));
+            handlers.put(f.logicalId(), instantiate(f,
+                    new Wiring(Config.fromEnvironment(f.environment()), clock, dynamo, eventBridge)));
         }
     }
 
@@ -48,6 +51,10 @@ public final class FunctionHost {
             throw new IllegalArgumentException("No function " + logicalId + " in the template");
         }
         return (RequestHandler<I, O>) h;
+    }
+
+    public SamTemplate.Function function(String logicalId) {
+        return functions.get(logicalId);
     }
 
     /** The functions fed by the table's stream, in template order. */

@@ -1,5 +1,6 @@
 package io.lifeline.local;
 
+import io.lifeline.config.Wiring;
 import io.lifeline.store.KeyStore;
 import java.io.IOException;
 import java.net.URI;
@@ -20,6 +21,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 public final class LifelineLocal implements AutoCloseable {
     public static final String TABLE_NAME = "lifeline";
     public static final String LOCAL_TEAM = "local";
+    public static final String EVENT_BUS_NAME = "lifeline-local";
     static final String ADMIN_KEY_FILE = "local-admin-key";
     private static final long STREAM_POLL_MILLIS = 100;
 
@@ -33,6 +35,8 @@ public final class LifelineLocal implements AutoCloseable {
     private final LocalGateway gateway;
     private final StreamPump pump;
     private final FrontDoor frontDoor;
+    private final LocalEventBus bus;
+    private final Scheduler scheduler;
     private final ScheduledExecutorService background;
     private final String adminKey;
 
@@ -41,7 +45,11 @@ public final class LifelineLocal implements AutoCloseable {
         try {
             dynamo = dynamoServer.client();
             LocalDynamo.ensureTable(dynamo, options.template(), TABLE_NAME);
-            host = new FunctionHost(options.template(), options.parameters(), TABLE_NAME, dynamo, options.clock());
+            Map<String, String> parameters = localParameters(options.parameters());
+            bus = new LocalEventBus(options.template().rules(parameters), options.clock());
+            host = new FunctionHost(options.template(), parameters, Map.of(options.template().tableLogicalId(),
+                    TABLE_NAME, options.template().eventBusLogicalId(), EVENT_BUS_NAME), dynamo,
+                    Wiring.memoize(bus::client), options.clock());
             gateway = new LocalGateway(options.template(), host, options.clock());
             String streamArn = dynamo.describeTable(d -> d.tableName(TABLE_NAME)).table().latestStreamArn();
             pump = new StreamPump(dynamoServer.streamsClient(), streamArn, StreamPump.consumers(host),
@@ -55,10 +63,18 @@ public final class LifelineLocal implements AutoCloseable {
             });
             background.scheduleWithFixedDelay(this::pumpQuietly, STREAM_POLL_MILLIS, STREAM_POLL_MILLIS,
                     TimeUnit.MILLISECONDS);
+            scheduler = new Scheduler(host, options.template().schedules());
         } catch (Exception e) {
             dynamoServer.close();
             throw e;
         }
+    }
+
+    /** Local invokes the sweep once per sweep interval itself, so each invocation runs one sweep. */
+    static Map<String, String> localParameters(Map<String, String> overrides) {
+        Map<String, String> p = new java.util.HashMap<>(overrides);
+        p.put("SweepsPerInvocation", "1");
+        return p;
     }
 
     public static LifelineLocal start(Options options) throws Exception {
@@ -124,11 +140,17 @@ public final class LifelineLocal implements AutoCloseable {
         return dynamo;
     }
 
+    public LocalEventBus bus() {
+        return bus;
+    }
+
     @Override
     public void close() throws Exception {
+        scheduler.close();
         background.shutdownNow();
         background.awaitTermination(5, TimeUnit.SECONDS);
         frontDoor.close();
+        bus.close();
         dynamo.close();
         dynamoServer.close();
     }

@@ -38,6 +38,18 @@ public final class SamTemplate {
                            List<Route> routes, boolean readsTableStream) {
     }
 
+    /** Where a rule sends a matching event: the alerts topic, or an HTTP endpoint (API destination). */
+    public record Target(String id, String topic, String endpoint) {
+    }
+
+    /** An EventBridge rule: its pattern (JSON) and targets. */
+    public record Rule(String logicalId, String eventPattern, List<Target> targets) {
+    }
+
+    /** A function's Schedule event. */
+    public record Schedule(String functionId, String expression) {
+    }
+
     private final JsonNode root;
 
     private SamTemplate(JsonNode root) {
@@ -153,6 +165,56 @@ public final class SamTemplate {
                     env, routes, stream));
         }
         return out;
+    }
+
+    /**
+     * The template's EventBridge rules. A target that names an SNS topic keeps the topic's logical id; one
+     * that names an API destination gets its endpoint, resolved like environment values (a parameter left
+     * empty resolves to "", meaning the destination is not deployed).
+     */
+    public List<Rule> rules(Map<String, String> parameters) {
+        List<Rule> rules = new ArrayList<>();
+        for (String id : resourcesOfType("AWS::Events::Rule")) {
+            JsonNode p = resources().path(id).path("Properties");
+            List<Target> targets = new ArrayList<>();
+            for (JsonNode t : p.path("Targets")) {
+                String ref = t.path("Arn").asText();
+                String resource = ref.contains(".") ? ref.substring(0, ref.indexOf('.')) : ref;
+                String type = resources().path(resource).path("Type").asText();
+                if ("AWS::SNS::Topic".equals(type)) {
+                    targets.add(new Target(t.path("Id").asText(), resource, null));
+                } else if ("AWS::Events::ApiDestination".equals(type)) {
+                    String endpoint = resolve(resources().path(resource).path("Properties").path("InvocationEndpoint")
+                            .asText(), parameters, Map.of());
+                    targets.add(new Target(t.path("Id").asText(), null, endpoint));
+                }
+            }
+            rules.add(new Rule(id, p.path("EventPattern").toString(), targets));
+        }
+        return rules;
+    }
+
+    public List<Schedule> schedules() {
+        List<Schedule> out = new ArrayList<>();
+        for (String id : resourcesOfType("AWS::Serverless::Function")) {
+            for (JsonNode event : resources().path(id).path("Properties").path("Events")) {
+                if ("Schedule".equals(event.path("Type").asText())) {
+                    out.add(new Schedule(id, event.path("Properties").path("Schedule").asText()));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The logical id of the event bus. */
+    public String eventBusLogicalId() {
+        return resourcesOfType("AWS::Events::EventBus").get(0);
+    }
+
+    /** A parameter's value: the override if given, else its default. */
+    public String parameter(String name, Map<String, String> parameters) {
+        return parameters.containsKey(name) ? parameters.get(name)
+                : root.path("Parameters").path(name).path("Default").asText();
     }
 
     /** The logical id of the function behind the HTTP API's default authorizer. */

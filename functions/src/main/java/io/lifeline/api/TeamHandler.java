@@ -1,0 +1,104 @@
+package io.lifeline.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lifeline.agent.LifelineException;
+import io.lifeline.agent.Limits;
+import io.lifeline.agent.TeamSettings;
+import io.lifeline.auth.Scope;
+import io.lifeline.config.Wiring;
+import io.lifeline.store.EventLog;
+import io.lifeline.store.TeamStore;
+import java.time.Clock;
+import java.util.Set;
+
+/** A team's settings (leader, self-preservation), its maintenance pause, and its recent events. */
+public final class TeamHandler extends HttpApiHandler {
+    private static final int DEFAULT_EVENTS = 50;
+
+    private final TeamStore teams;
+    private final EventLog events;
+    private final Clock clock;
+
+    public TeamHandler() {
+        this(Wiring.fromEnvironment());
+    }
+
+    public TeamHandler(Wiring wiring) {
+        String table = wiring.config().tableName();
+        this.teams = new TeamStore(wiring.dynamo(), table);
+        this.events = new EventLog(wiring.dynamo(), table, wiring.config().eventRetention());
+        this.clock = wiring.clock();
+        route("GET /v1/teams/{team}/settings", Scope.READ, this::settings);
+        route("PUT /v1/teams/{team}/settings", Scope.ADMIN, this::updateSettings);
+        route("POST /v1/teams/{team}/pause", Scope.ADMIN, this::pause);
+        route("POST /v1/teams/{team}/resume", Scope.ADMIN, this::resume);
+        route("GET /v1/teams/{team}/events", Scope.READ, this::events);
+    }
+
+    private Reply settings(ApiRequest request) {
+        return Reply.ok(view(teams.get(request.id("team"))));
+    }
+
+    private Reply updateSettings(ApiRequest request) {
+        JsonNode body = request.body();
+        Fields f = Fields.of(body, "the settings", Set.of("leaderAgentId", "selfPreservationThreshold",
+                "selfPreservationMinAlive"));
+        boolean clearLeader = body.has("leaderAgentId") && body.get("leaderAgentId").isNull();
+        String leader = clearLeader ? null : f.id("leaderAgentId");
+        Double threshold = null;
+        if (f.has("selfPreservationThreshold")) {
+            JsonNode t = body.get("selfPreservationThreshold");
+            if (!t.isNumber() || !(t.doubleValue() > 0 && t.doubleValue() <= 1)) {
+                throw LifelineException.badInput("INVALID_FIELD",
+                        "'selfPreservationThreshold' must be a share above 0 and at most 1");
+            }
+            threshold = t.doubleValue();
+        }
+        Long minAlive = f.integer("selfPreservationMinAlive", 1, 1_000_000);
+        if (leader == null && !clearLeader && threshold == null && minAlive == null) {
+            throw LifelineException.badInput("MISSING_FIELD", "Give at least one setting to change");
+        }
+        return Reply.ok(view(teams.update(request.id("team"), leader, clearLeader, threshold,
+                minAlive == null ? null : minAlive.intValue())));
+    }
+
+    private Reply pause(ApiRequest request) {
+        Pause p = Pause.parse(request.body(), clock.instant());
+        return Reply.ok(view(teams.pause(request.id("team"), p.until(), p.reason())));
+    }
+
+    private Reply resume(ApiRequest request) {
+        return Reply.ok(view(teams.resume(request.id("team"))));
+    }
+
+    private Reply events(ApiRequest request) {
+        int limit = AgentsHandler.intQuery(request, "limit", DEFAULT_EVENTS, 1, Limits.MAX_PAGE_SIZE);
+        String type = request.query("type");
+        var list = events.recent(request.id("team"), type, limit);
+        return Reply.ok(Json.object().put("count", list.size()).set("events", Views.array(list, e -> {
+            ObjectNode v = Json.object().put("eventId", e.eventId()).put("type", e.type());
+            Json.putTime(v, "at", e.at());
+            try {
+                v.set("detail", Json.parse(e.detailJson()));
+            } catch (com.fasterxml.jackson.core.JsonProcessingException ex) {
+                throw new IllegalStateException("logged detail is always JSON", ex);
+            }
+            return v;
+        })));
+    }
+
+    private static ObjectNode view(TeamSettings s) {
+        ObjectNode n = Json.object().put("team", s.team());
+        Json.putIfPresent(n, "leaderAgentId", s.leaderAgentId());
+        Json.putTime(n, "pausedUntil", s.pausedUntil());
+        Json.putIfPresent(n, "pauseReason", s.pauseReason());
+        if (s.selfPreservationThreshold() != null) {
+            n.put("selfPreservationThreshold", s.selfPreservationThreshold());
+        }
+        if (s.selfPreservationMinAlive() != null) {
+            n.put("selfPreservationMinAlive", s.selfPreservationMinAlive());
+        }
+        return n;
+    }
+}

@@ -1,0 +1,58 @@
+package io.lifeline.events;
+
+import io.lifeline.agent.AgentStatus;
+import io.lifeline.agent.TeamSettings;
+import io.lifeline.agent.Transition;
+import io.lifeline.store.AgentStore;
+import io.lifeline.store.InboxStore;
+import io.lifeline.store.StreamChanges;
+import io.lifeline.store.TaskStore;
+import io.lifeline.store.TeamStore;
+import java.util.List;
+
+/**
+ * What follows an agent's death (seed 000/001), done by the outbox so that it happens even if the writer
+ * that killed the agent stopped right after: its in-progress task goes back to pending with no assignee,
+ * and the team's leader gets an inbox notice. Both writes are conditional and keyed by the death, so a
+ * replay changes nothing.
+ */
+final class DeathFollowUp {
+    private final AgentStore agents;
+    private final TaskStore tasks;
+    private final TeamStore teams;
+    private final InboxStore inbox;
+
+    DeathFollowUp(AgentStore agents, TaskStore tasks, TeamStore teams, InboxStore inbox) {
+        this.agents = agents;
+        this.tasks = tasks;
+        this.teams = teams;
+        this.inbox = inbox;
+    }
+
+    void handle(StreamChanges.StatusChanged c) {
+        Transition t = c.transition();
+        if (t.to() != AgentStatus.DEAD || !t.from().isAlive()) {
+            return;
+        }
+        List<String> handedBack = List.of();
+        if (c.currentTaskId() != null) {
+            tasks.handBack(c.team(), c.currentTaskId(), c.agentId(), t.at());
+            agents.clearTask(c.team(), c.agentId(), c.currentTaskId());
+            handedBack = List.of(c.currentTaskId());
+        }
+        TeamSettings team = teams.get(c.team());
+        String leader = team.leaderAgentId();
+        if (leader != null && !leader.equals(c.agentId())) {
+            inbox.notify(c.team(), leader, c.agentId(), t.seq(), message(c, handedBack), handedBack, t.at());
+        }
+    }
+
+    static String message(StreamChanges.StatusChanged c, List<String> handedBack) {
+        Transition t = c.transition();
+        String who = c.name() == null ? c.agentId() : c.name() + " (" + c.agentId() + ")";
+        return "Agent " + who + " became inactive (" + t.trigger().wire() + ")"
+                + (t.reason() == null ? "" : ": " + t.reason()) + ". "
+                + (handedBack.isEmpty() ? "No tasks were handed back." : "Tasks handed back: "
+                        + String.join(", ", handedBack) + ".");
+    }
+}

@@ -1,0 +1,66 @@
+package io.lifeline.events;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lifeline.api.Json;
+import io.lifeline.store.StreamChanges;
+import java.time.Instant;
+
+/**
+ * The event catalogue (DESIGN.md section 5): how each change in the table is told on the bus. Events are
+ * small: ids, statuses and a reason, never metadata or checkpoints.
+ */
+public final class EventCatalogue {
+    public static final String AGENT_STATUS_CHANGED = "AgentStatusChanged";
+    public static final String TASKS_REASSIGNED = "TasksReassigned";
+    public static final String LEADER_NOTIFIED = "LeaderNotified";
+    public static final String MASS_STALE_SUSPECTED = "MassStaleSuspected";
+    public static final String SESSION_ROTATION_REQUESTED = "SessionRotationRequested";
+
+    private EventCatalogue() {
+    }
+
+    public static LifelineEvent of(StreamChanges.Change change) {
+        if (change instanceof StreamChanges.StatusChanged c) {
+            var t = c.transition();
+            String id = c.team() + "/" + c.agentId() + "/status/" + t.seq();
+            ObjectNode d = base(id, c.team()).put("agentId", c.agentId());
+            Json.putIfPresent(d, "name", c.name());
+            Json.putIfPresent(d, "hostId", c.hostId());
+            d.put("from", t.from().wire()).put("to", t.to().wire()).put("trigger", t.trigger().wire());
+            Json.putIfPresent(d, "reason", t.reason());
+            d.put("seq", t.seq()).put("at", t.at().toString());
+            return new LifelineEvent(c.team(), AGENT_STATUS_CHANGED, id, t.at(), d);
+        }
+        if (change instanceof StreamChanges.TaskReassigned c) {
+            String id = c.team() + "/" + c.taskId() + "/reassigned/" + c.at().toEpochMilli();
+            ObjectNode d = base(id, c.team()).put("fromAgentId", c.fromAgentId());
+            d.set("taskIds", Json.MAPPER.createArrayNode().add(c.taskId()));
+            d.put("at", c.at().toString());
+            return new LifelineEvent(c.team(), TASKS_REASSIGNED, id, c.at(), d);
+        }
+        if (change instanceof StreamChanges.LeaderNotice c) {
+            String id = c.team() + "/" + c.leaderAgentId() + "/inbox/" + c.notice().noticeId();
+            ObjectNode d = base(id, c.team()).put("leaderAgentId", c.leaderAgentId())
+                    .put("aboutAgentId", c.notice().aboutAgentId()).put("message", c.notice().message());
+            d.set("tasksHandedBack", Json.MAPPER.valueToTree(c.notice().tasksHandedBack()));
+            d.put("at", c.notice().at().toString());
+            return new LifelineEvent(c.team(), LEADER_NOTIFIED, id, c.notice().at(), d);
+        }
+        if (change instanceof StreamChanges.MassStale c) {
+            String id = c.team() + "/mass-stale/" + c.since().toEpochMilli();
+            ObjectNode d = base(id, c.team()).put("aliveAgents", c.aliveAgents()).put("staleAgents", c.staleAgents())
+                    .put("threshold", c.threshold()).put("at", c.since().toString());
+            return new LifelineEvent(c.team(), MASS_STALE_SUSPECTED, id, c.since(), d);
+        }
+        StreamChanges.SessionRotation c = (StreamChanges.SessionRotation) change;
+        Instant at = c.at() == null ? Instant.EPOCH : c.at();
+        String id = c.team() + "/" + c.agentId() + "/rotation/" + c.rotation();
+        ObjectNode d = base(id, c.team()).put("agentId", c.agentId()).put("rotation", c.rotation())
+                .put("at", at.toString());
+        return new LifelineEvent(c.team(), SESSION_ROTATION_REQUESTED, id, at, d);
+    }
+
+    private static ObjectNode base(String eventId, String team) {
+        return Json.object().put("eventId", eventId).put("team", team);
+    }
+}

@@ -1,0 +1,12 @@
+package io.lifeline.events;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Instant;
+
+/**
+ * One event for the bus: source {@code lifeline}, {@code type} as the detail-type, a deterministic
+ * {@code eventId} (also inside the detail) so consumers can drop a duplicate delivery.
+ */
+public record LifelineEvent(String team, String type, String eventId, Instant at, ObjectNode detail) {
+    public static final String SOURCE = "lifeline";
+}

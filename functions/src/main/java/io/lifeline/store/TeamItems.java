@@ -1,0 +1,40 @@
+package io.lifeline.store;
+
+import static io.lifeline.store.Items.s;
+
+import io.lifeline.agent.TeamSettings;
+import java.util.Map;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+/** The team item ({@code TEAM#<team> / TEAM}): settings, pause, and the mass-stale alert flag. */
+final class TeamItems {
+    static final String LEADER = "leaderAgentId";
+    static final String PAUSED_UNTIL = "pausedUntil";
+    static final String PAUSE_REASON = "pauseReason";
+    static final String SP_THRESHOLD = "spThreshold";
+    static final String SP_MIN_ALIVE = "spMinAlive";
+    /** Set while a mass-stale hold lasts; its appearance in the stream is the MassStaleSuspected event. */
+    static final String MASS_STALE_SINCE = "massStaleSince";
+    static final String MASS_STALE_ALIVE = "massStaleAlive";
+    static final String MASS_STALE_STALE = "massStaleStale";
+    static final String MASS_STALE_THRESHOLD = "massStaleThreshold";
+
+    private TeamItems() {
+    }
+
+    static Map<String, AttributeValue> key(String team) {
+        return Map.of(Keys.PK, s(Keys.team(team)), Keys.SK, s(Keys.TEAM_SK));
+    }
+
+    static boolean isTeam(Map<String, AttributeValue> item) {
+        return Keys.TEAM_SK.equals(Items.str(item, Keys.SK));
+    }
+
+    static TeamSettings toSettings(Map<String, AttributeValue> item) {
+        String threshold = item.containsKey(SP_THRESHOLD) ? item.get(SP_THRESHOLD).n() : null;
+        Long minAlive = Items.num(item, SP_MIN_ALIVE);
+        return new TeamSettings(Keys.idAfter("TEAM#", Items.str(item, Keys.PK)), Items.str(item, LEADER),
+                Items.instant(item, PAUSED_UNTIL), Items.str(item, PAUSE_REASON),
+                threshold == null ? null : Double.valueOf(threshold), minAlive == null ? null : minAlive.intValue());
+    }
+}

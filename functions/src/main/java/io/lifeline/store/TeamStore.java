@@ -1,0 +1,120 @@
+package io.lifeline.store;
+
+import static io.lifeline.store.Items.ms;
+import static io.lifeline.store.Items.n;
+import static io.lifeline.store.Items.s;
+
+import io.lifeline.agent.LifelineException;
+import io.lifeline.agent.Limits;
+import io.lifeline.agent.TeamSettings;
+import java.time.Instant;
+import java.util.Map;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
+
+/** A team's settings, its pause, and its self-preservation alert flag. */
+public final class TeamStore {
+    private final DynamoDbClient dynamo;
+    private final String table;
+
+    public TeamStore(DynamoDbClient dynamo, String table) {
+        this.dynamo = dynamo;
+        this.table = table;
+    }
+
+    public TeamSettings get(String team) {
+        Map<String, AttributeValue> item = StoreFailures.call("read the team", () -> dynamo.getItem(g -> g
+                .tableName(table).key(TeamItems.key(team)).consistentRead(true))).item();
+        if (item == null || item.isEmpty()) {
+            throw new LifelineException(LifelineException.Kind.NOT_FOUND, "TEAM_NOT_FOUND",
+                    "Team '" + team + "' not found");
+        }
+        return TeamItems.toSettings(item);
+    }
+
+    /**
+     * Changes the given settings; a null argument leaves that setting as it is, and {@code clearLeader}
+     * removes the leader.
+     */
+    public TeamSettings update(String team, String leaderAgentId, boolean clearLeader, Double threshold,
+                               Integer minAlive) {
+        Update u = new Update(table, TeamItems.key(team));
+        u.condition("attribute_exists(" + u.name(Keys.PK) + ")");
+        if (clearLeader) {
+            u.remove(TeamItems.LEADER);
+        } else if (leaderAgentId != null) {
+            u.set(TeamItems.LEADER, s(leaderAgentId));
+        }
+        if (threshold != null) {
+            u.set(TeamItems.SP_THRESHOLD, software.amazon.awssdk.services.dynamodb.model.AttributeValue
+                    .fromN(threshold.toString()));
+        }
+        if (minAlive != null) {
+            u.set(TeamItems.SP_MIN_ALIVE, n(minAlive));
+        }
+        return TeamItems.toSettings(write("update team settings", team, u));
+    }
+
+    /** Holds back all of the team's dead-marking until {@code until}. */
+    public TeamSettings pause(String team, Instant until, String reason) {
+        Update u = new Update(table, TeamItems.key(team));
+        u.condition("attribute_exists(" + u.name(Keys.PK) + ")");
+        u.set(TeamItems.PAUSED_UNTIL, ms(until));
+        if (reason != null) {
+            u.set(TeamItems.PAUSE_REASON, s(Limits.cut(reason, Limits.MAX_REASON_CHARS)));
+        } else {
+            u.remove(TeamItems.PAUSE_REASON);
+        }
+        return TeamItems.toSettings(write("pause the team", team, u));
+    }
+
+    public TeamSettings resume(String team) {
+        Update u = new Update(table, TeamItems.key(team));
+        u.condition("attribute_exists(" + u.name(Keys.PK) + ")");
+        u.remove(TeamItems.PAUSED_UNTIL).remove(TeamItems.PAUSE_REASON);
+        return TeamItems.toSettings(write("resume the team", team, u));
+    }
+
+    private Map<String, AttributeValue> write(String what, String team, Update u) {
+        try {
+            return StoreFailures.call(what, () -> dynamo.updateItem(u.request(ReturnValue.ALL_NEW))).attributes();
+        } catch (ConditionalCheckFailedException e) {
+            throw new LifelineException(LifelineException.Kind.NOT_FOUND, "TEAM_NOT_FOUND",
+                    "Team '" + team + "' not found");
+        }
+    }
+
+    /**
+     * Raises the team's mass-stale flag with the counts; true only for the write that raised it, so one
+     * hold produces one MassStaleSuspected event however many sweeps it lasts.
+     */
+    public boolean raiseMassStale(String team, int alive, int stale, double threshold, Instant now) {
+        Update u = new Update(table, TeamItems.key(team));
+        u.condition("attribute_exists(" + u.name(Keys.PK) + ")");
+        u.condition("attribute_not_exists(" + u.name(TeamItems.MASS_STALE_SINCE) + ")");
+        u.set(TeamItems.MASS_STALE_SINCE, ms(now)).set(TeamItems.MASS_STALE_ALIVE, n(alive))
+                .set(TeamItems.MASS_STALE_STALE, n(stale))
+                .set(TeamItems.MASS_STALE_THRESHOLD, AttributeValue.fromN(Double.toString(threshold)));
+        return conditional("raise the mass-stale flag", u);
+    }
+
+    /** Lowers the flag once the condition has cleared; true for the write that lowered it. */
+    public boolean clearMassStale(String team) {
+        Update u = new Update(table, TeamItems.key(team));
+        u.condition("attribute_exists(" + u.name(TeamItems.MASS_STALE_SINCE) + ")");
+        u.remove(TeamItems.MASS_STALE_SINCE).remove(TeamItems.MASS_STALE_ALIVE).remove(TeamItems.MASS_STALE_STALE)
+                .remove(TeamItems.MASS_STALE_THRESHOLD);
+        return conditional("clear the mass-stale flag", u);
+    }
+
+    private boolean conditional(String what, Update u) {
+        try {
+            StoreFailures.call(what, () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
+            return true;
+        } catch (ConditionalCheckFailedException e) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,107 @@
+package io.lifeline.sweep;
+
+import io.lifeline.agent.AgentStatus;
+import io.lifeline.agent.TeamSettings;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What one sweep should do, decided from one snapshot at one instant (pure: no store, no clock). An alive
+ * agent whose deadline has passed, and that is not paused, has missed this sweep: it gets a miss, or dies
+ * when the misses reach its grace. Self-preservation: when more than the threshold share of a team's
+ * alive agents are stale at once (and the team has at least the minimum alive), the sweep holds back that
+ * whole team and raises one alert instead, as Eureka and Kubernetes do against their own blind spots.
+ */
+public final class SweepPlan {
+
+    /** An agent as the sweep read it; {@code beats} is what its conditional write will insist on. */
+    public record Observed(String team, String agentId, AgentStatus status, Instant heartbeatAt, Instant deadline,
+                           int misses, int graceMisses, long beats, Instant pausedUntil) {
+    }
+
+    /** The service-wide self-preservation defaults; a team's settings may override them. */
+    public record Policy(double threshold, int minAlive) {
+    }
+
+    public sealed interface Action permits Miss, Kill {
+        Observed agent();
+    }
+
+    /** Record one more missed sweep. */
+    public record Miss(Observed agent, int misses) implements Action {
+    }
+
+    /** Mark dead, with the reason a person will read. */
+    public record Kill(Observed agent, int misses, String reason) implements Action {
+    }
+
+    /** One team's outcome. When {@code held}, {@code actions} is empty and an alert is due. */
+    public record TeamOutcome(String team, int alive, int stale, boolean held, double threshold,
+                              List<Action> actions) {
+    }
+
+    private SweepPlan() {
+    }
+
+    public static List<TeamOutcome> decide(List<Observed> agents, Map<String, TeamSettings> teams, Policy policy,
+                                           Instant now) {
+        Map<String, List<Observed>> byTeam = new TreeMap<>();
+        for (Observed a : agents) {
+            if (a.status().isAlive()) {
+                byTeam.computeIfAbsent(a.team(), t -> new ArrayList<>()).add(a);
+            }
+        }
+        List<TeamOutcome> outcomes = new ArrayList<>();
+        for (Map.Entry<String, List<Observed>> e : byTeam.entrySet()) {
+            TeamSettings settings = teams.get(e.getKey());
+            if (settings != null && settings.pausedAt(now)) {
+                continue;
+            }
+            outcomes.add(decideTeam(e.getKey(), e.getValue(), settings, policy, now));
+        }
+        return outcomes;
+    }
+
+    private static TeamOutcome decideTeam(String team, List<Observed> alive, TeamSettings settings, Policy policy,
+                                          Instant now) {
+        double threshold = settings != null && settings.selfPreservationThreshold() != null
+                ? settings.selfPreservationThreshold() : policy.threshold();
+        int minAlive = settings != null && settings.selfPreservationMinAlive() != null
+                ? settings.selfPreservationMinAlive() : policy.minAlive();
+        List<Observed> watched = new ArrayList<>();
+        List<Observed> stale = new ArrayList<>();
+        for (Observed a : alive) {
+            if (a.pausedUntil() != null && now.isBefore(a.pausedUntil())) {
+                continue;
+            }
+            watched.add(a);
+            if (a.deadline() != null && now.isAfter(a.deadline())) {
+                stale.add(a);
+            }
+        }
+        if (watched.size() >= minAlive && stale.size() > threshold * watched.size()) {
+            return new TeamOutcome(team, watched.size(), stale.size(), true, threshold, List.of());
+        }
+        List<Action> actions = new ArrayList<>();
+        for (Observed a : stale) {
+            int misses = a.misses() + 1;
+            if (misses >= a.graceMisses()) {
+                actions.add(new Kill(a, misses, reason(a, misses, now)));
+            } else {
+                actions.add(new Miss(a, misses));
+            }
+        }
+        return new TeamOutcome(team, watched.size(), stale.size(), false, threshold, actions);
+    }
+
+    static String reason(Observed a, int misses, Instant now) {
+        String silent = a.heartbeatAt() == null ? "never sent a heartbeat"
+                : "no heartbeat for " + Duration.between(a.heartbeatAt(), now).toSeconds() + " s (last at "
+                        + a.heartbeatAt() + ")";
+        return silent + "; deadline " + a.deadline() + " passed, " + misses + " missed sweep" + (misses == 1 ? "" : "s");
+    }
+}
