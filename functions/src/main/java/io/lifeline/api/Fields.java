@@ -65,9 +65,16 @@ final class Fields {
         return s;
     }
 
+    /** An id is checked against the id pattern only, so an empty or blank id is INVALID_ID, as in a path. */
     String id(String field) {
-        String s = string(field, Integer.MAX_VALUE);
-        return s == null ? null : Limits.requireId("'" + field + "'", s);
+        if (!has(field)) {
+            return null;
+        }
+        JsonNode v = body.get(field);
+        if (!v.isTextual()) {
+            throw wrongType(field, "a string");
+        }
+        return Limits.requireId("'" + field + "'", v.textValue());
     }
 
     String requiredId(String field) {

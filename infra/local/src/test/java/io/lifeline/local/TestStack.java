@@ -10,10 +10,13 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
+import java.util.function.Supplier;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -129,6 +132,17 @@ public final class TestStack implements AutoCloseable {
 
     /** Sends the fixture {@code route} with the path parameters, key, query and body given. */
     public Reply send(String route, String key, Map<String, String> path, Map<String, String> query, String body) {
+        LocalGateway.Response r = raw(route, key, path, query, body);
+        try {
+            return new Reply(r.status(), r.headers(), Json.parse(r.body()));
+        } catch (Exception e) {
+            throw new IllegalStateException("not JSON: " + r.body(), e);
+        }
+    }
+
+    /** Like {@link #send}, but the response exactly as the client receives it (to compare answers byte for byte). */
+    public LocalGateway.Response raw(String route, String key, Map<String, String> path, Map<String, String> query,
+                                     String body) {
         APIGatewayV2HTTPEvent event = EventLoader.loadApiGatewayHttpEvent("apigw/" + route + ".json");
         Map<String, String> params = new LinkedHashMap<>(event.getPathParameters() == null ? Map.of()
                 : event.getPathParameters());
@@ -151,12 +165,7 @@ public final class TestStack implements AutoCloseable {
         event.setHeaders(headers);
         event.setQueryStringParameters(query == null || query.isEmpty() ? null : query);
         event.setBody(body);
-        LocalGateway.Response r = gateway.invoke(event);
-        try {
-            return new Reply(r.status(), r.headers(), Json.parse(r.body()));
-        } catch (Exception e) {
-            throw new IllegalStateException("not JSON: " + r.body(), e);
-        }
+        return gateway.invoke(event);
     }
 
     /** A request of the admin key on team {@link #TEAM}, for routes with an agent id. */
@@ -166,6 +175,11 @@ public final class TestStack implements AutoCloseable {
 
     public Reply team(String route, String body) {
         return send(route, adminKey, Map.of("team", TEAM), null, body);
+    }
+
+    /** A request of the admin key on team {@link #TEAM}, for routes with a task id. */
+    public Reply task(String route, String taskId, String body) {
+        return send(route, adminKey, Map.of("team", TEAM, "taskId", taskId), null, body);
     }
 
     public Reply register(String agentId) {
@@ -208,6 +222,26 @@ public final class TestStack implements AutoCloseable {
         List<Map<String, AttributeValue>> items = new ArrayList<>();
         dynamo.scanPaginator(s -> s.tableName(table).consistentRead(true)).items().forEach(items::add);
         return items;
+    }
+
+    /**
+     * Runs a request that must be refused and checks that it changed no item of the table (DESIGN.md
+     * section 4: a rejected request writes nothing). Call it with the outbox drained or not, but do not
+     * drain inside {@code request}.
+     */
+    public Reply writesNothing(Supplier<Reply> request) {
+        Set<Map<String, AttributeValue>> before = new HashSet<>(allItems());
+        Reply reply = request.get();
+        Set<Map<String, AttributeValue>> after = new HashSet<>(allItems());
+        if (!before.equals(after)) {
+            Set<Map<String, AttributeValue>> added = new HashSet<>(after);
+            added.removeAll(before);
+            Set<Map<String, AttributeValue>> removed = new HashSet<>(before);
+            removed.removeAll(after);
+            throw new AssertionError("a refused request (" + reply.status() + " " + reply.body()
+                    + ") changed the table; now there: " + added + "; gone: " + removed);
+        }
+        return reply;
     }
 
     @Override
