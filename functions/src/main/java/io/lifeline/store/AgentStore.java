@@ -119,17 +119,22 @@ public final class AgentStore {
             Update u = new Update(table, AgentItems.key(hb.team(), hb.agentId()));
             AgentItems.stampLiveness(u, now, hb.nextWithin());
             AgentItems.stampStats(u, hb.stats());
-            Trigger change = null;
             if (expected == null || expected == hb.reported()) {
                 u.condition(u.in(STATUS, List.of(s(AgentStatus.READY.wire()), s(AgentStatus.WORKING.wire()))));
                 if (expected != null) {
                     u.condition(u.name(STATUS) + " = " + u.value(s(expected.wire())));
                 }
+            } else if (expected == AgentStatus.WORKING && hb.reported() == AgentStatus.READY) {
+                // working -> ready by report only while no task is held; a held task ends by task_complete,
+                // so it can never be left in progress behind an agent that says it is idle.
+                u.condition(u.name(STATUS) + " = " + u.value(s(AgentStatus.WORKING.wire())));
+                u.condition("attribute_not_exists(" + u.name(AgentItems.TASK) + ")");
+                AgentItems.stampTransition(u, Trigger.REPORT_READY, AgentStatus.READY,
+                        "reported by heartbeat (" + hb.source() + ")", now);
             } else {
-                // The agent is in `expected` and reports the other alive status: a status change.
-                change = TransitionTable.reportTrigger(hb.reported());
                 u.condition(u.name(STATUS) + " = " + u.value(s(expected.wire())));
-                AgentItems.stampTransition(u, change, hb.reported(), "reported by heartbeat (" + hb.source() + ")", now);
+                AgentItems.stampTransition(u, TransitionTable.reportTrigger(hb.reported()), hb.reported(),
+                        "reported by heartbeat (" + hb.source() + ")", now);
             }
             try {
                 return AgentItems.toAgent(StoreFailures.call("update heartbeat",
@@ -139,8 +144,11 @@ public final class AgentStore {
                 if (!current.isAlive()) {
                     throw rejoinRequired(current);
                 }
-                // Alive but in another status than this attempt assumed: the next attempt changes from there.
-                expected = current;
+                // Alive in another status than this attempt assumed: the next attempt starts from there. A
+                // working agent that holds a task stays working: the heartbeat only renews its liveness.
+                boolean holdsTask = e.item().containsKey(AgentItems.TASK);
+                expected = current == AgentStatus.WORKING && hb.reported() == AgentStatus.READY && holdsTask
+                        ? null : current;
             }
         }
         throw new LifelineException(LifelineException.Kind.UNAVAILABLE, "CONTENDED",

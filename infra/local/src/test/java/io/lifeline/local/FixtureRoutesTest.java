@@ -72,7 +72,16 @@ class FixtureRoutesTest {
             Map.entry("complete", Expectation.error(400, "MISSING_FIELD")),
             Map.entry("create-key", Expectation.error(400, "MISSING_FIELD")),
             Map.entry("list-keys", Expectation.ok(null, 200, "keys")),
-            Map.entry("revoke-key", Expectation.error(404, "KEY_NOT_FOUND")));
+            Map.entry("revoke-key", Expectation.error(404, "KEY_NOT_FOUND")),
+            Map.entry("fail", Expectation.ok("working", 200, AGENT.toArray(String[]::new))),
+            Map.entry("pause-agent", Expectation.error(400, "INVALID_FIELD")),
+            Map.entry("resume-agent", Expectation.ok(null, 200, AGENT.toArray(String[]::new))),
+            Map.entry("inbox", Expectation.ok(null, 200, "agentId", "messages")),
+            Map.entry("get-settings", Expectation.ok(null, 200, "team")),
+            Map.entry("put-settings", Expectation.error(400, "MISSING_FIELD")),
+            Map.entry("pause-team", Expectation.error(400, "INVALID_FIELD")),
+            Map.entry("resume-team", Expectation.ok(null, 200, "team")),
+            Map.entry("events", Expectation.ok(null, 200, "count", "events")));
 
     @BeforeAll
     static void start() throws Exception {

@@ -48,6 +48,8 @@ public final class TestStack implements AutoCloseable {
     public final LocalGateway gateway;
     public final StreamPump pump;
     public final FunctionHost host;
+    /** The stack's own EventBridge stand-in, with the template's rules. */
+    public final LocalEventBus bus;
     public final String adminKey;
     private final KeyStore keys;
     private final DynamoDbClient admin;
@@ -67,7 +69,11 @@ public final class TestStack implements AutoCloseable {
                         software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("local", "local")))
                 .overrideConfiguration(c -> interceptors.forEach(c::addExecutionInterceptor))
                 .build();
-        this.host = new FunctionHost(template, parameters, table, dynamo, clock);
+        Map<String, String> params = LifelineLocal.localParameters(parameters);
+        this.bus = new LocalEventBus(template.rules(params), clock);
+        this.host = new FunctionHost(template, params, Map.of(template.tableLogicalId(), table,
+                template.eventBusLogicalId(), "bus-" + table), dynamo, io.lifeline.config.Wiring.memoize(bus::client),
+                clock);
         this.gateway = new LocalGateway(template, host, clock);
         String streamArn = admin.describeTable(d -> d.tableName(table)).table().latestStreamArn();
         this.pump = new StreamPump(server.streamsClient(), streamArn, StreamPump.consumers(host), null);
@@ -197,6 +203,15 @@ public final class TestStack implements AutoCloseable {
         return agent("heartbeat", agentId, body);
     }
 
+    /** Runs one sweep now (the template's SweepFunction, invoked as its schedule would); the ids marked dead. */
+    @SuppressWarnings("unchecked")
+    public List<String> sweep() {
+        com.amazonaws.services.lambda.runtime.RequestHandler<com.amazonaws.services.lambda.runtime.events.ScheduledEvent,
+                List<String>> sweep = host.handler("SweepFunction");
+        return sweep.handleRequest(new com.amazonaws.services.lambda.runtime.events.ScheduledEvent(),
+                new LocalContext("SweepFunction", UUID.randomUUID().toString()));
+    }
+
     // ---- direct store access for setup and inspection ------------------------------------------------
 
     public Map<String, AttributeValue> item(String pk, String sk) {
@@ -246,6 +261,7 @@ public final class TestStack implements AutoCloseable {
 
     @Override
     public void close() {
+        bus.close();
         admin.deleteTable(d -> d.tableName(table));
         if (dynamo != admin) {
             dynamo.close();
