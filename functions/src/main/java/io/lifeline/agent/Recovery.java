@@ -5,7 +5,7 @@ import java.time.Instant;
 
 /**
  * Seed 002's crash-recovery answer: a saved checkpoint is offered back when it exists, is not older than
- * {@code maxAge}, and the session that saved it has gone quiet (no heartbeat within its stale-after).
+ * {@code maxAge}, and the session that saved it has gone quiet (not alive, or past its deadline).
  */
 public final class Recovery {
 
@@ -27,9 +27,9 @@ public final class Recovery {
         if (Duration.between(savedAt, now).compareTo(maxAge) > 0) {
             return new Answer(false, STATE_TOO_OLD, null, savedAt);
         }
-        boolean recentBeat = agent.heartbeatAt() != null
-                && Duration.between(agent.heartbeatAt(), now).compareTo(agent.staleAfter()) < 0;
-        if (agent.status().isAlive() && recentBeat) {
+        // The session is active while its current deadline (heartbeat + staleAfter, or what it declared) lies ahead.
+        boolean withinDeadline = agent.deadline() != null && now.isBefore(agent.deadline());
+        if (agent.status().isAlive() && withinDeadline) {
             return new Answer(false, SESSION_STILL_ACTIVE, null, savedAt);
         }
         return new Answer(true, null, checkpointJson, savedAt);

@@ -176,6 +176,14 @@ public final class AgentStore {
         }
     }
 
+    /**
+     * Moves the agent by {@code trigger} with no writes beyond the transition itself; for callers outside
+     * this package (sweep, revive flow), which cannot name {@link Update}.
+     */
+    public Agent transition(String team, String agentId, Trigger trigger, String reason, Instant now) {
+        return transition(team, agentId, trigger, reason, now, u -> { });
+    }
+
     public Agent join(String team, String agentId, Instant now) {
         return transition(team, agentId, Trigger.JOIN, "agent joined", now,
                 u -> AgentItems.stampLiveness(u, now, null));

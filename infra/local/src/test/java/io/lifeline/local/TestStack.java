@@ -212,6 +212,22 @@ public final class TestStack implements AutoCloseable {
                 new LocalContext("SweepFunction", UUID.randomUUID().toString()));
     }
 
+    public Reply createTask(String taskId) {
+        return team("create-task", "{\"taskId\":\"" + taskId + "\",\"title\":\"Task " + taskId + "\"}");
+    }
+
+    /** The agent's history as the API answers it (newest first, at most {@code limit}, 1..100). */
+    public List<JsonNode> transitions(String agentId, int limit) {
+        Reply r = send("transitions", adminKey, Map.of("team", TEAM, "agentId", agentId),
+                Map.of("limit", Integer.toString(limit)), null);
+        if (r.status() != 200) {
+            throw new IllegalStateException("GET transitions answered " + r.status() + ": " + r.body());
+        }
+        List<JsonNode> out = new ArrayList<>();
+        r.body().get("transitions").forEach(out::add);
+        return out;
+    }
+
     // ---- direct store access for setup and inspection ------------------------------------------------
 
     public Map<String, AttributeValue> item(String pk, String sk) {
@@ -230,6 +246,25 @@ public final class TestStack implements AutoCloseable {
                 .updateExpression("SET #s = :s")
                 .expressionAttributeNames(Map.of("#s", "status"))
                 .expressionAttributeValues(Map.of(":s", AttributeValue.fromS(status))));
+    }
+
+    /**
+     * The transition records the outbox has written for the agent, oldest first, read straight from the
+     * table (unlike GET transitions, which also shows the item's newest stamp before the outbox catches up).
+     */
+    public List<Map<String, AttributeValue>> recordedTransitions(String agentId) {
+        List<Map<String, AttributeValue>> items = new ArrayList<>();
+        dynamo.queryPaginator(q -> q.tableName(table).consistentRead(true)
+                .keyConditionExpression("pk = :pk AND begins_with(sk, :t)")
+                .expressionAttributeValues(Map.of(":pk", AttributeValue.fromS("TEAM#" + TEAM + "#AGENT#" + agentId),
+                        ":t", AttributeValue.fromS("T#"))))
+                .items().forEach(items::add);
+        return items;
+    }
+
+    /** The ARN of this stack's table stream, for a second {@link StreamPump} over the same records. */
+    public String streamArn() {
+        return admin.describeTable(d -> d.tableName(table)).table().latestStreamArn();
     }
 
     /** Every item in this stack's table; for tests that check nothing was written. */

@@ -1,0 +1,242 @@
+package io.lifeline.local;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.amazonaws.services.lambda.runtime.RequestHandler;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.lifeline.api.HttpApiHandler;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.nodes.MappingNode;
+import org.yaml.snakeyaml.nodes.Node;
+import org.yaml.snakeyaml.nodes.NodeTuple;
+import org.yaml.snakeyaml.nodes.ScalarNode;
+import software.amazon.awssdk.services.dynamodb.model.StreamViewType;
+import software.amazon.awssdk.services.dynamodb.model.TableDescription;
+
+/**
+ * template.yaml against the code: each API function's handler serves exactly the routes the template gives
+ * it, every handler class exists, the table has what the outbox and TTL need, and the Globals and policies
+ * a deployment needs are there. The template is read twice: as a tree (Jackson, tags dropped, as Local reads
+ * it) and as SnakeYAML nodes where the CloudFormation tags ({@code !Ref}, {@code !GetAtt}) are kept.
+ */
+class SamTemplateTest {
+    static TestStack stack;
+    static SamTemplate template;
+    static JsonNode root;
+    static MappingNode tagged;
+
+    @BeforeAll
+    static void start() throws Exception {
+        stack = TestStack.start();
+        template = TestStack.template();
+        Path path = Path.of(System.getProperty("lifeline.template", "../../template.yaml"));
+        root = new ObjectMapper(new YAMLFactory()).readTree(path.toFile());
+        try (Reader in = Files.newBufferedReader(path)) {
+            tagged = (MappingNode) new Yaml().compose(in);
+        }
+    }
+
+    @AfterAll
+    static void stop() {
+        stack.close();
+    }
+
+    private static Map<String, JsonNode> functionResources() {
+        Map<String, JsonNode> out = new HashMap<>();
+        root.path("Resources").fields().forEachRemaining(e -> {
+            if ("AWS::Serverless::Function".equals(e.getValue().path("Type").asText())) {
+                out.put(e.getKey(), e.getValue());
+            }
+        });
+        return out;
+    }
+
+    private static Set<String> httpRouteKeys(JsonNode function) {
+        Set<String> keys = new HashSet<>();
+        for (Iterator<JsonNode> it = function.path("Properties").path("Events").elements(); it.hasNext(); ) {
+            JsonNode event = it.next();
+            if ("HttpApi".equals(event.path("Type").asText())) {
+                keys.add(event.path("Properties").path("Method").asText().toUpperCase() + " "
+                        + event.path("Properties").path("Path").asText());
+            }
+        }
+        return keys;
+    }
+
+    @Test
+    void apiFunctions_handlerRouteKeys_equalTheTemplatesRouteKeys() {
+        int apiFunctions = 0;
+        for (Map.Entry<String, JsonNode> f : functionResources().entrySet()) {
+            Set<String> templateKeys = httpRouteKeys(f.getValue());
+            RequestHandler<?, ?> handler = stack.host.handler(f.getKey());
+            if (templateKeys.isEmpty()) {
+                assertFalse(handler instanceof HttpApiHandler, f.getKey() + " serves routes the template never sends it");
+                continue;
+            }
+            apiFunctions++;
+            HttpApiHandler api = assertInstanceOf(HttpApiHandler.class, handler, f.getKey());
+            assertEquals(templateKeys, api.routeKeys(), f.getKey() + ": handler routes vs template routes");
+        }
+        assertEquals(4, apiFunctions, "Heartbeat, Agents, Tasks and Keys functions");
+    }
+
+    @Test
+    void routes_eachRouteKeyBelongsToOneFunction_andTheGatewayServesThemAll() {
+        List<String> all = new ArrayList<>();
+        functionResources().values().forEach(f -> all.addAll(httpRouteKeys(f)));
+        assertEquals(all.size(), new HashSet<>(all).size(), "a route key appears in two functions: " + all);
+        assertEquals(new HashSet<>(all), new HashSet<>(stack.gateway.routeKeys()));
+        // The SamTemplate reader Local uses agrees with this reading.
+        Set<String> viaReader = new HashSet<>();
+        template.functions(Map.of(), Map.of(template.tableLogicalId(), "t")).forEach(
+                f -> f.routes().forEach(r -> viaReader.add(r.routeKey())));
+        assertEquals(new HashSet<>(all), viaReader);
+    }
+
+    @Test
+    void httpApiEvents_allAttachToTheOneHttpApi() {
+        for (Map.Entry<String, Node> f : resourcesTagged().entrySet()) {
+            Node events = get(f.getValue(), "Properties", "Events");
+            if (events == null) {
+                continue;
+            }
+            for (NodeTuple e : ((MappingNode) events).getValue()) {
+                if ("HttpApi".equals(scalar(get(e.getValueNode(), "Type")))) {
+                    Node apiId = get(e.getValueNode(), "Properties", "ApiId");
+                    assertEquals("!Ref", apiId.getTag().getValue(), f.getKey());
+                    assertEquals("HttpApi", scalar(apiId), f.getKey());
+                }
+            }
+        }
+    }
+
+    @Test
+    void handlerClasses_allExist_andAreLambdaRequestHandlers() throws Exception {
+        for (Map.Entry<String, JsonNode> f : functionResources().entrySet()) {
+            String handler = f.getValue().path("Properties").path("Handler").asText();
+            assertTrue(handler.endsWith("::handleRequest"), f.getKey() + ": " + handler);
+            Class<?> type = Class.forName(handler.substring(0, handler.indexOf("::")));
+            assertTrue(RequestHandler.class.isAssignableFrom(type), type + " is a RequestHandler");
+            assertNotNull(type.getConstructor(), type + " has the no-arg constructor the Lambda runtime uses");
+            assertNotNull(stack.host.handler(f.getKey()), f.getKey() + " starts in Local");
+        }
+    }
+
+    @Test
+    void table_streamsNewAndOldImages_andExpiresByExpiresAt() {
+        JsonNode table = root.path("Resources").path(template.tableLogicalId()).path("Properties");
+        assertEquals("NEW_AND_OLD_IMAGES", table.path("StreamSpecification").path("StreamViewType").asText());
+        assertEquals("expiresAt", table.path("TimeToLiveSpecification").path("AttributeName").asText());
+        assertTrue(table.path("TimeToLiveSpecification").path("Enabled").asBoolean());
+        assertEquals("expiresAt", template.timeToLiveAttribute());
+        // And the table Local built from it.
+        TableDescription built = stack.dynamo.describeTable(d -> d.tableName(stack.table)).table();
+        assertEquals(StreamViewType.NEW_AND_OLD_IMAGES, built.streamSpecification().streamViewType());
+        assertTrue(built.streamSpecification().streamEnabled());
+        assertEquals("expiresAt", stack.dynamo.describeTimeToLive(d -> d.tableName(stack.table))
+                .timeToLiveDescription().attributeName());
+    }
+
+    @Test
+    void globals_java17_snapStartOnPublishedVersions_autoPublishAlias() {
+        JsonNode g = root.path("Globals").path("Function");
+        assertEquals("java17", g.path("Runtime").asText());
+        assertEquals("PublishedVersions", g.path("SnapStart").path("ApplyOn").asText());
+        assertFalse(g.path("AutoPublishAlias").asText().isBlank(), "SnapStart needs a published alias");
+        for (Map.Entry<String, JsonNode> f : functionResources().entrySet()) {
+            JsonNode p = f.getValue().path("Properties");
+            for (String overridden : List.of("Runtime", "SnapStart", "AutoPublishAlias")) {
+                assertTrue(p.path(overridden).isMissingNode(), f.getKey() + " overrides " + overridden);
+            }
+        }
+    }
+
+    @Test
+    void everyFunction_getsTableNameAsRefToTheTable() {
+        String tableId = template.tableLogicalId();
+        Node globalValue = get(tagged, "Globals", "Function", "Environment", "Variables", "TABLE_NAME");
+        for (Map.Entry<String, Node> f : resourcesTagged().entrySet()) {
+            Node own = get(f.getValue(), "Properties", "Environment", "Variables", "TABLE_NAME");
+            Node value = own != null ? own : globalValue;
+            assertNotNull(value, f.getKey() + " has no TABLE_NAME");
+            assertEquals("!Ref", value.getTag().getValue(), f.getKey() + ": TABLE_NAME is a !Ref, not a name");
+            assertEquals(tableId, scalar(value), f.getKey());
+        }
+        // Resolved as Local resolves it, every function sees the table's name.
+        template.functions(Map.of(), Map.of(tableId, "the-table")).forEach(
+                f -> assertEquals("the-table", f.environment().get("TABLE_NAME"), f.logicalId()));
+    }
+
+    @Test
+    void everyFunction_hasPolicies_scopedToTheTable() {
+        String tableArn = template.tableLogicalId() + ".Arn";
+        for (Map.Entry<String, Node> f : resourcesTagged().entrySet()) {
+            Node policies = get(f.getValue(), "Properties", "Policies");
+            assertNotNull(policies, f.getKey() + " has no Policies");
+            JsonNode tree = functionResources().get(f.getKey()).path("Properties").path("Policies");
+            assertTrue(tree.isArray() && !tree.isEmpty(), f.getKey() + " has an empty Policies list");
+            for (JsonNode policy : tree) {
+                for (JsonNode statement : policy.path("Statement")) {
+                    assertEquals(tableArn, statement.path("Resource").asText(),
+                            f.getKey() + ": statements name the table, not '*'");
+                    assertTrue(statement.path("Action").size() > 0 || statement.path("Action").isTextual());
+                }
+            }
+        }
+    }
+
+    // ---- SnakeYAML nodes, tags kept ----------------------------------------------------------------
+
+    private static Map<String, Node> resourcesTagged() {
+        Map<String, Node> out = new HashMap<>();
+        for (NodeTuple r : ((MappingNode) get(tagged, "Resources")).getValue()) {
+            if ("AWS::Serverless::Function".equals(scalar(get(r.getValueNode(), "Type")))) {
+                out.put(scalar(r.getKeyNode()), r.getValueNode());
+            }
+        }
+        return out;
+    }
+
+    private static Node get(Node node, String... path) {
+        Node at = node;
+        for (String key : path) {
+            if (!(at instanceof MappingNode m)) {
+                return null;
+            }
+            Node next = null;
+            for (NodeTuple t : m.getValue()) {
+                if (key.equals(scalar(t.getKeyNode()))) {
+                    next = t.getValueNode();
+                }
+            }
+            if (next == null) {
+                return null;
+            }
+            at = next;
+        }
+        return at;
+    }
+
+    private static String scalar(Node node) {
+        return node instanceof ScalarNode s ? s.getValue() : null;
+    }
+}
