@@ -1,0 +1,207 @@
+package io.lifeline.schedule;
+
+import com.cronutils.model.Cron;
+import com.cronutils.model.CronType;
+import com.cronutils.model.definition.CronDefinitionBuilder;
+import com.cronutils.model.time.ExecutionTime;
+import com.cronutils.parser.CronParser;
+import io.lifeline.agent.LifelineException;
+import java.time.DateTimeException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Parses the seed-003 schedule forms. Everything a caller can get wrong is refused with
+ * {@code LifelineException.badInput("INVALID_SCHEDULE", <a sentence for a person>)}.
+ *
+ * <p>Accepted, after trimming surrounding whitespace (prefixes are lower case):
+ * <ul>
+ *   <li>{@code every:<n><s|m|h|d>}, 1 s to 7 d, e.g. {@code every:30s}, {@code every:5m}; canonical without
+ *       leading zeros</li>
+ *   <li>{@code cron:<minute> <hour> <day-of-month> <month> <day-of-week>} (Unix; names such as MON and JAN
+ *       allowed); canonical with single spaces. An expression that can never run (30 February) is refused.</li>
+ *   <li>{@code daily:HH:MM}, 24-hour, two digits each</li>
+ *   <li>{@code hourly}</li>
+ *   <li>{@code at:<ISO-8601 date-time with Z or an offset>}; canonical as the UTC instant
+ *       ({@code at:2026-03-01T11:00:00Z})</li>
+ * </ul>
+ * The time zone is an id {@link ZoneId#of} knows (an IANA region such as {@code Europe/Berlin}, or a fixed
+ * offset such as {@code +05:30}); null means UTC.
+ */
+public final class Schedules {
+
+    /** Longest schedule expression accepted, in characters (before trimming). */
+    public static final int MAX_EXPRESSION_CHARS = 128;
+    /** Longest time zone id accepted, in characters. */
+    public static final int MAX_ZONE_CHARS = 64;
+    public static final Duration MIN_INTERVAL = Duration.ofSeconds(1);
+    public static final Duration MAX_INTERVAL = Duration.ofDays(7);
+
+    private static final String CODE = "INVALID_SCHEDULE";
+    private static final String FORMS =
+            "every:<n><s|m|h|d>, cron:<5 fields>, daily:HH:MM, hourly or at:<ISO-8601 instant>";
+    private static final Pattern EVERY = Pattern.compile("(-?[0-9]+)([a-zA-Z]*)");
+    private static final Pattern DAILY = Pattern.compile("([0-9]{2}):([0-9]{2})");
+    private static final CronParser CRON_PARSER =
+            new CronParser(CronDefinitionBuilder.instanceDefinitionFor(CronType.UNIX));
+    /** Where the "can this cron ever run" check starts; any date works, as cron repeats at most every 28 years. */
+    private static final LocalDateTime CRON_PROBE_START = LocalDateTime.of(2000, 1, 1, 0, 0);
+
+    private Schedules() {
+    }
+
+    /**
+     * @param expression one of the forms above
+     * @param timeZone   a zone id, or null for UTC
+     * @throws LifelineException BAD_INPUT / INVALID_SCHEDULE when either argument is not acceptable
+     */
+    public static Schedule parse(String expression, String timeZone) {
+        ZoneId zone = zone(timeZone);
+        if (expression == null || expression.isBlank()) {
+            throw invalid("schedule is missing; use " + FORMS);
+        }
+        if (expression.length() > MAX_EXPRESSION_CHARS) {
+            throw invalid("schedule is longer than " + MAX_EXPRESSION_CHARS + " characters");
+        }
+        String text = expression.strip();
+        if (text.equals("hourly")) {
+            return new HourlySchedule("hourly", zone);
+        }
+        int colon = text.indexOf(':');
+        String form = colon < 0 ? text : text.substring(0, colon);
+        String value = colon < 0 ? "" : text.substring(colon + 1).strip();
+        switch (form) {
+            case "every":
+                return every(value, zone);
+            case "cron":
+                return cron(value, zone);
+            case "daily":
+                return daily(value, zone);
+            case "at":
+                return at(value, zone);
+            case "hourly":
+                throw invalid("hourly takes no argument (it means the top of every hour in the time zone)");
+            case "startup":
+            case "on_change":
+                throw invalid("'" + form + "' is not a time schedule, so no heartbeat time can be expected from it; use "
+                        + FORMS);
+            default:
+                throw invalid("unknown schedule form '" + quote(form) + "'; use " + FORMS);
+        }
+    }
+
+    private static ZoneId zone(String timeZone) {
+        if (timeZone == null) {
+            return ZoneOffset.UTC;
+        }
+        if (timeZone.isBlank() || timeZone.length() > MAX_ZONE_CHARS) {
+            throw invalid("time zone must be an IANA zone id such as Europe/Berlin (or omitted for UTC)");
+        }
+        try {
+            return ZoneId.of(timeZone);
+        } catch (DateTimeException e) {
+            throw invalid("unknown time zone '" + quote(timeZone) + "'; use an IANA zone id such as Europe/Berlin");
+        }
+    }
+
+    private static Schedule every(String value, ZoneId zone) {
+        Matcher m = EVERY.matcher(value);
+        if (!m.matches()) {
+            throw invalid("every needs a whole number and a unit, e.g. every:30s, every:5m, every:1h, every:1d");
+        }
+        String unit = m.group(2);
+        if (unit.isEmpty()) {
+            throw invalid("every:" + m.group(1) + " has no unit; add s, m, h or d (e.g. every:5m)");
+        }
+        long n;
+        try {
+            n = Long.parseLong(m.group(1));
+        } catch (NumberFormatException e) {
+            throw invalid("every:" + quote(value) + " is too large; the longest interval is 7d");
+        }
+        if (n <= 0) {
+            throw invalid("every needs an interval greater than zero, got " + quote(value));
+        }
+        Duration interval;
+        switch (unit) {
+            case "s":
+                interval = n > MAX_INTERVAL.toSeconds() ? null : Duration.ofSeconds(n);
+                break;
+            case "m":
+                interval = n > MAX_INTERVAL.toMinutes() ? null : Duration.ofMinutes(n);
+                break;
+            case "h":
+                interval = n > MAX_INTERVAL.toHours() ? null : Duration.ofHours(n);
+                break;
+            case "d":
+                interval = n > MAX_INTERVAL.toDays() ? null : Duration.ofDays(n);
+                break;
+            default:
+                throw invalid("unknown unit '" + quote(unit) + "' in every:" + quote(value) + "; use s, m, h or d");
+        }
+        if (interval == null) {
+            throw invalid("every:" + value + " is longer than the longest interval, 7d");
+        }
+        return new EverySchedule("every:" + n + unit, zone, interval);
+    }
+
+    private static Schedule cron(String value, ZoneId zone) {
+        String[] fields = value.isEmpty() ? new String[0] : value.split("\\s+");
+        if (fields.length != 5) {
+            throw invalid("cron needs 5 fields (minute hour day-of-month month day-of-week), got " + fields.length);
+        }
+        String canonical = String.join(" ", fields);
+        ExecutionTime executionTime;
+        try {
+            Cron cron = CRON_PARSER.parse(canonical).validate();
+            executionTime = ExecutionTime.forCron(cron);
+        } catch (IllegalArgumentException e) {
+            throw invalid("invalid cron expression '" + quote(canonical) + "': " + e.getMessage());
+        }
+        if (executionTime.nextExecution(CRON_PROBE_START.atZone(ZoneOffset.UTC)).isEmpty()) {
+            throw invalid("cron expression '" + quote(canonical) + "' never runs (no such date)");
+        }
+        return new CronSchedule("cron:" + canonical, zone, executionTime);
+    }
+
+    private static Schedule daily(String value, ZoneId zone) {
+        Matcher m = DAILY.matcher(value);
+        if (!m.matches()) {
+            throw invalid("daily needs a 24-hour time HH:MM, e.g. daily:02:00");
+        }
+        int hour = Integer.parseInt(m.group(1));
+        int minute = Integer.parseInt(m.group(2));
+        if (hour > 23 || minute > 59) {
+            throw invalid("daily:" + value + " is not a time of day; hours run 00-23 and minutes 00-59");
+        }
+        return new DailySchedule("daily:" + value, zone, LocalTime.of(hour, minute));
+    }
+
+    private static Schedule at(String value, ZoneId zone) {
+        Instant at;
+        try {
+            at = OffsetDateTime.parse(value).toInstant();
+        } catch (DateTimeParseException e) {
+            throw invalid("at needs an ISO-8601 date-time with Z or an offset, e.g. at:2026-03-01T12:00:00Z or "
+                    + "at:2026-03-01T13:00:00+01:00");
+        }
+        return new AtSchedule("at:" + at, zone, at);
+    }
+
+    private static LifelineException invalid(String why) {
+        return LifelineException.badInput(CODE, why);
+    }
+
+    /** Input echoed into a message, cut so a message stays short. */
+    private static String quote(String text) {
+        return text.length() <= 40 ? text : text.substring(0, 40) + "...";
+    }
+}
