@@ -28,7 +28,6 @@ public record Agent(
         Instant registeredAt,
         Transition lastTransition,
         Instant pausedUntil,
-        String pauseReason,
         String schedule,
         String timeZone) {
 

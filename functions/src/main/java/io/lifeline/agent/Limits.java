@@ -12,11 +12,19 @@ public final class Limits {
     public static final int MAX_CHECKPOINT_BYTES = 4 * 1024;
     /** Team, agent, host, task and key ids. */
     public static final Pattern ID_PATTERN = Pattern.compile("[A-Za-z0-9._-]{1,64}");
-    /** Agent display name, in characters. Kept short so an agent item stays under 1 KB (1 write unit). */
-    public static final int MAX_NAME_CHARS = 64;
-    public static final int MAX_ROLE_CHARS = 64;
-    /** A transition's reason; longer reasons are cut, not refused. */
+    /**
+     * Agent display name and role, in UTF-8 bytes (64 ASCII characters, fewer in other scripts). Counted in
+     * bytes because they live on the agent item, which must stay under 1 KB so a heartbeat is 1 write unit.
+     */
+    public static final int MAX_NAME_BYTES = 64;
+    public static final int MAX_ROLE_BYTES = 64;
+    /** A reason given with leave, fail, cleanup or pause, in characters. */
     public static final int MAX_REASON_CHARS = 160;
+    /** A reason as stamped on the agent item, in UTF-8 bytes; longer ones are cut there, not refused. */
+    public static final int MAX_STORED_REASON_BYTES = 100;
+    /** A schedule expression and its IANA time zone id, on the agent item. */
+    public static final int MAX_SCHEDULE_CHARS = 64;
+    public static final int MAX_TIME_ZONE_CHARS = 40;
     public static final int MAX_TASK_TITLE_CHARS = 256;
     public static final int MAX_ERROR_MESSAGE_CHARS = 4096;
     /** Entries in one batched heartbeat call. */
@@ -40,5 +48,28 @@ public final class Limits {
 
     public static String cut(String text, int maxChars) {
         return text == null || text.length() <= maxChars ? text : text.substring(0, maxChars);
+    }
+
+    /** {@code text} cut to at most {@code maxBytes} of UTF-8, never inside a character. */
+    public static String cutUtf8(String text, int maxBytes) {
+        if (text == null || utf8Length(text) <= maxBytes) {
+            return text;
+        }
+        int bytes = 0;
+        int end = 0;
+        while (end < text.length()) {
+            int cp = text.codePointAt(end);
+            int size = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+            if (bytes + size > maxBytes) {
+                break;
+            }
+            bytes += size;
+            end += Character.charCount(cp);
+        }
+        return text.substring(0, end);
+    }
+
+    public static int utf8Length(String text) {
+        return text.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
     }
 }

@@ -9,6 +9,8 @@ import io.lifeline.agent.Limits;
 import io.lifeline.agent.NewAgent;
 import io.lifeline.agent.Recovery;
 import io.lifeline.auth.Scope;
+import io.lifeline.schedule.Schedule;
+import io.lifeline.schedule.Schedules;
 import io.lifeline.config.Config;
 import io.lifeline.config.Wiring;
 import io.lifeline.store.AgentDataStore;
@@ -25,7 +27,7 @@ import java.util.Set;
 /** Agents' lifecycle: register, read, join, leave, clean up, history, errors and crash recovery. */
 public final class AgentsHandler extends HttpApiHandler {
     private static final Set<String> REGISTER_FIELDS = Set.of("agentId", "name", "role", "hostId",
-            "staleAfterSeconds", "graceMisses");
+            "staleAfterSeconds", "graceMisses", "schedule", "timeZone");
     private static final int DEFAULT_TRANSITIONS = 50;
 
     private final AgentStore agents;
@@ -74,11 +76,21 @@ public final class AgentsHandler extends HttpApiHandler {
 
     private Reply pause(ApiRequest request) {
         Pause p = Pause.parse(request.body(), clock.instant());
-        return Reply.ok(Views.agent(agents.pause(request.id("team"), request.id("agentId"), p.until(), p.reason())));
+        String team = request.id("team");
+        String agentId = request.id("agentId");
+        Agent after = agents.pause(team, agentId, p.until());
+        data.savePauseReason(team, agentId, p.reason());
+        ObjectNode view = Views.agent(after);
+        Json.putIfPresent(view, "pauseReason", p.reason());
+        return Reply.ok(view);
     }
 
     private Reply resume(ApiRequest request) {
-        return Reply.ok(Views.agent(agents.resume(request.id("team"), request.id("agentId"))));
+        String team = request.id("team");
+        String agentId = request.id("agentId");
+        Agent after = agents.resume(team, agentId);
+        data.savePauseReason(team, agentId, null);
+        return Reply.ok(Views.agent(after));
     }
 
     private Reply inbox(ApiRequest request) {
@@ -101,11 +113,20 @@ public final class AgentsHandler extends HttpApiHandler {
         Long staleAfter = f.integer("staleAfterSeconds", Limits.MIN_STALE_AFTER_SECONDS,
                 Limits.MAX_STALE_AFTER_SECONDS);
         Long grace = f.integer("graceMisses", 1, Limits.MAX_GRACE_MISSES);
+        String scheduleText = f.string("schedule", Limits.MAX_SCHEDULE_CHARS);
+        String zoneText = f.string("timeZone", Limits.MAX_TIME_ZONE_CHARS);
+        Schedule schedule = null;
+        if (scheduleText != null) {
+            schedule = Schedules.parse(scheduleText, zoneText);
+        } else if (zoneText != null) {
+            throw LifelineException.badInput("INVALID_FIELD", "'timeZone' applies to a 'schedule'; give one");
+        }
         NewAgent a = new NewAgent(request.id("team"), f.requiredId("agentId"),
-                f.requiredString("name", Limits.MAX_NAME_CHARS), f.requiredString("role", Limits.MAX_ROLE_CHARS),
+                f.requiredUtf8("name", Limits.MAX_NAME_BYTES), f.requiredUtf8("role", Limits.MAX_ROLE_BYTES),
                 f.id("hostId"),
                 staleAfter == null ? config.defaultStaleAfter() : Duration.ofSeconds(staleAfter),
-                grace == null ? config.defaultGraceMisses() : grace.intValue());
+                grace == null ? config.defaultGraceMisses() : grace.intValue(),
+                schedule == null ? null : schedule.expression(), schedule == null ? null : schedule.zone().getId());
         return Reply.created(Views.agent(agents.register(a, clock.instant())));
     }
 
@@ -135,6 +156,9 @@ public final class AgentsHandler extends HttpApiHandler {
             ObjectNode err = Json.object().put("message", d.lastError()).put("category", d.lastErrorCategory());
             Json.putTime(err, "at", d.lastErrorAt());
             view.set("lastError", err);
+        }
+        if (view.has("pausedUntil")) {
+            Json.putIfPresent(view, "pauseReason", d.pauseReason());
         }
         view.put("errorsReported", d.errorsReported());
         view.put("sessionRotations", d.sessionRotations());

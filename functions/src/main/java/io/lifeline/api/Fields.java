@@ -66,6 +66,17 @@ final class Fields {
     }
 
     /** An id is checked against the id pattern only, so an empty or blank id is INVALID_ID, as in a path. */
+    /** A required string limited in UTF-8 bytes (for fields stored on the agent item). */
+    String requiredUtf8(String field, int maxBytes) {
+        String s = requiredString(field, maxBytes);
+        int bytes = Limits.utf8Length(s);
+        if (bytes > maxBytes) {
+            throw LifelineException.badInput("INVALID_FIELD",
+                    "'" + field + "' is " + bytes + " bytes as UTF-8; the limit is " + maxBytes);
+        }
+        return s;
+    }
+
     String id(String field) {
         if (!has(field)) {
             return null;

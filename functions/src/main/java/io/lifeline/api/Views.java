@@ -34,7 +34,6 @@ final class Views {
         Json.putIfPresent(n, "schedule", a.schedule());
         Json.putIfPresent(n, "timeZone", a.timeZone());
         Json.putTime(n, "pausedUntil", a.pausedUntil());
-        Json.putIfPresent(n, "pauseReason", a.pauseReason());
         Json.putTime(n, "registeredAt", a.registeredAt());
         if (a.lastTransition() != null) {
             n.set("lastTransition", transition(a.lastTransition()));

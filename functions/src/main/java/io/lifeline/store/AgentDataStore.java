@@ -30,12 +30,13 @@ public final class AgentDataStore {
     static final String LAST_ERROR_AT = "lastErrorAt";
     static final String ERRORS_REPORTED = "errorsReported";
     static final String SESSION_ROTATIONS = "sessionRotations";
+    static final String PAUSE_REASON = "pauseReason";
 
     /** What is kept for an agent; JSON fields are the documents as the agent sent them. */
     public record AgentData(String metadataJson, Instant metadataAt, String checkpointJson, Instant checkpointAt,
                             String lastError, String lastErrorCategory, Instant lastErrorAt, long errorsReported,
-                            long sessionRotations) {
-        static final AgentData NONE = new AgentData(null, null, null, null, null, null, null, 0, 0);
+                            long sessionRotations, String pauseReason) {
+        static final AgentData NONE = new AgentData(null, null, null, null, null, null, null, 0, 0, null);
     }
 
     private final DynamoDbClient dynamo;
@@ -65,6 +66,17 @@ public final class AgentDataStore {
         StoreFailures.call("save metadata and checkpoint", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
     }
 
+    /** Keeps (or, with null, forgets) why the agent is paused. */
+    public void savePauseReason(String team, String agentId, String reason) {
+        Update u = new Update(table, key(team, agentId));
+        if (reason == null) {
+            u.remove(PAUSE_REASON);
+        } else {
+            u.set(PAUSE_REASON, s(reason));
+        }
+        StoreFailures.call("save the pause reason", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
+    }
+
     public AgentData get(String team, String agentId) {
         Map<String, AttributeValue> item = StoreFailures.call("read agent data", () -> dynamo.getItem(
                 r -> r.tableName(table).key(key(team, agentId)).consistentRead(true))).item();
@@ -74,7 +86,8 @@ public final class AgentDataStore {
         return new AgentData(Items.str(item, METADATA), Items.instant(item, METADATA_AT),
                 Items.str(item, CHECKPOINT), Items.instant(item, CHECKPOINT_AT),
                 Items.str(item, LAST_ERROR), Items.str(item, LAST_ERROR_CATEGORY), Items.instant(item, LAST_ERROR_AT),
-                Items.num(item, ERRORS_REPORTED, 0), Items.num(item, SESSION_ROTATIONS, 0));
+                Items.num(item, ERRORS_REPORTED, 0), Items.num(item, SESSION_ROTATIONS, 0),
+                Items.str(item, PAUSE_REASON));
     }
 
     /**

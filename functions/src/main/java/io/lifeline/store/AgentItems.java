@@ -40,7 +40,6 @@ final class AgentItems {
     static final String UPTIME_S = "upS";
     static final String REGISTERED_AT = "regAt";
     static final String PAUSED_UNTIL = "pausedUntil";
-    static final String PAUSE_REASON = "pauseReason";
     static final String SCHEDULE = "schedule";
     static final String TIME_ZONE = "tz";
     /** The newest transition, stamped by the write that made it; the outbox turns each new seq into a record. */
@@ -74,7 +73,7 @@ final class AgentItems {
                 (int) num(item, MISSES, 0), num(item, BEATS, 0),
                 Duration.ofMillis(num(item, STALE_AFTER_MS, 0)), (int) num(item, GRACE, 0),
                 str(item, TASK), stats, instant(item, REGISTERED_AT), lastTransition(item),
-                instant(item, PAUSED_UNTIL), str(item, PAUSE_REASON), str(item, SCHEDULE), str(item, TIME_ZONE));
+                instant(item, PAUSED_UNTIL), str(item, SCHEDULE), str(item, TIME_ZONE));
     }
 
     /** The stamped transition of an agent image, or null when it never changed status. */
@@ -96,7 +95,7 @@ final class AgentItems {
         if (reason == null || reason.isEmpty()) {
             u.remove(T_REASON);
         } else {
-            u.set(T_REASON, s(Limits.cut(reason, Limits.MAX_REASON_CHARS)));
+            u.set(T_REASON, s(Limits.cutUtf8(reason, Limits.MAX_STORED_REASON_BYTES)));
         }
         u.set(T_AT, ms(now));
         u.setExpression(T_SEQ, u.name(T_SEQ) + " + " + u.value(n(1)));

@@ -12,6 +12,7 @@ import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.NewAgent;
 import io.lifeline.agent.TransitionTable;
 import io.lifeline.agent.Trigger;
+import io.lifeline.schedule.Deadlines;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -59,6 +60,10 @@ public final class AgentStore {
         item.put(AgentItems.BEATS, n(0));
         item.put(AgentItems.T_SEQ, n(0));
         item.put(AgentItems.REGISTERED_AT, ms(now));
+        if (a.schedule() != null) {
+            item.put(AgentItems.SCHEDULE, s(a.schedule()));
+            item.put(AgentItems.TIME_ZONE, s(a.timeZone()));
+        }
         try {
             StoreFailures.call("register the agent", () -> dynamo.putItem(PutItemRequest.builder()
                     .tableName(table).item(item)
@@ -137,8 +142,9 @@ public final class AgentStore {
                         "reported by heartbeat (" + hb.source() + ")", now);
             }
             try {
-                return AgentItems.toAgent(StoreFailures.call("update heartbeat",
+                Agent after = AgentItems.toAgent(StoreFailures.call("update heartbeat",
                         () -> dynamo.updateItem(u.request(ReturnValue.ALL_NEW))).attributes());
+                return hb.nextWithin() == null ? followSchedule(after) : after;
             } catch (ConditionalCheckFailedException e) {
                 AgentStatus current = currentStatusOrThrow(e, hb.agentId());
                 if (!current.isAlive()) {
@@ -185,8 +191,38 @@ public final class AgentStore {
     }
 
     public Agent join(String team, String agentId, Instant now) {
-        return transition(team, agentId, Trigger.JOIN, "agent joined", now,
-                u -> AgentItems.stampLiveness(u, now, null));
+        return followSchedule(transition(team, agentId, Trigger.JOIN, "agent joined", now,
+                u -> AgentItems.stampLiveness(u, now, null)));
+    }
+
+    /**
+     * For an agent on a schedule, sets the deadline its schedule gives for the sign of life just written
+     * (the write itself used heartbeat + staleAfter, as it cannot read the schedule). Conditional on the
+     * heartbeat count, so a newer heartbeat's deadline is never overwritten. Costs a second write, for
+     * scheduled agents only.
+     */
+    private Agent followSchedule(Agent after) {
+        if (after.schedule() == null || after.heartbeatAt() == null) {
+            return after;
+        }
+        Instant deadline = Deadlines.next(ScheduleCache.parse(after.schedule(), after.timeZone()),
+                after.heartbeatAt(), after.staleAfter());
+        if (java.util.Objects.equals(deadline, after.deadline())) {
+            return after;
+        }
+        Update u = new Update(table, AgentItems.key(after.team(), after.agentId()));
+        u.condition(u.name(AgentItems.BEATS) + " = " + u.value(n(after.beats())));
+        if (deadline == null) {
+            u.remove(AgentItems.DEADLINE);
+        } else {
+            u.set(AgentItems.DEADLINE, ms(deadline));
+        }
+        try {
+            return AgentItems.toAgent(StoreFailures.call("set the scheduled deadline",
+                    () -> dynamo.updateItem(u.request(ReturnValue.ALL_NEW))).attributes());
+        } catch (ConditionalCheckFailedException newerBeat) {
+            return after;
+        }
     }
 
     /** Leaves; the agent's current task (if any) stays on the returned item for the caller to hand back. */
@@ -205,23 +241,21 @@ public final class AgentStore {
                 now, u -> { });
     }
 
-    /** Holds back the sweep's dead-marking of this agent until {@code until} (a maintenance window). */
-    public Agent pause(String team, String agentId, Instant until, String reason) {
+    /**
+     * Holds back the sweep's dead-marking of this agent until {@code until} (a maintenance window). The
+     * reason, if any, is kept with the agent's side data by the caller: the agent item stays small.
+     */
+    public Agent pause(String team, String agentId, Instant until) {
         Update u = new Update(table, AgentItems.key(team, agentId));
         u.condition("attribute_exists(" + u.name(Keys.PK) + ")");
         u.set(AgentItems.PAUSED_UNTIL, ms(until));
-        if (reason != null) {
-            u.set(AgentItems.PAUSE_REASON, s(io.lifeline.agent.Limits.cut(reason, io.lifeline.agent.Limits.MAX_REASON_CHARS)));
-        } else {
-            u.remove(AgentItems.PAUSE_REASON);
-        }
         return write("pause the agent", agentId, u);
     }
 
     public Agent resume(String team, String agentId) {
         Update u = new Update(table, AgentItems.key(team, agentId));
         u.condition("attribute_exists(" + u.name(Keys.PK) + ")");
-        u.remove(AgentItems.PAUSED_UNTIL).remove(AgentItems.PAUSE_REASON);
+        u.remove(AgentItems.PAUSED_UNTIL);
         return write("resume the agent", agentId, u);
     }
 

@@ -101,7 +101,10 @@ public final class TaskStore {
         return tasks;
     }
 
-    /** Task pending -> in_progress and agent ready -> working, together. Claiming is also a sign of life. */
+    /**
+     * Task pending -> in_progress and agent ready -> working, together. Liveness is left to heartbeats: the
+     * deadline a schedule sets is not this transaction's to move.
+     */
     public Change claim(String team, String taskId, String agentId, Instant now) {
         Update task = new Update(table, key(team, taskId));
         task.condition(task.name(STATUS) + " = " + task.value(s(TaskStatus.PENDING.wire())));
@@ -112,7 +115,6 @@ public final class TaskStore {
         Update agent = new Update(table, AgentItems.key(team, agentId));
         agent.condition(agent.name(STATUS) + " = " + agent.value(s(AgentStatus.READY.wire())));
         AgentItems.stampTransition(agent, Trigger.CLAIM_TASK, AgentStatus.WORKING, "claimed task " + taskId, now);
-        AgentItems.stampLiveness(agent, now, null);
         agent.set(AgentItems.TASK, s(taskId));
 
         write("claim the task", task, agent, taskId, agentId, Trigger.CLAIM_TASK);
@@ -135,7 +137,6 @@ public final class TaskStore {
         agent.condition(agent.name(STATUS) + " = " + agent.value(s(AgentStatus.WORKING.wire())));
         agent.condition(agent.name(AgentItems.TASK) + " = " + agent.value(s(taskId)));
         AgentItems.stampTransition(agent, Trigger.TASK_COMPLETE, AgentStatus.READY, "completed task " + taskId, now);
-        AgentItems.stampLiveness(agent, now, null);
         agent.remove(AgentItems.TASK);
 
         write("complete the task", task, agent, taskId, agentId, Trigger.TASK_COMPLETE);

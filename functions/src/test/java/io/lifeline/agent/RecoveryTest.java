@@ -26,7 +26,7 @@ class RecoveryTest {
     private static Agent agent(AgentStatus status, Instant heartbeatAt) {
         return new Agent("acme", "a-1", "Agent", "worker", "host-1", status, heartbeatAt,
                 heartbeatAt == null ? null : heartbeatAt.plus(STALE_AFTER), 0, 1, STALE_AFTER, 2, null,
-                AgentStats.NONE, NOW.minus(Duration.ofDays(2)), null, null, null, null, null);
+                AgentStats.NONE, NOW.minus(Duration.ofDays(2)), null, null, null, null);
     }
 
     private static Recovery.Answer decide(Agent a, Instant savedAt) {
@@ -121,7 +121,7 @@ class RecoveryTest {
     @Test
     void decide_usesTheAgentsOwnStaleAfter() {
         Agent slow = new Agent("acme", "a-2", "Agent", "worker", null, AgentStatus.WORKING, NOW.minusSeconds(200),
-                NOW.plusSeconds(100), 0, 1, Duration.ofSeconds(300), 2, null, AgentStats.NONE, NOW, null, null, null, null, null);
+                NOW.plusSeconds(100), 0, 1, Duration.ofSeconds(300), 2, null, AgentStats.NONE, NOW, null, null, null, null);
         assertEquals(Recovery.SESSION_STILL_ACTIVE, decide(slow, NOW.minusSeconds(10)).reason());
     }
 
@@ -130,7 +130,7 @@ class RecoveryTest {
         // An agent that declared nextHeartbeatWithinSeconds=600 beat 120 s ago: its deadline is 480 s away,
         // so its session is still active although its staleAfter (60 s) has long passed.
         Agent scheduled = new Agent("acme", "a-3", "Agent", "worker", null, AgentStatus.WORKING,
-                NOW.minusSeconds(120), NOW.plusSeconds(480), 0, 1, STALE_AFTER, 2, null, AgentStats.NONE, NOW, null, null, null, null, null);
+                NOW.minusSeconds(120), NOW.plusSeconds(480), 0, 1, STALE_AFTER, 2, null, AgentStats.NONE, NOW, null, null, null, null);
         assertEquals(Recovery.SESSION_STILL_ACTIVE, decide(scheduled, NOW.minusSeconds(120)).reason());
     }
 }

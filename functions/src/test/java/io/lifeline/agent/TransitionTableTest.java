@@ -188,11 +188,12 @@ class TransitionTableTest {
     }
 
     @Test
-    void wire_seedVocabulary_isExactlyTheSixStatusesAndTenTriggers() {
+    void wire_vocabulary_isExactlyTheSixStatusesAndElevenTriggers() {
         assertEquals(List.of("offline", "ready", "working", "dead", "restarting", "dead_failed_revive"),
                 EnumSet.allOf(AgentStatus.class).stream().map(AgentStatus::wire).toList());
         assertEquals(Set.of("join", "claim_task", "task_complete", "report_working", "report_ready",
-                        "heartbeat_expired", "leave", "restart_initiated", "restart_exhausted", "cleanup"),
+                        "heartbeat_expired", "reported_failure", "leave", "restart_initiated", "restart_exhausted",
+                        "cleanup"),
                 Set.copyOf(EnumSet.allOf(Trigger.class).stream().map(Trigger::wire).toList()));
     }
 

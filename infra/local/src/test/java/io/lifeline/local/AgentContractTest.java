@@ -117,7 +117,7 @@ class AgentContractTest {
 
     @Test
     void register_withNameOverLimit_answers400InvalidField() {
-        String name = "n".repeat(Limits.MAX_NAME_CHARS + 1);
+        String name = "n".repeat(Limits.MAX_NAME_BYTES + 1);
         TestStack.Reply r = stack.writesNothing(() -> stack.team("register",
                 Json.write(registration("reg-long-name", name, "r"))));
         assertEquals(400, r.status());
@@ -126,10 +126,22 @@ class AgentContractTest {
 
     @Test
     void register_withNameAtLimit_answers201() {
-        String name = "n".repeat(Limits.MAX_NAME_CHARS);
+        String name = "n".repeat(Limits.MAX_NAME_BYTES);
         TestStack.Reply r = stack.team("register", Json.write(registration("reg-limit-name", name, "r")));
         assertEquals(201, r.status(), r.body().toString());
         assertEquals(name, r.text("name"));
+    }
+
+    @Test
+    void register_withNameOverLimitInUtf8Bytes_answers400_atLimitAnswers201() {
+        // The limit is in UTF-8 bytes: 21 three-byte characters fit in 64 bytes, 22 do not.
+        String fits = "名".repeat(Limits.MAX_NAME_BYTES / 3);
+        assertEquals(201, stack.team("register", Json.write(registration("reg-utf8-ok", fits, "r"))).status());
+        TestStack.Reply r = stack.writesNothing(() -> stack.team("register",
+                Json.write(registration("reg-utf8-long", fits + "名", "r"))));
+        assertEquals(400, r.status());
+        assertEquals("INVALID_FIELD", r.code());
+        assertTrue(r.text("error").contains("bytes"), r.text("error"));
     }
 
     @ParameterizedTest

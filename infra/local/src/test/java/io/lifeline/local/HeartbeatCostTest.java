@@ -217,8 +217,8 @@ class HeartbeatCostTest {
         String key = stack.key(team, Scope.ADMIN);
         Map<String, String> teamPath = Map.of("team", team);
         Map<String, String> agentPath = Map.of("team", team, "agentId", agentId);
-        String name = "名".repeat(Limits.MAX_NAME_CHARS);
-        String role = "役".repeat(Limits.MAX_ROLE_CHARS);
+        String name = "名".repeat(Limits.MAX_NAME_BYTES / 3) + "n".repeat(Limits.MAX_NAME_BYTES % 3);
+        String role = "役".repeat(Limits.MAX_ROLE_BYTES / 3) + "r".repeat(Limits.MAX_ROLE_BYTES % 3);
         TestStack.Reply reg = stack.send("register", key, teamPath, null, "{\"agentId\":\"" + agentId
                 + "\",\"name\":\"" + name + "\",\"role\":\"" + role + "\",\"hostId\":\"" + "H".repeat(64)
                 + "\",\"staleAfterSeconds\":" + Limits.MAX_STALE_AFTER_SECONDS

@@ -96,7 +96,7 @@ class SamTemplateTest {
             HttpApiHandler api = assertInstanceOf(HttpApiHandler.class, handler, f.getKey());
             assertEquals(templateKeys, api.routeKeys(), f.getKey() + ": handler routes vs template routes");
         }
-        assertEquals(4, apiFunctions, "Heartbeat, Agents, Tasks and Keys functions");
+        assertEquals(5, apiFunctions, "Heartbeat, Agents, Tasks, Keys and Team functions");
     }
 
     @Test
@@ -107,7 +107,7 @@ class SamTemplateTest {
         assertEquals(new HashSet<>(all), new HashSet<>(stack.gateway.routeKeys()));
         // The SamTemplate reader Local uses agrees with this reading.
         Set<String> viaReader = new HashSet<>();
-        template.functions(Map.of(), Map.of(template.tableLogicalId(), "t")).forEach(
+        template.functions(Map.of(), names("t")).forEach(
                 f -> f.routes().forEach(r -> viaReader.add(r.routeKey())));
         assertEquals(new HashSet<>(all), viaReader);
     }
@@ -182,13 +182,18 @@ class SamTemplateTest {
             assertEquals(tableId, scalar(value), f.getKey());
         }
         // Resolved as Local resolves it, every function sees the table's name.
-        template.functions(Map.of(), Map.of(tableId, "the-table")).forEach(
+        template.functions(Map.of(), names("the-table")).forEach(
                 f -> assertEquals("the-table", f.environment().get("TABLE_NAME"), f.logicalId()));
     }
 
+    /** Local names for the resources functions' environments refer to. */
+    private static Map<String, String> names(String table) {
+        return Map.of(template.tableLogicalId(), table, template.eventBusLogicalId(), "bus");
+    }
+
     @Test
-    void everyFunction_hasPolicies_scopedToTheTable() {
-        String tableArn = template.tableLogicalId() + ".Arn";
+    void everyFunction_hasPolicies_scopedToTheTableOrTheBus() {
+        Set<String> allowed = Set.of(template.tableLogicalId() + ".Arn", template.eventBusLogicalId() + ".Arn");
         for (Map.Entry<String, Node> f : resourcesTagged().entrySet()) {
             Node policies = get(f.getValue(), "Properties", "Policies");
             assertNotNull(policies, f.getKey() + " has no Policies");
@@ -196,8 +201,8 @@ class SamTemplateTest {
             assertTrue(tree.isArray() && !tree.isEmpty(), f.getKey() + " has an empty Policies list");
             for (JsonNode policy : tree) {
                 for (JsonNode statement : policy.path("Statement")) {
-                    assertEquals(tableArn, statement.path("Resource").asText(),
-                            f.getKey() + ": statements name the table, not '*'");
+                    assertTrue(allowed.contains(statement.path("Resource").asText()),
+                            f.getKey() + ": statements name the table or the bus, not '*': " + statement);
                     assertTrue(statement.path("Action").size() > 0 || statement.path("Action").isTextual());
                 }
             }
