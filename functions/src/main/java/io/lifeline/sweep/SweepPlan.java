@@ -98,10 +98,10 @@ public final class SweepPlan {
         return new TeamOutcome(team, watched.size(), stale.size(), false, threshold, actions);
     }
 
+    /** Short, because it is stamped on the agent item (cut at 100 bytes): the silence first. */
     static String reason(Observed a, int misses, Instant now) {
         String silent = a.heartbeatAt() == null ? "never sent a heartbeat"
-                : "no heartbeat for " + Duration.between(a.heartbeatAt(), now).toSeconds() + " s (last at "
-                        + a.heartbeatAt() + ")";
-        return silent + "; deadline " + a.deadline() + " passed, " + misses + " missed sweep" + (misses == 1 ? "" : "s");
+                : "no heartbeat for " + Duration.between(a.heartbeatAt(), now).toSeconds() + " s";
+        return silent + ", " + misses + " missed sweep" + (misses == 1 ? "" : "s") + ", deadline was " + a.deadline();
     }
 }

@@ -2,7 +2,6 @@ package io.lifeline.local;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -62,8 +61,42 @@ public final class SamTemplate {
         }
     }
 
+    /**
+     * Reads the YAML with CloudFormation's short-form tags kept as their long form ({@code !Ref X} becomes
+     * {@code {"Ref": "X"}}, {@code !Not [...]} becomes {@code {"Fn::Not": [...]}}), so references and
+     * conditions can be resolved rather than guessed.
+     */
     public static SamTemplate read(InputStream in) throws IOException {
-        return new SamTemplate(new ObjectMapper(new YAMLFactory()).readTree(in));
+        org.yaml.snakeyaml.LoaderOptions options = new org.yaml.snakeyaml.LoaderOptions();
+        org.yaml.snakeyaml.Yaml yaml = new org.yaml.snakeyaml.Yaml(new CloudFormationConstructor(options));
+        Object tree = yaml.load(in);
+        return new SamTemplate(new ObjectMapper().valueToTree(tree));
+    }
+
+    /** Turns {@code !Ref}, {@code !GetAtt}, {@code !Sub}, {@code !Not}... into CloudFormation's long form. */
+    private static final class CloudFormationConstructor extends org.yaml.snakeyaml.constructor.SafeConstructor {
+        CloudFormationConstructor(org.yaml.snakeyaml.LoaderOptions options) {
+            super(options);
+            for (String fn : List.of("Ref", "GetAtt", "Sub", "Join", "Not", "Equals", "And", "Or", "If", "Select",
+                    "Split", "FindInMap", "ImportValue", "Base64", "GetAZs", "Condition")) {
+                String key = fn.equals("Ref") || fn.equals("Condition") ? fn : "Fn::" + fn;
+                org.yaml.snakeyaml.nodes.Tag tag = new org.yaml.snakeyaml.nodes.Tag("!" + fn);
+                this.yamlConstructors.put(tag, new org.yaml.snakeyaml.constructor.AbstractConstruct() {
+                    @Override
+                    public Object construct(org.yaml.snakeyaml.nodes.Node node) {
+                        Object value;
+                        if (node instanceof org.yaml.snakeyaml.nodes.ScalarNode scalar) {
+                            value = scalar.getValue();
+                        } else if (node instanceof org.yaml.snakeyaml.nodes.SequenceNode seq) {
+                            value = constructSequence(seq);
+                        } else {
+                            value = constructMapping((org.yaml.snakeyaml.nodes.MappingNode) node);
+                        }
+                        return Map.of(key, value);
+                    }
+                });
+            }
+        }
     }
 
     /** The template bundled into Lifeline Local's jar at build time (a copy of the repo's template.yaml). */
@@ -145,9 +178,9 @@ public final class SamTemplate {
             JsonNode p = resources().path(id).path("Properties");
             Map<String, String> env = new LinkedHashMap<>();
             root.path("Globals").path("Function").path("Environment").path("Variables").fields()
-                    .forEachRemaining(e -> env.put(e.getKey(), resolve(e.getValue().asText(), parameters, resourceNames)));
+                    .forEachRemaining(e -> env.put(e.getKey(), resolve(e.getValue(), parameters, resourceNames)));
             p.path("Environment").path("Variables").fields()
-                    .forEachRemaining(e -> env.put(e.getKey(), resolve(e.getValue().asText(), parameters, resourceNames)));
+                    .forEachRemaining(e -> env.put(e.getKey(), resolve(e.getValue(), parameters, resourceNames)));
             List<Route> routes = new ArrayList<>();
             boolean stream = false;
             for (Iterator<JsonNode> it = p.path("Events").elements(); it.hasNext(); ) {
@@ -175,17 +208,19 @@ public final class SamTemplate {
     public List<Rule> rules(Map<String, String> parameters) {
         List<Rule> rules = new ArrayList<>();
         for (String id : resourcesOfType("AWS::Events::Rule")) {
+            if (!deployed(id, parameters)) {
+                continue;
+            }
             JsonNode p = resources().path(id).path("Properties");
             List<Target> targets = new ArrayList<>();
             for (JsonNode t : p.path("Targets")) {
-                String ref = t.path("Arn").asText();
-                String resource = ref.contains(".") ? ref.substring(0, ref.indexOf('.')) : ref;
+                String resource = referencedResource(t.path("Arn"));
                 String type = resources().path(resource).path("Type").asText();
                 if ("AWS::SNS::Topic".equals(type)) {
                     targets.add(new Target(t.path("Id").asText(), resource, null));
-                } else if ("AWS::Events::ApiDestination".equals(type)) {
-                    String endpoint = resolve(resources().path(resource).path("Properties").path("InvocationEndpoint")
-                            .asText(), parameters, Map.of());
+                } else if ("AWS::Events::ApiDestination".equals(type) && deployed(resource, parameters)) {
+                    String endpoint = resolve(resources().path(resource).path("Properties").path("InvocationEndpoint"),
+                            parameters, Map.of());
                     targets.add(new Target(t.path("Id").asText(), null, endpoint));
                 }
             }
@@ -222,9 +257,7 @@ public final class SamTemplate {
         for (String api : resourcesOfType("AWS::Serverless::HttpApi")) {
             JsonNode auth = resources().path(api).path("Properties").path("Auth");
             String name = auth.path("DefaultAuthorizer").asText();
-            // "!GetAtt Fn.Arn" or "!Ref Fn.Alias" both read as "Fn.<something>" once tags are dropped.
-            String arn = auth.path("Authorizers").path(name).path("FunctionArn").asText();
-            return arn.contains(".") ? arn.substring(0, arn.indexOf('.')) : arn;
+            return referencedResource(auth.path("Authorizers").path(name).path("FunctionArn"));
         }
         throw new IllegalStateException("template.yaml has no HttpApi with an authorizer");
     }
@@ -239,21 +272,105 @@ public final class SamTemplate {
         return 0;
     }
 
-    private String resolve(String value, Map<String, String> parameters, Map<String, String> resourceNames) {
-        if (parameters.containsKey(value)) {
-            return parameters.get(value);
+    /** The logical id a {@code !Ref X}, {@code !Ref X.Alias} or {@code !GetAtt X.Arn} points at. */
+    static String referencedResource(JsonNode value) {
+        JsonNode target = value.has("Ref") ? value.get("Ref") : value.get("Fn::GetAtt");
+        if (target == null) {
+            throw new IllegalStateException("Not a reference: " + value);
         }
-        JsonNode parameter = root.path("Parameters").path(value);
+        String text = target.isArray() ? target.get(0).asText() : target.asText();
+        return text.contains(".") ? text.substring(0, text.indexOf('.')) : text;
+    }
+
+    /** Whether a resource is deployed: it has no Condition, or its Condition holds for these parameters. */
+    public boolean deployed(String logicalId, Map<String, String> parameters) {
+        JsonNode condition = resources().path(logicalId).path("Condition");
+        return condition.isMissingNode() || condition(condition.asText(), parameters);
+    }
+
+    private boolean condition(String name, Map<String, String> parameters) {
+        return evaluate(root.path("Conditions").path(name), parameters);
+    }
+
+    private boolean evaluate(JsonNode c, Map<String, String> parameters) {
+        if (c.has("Fn::Not")) {
+            return !evaluate(c.get("Fn::Not").get(0), parameters);
+        }
+        if (c.has("Fn::Equals")) {
+            JsonNode pair = c.get("Fn::Equals");
+            return resolve(pair.get(0), parameters, Map.of()).equals(resolve(pair.get(1), parameters, Map.of()));
+        }
+        if (c.has("Fn::And")) {
+            for (JsonNode part : c.get("Fn::And")) {
+                if (!evaluate(part, parameters)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        if (c.has("Fn::Or")) {
+            for (JsonNode part : c.get("Fn::Or")) {
+                if (evaluate(part, parameters)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        if (c.has("Condition")) {
+            return condition(c.get("Condition").asText(), parameters);
+        }
+        throw new IllegalStateException("Local cannot evaluate the condition " + c);
+    }
+
+    /**
+     * A value as Local sees it: a literal stays; {@code !Ref} to a parameter is its override or default, to
+     * a resource its local name; {@code !Sub} has its {@code ${Name}} parts replaced likewise.
+     */
+    String resolve(JsonNode value, Map<String, String> parameters, Map<String, String> resourceNames) {
+        if (value.isValueNode()) {
+            return value.asText();
+        }
+        if (value.has("Ref")) {
+            return resolveName(value.get("Ref").asText(), parameters, resourceNames);
+        }
+        if (value.has("Fn::Sub") && value.get("Fn::Sub").isTextual()) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\$\\{([^}]+)}")
+                    .matcher(value.get("Fn::Sub").asText());
+            StringBuilder out = new StringBuilder();
+            while (m.find()) {
+                m.appendReplacement(out, java.util.regex.Matcher.quoteReplacement(
+                        resolveName(m.group(1), parameters, resourceNames)));
+            }
+            return m.appendTail(out).toString();
+        }
+        throw new IllegalStateException("Local cannot resolve " + value);
+    }
+
+    private String resolveName(String name, Map<String, String> parameters, Map<String, String> resourceNames) {
+        if (parameters.containsKey(name)) {
+            return parameters.get(name);
+        }
+        JsonNode parameter = root.path("Parameters").path(name);
         if (!parameter.isMissingNode()) {
             return parameter.path("Default").asText();
         }
-        if (resources().has(value)) {
-            String name = resourceNames.get(value);
-            if (name == null) {
-                throw new IllegalStateException("No local name for resource " + value);
-            }
-            return name;
+        if (name.startsWith("AWS::")) {
+            return switch (name) {
+                case "AWS::Region" -> "us-east-1";
+                case "AWS::AccountId" -> "000000000000";
+                case "AWS::Partition" -> "aws";
+                case "AWS::URLSuffix" -> "amazonaws.com";
+                default -> "lifeline-local";
+            };
         }
-        return value;
+        String base = name.contains(".") ? name.substring(0, name.indexOf('.')) : name;
+        if (resources().has(base)) {
+            String local = resourceNames.get(base);
+            if (local == null) {
+                throw new IllegalStateException("No local name for resource " + base);
+            }
+            return local;
+        }
+        throw new IllegalStateException("Unknown name " + name + " in template.yaml");
     }
 }
