@@ -38,7 +38,8 @@ public final class TransitionTable {
         add(Trigger.HEARTBEAT_EXPIRED, EnumSet.of(READY, WORKING), DEAD, "sweep");
         add(Trigger.REPORTED_FAILURE, EnumSet.of(READY, WORKING), DEAD, "host");
         add(Trigger.LEAVE, EnumSet.of(READY, WORKING), OFFLINE, "agent");
-        add(Trigger.RESTART_INITIATED, EnumSet.of(DEAD), RESTARTING, "revive flow");
+        // dead_failed_revive -> restarting: an operator's manual revive starts the flow again.
+        add(Trigger.RESTART_INITIATED, EnumSet.of(DEAD, DEAD_FAILED_REVIVE), RESTARTING, "revive flow");
         add(Trigger.RESTART_EXHAUSTED, EnumSet.of(RESTARTING), DEAD_FAILED_REVIVE, "revive flow");
         add(Trigger.CLEANUP, EnumSet.of(DEAD, DEAD_FAILED_REVIVE), OFFLINE, "operator");
     }

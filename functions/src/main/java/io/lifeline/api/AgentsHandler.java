@@ -35,6 +35,8 @@ public final class AgentsHandler extends HttpApiHandler {
     private final TaskStore tasks;
     private final TransitionLog transitions;
     private final InboxStore inbox;
+    private final io.lifeline.store.RevivalStore revivalStore;
+    private final java.util.function.Supplier<software.amazon.awssdk.services.sfn.SfnClient> stepFunctions;
     private final Config config;
     private final Clock clock;
 
@@ -49,6 +51,9 @@ public final class AgentsHandler extends HttpApiHandler {
         this.tasks = new TaskStore(wiring.dynamo(), table);
         this.transitions = new TransitionLog(wiring.dynamo(), table, wiring.config().transitionRetention());
         this.inbox = new InboxStore(wiring.dynamo(), table, wiring.config().eventRetention());
+        this.revivalStore = new io.lifeline.store.RevivalStore(wiring.dynamo(), table,
+                wiring.config().transitionRetention());
+        this.stepFunctions = wiring.stepFunctions();
         this.config = wiring.config();
         this.clock = wiring.clock();
         String agent = "/v1/teams/{team}/agents/{agentId}";
@@ -65,6 +70,62 @@ public final class AgentsHandler extends HttpApiHandler {
         route("POST " + agent + "/pause", Scope.ADMIN, this::pause);
         route("POST " + agent + "/resume", Scope.ADMIN, this::resume);
         route("GET " + agent + "/inbox", Scope.READ, this::inbox);
+        route("POST " + agent + "/revive", Scope.ADMIN, this::revive);
+        route("GET " + agent + "/revivals", Scope.READ, this::revivals);
+    }
+
+    /**
+     * An operator asks for a revive of a dead or dead_failed_revive agent: a new execution of the revive
+     * state machine, named after the agent and its current transition, so asking twice starts it once.
+     */
+    private Reply revive(ApiRequest request) {
+        String team = request.id("team");
+        String agentId = request.id("agentId");
+        Agent agent = agents.require(team, agentId);
+        if (!io.lifeline.agent.TransitionTable.rule(io.lifeline.agent.Trigger.RESTART_INITIATED).allows(agent.status())) {
+            throw LifelineException.notAllowed(io.lifeline.agent.Trigger.RESTART_INITIATED, agent.status());
+        }
+        if (agent.hostId() == null) {
+            throw new LifelineException(LifelineException.Kind.CONFLICT, "NO_HOST",
+                    "Agent '" + agentId + "' has no hostId, so no host can be asked to restart it");
+        }
+        long seq = agent.lastTransition() == null ? 0 : agent.lastTransition().seq();
+        String input = Json.write(Json.object().put("team", team).put("agentId", agentId).put("startSeq", seq)
+                .put("hostId", agent.hostId()).put("manual", true));
+        String name = ReviveExecutions.name(team, agentId, seq);
+        try {
+            var started = stepFunctions.get().startExecution(r -> r.stateMachineArn(config.reviveStateMachineArn())
+                    .name(name).input(input));
+            return new Reply(202, Json.object().put("success", true).put("executionArn", started.executionArn())
+                    .put("executionName", name).put("startSeq", seq));
+        } catch (software.amazon.awssdk.services.sfn.model.ExecutionAlreadyExistsException e) {
+            throw new LifelineException(LifelineException.Kind.CONFLICT, "ALREADY_REVIVING",
+                    "A revive of agent '" + agentId + "' for this state is already under way (" + name + ")");
+        } catch (software.amazon.awssdk.core.exception.SdkException e) {
+            throw new LifelineException(LifelineException.Kind.UNAVAILABLE, "REVIVE_UNAVAILABLE",
+                    "The revive flow could not be started; retry", null, e);
+        }
+    }
+
+    private Reply revivals(ApiRequest request) {
+        int limit = intQuery(request, "limit", DEFAULT_TRANSITIONS, 1, Limits.MAX_PAGE_SIZE);
+        String team = request.id("team");
+        String agentId = request.id("agentId");
+        agents.require(team, agentId);
+        return Reply.ok(Json.object().put("agentId", agentId).set("revivals", Views.array(
+                revivalStore.list(team, agentId, limit), r -> {
+                    ObjectNode v = Json.object().put("startSeq", r.startSeq());
+                    Json.putIfPresent(v, "executionId", r.executionId());
+                    Json.putTime(v, "startedAt", r.startedAt());
+                    v.put("outcome", r.outcome()).put("attempts", r.attempts());
+                    v.set("steps", Views.array(r.steps(), st -> {
+                        ObjectNode sv = Json.object().put("step", st.step()).put("attempt", st.attempt())
+                                .put("outcome", st.outcome());
+                        Json.putTime(sv, "at", st.at());
+                        return sv;
+                    }));
+                    return v;
+                })));
     }
 
     private Reply fail(ApiRequest request) {

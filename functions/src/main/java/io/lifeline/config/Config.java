@@ -20,7 +20,12 @@ public record Config(
         double selfPreservationThreshold,
         int selfPreservationMinAlive,
         String eventBusName,
-        Duration eventRetention) {
+        Duration eventRetention,
+        int reviveMaxAttempts,
+        Duration reviveBaseWait,
+        double reviveBackoffRate,
+        Duration commandTtl,
+        String reviveStateMachineArn) {
 
     public static Config fromEnvironment(Map<String, String> env) {
         String table = env.get("TABLE_NAME");
@@ -40,7 +45,29 @@ public record Config(
                 share(env, "SELF_PRESERVATION_THRESHOLD", 0.5),
                 (int) positive(env, "SELF_PRESERVATION_MIN_ALIVE", 4),
                 blankToNull(env.get("EVENT_BUS_NAME")),
-                Duration.ofDays(positive(env, "EVENT_RETENTION_DAYS", 7)));
+                Duration.ofDays(positive(env, "EVENT_RETENTION_DAYS", 7)),
+                (int) positive(env, "REVIVE_MAX_ATTEMPTS", 3),
+                Duration.ofSeconds(positive(env, "REVIVE_BASE_WAIT_SECONDS", 30)),
+                rate(env, "REVIVE_BACKOFF_RATE", 2.0),
+                Duration.ofSeconds(positive(env, "COMMAND_TTL_SECONDS", 600)),
+                blankToNull(env.get("REVIVE_STATE_MACHINE_ARN")));
+    }
+
+    /** A backoff rate, at least 1. */
+    private static double rate(Map<String, String> env, String name, double fallback) {
+        String raw = env.get(name);
+        if (raw == null || raw.isBlank()) {
+            return fallback;
+        }
+        try {
+            double value = Double.parseDouble(raw.trim());
+            if (!(value >= 1)) {
+                throw new IllegalStateException(name + " must be at least 1, was " + raw);
+            }
+            return value;
+        } catch (NumberFormatException e) {
+            throw new IllegalStateException(name + " must be a number, was " + raw, e);
+        }
     }
 
     private static String blankToNull(String value) {

@@ -7,18 +7,22 @@ import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
+import software.amazon.awssdk.services.sfn.SfnClient;
 
 /**
  * What a handler needs from outside: configuration, the clock and the DynamoDB client. Built once per
  * Lambda container (in the handler's constructor, so SnapStart captures it), or handed in by Lifeline Local
  * and tests.
  */
-public record Wiring(Config config, Clock clock, DynamoDbClient dynamo, Supplier<EventBridgeClient> eventBridge) {
+public record Wiring(Config config, Clock clock, DynamoDbClient dynamo, Supplier<EventBridgeClient> eventBridge,
+                     Supplier<SfnClient> stepFunctions) {
 
-    /** Wiring for functions that never publish events. */
+    /** Wiring for functions that use neither EventBridge nor Step Functions. */
     public Wiring(Config config, Clock clock, DynamoDbClient dynamo) {
         this(config, clock, dynamo, () -> {
             throw new IllegalStateException("this function has no EventBridge client");
+        }, () -> {
+            throw new IllegalStateException("this function has no Step Functions client");
         });
     }
 
@@ -31,13 +35,19 @@ public record Wiring(Config config, Clock clock, DynamoDbClient dynamo, Supplier
                 .region(Region.of(System.getenv("AWS_REGION")))
                 .credentialsProvider(DefaultCredentialsProvider.builder().build())
                 .build();
-        // Only the publisher uses EventBridge; build its client on first use, so other functions start leaner.
+        // Only the publisher uses EventBridge and only a manual revive Step Functions: build those clients on
+        // first use, so other functions start leaner.
         Supplier<EventBridgeClient> eventBridge = memoize(() -> EventBridgeClient.builder()
                 .httpClient(UrlConnectionHttpClient.create())
                 .region(Region.of(System.getenv("AWS_REGION")))
                 .credentialsProvider(DefaultCredentialsProvider.builder().build())
                 .build());
-        return new Wiring(config, Clock.systemUTC(), dynamo, eventBridge);
+        Supplier<SfnClient> stepFunctions = memoize(() -> SfnClient.builder()
+                .httpClient(UrlConnectionHttpClient.create())
+                .region(Region.of(System.getenv("AWS_REGION")))
+                .credentialsProvider(DefaultCredentialsProvider.builder().build())
+                .build());
+        return new Wiring(config, Clock.systemUTC(), dynamo, eventBridge, stepFunctions);
     }
 
     public static <T> Supplier<T> memoize(Supplier<T> supplier) {

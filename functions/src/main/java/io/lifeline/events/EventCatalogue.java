@@ -15,6 +15,7 @@ public final class EventCatalogue {
     public static final String LEADER_NOTIFIED = "LeaderNotified";
     public static final String MASS_STALE_SUSPECTED = "MassStaleSuspected";
     public static final String SESSION_ROTATION_REQUESTED = "SessionRotationRequested";
+    public static final String AGENT_RESTART_REQUESTED = "AgentRestartRequested";
 
     private EventCatalogue() {
     }
@@ -51,6 +52,15 @@ public final class EventCatalogue {
             ObjectNode d = base(id, c.team()).put("aliveAgents", c.aliveAgents()).put("staleAgents", c.staleAgents())
                     .put("threshold", c.threshold()).put("at", c.since().toString());
             return new LifelineEvent(c.team(), MASS_STALE_SUSPECTED, id, c.since(), d);
+        }
+        if (change instanceof StreamChanges.RestartRequested c) {
+            var cmd = c.command();
+            String id = c.team() + "/" + cmd.hostId() + "/command/" + cmd.commandId();
+            ObjectNode d = base(id, c.team()).put("agentId", cmd.agentId()).put("hostId", cmd.hostId())
+                    .put("attempt", cmd.attempt()).put("commandId", cmd.commandId());
+            Json.putIfPresent(d, "reason", cmd.reason());
+            d.put("at", cmd.createdAt().toString()).put("expiresAt", cmd.expiresAt().toString());
+            return new LifelineEvent(c.team(), AGENT_RESTART_REQUESTED, id, cmd.createdAt(), d);
         }
         StreamChanges.SessionRotation c = (StreamChanges.SessionRotation) change;
         Instant at = c.at() == null ? Instant.EPOCH : c.at();

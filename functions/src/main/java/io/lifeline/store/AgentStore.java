@@ -304,6 +304,24 @@ public final class AgentStore {
         }
     }
 
+    /**
+     * The revive flow's own transitions (restart_initiated, restart_exhausted): allowed by the table and
+     * conditional on the transition seq the flow was started for, so two executions for the same death,
+     * or a flow that lost a race with a join, can never both act. Empty when the condition refused.
+     */
+    public Optional<Agent> reviveStep(String team, String agentId, Trigger trigger, long expectedSeq, String reason,
+                                      Instant now) {
+        try {
+            return Optional.of(transition(team, agentId, trigger, reason, now,
+                    u -> u.condition(u.name(AgentItems.T_SEQ) + " = " + u.value(n(expectedSeq)))));
+        } catch (LifelineException e) {
+            if (e.kind() == LifelineException.Kind.CONFLICT) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
+
     /** Clears the agent's current task if it is still {@code taskId} and the agent is no longer working on it. */
     public void clearTask(String team, String agentId, String taskId) {
         Update u = new Update(table, AgentItems.key(team, agentId));

@@ -14,7 +14,8 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  */
 public final class StreamChanges {
 
-    public sealed interface Change permits StatusChanged, TaskReassigned, LeaderNotice, MassStale, SessionRotation {
+    public sealed interface Change permits StatusChanged, TaskReassigned, LeaderNotice, MassStale, SessionRotation,
+            RestartRequested {
         String team();
     }
 
@@ -34,6 +35,10 @@ public final class StreamChanges {
     }
 
     public record SessionRotation(String team, String agentId, long rotation, Instant at) implements Change {
+    }
+
+    /** A restart command was issued to a host (the restart channel's push side). */
+    public record RestartRequested(String team, HostCommandStore.Command command) implements Change {
     }
 
     private StreamChanges() {
@@ -71,6 +76,8 @@ public final class StreamChanges {
                         (int) Items.num(newImage, TeamItems.MASS_STALE_STALE, 0),
                         Double.parseDouble(newImage.get(TeamItems.MASS_STALE_THRESHOLD).n()), since));
             }
+        } else if (HostCommandStore.isCommand(newImage) && before.isEmpty()) {
+            changes.add(new RestartRequested(pk.split("#")[1], HostCommandStore.toCommand(newImage)));
         } else if (Keys.DATA_SK.equals(sk)) {
             long rotations = Items.num(newImage, AgentDataStore.SESSION_ROTATIONS, 0);
             if (rotations > Items.num(before, AgentDataStore.SESSION_ROTATIONS, 0)) {

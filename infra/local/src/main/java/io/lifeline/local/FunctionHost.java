@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.function.Supplier;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
+import software.amazon.awssdk.services.sfn.SfnClient;
 
 /**
  * The template's functions, each instantiated once (as a Lambda container would be) from the handler class
@@ -23,12 +24,18 @@ public final class FunctionHost {
 
     /** {@code resourceNames}: the local name of each template resource a function's environment refers to. */
     public FunctionHost(SamTemplate template, Map<String, String> parameters, Map<String, String> resourceNames,
-                        DynamoDbClient dynamo, Supplier<EventBridgeClient> eventBridge, Clock clock) {
+                        DynamoDbClient dynamo, Supplier<EventBridgeClient> eventBridge,
+                        Supplier<SfnClient> stepFunctions, Clock clock) {
         for (SamTemplate.Function f : template.functions(parameters, resourceNames)) {
             functions.put(f.logicalId(), f);
             handlers.put(f.logicalId(), instantiate(f,
-                    new Wiring(Config.fromEnvironment(f.environment()), clock, dynamo, eventBridge)));
+                    new Wiring(Config.fromEnvironment(f.environment()), clock, dynamo, eventBridge, stepFunctions)));
         }
+    }
+
+    /** The local ARN Local gives a function, as a state machine's Task resource names it. */
+    public static String functionArn(String logicalId) {
+        return "arn:aws:lambda:us-east-1:000000000000:function:" + logicalId;
     }
 
     private static RequestHandler<?, ?> instantiate(SamTemplate.Function f, Wiring wiring) {

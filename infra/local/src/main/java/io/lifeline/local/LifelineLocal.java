@@ -25,8 +25,15 @@ public final class LifelineLocal implements AutoCloseable {
     static final String ADMIN_KEY_FILE = "local-admin-key";
     private static final long STREAM_POLL_MILLIS = 100;
 
-    /** How to start: port 0 picks a free one; a null data dir keeps everything in memory. */
-    public record Options(int port, Path dataDir, SamTemplate template, Map<String, String> parameters, Clock clock) {
+    /**
+     * How to start: port 0 picks a free one; a null data dir keeps everything in memory; {@code timeScale}
+     * multiplies state machine waits (1 = real time).
+     */
+    public record Options(int port, Path dataDir, SamTemplate template, Map<String, String> parameters, Clock clock,
+                          double timeScale) {
+        public Options(int port, Path dataDir, SamTemplate template, Map<String, String> parameters, Clock clock) {
+            this(port, dataDir, template, parameters, clock, 1.0);
+        }
     }
 
     private final LocalDynamo dynamoServer;
@@ -36,6 +43,7 @@ public final class LifelineLocal implements AutoCloseable {
     private final StreamPump pump;
     private final FrontDoor frontDoor;
     private final LocalEventBus bus;
+    private final LocalStepFunctions stepFunctions;
     private final Scheduler scheduler;
     private final ScheduledExecutorService background;
     private final String adminKey;
@@ -46,10 +54,16 @@ public final class LifelineLocal implements AutoCloseable {
             dynamo = dynamoServer.client();
             LocalDynamo.ensureTable(dynamo, options.template(), TABLE_NAME);
             Map<String, String> parameters = localParameters(options.parameters());
+            Map<String, String> names = resourceNames(options.template(), TABLE_NAME, EVENT_BUS_NAME);
             bus = new LocalEventBus(options.template().rules(parameters), options.clock());
-            host = new FunctionHost(options.template(), parameters, Map.of(options.template().tableLogicalId(),
-                    TABLE_NAME, options.template().eventBusLogicalId(), EVENT_BUS_NAME), dynamo,
-                    Wiring.memoize(bus::client), options.clock());
+            java.util.concurrent.atomic.AtomicReference<LocalStepFunctions> sfn = new java.util.concurrent.atomic.AtomicReference<>();
+            host = new FunctionHost(options.template(), parameters, names, dynamo, Wiring.memoize(bus::client),
+                    Wiring.memoize(() -> sfn.get().client()), options.clock());
+            stepFunctions = new LocalStepFunctions(options.template().stateMachines(parameters, names), host,
+                    options.clock(), options.timeScale(), true);
+            sfn.set(stepFunctions);
+            bus.startStateMachinesWith((machine, input) -> stepFunctions.start(LocalStepFunctions.arn(machine), null,
+                    input));
             gateway = new LocalGateway(options.template(), host, options.clock());
             String streamArn = dynamo.describeTable(d -> d.tableName(TABLE_NAME)).table().latestStreamArn();
             pump = new StreamPump(dynamoServer.streamsClient(), streamArn, StreamPump.consumers(host),
@@ -68,6 +82,16 @@ public final class LifelineLocal implements AutoCloseable {
             dynamoServer.close();
             throw e;
         }
+    }
+
+    /** Local names of the template's resources that functions and state machines refer to. */
+    static Map<String, String> resourceNames(SamTemplate template, String table, String bus) {
+        Map<String, String> names = new java.util.HashMap<>();
+        names.put(template.tableLogicalId(), table);
+        names.put(template.eventBusLogicalId(), bus);
+        template.logicalIds("AWS::Serverless::Function").forEach(id -> names.put(id, FunctionHost.functionArn(id)));
+        template.logicalIds("AWS::Serverless::StateMachine").forEach(id -> names.put(id, LocalStepFunctions.arn(id)));
+        return names;
     }
 
     /** Local invokes the sweep once per sweep interval itself, so each invocation runs one sweep. */
@@ -144,12 +168,17 @@ public final class LifelineLocal implements AutoCloseable {
         return bus;
     }
 
+    public LocalStepFunctions stepFunctions() {
+        return stepFunctions;
+    }
+
     @Override
     public void close() throws Exception {
         scheduler.close();
         background.shutdownNow();
         background.awaitTermination(5, TimeUnit.SECONDS);
         frontDoor.close();
+        stepFunctions.close();
         bus.close();
         dynamo.close();
         dynamoServer.close();

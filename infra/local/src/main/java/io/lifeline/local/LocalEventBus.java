@@ -53,6 +53,9 @@ public final class LocalEventBus implements AutoCloseable {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
     private final List<Delivered> delivered = Collections.synchronizedList(new ArrayList<>());
     private volatile Predicate<JsonNode> refuse = entry -> false;
+    private volatile java.util.function.BiConsumer<String, JsonNode> stateMachines = (machine, input) -> {
+        throw new IllegalStateException("no state machines wired to the bus");
+    };
 
     public LocalEventBus(List<SamTemplate.Rule> templateRules, Clock clock) throws IOException {
         this.clock = clock;
@@ -81,6 +84,11 @@ public final class LocalEventBus implements AutoCloseable {
                 .httpClient(UrlConnectionHttpClient.create())
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
                 .build();
+    }
+
+    /** Where state machine targets start their executions: (state machine logical id, input). */
+    public void startStateMachinesWith(java.util.function.BiConsumer<String, JsonNode> starter) {
+        this.stateMachines = starter;
     }
 
     /** Makes the bus refuse entries (as PutEvents' per-entry failures) while {@code test} says so. */
@@ -174,6 +182,12 @@ public final class LocalEventBus implements AutoCloseable {
                     + (d.has("staleAgents") ? " stale=" + d.path("staleAgents").asText() + "/"
                             + d.path("aliveAgents").asText() : "")
                     + "  [rule " + ruleId + "]");
+        } else if (t.stateMachine() != null) {
+            try {
+                stateMachines.accept(t.stateMachine(), transform(t, event));
+            } catch (RuntimeException e) {
+                System.err.println("rule " + ruleId + " could not start " + t.stateMachine() + ": " + e);
+            }
         } else if (t.endpoint() != null && !t.endpoint().isBlank()) {
             HttpRequest post = HttpRequest.newBuilder(URI.create(t.endpoint())).timeout(Duration.ofSeconds(5))
                     .header("Content-Type", "application/json").header("X-Lifeline-Source", "lifeline")
@@ -182,6 +196,31 @@ public final class LocalEventBus implements AutoCloseable {
                 System.err.println("webhook " + t.endpoint() + " failed: " + e);
                 return null;
             });
+        }
+    }
+
+    /**
+     * EventBridge's InputTransformer for the templates we write: each {@code <key>} in the template becomes
+     * the value at its path, a string's text (the template quotes it) or a number as it is.
+     */
+    static JsonNode transform(SamTemplate.Target t, JsonNode event) {
+        if (t.inputTemplate() == null) {
+            return event;
+        }
+        String text = t.inputTemplate();
+        for (Map.Entry<String, String> e : t.inputPaths().entrySet()) {
+            JsonNode value = event;
+            for (String part : e.getValue().substring(2).split("\\.")) {
+                value = value.path(part);
+            }
+            String replacement = value.isTextual() ? Json.write(value).substring(1, Json.write(value).length() - 1)
+                    : value.isMissingNode() ? "null" : Json.write(value);
+            text = text.replace("<" + e.getKey() + ">", replacement);
+        }
+        try {
+            return Json.parse(text);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException ex) {
+            throw new IllegalStateException("InputTemplate of " + t.id() + " did not give JSON: " + text, ex);
         }
     }
 

@@ -31,6 +31,10 @@ public final class LocalMain implements Callable<Integer> {
     @Option(names = "--template", description = "template.yaml to run (default: the one built into this jar)")
     Path template;
 
+    @Option(names = "--time-scale", description = "Multiply state machine waits by this, e.g. 0.1 runs the revive "
+            + "flow's 30 s waits in 3 s (default ${DEFAULT-VALUE})")
+    double timeScale = 1.0;
+
     @Option(names = "--param", description = "Override a template parameter, e.g. --param StaleAfterSeconds=10")
     Map<String, String> parameters = new LinkedHashMap<>();
 
@@ -44,8 +48,11 @@ public final class LocalMain implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (!(timeScale > 0)) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--time-scale must be above 0");
+        }
         LifelineLocal local = LifelineLocal.start(new LifelineLocal.Options(port, inMemory ? null : dataDir,
-                template(), parameters, Clock.systemUTC()));
+                template(), parameters, Clock.systemUTC(), timeScale));
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {

@@ -37,8 +37,20 @@ public final class SamTemplate {
                            List<Route> routes, boolean readsTableStream) {
     }
 
-    /** Where a rule sends a matching event: the alerts topic, or an HTTP endpoint (API destination). */
-    public record Target(String id, String topic, String endpoint) {
+    /**
+     * Where a rule sends a matching event: the alerts topic, an HTTP endpoint (API destination), or a state
+     * machine, whose input is shaped by the target's InputTransformer (paths map and template; null for
+     * the whole event).
+     */
+    public record Target(String id, String topic, String endpoint, String stateMachine,
+                         Map<String, String> inputPaths, String inputTemplate) {
+        Target(String id, String topic, String endpoint) {
+            this(id, topic, endpoint, null, null, null);
+        }
+    }
+
+    /** A state machine: its logical id, its ASL definition and the substitutions the template gives it. */
+    public record StateMachine(String logicalId, String definition, Map<String, String> substitutions) {
     }
 
     /** An EventBridge rule: its pattern (JSON) and targets. */
@@ -50,14 +62,17 @@ public final class SamTemplate {
     }
 
     private final JsonNode root;
+    /** The template's directory, for DefinitionUri; null for the template bundled on the classpath. */
+    private final Path baseDir;
 
-    private SamTemplate(JsonNode root) {
+    private SamTemplate(JsonNode root, Path baseDir) {
         this.root = root;
+        this.baseDir = baseDir;
     }
 
     public static SamTemplate read(Path path) throws IOException {
         try (InputStream in = Files.newInputStream(path)) {
-            return read(in);
+            return new SamTemplate(parse(in), path.toAbsolutePath().getParent());
         }
     }
 
@@ -66,11 +81,11 @@ public final class SamTemplate {
      * {@code {"Ref": "X"}}, {@code !Not [...]} becomes {@code {"Fn::Not": [...]}}), so references and
      * conditions can be resolved rather than guessed.
      */
-    public static SamTemplate read(InputStream in) throws IOException {
+    private static JsonNode parse(InputStream in) {
         org.yaml.snakeyaml.LoaderOptions options = new org.yaml.snakeyaml.LoaderOptions();
         org.yaml.snakeyaml.Yaml yaml = new org.yaml.snakeyaml.Yaml(new CloudFormationConstructor(options));
         Object tree = yaml.load(in);
-        return new SamTemplate(new ObjectMapper().valueToTree(tree));
+        return new ObjectMapper().valueToTree(tree);
     }
 
     /** Turns {@code !Ref}, {@code !GetAtt}, {@code !Sub}, {@code !Not}... into CloudFormation's long form. */
@@ -105,7 +120,7 @@ public final class SamTemplate {
             if (in == null) {
                 throw new IOException("template.yaml is not on the classpath; pass --template");
             }
-            return read(in);
+            return new SamTemplate(parse(in), null);
         }
     }
 
@@ -218,6 +233,14 @@ public final class SamTemplate {
                 String type = resources().path(resource).path("Type").asText();
                 if ("AWS::SNS::Topic".equals(type)) {
                     targets.add(new Target(t.path("Id").asText(), resource, null));
+                } else if ("AWS::Serverless::StateMachine".equals(type)) {
+                    JsonNode transformer = t.path("InputTransformer");
+                    Map<String, String> paths = new java.util.LinkedHashMap<>();
+                    transformer.path("InputPathsMap").fields().forEachRemaining(e -> paths.put(e.getKey(),
+                            e.getValue().asText()));
+                    targets.add(new Target(t.path("Id").asText(), null, null, resource,
+                            transformer.isMissingNode() ? null : paths,
+                            transformer.isMissingNode() ? null : transformer.path("InputTemplate").asText()));
                 } else if ("AWS::Events::ApiDestination".equals(type) && deployed(resource, parameters)) {
                     String endpoint = resolve(resources().path(resource).path("Properties").path("InvocationEndpoint"),
                             parameters, Map.of());
@@ -239,6 +262,44 @@ public final class SamTemplate {
             }
         }
         return out;
+    }
+
+    /**
+     * The template's state machines, their definitions read from DefinitionUri (relative to the template,
+     * or from the classpath for the template bundled in Local's jar) with DefinitionSubstitutions applied
+     * as {@code resolve} resolves them.
+     */
+    public List<StateMachine> stateMachines(Map<String, String> parameters, Map<String, String> resourceNames)
+            throws IOException {
+        List<StateMachine> out = new ArrayList<>();
+        for (String id : resourcesOfType("AWS::Serverless::StateMachine")) {
+            JsonNode p = resources().path(id).path("Properties");
+            String uri = p.path("DefinitionUri").asText();
+            String definition;
+            if (baseDir != null) {
+                definition = Files.readString(baseDir.resolve(uri));
+            } else {
+                try (InputStream in = SamTemplate.class.getResourceAsStream("/" + uri)) {
+                    if (in == null) {
+                        throw new IOException(uri + " is not on the classpath");
+                    }
+                    definition = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+                }
+            }
+            Map<String, String> substitutions = new java.util.LinkedHashMap<>();
+            p.path("DefinitionSubstitutions").fields().forEachRemaining(e -> substitutions.put(e.getKey(),
+                    resolve(e.getValue(), parameters, resourceNames)));
+            for (Map.Entry<String, String> e : substitutions.entrySet()) {
+                definition = definition.replace("${" + e.getKey() + "}", e.getValue());
+            }
+            out.add(new StateMachine(id, definition, substitutions));
+        }
+        return out;
+    }
+
+    /** Logical ids of every resource of {@code type}. */
+    public List<String> logicalIds(String type) {
+        return resourcesOfType(type);
     }
 
     /** The logical id of the event bus. */
@@ -365,7 +426,7 @@ public final class SamTemplate {
         }
         String base = name.contains(".") ? name.substring(0, name.indexOf('.')) : name;
         if (resources().has(base)) {
-            String local = resourceNames.get(base);
+            String local = resourceNames.get(name.contains(".") && resourceNames.containsKey(name) ? name : base);
             if (local == null) {
                 throw new IllegalStateException("No local name for resource " + base);
             }

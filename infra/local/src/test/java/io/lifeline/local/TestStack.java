@@ -50,6 +50,8 @@ public final class TestStack implements AutoCloseable {
     public final FunctionHost host;
     /** The stack's own EventBridge stand-in, with the template's rules. */
     public final LocalEventBus bus;
+    /** The template's state machines, run by the ASL interpreter at the stack's clock. */
+    public final LocalStepFunctions stepFunctions;
     public final String adminKey;
     private final KeyStore keys;
     private final DynamoDbClient admin;
@@ -70,10 +72,16 @@ public final class TestStack implements AutoCloseable {
                 .overrideConfiguration(c -> interceptors.forEach(c::addExecutionInterceptor))
                 .build();
         Map<String, String> params = LifelineLocal.localParameters(parameters);
+        Map<String, String> names = LifelineLocal.resourceNames(template, table, "bus-" + table);
         this.bus = new LocalEventBus(template.rules(params), clock);
-        this.host = new FunctionHost(template, params, Map.of(template.tableLogicalId(), table,
-                template.eventBusLogicalId(), "bus-" + table), dynamo, io.lifeline.config.Wiring.memoize(bus::client),
-                clock);
+        java.util.concurrent.atomic.AtomicReference<LocalStepFunctions> sfn = new java.util.concurrent.atomic.AtomicReference<>();
+        this.host = new FunctionHost(template, params, names, dynamo, io.lifeline.config.Wiring.memoize(bus::client),
+                io.lifeline.config.Wiring.memoize(() -> sfn.get().client()), clock);
+        // No background tick: tests move the clock and call stepFunctions.runDue() themselves.
+        this.stepFunctions = new LocalStepFunctions(template.stateMachines(params, names), host, clock, 1.0, false);
+        sfn.set(stepFunctions);
+        bus.startStateMachinesWith((machine, input) -> stepFunctions.start(LocalStepFunctions.arn(machine), null,
+                input));
         this.gateway = new LocalGateway(template, host, clock);
         String streamArn = admin.describeTable(d -> d.tableName(table)).table().latestStreamArn();
         this.pump = new StreamPump(server.streamsClient(), streamArn, StreamPump.consumers(host), null);
@@ -296,6 +304,7 @@ public final class TestStack implements AutoCloseable {
 
     @Override
     public void close() {
+        stepFunctions.close();
         bus.close();
         admin.deleteTable(d -> d.tableName(table));
         if (dynamo != admin) {

@@ -1,0 +1,149 @@
+package io.lifeline.revive;
+
+import com.amazonaws.services.lambda.runtime.Context;
+import com.amazonaws.services.lambda.runtime.RequestHandler;
+import io.lifeline.agent.Agent;
+import io.lifeline.agent.AgentStatus;
+import io.lifeline.agent.ErrorClassifier;
+import io.lifeline.agent.LifelineException;
+import io.lifeline.agent.Trigger;
+import io.lifeline.config.Config;
+import io.lifeline.config.Wiring;
+import io.lifeline.store.AgentDataStore;
+import io.lifeline.store.AgentStore;
+import io.lifeline.store.HostCommandStore;
+import io.lifeline.store.RevivalStore;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The revive flow's Task steps (infra/statemachine/revive.asl.json), one action per call:
+ * <ul>
+ *   <li>{@code initiate}: dead (or dead_failed_revive, for a manual revive) -> restarting, conditional on the
+ *   transition seq the execution was started for, and the first restart command to the agent's host;</li>
+ *   <li>{@code check}: after a wait, is the agent back? If not and attempts are left, ask the host again;</li>
+ *   <li>{@code giveUp}: restarting -> dead_failed_revive, conditional on the flow's own restarting seq, so a
+ *   join that raced it wins;</li>
+ *   <li>{@code recordError}: an unexpected error ended the flow; it is recorded on the agent.</li>
+ * </ul>
+ * Every answer has an {@code outcome} the state machine's Choice states branch on. Each step is also
+ * recorded for {@code GET .../revivals}.
+ */
+public final class ReviveHandler implements RequestHandler<Map<String, Object>, Map<String, Object>> {
+    private final AgentStore agents;
+    private final AgentDataStore data;
+    private final HostCommandStore commands;
+    private final RevivalStore revivals;
+    private final Config config;
+    private final Clock clock;
+
+    public ReviveHandler() {
+        this(Wiring.fromEnvironment());
+    }
+
+    public ReviveHandler(Wiring wiring) {
+        this.config = wiring.config();
+        String table = config.tableName();
+        this.agents = new AgentStore(wiring.dynamo(), table);
+        this.data = new AgentDataStore(wiring.dynamo(), table);
+        this.commands = new HostCommandStore(wiring.dynamo(), table, config.commandTtl());
+        this.revivals = new RevivalStore(wiring.dynamo(), table, config.transitionRetention());
+        this.clock = wiring.clock();
+    }
+
+    @Override
+    public Map<String, Object> handleRequest(Map<String, Object> input, Context context) {
+        ReviveStep step = ReviveStep.of(input);
+        try {
+            return switch (step.action()) {
+                case "initiate" -> initiate(step);
+                case "check" -> check(step);
+                case "giveUp" -> giveUp(step);
+                case "recordError" -> recordError(step);
+                default -> throw new IllegalArgumentException("Unknown revive action '" + step.action() + "'");
+            };
+        } catch (LifelineException e) {
+            if (e.kind() == LifelineException.Kind.THROTTLED || e.kind() == LifelineException.Kind.UNAVAILABLE) {
+                throw new TransientReviveException(e.getMessage(), e);
+            }
+            throw e;
+        }
+    }
+
+    private Map<String, Object> initiate(ReviveStep s) {
+        Instant now = clock.instant();
+        Agent agent = agents.require(s.team(), s.agentId());
+        if (agent.hostId() == null) {
+            return answer(s, "initiate", "no_host", 0, 0, agent.lastTransition() == null ? 0 : agent.lastTransition().seq());
+        }
+        Optional<Agent> restarting = agents.reviveStep(s.team(), s.agentId(), Trigger.RESTART_INITIATED, s.startSeq(),
+                "restart requested from host " + agent.hostId() + " (attempt 1 of " + config.reviveMaxAttempts() + ")",
+                now);
+        if (restarting.isEmpty()) {
+            // Another execution took this death, or the agent changed since: not ours to act on.
+            AgentStatus current = agents.require(s.team(), s.agentId()).status();
+            return answer(s, "initiate", current.isAlive() ? "alive" : "gone", 0, 0, 0);
+        }
+        long seq = restarting.get().lastTransition().seq();
+        commands.issueRestart(s.team(), agent.hostId(), s.agentId(), s.startSeq(), 1, "agent is dead", now);
+        return answer(s, "initiate", "restarting", 1, waitSeconds(1), seq);
+    }
+
+    private Map<String, Object> check(ReviveStep s) {
+        Instant now = clock.instant();
+        Agent agent = agents.require(s.team(), s.agentId());
+        if (agent.status().isAlive()) {
+            return answer(s, "check", "alive", s.attempt(), 0, s.seq());
+        }
+        if (agent.status() != AgentStatus.RESTARTING || agent.lastTransition() == null
+                || agent.lastTransition().seq() != s.seq()) {
+            return answer(s, "check", "gone", s.attempt(), 0, s.seq());
+        }
+        if (s.attempt() >= config.reviveMaxAttempts()) {
+            return answer(s, "check", "exhausted", s.attempt(), 0, s.seq());
+        }
+        int next = s.attempt() + 1;
+        if (agent.hostId() != null) {
+            commands.issueRestart(s.team(), agent.hostId(), s.agentId(), s.startSeq(), next,
+                    "agent did not rejoin after attempt " + s.attempt(), now);
+        }
+        return answer(s, "check", "retry", next, waitSeconds(next), s.seq());
+    }
+
+    private Map<String, Object> giveUp(ReviveStep s) {
+        Instant now = clock.instant();
+        Optional<Agent> failed = agents.reviveStep(s.team(), s.agentId(), Trigger.RESTART_EXHAUSTED, s.seq(),
+                "no rejoin after " + s.attempt() + " restart attempt" + (s.attempt() == 1 ? "" : "s"), now);
+        if (failed.isPresent()) {
+            return answer(s, "giveUp", "failed", s.attempt(), 0, failed.get().lastTransition().seq());
+        }
+        AgentStatus current = agents.require(s.team(), s.agentId()).status();
+        return answer(s, "giveUp", current.isAlive() ? "alive" : "gone", s.attempt(), 0, s.seq());
+    }
+
+    private Map<String, Object> recordError(ReviveStep s) {
+        String message = "revive flow failed: " + s.errorName() + (s.errorCause() == null ? "" : ": " + s.errorCause());
+        data.recordError(s.team(), s.agentId(), message, ErrorClassifier.Category.UNKNOWN, clock.instant());
+        return answer(s, "recordError", "error", s.attempt(), 0, s.seq());
+    }
+
+    /** The wait before checking attempt {@code n}: base x rate^(n-1) (30 s, 60 s, 120 s by default). */
+    long waitSeconds(int attempt) {
+        return Math.round(config.reviveBaseWait().toSeconds() * Math.pow(config.reviveBackoffRate(), attempt - 1));
+    }
+
+    private Map<String, Object> answer(ReviveStep s, String stepName, String outcome, int attempt, long waitSeconds,
+                                       long seq) {
+        revivals.record(s.team(), s.agentId(), s.startSeq(), s.executionId(),
+                new RevivalStore.Step(stepName, attempt, outcome, clock.instant()));
+        Map<String, Object> out = new HashMap<>();
+        out.put("outcome", outcome);
+        out.put("attempt", attempt);
+        out.put("waitSeconds", waitSeconds);
+        out.put("seq", seq);
+        return out;
+    }
+}

@@ -1,0 +1,87 @@
+package io.lifeline.store;
+
+import static io.lifeline.store.Items.ms;
+import static io.lifeline.store.Items.n;
+import static io.lifeline.store.Items.s;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
+
+/**
+ * What each revive execution did, written by its own steps, so {@code GET .../revivals} reads the same in
+ * the cloud and in Local: {@code TEAM#<team>#AGENT#<id> / REV#<seq>}, keyed by the transition seq the
+ * execution was started for.
+ */
+public final class RevivalStore {
+    static final String PREFIX = "REV#";
+
+    /** One step of an execution: what it did, when, and the outcome. */
+    public record Step(String step, int attempt, String outcome, Instant at) {
+    }
+
+    /** One execution as recorded. */
+    public record Revival(long startSeq, String executionId, Instant startedAt, String outcome, int attempts,
+                          List<Step> steps) {
+    }
+
+    private final DynamoDbClient dynamo;
+    private final String table;
+    private final Duration retention;
+
+    public RevivalStore(DynamoDbClient dynamo, String table, Duration retention) {
+        this.dynamo = dynamo;
+        this.table = table;
+        this.retention = retention;
+    }
+
+    private static Map<String, AttributeValue> key(String team, String agentId, long startSeq) {
+        return Map.of(Keys.PK, s(Keys.agentScope(team, agentId)), Keys.SK, s(PREFIX + String.format("%012d", startSeq)));
+    }
+
+    /** Appends a step; the first step creates the record. {@code outcome} is the execution's so far. */
+    public void record(String team, String agentId, long startSeq, String executionId, Step step) {
+        Update u = new Update(table, key(team, agentId, startSeq));
+        AttributeValue stepValue = AttributeValue.fromM(Map.of("step", s(step.step()), "attempt", n(step.attempt()),
+                "outcome", s(step.outcome()), "at", ms(step.at())));
+        u.setExpression("steps", "list_append(if_not_exists(" + u.name("steps") + ", " + u.value(AttributeValue.fromL(List.of()))
+                + "), " + u.value(AttributeValue.fromL(List.of(stepValue))) + ")");
+        u.setExpression("startedAt", "if_not_exists(" + u.name("startedAt") + ", " + u.value(ms(step.at())) + ")");
+        if (executionId != null) {
+            u.set("executionId", s(executionId));
+        }
+        u.set("outcome", s(step.outcome()));
+        u.set("attempts", n(step.attempt()));
+        u.set(Keys.EXPIRES_AT, n(step.at().plus(retention).getEpochSecond()));
+        StoreFailures.call("record the revive step", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
+    }
+
+    /** Newest first. */
+    public List<Revival> list(String team, String agentId, int limit) {
+        List<Revival> out = new ArrayList<>();
+        StoreFailures.call("read revivals", () -> dynamo.query(q -> q.tableName(table).consistentRead(true)
+                .keyConditionExpression("#pk = :pk AND begins_with(#sk, :prefix)")
+                .expressionAttributeNames(Map.of("#pk", Keys.PK, "#sk", Keys.SK))
+                .expressionAttributeValues(Map.of(":pk", s(Keys.agentScope(team, agentId)), ":prefix", s(PREFIX)))
+                .scanIndexForward(false).limit(limit))).items().forEach(item -> {
+                    List<Step> steps = new ArrayList<>();
+                    AttributeValue list = item.get("steps");
+                    if (list != null && list.hasL()) {
+                        for (AttributeValue v : list.l()) {
+                            Map<String, AttributeValue> m = v.m();
+                            steps.add(new Step(Items.str(m, "step"), (int) Items.num(m, "attempt", 0),
+                                    Items.str(m, "outcome"), Items.instant(m, "at")));
+                        }
+                    }
+                    out.add(new Revival(Long.parseLong(Items.str(item, Keys.SK).substring(PREFIX.length())),
+                            Items.str(item, "executionId"), Items.instant(item, "startedAt"),
+                            Items.str(item, "outcome"), (int) Items.num(item, "attempts", 0), steps));
+                });
+        return out;
+    }
+}
