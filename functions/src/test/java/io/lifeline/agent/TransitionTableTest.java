@@ -47,7 +47,8 @@ class TransitionTableTest {
             // Issue 3 adds this row: a host that knows its agent crashed reports it.
             new Row(EnumSet.of(READY, WORKING), DEAD, Trigger.REPORTED_FAILURE, "host"),
             new Row(EnumSet.of(READY, WORKING), OFFLINE, Trigger.LEAVE, "agent"),
-            new Row(EnumSet.of(DEAD), RESTARTING, Trigger.RESTART_INITIATED, "revive flow"),
+            // Issue 4 widens this row: a manual revive restarts a dead_failed_revive agent too.
+            new Row(EnumSet.of(DEAD, DEAD_FAILED_REVIVE), RESTARTING, Trigger.RESTART_INITIATED, "revive flow"),
             new Row(EnumSet.of(RESTARTING), DEAD_FAILED_REVIVE, Trigger.RESTART_EXHAUSTED, "revive flow"),
             new Row(EnumSet.of(DEAD, DEAD_FAILED_REVIVE), OFFLINE, Trigger.CLEANUP, "operator"));
 
@@ -83,8 +84,8 @@ class TransitionTableTest {
             }
         }
         assertEquals(design, code);
-        assertEquals(18, code.size(),
-                "DESIGN.md section 2 (with the two heartbeat-report triggers and reported_failure) allows 18 pairs");
+        assertEquals(19, code.size(), "DESIGN.md section 2 (with the two heartbeat-report triggers, reported_failure"
+                + " and manual revive from dead_failed_revive) allows 19 pairs");
     }
 
     @Test

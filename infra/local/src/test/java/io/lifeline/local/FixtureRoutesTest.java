@@ -81,7 +81,11 @@ class FixtureRoutesTest {
             Map.entry("put-settings", Expectation.error(400, "MISSING_FIELD")),
             Map.entry("pause-team", Expectation.error(400, "INVALID_FIELD")),
             Map.entry("resume-team", Expectation.ok(null, 200, "team")),
-            Map.entry("events", Expectation.ok(null, 200, "count", "events")));
+            Map.entry("events", Expectation.ok(null, 200, "count", "events")),
+            Map.entry("revive", Expectation.error(409, "INVALID_TRANSITION")),
+            Map.entry("revivals", Expectation.ok(null, 200, "agentId", "revivals")),
+            Map.entry("host-commands", Expectation.ok(null, 200, "count", "commands")),
+            Map.entry("ack-command", Expectation.error(404, "COMMAND_NOT_FOUND")));
 
     @BeforeAll
     static void start() throws Exception {

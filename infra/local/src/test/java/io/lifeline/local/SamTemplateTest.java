@@ -96,7 +96,7 @@ class SamTemplateTest {
             HttpApiHandler api = assertInstanceOf(HttpApiHandler.class, handler, f.getKey());
             assertEquals(templateKeys, api.routeKeys(), f.getKey() + ": handler routes vs template routes");
         }
-        assertEquals(5, apiFunctions, "Heartbeat, Agents, Tasks, Keys and Team functions");
+        assertEquals(6, apiFunctions, "Heartbeat, Agents, Tasks, Keys, Hosts and Team functions");
     }
 
     @Test
@@ -188,12 +188,13 @@ class SamTemplateTest {
 
     /** Local names for the resources functions' environments refer to. */
     private static Map<String, String> names(String table) {
-        return Map.of(template.tableLogicalId(), table, template.eventBusLogicalId(), "bus");
+        return LifelineLocal.resourceNames(template, table, "bus");
     }
 
     @Test
     void everyFunction_hasPolicies_scopedToTheTableOrTheBus() {
-        Set<String> allowed = Set.of(template.tableLogicalId() + ".Arn", template.eventBusLogicalId() + ".Arn");
+        Set<String> allowed = Set.of(template.tableLogicalId() + ".Arn", template.eventBusLogicalId() + ".Arn",
+                "ReviveStateMachine");
         for (Map.Entry<String, Node> f : resourcesTagged().entrySet()) {
             Node policies = get(f.getValue(), "Properties", "Policies");
             assertNotNull(policies, f.getKey() + " has no Policies");
