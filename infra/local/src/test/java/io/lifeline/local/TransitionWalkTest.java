@@ -83,7 +83,9 @@ class TransitionWalkTest {
     void trigger_fromStatus_followsTheTable(AgentStatus status, Trigger trigger, String expected) {
         String agentId = "w-" + status.wire() + "-" + trigger.wire();
         String taskId = "t-" + status.wire() + "-" + trigger.wire();
-        assertEquals(201, stack.register(agentId).status());
+        // No hostId: a death here must stay a death, not start the revive flow (its own tests cover that).
+        assertEquals(201, stack.team("register", "{\"agentId\":\"" + agentId + "\",\"name\":\"Walker\",\"role\":\"w\"}")
+                .status());
         boolean hasTask = trigger == Trigger.CLAIM_TASK || trigger == Trigger.TASK_COMPLETE;
         if (hasTask) {
             assertEquals(201, stack.createTask(taskId).status());
