@@ -53,6 +53,8 @@ public final class TestStack implements AutoCloseable {
     public final String adminKey;
     private final KeyStore keys;
     private final DynamoDbClient admin;
+    private final SamTemplate template;
+    private final Map<String, String> params;
 
     private TestStack(MutableClock clock, List<ExecutionInterceptor> interceptors, Map<String, String> parameters)
             throws Exception {
@@ -60,7 +62,7 @@ public final class TestStack implements AutoCloseable {
         this.clock = clock;
         this.table = "t-" + UUID.randomUUID();
         this.admin = server.client();
-        SamTemplate template = template();
+        this.template = template();
         LocalDynamo.ensureTable(admin, template, table);
         this.dynamo = interceptors.isEmpty() ? admin : DynamoDbClient.builder()
                 .endpointOverride(server.endpoint()).region(software.amazon.awssdk.regions.Region.US_EAST_1)
@@ -69,11 +71,9 @@ public final class TestStack implements AutoCloseable {
                         software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("local", "local")))
                 .overrideConfiguration(c -> interceptors.forEach(c::addExecutionInterceptor))
                 .build();
-        Map<String, String> params = LifelineLocal.localParameters(parameters);
+        this.params = LifelineLocal.localParameters(parameters);
         this.bus = new LocalEventBus(template.rules(params), clock);
-        this.host = new FunctionHost(template, params, Map.of(template.tableLogicalId(), table,
-                template.eventBusLogicalId(), "bus-" + table), dynamo, io.lifeline.config.Wiring.memoize(bus::client),
-                clock);
+        this.host = freshHost();
         this.gateway = new LocalGateway(template, host, clock);
         String streamArn = admin.describeTable(d -> d.tableName(table)).table().latestStreamArn();
         this.pump = new StreamPump(server.streamsClient(), streamArn, StreamPump.consumers(host), null);
@@ -91,7 +91,22 @@ public final class TestStack implements AutoCloseable {
 
     /** The repo's template.yaml (the build passes its path), as Local reads it. */
     public static SamTemplate template() throws Exception {
-        return SamTemplate.read(Path.of(System.getProperty("lifeline.template", "../../template.yaml")));
+        return SamTemplate.read(templatePath());
+    }
+
+    /** Where the repo's template.yaml is, for tests that read parts Local does not model (input transformers). */
+    public static Path templatePath() {
+        return Path.of(System.getProperty("lifeline.template", "../../template.yaml"));
+    }
+
+    /**
+     * The template's functions instantiated afresh over this stack's table, bus and clock, as a new Lambda
+     * container would be: nothing remembered from earlier invocations (the publisher's sent ids included).
+     */
+    public FunctionHost freshHost() {
+        return new FunctionHost(template, params, Map.of(template.tableLogicalId(), table,
+                template.eventBusLogicalId(), "bus-" + table), dynamo, io.lifeline.config.Wiring.memoize(bus::client),
+                clock);
     }
 
     public static final class Builder {
