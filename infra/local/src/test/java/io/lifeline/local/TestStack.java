@@ -55,6 +55,11 @@ public final class TestStack implements AutoCloseable {
     public final String adminKey;
     private final KeyStore keys;
     private final DynamoDbClient admin;
+    private final SamTemplate template;
+    private final Map<String, String> params;
+    private final Map<String, String> names;
+    private final java.util.concurrent.atomic.AtomicReference<LocalStepFunctions> stepFunctionsRef =
+            new java.util.concurrent.atomic.AtomicReference<>();
 
     private TestStack(MutableClock clock, List<ExecutionInterceptor> interceptors, Map<String, String> parameters)
             throws Exception {
@@ -62,7 +67,7 @@ public final class TestStack implements AutoCloseable {
         this.clock = clock;
         this.table = "t-" + UUID.randomUUID();
         this.admin = server.client();
-        SamTemplate template = template();
+        this.template = template();
         LocalDynamo.ensureTable(admin, template, table);
         this.dynamo = interceptors.isEmpty() ? admin : DynamoDbClient.builder()
                 .endpointOverride(server.endpoint()).region(software.amazon.awssdk.regions.Region.US_EAST_1)
@@ -71,15 +76,13 @@ public final class TestStack implements AutoCloseable {
                         software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("local", "local")))
                 .overrideConfiguration(c -> interceptors.forEach(c::addExecutionInterceptor))
                 .build();
-        Map<String, String> params = LifelineLocal.localParameters(parameters);
-        Map<String, String> names = LifelineLocal.resourceNames(template, table, "bus-" + table);
+        this.params = LifelineLocal.localParameters(parameters);
+        this.names = LifelineLocal.resourceNames(template, table, "bus-" + table);
         this.bus = new LocalEventBus(template.rules(params), clock);
-        java.util.concurrent.atomic.AtomicReference<LocalStepFunctions> sfn = new java.util.concurrent.atomic.AtomicReference<>();
-        this.host = new FunctionHost(template, params, names, dynamo, io.lifeline.config.Wiring.memoize(bus::client),
-                io.lifeline.config.Wiring.memoize(() -> sfn.get().client()), clock);
+        this.host = freshHost();
         // No background tick: tests move the clock and call stepFunctions.runDue() themselves.
         this.stepFunctions = new LocalStepFunctions(template.stateMachines(params, names), host, clock, 1.0, false);
-        sfn.set(stepFunctions);
+        stepFunctionsRef.set(stepFunctions);
         bus.startStateMachinesWith((machine, input) -> stepFunctions.start(LocalStepFunctions.arn(machine), null,
                 input));
         this.gateway = new LocalGateway(template, host, clock);
@@ -99,7 +102,21 @@ public final class TestStack implements AutoCloseable {
 
     /** The repo's template.yaml (the build passes its path), as Local reads it. */
     public static SamTemplate template() throws Exception {
-        return SamTemplate.read(Path.of(System.getProperty("lifeline.template", "../../template.yaml")));
+        return SamTemplate.read(templatePath());
+    }
+
+    /** Where the repo's template.yaml is, for tests that read parts Local does not model (input transformers). */
+    public static Path templatePath() {
+        return Path.of(System.getProperty("lifeline.template", "../../template.yaml"));
+    }
+
+    /**
+     * The template's functions instantiated afresh over this stack's table, bus and clock, as a new Lambda
+     * container would be: nothing remembered from earlier invocations (the publisher's sent ids included).
+     */
+    public FunctionHost freshHost() {
+        return new FunctionHost(template, params, names, dynamo, io.lifeline.config.Wiring.memoize(bus::client),
+                io.lifeline.config.Wiring.memoize(() -> stepFunctionsRef.get().client()), clock);
     }
 
     public static final class Builder {

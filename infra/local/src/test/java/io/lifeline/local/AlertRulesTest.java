@@ -1,0 +1,344 @@
+package io.lifeline.local;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.lifeline.agent.AgentStatus;
+import io.lifeline.agent.Transition;
+import io.lifeline.agent.TransitionTable;
+import io.lifeline.agent.Trigger;
+import io.lifeline.api.Json;
+import io.lifeline.events.EventCatalogue;
+import io.lifeline.events.LifelineEvent;
+import io.lifeline.store.InboxStore;
+import io.lifeline.store.StreamChanges;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import software.amazon.event.ruler.Machine;
+
+/**
+ * The alert routing of template.yaml, checked without a stack: each rule's EventPattern, as Local reads it,
+ * matched with AWS's event-ruler against full EventBridge events built from the real event catalogue; the
+ * rules' Conditions; and each input transformer against the catalogue's details.
+ */
+class AlertRulesTest {
+    /** Every optional parameter set, so every rule of the template is deployed. */
+    static final Map<String, String> ALL_OPTIONAL = Map.of("AlertEmail", "ops@example.com",
+            "AlertWebhookUrl", "http://x", "SlackWebhookUrl", "http://y", "PagerDutyRoutingKey", "k");
+    static final Instant AT = Instant.parse("2026-03-01T12:00:00Z");
+
+    static SamTemplate template;
+    static Map<String, SamTemplate.Rule> rules;
+
+    @BeforeAll
+    static void read() throws Exception {
+        template = TestStack.template();
+        rules = new LinkedHashMap<>();
+        template.rules(ALL_OPTIONAL).forEach(r -> rules.put(r.logicalId(), r));
+    }
+
+    // ---- example events ---------------------------------------------------------------------------
+
+    static LifelineEvent status(AgentStatus from, AgentStatus to, Trigger trigger, String reason) {
+        assertTrue(TransitionTable.allows(from, trigger, to), from + " x " + trigger + " -> " + to + " is no row");
+        return EventCatalogue.of(new StreamChanges.StatusChanged("acme", "a-1", "Agent 1", "host-1",
+                new Transition(3, from, to, trigger, reason, AT), null));
+    }
+
+    static LifelineEvent massStale() {
+        return EventCatalogue.of(new StreamChanges.MassStale("acme", 5, 4, 0.5, AT));
+    }
+
+    static LifelineEvent tasksReassigned() {
+        return EventCatalogue.of(new StreamChanges.TaskReassigned("acme", "t-1", "a-1", AT));
+    }
+
+    static LifelineEvent leaderNotified() {
+        return EventCatalogue.of(new StreamChanges.LeaderNotice("acme", "lead", new InboxStore.Notice(
+                AT.toEpochMilli() + "#a-1#3", "a-1", "Agent a-1 became inactive", List.of("t-1"), AT)));
+    }
+
+    static LifelineEvent rotation() {
+        return EventCatalogue.of(new StreamChanges.SessionRotation("acme", "a-1", 1, AT));
+    }
+
+    /** The event as EventBridge hands it to rules and targets. */
+    static ObjectNode envelope(LifelineEvent e, String source) {
+        ObjectNode n = Json.object().put("version", "0").put("id", UUID.randomUUID().toString())
+                .put("detail-type", e.type()).put("source", source).put("account", "123456789012")
+                .put("time", e.at().toString()).put("region", "eu-west-1");
+        n.set("resources", Json.MAPPER.createArrayNode());
+        n.set("detail", e.detail());
+        return n;
+    }
+
+    static ObjectNode envelope(LifelineEvent e) {
+        return envelope(e, LifelineEvent.SOURCE);
+    }
+
+    static boolean matches(SamTemplate.Rule rule, JsonNode event) {
+        try {
+            Machine m = Machine.builder().build();
+            m.addRule(rule.logicalId(), rule.eventPattern());
+            return m.rulesForJSONEvent(Json.write(event)).contains(rule.logicalId());
+        } catch (Exception e) {
+            throw new AssertionError("event-ruler could not use " + rule.logicalId() + ": " + rule.eventPattern(), e);
+        }
+    }
+
+    record Examples(List<LifelineEvent> positive, List<LifelineEvent> negative) {
+    }
+
+    static final String SILENT = "no heartbeat for 90 s, 2 missed sweeps";
+
+    /** One or more events each rule must route, and some it must not. */
+    static Map<String, Examples> examples() {
+        LifelineEvent died = status(AgentStatus.WORKING, AgentStatus.DEAD, Trigger.HEARTBEAT_EXPIRED, SILENT);
+        LifelineEvent crashed = status(AgentStatus.READY, AgentStatus.DEAD, Trigger.REPORTED_FAILURE,
+                "failure reported: oom");
+        LifelineEvent notRevived = status(AgentStatus.RESTARTING, AgentStatus.DEAD_FAILED_REVIVE,
+                Trigger.RESTART_EXHAUSTED, "3 restarts failed");
+        LifelineEvent back = status(AgentStatus.DEAD, AgentStatus.READY, Trigger.JOIN, "agent joined");
+        LifelineEvent backAfterRevive = status(AgentStatus.DEAD_FAILED_REVIVE, AgentStatus.READY, Trigger.JOIN,
+                "agent joined");
+        LifelineEvent taskDone = status(AgentStatus.WORKING, AgentStatus.READY, Trigger.TASK_COMPLETE, null);
+        LifelineEvent claimed = status(AgentStatus.READY, AgentStatus.WORKING, Trigger.CLAIM_TASK, null);
+        LifelineEvent left = status(AgentStatus.READY, AgentStatus.OFFLINE, Trigger.LEAVE, "shift over");
+        LifelineEvent restarting = status(AgentStatus.DEAD, AgentStatus.RESTARTING, Trigger.RESTART_INITIATED, null);
+        Map<String, Examples> m = new LinkedHashMap<>();
+        m.put("DeathAlertRule", new Examples(List.of(died, crashed, notRevived), List.of(left, restarting, back)));
+        m.put("RecoveryAlertRule", new Examples(List.of(back, backAfterRevive), List.of(taskDone, died)));
+        m.put("MassStaleAlertRule", new Examples(List.of(massStale()), List.of(died, tasksReassigned())));
+        m.put("AlertWebhookRule", new Examples(List.of(died, back, taskDone, massStale(), tasksReassigned(),
+                leaderNotified(), rotation()), List.of()));
+        m.put("SlackRule", new Examples(List.of(died, crashed, notRevived, back),
+                List.of(taskDone, claimed, left, restarting, massStale())));
+        m.put("PagerDutyTriggerRule", new Examples(List.of(died, crashed, notRevived), List.of(back, left)));
+        m.put("PagerDutyResolveRule", new Examples(List.of(back, backAfterRevive), List.of(died, taskDone)));
+        return m;
+    }
+
+    // ---- patterns ---------------------------------------------------------------------------------
+
+    @Test
+    void everyRuleOfTheTemplate_hasExamples() {
+        assertEquals(examples().keySet(), rules.keySet(), "a rule without examples, or examples without a rule");
+    }
+
+    @Test
+    void eachRule_matchesItsPositiveExamples_andNotItsNegativeOnes() {
+        List<String> wrong = new ArrayList<>();
+        examples().forEach((id, ex) -> {
+            SamTemplate.Rule rule = rules.get(id);
+            assertFalse(ex.positive().isEmpty(), id);
+            for (LifelineEvent e : ex.positive()) {
+                if (!matches(rule, envelope(e))) {
+                    wrong.add(id + " should match " + e.type() + " " + e.detail());
+                }
+            }
+            for (LifelineEvent e : ex.negative()) {
+                if (matches(rule, envelope(e))) {
+                    wrong.add(id + " should not match " + e.type() + " " + e.detail());
+                }
+            }
+        });
+        assertEquals(List.of(), wrong);
+    }
+
+    @Test
+    void noRule_matchesAnEventFromAnotherSource() {
+        examples().forEach((id, ex) -> {
+            for (LifelineEvent e : ex.positive()) {
+                assertTrue(matches(rules.get(id), envelope(e)), id);
+                assertFalse(matches(rules.get(id), envelope(e, "other.app")), id + " matched source other.app");
+            }
+        });
+    }
+
+    /** A task completion or a claim is routine: only the catch-all webhook hears of it, no alert does. */
+    @Test
+    void routineChanges_raiseNoAlert() {
+        for (LifelineEvent e : List.of(status(AgentStatus.WORKING, AgentStatus.READY, Trigger.TASK_COMPLETE, null),
+                status(AgentStatus.WORKING, AgentStatus.READY, Trigger.REPORT_READY, null),
+                status(AgentStatus.READY, AgentStatus.WORKING, Trigger.CLAIM_TASK, null),
+                status(AgentStatus.OFFLINE, AgentStatus.READY, Trigger.JOIN, "agent joined"))) {
+            Set<String> matched = rules.values().stream().filter(r -> matches(r, envelope(e)))
+                    .map(SamTemplate.Rule::logicalId).collect(Collectors.toSet());
+            assertEquals(Set.of("AlertWebhookRule"), matched, e.detail().toString());
+        }
+    }
+
+    // ---- conditions -------------------------------------------------------------------------------
+
+    static Set<String> ruleIds(Map<String, String> parameters) {
+        return template.rules(parameters).stream().map(SamTemplate.Rule::logicalId)
+                .collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    @Test
+    void rules_withTheOptionalParametersEmpty_leaveOutTheConditionalRules() {
+        Set<String> always = Set.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule");
+        assertEquals(always, ruleIds(Map.of()));
+        assertEquals(always, ruleIds(Map.of("AlertWebhookUrl", "", "SlackWebhookUrl", "", "PagerDutyRoutingKey", "")));
+        assertEquals(union(always, "AlertWebhookRule"), ruleIds(Map.of("AlertWebhookUrl", "http://x")));
+        assertEquals(union(always, "SlackRule"), ruleIds(Map.of("SlackWebhookUrl", "http://y")));
+        assertEquals(union(always, "PagerDutyTriggerRule", "PagerDutyResolveRule"),
+                ruleIds(Map.of("PagerDutyRoutingKey", "k")));
+        assertEquals(union(always, "AlertWebhookRule", "SlackRule", "PagerDutyTriggerRule", "PagerDutyResolveRule"),
+                ruleIds(ALL_OPTIONAL));
+
+        for (SamTemplate.Rule r : template.rules(Map.of())) {
+            assertEquals(List.of(new SamTemplate.Target("alerts-topic", "AlertsTopic", null)), r.targets(),
+                    r.logicalId());
+        }
+        assertEquals(List.of(new SamTemplate.Target("alert-webhook", null, "http://x")),
+                rules.get("AlertWebhookRule").targets());
+        assertEquals(List.of(new SamTemplate.Target("slack", null, "http://y")), rules.get("SlackRule").targets());
+        assertEquals("https://events.pagerduty.com/v2/enqueue",
+                rules.get("PagerDutyTriggerRule").targets().get(0).endpoint());
+    }
+
+    private static Set<String> union(Set<String> base, String... more) {
+        Set<String> out = new TreeSet<>(base);
+        out.addAll(List.of(more));
+        return out;
+    }
+
+    // ---- input transformers -----------------------------------------------------------------------
+
+    record Transformer(String ruleId, String targetId, Map<String, String> paths, String template) {
+    }
+
+    /** Every target's InputTransformer, read from the template's YAML (Local does not model them). */
+    static List<Transformer> transformers() throws Exception {
+        JsonNode root = new ObjectMapper(new YAMLFactory()).readTree(TestStack.templatePath().toFile());
+        List<Transformer> out = new ArrayList<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = root.path("Resources").fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> r = it.next();
+            if (!"AWS::Events::Rule".equals(r.getValue().path("Type").asText())) {
+                continue;
+            }
+            for (JsonNode t : r.getValue().path("Properties").path("Targets")) {
+                JsonNode it2 = t.path("InputTransformer");
+                if (it2.isMissingNode()) {
+                    continue;
+                }
+                Map<String, String> paths = new LinkedHashMap<>();
+                it2.path("InputPathsMap").fields().forEachRemaining(e -> paths.put(e.getKey(), e.getValue().asText()));
+                JsonNode tpl = it2.path("InputTemplate");
+                String text = tpl.isTextual() ? tpl.asText() : tpl.path("Fn::Sub").asText();
+                assertFalse(text.isEmpty(), r.getKey() + ": InputTemplate not read");
+                out.add(new Transformer(r.getKey(), t.path("Id").asText(), paths, text));
+            }
+        }
+        return out;
+    }
+
+    private static final Pattern PLACEHOLDER = Pattern.compile("<([^<>\\s]+)>");
+
+    static Set<String> placeholders(String inputTemplate) {
+        Set<String> out = new LinkedHashSet<>();
+        Matcher m = PLACEHOLDER.matcher(inputTemplate);
+        while (m.find()) {
+            out.add(m.group(1));
+        }
+        return out;
+    }
+
+    static JsonNode at(JsonNode event, String path) {
+        assertTrue(path.startsWith("$."), path);
+        JsonNode n = event;
+        for (String part : path.substring(2).split("\\.")) {
+            n = n.path(part);
+        }
+        return n;
+    }
+
+    @Test
+    void inputTemplates_useOnlyTheirOwnVariables_andAreValidJsonOnceFilled() throws Exception {
+        List<Transformer> all = transformers();
+        assertEquals(Set.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "SlackRule",
+                "PagerDutyTriggerRule", "PagerDutyResolveRule"),
+                all.stream().map(Transformer::ruleId).collect(Collectors.toSet()));
+        for (Transformer t : all) {
+            Set<String> used = placeholders(t.template());
+            assertFalse(used.isEmpty(), t.ruleId());
+            Set<String> unknown = new TreeSet<>(used);
+            unknown.removeAll(t.paths().keySet());
+            unknown.removeIf(v -> v.startsWith("aws.events."));
+            assertEquals(Set.of(), unknown, t.ruleId() + ": placeholders without an InputPathsMap entry");
+            Set<String> unused = new TreeSet<>(t.paths().keySet());
+            unused.removeAll(used);
+            assertEquals(Set.of(), unused, t.ruleId() + ": variables the template never uses");
+
+            String filled = PLACEHOLDER.matcher(t.template().replaceAll("\\$\\{[^}]+}", "k")).replaceAll("v");
+            JsonNode parsed = Json.parse(filled);
+            assertTrue(parsed.isTextual() || parsed.isObject(), t.ruleId() + ": " + filled);
+        }
+    }
+
+    /** Every event the catalogue can produce: every row of the transition table, with and without a reason. */
+    static List<LifelineEvent> catalogue(boolean withReason) {
+        List<LifelineEvent> out = new ArrayList<>();
+        for (TransitionTable.Rule row : TransitionTable.rules()) {
+            for (AgentStatus from : row.from()) {
+                out.add(status(from, row.to(), row.trigger(), withReason ? "because" : null));
+            }
+        }
+        out.addAll(List.of(massStale(), tasksReassigned(), leaderNotified(), rotation()));
+        return out;
+    }
+
+    @Test
+    void inputPaths_existInTheCatalogueDetail_ofEveryEventTheRuleMatches() throws Exception {
+        List<String> missing = new ArrayList<>();
+        for (Transformer t : transformers()) {
+            SamTemplate.Rule rule = rules.get(t.ruleId());
+            int matched = 0;
+            for (LifelineEvent e : catalogue(true)) {
+                ObjectNode event = envelope(e);
+                if (!matches(rule, event)) {
+                    continue;
+                }
+                matched++;
+                t.paths().forEach((var, path) -> {
+                    JsonNode v = at(event, path);
+                    if (v.isMissingNode() || v.isNull()) {
+                        missing.add(t.ruleId() + " <" + var + "> " + path + " not in " + e.detail());
+                    }
+                });
+            }
+            assertTrue(matched > 0, t.ruleId() + " matches no event the catalogue produces");
+            // Without a reason (a failure reported without one, a claim): only the optional reason may be absent.
+            for (LifelineEvent e : catalogue(false)) {
+                ObjectNode event = envelope(e);
+                if (matches(rule, event)) {
+                    t.paths().forEach((var, path) -> {
+                        if (at(event, path).isMissingNode() && !path.equals("$.detail.reason")) {
+                            missing.add(t.ruleId() + " <" + var + "> " + path + " not in " + e.detail());
+                        }
+                    });
+                }
+            }
+        }
+        assertEquals(List.of(), missing);
+    }
+}
