@@ -412,8 +412,9 @@ class PublisherTest {
                     .map(d -> d.event().get("detail").get("eventId").asText()).toList();
             Set<String> types = s.bus.delivered().stream().map(LocalEventBus.Delivered::detailType)
                     .collect(Collectors.toSet());
+            // r-1 has a host, so its death also starts the revive flow: a restart request goes out too.
             assertEquals(Set.of("AgentStatusChanged", "TasksReassigned", "LeaderNotified",
-                    "SessionRotationRequested"), types);
+                    "SessionRotationRequested", "AgentRestartRequested"), types);
             Map<String, Long> firstCounts = first.stream().collect(Collectors.groupingBy(x -> x,
                     Collectors.counting()));
             firstCounts.forEach((id, n) -> assertEquals(1L, n, id + " once before the replay"));
