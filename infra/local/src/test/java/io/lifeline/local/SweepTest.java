@@ -465,7 +465,7 @@ class SweepTest {
 
         assertEquals(List.of(), sweepAt(s, 75));
         assertEquals(List.of(TEAM + "/control"), sweepAt(s, 90), "the unpaused agent dies as usual");
-        for (int sec = 105; sec <= 1200; sec += 15) {
+        for (int sec = 105; sec <= 1200; sec += 75) {
             assertEquals(List.of(), sweepAt(s, sec));
         }
         assertEquals(0, misses(s, "p1"), "no miss counted while paused");
