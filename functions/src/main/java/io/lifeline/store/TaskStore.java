@@ -21,6 +21,7 @@ import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
 
 /**
@@ -146,7 +147,9 @@ public final class TaskStore {
 
     /**
      * Returns an in-progress task of {@code agentId} to pending with no assignee; true when this call did
-     * it. Conditional on the task still being that agent's, so it happens exactly once.
+     * it. Conditional on the task still being that agent's, so it happens exactly once, and on the agent not
+     * working on that very task: if it is, it took the task again after the stop this hand-back is for (a
+     * replayed death record after a rejoin and a new claim), and that claim is live.
      */
     public boolean handBack(String team, String taskId, String agentId, Instant now) {
         Update u = new Update(table, key(team, taskId));
@@ -155,11 +158,21 @@ public final class TaskStore {
         u.condition(u.name(ASSIGNEE) + " = " + u.value(s(agentId)));
         u.set(STATUS, s(TaskStatus.PENDING.wire())).remove(ASSIGNEE).remove(CLAIMED_AT)
                 .remove(Keys.GSI1_PK).remove(Keys.GSI1_SK);
+        TransactWriteItem agentNotOnIt = TransactWriteItem.builder().conditionCheck(c -> c.tableName(table)
+                .key(AgentItems.key(team, agentId))
+                .conditionExpression("NOT (#status = :working AND #task = :task)")
+                .expressionAttributeNames(Map.of("#status", STATUS, "#task", AgentItems.TASK))
+                .expressionAttributeValues(Map.of(":working", s(AgentStatus.WORKING.wire()), ":task", s(taskId))))
+                .build();
         try {
-            StoreFailures.call("hand the task back", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
+            StoreFailures.call("hand the task back", () -> dynamo.transactWriteItems(t -> t.transactItems(
+                    u.transactItem(), agentNotOnIt)));
             return true;
-        } catch (ConditionalCheckFailedException e) {
-            return false;
+        } catch (TransactionCanceledException e) {
+            if (e.cancellationReasons().stream().anyMatch(Transactions::failedCondition)) {
+                return false;
+            }
+            throw Transactions.failure("hand the task back", e);
         }
     }
 
