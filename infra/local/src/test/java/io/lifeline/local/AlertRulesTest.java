@@ -42,7 +42,8 @@ import software.amazon.event.ruler.Machine;
 class AlertRulesTest {
     /** Every optional parameter set, so every rule of the template is deployed. */
     static final Map<String, String> ALL_OPTIONAL = Map.of("AlertEmail", "ops@example.com",
-            "AlertWebhookUrl", "http://x", "SlackWebhookUrl", "http://y", "PagerDutyRoutingKey", "k");
+            "AlertWebhookUrl", "http://x", "SlackWebhookUrl", "http://y", "PagerDutyRoutingKey", "k",
+            "RestartWebhookUrl", "http://z");
     static final Instant AT = Instant.parse("2026-03-01T12:00:00Z");
 
     static SamTemplate template;
@@ -61,6 +62,18 @@ class AlertRulesTest {
         assertTrue(TransitionTable.allows(from, trigger, to), from + " x " + trigger + " -> " + to + " is no row");
         return EventCatalogue.of(new StreamChanges.StatusChanged("acme", "a-1", "Agent 1", "host-1",
                 new Transition(3, from, to, trigger, reason, AT), null));
+    }
+
+    /** A death of an agent with no host: nobody can be asked to restart it. */
+    static LifelineEvent hostlessDeath() {
+        return EventCatalogue.of(new StreamChanges.StatusChanged("acme", "a-2", "Agent 2", null,
+                new Transition(3, AgentStatus.READY, AgentStatus.DEAD, Trigger.HEARTBEAT_EXPIRED, SILENT, AT), null));
+    }
+
+    static LifelineEvent restartRequested() {
+        return EventCatalogue.of(new StreamChanges.RestartRequested("acme", new io.lifeline.store.HostCommandStore.Command(
+                "restart-a-1-3-1", "host-1", "restart", "a-1", 1, "agent is dead", "pending", AT, AT.plusSeconds(600),
+                null)));
     }
 
     static LifelineEvent massStale() {
@@ -128,7 +141,10 @@ class AlertRulesTest {
         m.put("RecoveryAlertRule", new Examples(List.of(back, backAfterRevive), List.of(taskDone, died)));
         m.put("MassStaleAlertRule", new Examples(List.of(massStale()), List.of(died, tasksReassigned())));
         m.put("AlertWebhookRule", new Examples(List.of(died, back, taskDone, massStale(), tasksReassigned(),
-                leaderNotified(), rotation()), List.of()));
+                leaderNotified(), rotation(), restartRequested()), List.of()));
+        m.put("ReviveOnDeathRule", new Examples(List.of(died, crashed),
+                List.of(hostlessDeath(), notRevived, left, back, restarting)));
+        m.put("RestartWebhookRule", new Examples(List.of(restartRequested()), List.of(died, back, massStale())));
         m.put("SlackRule", new Examples(List.of(died, crashed, notRevived, back),
                 List.of(taskDone, claimed, left, restarting, massStale())));
         m.put("PagerDutyTriggerRule", new Examples(List.of(died, crashed, notRevived), List.of(back, left)));
@@ -195,17 +211,22 @@ class AlertRulesTest {
 
     @Test
     void rules_withTheOptionalParametersEmpty_leaveOutTheConditionalRules() {
-        Set<String> always = Set.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule");
+        Set<String> always = Set.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "ReviveOnDeathRule");
         assertEquals(always, ruleIds(Map.of()));
         assertEquals(always, ruleIds(Map.of("AlertWebhookUrl", "", "SlackWebhookUrl", "", "PagerDutyRoutingKey", "")));
         assertEquals(union(always, "AlertWebhookRule"), ruleIds(Map.of("AlertWebhookUrl", "http://x")));
         assertEquals(union(always, "SlackRule"), ruleIds(Map.of("SlackWebhookUrl", "http://y")));
         assertEquals(union(always, "PagerDutyTriggerRule", "PagerDutyResolveRule"),
                 ruleIds(Map.of("PagerDutyRoutingKey", "k")));
-        assertEquals(union(always, "AlertWebhookRule", "SlackRule", "PagerDutyTriggerRule", "PagerDutyResolveRule"),
-                ruleIds(ALL_OPTIONAL));
+        assertEquals(union(always, "RestartWebhookRule"), ruleIds(Map.of("RestartWebhookUrl", "http://z")));
+        assertEquals(union(always, "AlertWebhookRule", "SlackRule", "PagerDutyTriggerRule", "PagerDutyResolveRule",
+                "RestartWebhookRule"), ruleIds(ALL_OPTIONAL));
 
         for (SamTemplate.Rule r : template.rules(Map.of())) {
+            if (r.logicalId().equals("ReviveOnDeathRule")) {
+                assertEquals("ReviveStateMachine", r.targets().get(0).stateMachine());
+                continue;
+            }
             assertEquals(List.of(new SamTemplate.Target("alerts-topic", "AlertsTopic", null)), r.targets(),
                     r.logicalId());
         }
@@ -276,7 +297,7 @@ class AlertRulesTest {
     void inputTemplates_useOnlyTheirOwnVariables_andAreValidJsonOnceFilled() throws Exception {
         List<Transformer> all = transformers();
         assertEquals(Set.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "SlackRule",
-                "PagerDutyTriggerRule", "PagerDutyResolveRule"),
+                "PagerDutyTriggerRule", "PagerDutyResolveRule", "ReviveOnDeathRule"),
                 all.stream().map(Transformer::ruleId).collect(Collectors.toSet()));
         for (Transformer t : all) {
             Set<String> used = placeholders(t.template());
@@ -289,7 +310,10 @@ class AlertRulesTest {
             unused.removeAll(used);
             assertEquals(Set.of(), unused, t.ruleId() + ": variables the template never uses");
 
-            String filled = PLACEHOLDER.matcher(t.template().replaceAll("\\$\\{[^}]+}", "k")).replaceAll("v");
+            // A placeholder inside quotes takes text; a bare one (a number such as <seq>) takes a number.
+            String quotedFilled = t.template().replaceAll("\\$\\{[^}]+}", "k").replaceAll("\"<([A-Za-z0-9_.-]+)>", "\"v")
+                    .replaceAll("<([A-Za-z0-9_.-]+)>\"", "v\"");
+            String filled = PLACEHOLDER.matcher(quotedFilled).replaceAll("7");
             JsonNode parsed = Json.parse(filled);
             assertTrue(parsed.isTextual() || parsed.isObject(), t.ruleId() + ": " + filled);
         }
@@ -303,7 +327,7 @@ class AlertRulesTest {
                 out.add(status(from, row.to(), row.trigger(), withReason ? "because" : null));
             }
         }
-        out.addAll(List.of(massStale(), tasksReassigned(), leaderNotified(), rotation()));
+        out.addAll(List.of(massStale(), tasksReassigned(), leaderNotified(), rotation(), restartRequested()));
         return out;
     }
 

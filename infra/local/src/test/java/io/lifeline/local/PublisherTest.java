@@ -431,7 +431,10 @@ class PublisherTest {
             assertEquals(firstCounts, again.stream().collect(Collectors.groupingBy(x -> x, Collectors.counting())),
                     "the replay put the very same ids on the bus, each once");
             assertEquals(logBefore, logged(s, Map.of("limit", "100")), "the log dropped the replayed events");
-            assertEquals(0, s.pump.drain());
+            // The replayed death started a revive execution that found the death already handled: it records
+            // that it did nothing, which is a write but no event.
+            s.pump.drain();
+            assertEquals(all.size(), s.bus.delivered().size(), "nothing new reached the bus");
         }
     }
 }
