@@ -178,7 +178,11 @@ public final class AgentsHandler extends HttpApiHandler {
         String zoneText = f.string("timeZone", Limits.MAX_TIME_ZONE_CHARS);
         Schedule schedule = null;
         if (scheduleText != null) {
-            schedule = Schedules.parse(scheduleText, zoneText);
+            try {
+                schedule = Schedules.parse(scheduleText, zoneText);
+            } catch (io.lifeline.schedule.InvalidScheduleException e) {
+                throw LifelineException.badInput("INVALID_SCHEDULE", e.getMessage());
+            }
         } else if (zoneText != null) {
             throw LifelineException.badInput("INVALID_FIELD", "'timeZone' applies to a 'schedule'; give one");
         }

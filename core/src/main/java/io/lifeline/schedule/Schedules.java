@@ -5,7 +5,6 @@ import com.cronutils.model.CronType;
 import com.cronutils.model.definition.CronDefinitionBuilder;
 import com.cronutils.model.time.ExecutionTime;
 import com.cronutils.parser.CronParser;
-import io.lifeline.agent.LifelineException;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,7 +19,7 @@ import java.util.regex.Pattern;
 
 /**
  * Parses the seed-003 schedule forms. Everything a caller can get wrong is refused with
- * {@code LifelineException.badInput("INVALID_SCHEDULE", <a sentence for a person>)}.
+ * {@link InvalidScheduleException} with a sentence for a person (the API answers it as 400 INVALID_SCHEDULE).
  *
  * <p>Accepted, after trimming surrounding whitespace (prefixes are lower case):
  * <ul>
@@ -45,7 +44,6 @@ public final class Schedules {
     public static final Duration MIN_INTERVAL = Duration.ofSeconds(1);
     public static final Duration MAX_INTERVAL = Duration.ofDays(7);
 
-    private static final String CODE = "INVALID_SCHEDULE";
     private static final String FORMS =
             "every:<n><s|m|h|d>, cron:<5 fields>, daily:HH:MM, hourly or at:<ISO-8601 instant>";
     private static final Pattern EVERY = Pattern.compile("(-?[0-9]+)([a-zA-Z]*)");
@@ -61,7 +59,7 @@ public final class Schedules {
     /**
      * @param expression one of the forms above
      * @param timeZone   a zone id, or null for UTC
-     * @throws LifelineException BAD_INPUT / INVALID_SCHEDULE when either argument is not acceptable
+     * @throws InvalidScheduleException when either argument is not acceptable
      */
     public static Schedule parse(String expression, String timeZone) {
         ZoneId zone = zone(timeZone);
@@ -196,8 +194,8 @@ public final class Schedules {
         return new AtSchedule("at:" + at, zone, at);
     }
 
-    private static LifelineException invalid(String why) {
-        return LifelineException.badInput(CODE, why);
+    private static InvalidScheduleException invalid(String why) {
+        return new InvalidScheduleException(why);
     }
 
     /** Input echoed into a message, cut so a message stays short. */

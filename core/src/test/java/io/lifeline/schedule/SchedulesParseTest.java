@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.lifeline.agent.LifelineException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -232,16 +231,15 @@ class SchedulesParseTest {
     @ParameterizedTest(name = "[{index}] \"{0}\" in {1}")
     @MethodSource("invalidSchedules")
     void parse_invalidInput_refusedWithInvalidScheduleAndReason(String expression, String zone, String message) {
-        LifelineException e = assertThrows(LifelineException.class, () -> Schedules.parse(expression, zone));
+        InvalidScheduleException e = assertThrows(InvalidScheduleException.class,
+                () -> Schedules.parse(expression, zone));
 
-        assertEquals(LifelineException.Kind.BAD_INPUT, e.kind());
-        assertEquals("INVALID_SCHEDULE", e.code());
         assertEquals(message, e.getMessage());
     }
 
     @Test
     void parse_longInputEchoedInMessage_isCut() {
-        LifelineException e = assertThrows(LifelineException.class,
+        InvalidScheduleException e = assertThrows(InvalidScheduleException.class,
                 () -> Schedules.parse("every:" + "9".repeat(60) + "s", null));
 
         assertEquals("every:" + "9".repeat(40) + "... is too large; the longest interval is 7d", e.getMessage());
