@@ -10,10 +10,6 @@ import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
@@ -71,17 +67,11 @@ public final class LocalDynamo implements AutoCloseable {
     }
 
     public DynamoDbClient client() {
-        return DynamoDbClient.builder().endpointOverride(endpoint).region(Region.US_EAST_1)
-                .httpClient(UrlConnectionHttpClient.create())
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
-                .build();
+        return LocalClients.build(DynamoDbClient.builder(), endpoint);
     }
 
     public DynamoDbStreamsClient streamsClient() {
-        return DynamoDbStreamsClient.builder().endpointOverride(endpoint).region(Region.US_EAST_1)
-                .httpClient(UrlConnectionHttpClient.create())
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
-                .build();
+        return LocalClients.build(DynamoDbStreamsClient.builder(), endpoint);
     }
 
     /** Creates {@code tableName} from the template's definition unless it exists; true when created. */

@@ -27,10 +27,6 @@ import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Predicate;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
 import software.amazon.event.ruler.Machine;
 
@@ -80,10 +76,7 @@ public final class LocalEventBus implements AutoCloseable {
     }
 
     public EventBridgeClient client() {
-        return EventBridgeClient.builder().endpointOverride(endpoint()).region(Region.US_EAST_1)
-                .httpClient(UrlConnectionHttpClient.create())
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
-                .build();
+        return LocalClients.build(EventBridgeClient.builder(), endpoint());
     }
 
     /** Where state machine targets start their executions: (state machine logical id, input). */

@@ -27,10 +27,6 @@ import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.sfn.SfnClient;
 
 /**
@@ -87,10 +83,7 @@ public final class LocalStepFunctions implements AutoCloseable {
     }
 
     public SfnClient client() {
-        return SfnClient.builder().endpointOverride(endpoint()).region(Region.US_EAST_1)
-                .httpClient(UrlConnectionHttpClient.create())
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
-                .build();
+        return LocalClients.build(SfnClient.builder(), endpoint());
     }
 
     /** Starts an execution of the state machine with this ARN; a duplicate name is refused. */
