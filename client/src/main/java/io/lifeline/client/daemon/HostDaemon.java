@@ -192,6 +192,9 @@ public final class HostDaemon implements AutoCloseable {
         List<HostCommand> commands;
         try {
             commands = client.hostCommands(hostId).commands();
+            if (commands == null) {
+                commands = List.of();
+            }
         } catch (LifelineException e) {
             problems.add("cannot read the host's commands: " + e.getMessage());
             return;
