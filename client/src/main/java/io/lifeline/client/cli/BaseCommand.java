@@ -52,7 +52,7 @@ abstract class BaseCommand implements Callable<Integer> {
 
     LifelineClient client() {
         if (client == null) {
-            client = global.client(env());
+            client = global.client(env(), root == null ? io.lifeline.client.Sleeper.REAL : root.sleeper);
         }
         return client;
     }

@@ -30,8 +30,8 @@ public final class GlobalOptions {
         return first(key, env.get("LIFELINE_KEY"), env.get("LIFELINE_API_KEY"));
     }
 
-    LifelineClient client(Map<String, String> env) {
-        return LifelineClient.builder().url(url(env)).team(team(env)).apiKey(key(env)).build();
+    LifelineClient client(Map<String, String> env, io.lifeline.client.Sleeper sleeper) {
+        return LifelineClient.builder().url(url(env)).team(team(env)).apiKey(key(env)).sleeper(sleeper).build();
     }
 
     private static String first(String... values) {

@@ -21,14 +21,16 @@ public final class LifelineCli implements Runnable {
     public static final int UNREACHABLE = 3;
 
     final Map<String, String> env;
+    final io.lifeline.client.Sleeper sleeper;
 
     public LifelineCli() {
-        this(System.getenv());
+        this(System.getenv(), io.lifeline.client.Sleeper.REAL);
     }
 
-    /** {@code env} stands in for the environment (tests). */
-    public LifelineCli(Map<String, String> env) {
+    /** {@code env} stands in for the environment and {@code sleeper} waits between retries (tests). */
+    public LifelineCli(Map<String, String> env, io.lifeline.client.Sleeper sleeper) {
         this.env = Map.copyOf(env);
+        this.sleeper = sleeper;
     }
 
     @Override

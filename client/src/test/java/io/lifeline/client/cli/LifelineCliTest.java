@@ -45,7 +45,8 @@ class LifelineCliTest {
     private static Run runWith(Map<String, String> env, String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine cl = new CommandLine(new LifelineCli(env));
+        List<java.time.Duration> slept = new java.util.concurrent.CopyOnWriteArrayList<>();
+        CommandLine cl = new CommandLine(new LifelineCli(env, slept::add));
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
         int exit = cl.execute(args);
