@@ -1,0 +1,119 @@
+package io.lifeline.client.cli;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import io.lifeline.client.LifelineApiException;
+import io.lifeline.client.LifelineClient;
+import io.lifeline.client.LifelineConnectionException;
+import io.lifeline.client.LifelineException;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+/** What every command shares: the connection, output, and turning errors into exit codes. */
+abstract class BaseCommand implements Callable<Integer> {
+    @Mixin
+    GlobalOptions global;
+
+    @ParentCommand
+    LifelineCli root;
+
+    @Spec
+    CommandSpec spec;
+
+    private LifelineClient client;
+
+    @Override
+    public final Integer call() {
+        try {
+            return run();
+        } catch (LifelineApiException e) {
+            err().println("lifeline: refused: " + e.code() + " (HTTP " + e.status() + "): " + e.getMessage());
+            return LifelineCli.REFUSED;
+        } catch (LifelineConnectionException e) {
+            err().println("lifeline: " + e.getMessage());
+            return LifelineCli.UNREACHABLE;
+        } catch (LifelineException e) {
+            err().println("lifeline: " + e.getMessage());
+            return LifelineCli.REFUSED;
+        }
+    }
+
+    abstract int run() throws LifelineException;
+
+    Map<String, String> env() {
+        return root == null ? System.getenv() : root.env;
+    }
+
+    LifelineClient client() {
+        if (client == null) {
+            client = global.client(env(), root == null ? io.lifeline.client.Sleeper.REAL : root.sleeper);
+        }
+        return client;
+    }
+
+    PrintWriter out() {
+        return spec.commandLine().getOut();
+    }
+
+    PrintWriter err() {
+        return spec.commandLine().getErr();
+    }
+
+    /** Prints {@code answer} as JSON with --json, else {@code human}; answers 0. */
+    int print(Object answer, String human) {
+        if (global.json) {
+            try {
+                out().println(LifelineClient.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(answer));
+            } catch (JsonProcessingException e) {
+                throw new IllegalStateException(e);
+            }
+        } else {
+            out().println(human);
+        }
+        out().flush();
+        return 0;
+    }
+
+    /** "12s ago" / "in 40s" / "-". */
+    static String relative(Instant t, Instant now) {
+        if (t == null) {
+            return "-";
+        }
+        long s = Duration.between(t, now).toSeconds();
+        return s >= 0 ? human(s) + " ago" : "in " + human(-s);
+    }
+
+    static String human(long seconds) {
+        if (seconds < 120) {
+            return seconds + "s";
+        }
+        if (seconds < 7200) {
+            return (seconds / 60) + "m";
+        }
+        if (seconds < 172800) {
+            return (seconds / 3600) + "h";
+        }
+        return (seconds / 86400) + "d";
+    }
+
+    /** "500ms", "2s", "1m", or plain seconds. */
+    static Duration duration(String text) {
+        String t = text.trim().toLowerCase();
+        if (t.endsWith("ms")) {
+            return Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2)));
+        }
+        if (t.endsWith("s")) {
+            return Duration.ofMillis((long) (Double.parseDouble(t.substring(0, t.length() - 1)) * 1000));
+        }
+        if (t.endsWith("m")) {
+            return Duration.ofSeconds(Long.parseLong(t.substring(0, t.length() - 1)) * 60);
+        }
+        return Duration.ofMillis((long) (Double.parseDouble(t) * 1000));
+    }
+}

@@ -1,0 +1,341 @@
+package io.lifeline.client.cli;
+
+import io.lifeline.client.LifelineApiException;
+import io.lifeline.client.model.AgentList;
+import io.lifeline.client.model.AgentView;
+import io.lifeline.client.model.EventList;
+import io.lifeline.client.model.EventView;
+import io.lifeline.client.model.Heartbeat;
+import io.lifeline.client.model.HeartbeatResult;
+import io.lifeline.client.model.RegisterAgent;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.time.Instant;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** The CLI's commands (the daemon is {@link DaemonCommand}). */
+final class Commands {
+    private Commands() {
+    }
+
+    @Command(name = "create-team", mixinStandardHelpOptions = true,
+            description = "Teams are created next to the store, not through the API: this says how.")
+    static final class CreateTeam extends BaseCommand {
+        @Parameters(paramLabel = "TEAM")
+        String team;
+
+        @Override
+        int run() {
+            err().println("A team is not created through the API (its first admin key must come from somewhere).");
+            err().println("Lifeline Local:  java -jar infra/local/target/lifeline-local.jar create-team " + team);
+            err().println("AWS:             java -jar infra/local/target/lifeline-local.jar create-team " + team
+                    + " --aws-table <TableName>");
+            err().println("Each prints the team's first admin key once; pass it here with --key or LIFELINE_KEY.");
+            return LifelineCli.REFUSED;
+        }
+    }
+
+    @Command(name = "register", mixinStandardHelpOptions = true, description = "Register an agent (admin key).")
+    static final class Register extends BaseCommand {
+        @Parameters(paramLabel = "AGENT_ID")
+        String agentId;
+
+        @Option(names = "--name", description = "Display name (default: the id)")
+        String name;
+
+        @Option(names = "--role", defaultValue = "worker", description = "Role (default: ${DEFAULT-VALUE})")
+        String role;
+
+        @Option(names = "--host", description = "Host that runs it (needed for revive)")
+        String host;
+
+        @Option(names = "--stale-after", description = "Seconds of silence before it counts as stale")
+        Long staleAfter;
+
+        @Option(names = "--grace-misses", description = "Missed sweeps before it is marked dead")
+        Integer graceMisses;
+
+        @Option(names = "--schedule", description = "every:30s, cron:..., daily:02:00, hourly, at:...")
+        String schedule;
+
+        @Option(names = "--time-zone", description = "IANA zone of the schedule (default UTC)")
+        String timeZone;
+
+        @Override
+        int run() {
+            AgentView a = client().register(new RegisterAgent(agentId, name == null ? agentId : name, role, host,
+                    staleAfter, graceMisses, schedule, timeZone));
+            return print(a, "registered " + a.agentId() + " (" + a.status() + ")");
+        }
+    }
+
+    @Command(name = "join", mixinStandardHelpOptions = true, description = "Join: the agent becomes ready.")
+    static final class Join extends BaseCommand {
+        @Parameters(paramLabel = "AGENT_ID")
+        String agentId;
+
+        @Override
+        int run() {
+            AgentView a = client().join(agentId);
+            return print(a, a.agentId() + " " + a.status() + "; heartbeat every " + a.heartbeatIntervalSeconds()
+                    + "s");
+        }
+    }
+
+    @Command(name = "beat", mixinStandardHelpOptions = true,
+            description = "Send one heartbeat; if the server asks the agent to rejoin, join and send it again.")
+    static final class Beat extends BaseCommand {
+        @Parameters(paramLabel = "AGENT_ID")
+        String agentId;
+
+        @Option(names = "--status", description = "ready, working, idle or active")
+        String status;
+
+        @Option(names = "--next-within", description = "Seconds within which the next beat will come")
+        Long nextWithin;
+
+        @Option(names = "--no-rejoin", description = "Do not join when the server asks; fail instead")
+        boolean noRejoin;
+
+        @Override
+        int run() {
+            Heartbeat hb = new Heartbeat(status, null, null, null, null, nextWithin);
+            HeartbeatResult r;
+            boolean rejoined = false;
+            try {
+                r = client().heartbeat(agentId, hb);
+            } catch (LifelineApiException e) {
+                if (noRejoin || !e.rejoinRequired()) {
+                    throw e;
+                }
+                client().join(agentId);
+                rejoined = true;
+                r = client().heartbeat(agentId, hb);
+            }
+            return print(r, agentId + " " + r.agentStatus() + (rejoined ? " (rejoined)" : "") + "; next deadline "
+                    + r.nextDeadline());
+        }
+    }
+
+    @Command(name = "leave", mixinStandardHelpOptions = true, description = "Leave: the agent goes offline.")
+    static final class Leave extends BaseCommand {
+        @Parameters(paramLabel = "AGENT_ID")
+        String agentId;
+
+        @Option(names = "--reason")
+        String reason;
+
+        @Override
+        int run() {
+            AgentView a = client().leave(agentId, reason);
+            return print(a, a.agentId() + " " + a.status()
+                    + (a.tasksHandedBack() == null || a.tasksHandedBack().isEmpty() ? ""
+                            : "; tasks handed back: " + String.join(", ", a.tasksHandedBack())));
+        }
+    }
+
+    @Command(name = "status", mixinStandardHelpOptions = true, description = "One agent in detail.")
+    static final class Status extends BaseCommand {
+        @Parameters(paramLabel = "AGENT_ID")
+        String agentId;
+
+        @Override
+        int run() {
+            AgentView a = client().agent(agentId);
+            Instant now = Instant.now();
+            StringBuilder s = new StringBuilder();
+            s.append(a.agentId()).append(" (").append(a.name()).append(", ").append(a.role()).append(")\n");
+            s.append("  status:          ").append(a.status()).append('\n');
+            s.append("  last heartbeat:  ").append(relative(a.heartbeatTs(), now)).append('\n');
+            s.append("  deadline:        ").append(relative(a.deadline(), now)).append('\n');
+            s.append("  misses:          ").append(a.consecutiveMisses()).append(" of ").append(a.graceMisses())
+                    .append('\n');
+            s.append("  host:            ").append(dash(a.hostId())).append('\n');
+            s.append("  task:            ").append(dash(a.currentTaskId()));
+            if (a.pausedUntil() != null) {
+                s.append("\n  paused until:    ").append(a.pausedUntil()).append(a.pauseReason() == null ? ""
+                        : " (" + a.pauseReason() + ")");
+            }
+            if (a.lastTransition() != null) {
+                s.append("\n  last change:     ").append(a.lastTransition().from()).append(" -> ")
+                        .append(a.lastTransition().to()).append(" (").append(a.lastTransition().trigger())
+                        .append(") ").append(relative(a.lastTransition().at(), now));
+            }
+            return print(a, s.toString());
+        }
+    }
+
+    @Command(name = "agents", mixinStandardHelpOptions = true, description = "The team's agents, as a table.")
+    static final class Agents extends BaseCommand {
+        @Option(names = "--status", description = "Only agents with this status")
+        String status;
+
+        @Override
+        int run() {
+            AgentList list = client().agents(status);
+            return print(list, table(list, Instant.now()));
+        }
+    }
+
+    @Command(name = "watch", mixinStandardHelpOptions = true, description = "A live view of the team's agents.")
+    static final class Watch extends BaseCommand {
+        @Option(names = "--interval", defaultValue = "2s", description = "Refresh every (e.g. 500ms, 2s; "
+                + "default ${DEFAULT-VALUE})")
+        String interval;
+
+        @Option(names = "--iterations", description = "Stop after this many refreshes (default: until Ctrl-C)")
+        Integer iterations;
+
+        @Option(names = "--once", description = "One refresh, then stop")
+        boolean once;
+
+        @Option(names = "--no-clear", description = "Do not clear the screen between refreshes")
+        boolean noClear;
+
+        @Override
+        int run() {
+            int n = once ? 1 : iterations == null ? Integer.MAX_VALUE : iterations;
+            Duration every = duration(interval);
+            for (int i = 0; i < n; i++) {
+                AgentList list = client().agents(null);
+                Instant now = Instant.now();
+                PrintWriter out = out();
+                if (!noClear && !global.json) {
+                    out.print("\033[H\033[2J");
+                }
+                if (global.json) {
+                    print(list, "");
+                } else {
+                    out.println("lifeline watch  team " + client().team() + "  " + now + "  (every "
+                            + every.toMillis() + " ms)");
+                    out.println(table(list, now));
+                    out.flush();
+                }
+                if (i + 1 < n) {
+                    try {
+                        Thread.sleep(every.toMillis());
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return 0;
+                    }
+                }
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "events", mixinStandardHelpOptions = true, description = "The team's recent events.")
+    static final class Events extends BaseCommand {
+        @Option(names = "--type", description = "e.g. AgentStatusChanged")
+        String type;
+
+        @Option(names = "--limit", defaultValue = "20")
+        int limit;
+
+        @Override
+        int run() {
+            EventList list = client().events(type, limit);
+            StringBuilder s = new StringBuilder();
+            for (EventView e : list.events()) {
+                s.append(e.at()).append("  ").append(e.type()).append("  ").append(summary(e)).append('\n');
+            }
+            return print(list, list.events().isEmpty() ? "no events" : s.toString().stripTrailing());
+        }
+
+        private static String summary(EventView e) {
+            var d = e.detail();
+            if (d != null && d.has("from") && d.has("to")) {
+                return d.path("agentId").asText() + " " + d.get("from").asText() + " -> " + d.get("to").asText()
+                        + " (" + d.path("trigger").asText() + ")";
+            }
+            return d == null ? "" : d.toString();
+        }
+    }
+
+    @Command(name = "revive", mixinStandardHelpOptions = true,
+            description = "Start a revive of a dead agent that has a host (admin key).")
+    static final class Revive extends BaseCommand {
+        @Parameters(paramLabel = "AGENT_ID")
+        String agentId;
+
+        @Override
+        int run() {
+            var r = client().revive(agentId);
+            return print(r, "revive of " + agentId + " started: " + r.executionName());
+        }
+    }
+
+    @Command(name = "pause", mixinStandardHelpOptions = true,
+            description = "A maintenance window: the sweep leaves the agent (or the whole team) alone.")
+    static final class Pause extends BaseCommand {
+        @Parameters(paramLabel = "AGENT_ID", arity = "0..1", description = "The agent; none with --whole-team")
+        String agentId;
+
+        @Option(names = "--whole-team", description = "Pause the whole team")
+        boolean wholeTeam;
+
+        @Option(names = "--for", defaultValue = "3600", description = "Seconds (default ${DEFAULT-VALUE})")
+        long seconds;
+
+        @Option(names = "--reason")
+        String reason;
+
+        @Override
+        int run() {
+            var p = io.lifeline.client.model.Pause.lasting(Duration.ofSeconds(seconds), reason);
+            if (wholeTeam == (agentId != null)) {
+                err().println("lifeline: give an AGENT_ID or --whole-team");
+                return 2;
+            }
+            if (wholeTeam) {
+                var t = client().pauseTeam(p);
+                return print(t, "team " + t.team() + " paused until " + t.pausedUntil());
+            }
+            AgentView a = client().pause(agentId, p);
+            return print(a, a.agentId() + " paused until " + a.pausedUntil());
+        }
+    }
+
+    @Command(name = "resume", mixinStandardHelpOptions = true, description = "End a maintenance window.")
+    static final class Resume extends BaseCommand {
+        @Parameters(paramLabel = "AGENT_ID", arity = "0..1")
+        String agentId;
+
+        @Option(names = "--whole-team")
+        boolean wholeTeam;
+
+        @Override
+        int run() {
+            if (wholeTeam == (agentId != null)) {
+                err().println("lifeline: give an AGENT_ID or --whole-team");
+                return 2;
+            }
+            if (wholeTeam) {
+                return print(client().resumeTeam(), "team resumed");
+            }
+            return print(client().resume(agentId), agentId + " resumed");
+        }
+    }
+
+    static String dash(Object o) {
+        return o == null ? "-" : o.toString();
+    }
+
+    /** ID, STATUS, LAST BEAT (age), DEADLINE, MISSES, TASK, HOST. */
+    static String table(AgentList list, Instant now) {
+        String fmt = "%-20s %-18s %-10s %-10s %-6s %-12s %-12s";
+        StringBuilder s = new StringBuilder(String.format(fmt, "ID", "STATUS", "LAST BEAT", "DEADLINE", "MISSES",
+                "TASK", "HOST"));
+        for (AgentView a : list.agents()) {
+            s.append('\n').append(String.format(fmt, a.agentId(), a.status(), BaseCommand.relative(a.heartbeatTs(), now),
+                    BaseCommand.relative(a.deadline(), now), dash(a.consecutiveMisses()), dash(a.currentTaskId()),
+                    dash(a.hostId())));
+        }
+        if (list.agents().isEmpty()) {
+            s.append("\n(no agents)");
+        }
+        return s.toString();
+    }
+}

@@ -1,0 +1,40 @@
+package io.lifeline.client.cli;
+
+import java.util.Map;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code lifeline} CLI. Exit codes: 0 done, 1 the server refused (its code is printed), 2 bad usage,
+ * 3 Lifeline could not be reached.
+ */
+@Command(name = "lifeline", mixinStandardHelpOptions = true, version = "lifeline 0.1.0",
+        description = "Talk to Lifeline: register and heartbeat agents, watch a team, run a host daemon.",
+        subcommands = {Commands.CreateTeam.class, Commands.Register.class, Commands.Join.class, Commands.Beat.class,
+                Commands.Leave.class, Commands.Status.class, Commands.Agents.class, Commands.Watch.class,
+                Commands.Events.class, Commands.Revive.class, Commands.Pause.class, Commands.Resume.class,
+                DaemonCommand.class},
+        footer = {"", "Connection: --url (env LIFELINE_URL, default http://127.0.0.1:8787), --team (LIFELINE_TEAM, "
+                + "default local), --key (LIFELINE_KEY or LIFELINE_API_KEY).",
+                "Exit codes: 0 done, 1 refused by the server, 2 bad usage, 3 cannot reach Lifeline."})
+public final class LifelineCli implements Runnable {
+    public static final int REFUSED = 1;
+    public static final int UNREACHABLE = 3;
+
+    final Map<String, String> env;
+    final io.lifeline.client.Sleeper sleeper;
+
+    public LifelineCli() {
+        this(System.getenv(), io.lifeline.client.Sleeper.REAL);
+    }
+
+    /** {@code env} stands in for the environment and {@code sleeper} waits between retries (tests). */
+    public LifelineCli(Map<String, String> env, io.lifeline.client.Sleeper sleeper) {
+        this.env = Map.copyOf(env);
+        this.sleeper = sleeper;
+    }
+
+    @Override
+    public void run() {
+        throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), "Give a command");
+    }
+}

@@ -1,0 +1,10 @@
+package io.lifeline.client.daemon;
+
+/** The daemon's view of the agents' processes, supplied by the user (or {@link CommandProcesses}). */
+public interface AgentProcesses {
+    /** Whether the agent's process is running now; false tells the daemon it exited (a crash). */
+    boolean isRunning(String agentId);
+
+    /** Starts the agent's process again, stopping the old one if it still runs. */
+    void restart(String agentId, String reason) throws Exception;
+}

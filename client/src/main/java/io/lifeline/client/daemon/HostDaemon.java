@@ -1,0 +1,325 @@
+package io.lifeline.client.daemon;
+
+import io.lifeline.client.LifelineApiException;
+import io.lifeline.client.LifelineClient;
+import io.lifeline.client.LifelineException;
+import io.lifeline.client.model.BatchEntry;
+import io.lifeline.client.model.BatchResult;
+import io.lifeline.client.model.Heartbeat;
+import io.lifeline.client.model.HeartbeatResult;
+import io.lifeline.client.model.HostCommand;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * Daemon mode, for a host running many agents. Each round ({@link #runOnce()}, every {@code interval} once
+ * {@link #start()}ed):
+ * <ol>
+ * <li>an agent whose process exited is reported at once ({@code POST .../fail}), then, with
+ * {@code restartOnExit}, restarted and joined;</li>
+ * <li>the running agents' heartbeats go in batches of at most 25 ({@code POST .../heartbeats}); an entry the
+ * server answers with rejoinRequired is joined again;</li>
+ * <li>the host's pending commands ({@code GET .../hosts/{hostId}/commands}) are handled: a restart request
+ * restarts and joins the agent, then is acknowledged. A request for an agent this daemon (re)started within
+ * {@code restartDedupWindow} is acknowledged without a second restart: it is the revive flow answering a
+ * crash the daemon already handled.</li>
+ * </ol>
+ */
+public final class HostDaemon implements AutoCloseable {
+    private final LifelineClient client;
+    private final String hostId;
+    private final AgentProcesses processes;
+    private final List<String> agents;
+    private final Duration interval;
+    private final Duration restartDedupWindow;
+    private final boolean restartOnExit;
+    private final Clock clock;
+    private final Consumer<TickReport> onTick;
+    private final Set<String> crashReported = ConcurrentHashMap.newKeySet();
+    private final Map<String, Instant> startedAt = new ConcurrentHashMap<>();
+    private volatile ScheduledExecutorService executor;
+
+    private HostDaemon(Builder b) {
+        this.client = Objects.requireNonNull(b.client);
+        this.hostId = Objects.requireNonNull(b.hostId);
+        this.processes = Objects.requireNonNull(b.processes);
+        this.agents = List.copyOf(new LinkedHashSet<>(b.agents));
+        this.interval = b.interval;
+        this.restartDedupWindow = b.restartDedupWindow == null ? b.interval.multipliedBy(2) : b.restartDedupWindow;
+        this.restartOnExit = b.restartOnExit;
+        this.clock = b.clock;
+        this.onTick = b.onTick;
+        Instant now = clock.instant();
+        agents.forEach(a -> startedAt.put(a, now));
+    }
+
+    public static Builder builder(LifelineClient client, String hostId, AgentProcesses processes) {
+        return new Builder(client, hostId, processes);
+    }
+
+    public List<String> agents() {
+        return agents;
+    }
+
+    /** Joins every agent, then runs a round now and every interval on a background thread. */
+    public synchronized void start() {
+        if (executor != null) {
+            throw new IllegalStateException("already started");
+        }
+        for (String a : agents) {
+            try {
+                client.join(a);
+            } catch (LifelineException e) {
+                // the round's heartbeat answers rejoinRequired and joins again, or reports the problem
+            }
+        }
+        executor = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "lifeline-daemon-" + hostId);
+            t.setDaemon(true);
+            return t;
+        });
+        executor.scheduleAtFixedRate(() -> {
+            try {
+                TickReport report = runOnce();
+                if (onTick != null) {
+                    onTick.accept(report);
+                }
+            } catch (RuntimeException e) {
+                System.getLogger(HostDaemon.class.getName()).log(System.Logger.Level.WARNING, "daemon round", e);
+            }
+        }, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    public void stop() {
+        ScheduledExecutorService ex;
+        synchronized (this) {
+            ex = executor;
+            executor = null;
+        }
+        if (ex != null) {
+            ex.shutdownNow();
+            try {
+                ex.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    /** One round: crashes, batched heartbeats, commands. */
+    public synchronized TickReport runOnce() {
+        List<String> crashes = new ArrayList<>();
+        List<String> restarted = new ArrayList<>();
+        List<String> rejoined = new ArrayList<>();
+        List<String> acked = new ArrayList<>();
+        List<String> problems = new ArrayList<>();
+        List<String> running = new ArrayList<>();
+
+        for (String a : agents) {
+            if (processes.isRunning(a)) {
+                crashReported.remove(a);
+                running.add(a);
+                continue;
+            }
+            if (crashReported.add(a)) {
+                try {
+                    client.fail(a, "process exited on host " + hostId);
+                    crashes.add(a);
+                } catch (LifelineApiException e) {
+                    // already dead or offline: nothing to report
+                    problems.add(a + ": crash report refused: " + e.code());
+                } catch (LifelineException e) {
+                    crashReported.remove(a); // try again next round
+                    problems.add(a + ": crash report failed: " + e.getMessage());
+                }
+            }
+            if (restartOnExit && restart(a, "process exited", problems)) {
+                restarted.add(a);
+                if (join(a, problems)) {
+                    rejoined.add(a);
+                }
+                running.add(a);
+            }
+        }
+
+        int calls = 0;
+        List<HeartbeatResult> results = new ArrayList<>();
+        for (int i = 0; i < running.size(); i += LifelineClient.MAX_BATCH) {
+            List<BatchEntry> chunk = new ArrayList<>();
+            for (String a : running.subList(i, Math.min(running.size(), i + LifelineClient.MAX_BATCH))) {
+                chunk.add(new BatchEntry(a, Heartbeat.empty()));
+            }
+            try {
+                calls++;
+                BatchResult answer = client.heartbeats(chunk);
+                for (HeartbeatResult r : answer.results()) {
+                    results.add(r);
+                    if (r.needsRejoin() && join(r.agentId(), problems)) {
+                        rejoined.add(r.agentId());
+                    } else if (!r.success()) {
+                        problems.add(r.agentId() + ": heartbeat refused: " + r.code());
+                    }
+                }
+            } catch (LifelineException e) {
+                problems.add("batch heartbeat failed: " + e.getMessage());
+            }
+        }
+
+        handleCommands(restarted, rejoined, acked, problems);
+        return new TickReport(calls, results, crashes, restarted, rejoined, acked, problems);
+    }
+
+    private void handleCommands(List<String> restarted, List<String> rejoined, List<String> acked,
+            List<String> problems) {
+        List<HostCommand> commands;
+        try {
+            commands = client.hostCommands(hostId).commands();
+            if (commands == null) {
+                commands = List.of();
+            }
+        } catch (LifelineException e) {
+            problems.add("cannot read the host's commands: " + e.getMessage());
+            return;
+        }
+        Set<String> known = new HashSet<>(agents);
+        for (HostCommand c : commands) {
+            if (!known.contains(c.agentId())) {
+                problems.add("command " + c.commandId() + " is for agent " + c.agentId()
+                        + ", which this daemon does not run");
+                continue;
+            }
+            Instant started = startedAt.get(c.agentId());
+            boolean fresh = started != null && processes.isRunning(c.agentId())
+                    && Duration.between(started, clock.instant()).compareTo(restartDedupWindow) < 0;
+            if (!fresh) {
+                String reason = "restart requested" + (c.reason() == null ? "" : ": " + c.reason());
+                if (!restart(c.agentId(), reason, problems)) {
+                    continue; // leave it pending; the next round tries again
+                }
+                restarted.add(c.agentId());
+            }
+            if (join(c.agentId(), problems)) {
+                rejoined.add(c.agentId());
+            }
+            try {
+                client.ackCommand(hostId, c.commandId());
+                acked.add(c.commandId());
+            } catch (LifelineApiException e) {
+                if (!"ALREADY_ACKNOWLEDGED".equals(e.code())) {
+                    problems.add("ack of " + c.commandId() + " refused: " + e.code());
+                }
+            } catch (LifelineException e) {
+                problems.add("ack of " + c.commandId() + " failed: " + e.getMessage());
+            }
+        }
+    }
+
+    private boolean restart(String agentId, String reason, List<String> problems) {
+        try {
+            processes.restart(agentId, reason);
+            startedAt.put(agentId, clock.instant());
+            crashReported.remove(agentId);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            problems.add(agentId + ": restart interrupted");
+            return false;
+        } catch (Exception e) {
+            problems.add(agentId + ": restart failed: " + e.getMessage());
+            return false;
+        }
+    }
+
+    private boolean join(String agentId, List<String> problems) {
+        try {
+            client.join(agentId);
+            return true;
+        } catch (LifelineApiException e) {
+            if ("INVALID_TRANSITION".equals(e.code()) && ("ready".equals(e.agentStatus())
+                    || "working".equals(e.agentStatus()))) {
+                return false; // already alive
+            }
+            problems.add(agentId + ": join refused: " + e.code());
+            return false;
+        } catch (LifelineException e) {
+            problems.add(agentId + ": join failed: " + e.getMessage());
+            return false;
+        }
+    }
+
+    /** Settings of a daemon. */
+    public static final class Builder {
+        private final LifelineClient client;
+        private final String hostId;
+        private final AgentProcesses processes;
+        private final List<String> agents = new ArrayList<>();
+        private Duration interval = Duration.ofSeconds(30);
+        private Duration restartDedupWindow;
+        private boolean restartOnExit = true;
+        private Clock clock = Clock.systemUTC();
+        private Consumer<TickReport> onTick;
+
+        private Builder(LifelineClient client, String hostId, AgentProcesses processes) {
+            this.client = client;
+            this.hostId = hostId;
+            this.processes = processes;
+        }
+
+        public Builder agents(java.util.Collection<String> ids) {
+            agents.addAll(ids);
+            return this;
+        }
+
+        public Builder interval(Duration d) {
+            this.interval = d;
+            return this;
+        }
+
+        /** Default: two intervals. */
+        public Builder restartDedupWindow(Duration d) {
+            this.restartDedupWindow = d;
+            return this;
+        }
+
+        public Builder restartOnExit(boolean b) {
+            this.restartOnExit = b;
+            return this;
+        }
+
+        public Builder clock(Clock c) {
+            this.clock = c;
+            return this;
+        }
+
+        /** Told of every background round's report. */
+        public Builder onTick(Consumer<TickReport> c) {
+            this.onTick = c;
+            return this;
+        }
+
+        public HostDaemon build() {
+            if (agents.isEmpty()) {
+                throw new IllegalArgumentException("a daemon needs at least one agent");
+            }
+            return new HostDaemon(this);
+        }
+    }
+}

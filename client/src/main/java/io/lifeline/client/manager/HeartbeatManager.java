@@ -1,0 +1,301 @@
+package io.lifeline.client.manager;
+
+import io.lifeline.client.LifelineApiException;
+import io.lifeline.client.LifelineClient;
+import io.lifeline.client.LifelineException;
+import io.lifeline.client.model.Heartbeat;
+import io.lifeline.client.model.HeartbeatResult;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+/**
+ * Seed 002's heartbeat manager for one agent: a heartbeat at {@link #start()} and then every {@code interval},
+ * carrying the activity state (as ready/working) and the stats. When the server answers rejoinRequired
+ * (the agent was marked dead, or is offline), it joins again and sends the beat once more, so an agent that
+ * resumes is healthy within one interval (seed 004). After each beat it writes the state file atomically,
+ * when one is configured, and can send a checkpoint with the beat.
+ */
+public final class HeartbeatManager implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(HeartbeatManager.class.getName());
+
+    private final LifelineClient client;
+    private final String agentId;
+    private final Duration interval;
+    private final Clock clock;
+    private final StateStore stateStore;
+    private final Supplier<Map<String, Object>> checkpoint;
+    private final boolean sendCheckpoint;
+    private final Supplier<Map<String, Object>> metadata;
+    private final Long nextHeartbeatWithinSeconds;
+    private final CopyOnWriteArrayList<HeartbeatListener> listeners = new CopyOnWriteArrayList<>();
+
+    private final AtomicLong messages = new AtomicLong();
+    private final AtomicLong toolCalls = new AtomicLong();
+    private final AtomicLong errors = new AtomicLong();
+    private final Object beatLock = new Object();
+    private volatile ActivityState state = ActivityState.IDLE;
+    private volatile Instant startedAt;
+    private volatile Instant lastActivity;
+    private volatile ScheduledExecutorService executor;
+    private volatile HeartbeatEvent lastEvent;
+
+    private HeartbeatManager(Builder b) {
+        this.client = Objects.requireNonNull(b.client, "client");
+        this.agentId = Objects.requireNonNull(b.agentId, "agentId");
+        this.interval = b.interval;
+        this.clock = b.clock;
+        this.stateStore = b.statePath == null ? null : new StateStore(b.statePath);
+        this.checkpoint = b.checkpoint;
+        this.sendCheckpoint = b.sendCheckpoint;
+        this.metadata = b.metadata;
+        this.nextHeartbeatWithinSeconds = b.nextHeartbeatWithinSeconds;
+        if (interval.isNegative() || interval.isZero()) {
+            throw new IllegalArgumentException("interval must be positive");
+        }
+    }
+
+    public static Builder builder(LifelineClient client, String agentId) {
+        return new Builder(client, agentId);
+    }
+
+    /**
+     * Sends the first heartbeat now (joining if the server asks), then one every interval on a background
+     * thread. Answers the first beat.
+     */
+    public HeartbeatEvent start() {
+        synchronized (this) {
+            if (executor != null) {
+                throw new IllegalStateException("already started");
+            }
+            startedAt = clock.instant();
+            lastActivity = startedAt;
+            if (state == ActivityState.STOPPED) {
+                state = ActivityState.IDLE;
+            }
+            executor = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "lifeline-heartbeat-" + agentId);
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        HeartbeatEvent first = beatNow();
+        long ms = interval.toMillis();
+        executor.scheduleAtFixedRate(this::tick, ms, ms, TimeUnit.MILLISECONDS);
+        return first;
+    }
+
+    /** Stops the heartbeats (no leave: the server notices the silence). Idempotent. */
+    public void stop() {
+        ScheduledExecutorService ex;
+        synchronized (this) {
+            ex = executor;
+            executor = null;
+            state = ActivityState.STOPPED;
+        }
+        if (ex == null) {
+            return;
+        }
+        ex.shutdownNow();
+        try {
+            ex.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        persist(clock.instant());
+    }
+
+    /** Stops and tells the server the agent left ({@code offline}). */
+    public void stopAndLeave(String reason) {
+        stop();
+        client.leave(agentId, reason);
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    public boolean running() {
+        return executor != null;
+    }
+
+    /** Sets the activity state; entering {@code error} counts one error, {@code stopped} stops the manager. */
+    public void setState(ActivityState next) {
+        ActivityState before = state;
+        if (next == ActivityState.STOPPED) {
+            stop();
+            return;
+        }
+        if (next == ActivityState.ERROR && before != ActivityState.ERROR) {
+            errors.incrementAndGet();
+        }
+        state = next;
+        lastActivity = clock.instant();
+    }
+
+    public ActivityState state() {
+        return state;
+    }
+
+    public void recordActivity(Activity activity) {
+        switch (activity) {
+            case MESSAGE -> messages.incrementAndGet();
+            case TOOL_CALL -> toolCalls.incrementAndGet();
+            case ERROR -> errors.incrementAndGet();
+            default -> throw new IllegalArgumentException(activity.name());
+        }
+        lastActivity = clock.instant();
+    }
+
+    public HeartbeatStats stats() {
+        Instant start = startedAt;
+        long uptime = start == null ? 0 : Math.max(0, Duration.between(start, clock.instant()).toSeconds());
+        return new HeartbeatStats(messages.get(), toolCalls.get(), errors.get(), uptime);
+    }
+
+    /** Adds a listener; run the answer to remove it. */
+    public Runnable onHeartbeat(HeartbeatListener listener) {
+        listeners.add(listener);
+        return () -> listeners.remove(listener);
+    }
+
+    public HeartbeatEvent lastEvent() {
+        return lastEvent;
+    }
+
+    public String agentId() {
+        return agentId;
+    }
+
+    private void tick() {
+        try {
+            beatNow();
+        } catch (RuntimeException e) {
+            // A scheduled task that throws is never run again; keep beating.
+            LOG.log(System.Logger.Level.WARNING, "heartbeat of " + agentId + " failed", e);
+        }
+    }
+
+    /** Sends one heartbeat now, joining first if the server asks; answers what happened. */
+    public HeartbeatEvent beatNow() {
+        synchronized (beatLock) {
+            ActivityState current = state;
+            Instant now = clock.instant();
+            HeartbeatStats stats = stats();
+            Heartbeat hb = new Heartbeat(current.reportedStatus(), null, metadata == null ? null : metadata.get(),
+                    stats.toWire(), sendCheckpoint && checkpoint != null ? checkpoint.get() : null,
+                    nextHeartbeatWithinSeconds);
+            HeartbeatResult result = null;
+            LifelineException failure = null;
+            boolean rejoined = false;
+            try {
+                try {
+                    result = client.heartbeat(agentId, hb);
+                } catch (LifelineApiException e) {
+                    if (!e.rejoinRequired() && !"REJOIN_REQUIRED".equals(e.code())) {
+                        throw e;
+                    }
+                    client.join(agentId);
+                    rejoined = true;
+                    result = client.heartbeat(agentId, hb);
+                }
+            } catch (LifelineException e) {
+                failure = e;
+            }
+            HeartbeatEvent event = new HeartbeatEvent(agentId, now, current, stats, result, failure, rejoined);
+            lastEvent = event;
+            persist(now);
+            for (HeartbeatListener l : listeners) {
+                try {
+                    l.onHeartbeat(event);
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.WARNING, "a heartbeat listener failed", e);
+                }
+            }
+            return event;
+        }
+    }
+
+    private void persist(Instant now) {
+        if (stateStore == null) {
+            return;
+        }
+        HeartbeatEvent last = lastEvent;
+        try {
+            stateStore.save(new PersistedState(agentId, client.team(), state.wire(),
+                    last == null ? null : last.timestamp(), stats(), checkpoint == null ? null : checkpoint.get(),
+                    Path.of("").toAbsolutePath().toString(), now));
+        } catch (RuntimeException e) {
+            // Seed 002: persisting is not critical; the next beat tries again.
+            LOG.log(System.Logger.Level.WARNING, "cannot persist the state of " + agentId, e);
+        }
+    }
+
+    /** Settings of a manager; client and agent are required. */
+    public static final class Builder {
+        private final LifelineClient client;
+        private final String agentId;
+        private Duration interval = Duration.ofSeconds(30);
+        private Clock clock = Clock.systemUTC();
+        private Path statePath;
+        private Supplier<Map<String, Object>> checkpoint;
+        private boolean sendCheckpoint;
+        private Supplier<Map<String, Object>> metadata;
+        private Long nextHeartbeatWithinSeconds;
+
+        private Builder(LifelineClient client, String agentId) {
+            this.client = client;
+            this.agentId = agentId;
+        }
+
+        /** Time between heartbeats (default 30 s, the server's recommendation). */
+        public Builder interval(Duration d) {
+            this.interval = d;
+            return this;
+        }
+
+        public Builder clock(Clock c) {
+            this.clock = c;
+            return this;
+        }
+
+        /** Where to keep the crash-recovery state file; none by default. */
+        public Builder statePath(Path p) {
+            this.statePath = p;
+            return this;
+        }
+
+        /** The agent's checkpoint, saved in the state file; with {@code send}, also sent with every heartbeat. */
+        public Builder checkpoint(Supplier<Map<String, Object>> c, boolean send) {
+            this.checkpoint = c;
+            this.sendCheckpoint = send;
+            return this;
+        }
+
+        /** Metadata sent with every heartbeat (at most 4 KiB as JSON). */
+        public Builder metadata(Supplier<Map<String, Object>> m) {
+            this.metadata = m;
+            return this;
+        }
+
+        /** Tells the server to expect the next beat within this many seconds (else the agent's staleAfter). */
+        public Builder nextHeartbeatWithinSeconds(Long s) {
+            this.nextHeartbeatWithinSeconds = s;
+            return this;
+        }
+
+        public HeartbeatManager build() {
+            return new HeartbeatManager(this);
+        }
+    }
+}

@@ -1,0 +1,14 @@
+package io.lifeline.client.manager;
+
+import io.lifeline.client.model.RecoveryAnswer;
+
+/**
+ * The answer to "can this agent recover?": {@code available} with the saved {@code state}, or a
+ * {@code reason} (seed 002: "No saved state", "State too old", "Session still active"). {@code server} is the
+ * server's own answer, or null when it could not be asked.
+ */
+public record RecoveryCheck(boolean available, String reason, PersistedState state, RecoveryAnswer server) {
+    public static final String NO_SAVED_STATE = "No saved state";
+    public static final String STATE_TOO_OLD = "State too old";
+    public static final String SESSION_STILL_ACTIVE = "Session still active";
+}

@@ -1,0 +1,18 @@
+package io.lifeline.client.model;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * An agent as the server shows it. Fields that a route does not send are null: {@code heartbeatIntervalSeconds}
+ * only on join, {@code metadata}, {@code lastError}, {@code checkpointAt} only on a single-agent read,
+ * {@code tasksHandedBack} only on leave.
+ */
+public record AgentView(String agentId, String teamName, String name, String role, String hostId, String status,
+        Boolean alive, Instant heartbeatTs, Instant deadline, Integer consecutiveMisses, Long staleAfterSeconds,
+        Integer graceMisses, String currentTaskId, Stats stats, String schedule, String timeZone,
+        Instant pausedUntil, String pauseReason, Instant registeredAt, TransitionView lastTransition,
+        Long heartbeatIntervalSeconds, JsonNode metadata, Instant metadataAt, Instant checkpointAt,
+        JsonNode lastError, Integer errorsReported, Integer sessionRotations, List<String> tasksHandedBack) {
+}

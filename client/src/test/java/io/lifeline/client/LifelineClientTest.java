@@ -1,0 +1,244 @@
+package io.lifeline.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lifeline.client.model.AgentView;
+import io.lifeline.client.model.BatchEntry;
+import io.lifeline.client.model.BatchResult;
+import io.lifeline.client.model.Heartbeat;
+import io.lifeline.client.model.HeartbeatResult;
+import io.lifeline.client.model.NewTask;
+import io.lifeline.client.model.Pause;
+import io.lifeline.client.model.RegisterAgent;
+import io.lifeline.client.model.Stats;
+import io.lifeline.client.model.TaskChange;
+import io.lifeline.local.LifelineLocal;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class LifelineClientTest {
+    private static LifelineLocal local;
+    private static LifelineClient client;
+
+    @BeforeAll
+    static void startLocal() throws Exception {
+        local = LocalHarness.start();
+        client = LocalHarness.client(local);
+    }
+
+    @AfterAll
+    static void stopLocal() throws Exception {
+        local.close();
+    }
+
+    @Test
+    void registerJoinHeartbeatLeave_happyPath_walksTheStateMachine() {
+        AgentView registered = client.register(RegisterAgent.of("sdk-1", "First", "worker").withHost("h-sdk"));
+        assertEquals("offline", registered.status());
+        assertEquals("h-sdk", registered.hostId());
+
+        AgentView joined = client.join("sdk-1");
+        assertEquals("ready", joined.status());
+        assertNotNull(joined.heartbeatIntervalSeconds());
+
+        HeartbeatResult beat = client.heartbeat("sdk-1", Heartbeat.status("working")
+                .withStats(new Stats(3L, 2L, 1L, 10L)).withMetadata(Map.of("task", "x")));
+        assertTrue(beat.success());
+        assertEquals("working", beat.agentStatus());
+        assertTrue(beat.nextDeadline().isAfter(beat.heartbeatTs()));
+
+        AgentView one = client.agent("sdk-1");
+        assertEquals(3L, one.stats().messagesProcessed());
+        assertEquals("x", one.metadata().get("task").asText());
+
+        AgentView left = client.leave("sdk-1", "done");
+        assertEquals("offline", left.status());
+        assertFalse(client.transitions("sdk-1", 10).transitions().isEmpty());
+    }
+
+    @Test
+    void heartbeat_whenAgentOffline_throwsRejoinRequiredWithCodeAndStatus() {
+        client.register(RegisterAgent.of("sdk-off", "Off", "worker"));
+        LifelineApiException e = assertThrows(LifelineApiException.class,
+                () -> client.heartbeat("sdk-off", Heartbeat.empty()));
+        assertEquals(409, e.status());
+        assertEquals("REJOIN_REQUIRED", e.code());
+        assertTrue(e.rejoinRequired());
+        assertEquals("offline", e.agentStatus());
+    }
+
+    @Test
+    void agent_whenUnknown_throwsAgentNotFound() {
+        LifelineApiException e = assertThrows(LifelineApiException.class, () -> client.agent("nobody-here"));
+        assertEquals(404, e.status());
+        assertEquals("AGENT_NOT_FOUND", e.code());
+    }
+
+    @Test
+    void heartbeats_batchWithAnOfflineAgent_answersAResultPerEntryInOrder() {
+        client.register(RegisterAgent.of("sdk-b1", "B1", "worker"));
+        client.register(RegisterAgent.of("sdk-b2", "B2", "worker"));
+        client.join("sdk-b1");
+        BatchResult r = client.heartbeats(List.of(new BatchEntry("sdk-b1", Heartbeat.empty()),
+                new BatchEntry("sdk-b2", Heartbeat.empty())));
+        assertEquals(2, r.results().size());
+        assertEquals("sdk-b1", r.results().get(0).agentId());
+        assertTrue(r.results().get(0).success());
+        assertFalse(r.results().get(1).success());
+        assertTrue(r.results().get(1).needsRejoin());
+    }
+
+    @Test
+    void heartbeats_moreThan25_refusedBeforeSending() {
+        List<BatchEntry> many = new ArrayList<>();
+        for (int i = 0; i < 26; i++) {
+            many.add(new BatchEntry("a" + i, null));
+        }
+        assertThrows(IllegalArgumentException.class, () -> client.heartbeats(many));
+    }
+
+    @Test
+    void tasks_createClaimComplete_movesAgentWorkingThenReady() {
+        client.register(RegisterAgent.of("sdk-t", "T", "worker"));
+        client.join("sdk-t");
+        assertEquals("pending", client.createTask(new NewTask("task-1", "Do it", null)).status());
+        TaskChange claimed = client.claimTask("task-1", "sdk-t");
+        assertEquals("working", claimed.agentStatus());
+        assertEquals("in_progress", claimed.task().status());
+        TaskChange done = client.completeTask("task-1", "sdk-t", "ok");
+        assertEquals("ready", done.agentStatus());
+        assertEquals("done", client.tasks("done").tasks().get(0).status());
+    }
+
+    @Test
+    void failPauseResumeCleanup_onOneAgent_answerTheAgent() {
+        client.register(RegisterAgent.of("sdk-f", "F", "worker"));
+        client.join("sdk-f");
+        AgentView paused = client.pause("sdk-f", Pause.lasting(Duration.ofMinutes(5), "maintenance"));
+        assertNotNull(paused.pausedUntil());
+        assertEquals("maintenance", paused.pauseReason());
+        assertTrue(client.resume("sdk-f").pausedUntil() == null);
+        assertEquals("dead", client.fail("sdk-f", "crashed").status());
+        assertEquals("offline", client.cleanup("sdk-f", null).status());
+        assertEquals("transient", client.reportError("sdk-f", "upstream timed out").category());
+    }
+
+    @Test
+    void teamRoutes_settingsEventsKeysInbox_answerTyped() {
+        assertEquals("local", client.settings().team());
+        assertEquals("sdk-1x", client.updateSettings(Map.of("leaderAgentId", "sdk-1x")).leaderAgentId());
+        assertNotNull(client.pauseTeam(Pause.lasting(Duration.ofMinutes(1), "deploy")).pausedUntil());
+        assertTrue(client.resumeTeam().pausedUntil() == null);
+        assertNotNull(client.events(null, 5).events());
+        var key = client.createKey("agent", "fleet");
+        assertNotNull(key.key());
+        assertTrue(client.keys().keys().stream().anyMatch(k -> k.keyId().equals(key.keyId())));
+        LifelineClient agentClient = LifelineClient.builder().url(local.url()).team("local").apiKey(key.key()).build();
+        LifelineApiException e = assertThrows(LifelineApiException.class,
+                () -> agentClient.register(RegisterAgent.of("nope", "N", "w")));
+        assertEquals(403, e.status());
+        assertEquals("INSUFFICIENT_SCOPE", e.code());
+        client.revokeKey(key.keyId());
+        client.register(RegisterAgent.of("sdk-i", "I", "worker"));
+        assertEquals("sdk-i", client.inbox("sdk-i", 5).agentId());
+        assertEquals(0, client.hostCommands("no-such-host").count());
+        assertEquals("sdk-i", client.revivals("sdk-i", 5).agentId());
+    }
+
+    @Test
+    void revive_offlineAgent_refusedAsInvalidTransition() {
+        client.register(RegisterAgent.of("sdk-r", "R", "worker").withHost("h-r"));
+        LifelineApiException e = assertThrows(LifelineApiException.class, () -> client.revive("sdk-r"));
+        assertEquals(409, e.status());
+    }
+
+    // ---- retries, against a stub that injects faults ----
+
+    @Test
+    void call_on503ThenSuccess_retriesAfterBackoffAndAnswers() throws IOException {
+        try (StubServer stub = new StubServer()) {
+            stub.then(503, "{\"success\":false,\"code\":\"THROTTLED\",\"error\":\"slow down\"}", null)
+                    .then(429, "{\"success\":false,\"code\":\"THROTTLED\",\"error\":\"slow down\"}", null)
+                    .otherwise(200, "{\"success\":true,\"agentStatus\":\"ready\"}");
+            List<Duration> slept = new ArrayList<>();
+            LifelineClient c = stubClient(stub.url().toString(), slept);
+            assertTrue(c.heartbeat("a1", null).success());
+            assertEquals(List.of(Duration.ofSeconds(2), Duration.ofSeconds(4)), slept);
+            assertEquals(3, stub.seen().size());
+        }
+    }
+
+    @Test
+    void call_always503_waits2s4s8sThenThrowsWithCode() throws IOException {
+        try (StubServer stub = new StubServer()) {
+            stub.otherwise(503, "{\"success\":false,\"code\":\"STORE_UNAVAILABLE\",\"error\":\"down\"}");
+            List<Duration> slept = new ArrayList<>();
+            LifelineClient c = stubClient(stub.url().toString(), slept);
+            LifelineApiException e = assertThrows(LifelineApiException.class, () -> c.heartbeat("a1", null));
+            assertEquals(503, e.status());
+            assertEquals("STORE_UNAVAILABLE", e.code());
+            assertEquals(List.of(Duration.ofSeconds(2), Duration.ofSeconds(4), Duration.ofSeconds(8)), slept);
+            assertEquals(4, stub.seen().size());
+        }
+    }
+
+    @Test
+    void call_retryAfterLongerThanBackoff_waitsRetryAfter() throws IOException {
+        try (StubServer stub = new StubServer()) {
+            stub.then(503, "{\"code\":\"CONTENDED\"}", "7").otherwise(200, "{\"success\":true}");
+            List<Duration> slept = new ArrayList<>();
+            stubClient(stub.url().toString(), slept).heartbeat("a1", null);
+            assertEquals(List.of(Duration.ofSeconds(7)), slept);
+        }
+    }
+
+    @Test
+    void call_on4xx_neverRetries() throws IOException {
+        try (StubServer stub = new StubServer()) {
+            stub.otherwise(400, "{\"success\":false,\"code\":\"INVALID_BODY\",\"error\":\"bad\"}");
+            List<Duration> slept = new ArrayList<>();
+            LifelineApiException e = assertThrows(LifelineApiException.class,
+                    () -> stubClient(stub.url().toString(), slept).heartbeat("a1", null));
+            assertEquals("INVALID_BODY", e.code());
+            assertTrue(slept.isEmpty());
+            assertEquals(1, stub.seen().size());
+        }
+    }
+
+    @Test
+    void call_whenNothingListens_retriesThenThrowsConnectionException() throws IOException {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        List<Duration> slept = new ArrayList<>();
+        LifelineClient c = stubClient("http://127.0.0.1:" + port, slept);
+        assertThrows(LifelineConnectionException.class, () -> c.agents());
+        assertEquals(3, slept.size());
+    }
+
+    @Test
+    void delay_withJitter_staysWithinTwentyPercentAboveBackoff() {
+        RetryPolicy p = RetryPolicy.defaults();
+        for (int i = 0; i < 50; i++) {
+            long ms = p.delay(1, null).toMillis();
+            assertTrue(ms >= 4000 && ms <= 4800, "delay " + ms);
+        }
+    }
+
+    private static LifelineClient stubClient(String url, List<Duration> slept) {
+        return LifelineClient.builder().url(url).team("t").apiKey("k")
+                .retry(RetryPolicy.defaults().withJitter(() -> 0)).sleeper(slept::add).build();
+    }
+}

@@ -1,0 +1,153 @@
+package io.lifeline.client.daemon;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.lifeline.client.LifelineClient;
+import io.lifeline.client.LocalHarness;
+import io.lifeline.client.RetryPolicy;
+import io.lifeline.client.StubServer;
+import io.lifeline.client.model.RegisterAgent;
+import io.lifeline.local.LifelineLocal;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class HostDaemonTest {
+    private static LifelineLocal local;
+    private static LifelineClient client;
+
+    @BeforeAll
+    static void startLocal() throws Exception {
+        local = LocalHarness.start();
+        client = LocalHarness.client(local);
+    }
+
+    @AfterAll
+    static void stopLocal() throws Exception {
+        local.close();
+    }
+
+    /** Processes the test switches on and off; records restarts. */
+    static final class FakeProcesses implements AgentProcesses {
+        final Set<String> down = ConcurrentHashMap.newKeySet();
+        final List<String> restarts = new CopyOnWriteArrayList<>();
+
+        @Override
+        public boolean isRunning(String agentId) {
+            return !down.contains(agentId);
+        }
+
+        @Override
+        public void restart(String agentId, String reason) {
+            restarts.add(agentId + ": " + reason);
+            down.remove(agentId);
+        }
+    }
+
+    @Test
+    void runOnce_with30Agents_sendsTwoBatchCallsOf25And5() throws Exception {
+        try (StubServer stub = new StubServer()) {
+            stub.otherwise(200, "{\"results\":[],\"count\":0,\"commands\":[]}");
+            LifelineClient c = LifelineClient.builder().url(stub.url()).team("t").apiKey("k")
+                    .retry(RetryPolicy.none()).build();
+            List<String> ids = new ArrayList<>();
+            for (int i = 0; i < 30; i++) {
+                ids.add("agent-" + i);
+            }
+            TickReport r = HostDaemon.builder(c, "h", new FakeProcesses()).agents(ids).build().runOnce();
+            assertEquals(2, r.batchCalls());
+            List<Integer> sizes = new ArrayList<>();
+            for (StubServer.Seen s : stub.seen()) {
+                if (s.path().endsWith("/heartbeats")) {
+                    JsonNode body = LifelineClient.mapper().readTree(s.body());
+                    sizes.add(body.get("heartbeats").size());
+                }
+            }
+            assertEquals(List.of(25, 5), sizes);
+            assertTrue(stub.seen().stream().anyMatch(s -> s.path().equals("/v1/teams/t/hosts/h/commands")));
+        }
+    }
+
+    @Test
+    void runOnce_withRunningAgents_keepsThemAliveInOneBatch() {
+        for (String a : List.of("d-1", "d-2", "d-3")) {
+            client.register(RegisterAgent.of(a, a, "worker").withHost("host-a"));
+        }
+        HostDaemon d = HostDaemon.builder(client, "host-a", new FakeProcesses()).agents(List.of("d-1", "d-2", "d-3"))
+                .build();
+        TickReport first = d.runOnce();
+        assertEquals(1, first.batchCalls());
+        assertEquals(List.of("d-1", "d-2", "d-3"), first.rejoined(), "offline agents are joined");
+        TickReport second = d.runOnce();
+        assertTrue(second.results().stream().allMatch(r -> r.success()), second.toString());
+        assertEquals("ready", client.agent("d-2").status());
+    }
+
+    @Test
+    void runOnce_whenProcessExited_reportsCrashOnceAtOnce() {
+        client.register(RegisterAgent.of("d-crash", "Crash", "worker").withHost("host-b"));
+        client.join("d-crash");
+        FakeProcesses p = new FakeProcesses();
+        HostDaemon d = HostDaemon.builder(client, "host-b", p).agents(List.of("d-crash")).restartOnExit(false).build();
+        p.down.add("d-crash");
+        TickReport r = d.runOnce();
+        assertEquals(List.of("d-crash"), r.crashesReported());
+        // dead at once; the revive flow (the agent has a host) may already have moved it on to restarting
+        assertTrue(Set.of("dead", "restarting").contains(client.agent("d-crash").status()));
+        assertTrue(client.transitions("d-crash", 5).transitions().stream()
+                .anyMatch(t -> "reported_failure".equals(t.trigger()) && "dead".equals(t.to())));
+        assertTrue(d.runOnce().crashesReported().isEmpty(), "a crash is reported once");
+    }
+
+    @Test
+    void runOnce_whenProcessExitedAndRestartOnExit_reportsRestartsAndJoins() {
+        client.register(RegisterAgent.of("d-restart", "Restart", "worker").withHost("host-c"));
+        client.join("d-restart");
+        FakeProcesses p = new FakeProcesses();
+        HostDaemon d = HostDaemon.builder(client, "host-c", p).agents(List.of("d-restart")).build();
+        p.down.add("d-restart");
+        TickReport r = d.runOnce();
+        assertEquals(List.of("d-restart"), r.crashesReported());
+        assertEquals(List.of("d-restart"), r.restarted());
+        assertEquals("ready", client.agent("d-restart").status());
+        assertEquals(1, p.restarts.size());
+    }
+
+    @Test
+    void runOnce_withRestartCommand_restartsJoinsAndAcks() throws Exception {
+        client.register(RegisterAgent.of("d-cmd", "Cmd", "worker").withHost("host-d"));
+        client.join("d-cmd");
+        client.fail("d-cmd", "host lost it"); // the death starts the revive flow, which sends a restart command
+        assertTrue(LocalHarness.eventually(Duration.ofSeconds(20),
+                () -> client.hostCommands("host-d").count() > 0), "a restart command arrives");
+        FakeProcesses p = new FakeProcesses();
+        HostDaemon d = HostDaemon.builder(client, "host-d", p).agents(List.of("d-cmd"))
+                .restartDedupWindow(Duration.ZERO).build();
+        TickReport r = d.runOnce();
+        assertEquals(1, r.commandsAcked().size(), r.toString());
+        assertEquals(1, p.restarts.size());
+        assertTrue(p.restarts.get(0).startsWith("d-cmd: restart requested"));
+        assertEquals("ready", client.agent("d-cmd").status());
+        assertEquals(0, client.hostCommands("host-d").count());
+    }
+
+    @Test
+    void start_thenStop_runsRoundsInTheBackground() throws Exception {
+        client.register(RegisterAgent.of("d-bg", "Bg", "worker"));
+        List<TickReport> reports = new CopyOnWriteArrayList<>();
+        try (HostDaemon d = HostDaemon.builder(client, "host-e", new FakeProcesses()).agents(List.of("d-bg"))
+                .interval(Duration.ofMillis(200)).onTick(reports::add).build()) {
+            d.start();
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(5), () -> reports.size() >= 2));
+            assertEquals("ready", client.agent("d-bg").status());
+        }
+    }
+}

@@ -1,0 +1,202 @@
+package io.lifeline.client.manager;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lifeline.client.LifelineApiException;
+import io.lifeline.client.LifelineClient;
+import io.lifeline.client.LocalHarness;
+import io.lifeline.client.RetryPolicy;
+import io.lifeline.client.StubServer;
+import io.lifeline.client.model.RegisterAgent;
+import io.lifeline.local.LifelineLocal;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class HeartbeatManagerTest {
+    private static LifelineLocal local;
+    private static LifelineClient client;
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void startLocal() throws Exception {
+        local = LocalHarness.start();
+        client = LocalHarness.client(local);
+    }
+
+    @AfterAll
+    static void stopLocal() throws Exception {
+        local.close();
+    }
+
+    @Test
+    void start_onRegisteredAgent_joinsAndBeatsAtStartThenEveryInterval() throws Exception {
+        client.register(RegisterAgent.of("m-int", "Interval", "worker"));
+        List<HeartbeatEvent> events = new CopyOnWriteArrayList<>();
+        try (HeartbeatManager m = HeartbeatManager.builder(client, "m-int").interval(Duration.ofMillis(200)).build()) {
+            m.onHeartbeat(events::add);
+            HeartbeatEvent first = m.start();
+            assertTrue(first.ok());
+            assertTrue(first.rejoined(), "an offline agent is joined on the first beat");
+            assertEquals("ready", client.agent("m-int").status());
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(5), () -> events.size() >= 4));
+            assertTrue(events.stream().allMatch(HeartbeatEvent::ok));
+        }
+    }
+
+    @Test
+    void beatNow_withStateAndActivity_sendsStatusAndStats() {
+        client.register(RegisterAgent.of("m-stats", "Stats", "worker"));
+        client.join("m-stats");
+        HeartbeatManager m = HeartbeatManager.builder(client, "m-stats").build();
+        m.setState(ActivityState.PROCESSING);
+        m.recordActivity(Activity.MESSAGE);
+        m.recordActivity(Activity.MESSAGE);
+        m.recordActivity(Activity.TOOL_CALL);
+        HeartbeatEvent e = m.beatNow();
+        assertEquals("working", e.result().agentStatus());
+        var stats = client.agent("m-stats").stats();
+        assertEquals(2L, stats.messagesProcessed());
+        assertEquals(1L, stats.toolCallsExecuted());
+        assertEquals(0L, stats.errorsEncountered());
+
+        m.setState(ActivityState.WAITING_INPUT);
+        assertEquals("ready", m.beatNow().result().agentStatus());
+
+        m.setState(ActivityState.ERROR);
+        m.setState(ActivityState.ERROR);
+        HeartbeatEvent err = m.beatNow();
+        assertTrue(err.ok(), "an agent in error keeps reporting");
+        assertEquals("ready", err.result().agentStatus(), "error reports no status; the server keeps ready");
+        assertEquals(1L, client.agent("m-stats").stats().errorsEncountered(), "entering error counts once");
+    }
+
+    @Test
+    void heartbeat_afterAgentMarkedDead_rejoinsWithinOneInterval() throws Exception {
+        client.register(RegisterAgent.of("m-heal", "Heal", "worker"));
+        Duration interval = Duration.ofMillis(500);
+        List<HeartbeatEvent> events = new CopyOnWriteArrayList<>();
+        try (HeartbeatManager m = HeartbeatManager.builder(client, "m-heal").interval(interval).build()) {
+            m.onHeartbeat(events::add);
+            m.start();
+            assertEquals("dead", client.fail("m-heal", "marked dead by the test").status());
+            long deadAt = System.nanoTime();
+            // Seed 004: healthy again within one interval (plus the time a beat and a join take).
+            assertTrue(LocalHarness.eventually(interval.plusSeconds(1),
+                    () -> "ready".equals(client.agent("m-heal").status())));
+            long tookMillis = (System.nanoTime() - deadAt) / 1_000_000;
+            assertTrue(tookMillis <= interval.toMillis() + 1000, "healed in " + tookMillis + " ms");
+            assertTrue(events.stream().anyMatch(HeartbeatEvent::rejoined));
+            var last = client.transitions("m-heal", 1).transitions().get(0);
+            assertEquals("join", last.trigger());
+            assertEquals("dead", last.from());
+        }
+    }
+
+    @Test
+    void stop_afterStart_sendsNoMoreBeatsAndPersistsStopped() throws Exception {
+        client.register(RegisterAgent.of("m-stop", "Stop", "worker"));
+        Path state = dir.resolve("state.json");
+        List<HeartbeatEvent> events = new CopyOnWriteArrayList<>();
+        HeartbeatManager m = HeartbeatManager.builder(client, "m-stop").interval(Duration.ofMillis(100))
+                .statePath(state).build();
+        m.onHeartbeat(events::add);
+        m.start();
+        assertTrue(LocalHarness.eventually(Duration.ofSeconds(3), () -> events.size() >= 2));
+        m.stop();
+        int after = events.size();
+        Thread.sleep(400); // four intervals: any beat still scheduled would show
+        assertEquals(after, events.size());
+        assertFalse(m.running());
+        assertEquals("stopped", new StateStore(state).load().state());
+        m.stop(); // idempotent
+    }
+
+    @Test
+    void setState_stopped_stopsTheManager() {
+        client.register(RegisterAgent.of("m-stop2", "Stop2", "worker"));
+        HeartbeatManager m = HeartbeatManager.builder(client, "m-stop2").interval(Duration.ofSeconds(30)).build();
+        m.start();
+        m.setState(ActivityState.STOPPED);
+        assertFalse(m.running());
+    }
+
+    @Test
+    void beatNow_onInjected503s_backsOffThenSucceeds() throws Exception {
+        try (StubServer stub = new StubServer()) {
+            stub.then(503, "{\"success\":false,\"code\":\"THROTTLED\",\"error\":\"x\"}", "1")
+                    .then(503, "{\"success\":false,\"code\":\"THROTTLED\",\"error\":\"x\"}", "1")
+                    .otherwise(200, "{\"success\":true,\"agentStatus\":\"ready\"}");
+            List<Duration> slept = new ArrayList<>();
+            LifelineClient c = LifelineClient.builder().url(stub.url()).team("t").apiKey("k")
+                    .retry(RetryPolicy.defaults().withJitter(() -> 0)).sleeper(slept::add).build();
+            HeartbeatEvent e = HeartbeatManager.builder(c, "a1").build().beatNow();
+            assertTrue(e.ok());
+            assertEquals(List.of(Duration.ofSeconds(2), Duration.ofSeconds(4)), slept);
+        }
+    }
+
+    @Test
+    void beatNow_whenServerStaysDown_reportsFailureWithoutThrowing() throws Exception {
+        try (StubServer stub = new StubServer()) {
+            stub.otherwise(503, "{\"success\":false,\"code\":\"STORE_UNAVAILABLE\",\"error\":\"x\"}");
+            List<Duration> slept = new ArrayList<>();
+            LifelineClient c = LifelineClient.builder().url(stub.url()).team("t").apiKey("k")
+                    .retry(RetryPolicy.defaults().withJitter(() -> 0)).sleeper(slept::add).build();
+            HeartbeatEvent e = HeartbeatManager.builder(c, "a1").build().beatNow();
+            assertFalse(e.ok());
+            assertEquals("STORE_UNAVAILABLE", ((LifelineApiException) e.failure()).code());
+            assertEquals(3, slept.size());
+        }
+    }
+
+    @Test
+    void beatNow_withCheckpointSent_serverOffersItBackAfterDeath() throws Exception {
+        client.register(RegisterAgent.of("m-cp", "Checkpoint", "worker"));
+        Path state = dir.resolve("cp.json");
+        HeartbeatManager m = HeartbeatManager.builder(client, "m-cp").statePath(state)
+                .checkpoint(() -> Map.of("step", 7), true).build();
+        assertTrue(m.beatNow().ok());
+        assertEquals(7, new StateStore(state).load().checkpoint().get("step"));
+        client.fail("m-cp", "test");
+        var answer = client.recovery("m-cp", null);
+        assertTrue(answer.available());
+        assertEquals(7, answer.checkpoint().get("step").asInt());
+        assertNotNull(answer.savedAt());
+    }
+
+    @Test
+    void save_thenLoad_roundTripsAndLeavesNoTempFile() throws Exception {
+        StateStore store = new StateStore(dir.resolve("s/state.json"));
+        store.save(new PersistedState("a", "t", "idle", null, new HeartbeatStats(1, 2, 3, 4), Map.of("k", "v"),
+                "/tmp", java.time.Instant.parse("2026-03-01T12:00:00Z")));
+        store.save(new PersistedState("a", "t", "processing", null, new HeartbeatStats(1, 2, 3, 5), null,
+                "/tmp", java.time.Instant.parse("2026-03-01T12:00:01Z")));
+        PersistedState loaded = store.load();
+        assertEquals("processing", loaded.state());
+        assertEquals(5, loaded.stats().uptimeSeconds());
+        try (var files = Files.list(dir.resolve("s"))) {
+            assertEquals(List.of("state.json"), files.map(p -> p.getFileName().toString()).toList());
+        }
+    }
+
+    @Test
+    void load_corruptFile_answersNoState() throws Exception {
+        Path p = dir.resolve("bad.json");
+        Files.writeString(p, "{not json");
+        assertEquals(null, new StateStore(p).load());
+    }
+}
