@@ -33,8 +33,9 @@ import java.util.function.Function;
  * Recurring forms (every, cron, daily, hourly, startup, on_change) run again whether the last run completed or
  * failed; one-shot forms (none, at) do not run again after completing or using up their attempts.
  *
- * <p>A due action whose {@code depends_on} action(s) are not {@code completed} is BLOCKED; one whose condition does
- * not hold is SKIPPED. Neither is written to the file: they are reported, and looked at again next wake. Due
+ * <p>A due action whose condition does not hold is SKIPPED; otherwise, one whose {@code depends_on} action(s) are not
+ * {@code completed} is BLOCKED ({@link Wake} looks again just before running, so a dependency that completes
+ * earlier in the same wake unblocks it). Neither is written to the file: they are reported, and looked at again next wake. Due
  * actions are ordered CRITICAL, HIGH, MEDIUM, LOW, BG, then in file order.
  */
 public final class Evaluator {
@@ -85,10 +86,10 @@ public final class Evaluator {
                 d = new Decision(a, Verdict.NOT_DUE, at, at == null ? "nothing expected" : "due at " + at, hash);
             } else {
                 String waiting = unmetDependency(file, a);
-                if (waiting != null) {
-                    d = new Decision(a, Verdict.BLOCKED, at, waiting, hash);
-                } else if (a.condition() != null && !a.condition().holds(context)) {
+                if (a.condition() != null && !a.condition().holds(context)) {
                     d = new Decision(a, Verdict.SKIPPED, at, "condition '" + a.field("condition") + "' does not hold", hash);
+                } else if (waiting != null) {
+                    d = new Decision(a, Verdict.BLOCKED, at, waiting, hash);
                 } else {
                     d = new Decision(a, Verdict.DUE, at, "due since " + at, hash);
                     due.add(d);

@@ -123,13 +123,17 @@ public final class Wake {
             if (d.watchHash() != null) {
                 watchHashes.put(d.action().id(), d.watchHash());
             }
-            if (d.verdict() == Evaluator.Verdict.BLOCKED || d.verdict() == Evaluator.Verdict.SKIPPED) {
+            if (d.verdict() == Evaluator.Verdict.SKIPPED) {
                 heldBack.add(new WakeResult.HeldBack(d.action().id(), d.verdict(), d.reason()));
             }
         }
+        // Due and dependency-blocked actions, in priority order; dependencies are checked again just before each.
+        List<Action> candidates = evaluation.decisions().stream()
+                .filter(d -> d.verdict() == Evaluator.Verdict.DUE || d.verdict() == Evaluator.Verdict.BLOCKED)
+                .map(Evaluator.Decision::action).sorted(Comparator.comparing(Action::priority)).toList();
         String criticalFailure = null;
         String lastError = null;
-        for (Action a : evaluation.due()) {
+        for (Action a : candidates) {
             if (criticalFailure != null) {
                 heldBack.add(new WakeResult.HeldBack(a.id(), Evaluator.Verdict.BLOCKED,
                         "CRITICAL action " + criticalFailure + " failed earlier in this wake"));
@@ -189,11 +193,17 @@ public final class Wake {
                 nextWake = due;
             }
         }
+        // A wake with a failure is an error (error_count counts such wakes in a row); a wake whose attempts all
+        // succeeded clears it; a wake that ran nothing leaves status and error_count as they were.
         boolean failed = ran.stream().anyMatch(r -> !r.success());
         hb.setFrontmatter("last_wake", now.toString());
         hb.setFrontmatter("next_wake", nextWake == null ? null : nextWake.toString());
-        hb.setFrontmatter("status", failed ? HeartbeatFile.STATUS_ERROR : HeartbeatFile.STATUS_IDLE);
-        hb.setFrontmatter("error_count", failed ? hb.errorCount() + 1 : 0);
+        if (failed || !ran.isEmpty() || hb.status() == null) {
+            hb.setFrontmatter("status", failed ? HeartbeatFile.STATUS_ERROR : HeartbeatFile.STATUS_IDLE);
+            hb.setFrontmatter("error_count", failed ? hb.errorCount() + 1 : 0);
+        } else if (!hb.frontmatter().containsKey("error_count")) {
+            hb.setFrontmatter("error_count", 0);
+        }
         if (failed || !hb.frontmatter().containsKey("last_error")) {
             hb.setFrontmatter("last_error", lastError);
         }
@@ -251,12 +261,24 @@ public final class Wake {
     }
 
     /** history/{prefix}.md, or {prefix}-1.md, -2... when taken (several wakes in one second). */
-    private static Path unique(Path history, String prefix) {
+    private static Path unique(Path history, String prefix) throws IOException {
         Path p = history.resolve(prefix + ".md");
-        for (int n = 1; Files.exists(p); n++) {
-            p = history.resolve(prefix + "-" + n + ".md");
+        int n = 0;
+        try (Stream<Path> files = Files.list(history)) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                String name = f.getFileName().toString();
+                if (name.equals(prefix + ".md")) {
+                    n = Math.max(n, 1);
+                } else if (name.startsWith(prefix + "-") && name.endsWith(".md")) {
+                    String suffix = name.substring(prefix.length() + 1, name.length() - 3);
+                    if (suffix.matches("[0-9]{1,6}")) {
+                        n = Math.max(n, Integer.parseInt(suffix) + 1);
+                    }
+                }
+            }
         }
-        return p;
+        // After the newest of this second, even when older ones were pruned, so names keep sorting by age.
+        return n == 0 ? p : history.resolve(prefix + "-" + n + ".md");
     }
 
     /** Backups newest first: by the stamp in the name, then the -n suffix. */
