@@ -1,0 +1,33 @@
+/**
+ * The heartbeat.md runner (seed 003): {@link io.lifeline.client.heartbeatmd.Wake#run} is what
+ * {@code lifeline wake heartbeat.md} calls. Self-contained: no HTTP calls to Lifeline; the caller passes a
+ * {@link io.lifeline.client.heartbeatmd.WakeOptions.HeartbeatSender} that receives
+ * {@code nextHeartbeatWithinSeconds}.
+ *
+ * <h2>Decisions</h2>
+ * <ul>
+ *   <li><b>Round trip.</b> The file keeps its lines; a change rewrites only the line it touches, new fields go at the
+ *       end of their block, new frontmatter keys before the closing {@code ---}. Headings inside fenced code are
+ *       not actions; a {@code ###} heading without {@code [PRIORITY]} is prose unless a field line follows it.</li>
+ *   <li><b>Corrupt vs. malformed.</b> Not a heartbeat.md at all (empty, NUL bytes, not UTF-8, no or unterminated
+ *       frontmatter, frontmatter that is not YAML) is corrupt and is restored from the newest backup that parses,
+ *       keeping the corrupt bytes as {@code history/corrupt-*.md}. A field-level mistake (bad priority, schedule,
+ *       status, retry, timeout, condition, duplicate id, unknown dependency) is an error naming the line and the
+ *       file is left untouched, so a person's edit is never reverted behind their back.</li>
+ *   <li><b>Recurring actions.</b> {@code completed} is written as the seed shows, and recurring forms run again when
+ *       their schedule says so; one-shot forms (no schedule, {@code at:}) run once.</li>
+ *   <li><b>Retries across wakes.</b> {@code retry} is the maximum number of attempts. Each wake makes one attempt;
+ *       a failure with attempts left gets {@code next_retry} = failed_at + retry_delay × 2^(n−1) (default 1 min,
+ *       at most 1 h), which next_wake includes.</li>
+ *   <li><b>Conditions.</b> {@code file_exists:<path>}, {@code env:<NAME>}, {@code env:<NAME>=<value>},
+ *       {@code not:<condition>}, {@code always}, {@code never}; anything else is a parse error.</li>
+ *   <li><b>Held-back actions</b> (condition false: SKIPPED; dependency not completed: BLOCKED) are reported in the
+ *       result, not written to the file, and looked at again next wake.</li>
+ *   <li><b>Locks.</b> {@code heartbeat.md.lock} is created with CREATE_NEW and refreshed by its holder; one not
+ *       refreshed for {@code staleAfter} (default 2 min) is broken and the result says so. Waiting uses the real
+ *       clock; schedule decisions use the injected {@link java.time.Clock}.</li>
+ *   <li><b>config_hash</b> covers what the actions are (priority, name, id, type, schedule, retry, timeout,
+ *       depends_on, condition, command, target, params), not their run state.</li>
+ * </ul>
+ */
+package io.lifeline.client.heartbeatmd;
