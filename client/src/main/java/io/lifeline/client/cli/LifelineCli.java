@@ -12,7 +12,7 @@ import picocli.CommandLine.Command;
         subcommands = {Commands.CreateTeam.class, Commands.Register.class, Commands.Join.class, Commands.Beat.class,
                 Commands.Leave.class, Commands.Status.class, Commands.Agents.class, Commands.Watch.class,
                 Commands.Events.class, Commands.Revive.class, Commands.Pause.class, Commands.Resume.class,
-                DaemonCommand.class},
+                DaemonCommand.class, WakeCommand.class},
         footer = {"", "Connection: --url (env LIFELINE_URL, default http://127.0.0.1:8787), --team (LIFELINE_TEAM, "
                 + "default local), --key (LIFELINE_KEY or LIFELINE_API_KEY).",
                 "Exit codes: 0 done, 1 refused by the server, 2 bad usage, 3 cannot reach Lifeline."})

@@ -56,7 +56,7 @@ class LifelineCliTest {
     @Test
     void help_onEveryCommand_printsUsageAndExitsZero() {
         for (String c : List.of("create-team", "register", "join", "beat", "leave", "status", "agents", "watch",
-                "events", "revive", "pause", "resume", "daemon")) {
+                "events", "revive", "pause", "resume", "daemon", "wake")) {
             Run r = run(c, "--help");
             assertEquals(0, r.exit(), c);
             assertTrue(r.out().contains("Usage: lifeline " + c), c + ": " + r.out());
@@ -159,5 +159,40 @@ class LifelineCliTest {
         assertEquals("ready", client.agent("cli-d1").status());
         assertTrue(client.transitions("cli-d2", 10).transitions().stream()
                 .anyMatch(t -> "reported_failure".equals(t.trigger())));
+    }
+
+    @Test
+    void wake_withDueShellAction_runsItWritesItBackAndHeartbeatsUntilTheNextWake() throws Exception {
+        assertEquals(0, run("register", "wake-1", "--name", "Waker").exit());
+        Path file = dir.resolve("heartbeat.md");
+        java.nio.file.Files.writeString(file, String.join("\n",
+                "---", "version: 1", "status: idle", "---", "", "# Heartbeat", "", "## Pending Actions", "",
+                "### [HIGH] Say hello", "- **id**: hello-1", "- **type**: shell", "- **command**: echo hello",
+                "- **schedule**: every:1h", "- **status**: pending", ""));
+        java.time.Instant before = java.time.Instant.now();
+        Run r = run("wake", file.toString(), "--agent", "wake-1");
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains("ok     hello-1"), r.out());
+        String written = java.nio.file.Files.readString(file);
+        assertTrue(written.contains("- **status**: completed"), written);
+        assertTrue(written.contains("next_wake:"), written);
+        // The agent was joined by the wake's heartbeat and is expected back at the next wake (an hour away).
+        var agent = client.agent("wake-1");
+        assertEquals("ready", agent.status());
+        java.time.Duration ahead = java.time.Duration.between(before, agent.deadline());
+        assertTrue(ahead.compareTo(java.time.Duration.ofMinutes(59)) > 0
+                && ahead.compareTo(java.time.Duration.ofMinutes(61)) < 0, "deadline " + agent.deadline());
+    }
+
+    @Test
+    void wake_withMalformedFile_namesTheLineAndLeavesTheFileAlone() throws Exception {
+        Path file = dir.resolve("heartbeat.md");
+        String text = String.join("\n", "---", "version: 1", "---", "", "## Pending Actions", "",
+                "### [URGENT] Bad", "- **id**: bad-1", "- **type**: shell", "");
+        java.nio.file.Files.writeString(file, text);
+        Run r = run("wake", file.toString());
+        assertEquals(LifelineCli.REFUSED, r.exit());
+        assertTrue(r.err().contains("line 7"), r.err());
+        assertEquals(text, java.nio.file.Files.readString(file));
     }
 }

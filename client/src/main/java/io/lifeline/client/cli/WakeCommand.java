@@ -1,0 +1,83 @@
+package io.lifeline.client.cli;
+
+import io.lifeline.client.LifelineApiException;
+import io.lifeline.client.LifelineException;
+import io.lifeline.client.heartbeatmd.HeartbeatParseException;
+import io.lifeline.client.heartbeatmd.LockTimeoutException;
+import io.lifeline.client.heartbeatmd.Wake;
+import io.lifeline.client.heartbeatmd.WakeOptions;
+import io.lifeline.client.heartbeatmd.WakeResult;
+import io.lifeline.client.model.Heartbeat;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * One wake of a heartbeat.md agent (seed 003): runs the due actions, writes the results back, and sends a
+ * heartbeat whose {@code nextHeartbeatWithinSeconds} follows next_wake, so the server expects the agent on
+ * its own schedule. With no agent id it runs the file without telling Lifeline.
+ */
+@Command(name = "wake", mixinStandardHelpOptions = true,
+        description = "Run the due actions of a heartbeat.md file and heartbeat until its next wake.")
+final class WakeCommand extends BaseCommand {
+    @Parameters(paramLabel = "FILE", defaultValue = "heartbeat.md", description = "The heartbeat.md (default ${DEFAULT-VALUE})")
+    Path file;
+
+    @Option(names = "--agent", description = "The agent to heartbeat for (omit to run without Lifeline)")
+    String agentId;
+
+    @Option(names = "--startup", description = "This wake is the agent's start: run 'startup' actions")
+    boolean startup;
+
+    @Option(names = "--lock-timeout", description = "Seconds to wait for the file's lock (default ${DEFAULT-VALUE})")
+    long lockTimeoutSeconds = 30;
+
+    @Override
+    int run() throws LifelineException {
+        WakeOptions options = WakeOptions.defaults().withStartup(startup)
+                .withLockTimeout(Duration.ofSeconds(lockTimeoutSeconds));
+        if (agentId != null) {
+            options = options.withHeartbeat(this::beat);
+        }
+        WakeResult r;
+        try {
+            r = Wake.run(file, Clock.systemUTC(), options);
+        } catch (HeartbeatParseException | LockTimeoutException e) {
+            err().println("lifeline: " + e.getMessage());
+            err().flush();
+            return LifelineCli.REFUSED;
+        }
+        StringBuilder human = new StringBuilder();
+        if (r.recovery() != null) {
+            human.append("recovered: ").append(r.recovery()).append('\n');
+        }
+        for (WakeResult.Attempt a : r.ran()) {
+            human.append(a.success() ? "ok     " : "FAILED ").append(a.actionId()).append(" (").append(a.attempt())
+                    .append('/').append(a.maxAttempts()).append("): ").append(a.message()).append('\n');
+        }
+        human.append(r.ran().isEmpty() ? "nothing was due; " : "").append("next wake: ")
+                .append(r.nextWake() == null ? "none" : r.nextWake().toString());
+        if (r.heartbeatError() != null) {
+            human.append("\nheartbeat not sent: ").append(r.heartbeatError());
+        }
+        print(r, human.toString());
+        return r.failed().isEmpty() && r.heartbeatError() == null ? 0 : LifelineCli.REFUSED;
+    }
+
+    /** The heartbeat after the wake; a dead or offline agent joins first (self-healing, seed 004). */
+    private void beat(long nextWithinSeconds) {
+        Heartbeat hb = new Heartbeat(null, null, null, null, null, nextWithinSeconds);
+        try {
+            client().heartbeat(agentId, hb);
+        } catch (LifelineApiException e) {
+            if (!e.rejoinRequired()) {
+                throw e;
+            }
+            client().join(agentId);
+            client().heartbeat(agentId, hb);
+        }
+    }
+}
