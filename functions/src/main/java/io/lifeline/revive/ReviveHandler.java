@@ -79,15 +79,25 @@ public final class ReviveHandler implements RequestHandler<Map<String, Object>, 
         if (agent.hostId() == null) {
             return answer(s, "initiate", "no_host", 0, 0, agent.lastTransition() == null ? 0 : agent.lastTransition().seq());
         }
+        if (!revivals.claim(s.team(), s.agentId(), s.startSeq(), s.executionId(), now)) {
+            // Another execution took this death: not ours to act on, nor to record.
+            return result("gone", 0, 0, 0);
+        }
         Optional<Agent> restarting = agents.reviveStep(s.team(), s.agentId(), Trigger.RESTART_INITIATED, s.startSeq(),
                 "restart requested from host " + agent.hostId() + " (attempt 1 of " + config.reviveMaxAttempts() + ")",
                 now);
-        if (restarting.isEmpty()) {
-            // Another execution took this death, or the agent changed since: not ours to act on.
-            AgentStatus current = agents.require(s.team(), s.agentId()).status();
-            return answer(s, "initiate", current.isAlive() ? "alive" : "gone", 0, 0, 0);
+        long seq;
+        if (restarting.isPresent()) {
+            seq = restarting.get().lastTransition().seq();
+        } else {
+            Agent current = agents.require(s.team(), s.agentId());
+            if (!wrote(current, AgentStatus.RESTARTING, Trigger.RESTART_INITIATED, s.startSeq())) {
+                // The agent changed since: not ours to act on.
+                return answer(s, "initiate", current.status().isAlive() ? "alive" : "gone", 0, 0, 0);
+            }
+            // This step is being retried after its own restarting write (only the claim's holder makes it).
+            seq = current.lastTransition().seq();
         }
-        long seq = restarting.get().lastTransition().seq();
         commands.issueRestart(s.team(), agent.hostId(), s.agentId(), s.startSeq(), 1, "agent is dead", now);
         return answer(s, "initiate", "restarting", 1, waitSeconds(1), seq);
     }
@@ -120,8 +130,18 @@ public final class ReviveHandler implements RequestHandler<Map<String, Object>, 
         if (failed.isPresent()) {
             return answer(s, "giveUp", "failed", s.attempt(), 0, failed.get().lastTransition().seq());
         }
-        AgentStatus current = agents.require(s.team(), s.agentId()).status();
-        return answer(s, "giveUp", current.isAlive() ? "alive" : "gone", s.attempt(), 0, s.seq());
+        Agent current = agents.require(s.team(), s.agentId());
+        if (wrote(current, AgentStatus.DEAD_FAILED_REVIVE, Trigger.RESTART_EXHAUSTED, s.seq())) {
+            // This step is being retried after its own write (only this execution holds the restarting seq).
+            return answer(s, "giveUp", "failed", s.attempt(), 0, current.lastTransition().seq());
+        }
+        return answer(s, "giveUp", current.status().isAlive() ? "alive" : "gone", s.attempt(), 0, s.seq());
+    }
+
+    /** True when the agent's latest change is {@code trigger} to {@code status}, written on top of {@code seq}. */
+    private static boolean wrote(Agent agent, AgentStatus status, Trigger trigger, long seq) {
+        return agent.status() == status && agent.lastTransition() != null
+                && agent.lastTransition().trigger() == trigger && agent.lastTransition().seq() == seq + 1;
     }
 
     private Map<String, Object> recordError(ReviveStep s) {
@@ -139,6 +159,10 @@ public final class ReviveHandler implements RequestHandler<Map<String, Object>, 
                                        long seq) {
         revivals.record(s.team(), s.agentId(), s.startSeq(), s.executionId(),
                 new RevivalStore.Step(stepName, attempt, outcome, clock.instant()));
+        return result(outcome, attempt, waitSeconds, seq);
+    }
+
+    private static Map<String, Object> result(String outcome, int attempt, long waitSeconds, long seq) {
         Map<String, Object> out = new HashMap<>();
         out.put("outcome", outcome);
         out.put("attempt", attempt);

@@ -44,6 +44,30 @@ public final class RevivalStore {
         return Map.of(Keys.PK, s(Keys.agentScope(team, agentId)), Keys.SK, s(PREFIX + String.format("%012d", startSeq)));
     }
 
+    /**
+     * Claims the revive of the death (or failed revive) at {@code startSeq} for one execution, before it writes
+     * anything else: true for the first execution to ask, and again for the same execution when its step is
+     * retried; false for any other. A null {@code executionId} (a direct call, no execution) claims nothing.
+     */
+    public boolean claim(String team, String agentId, long startSeq, String executionId, Instant now) {
+        if (executionId == null) {
+            return true;
+        }
+        Update u = new Update(table, key(team, agentId, startSeq));
+        String id = u.name("executionId");
+        String mine = u.value(s(executionId));
+        u.condition("attribute_not_exists(" + id + ") OR " + id + " = " + mine);
+        u.setExpression("executionId", mine);
+        u.setExpression("startedAt", "if_not_exists(" + u.name("startedAt") + ", " + u.value(ms(now)) + ")");
+        u.set(Keys.EXPIRES_AT, n(now.plus(retention).getEpochSecond()));
+        try {
+            StoreFailures.call("claim the revive", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
+            return true;
+        } catch (software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException e) {
+            return false;
+        }
+    }
+
     /** Appends a step; the first step creates the record. {@code outcome} is the execution's so far. */
     public void record(String team, String agentId, long startSeq, String executionId, Step step) {
         Update u = new Update(table, key(team, agentId, startSeq));
