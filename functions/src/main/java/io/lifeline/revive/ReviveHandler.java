@@ -144,9 +144,21 @@ public final class ReviveHandler implements RequestHandler<Map<String, Object>, 
                 && agent.lastTransition().trigger() == trigger && agent.lastTransition().seq() == seq + 1;
     }
 
+    /**
+     * Records the error on the agent. If this execution had put the agent in {@code restarting} and nothing
+     * changed since, the agent moves on to {@code dead_failed_revive}: no flow drives it any more, and it
+     * must not stay {@code restarting} (seed 004's visibility rule), while an operator can revive it again.
+     */
     private Map<String, Object> recordError(ReviveStep s) {
+        Instant now = clock.instant();
         String message = "revive flow failed: " + s.errorName() + (s.errorCause() == null ? "" : ": " + s.errorCause());
-        data.recordError(s.team(), s.agentId(), message, ErrorClassifier.Category.UNKNOWN, clock.instant());
+        data.recordError(s.team(), s.agentId(), message, ErrorClassifier.Category.UNKNOWN, now);
+        Agent agent = agents.require(s.team(), s.agentId());
+        if (wrote(agent, AgentStatus.RESTARTING, Trigger.RESTART_INITIATED, s.startSeq())
+                && revivals.claim(s.team(), s.agentId(), s.startSeq(), s.executionId(), now)) {
+            agents.reviveStep(s.team(), s.agentId(), Trigger.RESTART_EXHAUSTED, agent.lastTransition().seq(),
+                    message, now);
+        }
         return answer(s, "recordError", "error", s.attempt(), 0, s.seq());
     }
 

@@ -429,6 +429,8 @@ class ReviveFlowTest {
         assertTrue(lastError.get("message").asText().contains("One or more parameter values were invalid"));
         assertEquals(stack.clock.instant().toString(), lastError.get("at").asText());
         assertEquals("error", revivals(id).get(0).get("outcome").asText());
+        // No flow drives it any more: it does not stay restarting, and an operator can revive it again.
+        assertEquals("dead_failed_revive", status(id));
     }
 
     @Test
