@@ -1,0 +1,92 @@
+package io.lifeline.bench;
+
+import io.lifeline.api.Json;
+import io.lifeline.local.LocalDynamo;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code java -jar bench/target/lifeline-bench.jar [--quick] [--only=1,2,...]}: measures the figures of
+ * issue 7 side by side with their references, prints the table and writes bench/results/latest.json.
+ * Exits 0 when it ran; it asserts no timings.
+ */
+public final class BenchMain {
+
+    public static void main(String[] args) throws Exception {
+        // Section 1 starts Local's event bus (a JDK HTTP server) before LifelineLocal's class sets this, and the
+        // JDK reads it once: set it first so section 3's front door runs as Lifeline Local does on its own.
+        System.setProperty("sun.net.httpserver.nodelay", "true");
+        boolean quick = false;
+        List<Integer> only = new ArrayList<>();
+        Path out = Path.of("bench/results/latest.json");
+        for (String a : args) {
+            if (a.equals("--quick")) {
+                quick = true;
+            } else if (a.startsWith("--only=")) {
+                for (String s : a.substring(7).split(",")) {
+                    only.add(Integer.parseInt(s.trim()));
+                }
+            } else if (a.startsWith("--out=")) {
+                out = Path.of(a.substring(6));
+            } else {
+                System.err.println("usage: java -jar lifeline-bench.jar [--quick] [--only=1,2,3,4,5,6] [--out=file]");
+                System.exit(2);
+            }
+        }
+        long started = System.nanoTime();
+        Report report = new Report();
+        Measured measured = new Measured();
+        boolean all = only.isEmpty();
+        if (all || only.contains(1)) {
+            section("1 store cost per operation");
+            try (LocalDynamo dynamo = LocalDynamo.start(null);
+                 MeteredStack stack = new MeteredStack(dynamo, "bench-cost", Map.of(), Clock.systemUTC())) {
+                Map<String, StoreCost.OpCost> costs = new StoreCost(stack).measure(quick ? 3 : 10, 10);
+                Figures.storeCost(report, costs, measured);
+            }
+        }
+        if (all || only.contains(2)) {
+            section("2 sweep cost and scaling");
+            int[] sizes = quick ? new int[] {1_000, 5_000} : new int[] {1_000, 10_000, 100_000};
+            SweepBench.run(report, sizes, 3, measured);
+        }
+        if (all || only.contains(3)) {
+            section("3 heartbeat throughput");
+            ThroughputBench.run(report, quick ? 4 : 4, quick ? 2_000 : 6_000, measured);
+        }
+        if (all || only.contains(4)) {
+            section("4 cold start");
+            ColdStartBench.run(report, quick ? 3 : 7);
+        }
+        if (all || only.contains(5)) {
+            section("5 detection latency");
+            DetectionBench.run(report, quick ? 40 : 200);
+        }
+        if (all || only.contains(6)) {
+            section("6 cost model");
+            CostModel.run(report, measured);
+        }
+        double took = (System.nanoTime() - started) / 1e9;
+        var meta = Json.object().put("at", Instant.now().toString()).put("mode", quick ? "quick" : "full")
+                .put("seconds", Math.round(took * 10) / 10.0)
+                .put("java", System.getProperty("java.version"))
+                .put("cpus", Runtime.getRuntime().availableProcessors())
+                .put("os", System.getProperty("os.name") + " " + System.getProperty("os.arch"));
+        System.out.println();
+        System.out.println(report.table());
+        System.out.printf("ran in %.1f s (%s)%n", took, quick ? "quick" : "full");
+        Files.createDirectories(out.toAbsolutePath().getParent());
+        Files.writeString(out, Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(report.json(meta)));
+        System.out.println("wrote " + out);
+        System.exit(0);
+    }
+
+    private static void section(String name) {
+        System.out.println("== " + name);
+    }
+}

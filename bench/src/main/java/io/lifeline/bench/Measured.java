@@ -1,0 +1,14 @@
+package io.lifeline.bench;
+
+/** Figures one section measures and a later one (the cost model) uses; NaN until measured. */
+public final class Measured {
+    /** Write units and requests of a plain heartbeat, and per agent in a batch. */
+    public double heartbeatWriteUnits = Double.NaN;
+    public double heartbeatRequests = Double.NaN;
+    public double batchedWriteUnitsPerAgent = Double.NaN;
+    public double batchSize = Double.NaN;
+    /** Sweep read units per agent per sweep, at the largest N measured. */
+    public double sweepReadUnitsPerAgent = Double.NaN;
+    /** The heartbeat handler's warm duration in-process (p50), ms: the Lambda billed-duration stand-in. */
+    public double handlerWarmMillis = Double.NaN;
+}

@@ -1,0 +1,127 @@
+package io.lifeline.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.lifeline.api.Json;
+import io.lifeline.config.Wiring;
+import io.lifeline.local.FunctionHost;
+import io.lifeline.local.LocalDynamo;
+import io.lifeline.local.LocalEventBus;
+import io.lifeline.local.LocalGateway;
+import io.lifeline.local.SamTemplate;
+import io.lifeline.store.KeyStore;
+import java.time.Clock;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+
+/**
+ * The template's functions behind Local's gateway (authorizer and its cache included), over a fresh table in
+ * a DynamoDB Local, with every request the functions make going through a {@link CapacityMeter}.
+ */
+public final class MeteredStack implements AutoCloseable {
+    public static final String TEAM = "bench";
+
+    public final LocalDynamo server;
+    public final DynamoDbClient plain;
+    public final DynamoDbClient metered;
+    public final CapacityMeter meter = new CapacityMeter();
+    public final String table;
+    public final LocalGateway gateway;
+    public final String adminKey;
+    public final SamTemplate template;
+    private final LocalEventBus bus;
+
+    /** An answer with its parsed body. */
+    public record Reply(int status, JsonNode body) {
+        public String text(String field) {
+            JsonNode v = body == null ? null : body.get(field);
+            return v == null || v.isNull() ? null : v.asText();
+        }
+    }
+
+    public MeteredStack(LocalDynamo server, String table, Map<String, String> parameters, Clock clock)
+            throws Exception {
+        this.server = server;
+        this.table = table;
+        this.template = SamTemplate.bundled();
+        this.plain = server.client();
+        LocalDynamo.ensureTable(plain, template, table);
+        this.metered = DynamoDbClient.builder().endpointOverride(server.endpoint()).region(Region.US_EAST_1)
+                .httpClient(UrlConnectionHttpClient.create())
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
+                .overrideConfiguration(c -> c.addExecutionInterceptor(meter))
+                .build();
+        Map<String, String> params = new HashMap<>(parameters);
+        params.put("SweepsPerInvocation", "1");
+        Map<String, String> names = new HashMap<>();
+        names.put(template.tableLogicalId(), table);
+        names.put(template.eventBusLogicalId(), "bench-bus");
+        template.logicalIds("AWS::Serverless::Function").forEach(id -> names.put(id, FunctionHost.functionArn(id)));
+        template.logicalIds("AWS::Serverless::StateMachine").forEach(id -> names.put(id, "arn:local:states:" + id));
+        this.bus = new LocalEventBus(template.rules(params), clock);
+        FunctionHost host = new FunctionHost(template, params, names, metered, Wiring.memoize(bus::client),
+                Wiring.memoize(() -> {
+            throw new IllegalStateException("no Step Functions in the store-cost stack");
+        }), clock);
+        this.gateway = new LocalGateway(template, host, clock);
+        this.adminKey = new KeyStore(plain, table).createTeam(TEAM, clock.instant()).key();
+    }
+
+    /** A request through the gateway, as the HTTP front door would make it. */
+    public Reply send(String method, String path, String body) {
+        LocalGateway.Response r = gateway.handle(method, path, null,
+                Map.of("Authorization", List.of("Bearer " + adminKey), "Content-Type", List.of("application/json")),
+                body);
+        try {
+            return new Reply(r.status(), r.body() == null || r.body().isEmpty() ? null : Json.parse(r.body()));
+        } catch (Exception e) {
+            throw new IllegalStateException("not JSON: " + r.body(), e);
+        }
+    }
+
+    public Reply expect(int status, String method, String path, String body) {
+        Reply r = send(method, path, body);
+        if (r.status() != status) {
+            throw new IllegalStateException(method + " " + path + " answered " + r.status() + ": " + r.body());
+        }
+        return r;
+    }
+
+    public String agentPath(String agentId) {
+        return "/v1/teams/" + TEAM + "/agents/" + agentId;
+    }
+
+    /** Registers and joins an agent (not metered). */
+    public void readyAgent(String agentId) {
+        meter.enabled(false);
+        try {
+            expect(201, "POST", "/v1/teams/" + TEAM + "/agents", "{\"agentId\":\"" + agentId + "\",\"name\":\""
+                    + agentId + "\",\"role\":\"worker\",\"hostId\":\"host-1\"}");
+            expect(200, "POST", agentPath(agentId) + "/join", null);
+        } finally {
+            meter.enabled(true);
+        }
+    }
+
+    /** Makes sure the gateway has cached the authorizer's answer for the key, so it is not counted. */
+    public void warmAuthorizer() {
+        meter.enabled(false);
+        try {
+            send("GET", agentPath("warm-up"), null);
+        } finally {
+            meter.enabled(true);
+        }
+    }
+
+    @Override
+    public void close() {
+        bus.close();
+        metered.close();
+        plain.close();
+    }
+}

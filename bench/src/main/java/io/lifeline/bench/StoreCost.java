@@ -1,0 +1,153 @@
+package io.lifeline.bench;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Figure 1: DynamoDB requests and units per API operation, from the functions' own requests (counted by
+ * {@link CapacityMeter}) with DynamoDB Local's ReturnConsumedCapacity. Each operation is repeated and averaged.
+ */
+public final class StoreCost {
+
+    /** Per operation (per agent for a batch): requests, read units, write units, GSI write units. */
+    public record OpCost(String operation, double requests, double readUnits, double writeUnits, double gsiWriteUnits,
+                         Map<String, Integer> requestsByOperation, int unreportedCalls, int samples) {
+    }
+
+    private final MeteredStack stack;
+    private int next;
+
+    public StoreCost(MeteredStack stack) {
+        this.stack = stack;
+    }
+
+    private String newId(String prefix) {
+        return prefix + "-" + (++next);
+    }
+
+    /** Runs every operation {@code samples} times; a batch holds {@code batchSize} agents. */
+    public Map<String, OpCost> measure(int samples, int batchSize) {
+        Map<String, OpCost> out = new LinkedHashMap<>();
+        stack.warmAuthorizer();
+        out.put("register", measure("register", samples, 1, () -> {
+            String id = newId("reg");
+            stack.expect(201, "POST", "/v1/teams/" + MeteredStack.TEAM + "/agents",
+                    "{\"agentId\":\"" + id + "\",\"name\":\"" + id + "\",\"role\":\"worker\",\"hostId\":\"host-1\"}");
+        }, null));
+        List<String> registered = new ArrayList<>();
+        out.put("join", measure("join", samples, 1, () -> stack.expect(200, "POST",
+                stack.agentPath(registered.get(registered.size() - 1)) + "/join", null), () -> {
+                    String id = newId("join");
+                    stack.meter.enabled(false);
+                    stack.expect(201, "POST", "/v1/teams/" + MeteredStack.TEAM + "/agents",
+                            "{\"agentId\":\"" + id + "\",\"name\":\"" + id + "\",\"role\":\"worker\"}");
+                    stack.meter.enabled(true);
+                    registered.add(id);
+                }));
+        List<String> ready = new ArrayList<>();
+        out.put("heartbeat (plain)", measure("heartbeat (plain)", samples, 1, () -> stack.expect(200, "POST",
+                stack.agentPath(ready.get(ready.size() - 1)) + "/heartbeat", "{}"), () -> {
+                    String id = newId("hb");
+                    stack.readyAgent(id);
+                    ready.add(id);
+                }));
+        out.put("heartbeat (stats, no status change)", measure("heartbeat (stats)", samples, 1, () -> stack.expect(200,
+                "POST", stack.agentPath(ready.get(ready.size() - 1)) + "/heartbeat",
+                "{\"stats\":{\"messagesProcessed\":10,\"toolCallsExecuted\":3,\"errorsEncountered\":0,\"uptime\":600}}"),
+                () -> {
+                    String id = newId("hbs");
+                    stack.readyAgent(id);
+                    ready.add(id);
+                }));
+        out.put("heartbeat (status change ready->working)", measure("heartbeat (status change)", samples, 1,
+                () -> stack.expect(200, "POST", stack.agentPath(ready.get(ready.size() - 1)) + "/heartbeat",
+                        "{\"status\":\"working\"}"), () -> {
+                    String id = newId("hbw");
+                    stack.readyAgent(id);
+                    ready.add(id);
+                }));
+        List<String> batch = new ArrayList<>();
+        out.put("batched heartbeat (per agent, batch of " + batchSize + ")", measure("batched heartbeat", samples,
+                batchSize, () -> {
+                    StringBuilder body = new StringBuilder("{\"heartbeats\":[");
+                    for (int i = 0; i < batch.size(); i++) {
+                        body.append(i == 0 ? "" : ",").append("{\"agentId\":\"").append(batch.get(i)).append("\"}");
+                    }
+                    stack.expect(200, "POST", "/v1/teams/" + MeteredStack.TEAM + "/heartbeats",
+                            body.append("]}").toString());
+                }, () -> {
+                    batch.clear();
+                    for (int i = 0; i < batchSize; i++) {
+                        String id = newId("b");
+                        stack.readyAgent(id);
+                        batch.add(id);
+                    }
+                }));
+        List<String> tasks = new ArrayList<>();
+        out.put("task create", measure("task create", samples, 1, () -> {
+            String t = newId("task");
+            tasks.add(t);
+            stack.expect(201, "POST", "/v1/teams/" + MeteredStack.TEAM + "/tasks",
+                    "{\"taskId\":\"" + t + "\",\"title\":\"t\"}");
+        }, null));
+        List<String> claimers = new ArrayList<>();
+        List<String> claimTasks = new ArrayList<>();
+        out.put("task claim", measure("task claim", samples, 1, () -> stack.expect(200, "POST",
+                "/v1/teams/" + MeteredStack.TEAM + "/tasks/" + claimTasks.get(claimTasks.size() - 1) + "/claim",
+                "{\"agentId\":\"" + claimers.get(claimers.size() - 1) + "\"}"), () -> {
+                    String id = newId("claimer");
+                    stack.readyAgent(id);
+                    claimers.add(id);
+                    String t = newId("ctask");
+                    stack.meter.enabled(false);
+                    stack.expect(201, "POST", "/v1/teams/" + MeteredStack.TEAM + "/tasks",
+                            "{\"taskId\":\"" + t + "\",\"title\":\"t\"}");
+                    stack.meter.enabled(true);
+                    claimTasks.add(t);
+                }));
+        out.put("task complete", measure("task complete", samples, 1, () -> stack.expect(200, "POST",
+                "/v1/teams/" + MeteredStack.TEAM + "/tasks/" + claimTasks.get(claimTasks.size() - 1) + "/complete",
+                "{\"agentId\":\"" + claimers.get(claimers.size() - 1) + "\"}"), () -> {
+                    String id = newId("completer");
+                    stack.readyAgent(id);
+                    claimers.add(id);
+                    String t = newId("dtask");
+                    stack.meter.enabled(false);
+                    stack.expect(201, "POST", "/v1/teams/" + MeteredStack.TEAM + "/tasks",
+                            "{\"taskId\":\"" + t + "\",\"title\":\"t\"}");
+                    stack.expect(200, "POST", "/v1/teams/" + MeteredStack.TEAM + "/tasks/" + t + "/claim",
+                            "{\"agentId\":\"" + id + "\"}");
+                    stack.meter.enabled(true);
+                    claimTasks.add(t);
+                }));
+        return out;
+    }
+
+    private OpCost measure(String name, int samples, int perSample, Runnable op, Runnable setUp) {
+        long t0 = System.nanoTime();
+        List<CapacityMeter.Call> all = new ArrayList<>();
+        for (int i = 0; i < samples; i++) {
+            if (setUp != null) {
+                stack.meter.enabled(false);
+                try {
+                    setUp.run();
+                } finally {
+                    stack.meter.enabled(true);
+                }
+            }
+            stack.meter.reset();
+            op.run();
+            all.addAll(stack.meter.calls());
+            stack.meter.reset();
+        }
+        CapacityMeter.Totals t = CapacityMeter.totals(all);
+        System.out.printf("  %-28s %d samples in %d ms%n", name, samples, (System.nanoTime() - t0) / 1_000_000);
+        double n = samples * (double) perSample;
+        Map<String, Integer> perOp = new LinkedHashMap<>();
+        t.byOperation().forEach((k, v) -> perOp.put(k, v));
+        return new OpCost(name, t.requests() / n, t.readUnits() / n, t.writeUnits() / n, t.gsiWriteUnits() / n,
+                perOp, t.unreported(), samples);
+    }
+}

@@ -1,0 +1,72 @@
+package io.lifeline.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.lifeline.local.LocalDynamo;
+import java.time.Clock;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The bench's store-cost figures, as counts: requests and units per operation on DynamoDB Local. */
+class StoreCostTest {
+    static LocalDynamo dynamo;
+    static MeteredStack stack;
+    static Map<String, StoreCost.OpCost> costs;
+
+    @BeforeAll
+    static void measure() throws Exception {
+        dynamo = LocalDynamo.start(null);
+        stack = new MeteredStack(dynamo, "store-cost-test", Map.of(), Clock.systemUTC());
+        costs = new StoreCost(stack).measure(1, 3);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        stack.close();
+        dynamo.close();
+    }
+
+    @Test
+    void plainHeartbeat_isOneUpdateItem_oneWriteUnit_noReads() {
+        StoreCost.OpCost c = costs.get("heartbeat (plain)");
+        assertEquals(Map.of("UpdateItem", 1), c.requestsByOperation());
+        assertEquals(1.0, c.writeUnits());
+        assertEquals(0.0, c.readUnits());
+        assertEquals(0.0, c.gsiWriteUnits());
+    }
+
+    @Test
+    void batchedHeartbeat_isOneUpdateItemAndOneWriteUnitPerAgent() {
+        StoreCost.OpCost c = costs.get("batched heartbeat (per agent, batch of 3)");
+        assertEquals(Map.of("UpdateItem", 3), c.requestsByOperation());
+        assertEquals(1.0, c.requests());
+        assertEquals(1.0, c.writeUnits());
+        assertEquals(0.0, c.readUnits());
+    }
+
+    @Test
+    void join_isOneUpdateItem_noReads() {
+        StoreCost.OpCost c = costs.get("join");
+        assertEquals(Map.of("UpdateItem", 1), c.requestsByOperation());
+        assertEquals(0.0, c.readUnits());
+    }
+
+    @Test
+    void claim_isOneTransaction_thatWritesTheAssigneeIndex() {
+        StoreCost.OpCost c = costs.get("task claim");
+        assertEquals(Map.of("TransactWriteItems", 1), c.requestsByOperation());
+        assertEquals(0.0, c.readUnits());
+        // DynamoDB Local's report for a two-item transaction with one GSI key set.
+        assertEquals(8.0, c.writeUnits());
+        assertEquals(4.0, c.gsiWriteUnits());
+    }
+
+    @Test
+    void heartbeatWithStatusChange_isTwoUpdateItems_theFirstRefused() {
+        StoreCost.OpCost c = costs.get("heartbeat (status change ready->working)");
+        assertEquals(Map.of("UpdateItem", 2), c.requestsByOperation());
+        assertEquals(1, c.unreportedCalls());
+    }
+}
