@@ -9,6 +9,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * Runs one sweep: read a snapshot, decide with {@link SweepPlan} at one instant, then make each decision a
@@ -28,6 +32,13 @@ public final class Sweeper {
     private final TeamStore teams;
     private final SweepPlan.Policy policy;
     private final Clock clock;
+    /** Parallel conditional writes per sweep. */
+    static final int WRITERS = 8;
+    private final ExecutorService writers = Executors.newFixedThreadPool(WRITERS, r -> {
+        Thread t = new Thread(r, "sweep-write");
+        t.setDaemon(true);
+        return t;
+    });
 
     public Sweeper(SweepStore snapshots, AgentStore agents, TeamStore teams, SweepPlan.Policy policy, Clock clock) {
         this.snapshots = snapshots;
@@ -35,6 +46,40 @@ public final class Sweeper {
         this.teams = teams;
         this.policy = policy;
         this.clock = clock;
+    }
+
+    private enum Kind { DEAD, MISSED, LOST, SKIPPED }
+
+    private record Outcome(Kind kind, String agent) {
+    }
+
+    /** One decision made a conditional write: a heartbeat that won, or a throttled write, is not an error. */
+    private Outcome apply(SweepPlan.Action action, Instant now) {
+        SweepPlan.Observed a = action.agent();
+        String id = a.team() + "/" + a.agentId();
+        try {
+            if (action instanceof SweepPlan.Kill kill) {
+                return agents.markDead(a.team(), a.agentId(), a.beats(), kill.misses(), kill.reason(), now).isPresent()
+                        ? new Outcome(Kind.DEAD, id) : new Outcome(Kind.LOST, id);
+            }
+            SweepPlan.Miss miss = (SweepPlan.Miss) action;
+            return agents.recordMiss(a.team(), a.agentId(), a.beats(), miss.misses())
+                    ? new Outcome(Kind.MISSED, id) : new Outcome(Kind.LOST, id);
+        } catch (LifelineException e) {
+            // Throttled or unavailable: this agent is looked at again next sweep.
+            return new Outcome(Kind.SKIPPED, id);
+        }
+    }
+
+    private static Outcome join(Future<Outcome> f) {
+        try {
+            return f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("sweep interrupted", e);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        }
     }
 
     public Report sweepOnce() {
@@ -46,6 +91,7 @@ public final class Sweeper {
         int misses = 0;
         int lost = 0;
         int skipped = 0;
+        List<SweepPlan.Action> actions = new ArrayList<>();
         for (SweepPlan.TeamOutcome outcome : SweepPlan.decide(snapshot.agents(), snapshot.teams(), policy, now)) {
             try {
                 if (outcome.held()) {
@@ -62,27 +108,21 @@ public final class Sweeper {
                 skipped++;
                 continue;
             }
-            for (SweepPlan.Action action : outcome.actions()) {
-                SweepPlan.Observed a = action.agent();
-                try {
-                    if (action instanceof SweepPlan.Kill kill) {
-                        if (agents.markDead(a.team(), a.agentId(), a.beats(), kill.misses(), kill.reason(), now)
-                                .isPresent()) {
-                            dead.add(a.team() + "/" + a.agentId());
-                        } else {
-                            lost++;
-                        }
-                    } else if (action instanceof SweepPlan.Miss miss) {
-                        if (agents.recordMiss(a.team(), a.agentId(), a.beats(), miss.misses())) {
-                            misses++;
-                        } else {
-                            lost++;
-                        }
-                    }
-                } catch (LifelineException e) {
-                    // Throttled or unavailable: this agent is looked at again next sweep.
-                    skipped++;
-                }
+            actions.addAll(outcome.actions());
+        }
+        // The writes are independent conditional updates: make them side by side, so a sweep with many stale
+        // agents takes about one round trip per WRITERS agents rather than one per agent.
+        List<Future<Outcome>> results = new ArrayList<>();
+        for (SweepPlan.Action action : actions) {
+            results.add(writers.submit(() -> apply(action, now)));
+        }
+        for (Future<Outcome> f : results) {
+            Outcome o = join(f);
+            switch (o.kind()) {
+                case DEAD -> dead.add(o.agent());
+                case MISSED -> misses++;
+                case LOST -> lost++;
+                case SKIPPED -> skipped++;
             }
         }
         // Teams whose flag is up but that no longer have alive agents at all: the condition has cleared.
