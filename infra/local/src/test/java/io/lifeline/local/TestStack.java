@@ -58,19 +58,20 @@ public final class TestStack implements AutoCloseable {
     private final SamTemplate template;
     private final Map<String, String> params;
     private final Map<String, String> names;
+    private final software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient streams;
     private final java.util.concurrent.atomic.AtomicReference<LocalStepFunctions> stepFunctionsRef =
             new java.util.concurrent.atomic.AtomicReference<>();
 
-    private TestStack(MutableClock clock, List<ExecutionInterceptor> interceptors, Map<String, String> parameters)
-            throws Exception {
-        LocalDynamo server = SharedDynamo.get();
+    private TestStack(MutableClock clock, List<ExecutionInterceptor> interceptors, Map<String, String> parameters,
+                      java.net.URI dynamoEndpoint) throws Exception {
+        java.net.URI endpoint = dynamoEndpoint != null ? dynamoEndpoint : SharedDynamo.get().endpoint();
         this.clock = clock;
         this.table = "t-" + UUID.randomUUID();
-        this.admin = server.client();
+        this.admin = LocalClients.build(DynamoDbClient.builder(), endpoint);
         this.template = template();
         LocalDynamo.ensureTable(admin, template, table);
         this.dynamo = interceptors.isEmpty() ? admin : DynamoDbClient.builder()
-                .endpointOverride(server.endpoint()).region(software.amazon.awssdk.regions.Region.US_EAST_1)
+                .endpointOverride(endpoint).region(software.amazon.awssdk.regions.Region.US_EAST_1)
                 .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create())
                 .credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
                         software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("local", "local")))
@@ -87,7 +88,9 @@ public final class TestStack implements AutoCloseable {
                 input));
         this.gateway = new LocalGateway(template, host, clock);
         String streamArn = admin.describeTable(d -> d.tableName(table)).table().latestStreamArn();
-        this.pump = new StreamPump(server.streamsClient(), streamArn, StreamPump.consumers(host), null);
+        this.streams = LocalClients.build(
+                software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient.builder(), endpoint);
+        this.pump = new StreamPump(streams, streamArn, StreamPump.consumers(host), null);
         this.keys = new KeyStore(admin, table);
         this.adminKey = keys.createTeam(TEAM, clock.instant()).key();
     }
@@ -123,6 +126,7 @@ public final class TestStack implements AutoCloseable {
         private MutableClock clock = new MutableClock(START);
         private final List<ExecutionInterceptor> interceptors = new ArrayList<>();
         private final Map<String, String> parameters = new HashMap<>();
+        private java.net.URI dynamoEndpoint;
 
         public Builder interceptor(ExecutionInterceptor i) {
             interceptors.add(i);
@@ -134,13 +138,19 @@ public final class TestStack implements AutoCloseable {
             return this;
         }
 
+        /** Runs against another DynamoDB (LocalStack) instead of the shared DynamoDB Local. */
+        public Builder dynamoEndpoint(java.net.URI endpoint) {
+            dynamoEndpoint = endpoint;
+            return this;
+        }
+
         public Builder clock(MutableClock c) {
             clock = c;
             return this;
         }
 
         public TestStack build() throws Exception {
-            return new TestStack(clock, interceptors, parameters);
+            return new TestStack(clock, interceptors, parameters, dynamoEndpoint);
         }
     }
 
@@ -328,5 +338,6 @@ public final class TestStack implements AutoCloseable {
             dynamo.close();
         }
         admin.close();
+        streams.close();
     }
 }
