@@ -245,12 +245,11 @@ class OpenApiTest {
         conforms("leave", stack.agent("leave", "oa-3", "{\"reason\":\"done\"}"), 200);
         conforms("fail", stack.agent("fail", agent, "{\"reason\":\"crashed\"}"), 200);
         conforms("heartbeat", stack.heartbeat(agent, "{}"), 409);
-        stack.pump.drain();
-        conforms("inbox", stack.agent("inbox", "oa-2", null), 200);
-        conforms("events", stack.team("events", null), 200);
         conforms("revive", stack.agent("revive", agent, null), 202);
         conforms("revive", stack.agent("revive", agent, null), 409);
         stack.pump.drain();
+        conforms("inbox", stack.agent("inbox", "oa-2", null), 200);
+        conforms("events", stack.team("events", null), 200);
         stack.stepFunctions.runDue();
         conforms("revivals", stack.agent("revivals", agent, null), 200);
         TestStack.Reply commands = stack.send("host-commands", stack.adminKey,
