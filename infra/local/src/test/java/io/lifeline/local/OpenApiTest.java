@@ -255,11 +255,13 @@ class OpenApiTest {
         TestStack.Reply commands = stack.send("host-commands", stack.adminKey,
                 Map.of("team", TestStack.TEAM, "hostId", "host-oa"), null, null);
         conforms("host-commands", commands, 200);
-        if (commands.body().get("count").asInt() > 0) {
-            String id = commands.body().get("commands").get(0).get("commandId").asText();
-            conforms("ack-command", stack.send("ack-command", stack.adminKey, Map.of("team", TestStack.TEAM,
-                    "hostId", "host-oa", "commandId", id), null, null), 200);
-        }
+        assertTrue(commands.body().get("count").asInt() > 0, "the revive asked host-oa to restart: " + commands.body());
+        String id = commands.body().get("commands").get(0).get("commandId").asText();
+        conforms("ack-command", stack.send("ack-command", stack.adminKey, Map.of("team", TestStack.TEAM,
+                "hostId", "host-oa", "commandId", id), null, null), 200);
+        conforms("ack-command", stack.send("ack-command", stack.adminKey, Map.of("team", TestStack.TEAM,
+                "hostId", "host-oa", "commandId", id), null, null), 409);
+        assertTrue(stack.agent("revivals", agent, null).body().get("revivals").size() > 0, "a revival recorded");
         conforms("ack-command", stack.send("ack-command", stack.adminKey, Map.of("team", TestStack.TEAM,
                 "hostId", "host-oa", "commandId", "c-none"), null, null), 404);
         stack.agent("fail", "oa-2", null);
