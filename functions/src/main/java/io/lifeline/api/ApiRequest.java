@@ -56,6 +56,12 @@ public final class ApiRequest {
         return Limits.requireId("Path parameter '" + name + "'", params == null ? null : params.get(name));
     }
 
+    /** A path parameter as sent, not validated (null when absent); for logs. */
+    String pathParameter(String name) {
+        Map<String, String> params = event.getPathParameters();
+        return params == null ? null : params.get(name);
+    }
+
     String query(String name) {
         Map<String, String> params = event.getQueryStringParameters();
         return params == null ? null : params.get(name);

@@ -54,7 +54,11 @@ public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPE
 
     @Override
     public APIGatewayV2HTTPResponse handleRequest(APIGatewayV2HTTPEvent event, Context context) {
+        long started = System.nanoTime();
         ApiRequest request = new ApiRequest(event);
+        APIGatewayV2HTTPResponse response;
+        String code = null;
+        String failure = null;
         try {
             Route route = routes.get(request.routeKey());
             if (route == null) {
@@ -63,18 +67,39 @@ public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPE
             }
             authorize(request, route.scope());
             Reply reply = route.action().run(request);
-            return respond(reply.status(), reply.body(), null);
+            response = respond(reply.status(), reply.body(), null);
         } catch (LifelineException e) {
-            return error(e);
+            code = e.code();
+            response = error(e);
         } catch (RuntimeException e) {
-            // A bug, not the caller's fault: log it with the request id, answer without internals.
-            System.err.println(Json.write(Json.object().put("level", "ERROR").put("requestId", request.requestId())
-                    .put("route", request.routeKey()).put("error", e.toString())));
+            // A bug, not the caller's fault: logged (below) with the request id, answered without internals.
+            code = "INTERNAL_ERROR";
+            failure = e.toString();
             ObjectNode body = Json.object().put("success", false)
                     .put("error", "Internal error; the request id is " + request.requestId())
                     .put("code", "INTERNAL_ERROR");
-            return respond(500, body, null);
+            response = respond(500, body, null);
         }
+        logRequest(request, response.getStatusCode(), code, failure, System.nanoTime() - started);
+        return response;
+    }
+
+    /**
+     * The one log line of a request: team, agentId (when the path has one), requestId, route, status,
+     * outcome (ok, refused with the error code, or error) and durationMs. README.md, "Logs".
+     */
+    private static void logRequest(ApiRequest request, int status, String code, String failure, long nanos) {
+        String outcome = failure != null ? "error" : code != null ? "refused" : "ok";
+        ObjectNode line = Log.line(failure != null ? "ERROR" : status >= 500 ? "WARN" : "INFO", "request");
+        Json.putIfPresent(line, "team", request.pathParameter("team"));
+        Json.putIfPresent(line, "agentId", request.pathParameter("agentId"));
+        Json.putIfPresent(line, "requestId", request.requestId());
+        Json.putIfPresent(line, "route", request.routeKey());
+        line.put("status", status).put("outcome", outcome);
+        Json.putIfPresent(line, "code", code);
+        Json.putIfPresent(line, "error", failure);
+        line.put("durationMs", Math.round(nanos / 10_000.0) / 100.0);
+        Log.emit(line);
     }
 
     private static void authorize(ApiRequest request, Scope required) {

@@ -75,7 +75,8 @@ public final class EventBridgePublisher {
             try {
                 response = client.putEvents(r -> r.entries(entries));
             } catch (SdkException e) {
-                System.err.println("PutEvents failed for " + chunk.size() + " events: " + e.getMessage());
+                io.lifeline.api.Log.emit(io.lifeline.api.Log.line("WARN", "PutEvents failed")
+                        .put("events", chunk.size()).put("error", e.getMessage()));
                 failed.addAll(chunk);
                 continue;
             }

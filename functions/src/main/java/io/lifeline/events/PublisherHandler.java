@@ -63,8 +63,8 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
             try {
                 eventsByRecord.add(handle(records.get(i)));
             } catch (RuntimeException e) {
-                System.err.println(Json.write(Json.object().put("level", "ERROR").put("msg", "outbox record failed")
-                        .put("sequenceNumber", records.get(i).dynamodb().sequenceNumber()).put("error", e.toString())));
+                io.lifeline.api.Log.emit(io.lifeline.api.Log.line("ERROR", "outbox record failed")
+                        .put("sequenceNumber", records.get(i).dynamodb().sequenceNumber()).put("error", e.toString()));
                 failedAt = i;
                 break;
             }

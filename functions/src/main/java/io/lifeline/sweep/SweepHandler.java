@@ -63,13 +63,13 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
     }
 
     static void log(Sweeper.Report r) {
-        var line = Json.object().put("level", "INFO").put("msg", "sweep").put("at", r.at().toString())
+        var line = io.lifeline.api.Log.line("INFO", "sweep").put("at", r.at().toString())
                 .put("itemsScanned", r.itemsScanned()).put("aliveSeen", r.aliveSeen())
                 .put("missesRecorded", r.missesRecorded()).put("raceLostToHeartbeat", r.raceLostToHeartbeat())
                 .put("skippedOnError", r.skippedOnError()).put("consumedReadUnits", r.consumedReadUnits())
                 .put("durationMs", r.took().toMillis());
         line.set("markedDead", Json.MAPPER.valueToTree(r.markedDead()));
         line.set("teamsHeld", Json.MAPPER.valueToTree(r.teamsHeld()));
-        System.out.println(Json.write(line));
+        io.lifeline.api.Log.emit(line);
     }
 }

@@ -68,6 +68,22 @@ public final class LocalGateway {
         return java.util.Arrays.stream(segments).filter(s -> !s.startsWith("{")).count();
     }
 
+    /** Where Lifeline Local serves the API description, with no key (not a route of template.yaml). */
+    public static final String OPENAPI_PATH = "/openapi.yaml";
+
+    /** The repo's openapi.yaml, bundled into the jar next to template.yaml. */
+    static Response openApi() {
+        try (var in = LocalGateway.class.getResourceAsStream(OPENAPI_PATH)) {
+            if (in == null) {
+                return gatewayError(404, "Not Found");
+            }
+            return new Response(200, Map.of("content-type", "application/yaml; charset=utf-8"),
+                    new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        } catch (java.io.IOException e) {
+            return gatewayError(500, "Internal Server Error");
+        }
+    }
+
     /** The route keys the gateway serves, as template.yaml declares them. */
     public List<String> routeKeys() {
         return List.copyOf(functionByRouteKey.keySet());
@@ -76,6 +92,9 @@ public final class LocalGateway {
     /** An HTTP request as it arrives: headers by name (any case), the raw query string without '?'. */
     public Response handle(String method, String rawPath, String rawQuery, Map<String, List<String>> headers,
                            String body) {
+        if ("GET".equals(method) && OPENAPI_PATH.equals(rawPath)) {
+            return openApi();
+        }
         String[] segments = rawPath.length() <= 1 ? new String[0] : rawPath.substring(1).split("/", -1);
         for (Target t : targets) {
             Map<String, String> params = match(t, method, segments);

@@ -1,0 +1,349 @@
+package io.lifeline.local;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.amazonaws.services.lambda.runtime.tests.EventLoader;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.networknt.schema.JsonSchema;
+import com.networknt.schema.JsonSchemaFactory;
+import com.networknt.schema.SchemaValidatorsConfig;
+import com.networknt.schema.SpecVersion;
+import com.networknt.schema.ValidationMessage;
+import io.lifeline.api.Json;
+import io.lifeline.auth.Scope;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * openapi.yaml is the contract: its routes are exactly the gateway's (template.yaml's), its examples validate
+ * against its own schemas (networknt json-schema-validator, draft 2020-12 as OpenAPI 3.1 uses), the real
+ * answers of the handlers validate against the schema of their route and status, every error code of the
+ * README's table is in it, and Lifeline Local serves it at GET /openapi.yaml without a key.
+ */
+class OpenApiTest {
+    static final Path SPEC = Path.of(System.getProperty("lifeline.template", "../../template.yaml"))
+            .resolveSibling("openapi.yaml");
+    static final Set<String> METHODS = Set.of("get", "put", "post", "delete", "patch", "head", "options");
+
+    static TestStack stack;
+    static JsonNode spec;
+    static final JsonSchemaFactory FACTORY = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012);
+    static final SchemaValidatorsConfig CONFIG = SchemaValidatorsConfig.builder().formatAssertionsEnabled(true)
+            .build();
+    static final Map<String, JsonSchema> SCHEMAS = new HashMap<>();
+
+    @BeforeAll
+    static void start() throws Exception {
+        spec = new ObjectMapper(new YAMLFactory()).readTree(SPEC.toFile());
+        stack = TestStack.start();
+    }
+
+    @AfterAll
+    static void stop() {
+        stack.close();
+    }
+
+    // ---- routes ------------------------------------------------------------------------------------------
+
+    static Set<String> specRouteKeys() {
+        Set<String> keys = new TreeSet<>();
+        spec.get("paths").fields().forEachRemaining(p -> p.getValue().fieldNames().forEachRemaining(m -> {
+            if (METHODS.contains(m)) {
+                keys.add(m.toUpperCase() + " " + p.getKey());
+            }
+        }));
+        return keys;
+    }
+
+    @Test
+    void everyRouteInTheSpecIsServed_andEveryServedRouteIsInTheSpec() {
+        Set<String> served = new TreeSet<>(stack.gateway.routeKeys());
+        Set<String> described = specRouteKeys();
+        Set<String> undescribed = new TreeSet<>(served);
+        undescribed.removeAll(described);
+        Set<String> unserved = new TreeSet<>(described);
+        unserved.removeAll(served);
+        assertTrue(undescribed.isEmpty(), "served but not in openapi.yaml: " + undescribed);
+        assertTrue(unserved.isEmpty(), "in openapi.yaml but not served: " + unserved);
+        assertEquals(31, described.size());
+    }
+
+    @Test
+    void everyOperation_declaresItsPathParameters_aScope_andItsErrors() {
+        Pattern param = Pattern.compile("\\{([A-Za-z]+)}");
+        spec.get("paths").fields().forEachRemaining(p -> {
+            Set<String> inPath = new TreeSet<>();
+            Matcher m = param.matcher(p.getKey());
+            while (m.find()) {
+                inPath.add(m.group(1));
+            }
+            Set<String> declared = new TreeSet<>();
+            for (JsonNode par : p.getValue().path("parameters")) {
+                JsonNode resolved = resolve(par);
+                if ("path".equals(resolved.path("in").asText())) {
+                    assertTrue(resolved.path("required").asBoolean(), p.getKey());
+                    declared.add(resolved.get("name").asText());
+                }
+            }
+            assertEquals(inPath, declared, "path parameters of " + p.getKey());
+            p.getValue().fields().forEachRemaining(op -> {
+                if (!METHODS.contains(op.getKey())) {
+                    return;
+                }
+                String where = op.getKey() + " " + p.getKey();
+                JsonNode scopes = op.getValue().path("security").path(0).path("apiKey");
+                assertEquals(1, scopes.size(), "one scope on " + where);
+                assertTrue(Set.of("read", "agent", "admin").contains(scopes.get(0).asText()), where);
+                JsonNode responses = op.getValue().get("responses");
+                assertTrue(responses.has("401") && responses.has("403") && responses.has("503"), where);
+                assertTrue(responses.has("200") || responses.has("201") || responses.has("202"), where);
+            });
+        });
+    }
+
+    @Test
+    void everyErrorCodeOfTheReadmeTable_isInTheSpec_underItsStatus() throws Exception {
+        List<String> readme = Files.readAllLines(SPEC.resolveSibling("README.md"));
+        Set<String> specCodes = new TreeSet<>();
+        resolveSchema("ErrorCode").get("enum").forEach(c -> specCodes.add(c.asText()));
+        Pattern row = Pattern.compile("^\\| (\\d{3})[^|]*\\| (.*)\\|$");
+        Pattern code = Pattern.compile("`([A-Z][A-Z_]+)`");
+        int rows = 0;
+        for (String line : readme) {
+            Matcher r = row.matcher(line);
+            if (!r.matches()) {
+                continue;
+            }
+            rows++;
+            String status = r.group(1);
+            String responseName = switch (status) {
+                case "400" -> "BadRequest";
+                case "401" -> "Unauthorized";
+                case "403" -> "Forbidden";
+                case "404" -> "NotFound";
+                case "409" -> "Conflict";
+                case "413" -> "TooLarge";
+                case "503" -> "Unavailable";
+                default -> throw new AssertionError("status " + status);
+            };
+            String described = spec.at("/components/responses/" + responseName + "/description").asText();
+            Matcher c = code.matcher(r.group(2));
+            while (c.find()) {
+                assertTrue(specCodes.contains(c.group(1)), c.group(1) + " in ErrorCode");
+                assertTrue(described.contains(c.group(1)), c.group(1) + " described under " + status);
+            }
+        }
+        assertEquals(7, rows, "the README's error table");
+    }
+
+    // ---- examples ----------------------------------------------------------------------------------------
+
+    @Test
+    void everyExample_validatesAgainstItsSchema() {
+        int checked = 0;
+        List<String> failures = new ArrayList<>();
+        for (Iterator<Map.Entry<String, JsonNode>> paths = spec.get("paths").fields(); paths.hasNext(); ) {
+            Map.Entry<String, JsonNode> p = paths.next();
+            for (Iterator<Map.Entry<String, JsonNode>> ops = p.getValue().fields(); ops.hasNext(); ) {
+                Map.Entry<String, JsonNode> op = ops.next();
+                if (!METHODS.contains(op.getKey())) {
+                    continue;
+                }
+                String where = op.getKey().toUpperCase() + " " + p.getKey();
+                List<JsonNode> mediaTypes = new ArrayList<>();
+                if (op.getValue().has("requestBody")) {
+                    mediaTypes.add(resolve(op.getValue().get("requestBody")).path("content").path("application/json"));
+                }
+                op.getValue().get("responses").forEach(r ->
+                        mediaTypes.add(resolve(r).path("content").path("application/json")));
+                for (JsonNode media : mediaTypes) {
+                    for (Iterator<Map.Entry<String, JsonNode>> ex = media.path("examples").fields(); ex.hasNext(); ) {
+                        Map.Entry<String, JsonNode> e = ex.next();
+                        Set<ValidationMessage> errors = schema(media.get("schema")).validate(e.getValue().get("value"));
+                        if (!errors.isEmpty()) {
+                            failures.add(where + " example '" + e.getKey() + "': " + errors);
+                        }
+                        checked++;
+                    }
+                }
+            }
+        }
+        assertTrue(failures.isEmpty(), String.join("\n", failures));
+        assertTrue(checked >= 40, "examples checked: " + checked);
+    }
+
+    @Test
+    void theValidatorRefusesWhatTheSchemasForbid() {
+        // So that a passing example is not a validator that accepts anything.
+        assertEquals(1, schema(ref("HeartbeatRequest")).validate(node("{\"colour\":\"red\"}")).size());
+        assertTrue(!schema(ref("HeartbeatAnswer")).validate(node("{\"success\":true,\"heartbeatTs\":\"yesterday\","
+                + "\"nextDeadline\":\"2026-03-01T12:00:00Z\",\"agentStatus\":\"working\"}")).isEmpty());
+        assertTrue(!schema(ref("Error")).validate(node("{\"success\":false,\"error\":\"x\",\"code\":\"NOPE\"}")).isEmpty());
+        assertTrue(!schema(ref("BatchRequest")).validate(node("{\"heartbeats\":[{\"status\":\"ready\"}]}")).isEmpty());
+        assertTrue(!schema(ref("PauseRequest")).validate(node("{\"seconds\":5,\"until\":\"2026-03-01T12:00:00Z\"}"))
+                .isEmpty());
+    }
+
+    // ---- the handlers' real answers ----------------------------------------------------------------------
+
+    @Test
+    void realAnswers_validateAgainstTheSchemaOfTheirRouteAndStatus() {
+        String agent = "oa-1";
+        conforms("register", stack.team("register", "{\"agentId\":\"" + agent + "\",\"name\":\"Open API\","
+                + "\"role\":\"worker\",\"hostId\":\"host-oa\",\"schedule\":\"every:30s\"}"), 201);
+        conforms("register", stack.register(agent), 409);
+        conforms("join", stack.agent("join", agent, null), 200);
+        conforms("heartbeat", stack.heartbeat(agent, "{\"status\":\"working\",\"metadata\":{\"m\":1},"
+                + "\"stats\":{\"messagesProcessed\":3,\"uptime\":9},\"checkpoint\":{\"step\":2}}"), 200);
+        conforms("heartbeat", stack.heartbeat(agent, "{\"colour\":\"red\"}"), 400);
+        conforms("heartbeat", stack.heartbeat("oa-nobody", "{}"), 404);
+        conforms("get-agent", stack.agent("get-agent", agent, null), 200);
+        conforms("list-agents", stack.team("list-agents", null), 200);
+        conforms("errors", stack.agent("errors", agent, "{\"message\":\"rate limit exceeded (429)\"}"), 200);
+        conforms("get-agent", stack.agent("get-agent", agent, null), 200);
+        conforms("recovery", stack.agent("recovery", agent, null), 200);
+        conforms("create-task", stack.createTask("oa-t1"), 201);
+        conforms("list-tasks", stack.team("list-tasks", null), 200);
+        stack.ready("oa-2");
+        conforms("claim", stack.task("claim", "oa-t1", "{\"agentId\":\"oa-2\"}"), 200);
+        conforms("claim", stack.task("claim", "oa-t1", "{\"agentId\":\"oa-2\"}"), 409);
+        conforms("complete", stack.task("complete", "oa-t1", "{\"agentId\":\"oa-2\",\"result\":\"ok\"}"), 200);
+        stack.register("oa-3");
+        stack.agent("join", "oa-3", null);
+        conforms("batch-heartbeats", stack.team("batch-heartbeats", "{\"heartbeats\":[{\"agentId\":\"oa-3\"},"
+                + "{\"agentId\":\"oa-missing\"}]}"), 200);
+        conforms("transitions", stack.agent("transitions", agent, null), 200);
+        conforms("pause-agent", stack.agent("pause-agent", agent, "{\"seconds\":60,\"reason\":\"upgrade\"}"), 200);
+        conforms("get-agent", stack.agent("get-agent", agent, null), 200);
+        conforms("resume-agent", stack.agent("resume-agent", agent, null), 200);
+        conforms("put-settings", stack.team("put-settings", "{\"leaderAgentId\":\"oa-2\","
+                + "\"selfPreservationThreshold\":0.6,\"selfPreservationMinAlive\":3}"), 200);
+        conforms("pause-team", stack.team("pause-team", "{\"seconds\":60}"), 200);
+        conforms("get-settings", stack.team("get-settings", null), 200);
+        conforms("resume-team", stack.team("resume-team", null), 200);
+        conforms("leave", stack.agent("leave", "oa-3", "{\"reason\":\"done\"}"), 200);
+        conforms("fail", stack.agent("fail", agent, "{\"reason\":\"crashed\"}"), 200);
+        conforms("heartbeat", stack.heartbeat(agent, "{}"), 409);
+        conforms("revive", stack.agent("revive", agent, null), 202);
+        conforms("revive", stack.agent("revive", agent, null), 409);
+        stack.pump.drain();
+        conforms("inbox", stack.agent("inbox", "oa-2", null), 200);
+        conforms("events", stack.team("events", null), 200);
+        stack.stepFunctions.runDue();
+        conforms("revivals", stack.agent("revivals", agent, null), 200);
+        TestStack.Reply commands = stack.send("host-commands", stack.adminKey,
+                Map.of("team", TestStack.TEAM, "hostId", "host-oa"), null, null);
+        conforms("host-commands", commands, 200);
+        assertTrue(commands.body().get("count").asInt() > 0, "the revive asked host-oa to restart: " + commands.body());
+        String id = commands.body().get("commands").get(0).get("commandId").asText();
+        conforms("ack-command", stack.send("ack-command", stack.adminKey, Map.of("team", TestStack.TEAM,
+                "hostId", "host-oa", "commandId", id), null, null), 200);
+        conforms("ack-command", stack.send("ack-command", stack.adminKey, Map.of("team", TestStack.TEAM,
+                "hostId", "host-oa", "commandId", id), null, null), 409);
+        assertTrue(stack.agent("revivals", agent, null).body().get("revivals").size() > 0, "a revival recorded");
+        conforms("ack-command", stack.send("ack-command", stack.adminKey, Map.of("team", TestStack.TEAM,
+                "hostId", "host-oa", "commandId", "c-none"), null, null), 404);
+        stack.agent("fail", "oa-2", null);
+        conforms("cleanup", stack.agent("cleanup", "oa-2", null), 200);
+        conforms("create-key", stack.team("create-key", "{\"scope\":\"agent\",\"label\":\"oa\"}"), 201);
+        conforms("list-keys", stack.team("list-keys", null), 200);
+        conforms("revoke-key", stack.send("revoke-key", stack.adminKey, Map.of("team", TestStack.TEAM,
+                "keyId", "nokey"), null, null), 404);
+        conforms("list-tasks", stack.send("list-tasks", stack.key(TestStack.TEAM, Scope.READ),
+                Map.of("team", TestStack.TEAM), Map.of("status", "nope"), null), 400);
+        conforms("create-task", stack.send("create-task", stack.key(TestStack.TEAM, Scope.READ),
+                Map.of("team", TestStack.TEAM), null, "{\"taskId\":\"x\",\"title\":\"x\"}"), 403);
+        conforms("get-agent", stack.send("get-agent", "ll_not_a_key", Map.of("team", TestStack.TEAM,
+                "agentId", agent), null, null), 401);
+        conforms("get-agent", stack.send("get-agent", null, Map.of("team", TestStack.TEAM, "agentId", agent),
+                null, null), 401);
+    }
+
+    /** The reply has the expected status and its body validates against the spec's schema for that answer. */
+    private static void conforms(String fixture, TestStack.Reply reply, int status) {
+        String routeKey = EventLoader.loadApiGatewayHttpEvent("apigw/" + fixture + ".json").getRouteKey();
+        assertEquals(status, reply.status(), fixture + ": " + reply.body());
+        String method = routeKey.substring(0, routeKey.indexOf(' ')).toLowerCase();
+        String path = routeKey.substring(routeKey.indexOf(' ') + 1);
+        JsonNode response = spec.path("paths").path(path).path(method).path("responses").path(Integer.toString(status));
+        assertTrue(!response.isMissingNode(), routeKey + " documents no " + status);
+        JsonNode schemaNode = resolve(response).path("content").path("application/json").path("schema");
+        Set<ValidationMessage> errors = schema(schemaNode).validate(reply.body());
+        assertTrue(errors.isEmpty(), routeKey + " " + status + " " + reply.body() + ": " + errors);
+    }
+
+    // ---- served by Local ---------------------------------------------------------------------------------
+
+    @Test
+    void local_servesTheSpec_withoutAKey() throws Exception {
+        String onDisk = Files.readString(SPEC);
+        LocalGateway.Response r = stack.gateway.handle("GET", "/openapi.yaml", null, Map.of(), null);
+        assertEquals(200, r.status());
+        assertEquals(onDisk, r.body());
+        assertTrue(r.headers().get("content-type").startsWith("application/yaml"));
+        // And over HTTP, through the front door Lifeline Local listens with.
+        try (FrontDoor door = new FrontDoor(stack.gateway, 0)) {
+            HttpResponse<String> http = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + door.port() + "/openapi.yaml")).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, http.statusCode());
+            assertEquals(onDisk, http.body());
+            assertNotNull(new ObjectMapper(new YAMLFactory()).readTree(http.body()).get("openapi"));
+        }
+    }
+
+    // ---- helpers -----------------------------------------------------------------------------------------
+
+    /** Follows a local {@code $ref} (to components) once, else the node itself. */
+    static JsonNode resolve(JsonNode node) {
+        JsonNode ref = node.get("$ref");
+        return ref == null ? node : spec.at(ref.asText().substring(1));
+    }
+
+    static JsonNode resolveSchema(String name) {
+        return spec.at("/components/schemas/" + name);
+    }
+
+    static JsonNode ref(String name) {
+        return Json.object().put("$ref", "#/components/schemas/" + name);
+    }
+
+    static JsonNode node(String json) {
+        try {
+            return Json.parse(json);
+        } catch (Exception e) {
+            throw new IllegalArgumentException(json, e);
+        }
+    }
+
+    /** A draft 2020-12 schema for a schema object of the spec; its refs resolve against the spec's components. */
+    static synchronized JsonSchema schema(JsonNode schemaNode) {
+        return SCHEMAS.computeIfAbsent(schemaNode.toString(), k -> {
+            ObjectNode root = schemaNode.deepCopy();
+            root.put("$schema", "https://json-schema.org/draft/2020-12/schema");
+            root.set("components", spec.get("components"));
+            return FACTORY.getSchema(root, CONFIG);
+        });
+    }
+}
