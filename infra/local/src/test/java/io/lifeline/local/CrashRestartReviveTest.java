@@ -1,0 +1,70 @@
+package io.lifeline.local;
+
+import static io.lifeline.local.CrashRestartTest.agents;
+import static io.lifeline.local.CrashRestartTest.call;
+import static io.lifeline.local.CrashRestartTest.chain;
+import static io.lifeline.local.CrashRestartTest.expectedEvents;
+import static io.lifeline.local.CrashRestartTest.kill;
+import static io.lifeline.local.CrashRestartTest.loggedStatusEvents;
+import static io.lifeline.local.CrashRestartTest.ok;
+import static io.lifeline.local.CrashRestartTest.poll;
+import static io.lifeline.local.CrashRestartTest.statuses;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 8 part 3, second half: Lifeline Local (a separate process) is killed with SIGKILL while an agent's
+ * revive flow is waiting for the agent to rejoin, then restarted on the same data directory. Local's Step
+ * Functions stand-in keeps executions in memory, so the execution is gone; what a restart preserves is
+ * documented in docs/decisions.md ("A crash of Lifeline Local ends in-flight revive flows") and checked here:
+ * the agent stays {@code restarting} with its history and events intact, and its join still brings it back.
+ */
+class CrashRestartReviveTest {
+    private final CrashRestartTest processes = new CrashRestartTest();
+
+    @AfterEach
+    void killAll() throws Exception {
+        processes.killAll();
+    }
+
+    @Test
+    void sigkillDuringReviveFlow_keepsTheAgentRestartingWithItsHistory_andAJoinStillRevivesIt() throws Exception {
+        processes.dataDir = Files.createTempDirectory("lifeline-crash-revive");
+        long t0 = System.nanoTime();
+        CrashRestartTest.Local first = processes.launch();
+        String rev = "rev-1";
+        ok(call(first, "POST", agents(), "{\"agentId\":\"" + rev + "\",\"name\":\"R\",\"role\":\"w\","
+                + "\"hostId\":\"h-1\"}"));
+        ok(call(first, "POST", agents() + "/" + rev + "/join", null));
+        poll(Duration.ofSeconds(25), rev + " restarting", () -> "restarting".equals(statuses(first).get(rev)));
+        kill(first); // the execution is waiting for the join (1.5 s at --time-scale 0.05)
+
+        CrashRestartTest.Local second = processes.launch();
+        List<String> all = List.of(rev);
+        poll(Duration.ofSeconds(20), "every transition's event logged after the restart", () ->
+                loggedStatusEvents(second).containsAll(expectedEvents(second, all)));
+        // Past every wait the flow would have made (3 attempts: 1.5 + 3 + 6 s scaled), nothing moved it:
+        // the in-memory execution is gone, and the agent keeps the state the crash left, with a whole history.
+        Thread.sleep(1_000);
+        assertEquals("restarting", statuses(second).get(rev));
+        List<JsonNode> c = chain(second, rev);
+        assertEquals(List.of("join", "heartbeat_expired", "restart_initiated"),
+                c.stream().map(t -> t.get("trigger").asText()).toList(), c.toString());
+
+        // The host brings the agent back: a join from restarting is allowed.
+        ok(call(second, "POST", agents() + "/" + rev + "/join", null));
+        poll(Duration.ofSeconds(20), "the join's event logged", () ->
+                loggedStatusEvents(second).containsAll(expectedEvents(second, all)));
+        c = chain(second, rev);
+        assertEquals("ready", c.get(c.size() - 1).get("to").asText(), c.toString());
+        kill(second);
+        System.out.printf("CrashRestartReviveTest: 1 SIGKILL mid-revive, 2 starts, %.1f s%n",
+                (System.nanoTime() - t0) / 1e9);
+    }
+}

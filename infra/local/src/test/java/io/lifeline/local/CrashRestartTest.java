@@ -1,0 +1,240 @@
+package io.lifeline.local;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.lifeline.agent.AgentStatus;
+import io.lifeline.agent.TransitionTable;
+import io.lifeline.agent.Trigger;
+import io.lifeline.api.Json;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 8 part 3: Lifeline Local as a separate process, killed with SIGKILL in the middle of a sweep burst (see
+ * {@link CrashRestartReviveTest} for the revive flow), then restarted on the same data directory. Timing is scaled: agents are stale
+ * after 2 s, the sweep runs every 300 ms, and state machine waits run at 0.05 x (the revive flow's first wait of
+ * 30 s takes 1.5 s). Every wait is a bounded poll.
+ */
+class CrashRestartTest {
+    static final String TEAM = "local";
+    static final int AGENTS = 16;
+    static final int TASKS = 5;
+    static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    final List<Process> started = new ArrayList<>();
+    Path dataDir;
+
+    /** One running Lifeline Local process. */
+    record Local(Process process, URI url, String key, List<String> output) {
+    }
+
+    @AfterEach
+    void killAll() throws Exception {
+        for (Process p : started) {
+            if (p.isAlive()) {
+                p.destroyForcibly();
+                p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    Local launch() throws Exception {
+        List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx384m", "-cp", System.getProperty("java.class.path"), "io.lifeline.local.LocalMain",
+                "--port", "0", "--data-dir", dataDir.toString(), "--time-scale", "0.05",
+                "--param", "StaleAfterSeconds=2", "--param", "SweepIntervalMillis=300",
+                "--param", "SelfPreservationMinAlive=100000");
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        started.add(p);
+        List<String> output = new CopyOnWriteArrayList<>();
+        Thread reader = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(),
+                    StandardCharsets.UTF_8))) {
+                for (String line = r.readLine(); line != null; line = r.readLine()) {
+                    output.add(line);
+                }
+            } catch (Exception e) {
+                // the process was killed
+            }
+        }, "local-output");
+        reader.setDaemon(true);
+        reader.start();
+        String[] url = new String[1];
+        String[] key = new String[1];
+        poll(Duration.ofSeconds(45), "Lifeline Local to start; output: " + output, () -> {
+            for (String line : output) {
+                if (line.startsWith("Lifeline Local is running at ")) {
+                    url[0] = line.substring("Lifeline Local is running at ".length()).split(" ")[0];
+                }
+                int k = line.indexOf("admin key: ");
+                if (k >= 0) {
+                    key[0] = line.substring(k + "admin key: ".length()).trim();
+                }
+            }
+            if (!p.isAlive()) {
+                throw new AssertionError("Lifeline Local exited: " + output);
+            }
+            return url[0] != null && key[0] != null;
+        });
+        return new Local(p, URI.create(url[0]), key[0], output);
+    }
+
+    static void kill(Local l) throws Exception {
+        l.process().destroyForcibly(); // SIGKILL on Unix: no shutdown hook runs
+        assertTrue(l.process().waitFor(10, java.util.concurrent.TimeUnit.SECONDS), "killed");
+    }
+
+    static void poll(Duration max, String what, BooleanSupplier done) throws InterruptedException {
+        long deadline = System.nanoTime() + max.toNanos();
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out after " + max + " waiting for " + what);
+            }
+            Thread.sleep(25);
+        }
+    }
+
+    static JsonNode call(Local l, String method, String path, String body) {
+        try {
+            HttpRequest.Builder b = HttpRequest.newBuilder(l.url().resolve(path)).timeout(Duration.ofSeconds(10))
+                    .header("Authorization", "Bearer " + l.key()).header("Content-Type", "application/json");
+            b.method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofString(body));
+            HttpResponse<String> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+            JsonNode n = Json.parse(r.body());
+            ((com.fasterxml.jackson.databind.node.ObjectNode) n).put("_status", r.statusCode());
+            return n;
+        } catch (Exception e) {
+            throw new IllegalStateException(method + " " + path, e);
+        }
+    }
+
+    static JsonNode ok(JsonNode n) {
+        assertTrue(n.get("_status").asInt() / 100 == 2, n.toString());
+        return n;
+    }
+
+    static String agents() {
+        return "/v1/teams/" + TEAM + "/agents";
+    }
+
+    static Map<String, String> statuses(Local l) {
+        Map<String, String> out = new HashMap<>();
+        ok(call(l, "GET", agents() + "?limit=100", null)).get("agents")
+                .forEach(a -> out.put(a.get("agentId").asText(), a.get("status").asText()));
+        return out;
+    }
+
+    static Map<String, JsonNode> tasks(Local l) {
+        Map<String, JsonNode> out = new HashMap<>();
+        ok(call(l, "GET", "/v1/teams/" + TEAM + "/tasks?limit=100", null)).get("tasks")
+                .forEach(t -> out.put(t.get("taskId").asText(), t));
+        return out;
+    }
+
+    /** The agent's transitions, oldest first, checked: seq contiguous from 1, chained, allowed by the table. */
+    static List<JsonNode> chain(Local l, String agentId) {
+        List<JsonNode> list = new ArrayList<>();
+        ok(call(l, "GET", agents() + "/" + agentId + "/transitions?limit=100", null)).get("transitions")
+                .forEach(list::add);
+        java.util.Collections.reverse(list);
+        AgentStatus previous = AgentStatus.OFFLINE;
+        for (int i = 0; i < list.size(); i++) {
+            JsonNode t = list.get(i);
+            AgentStatus from = AgentStatus.fromWire(t.get("from").asText()).orElseThrow();
+            AgentStatus to = AgentStatus.fromWire(t.get("to").asText()).orElseThrow();
+            Trigger trigger = Trigger.fromWire(t.get("trigger").asText()).orElseThrow();
+            assertEquals(i + 1, t.get("seq").asLong(), agentId + ": seq contiguous " + list);
+            assertEquals(previous, from, agentId + ": chained " + list);
+            assertTrue(TransitionTable.allows(from, trigger, to), agentId + ": allowed " + t);
+            previous = to;
+        }
+        return list;
+    }
+
+    /** Event ids of AgentStatusChanged in the team's event log. */
+    static Set<String> loggedStatusEvents(Local l) {
+        Set<String> ids = new HashSet<>();
+        ok(call(l, "GET", "/v1/teams/" + TEAM + "/events?type=AgentStatusChanged&limit=100", null)).get("events")
+                .forEach(e -> ids.add(e.get("eventId").asText()));
+        return ids;
+    }
+
+    static Set<String> expectedEvents(Local l, List<String> agentIds) {
+        Set<String> ids = new HashSet<>();
+        for (String a : agentIds) {
+            for (JsonNode t : chain(l, a)) {
+                ids.add(TEAM + "/" + a + "/status/" + t.get("seq").asLong());
+            }
+        }
+        return ids;
+    }
+
+    @Test
+    void sigkillDuringSweepBurst_losesNoTransitionTaskOrEvent() throws Exception {
+        dataDir = Files.createTempDirectory("lifeline-crash");
+        long t0 = System.nanoTime();
+
+        // ---- 1. a sweep burst: AGENTS agents go silent together; kill as soon as the first is dead -----------
+        Local first = launch();
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < TASKS; i++) {
+            ok(call(first, "POST", "/v1/teams/" + TEAM + "/tasks", "{\"taskId\":\"k-" + i + "\",\"title\":\"K\"}"));
+        }
+        for (int i = 0; i < AGENTS; i++) {
+            String id = "s-" + i;
+            ids.add(id);
+            ok(call(first, "POST", agents(), "{\"agentId\":\"" + id + "\",\"name\":\"S " + i + "\",\"role\":\"w\"}"));
+            ok(call(first, "POST", agents() + "/" + id + "/join", null));
+            if (i < TASKS) {
+                ok(call(first, "POST", "/v1/teams/" + TEAM + "/tasks/k-" + i + "/claim", "{\"agentId\":\"" + id + "\"}"));
+            }
+        }
+        int[] deadAtKill = new int[1];
+        poll(Duration.ofSeconds(20), "the first death", () -> {
+            deadAtKill[0] = (int) statuses(first).values().stream().filter("dead"::equals).count();
+            return deadAtKill[0] > 0;
+        });
+        kill(first);
+        System.out.printf("CrashRestartTest: killed during the sweep burst with %d of %d agents dead%n",
+                deadAtKill[0], AGENTS);
+
+        Local second = launch();
+        poll(Duration.ofSeconds(20), "every silent agent dead after the restart", () ->
+                ids.stream().allMatch(a -> "dead".equals(statuses(second).get(a))));
+        poll(Duration.ofSeconds(20), "every task of a dead agent handed back", () ->
+                tasks(second).values().stream().allMatch(t -> "pending".equals(t.get("status").asText())
+                        && !t.hasNonNull("assignee")));
+        poll(Duration.ofSeconds(20), "every transition's event logged", () ->
+                loggedStatusEvents(second).containsAll(expectedEvents(second, ids)));
+        for (String a : ids) {
+            List<JsonNode> c = chain(second, a);
+            assertEquals(List.of("join", "heartbeat_expired"), c.stream().filter(t -> !t.get("trigger").asText()
+                    .equals("claim_task")).map(t -> t.get("trigger").asText()).toList(), a + ": " + c);
+        }
+
+        kill(second);
+        System.out.printf("CrashRestartTest: 1 SIGKILL, 2 starts, %d agents, %d tasks, %.1f s%n", AGENTS, TASKS,
+                (System.nanoTime() - t0) / 1e9);
+    }
+}
