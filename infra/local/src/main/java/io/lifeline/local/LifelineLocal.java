@@ -88,10 +88,55 @@ public final class LifelineLocal implements AutoCloseable {
             background.scheduleWithFixedDelay(this::pumpQuietly, STREAM_POLL_MILLIS, STREAM_POLL_MILLIS,
                     TimeUnit.MILLISECONDS);
             scheduler = new Scheduler(host, options.template().schedules());
+            resumeInterruptedRevives(options.template());
         } catch (Exception e) {
             dynamoServer.close();
             throw e;
         }
+    }
+
+    /**
+     * Local keeps state machine executions in memory, so a crash ends the revive flows that were waiting.
+     * On start, each agent left {@code restarting} gets its flow again, under the same execution name: the
+     * flow's first step recognises its own restarting write (and its claim on the revive), asks the host
+     * again and carries on from attempt 1, so the agent ends ready or dead_failed_revive, never stuck.
+     */
+    private void resumeInterruptedRevives(SamTemplate template) {
+        if (template.logicalIds("AWS::Serverless::StateMachine").isEmpty()) {
+            return;
+        }
+        String machine = LocalStepFunctions.arn(template.logicalIds("AWS::Serverless::StateMachine").get(0));
+        io.lifeline.store.AgentStore agents = new io.lifeline.store.AgentStore(dynamo, TABLE_NAME);
+        io.lifeline.store.RevivalStore revivals = new io.lifeline.store.RevivalStore(dynamo, TABLE_NAME,
+                java.time.Duration.ofDays(30));
+        dynamo.scanPaginator(r -> r.tableName(TABLE_NAME).consistentRead(true)
+                .filterExpression("#status = :restarting AND begins_with(#sk, :agent)")
+                .expressionAttributeNames(Map.of("#status", "status", "#sk", "sk"))
+                .expressionAttributeValues(Map.of(
+                        ":restarting", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("restarting"),
+                        ":agent", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("AGENT#"))))
+                .items().forEach(item -> {
+                    String team = item.get("pk").s().substring("TEAM#".length());
+                    String agentId = item.get("sk").s().substring("AGENT#".length());
+                    agents.get(team, agentId).ifPresent(agent -> {
+                        long startSeq = agent.lastTransition().seq() - 1;
+                        revivals.list(team, agentId, 10).stream()
+                                .filter(rev -> rev.startSeq() == startSeq && rev.executionId() != null)
+                                .findFirst().ifPresent(rev -> {
+                                    String name = rev.executionId().substring(rev.executionId().lastIndexOf(':') + 1);
+                                    var input = io.lifeline.api.Json.object().put("team", team).put("agentId", agentId)
+                                            .put("startSeq", startSeq).put("hostId", agent.hostId());
+                                    try {
+                                        stepFunctions.start(machine, name, input);
+                                        System.out.println("resumed the revive of " + team + "/" + agentId
+                                                + " interrupted by the last shutdown");
+                                    } catch (RuntimeException e) {
+                                        System.err.println("could not resume the revive of " + team + "/" + agentId
+                                                + ": " + e);
+                                    }
+                                });
+                    });
+                });
     }
 
     /** Local names of the template's resources that functions and state machines refer to. */
