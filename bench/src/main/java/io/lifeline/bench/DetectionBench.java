@@ -1,11 +1,98 @@
 package io.lifeline.bench;
 
-/** Figure 5 (detection latency): not implemented yet; the run says so instead of printing nothing. */
+import com.fasterxml.jackson.databind.JsonNode;
+import io.lifeline.api.Json;
+import io.lifeline.local.LifelineLocal;
+import io.lifeline.local.SamTemplate;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Figure 5: detection latency in Lifeline Local with scaled timing (stale after 2 s, a sweep every 0.5 s,
+ * grace 2): agents join in small waves so their deadlines fall at every phase of the sweep, then go silent;
+ * for each, the time from its last heartbeat to its {@code heartbeat_expired} transition (both on the
+ * server's clock, from the agent view) is compared with the configured bound staleAfter + grace x sweep.
+ * Self-preservation is switched off here: every agent goes silent on purpose.
+ */
 final class DetectionBench {
+    static final Duration STALE_AFTER = Duration.ofSeconds(2);
+    static final Duration SWEEP = Duration.ofMillis(500);
+    static final int GRACE = 2;
+    private static final int WAVE = 10;
+
     private DetectionBench() {
     }
 
-    static void run(Report r, int n) {
-        r.note("figure 5 (detection latency) is not implemented yet");
+    static void run(Report r, int n) throws Exception {
+        Duration bound = STALE_AFTER.plus(SWEEP.multipliedBy(GRACE));
+        HttpClient http = HttpClient.newHttpClient();
+        try (LifelineLocal local = LifelineLocal.start(new LifelineLocal.Options(0, null, SamTemplate.bundled(),
+                Map.of("StaleAfterSeconds", Long.toString(STALE_AFTER.toSeconds()),
+                        "SweepIntervalMillis", Long.toString(SWEEP.toMillis()), "GraceMisses", Integer.toString(GRACE),
+                        "SelfPreservationMinAlive", "1000000"), Clock.systemUTC()))) {
+            URI base = local.url();
+            for (int i = 0; i < n; i++) {
+                call(http, base, local.adminKey(), "POST", "/v1/teams/local/agents",
+                        "{\"agentId\":\"d-" + i + "\",\"name\":\"d" + i + "\",\"role\":\"bench\"}");
+            }
+            for (int i = 0; i < n; i++) {
+                call(http, base, local.adminKey(), "POST", "/v1/teams/local/agents/d-" + i + "/join", null);
+                if (i % WAVE == WAVE - 1) {
+                    Thread.sleep(SWEEP.toMillis() / 5); // spread deadlines over the sweep's phases
+                }
+            }
+            List<Double> latencies = new ArrayList<>();
+            Instant giveUp = Instant.now().plus(bound.multipliedBy(4)).plusSeconds(30);
+            while (Instant.now().isBefore(giveUp)) {
+                JsonNode dead = Json.parse(call(http, base, local.adminKey(), "GET",
+                        "/v1/teams/local/agents?status=dead", null)).get("agents");
+                if (dead.size() >= n) {
+                    for (JsonNode a : dead) {
+                        Instant beat = Instant.parse(a.get("heartbeatTs").asText());
+                        Instant died = Instant.parse(a.get("lastTransition").get("at").asText());
+                        latencies.add(Duration.between(beat, died).toMillis() / 1000.0);
+                    }
+                    break;
+                }
+                Thread.sleep(200);
+            }
+            if (latencies.size() < n) {
+                r.note("figure 5: only " + latencies.size() + " of " + n + " agents were reported dead in time");
+                return;
+            }
+            Collections.sort(latencies);
+            double boundS = bound.toMillis() / 1000.0;
+            r.add("5", "detection latency p50 (" + n + " deaths)", pct(latencies, 50), "s", "bound stale+grace x sweep",
+                    boundS, "-", null);
+            r.add("5", "detection latency p99 (" + n + " deaths)", pct(latencies, 99), "s", "bound stale+grace x sweep",
+                    boundS, "<= bound + 1 s", pct(latencies, 99) <= boundS + 1);
+            r.add("5", "detection latency max (" + n + " deaths)", latencies.get(latencies.size() - 1), "s",
+                    "bound stale+grace x sweep", boundS, "-", null);
+            long early = latencies.stream().filter(l -> l < STALE_AFTER.toMillis() / 1000.0).count();
+            r.add("5", "deaths before stale-after (false early deaths)", early, "agents", "0", early == 0);
+        }
+    }
+
+    static double pct(List<Double> sorted, int p) {
+        int i = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
+        return sorted.get(Math.max(0, Math.min(sorted.size() - 1, i)));
+    }
+
+    private static String call(HttpClient http, URI base, String key, String method, String path, String body)
+            throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(10))
+                .header("Authorization", "Bearer " + key)
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(body));
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString()).body();
     }
 }
