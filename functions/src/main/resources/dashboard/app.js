@@ -52,7 +52,7 @@
 
   // ---- API ----------------------------------------------------------------------------------------------
 
-  function AuthError(status, message) { this.status = status; this.message = message; }
+  function AuthError(status, message, code) { this.status = status; this.message = message; this.code = code; }
 
   function api(path) {
     var url = "/v1/teams/" + encodeURIComponent(state.team) + path;
@@ -64,7 +64,8 @@
       if (r.status === 304 && cached) { return cached.data; }
       return r.json().catch(function () { return {}; }).then(function (body) {
         if (r.status === 401 || r.status === 403) {
-          throw new AuthError(r.status, body.error || body.message || "refused");
+          // The gateway's own refusal (unknown key) has only a message; the API's has a code.
+          throw new AuthError(r.status, body.error || body.message || "refused", body.code);
         }
         if (!r.ok) { throw new Error((body && (body.error || body.message)) || ("HTTP " + r.status)); }
         var etag = r.headers.get("ETag");
@@ -80,9 +81,9 @@
   function reachable(ok) { $("banner").hidden = ok; }
 
   function authFailed(e) {
-    var msg = e.status === 401
-      ? "The API key was not accepted (401). Check the key and sign in again."
-      : "This key may not read team \u201c" + state.team + "\u201d (403): " + e.message;
+    var msg = e.status === 401 || !e.code
+      ? "The API key was not accepted (" + e.status + "). Check the team and key, then sign in again."
+      : "This key may not read team \u201c" + state.team + "\u201d (" + e.status + " " + e.code + "): " + e.message;
     signOut(msg);
   }
 
