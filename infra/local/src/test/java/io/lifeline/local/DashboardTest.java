@@ -233,11 +233,19 @@ class DashboardTest {
     @Order(5)
     void apiUnreachable_showsTheBanner_andKeepsTheLastData() throws Exception {
         assertTrue(!driver.findElement(By.id("banner")).isDisplayed());
+        int port = local.url().getPort();
         local.close();
         local = null;
         waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("banner")));
         assertTrue(driver.findElement(By.id("banner")).getText().contains("unreachable"));
         assertEquals(4, driver.findElements(By.cssSelector("tr.agent")).size());
         screenshot("unreachable");
+
+        // It answers again on the same port (a fresh Local, so this tab's key is now unknown): the banner
+        // goes, and the page says the key was not accepted.
+        local = LifelineLocal.start(new LifelineLocal.Options(port, null, TestStack.template(), Map.of(),
+                Clock.systemUTC()));
+        waiting().until(ExpectedConditions.invisibilityOfElementLocated(By.id("banner")));
+        waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("auth-error")));
     }
 }
