@@ -149,7 +149,7 @@
           el("strong", { text: a.name || a.agentId }), el("div", { className: "muted", text: a.agentId })]),
         el("td", { "data-label": "Status" }, [badge(a.status)]),
         el("td", { className: "age", "data-label": "Last heartbeat", "data-ts": a.heartbeatTs || "", text: age(a.heartbeatTs) }),
-        el("td", { className: "deadline", "data-label": "Deadline", "data-deadline": a.deadline || "", text: until(a.deadline) }),
+        el("td", { className: "deadline", "data-label": "Deadline", "data-deadline": (a.alive && a.deadline) || "", text: until(a.alive ? a.deadline : null) }),
         el("td", { className: "misses", "data-label": "Misses", text: String(a.consecutiveMisses || 0) }),
         el("td", { className: "task", "data-label": "Task", text: a.currentTaskId || "\u2013" }),
         el("td", { className: "host", "data-label": "Host", text: a.hostId || "\u2013" })
