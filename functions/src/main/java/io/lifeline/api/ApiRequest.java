@@ -23,6 +23,20 @@ public final class ApiRequest {
         this.event = event;
     }
 
+    /** A request header by name, any case; null when absent. */
+    String header(String name) {
+        Map<String, String> headers = event.getHeaders();
+        if (headers == null) {
+            return null;
+        }
+        for (Map.Entry<String, String> h : headers.entrySet()) {
+            if (name.equalsIgnoreCase(h.getKey())) {
+                return h.getValue();
+            }
+        }
+        return null;
+    }
+
     String routeKey() {
         return event.getRouteKey();
     }

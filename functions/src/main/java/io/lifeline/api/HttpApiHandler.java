@@ -68,6 +68,9 @@ public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPE
             authorize(request, route.scope());
             Reply reply = route.action().run(request);
             response = respond(reply.status(), reply.body(), null);
+            if (request.routeKey().startsWith("GET ") && reply.status() == 200) {
+                response = conditional(request, response);
+            }
         } catch (LifelineException e) {
             code = e.code();
             response = error(e);
@@ -100,6 +103,38 @@ public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPE
         Json.putIfPresent(line, "error", failure);
         line.put("durationMs", Math.round(nanos / 10_000.0) / 100.0);
         Log.emit(line);
+    }
+
+    /**
+     * A GET answer gets a weak ETag of its body; when the caller's If-None-Match names it, the answer is
+     * 304 with no body, so a dashboard polling unchanged data costs almost nothing on the wire.
+     */
+    static APIGatewayV2HTTPResponse conditional(ApiRequest request, APIGatewayV2HTTPResponse response) {
+        String etag = weakEtag(response.getBody());
+        response.getHeaders().put("etag", etag);
+        String ifNoneMatch = request.header("if-none-match");
+        if (ifNoneMatch != null) {
+            for (String candidate : ifNoneMatch.split(",")) {
+                String c = candidate.trim();
+                if (c.equals("*") || c.equals(etag) || ("W/" + c).equals(etag)) {
+                    response.setStatusCode(304);
+                    response.setBody(null);
+                    response.getHeaders().remove("content-type");
+                    break;
+                }
+            }
+        }
+        return response;
+    }
+
+    static String weakEtag(String body) {
+        try {
+            byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(body.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return "W/\"" + java.util.HexFormat.of().formatHex(digest, 0, 16) + "\"";
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is always there", e);
+        }
     }
 
     private static void authorize(ApiRequest request, Scope required) {

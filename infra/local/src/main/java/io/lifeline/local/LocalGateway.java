@@ -25,7 +25,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * route, build the payload 2.0 event, run the Lambda authorizer (cached by the Authorization header for the
  * template's ReauthorizeEvery), put its context on the event and invoke the route's function. Where the
  * gateway itself answers (no route, no Authorization header, authorizer refused or failed) it answers as
- * the gateway does.
+ * the gateway does. A route whose template event says {@code Auth: { Authorizer: NONE }} is public: no
+ * Authorization header is needed and no authorizer runs.
  */
 public final class LocalGateway {
     /** A response as the client receives it. */
@@ -47,6 +48,7 @@ public final class LocalGateway {
     private final int authorizerCacheSeconds;
     private final List<Target> targets = new ArrayList<>();
     private final Map<String, String> functionByRouteKey = new HashMap<>();
+    private final java.util.Set<String> publicRouteKeys = new java.util.HashSet<>();
     private final Map<String, CachedAuth> authCache = new ConcurrentHashMap<>();
 
     public LocalGateway(SamTemplate template, FunctionHost host, Clock clock) {
@@ -56,8 +58,12 @@ public final class LocalGateway {
         this.authorizerCacheSeconds = template.authorizerCacheSeconds();
         for (SamTemplate.Function f : host.functions()) {
             for (SamTemplate.Route r : f.routes()) {
-                targets.add(new Target(r, f.logicalId(), r.path().substring(1).split("/")));
+                targets.add(new Target(r, f.logicalId(),
+                        r.path().length() <= 1 ? new String[0] : r.path().substring(1).split("/")));
                 functionByRouteKey.put(r.routeKey(), f.logicalId());
+                if (r.publicRoute()) {
+                    publicRouteKeys.add(r.routeKey());
+                }
             }
         }
         // Like the gateway, prefer the route with more literal segments when two match.
@@ -87,6 +93,19 @@ public final class LocalGateway {
     /** The route keys the gateway serves, as template.yaml declares them. */
     public List<String> routeKeys() {
         return List.copyOf(functionByRouteKey.keySet());
+    }
+
+    /**
+     * The route keys that need a key: every route but those the template leaves public
+     * ({@code Auth: { Authorizer: NONE }}, such as the dashboard's page). These are the JSON API.
+     */
+    public List<String> apiRouteKeys() {
+        return functionByRouteKey.keySet().stream().filter(k -> !publicRouteKeys.contains(k)).toList();
+    }
+
+    /** The route keys the template leaves public: the gateway runs no authorizer for them. */
+    public List<String> publicRouteKeys() {
+        return List.copyOf(publicRouteKeys);
     }
 
     /** An HTTP request as it arrives: headers by name (any case), the raw query string without '?'. */
@@ -165,25 +184,30 @@ public final class LocalGateway {
         if (functionId == null) {
             return gatewayError(404, "Not Found");
         }
-        String authorization = header(event.getHeaders(), "authorization");
-        if (authorization == null || authorization.isBlank()) {
-            return gatewayError(401, "Unauthorized");
-        }
-        CachedAuth auth;
-        try {
-            auth = authorize(event, authorization);
-        } catch (RuntimeException e) {
-            System.err.println("authorizer failed: " + e);
-            return gatewayError(500, "Internal Server Error");
-        }
-        if (!auth.authorized()) {
-            return gatewayError(403, "Forbidden");
-        }
         if (event.getRequestContext() == null) {
             event.setRequestContext(new APIGatewayV2HTTPEvent.RequestContext());
         }
-        event.getRequestContext().setAuthorizer(APIGatewayV2HTTPEvent.RequestContext.Authorizer.builder()
-                .withLambda(new HashMap<>(auth.context())).build());
+        if (publicRouteKeys.contains(event.getRouteKey())) {
+            // Authorizer NONE: the gateway passes the request on as it came, with no authorizer context.
+            event.getRequestContext().setAuthorizer(null);
+        } else {
+            String authorization = header(event.getHeaders(), "authorization");
+            if (authorization == null || authorization.isBlank()) {
+                return gatewayError(401, "Unauthorized");
+            }
+            CachedAuth auth;
+            try {
+                auth = authorize(event, authorization);
+            } catch (RuntimeException e) {
+                System.err.println("authorizer failed: " + e);
+                return gatewayError(500, "Internal Server Error");
+            }
+            if (!auth.authorized()) {
+                return gatewayError(403, "Forbidden");
+            }
+            event.getRequestContext().setAuthorizer(APIGatewayV2HTTPEvent.RequestContext.Authorizer.builder()
+                    .withLambda(new HashMap<>(auth.context())).build());
+        }
         RequestHandler<APIGatewayV2HTTPEvent, APIGatewayV2HTTPResponse> handler = host.handler(functionId);
         try {
             APIGatewayV2HTTPResponse r = handler.handleRequest(event,

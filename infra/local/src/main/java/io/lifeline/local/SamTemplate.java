@@ -25,8 +25,16 @@ import software.amazon.awssdk.services.dynamodb.model.StreamSpecification;
  * YAML reader, so {@code !Ref X} reads as {@code X}; {@link #resolve} maps such names to local values.
  */
 public final class SamTemplate {
-    /** An HTTP route: method and path exactly as the template writes them. */
-    public record Route(String method, String path) {
+    /**
+     * An HTTP route: method and path exactly as the template writes them. {@code publicRoute}: the event
+     * says {@code Auth: { Authorizer: NONE }}, SAM's way to leave one route of an HttpApi without the
+     * default authorizer, so the gateway invokes it with no Authorization header.
+     */
+    public record Route(String method, String path, boolean publicRoute) {
+        public Route(String method, String path) {
+            this(method, path, false);
+        }
+
         public String routeKey() {
             return method + " " + path;
         }
@@ -202,8 +210,9 @@ public final class SamTemplate {
                 JsonNode event = it.next();
                 String type = event.path("Type").asText();
                 if ("HttpApi".equals(type)) {
-                    routes.add(new Route(event.path("Properties").path("Method").asText().toUpperCase(),
-                            event.path("Properties").path("Path").asText()));
+                    JsonNode props = event.path("Properties");
+                    routes.add(new Route(props.path("Method").asText().toUpperCase(), props.path("Path").asText(),
+                            "NONE".equals(props.path("Auth").path("Authorizer").asText())));
                 } else if ("DynamoDB".equals(type)) {
                     stream = true;
                 }

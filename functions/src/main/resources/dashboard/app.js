@@ -1,0 +1,282 @@
+// Lifeline dashboard: plain JS, no build step, nothing fetched but this origin's JSON API.
+(function () {
+  "use strict";
+
+  var LABELS = {
+    ready: "READY", working: "WORKING", offline: "OFFLINE", dead: "DEAD",
+    restarting: "RESTARTING", dead_failed_revive: "DEAD (UNRECOVERABLE)"
+  };
+  var ORDER = ["ready", "working", "restarting", "offline", "dead", "dead_failed_revive"];
+  var POLL_MS = 2000;
+
+  var state = { team: null, key: null, agents: [], timer: null, polling: false };
+  var etags = {};   // url -> {etag, data}: unchanged answers come back as 304 with no body
+
+  function $(id) { return document.getElementById(id); }
+
+  function el(tag, attrs, children) {
+    var e = document.createElement(tag);
+    if (attrs) {
+      Object.keys(attrs).forEach(function (k) {
+        if (k === "text") { e.textContent = attrs[k]; }
+        else if (k === "className") { e.className = attrs[k]; }
+        else { e.setAttribute(k, attrs[k]); }
+      });
+    }
+    (children || []).forEach(function (c) { if (c) { e.appendChild(c); } });
+    return e;
+  }
+
+  function badge(status) {
+    return el("span", { className: "badge status-" + status, "data-status": status, text: LABELS[status] || String(status).toUpperCase() });
+  }
+
+  function age(iso) {
+    if (!iso) { return "never"; }
+    var s = Math.max(0, Math.floor((Date.now() - Date.parse(iso)) / 1000));
+    if (s < 60) { return s + "s ago"; }
+    var m = Math.floor(s / 60);
+    if (m < 60) { return m + "m " + (s % 60) + "s ago"; }
+    var h = Math.floor(m / 60);
+    if (h < 48) { return h + "h " + (m % 60) + "m ago"; }
+    return Math.floor(h / 24) + "d ago";
+  }
+
+  function until(iso) {
+    if (!iso) { return "\u2013"; }
+    var s = Math.floor((Date.parse(iso) - Date.now()) / 1000);
+    return s >= 0 ? "in " + s + "s" : Math.abs(s) + "s overdue";
+  }
+
+  function time(iso) { return iso ? new Date(iso).toLocaleString() : "\u2013"; }
+
+  // ---- API ----------------------------------------------------------------------------------------------
+
+  function AuthError(status, message, code) { this.status = status; this.message = message; this.code = code; }
+
+  function api(path) {
+    var url = "/v1/teams/" + encodeURIComponent(state.team) + path;
+    var headers = { "Authorization": "Bearer " + state.key, "Accept": "application/json" };
+    var cached = etags[url];
+    if (cached) { headers["If-None-Match"] = cached.etag; }
+    return fetch(url, { headers: headers, cache: "no-store" }).then(function (r) {
+      reachable(true);
+      if (r.status === 304 && cached) { return cached.data; }
+      return r.json().catch(function () { return {}; }).then(function (body) {
+        if (r.status === 401 || r.status === 403) {
+          // The gateway's own refusal (unknown key) has only a message; the API's has a code.
+          throw new AuthError(r.status, body.error || body.message || "refused", body.code);
+        }
+        if (!r.ok) { throw new Error((body && (body.error || body.message)) || ("HTTP " + r.status)); }
+        var etag = r.headers.get("ETag");
+        if (etag) { etags[url] = { etag: etag, data: body }; }
+        return body;
+      });
+    }, function (e) {
+      reachable(false);
+      throw e;
+    });
+  }
+
+  function reachable(ok) { $("banner").hidden = ok; }
+
+  function authFailed(e) {
+    var msg = e.status === 401 || !e.code
+      ? "The API key was not accepted (" + e.status + "). Check the team and key, then sign in again."
+      : "This key may not read team \u201c" + state.team + "\u201d (" + e.status + " " + e.code + "): " + e.message;
+    signOut(msg);
+  }
+
+  // ---- views --------------------------------------------------------------------------------------------
+
+  function route() {
+    var h = location.hash || "";
+    var m = h.match(/^#agent\/(.+)$/);
+    return m ? { view: "agent", agentId: decodeURIComponent(m[1]) } : { view: "team" };
+  }
+
+  function show(view) {
+    $("login").hidden = view !== "login";
+    $("team-view").hidden = view !== "team";
+    $("agent-view").hidden = view !== "agent";
+    $("sign-out").hidden = view === "login";
+    $("team-name").textContent = view === "login" ? "" : "team " + state.team;
+  }
+
+  function refresh() {
+    if (!state.key || state.polling) { return Promise.resolve(); }
+    state.polling = true;
+    var r = route();
+    var p = r.view === "agent" ? refreshAgent(r.agentId) : refreshTeam();
+    return p.then(function () {
+      $("updated").textContent = "updated " + new Date().toLocaleTimeString();
+    }, function (e) {
+      if (e instanceof AuthError) { authFailed(e); }
+    }).then(function () { state.polling = false; });
+  }
+
+  function refreshTeam() {
+    show("team");
+    return Promise.all([api("/agents"), api("/events?limit=25")]).then(function (res) {
+      state.agents = res[0].agents || [];
+      renderCounts();
+      renderAgents();
+      renderEvents(res[1].events || []);
+    });
+  }
+
+  function renderCounts() {
+    var counts = {};
+    state.agents.forEach(function (a) { counts[a.status] = (counts[a.status] || 0) + 1; });
+    var box = $("counts");
+    box.textContent = "";
+    box.appendChild(el("div", { className: "count", "data-status": "all" }, [
+      el("span", { className: "n", text: String(state.agents.length) }), el("span", { text: "agents" })]));
+    ORDER.forEach(function (s) {
+      box.appendChild(el("div", { className: "count", "data-status": s }, [
+        el("span", { className: "n", text: String(counts[s] || 0) }), badge(s)]));
+    });
+  }
+
+  function renderAgents() {
+    var filter = $("status-filter").value;
+    var body = $("agent-rows");
+    body.textContent = "";
+    var shown = state.agents.filter(function (a) { return !filter || a.status === filter; });
+    shown.forEach(function (a) {
+      var tr = el("tr", { className: "agent", "data-agent-id": a.agentId, "data-status": a.status }, [
+        el("td", { className: "name", "data-label": "Agent" }, [
+          el("strong", { text: a.name || a.agentId }), el("div", { className: "muted", text: a.agentId })]),
+        el("td", { "data-label": "Status" }, [badge(a.status)]),
+        el("td", { className: "age", "data-label": "Last heartbeat", "data-ts": a.heartbeatTs || "", text: age(a.heartbeatTs) }),
+        el("td", { className: "deadline", "data-label": "Deadline", "data-deadline": (a.alive && a.deadline) || "", text: until(a.alive ? a.deadline : null) }),
+        el("td", { className: "misses", "data-label": "Misses", text: String(a.consecutiveMisses || 0) }),
+        el("td", { className: "task", "data-label": "Task", text: a.currentTaskId || "\u2013" }),
+        el("td", { className: "host", "data-label": "Host", text: a.hostId || "\u2013" })
+      ]);
+      tr.addEventListener("click", function () { location.hash = "#agent/" + encodeURIComponent(a.agentId); });
+      body.appendChild(tr);
+    });
+    $("no-agents").hidden = shown.length > 0;
+  }
+
+  function renderEvents(events) {
+    var list = $("events");
+    list.textContent = "";
+    events.forEach(function (e) {
+      var d = e.detail || {};
+      list.appendChild(el("li", { "data-event-id": e.eventId }, [
+        el("span", { className: "muted", text: time(e.at) }),
+        el("span", { className: "type", text: e.type }),
+        d.agentId ? el("span", { text: d.agentId }) : null,
+        d.to ? badge(d.to) : null,
+        d.reason ? el("span", { className: "muted", text: d.reason }) : null
+      ]));
+    });
+    if (!events.length) { list.appendChild(el("li", { className: "muted", text: "No events yet." })); }
+  }
+
+  function facts(dl, pairs) {
+    dl.textContent = "";
+    pairs.forEach(function (p) {
+      if (p[1] === undefined || p[1] === null || p[1] === "") { return; }
+      dl.appendChild(el("dt", { text: p[0] }));
+      dl.appendChild(el("dd", {}, [p[1] instanceof Node ? p[1] : document.createTextNode(String(p[1]))]));
+    });
+  }
+
+  function refreshAgent(agentId) {
+    show("agent");
+    var base = "/agents/" + encodeURIComponent(agentId);
+    return Promise.all([api(base), api(base + "/transitions?limit=50"), api(base + "/revivals")]).then(function (res) {
+      var a = res[0];
+      var title = $("agent-title");
+      title.textContent = "";
+      title.appendChild(document.createTextNode((a.name || a.agentId) + " "));
+      title.appendChild(badge(a.status));
+      var ageEl = el("span", { className: "age", "data-ts": a.heartbeatTs || "", text: age(a.heartbeatTs) });
+      facts($("agent-facts"), [["Id", a.agentId], ["Role", a.role], ["Host", a.hostId], ["Last heartbeat", ageEl],
+        ["Deadline", time(a.deadline)], ["Misses", a.consecutiveMisses], ["Grace misses", a.graceMisses],
+        ["Stale after", a.staleAfterSeconds + "s"], ["Task", a.currentTaskId], ["Paused until", a.pausedUntil && time(a.pausedUntil)],
+        ["Registered", time(a.registeredAt)], ["Errors reported", a.errorsReported], ["Session rotations", a.sessionRotations],
+        ["Checkpoint saved", a.checkpointAt && time(a.checkpointAt)]]);
+      var s = a.stats || {};
+      facts($("agent-stats"), [["Messages", s.messagesProcessed], ["Tool calls", s.toolCallsExecuted],
+        ["Errors", s.errorsEncountered], ["Uptime", s.uptime !== undefined ? s.uptime + "s" : undefined]]);
+      if (!$("agent-stats").childNodes.length) { $("agent-stats").appendChild(el("dd", { className: "muted", text: "No stats reported." })); }
+      $("agent-metadata").textContent = a.metadata ? JSON.stringify(a.metadata, null, 2) : "No metadata.";
+
+      var rows = $("transition-rows");
+      rows.textContent = "";
+      (res[1].transitions || []).forEach(function (t) {
+        rows.appendChild(el("tr", { className: "transition" }, [
+          el("td", { text: String(t.seq) }), el("td", { text: time(t.at) }),
+          el("td", {}, [badge(t.from)]), el("td", {}, [badge(t.to)]),
+          el("td", { text: t.trigger }), el("td", { text: t.reason || "" })]));
+      });
+      var rev = $("revival-rows");
+      rev.textContent = "";
+      var revivals = res[2].revivals || [];
+      revivals.forEach(function (r) {
+        rev.appendChild(el("tr", { className: "revival" }, [
+          el("td", { text: time(r.startedAt) }), el("td", { text: r.outcome }), el("td", { text: String(r.attempts) }),
+          el("td", { text: (r.steps || []).map(function (st) { return st.step + " " + st.outcome; }).join(", ") })]));
+      });
+      $("no-revivals").hidden = revivals.length > 0;
+    });
+  }
+
+  function tick() {
+    var nodes = document.querySelectorAll("[data-ts]");
+    Array.prototype.forEach.call(nodes, function (n) { n.textContent = age(n.getAttribute("data-ts")); });
+    nodes = document.querySelectorAll("[data-deadline]");
+    Array.prototype.forEach.call(nodes, function (n) { n.textContent = until(n.getAttribute("data-deadline")); });
+  }
+
+  // ---- session ------------------------------------------------------------------------------------------
+
+  function signIn(team, key) {
+    state.team = team;
+    state.key = key;
+    sessionStorage.setItem("lifeline.team", team);
+    sessionStorage.setItem("lifeline.key", key);
+    $("auth-error").hidden = true;
+    etags = {};
+    start();
+  }
+
+  function signOut(message) {
+    sessionStorage.removeItem("lifeline.key");
+    state.key = null;
+    etags = {};
+    if (state.timer) { clearInterval(state.timer); state.timer = null; }
+    var err = $("auth-error");
+    err.hidden = !message;
+    err.textContent = message || "";
+    $("team-input").value = state.team || sessionStorage.getItem("lifeline.team") || "local";
+    $("key-input").value = "";
+    show("login");
+  }
+
+  function start() {
+    if (state.timer) { clearInterval(state.timer); }
+    state.timer = setInterval(refresh, POLL_MS);
+    refresh();
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    $("login-form").addEventListener("submit", function (ev) {
+      ev.preventDefault();
+      signIn($("team-input").value.trim(), $("key-input").value.trim());
+    });
+    $("sign-out").addEventListener("click", function () { signOut(null); });
+    $("status-filter").addEventListener("change", renderAgents);
+    $("back-link").addEventListener("click", function (ev) { ev.preventDefault(); location.hash = ""; });
+    $("home-link").addEventListener("click", function (ev) { ev.preventDefault(); location.hash = ""; });
+    window.addEventListener("hashchange", function () { state.polling = false; refresh(); });
+    setInterval(tick, 1000);
+    var team = sessionStorage.getItem("lifeline.team");
+    var key = sessionStorage.getItem("lifeline.key");
+    if (team && key) { state.team = team; state.key = key; start(); } else { signOut(null); }
+  });
+})();
