@@ -24,8 +24,6 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
-import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
-import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 
 /**
@@ -89,28 +87,8 @@ public final class AgentStore {
 
     /** The team's agents, optionally only those in {@code status}, ordered by id. */
     public List<Agent> list(String team, AgentStatus status) {
-        Map<String, String> names = new HashMap<>(Map.of("#pk", Keys.PK, "#sk", Keys.SK));
-        Map<String, AttributeValue> values = new HashMap<>(Map.of(
-                ":pk", s(Keys.team(team)), ":prefix", s(Keys.AGENT_PREFIX)));
-        String filter = null;
-        if (status != null) {
-            names.put("#status", STATUS);
-            values.put(":status", s(status.wire()));
-            filter = "#status = :status";
-        }
-        List<Agent> agents = new ArrayList<>();
-        Map<String, AttributeValue> start = null;
-        do {
-            QueryRequest request = QueryRequest.builder().tableName(table)
-                    .keyConditionExpression("#pk = :pk AND begins_with(#sk, :prefix)")
-                    .filterExpression(filter)
-                    .expressionAttributeNames(names).expressionAttributeValues(values)
-                    .exclusiveStartKey(start).build();
-            QueryResponse page = StoreFailures.call("list agents", () -> dynamo.query(request));
-            page.items().forEach(item -> agents.add(AgentItems.toAgent(item)));
-            start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
-        } while (start != null);
-        return agents;
+        return Partitions.withPrefix(dynamo, table, Keys.team(team), Keys.AGENT_PREFIX,
+                status == null ? null : status.wire(), "list agents").stream().map(AgentItems::toAgent).toList();
     }
 
     /**

@@ -11,7 +11,6 @@ import io.lifeline.agent.Task;
 import io.lifeline.agent.TaskStatus;
 import io.lifeline.agent.Trigger;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,7 +18,6 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
-import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
@@ -77,29 +75,8 @@ public final class TaskStore {
     }
 
     public List<Task> list(String team, TaskStatus status) {
-        Map<String, String> names = new HashMap<>(Map.of("#pk", Keys.PK, "#sk", Keys.SK));
-        Map<String, AttributeValue> values = new HashMap<>(Map.of(
-                ":pk", s(Keys.team(team)), ":prefix", s(Keys.TASK_PREFIX)));
-        String filter = null;
-        if (status != null) {
-            names.put("#status", STATUS);
-            values.put(":status", s(status.wire()));
-            filter = "#status = :status";
-        }
-        String filterExpression = filter;
-        List<Task> tasks = new ArrayList<>();
-        Map<String, AttributeValue> start = null;
-        do {
-            Map<String, AttributeValue> from = start;
-            QueryResponse page = StoreFailures.call("list tasks", () -> dynamo.query(q -> q.tableName(table)
-                    .keyConditionExpression("#pk = :pk AND begins_with(#sk, :prefix)")
-                    .filterExpression(filterExpression)
-                    .expressionAttributeNames(names).expressionAttributeValues(values)
-                    .exclusiveStartKey(from)));
-            page.items().forEach(item -> tasks.add(toTask(item)));
-            start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
-        } while (start != null);
-        return tasks;
+        return Partitions.withPrefix(dynamo, table, Keys.team(team), Keys.TASK_PREFIX,
+                status == null ? null : status.wire(), "list tasks").stream().map(TaskStore::toTask).toList();
     }
 
     /**
