@@ -16,6 +16,8 @@ import software.amazon.awssdk.services.sfn.SfnClient;
  */
 public record Wiring(Config config, Clock clock, DynamoDbClient dynamo, Supplier<EventBridgeClient> eventBridge,
                      Supplier<SfnClient> stepFunctions) {
+    /** CRaC holds its resources weakly: keep the priming hooks of this container reachable. */
+    private static final java.util.List<Priming> PRIMING = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /** Wiring for functions that use neither EventBridge nor Step Functions. */
     public Wiring(Config config, Clock clock, DynamoDbClient dynamo) {
@@ -47,7 +49,9 @@ public record Wiring(Config config, Clock clock, DynamoDbClient dynamo, Supplier
                 .region(Region.of(System.getenv("AWS_REGION")))
                 .credentialsProvider(DefaultCredentialsProvider.builder().build())
                 .build());
-        return new Wiring(config, Clock.systemUTC(), dynamo, eventBridge, stepFunctions);
+        Wiring wiring = new Wiring(config, Clock.systemUTC(), dynamo, eventBridge, stepFunctions);
+        PRIMING.add(Priming.register(wiring));
+        return wiring;
     }
 
     public static <T> Supplier<T> memoize(Supplier<T> supplier) {
