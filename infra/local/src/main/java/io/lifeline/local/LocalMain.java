@@ -35,6 +35,9 @@ public final class LocalMain implements Callable<Integer> {
             + "flow's 30 s waits in 3 s (default ${DEFAULT-VALUE})")
     double timeScale = 1.0;
 
+    @Option(names = "--verbose", description = "Print every request's log line (by default only refusals and errors)")
+    boolean verbose;
+
     @Option(names = "--param", description = "Override a template parameter, e.g. --param StaleAfterSeconds=10")
     Map<String, String> parameters = new LinkedHashMap<>();
 
@@ -48,6 +51,16 @@ public final class LocalMain implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (!verbose) {
+            // Every request logs one JSON line (as in Lambda); on a console, the successful ones drown the rest.
+            io.lifeline.api.Log.sink(line -> {
+                boolean quietSuccess = line.startsWith("{\"level\":\"INFO\",\"msg\":\"request\"")
+                        && line.contains("\"outcome\":\"ok\"");
+                if (!quietSuccess) {
+                    System.out.println(line);
+                }
+            });
+        }
         if (!(timeScale > 0)) {
             throw new CommandLine.ParameterException(new CommandLine(this), "--time-scale must be above 0");
         }
