@@ -238,7 +238,10 @@ public final class SweepBench {
         item.put("misses", AttributeValue.fromN("0"));
         long hb = stale ? now.toEpochMilli() - 120_000 : now.toEpochMilli() - 5_000;
         item.put("hbAt", AttributeValue.fromN(Long.toString(hb)));
-        item.put("deadline", AttributeValue.fromN(Long.toString(hb + 60_000)));
+        // A healthy agent's deadline lies an hour ahead: at 100,000 agents seeding and the measured sweeps take
+        // minutes, and a 60 s deadline would turn the healthy agents stale mid-run (self-preservation then
+        // holds the whole team and the sweep writes nothing).
+        item.put("deadline", AttributeValue.fromN(Long.toString(stale ? hb + 60_000 : hb + 3_600_000)));
         return item;
     }
 
