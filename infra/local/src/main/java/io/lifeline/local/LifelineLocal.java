@@ -40,9 +40,14 @@ public final class LifelineLocal implements AutoCloseable {
      * multiplies state machine waits (1 = real time).
      */
     public record Options(int port, Path dataDir, SamTemplate template, Map<String, String> parameters, Clock clock,
-                          double timeScale) {
+                          double timeScale, boolean demo) {
         public Options(int port, Path dataDir, SamTemplate template, Map<String, String> parameters, Clock clock) {
-            this(port, dataDir, template, parameters, clock, 1.0);
+            this(port, dataDir, template, parameters, clock, 1.0, false);
+        }
+
+        public Options(int port, Path dataDir, SamTemplate template, Map<String, String> parameters, Clock clock,
+                       double timeScale) {
+            this(port, dataDir, template, parameters, clock, timeScale, false);
         }
     }
 
@@ -55,6 +60,7 @@ public final class LifelineLocal implements AutoCloseable {
     private final LocalEventBus bus;
     private final LocalStepFunctions stepFunctions;
     private final Scheduler scheduler;
+    private final Demo demo;
     private final ScheduledExecutorService background;
     private final String adminKey;
 
@@ -89,6 +95,7 @@ public final class LifelineLocal implements AutoCloseable {
                     TimeUnit.MILLISECONDS);
             scheduler = new Scheduler(host, options.template().schedules());
             resumeInterruptedRevives(options.template());
+            demo = options.demo() ? new Demo(gateway, adminKey) : null;
         } catch (Exception e) {
             dynamoServer.close();
             throw e;
@@ -229,6 +236,9 @@ public final class LifelineLocal implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
+        if (demo != null) {
+            demo.close();
+        }
         scheduler.close();
         background.shutdownNow();
         background.awaitTermination(5, TimeUnit.SECONDS);

@@ -35,6 +35,10 @@ public final class LocalMain implements Callable<Integer> {
             + "flow's 30 s waits in 3 s (default ${DEFAULT-VALUE})")
     double timeScale = 1.0;
 
+    @Option(names = "--demo", description = "Start a team of simulated agents with short timings (stale after 5 s, "
+            + "a sweep a second, revive waits x0.1) so every status shows within a minute or two")
+    boolean demo;
+
     @Option(names = "--verbose", description = "Print every request's log line (by default only refusals and errors)")
     boolean verbose;
 
@@ -64,8 +68,15 @@ public final class LocalMain implements Callable<Integer> {
         if (!(timeScale > 0)) {
             throw new CommandLine.ParameterException(new CommandLine(this), "--time-scale must be above 0");
         }
+        if (demo) {
+            parameters.putIfAbsent("StaleAfterSeconds", "5");
+            parameters.putIfAbsent("SweepIntervalMillis", "1000");
+            if (timeScale == 1.0) {
+                timeScale = 0.1;
+            }
+        }
         LifelineLocal local = LifelineLocal.start(new LifelineLocal.Options(port, inMemory ? null : dataDir,
-                template(), parameters, Clock.systemUTC(), timeScale));
+                template(), parameters, Clock.systemUTC(), timeScale, demo));
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
