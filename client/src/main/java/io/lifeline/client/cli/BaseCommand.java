@@ -57,6 +57,26 @@ abstract class BaseCommand implements Callable<Integer> {
         return client;
     }
 
+    /** A heartbeat's answer, and whether the agent had to join again first. */
+    record Beat(io.lifeline.client.model.HeartbeatResult result, boolean rejoined) {
+    }
+
+    /**
+     * Sends a heartbeat; when the server answers rejoinRequired (and {@code rejoin} allows it) the agent joins
+     * and the heartbeat is sent again (self-healing, seed 004).
+     */
+    Beat heartbeat(String agentId, io.lifeline.client.model.Heartbeat hb, boolean rejoin) {
+        try {
+            return new Beat(client().heartbeat(agentId, hb), false);
+        } catch (LifelineApiException e) {
+            if (!rejoin || !e.rejoinRequired()) {
+                throw e;
+            }
+            client().join(agentId);
+            return new Beat(client().heartbeat(agentId, hb), true);
+        }
+    }
+
     PrintWriter out() {
         return spec.commandLine().getOut();
     }

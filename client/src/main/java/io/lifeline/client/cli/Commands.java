@@ -101,21 +101,10 @@ final class Commands {
 
         @Override
         int run() {
-            Heartbeat hb = new Heartbeat(status, null, null, null, null, nextWithin);
-            HeartbeatResult r;
-            boolean rejoined = false;
-            try {
-                r = client().heartbeat(agentId, hb);
-            } catch (LifelineApiException e) {
-                if (noRejoin || !e.rejoinRequired()) {
-                    throw e;
-                }
-                client().join(agentId);
-                rejoined = true;
-                r = client().heartbeat(agentId, hb);
-            }
-            return print(r, agentId + " " + r.agentStatus() + (rejoined ? " (rejoined)" : "") + "; next deadline "
-                    + r.nextDeadline());
+            Beat beat = heartbeat(agentId, new Heartbeat(status, null, null, null, null, nextWithin), !noRejoin);
+            HeartbeatResult r = beat.result();
+            return print(r, agentId + " " + r.agentStatus() + (beat.rejoined() ? " (rejoined)" : "")
+                    + "; next deadline " + r.nextDeadline());
         }
     }
 

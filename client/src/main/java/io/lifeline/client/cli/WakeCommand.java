@@ -1,6 +1,5 @@
 package io.lifeline.client.cli;
 
-import io.lifeline.client.LifelineApiException;
 import io.lifeline.client.LifelineException;
 import io.lifeline.client.heartbeatmd.HeartbeatParseException;
 import io.lifeline.client.heartbeatmd.LockTimeoutException;
@@ -69,15 +68,6 @@ final class WakeCommand extends BaseCommand {
 
     /** The heartbeat after the wake; a dead or offline agent joins first (self-healing, seed 004). */
     private void beat(long nextWithinSeconds) {
-        Heartbeat hb = new Heartbeat(null, null, null, null, null, nextWithinSeconds);
-        try {
-            client().heartbeat(agentId, hb);
-        } catch (LifelineApiException e) {
-            if (!e.rejoinRequired()) {
-                throw e;
-            }
-            client().join(agentId);
-            client().heartbeat(agentId, hb);
-        }
+        heartbeat(agentId, new Heartbeat(null, null, null, null, null, nextWithinSeconds), true);
     }
 }

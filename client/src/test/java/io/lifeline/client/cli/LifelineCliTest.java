@@ -150,8 +150,9 @@ class LifelineCliTest {
     void daemon_withAnExitingCommand_reportsCrashRestartsAndKeepsOthersAlive() {
         run("register", "cli-d1", "--host", "h-d");
         run("register", "cli-d2", "--host", "h-d");
+        // A full second between the two rounds: on a busy machine `exit 3` may not have exited 300 ms after start.
         Run r = run("daemon", "--host", "h-d", "--agent", "cli-d1=sleep 30", "--agent", "cli-d2=exit 3",
-                "--interval", "300ms", "--iterations", "2", "--log-dir", dir.toString());
+                "--interval", "1s", "--iterations", "2", "--log-dir", dir.toString());
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().contains("crash reported: cli-d2"), r.out());
         assertTrue(r.out().contains("restarted: cli-d2"), r.out());
