@@ -18,9 +18,29 @@ public final class ApiRequest {
     static final String CTX_KEY_ID = "keyId";
 
     private final APIGatewayV2HTTPEvent event;
+    /** For the request's metrics: heartbeats accepted, and batch entries refused by error code. */
+    private int accepted;
+    private final Map<String, Integer> refusedEntries = new java.util.TreeMap<>();
 
     ApiRequest(APIGatewayV2HTTPEvent event) {
         this.event = event;
+    }
+
+    void accepted() {
+        accepted++;
+    }
+
+    int acceptedCount() {
+        return accepted;
+    }
+
+    /** A batch entry refused while the request as a whole succeeded. */
+    void refusedEntry(String code) {
+        refusedEntries.merge(code, 1, Integer::sum);
+    }
+
+    Map<String, Integer> refusedEntries() {
+        return refusedEntries;
     }
 
     /** A request header by name, any case; null when absent. */

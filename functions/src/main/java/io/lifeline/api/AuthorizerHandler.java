@@ -4,6 +4,7 @@ import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2CustomAuthorizerEvent;
 import com.amazonaws.services.lambda.runtime.events.SimpleIAMPolicyResponse;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lifeline.config.Wiring;
 import io.lifeline.store.KeyStore;
 import java.util.HashMap;
@@ -34,15 +35,39 @@ public final class AuthorizerHandler
 
     @Override
     public SimpleIAMPolicyResponse handleRequest(APIGatewayV2CustomAuthorizerEvent event, Context context) {
-        Map<String, String> ctx = new HashMap<>();
-        // A store failure propagates: the gateway then answers 500 and, unlike an answer, does not cache it,
-        // so a throttled moment never locks a good key out for the cache's lifetime.
-        bearerKey(event).flatMap(keys::find).ifPresent(info -> {
-            ctx.put(ApiRequest.CTX_TEAM, info.team());
-            ctx.put(ApiRequest.CTX_SCOPE, info.scope().wire());
-            ctx.put(ApiRequest.CTX_KEY_ID, info.keyId());
-        });
-        return SimpleIAMPolicyResponse.builder().withIsAuthorized(true).withContext(ctx).build();
+        long started = System.nanoTime();
+        // The API request's id, so this line and the handler's request line can be found together.
+        String requestId = event.getRequestContext() != null ? event.getRequestContext().getRequestId()
+                : context == null ? null : context.getAwsRequestId();
+        try (Log.Invocation ignored = Log.invocation(requestId, "authorize")) {
+            Map<String, String> ctx = new HashMap<>();
+            Optional<String> key = bearerKey(event);
+            try {
+                // A store failure propagates: the gateway then answers 500 and, unlike an answer, does not cache
+                // it, so a throttled moment never locks a good key out for the cache's lifetime.
+                key.flatMap(keys::find).ifPresent(info -> {
+                    ctx.put(ApiRequest.CTX_TEAM, info.team());
+                    ctx.put(ApiRequest.CTX_SCOPE, info.scope().wire());
+                    ctx.put(ApiRequest.CTX_KEY_ID, info.keyId());
+                });
+            } catch (RuntimeException e) {
+                Log.emit(log("ERROR", null, "error", started).put("error", e.toString()));
+                throw e;
+            }
+            // Never the key itself: its id, once known, is enough to trace a caller.
+            String outcome = key.isEmpty() ? "no_key" : ctx.isEmpty() ? "unknown_key" : "known_key";
+            ObjectNode line = log("INFO", ctx.get(ApiRequest.CTX_TEAM), outcome, started);
+            Json.putIfPresent(line, "keyId", ctx.get(ApiRequest.CTX_KEY_ID));
+            Log.emit(line);
+            return SimpleIAMPolicyResponse.builder().withIsAuthorized(true).withContext(ctx).build();
+        }
+    }
+
+    private static ObjectNode log(String level, String team, String outcome, long started) {
+        ObjectNode line = Log.line(level, "authorize");
+        Json.putIfPresent(line, "team", team);
+        return line.put("outcome", outcome)
+                .put("durationMs", java.time.Duration.ofNanos(System.nanoTime() - started).toMillis());
     }
 
     static Optional<String> bearerKey(APIGatewayV2CustomAuthorizerEvent event) {

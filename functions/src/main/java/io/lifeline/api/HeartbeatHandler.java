@@ -42,6 +42,7 @@ public final class HeartbeatHandler extends HttpApiHandler {
         this.agents = new AgentStore(wiring.dynamo(), wiring.config().tableName());
         this.data = new AgentDataStore(wiring.dynamo(), wiring.config().tableName());
         this.clock = wiring.clock();
+        countHeartbeats(clock);
         route("POST /v1/teams/{team}/agents/{agentId}/heartbeat", Scope.AGENT, this::heartbeat);
         route("POST /v1/teams/{team}/heartbeats", Scope.AGENT, this::batch);
     }
@@ -49,7 +50,9 @@ public final class HeartbeatHandler extends HttpApiHandler {
     private Reply heartbeat(ApiRequest request) {
         Heartbeat hb = parse(request.id("team"), request.id("agentId"),
                 Fields.of(request.optionalBody(), "the heartbeat", HEARTBEAT_FIELDS));
-        return Reply.ok(beat(hb, clock.instant()));
+        ObjectNode body = beat(hb, clock.instant());
+        request.accepted();
+        return Reply.ok(body);
     }
 
     private Reply batch(ApiRequest request) {
@@ -82,8 +85,10 @@ public final class HeartbeatHandler extends HttpApiHandler {
             ObjectNode result;
             try {
                 result = beat(hb, now);
+                request.accepted();
             } catch (LifelineException e) {
                 result = errorBody(e);
+                request.refusedEntry(e.code());
             }
             results.add(Json.object().put("agentId", hb.agentId()).setAll(result));
         }

@@ -41,6 +41,13 @@ public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPE
     static final int RETRY_AFTER_SECONDS = 1;
 
     private final Map<String, Route> routes = new HashMap<>();
+    /** Set by the heartbeat function, whose request lines also carry its metrics (EMF). */
+    private java.time.Clock metricsClock;
+
+    /** This handler's request lines carry the heartbeat metrics, timestamped by {@code clock}. */
+    protected final void countHeartbeats(java.time.Clock clock) {
+        this.metricsClock = clock;
+    }
 
     /** Registers {@code "METHOD /path/{param}"} exactly as template.yaml names the route. */
     protected final void route(String routeKey, Scope scope, Action action) {
@@ -91,7 +98,7 @@ public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPE
      * The one log line of a request: team, agentId (when the path has one), requestId, route, status,
      * outcome (ok, refused with the error code, or error) and durationMs. README.md, "Logs".
      */
-    private static void logRequest(ApiRequest request, int status, String code, String failure, long nanos) {
+    private void logRequest(ApiRequest request, int status, String code, String failure, long nanos) {
         String outcome = failure != null ? "error" : code != null ? "refused" : "ok";
         ObjectNode line = Log.line(failure != null ? "ERROR" : status >= 500 ? "WARN" : "INFO", "request");
         Json.putIfPresent(line, "team", request.pathParameter("team"));
@@ -101,8 +108,30 @@ public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPE
         line.put("status", status).put("outcome", outcome);
         Json.putIfPresent(line, "code", code);
         Json.putIfPresent(line, "error", failure);
-        line.put("durationMs", Math.round(nanos / 10_000.0) / 100.0);
-        Log.emit(line);
+        double durationMs = Math.round(nanos / 10_000.0) / 100.0;
+        line.put("durationMs", durationMs);
+        if (metricsClock == null) {
+            Log.emit(line);
+            return;
+        }
+        java.time.Instant now = metricsClock.instant();
+        Metrics metrics = Metrics.on(line, Metrics.HEARTBEAT_FUNCTION, now)
+                .count(Metrics.HEARTBEATS, request.acceptedCount());
+        if (code != null) {
+            metrics.put(Metrics.HEARTBEATS_REJECTED, Metrics.Unit.COUNT, 1, Map.of(Metrics.CODE, code));
+        }
+        metrics.emit();
+        // Entries of a batch refused on their own: a document holds one value per dimension, so one line per
+        // code. Only batches with refused entries pay for it.
+        request.refusedEntries().forEach((entryCode, n) -> {
+            ObjectNode extra = Log.line("INFO", "heartbeats rejected");
+            Json.putIfPresent(extra, "team", request.pathParameter("team"));
+            Json.putIfPresent(extra, "requestId", request.requestId());
+            Json.putIfPresent(extra, "route", request.routeKey());
+            extra.put("outcome", "refused").put("durationMs", durationMs);
+            Metrics.on(extra, Metrics.HEARTBEAT_FUNCTION, now)
+                    .put(Metrics.HEARTBEATS_REJECTED, Metrics.Unit.COUNT, n, Map.of(Metrics.CODE, entryCode)).emit();
+        });
     }
 
     /**

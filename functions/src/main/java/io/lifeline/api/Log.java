@@ -11,13 +11,37 @@ import java.util.function.Consumer;
 public final class Log {
     private static final Consumer<String> STDOUT = System.out::println;
     private static volatile Consumer<String> sink = STDOUT;
+    /** Fields every line of the invocation running on this thread carries (requestId, operation). */
+    private static final ThreadLocal<ObjectNode> INVOCATION = new ThreadLocal<>();
 
     private Log() {
     }
 
     /** A new line with its level (INFO, WARN, ERROR) and message; add fields, then {@link #emit}. */
     public static ObjectNode line(String level, String msg) {
-        return Json.object().put("level", level).put("msg", msg);
+        ObjectNode line = Json.object().put("level", level).put("msg", msg);
+        ObjectNode invocation = INVOCATION.get();
+        return invocation == null ? line : line.setAll(invocation);
+    }
+
+    /** The invocation's context; a line made inside it (even deep in a helper) carries both fields. */
+    public static final class Invocation implements AutoCloseable {
+        private Invocation() {
+        }
+
+        @Override
+        public void close() {
+            INVOCATION.remove();
+        }
+    }
+
+    /** Starts an invocation's context on this thread: use with try-with-resources. */
+    public static Invocation invocation(String requestId, String operation) {
+        ObjectNode fields = Json.object();
+        Json.putIfPresent(fields, "requestId", requestId);
+        fields.put("operation", operation);
+        INVOCATION.set(fields);
+        return new Invocation();
     }
 
     public static void emit(ObjectNode line) {

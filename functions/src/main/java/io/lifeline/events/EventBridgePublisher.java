@@ -75,6 +75,7 @@ public final class EventBridgePublisher {
             try {
                 response = client.putEvents(r -> r.entries(entries));
             } catch (SdkException e) {
+                // The invocation's own line counts what stayed unsent; this one says why.
                 io.lifeline.api.Log.emit(io.lifeline.api.Log.line("WARN", "PutEvents failed")
                         .put("events", chunk.size()).put("error", e.getMessage()));
                 failed.addAll(chunk);

@@ -5,7 +5,10 @@ import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.amazonaws.services.lambda.runtime.events.DynamodbEvent;
 import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
 import com.amazonaws.services.lambda.runtime.events.transformers.v2.DynamodbEventTransformer;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lifeline.api.Json;
+import io.lifeline.api.Log;
+import io.lifeline.api.Metrics;
 import io.lifeline.config.Config;
 import io.lifeline.config.Wiring;
 import io.lifeline.store.AgentStore;
@@ -38,6 +41,7 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
     private final DeathFollowUp deaths;
     private final EventLog eventLog;
     private final EventBridgePublisher bus;
+    private final java.time.Clock clock;
 
     public PublisherHandler() {
         this(Wiring.fromEnvironment());
@@ -45,6 +49,7 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
 
     public PublisherHandler(Wiring wiring) {
         Config config = wiring.config();
+        this.clock = wiring.clock();
         String table = config.tableName();
         this.transitions = new TransitionLog(wiring.dynamo(), table, config.transitionRetention());
         this.deaths = new DeathFollowUp(new AgentStore(wiring.dynamo(), table), new TaskStore(wiring.dynamo(), table),
@@ -56,36 +61,64 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
 
     @Override
     public StreamsEventResponse handleRequest(DynamodbEvent event, Context context) {
-        List<Record> records = DynamodbEventTransformer.toRecordsV2(event);
-        List<List<LifelineEvent>> eventsByRecord = new ArrayList<>();
-        int failedAt = records.size();
-        for (int i = 0; i < records.size(); i++) {
-            try {
-                eventsByRecord.add(handle(records.get(i)));
-            } catch (RuntimeException e) {
-                io.lifeline.api.Log.emit(io.lifeline.api.Log.line("ERROR", "outbox record failed")
-                        .put("sequenceNumber", records.get(i).dynamodb().sequenceNumber()).put("error", e.toString()));
-                failedAt = i;
-                break;
+        long started = System.nanoTime();
+        try (Log.Invocation ignored = Log.invocation(context == null ? null : context.getAwsRequestId(), "publish")) {
+            List<Record> records = DynamodbEventTransformer.toRecordsV2(event);
+            List<List<LifelineEvent>> eventsByRecord = new ArrayList<>();
+            int failedAt = records.size();
+            String failure = null;
+            for (int i = 0; i < records.size(); i++) {
+                try {
+                    eventsByRecord.add(handle(records.get(i)));
+                } catch (RuntimeException e) {
+                    failure = e.toString();
+                    failedAt = i;
+                    break;
+                }
             }
-        }
-        List<LifelineEvent> all = new ArrayList<>();
-        eventsByRecord.forEach(all::addAll);
-        Set<String> unsent = bus == null ? Set.of() : bus.publish(all);
-        for (int i = 0; i < eventsByRecord.size() && i < failedAt; i++) {
-            boolean delivered = eventsByRecord.get(i).stream().noneMatch(e -> unsent.contains(e.eventId()));
-            if (!delivered) {
-                failedAt = i;
-                break;
+            List<LifelineEvent> all = new ArrayList<>();
+            eventsByRecord.forEach(all::addAll);
+            Set<String> unsent = bus == null ? Set.of() : bus.publish(all);
+            for (int i = 0; i < eventsByRecord.size() && i < failedAt; i++) {
+                boolean delivered = eventsByRecord.get(i).stream().noneMatch(e -> unsent.contains(e.eventId()));
+                if (!delivered) {
+                    failedAt = i;
+                    break;
+                }
+                eventsByRecord.get(i).forEach(e -> eventLog.append(e.team(),
+                        new EventLog.Entry(e.eventId(), e.type(), e.at(), Json.write(e.detail()))));
             }
-            eventsByRecord.get(i).forEach(e -> eventLog.append(e.team(),
-                    new EventLog.Entry(e.eventId(), e.type(), e.at(), Json.write(e.detail()))));
+            log(records, all, unsent, failedAt, failure, started);
+            if (failedAt >= records.size()) {
+                return StreamsEventResponse.builder().withBatchItemFailures(List.of()).build();
+            }
+            return StreamsEventResponse.builder().withBatchItemFailures(List.of(
+                    new StreamsEventResponse.BatchItemFailure(records.get(failedAt).dynamodb().sequenceNumber())))
+                    .build();
         }
-        if (failedAt >= records.size()) {
-            return StreamsEventResponse.builder().withBatchItemFailures(List.of()).build();
+    }
+
+    /**
+     * The batch's one line and metrics: records, events published and failed, and where the batch was handed
+     * back ({@code outcome} {@code retry}: the stream delivers that record and the rest again).
+     */
+    private void log(List<Record> records, List<LifelineEvent> all, Set<String> unsent, int failedAt, String failure,
+                     long started) {
+        boolean handedBack = failedAt < records.size();
+        ObjectNode line = Log.line(failure != null ? "ERROR" : handedBack ? "WARN" : "INFO", "publish")
+                .put("outcome", handedBack ? "retry" : "ok").put("records", records.size());
+        Set<String> teams = new java.util.TreeSet<>();
+        all.forEach(e -> teams.add(e.team()));
+        line.set("teams", Json.MAPPER.valueToTree(teams));
+        if (handedBack) {
+            line.put("retryFrom", records.get(failedAt).dynamodb().sequenceNumber());
         }
-        return StreamsEventResponse.builder().withBatchItemFailures(List.of(
-                new StreamsEventResponse.BatchItemFailure(records.get(failedAt).dynamodb().sequenceNumber()))).build();
+        Json.putIfPresent(line, "error", failure);
+        line.put("durationMs", Duration.ofNanos(System.nanoTime() - started).toMillis());
+        Metrics.on(line, Metrics.PUBLISHER_FUNCTION, clock.instant())
+                .count(Metrics.EVENTS_PUBLISHED, bus == null ? 0 : all.size() - unsent.size())
+                .count(Metrics.EVENTS_FAILED, unsent.size())
+                .emit();
     }
 
     private List<LifelineEvent> handle(Record record) {

@@ -2,11 +2,15 @@ package io.lifeline.revive;
 
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lifeline.agent.Agent;
 import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.ErrorClassifier;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Trigger;
+import io.lifeline.api.Json;
+import io.lifeline.api.Log;
+import io.lifeline.api.Metrics;
 import io.lifeline.config.Config;
 import io.lifeline.config.Wiring;
 import io.lifeline.store.AgentDataStore;
@@ -56,7 +60,22 @@ public final class ReviveHandler implements RequestHandler<Map<String, Object>, 
 
     @Override
     public Map<String, Object> handleRequest(Map<String, Object> input, Context context) {
-        ReviveStep step = ReviveStep.of(input);
+        long started = System.nanoTime();
+        try (Log.Invocation ignored = Log.invocation(context == null ? null : context.getAwsRequestId(), "revive")) {
+            ReviveStep step = null;
+            try {
+                step = ReviveStep.of(input);
+                Map<String, Object> out = run(step);
+                log(step, input, out.get("outcome").toString(), null, started);
+                return out;
+            } catch (RuntimeException e) {
+                log(step, input, "exception", e, started);
+                throw e;
+            }
+        }
+    }
+
+    private Map<String, Object> run(ReviveStep step) {
         try {
             return switch (step.action()) {
                 case "initiate" -> initiate(step);
@@ -71,6 +90,32 @@ public final class ReviveHandler implements RequestHandler<Map<String, Object>, 
             }
             throw e;
         }
+    }
+
+    /**
+     * The step's one line and metric: ReviveOutcomes by step and outcome (initiate: restarting, no_host,
+     * alive, gone; check: alive = revived, retry, exhausted, gone; giveUp: failed, alive, gone; recordError:
+     * error). A step that threw logs outcome {@code exception} (the state machine retries or records it).
+     */
+    private void log(ReviveStep step, Map<String, Object> input, String outcome, RuntimeException failure,
+                     long started) {
+        String level = failure == null ? "INFO" : failure instanceof TransientReviveException ? "WARN" : "ERROR";
+        ObjectNode line = Log.line(level, "revive");
+        Object action = step != null ? step.action() : input == null ? null : input.get("action");
+        Json.putIfPresent(line, "team", step != null ? step.team() : null);
+        Json.putIfPresent(line, "agentId", step != null ? step.agentId() : null);
+        Json.putIfPresent(line, "executionId", step != null ? step.executionId() : null);
+        if (step != null) {
+            line.put("attempt", step.attempt());
+        }
+        line.put("outcome", outcome);
+        Json.putIfPresent(line, "error", failure == null ? null : failure.toString());
+        line.put("durationMs", java.time.Duration.ofNanos(System.nanoTime() - started).toMillis());
+        Map<String, String> dims = new java.util.LinkedHashMap<>();
+        dims.put(Metrics.STEP, action == null ? "unknown" : action.toString());
+        dims.put(Metrics.OUTCOME, outcome);
+        Metrics.on(line, Metrics.REVIVE_FUNCTION, clock.instant())
+                .put(Metrics.REVIVE_OUTCOMES, Metrics.Unit.COUNT, 1, dims).emit();
     }
 
     private Map<String, Object> initiate(ReviveStep s) {

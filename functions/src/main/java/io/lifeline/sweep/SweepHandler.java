@@ -4,6 +4,8 @@ import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.amazonaws.services.lambda.runtime.events.ScheduledEvent;
 import io.lifeline.api.Json;
+import io.lifeline.api.Log;
+import io.lifeline.api.Metrics;
 import io.lifeline.config.Config;
 import io.lifeline.config.Wiring;
 import io.lifeline.store.AgentStore;
@@ -15,12 +17,14 @@ import java.util.List;
 
 /**
  * The scheduled sweep. EventBridge schedules fire at most once a minute, so one invocation runs
- * {@code SWEEPS_PER_INVOCATION} sweeps spaced by {@code SWEEP_INTERVAL_MS} (4 x 15 s by default). A sweep
- * that did anything is logged as one JSON line; it answers the ids it marked dead.
+ * {@code SWEEPS_PER_INVOCATION} sweeps spaced by {@code SWEEP_INTERVAL_MS} (4 x 15 s by default). Every
+ * sweep logs one JSON line that is also its metrics document (EMF), so a sweep that stops running shows as
+ * missing data; it answers the ids it marked dead.
  */
 public final class SweepHandler implements RequestHandler<ScheduledEvent, List<String>> {
     private final Sweeper sweeper;
     private final Config config;
+    private final java.time.Clock clock;
 
     public SweepHandler() {
         this(Wiring.fromEnvironment());
@@ -28,6 +32,7 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
 
     public SweepHandler(Wiring wiring) {
         this.config = wiring.config();
+        this.clock = wiring.clock();
         String table = config.tableName();
         this.sweeper = new Sweeper(new SweepStore(wiring.dynamo(), table, config.sweepSegments()),
                 new AgentStore(wiring.dynamo(), table), new TeamStore(wiring.dynamo(), table),
@@ -39,13 +44,21 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
     public List<String> handleRequest(ScheduledEvent event, Context context) {
         List<String> dead = new ArrayList<>();
         long start = System.nanoTime();
-        for (int i = 0; i < config.sweepsPerInvocation(); i++) {
-            waitUntil(start + config.sweepInterval().multipliedBy(i).toNanos());
-            Sweeper.Report report = sweeper.sweepOnce();
-            dead.addAll(report.markedDead());
-            if (!report.markedDead().isEmpty() || report.missesRecorded() > 0 || !report.teamsHeld().isEmpty()
-                    || report.skippedOnError() > 0 || report.raceLostToHeartbeat() > 0) {
-                log(report);
+        try (Log.Invocation ignored = Log.invocation(context == null ? null : context.getAwsRequestId(), "sweep")) {
+            for (int i = 0; i < config.sweepsPerInvocation(); i++) {
+                waitUntil(start + config.sweepInterval().multipliedBy(i).toNanos());
+                long sweepStart = System.nanoTime();
+                Sweeper.Report report;
+                try {
+                    report = sweeper.sweepOnce();
+                } catch (RuntimeException e) {
+                    // The invocation fails (and Lambda counts the error); the line says why.
+                    Log.emit(Log.line("ERROR", "sweep").put("outcome", "error").put("error", e.toString())
+                            .put("durationMs", Duration.ofNanos(System.nanoTime() - sweepStart).toMillis()));
+                    throw e;
+                }
+                dead.addAll(report.markedDead());
+                log(report, clock.instant());
             }
         }
         return dead;
@@ -62,14 +75,35 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
         }
     }
 
-    static void log(Sweeper.Report r) {
-        var line = io.lifeline.api.Log.line("INFO", "sweep").put("at", r.at().toString())
+    /**
+     * What a sweep did: {@code held} when self-preservation held a team back, {@code partial} when some writes
+     * were skipped on errors (retried next sweep), {@code acted} when it marked or counted misses, else
+     * {@code idle} (Lifeline Local's console hides idle sweeps).
+     */
+    static String outcome(Sweeper.Report r) {
+        if (!r.teamsHeld().isEmpty()) {
+            return "held";
+        }
+        if (r.skippedOnError() > 0) {
+            return "partial";
+        }
+        return !r.markedDead().isEmpty() || r.missesRecorded() > 0 || r.raceLostToHeartbeat() > 0 ? "acted" : "idle";
+    }
+
+    static void log(Sweeper.Report r, java.time.Instant now) {
+        var line = Log.line(r.skippedOnError() > 0 ? "WARN" : "INFO", "sweep");
+        line.put("outcome", outcome(r)).put("at", r.at().toString())
                 .put("itemsScanned", r.itemsScanned()).put("aliveSeen", r.aliveSeen())
                 .put("missesRecorded", r.missesRecorded()).put("raceLostToHeartbeat", r.raceLostToHeartbeat())
                 .put("skippedOnError", r.skippedOnError()).put("consumedReadUnits", r.consumedReadUnits())
                 .put("durationMs", r.took().toMillis());
         line.set("markedDead", Json.MAPPER.valueToTree(r.markedDead()));
         line.set("teamsHeld", Json.MAPPER.valueToTree(r.teamsHeld()));
-        io.lifeline.api.Log.emit(line);
+        Metrics.on(line, Metrics.SWEEP_FUNCTION, now)
+                .put(Metrics.SWEEP_DURATION, Metrics.Unit.MILLISECONDS, r.took().toMillis())
+                .count(Metrics.AGENTS_SCANNED, r.aliveSeen())
+                .count(Metrics.AGENTS_MARKED_DEAD, r.markedDead().size())
+                .count(Metrics.SELF_PRESERVATION_HOLDS, r.teamsHeld().size())
+                .emit();
     }
 }

@@ -53,14 +53,18 @@ public final class LocalMain implements Callable<Integer> {
         return template == null ? SamTemplate.bundled() : SamTemplate.read(template);
     }
 
+    /** INFO lines of requests, batches, sweeps and key checks that went as usual. */
+    static boolean routine(String line) {
+        return line.startsWith("{\"level\":\"INFO\"") && (line.contains("\"outcome\":\"ok\"")
+                || line.contains("\"outcome\":\"idle\"") || line.contains("\"outcome\":\"known_key\""));
+    }
+
     @Override
     public Integer call() throws Exception {
         if (!verbose) {
-            // Every request logs one JSON line (as in Lambda); on a console, the successful ones drown the rest.
+            // Every invocation logs a JSON line (as in Lambda); on a console, the routine ones drown the rest.
             io.lifeline.api.Log.sink(line -> {
-                boolean quietSuccess = line.startsWith("{\"level\":\"INFO\",\"msg\":\"request\"")
-                        && line.contains("\"outcome\":\"ok\"");
-                if (!quietSuccess) {
+                if (!routine(line)) {
                     System.out.println(line);
                 }
             });

@@ -1,0 +1,120 @@
+package io.lifeline.api;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * CloudWatch metrics as Embedded Metric Format: a log line that also carries {@code _aws} becomes metrics
+ * when CloudWatch Logs ingests it, so a metric costs no call and, on the hot path, no extra line. The names
+ * live here, once; template.yaml's alarms are tested against the documents these methods write.
+ * (docs/decisions.md, "Metrics: a small EMF writer on top of Log".)
+ */
+public final class Metrics {
+    public static final String NAMESPACE = "Lifeline";
+    /** Every metric's first dimension: the template's logical id of the function that emits it. */
+    public static final String SERVICE = "service";
+
+    public static final String HEARTBEAT_FUNCTION = "HeartbeatFunction";
+    public static final String SWEEP_FUNCTION = "SweepFunction";
+    public static final String PUBLISHER_FUNCTION = "PublisherFunction";
+    public static final String REVIVE_FUNCTION = "ReviveFunction";
+
+    /** Heartbeats accepted (a batch counts each accepted entry). */
+    public static final String HEARTBEATS = "Heartbeats";
+    /** Heartbeats refused, with dimension {@link #CODE}: whole requests and single entries of a batch. */
+    public static final String HEARTBEATS_REJECTED = "HeartbeatsRejected";
+    public static final String CODE = "code";
+    public static final String SWEEP_DURATION = "SweepDuration";
+    public static final String AGENTS_SCANNED = "AgentsScanned";
+    public static final String AGENTS_MARKED_DEAD = "AgentsMarkedDead";
+    /** Teams whose dead-marking self-preservation held back in one sweep. */
+    public static final String SELF_PRESERVATION_HOLDS = "SelfPreservationHolds";
+    public static final String EVENTS_PUBLISHED = "EventsPublished";
+    /** Events still not on the bus after every retry of a batch (their record goes back to the stream). */
+    public static final String EVENTS_FAILED = "EventsFailed";
+    /** One revive step's answer, with dimensions {@link #STEP} and {@link #OUTCOME}. */
+    public static final String REVIVE_OUTCOMES = "ReviveOutcomes";
+    public static final String STEP = "step";
+    public static final String OUTCOME = "outcome";
+
+    public enum Unit {
+        COUNT("Count"), MILLISECONDS("Milliseconds");
+
+        final String wire;
+
+        Unit(String wire) {
+            this.wire = wire;
+        }
+    }
+
+    private record Metric(String name, Unit unit) {
+    }
+
+    private final ObjectNode line;
+    private final Instant at;
+    /** Metrics grouped by their dimension names; each group is one directive of {@code CloudWatchMetrics}. */
+    private final Map<List<String>, List<Metric>> directives = new LinkedHashMap<>();
+
+    private Metrics(ObjectNode line, String service, Instant at) {
+        this.line = line.put(SERVICE, service);
+        this.at = at;
+    }
+
+    /** Metrics of {@code service} to be carried by {@code line}, timestamped {@code at}. */
+    public static Metrics on(ObjectNode line, String service, Instant at) {
+        return new Metrics(line, service, at);
+    }
+
+    /** A metric with the service dimension only. */
+    public Metrics put(String name, Unit unit, double value) {
+        return put(name, unit, value, Map.of());
+    }
+
+    /**
+     * A metric with the service dimension and {@code dimensions} (names to values, in order). A dimension's
+     * value is a top-level member of the line, so one document has one value per dimension name.
+     */
+    public Metrics put(String name, Unit unit, double value, Map<String, String> dimensions) {
+        List<String> names = new ArrayList<>();
+        names.add(SERVICE);
+        dimensions.forEach((k, v) -> {
+            String existing = line.path(k).textValue();
+            if (existing != null && !existing.equals(v)) {
+                throw new IllegalArgumentException("dimension " + k + " is already " + existing + ", not " + v);
+            }
+            line.put(k, v);
+            names.add(k);
+        });
+        directives.computeIfAbsent(List.copyOf(names), n -> new ArrayList<>()).add(new Metric(name, unit));
+        if (value == Math.rint(value) && Math.abs(value) < 1e15) {
+            line.put(name, (long) value);
+        } else {
+            line.put(name, value);
+        }
+        return this;
+    }
+
+    public Metrics count(String name, long value) {
+        return put(name, Unit.COUNT, value);
+    }
+
+    /** Adds {@code _aws} (last, so the line still starts with level and msg) and writes the line. */
+    public void emit() {
+        ObjectNode aws = Json.object().put("Timestamp", at.toEpochMilli());
+        ArrayNode list = aws.putArray("CloudWatchMetrics");
+        directives.forEach((dims, metrics) -> {
+            ObjectNode d = list.addObject().put("Namespace", NAMESPACE);
+            ArrayNode set = d.putArray("Dimensions").addArray();
+            dims.forEach(set::add);
+            ArrayNode ms = d.putArray("Metrics");
+            metrics.forEach(m -> ms.addObject().put("Name", m.name()).put("Unit", m.unit().wire));
+        });
+        line.set("_aws", aws);
+        Log.emit(line);
+    }
+}
