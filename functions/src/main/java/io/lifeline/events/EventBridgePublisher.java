@@ -40,14 +40,24 @@ public final class EventBridgePublisher {
         this.backoff = backoff;
     }
 
+    /** What one {@link #send} did: events this call put on the bus, and those still not there. */
+    public record Outcome(int put, Set<String> unsent) {
+    }
+
     /** Publishes {@code events}; answers the ids that could not be put on the bus after every retry. */
-    public synchronized Set<String> publish(List<LifelineEvent> events) {
+    public Set<String> publish(List<LifelineEvent> events) {
+        return send(events).unsent();
+    }
+
+    /** Publishes {@code events}; events already put by this container are skipped and not counted. */
+    public synchronized Outcome send(List<LifelineEvent> events) {
         List<LifelineEvent> pending = new ArrayList<>();
         for (LifelineEvent e : events) {
             if (!sent.contains(e.eventId())) {
                 pending.add(e);
             }
         }
+        int toSend = pending.size();
         for (int attempt = 0; !pending.isEmpty(); attempt++) {
             if (attempt > 0) {
                 if (attempt > backoff.size()) {
@@ -59,7 +69,7 @@ public final class EventBridgePublisher {
         }
         Set<String> failed = new java.util.HashSet<>();
         pending.forEach(e -> failed.add(e.eventId()));
-        return failed;
+        return new Outcome(toSend - pending.size(), failed);
     }
 
     private List<LifelineEvent> sendOnce(List<LifelineEvent> events) {

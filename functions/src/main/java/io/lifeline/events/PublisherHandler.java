@@ -78,7 +78,9 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
             }
             List<LifelineEvent> all = new ArrayList<>();
             eventsByRecord.forEach(all::addAll);
-            Set<String> unsent = bus == null ? Set.of() : bus.publish(all);
+            EventBridgePublisher.Outcome sent = bus == null ? new EventBridgePublisher.Outcome(0, Set.of())
+                    : bus.send(all);
+            Set<String> unsent = sent.unsent();
             for (int i = 0; i < eventsByRecord.size() && i < failedAt; i++) {
                 boolean delivered = eventsByRecord.get(i).stream().noneMatch(e -> unsent.contains(e.eventId()));
                 if (!delivered) {
@@ -88,7 +90,7 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
                 eventsByRecord.get(i).forEach(e -> eventLog.append(e.team(),
                         new EventLog.Entry(e.eventId(), e.type(), e.at(), Json.write(e.detail()))));
             }
-            log(records, all, unsent, failedAt, failure, started);
+            log(records, all, sent, failedAt, failure, started);
             if (failedAt >= records.size()) {
                 return StreamsEventResponse.builder().withBatchItemFailures(List.of()).build();
             }
@@ -102,8 +104,8 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
      * The batch's one line and metrics: records, events published and failed, and where the batch was handed
      * back ({@code outcome} {@code retry}: the stream delivers that record and the rest again).
      */
-    private void log(List<Record> records, List<LifelineEvent> all, Set<String> unsent, int failedAt, String failure,
-                     long started) {
+    private void log(List<Record> records, List<LifelineEvent> all, EventBridgePublisher.Outcome sent, int failedAt,
+                     String failure, long started) {
         boolean handedBack = failedAt < records.size();
         ObjectNode line = Log.line(failure != null ? "ERROR" : handedBack ? "WARN" : "INFO", "publish")
                 .put("outcome", handedBack ? "retry" : "ok").put("records", records.size());
@@ -116,8 +118,8 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
         Json.putIfPresent(line, "error", failure);
         line.put("durationMs", Duration.ofNanos(System.nanoTime() - started).toMillis());
         Metrics.on(line, Metrics.PUBLISHER_FUNCTION, clock.instant())
-                .count(Metrics.EVENTS_PUBLISHED, bus == null ? 0 : all.size() - unsent.size())
-                .count(Metrics.EVENTS_FAILED, unsent.size())
+                .count(Metrics.EVENTS_PUBLISHED, sent.put())
+                .count(Metrics.EVENTS_FAILED, sent.unsent().size())
                 .emit();
     }
 

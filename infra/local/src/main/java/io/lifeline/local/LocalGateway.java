@@ -239,6 +239,11 @@ public final class LocalGateway {
                 .withRawPath(event.getRawPath()).withRawQueryString(event.getRawQueryString())
                 .withHeaders(event.getHeaders()).withQueryStringParameters(event.getQueryStringParameters())
                 .withPathParameters(event.getPathParameters())
+                // As API Gateway does: the authorizer sees the request's id, so its log line matches the request's.
+                .withRequestContext(APIGatewayV2CustomAuthorizerEvent.RequestContext.builder()
+                        .withRequestId(event.getRequestContext() == null ? null
+                                : event.getRequestContext().getRequestId())
+                        .withRouteKey(event.getRouteKey()).withStage("$default").build())
                 .build();
         RequestHandler<APIGatewayV2CustomAuthorizerEvent, SimpleIAMPolicyResponse> authorizer =
                 host.handler(authorizerId);

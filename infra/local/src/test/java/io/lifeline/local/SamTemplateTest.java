@@ -222,6 +222,61 @@ class SamTemplateTest {
         }
     }
 
+    @Test
+    void alarms_onTheSweepThePublisherAndTheDeathRate_notifyTheAlertsTopic() {
+        Map<String, Node> alarms = new HashMap<>();
+        for (NodeTuple r : ((MappingNode) get(tagged, "Resources")).getValue()) {
+            if ("AWS::CloudWatch::Alarm".equals(scalar(get(r.getValueNode(), "Type")))) {
+                alarms.put(scalar(r.getKeyNode()), r.getValueNode());
+            }
+        }
+        assertEquals(Set.of("SweepNotRunningAlarm", "PublishFailuresAlarm", "PublisherErrorsAlarm", "PublisherLagAlarm",
+                "DeadAgentRateAlarm"), alarms.keySet());
+        for (Map.Entry<String, Node> a : alarms.entrySet()) {
+            for (String actions : List.of("AlarmActions", "OKActions")) {
+                Node list = get(a.getValue(), "Properties", actions);
+                assertNotNull(list, a.getKey() + " has " + actions);
+                List<Node> targets = ((org.yaml.snakeyaml.nodes.SequenceNode) list).getValue();
+                assertEquals(1, targets.size(), a.getKey());
+                assertEquals("!Ref", targets.get(0).getTag().getValue(), a.getKey());
+                assertEquals("AlertsTopic", scalar(targets.get(0)), a.getKey() + " notifies the alerts topic");
+            }
+            // A threshold from a parameter has a default, so a deployment without it still gets the alarm.
+            Node threshold = get(a.getValue(), "Properties", "Threshold");
+            if ("!Ref".equals(threshold.getTag().getValue())) {
+                assertFalse(root.path("Parameters").path(scalar(threshold)).path("Default").isMissingNode(),
+                        a.getKey() + ": " + scalar(threshold) + " has a default");
+            }
+        }
+        JsonNode sweep = root.path("Resources").path("SweepNotRunningAlarm").path("Properties");
+        assertEquals(io.lifeline.api.Metrics.NAMESPACE, sweep.path("Namespace").asText());
+        assertEquals(io.lifeline.api.Metrics.SWEEP_DURATION, sweep.path("MetricName").asText());
+        assertEquals("breaching", sweep.path("TreatMissingData").asText(), "no sweep at all is the failure");
+        JsonNode dead = root.path("Resources").path("DeadAgentRateAlarm").path("Properties");
+        assertEquals(io.lifeline.api.Metrics.AGENTS_MARKED_DEAD, dead.path("MetricName").asText());
+        assertEquals(io.lifeline.api.Metrics.EVENTS_FAILED,
+                root.path("Resources").path("PublishFailuresAlarm").path("Properties").path("MetricName").asText());
+        // Lambda's own metrics name the deployed publisher (its FunctionName), not a literal.
+        for (String id : List.of("PublisherErrorsAlarm", "PublisherLagAlarm")) {
+            Node value = get(alarms.get(id), "Properties", "Dimensions");
+            Node first = ((org.yaml.snakeyaml.nodes.SequenceNode) value).getValue().get(0);
+            assertEquals("FunctionName", scalar(get(first, "Name")), id);
+            assertEquals("!Ref", get(first, "Value").getTag().getValue(), id);
+            assertEquals("PublisherFunction", scalar(get(first, "Value")), id);
+        }
+        // The topic's policy (which replaces the default one) lets CloudWatch publish the alarms.
+        boolean cloudWatchMayPublish = false;
+        for (JsonNode st : root.path("Resources").path("AlertsTopicPolicy").path("Properties").path("PolicyDocument")
+                .path("Statement")) {
+            cloudWatchMayPublish |= "cloudwatch.amazonaws.com".equals(st.path("Principal").path("Service").asText())
+                    && "sns:Publish".equals(st.path("Action").asText());
+        }
+        assertTrue(cloudWatchMayPublish);
+        // Lifeline Local still reads the template with the alarms in it (they are cloud-only).
+        assertEquals(new HashSet<>(functionResources().keySet()), template.functions(Map.of(), names("t")).stream()
+                .map(SamTemplate.Function::logicalId).collect(java.util.stream.Collectors.toSet()));
+    }
+
     // ---- SnakeYAML nodes, tags kept ----------------------------------------------------------------
 
     private static Map<String, Node> resourcesTagged() {

@@ -1,0 +1,375 @@
+package io.lifeline.local;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.lifeline.api.Json;
+import io.lifeline.api.Log;
+import io.lifeline.api.Metrics;
+import io.lifeline.auth.Scope;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Logs and metrics of every function during one realistic run on the TestStack: heartbeats (some refused, one
+ * batch with a refused entry), a publish the bus refuses and then accepts, three sweeps that mark two agents
+ * dead while self-preservation holds another team back, and two revive flows (one agent comes back, one
+ * never does). Every line must be one valid JSON object with the required fields; every EMF document must be
+ * well formed and its counts must be the scenario's; template.yaml's alarms must watch metrics that were
+ * actually emitted, with the same dimensions.
+ */
+class ObservabilityTest {
+    static final String TEAM = TestStack.TEAM;
+    static final String HERD = "herd";
+    static final Set<String> UNITS = Set.of("Count", "Milliseconds");
+
+    static TestStack stack;
+    static final List<String> lines = Collections.synchronizedList(new ArrayList<>());
+    /** What the scenario did, counted as it went. */
+    static int accepted;
+    static final Map<String, Integer> rejected = new TreeMap<>();
+    static int sweeps;
+
+    @BeforeAll
+    static void scenario() throws Exception {
+        stack = TestStack.start();
+        Log.sink(lines::add);
+        for (String id : List.of("a1", "a2", "a3")) {
+            ok(stack.ready(id));
+        }
+        String herdKey = stack.key(HERD, Scope.ADMIN);
+        for (String id : List.of("h1", "h2", "h3", "h4")) {
+            ok(stack.send("register", herdKey, Map.of("team", HERD), null,
+                    "{\"agentId\":\"" + id + "\",\"name\":\"" + id + "\",\"role\":\"worker\"}"));
+            ok(stack.send("join", herdKey, Map.of("team", HERD, "agentId", id), null, null));
+        }
+
+        // The bus refuses every entry: the outbox retries, then hands its batch back; then it accepts.
+        stack.bus.refuseWhen(entry -> true);
+        stack.pump.drain();
+        stack.bus.refuseWhen(entry -> false);
+        stack.pump.drain();
+
+        for (String id : List.of("a1", "a2", "a3")) {
+            beat(id);
+        }
+        refused(stack.heartbeat("ghost", "{}"), 404, "AGENT_NOT_FOUND");
+        refused(stack.send("heartbeat", "not-a-key", Map.of("team", TEAM, "agentId", "a3"), null, "{}"), 401,
+                "UNAUTHENTICATED");
+        // A batch: a3 accepted, ghost refused on its own while the request succeeds.
+        TestStack.Reply batch = ok(stack.team("batch-heartbeats",
+                "{\"heartbeats\":[{\"agentId\":\"a3\"},{\"agentId\":\"ghost\"}]}"));
+        assertEquals("AGENT_NOT_FOUND", batch.body().get("results").get(1).get("code").asText());
+        accepted++;
+        rejected.merge("AGENT_NOT_FOUND", 1, Integer::sum);
+
+        // a1 and a2 go silent; a3 keeps beating; herd (4 of 4 silent) is held by self-preservation.
+        List<String> dead = new ArrayList<>();
+        for (int sec = 75; sec <= 105; sec += 15) {
+            stack.clock.set(TestStack.START.plusSeconds(sec));
+            beat("a3");
+            dead.addAll(stack.sweep());
+            sweeps++;
+        }
+        assertEquals(Set.of(TEAM + "/a1", TEAM + "/a2"), new HashSet<>(dead));
+
+        // The deaths start revive flows: a1's host brings it back, a2 never rejoins.
+        stack.pump.drain();
+        stack.stepFunctions.runDue();
+        assertEquals("restarting", status("a1"));
+        ok(stack.agent("join", "a1", null));
+        for (int wait : new int[] {30, 60, 120}) {
+            stack.clock.advance(Duration.ofSeconds(wait + 1));
+            stack.stepFunctions.runDue();
+        }
+        stack.pump.drain();
+        assertEquals("ready", status("a1"));
+        assertEquals("dead_failed_revive", status("a2"));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        java.nio.file.Files.write(java.nio.file.Path.of("/tmp/obs-lines.txt"), List.copyOf(lines));
+        Log.sink(null);
+        stack.close();
+    }
+
+    static TestStack.Reply ok(TestStack.Reply r) {
+        assertTrue(r.status() / 100 == 2, () -> r.status() + " " + r.body());
+        return r;
+    }
+
+    static void beat(String id) {
+        ok(stack.heartbeat(id, "{}"));
+        accepted++;
+    }
+
+    static void refused(TestStack.Reply r, int status, String code) {
+        assertEquals(status, r.status(), () -> r.body().toString());
+        assertEquals(code, r.code());
+        rejected.merge(code, 1, Integer::sum);
+    }
+
+    static String status(String id) {
+        return ok(stack.agent("get-agent", id, null)).text("status");
+    }
+
+    static List<JsonNode> parsed() throws Exception {
+        List<JsonNode> out = new ArrayList<>();
+        for (String line : List.copyOf(lines)) {
+            assertFalse(line.contains("\n"), () -> "one line: " + line);
+            out.add(Json.parse(line));
+        }
+        return out;
+    }
+
+    static List<JsonNode> withMsg(String msg) throws Exception {
+        return parsed().stream().filter(l -> msg.equals(l.path("msg").asText())).toList();
+    }
+
+    /** The EMF documents among the lines. */
+    static List<JsonNode> documents() throws Exception {
+        return parsed().stream().filter(l -> l.has("_aws")).toList();
+    }
+
+    /** The sum of a metric over the documents that declare it (with service {@code service}). */
+    static long sum(String service, String metric) throws Exception {
+        long total = 0;
+        for (JsonNode d : documents()) {
+            if (service.equals(d.path(Metrics.SERVICE).asText()) && declared(d).contains(metric)) {
+                total += d.get(metric).asLong();
+            }
+        }
+        return total;
+    }
+
+    static Set<String> declared(JsonNode doc) {
+        Set<String> names = new HashSet<>();
+        for (JsonNode directive : doc.path("_aws").path("CloudWatchMetrics")) {
+            directive.path("Metrics").forEach(m -> names.add(m.path("Name").asText()));
+        }
+        return names;
+    }
+
+    @Test
+    void everyLine_isOneJsonObject_withTheRequiredFields() throws Exception {
+        List<JsonNode> all = parsed();
+        Set<String> kinds = new HashSet<>();
+        for (JsonNode l : all) {
+            String where = l.toString();
+            assertTrue(Set.of("INFO", "WARN", "ERROR").contains(l.path("level").asText()), where);
+            String msg = l.path("msg").asText();
+            kinds.add(msg);
+            assertFalse(l.path("requestId").asText().isEmpty(), "requestId: " + where);
+            assertTrue(l.path("route").isTextual() || l.path("operation").isTextual(), "route or operation: " + where);
+            assertFalse(l.path("outcome").asText().isEmpty(), "outcome: " + where);
+            assertTrue(l.path("durationMs").isNumber() && l.path("durationMs").asDouble() >= 0, "durationMs: " + where);
+            if (l.path("route").asText().contains("{team}")) {
+                assertFalse(l.path("team").asText().isEmpty(), "team: " + where);
+            }
+            if (l.path("route").asText().contains("{agentId}")) {
+                assertFalse(l.path("agentId").asText().isEmpty(), "agentId: " + where);
+            }
+            if (msg.equals("revive")) {
+                assertFalse(l.path("team").asText().isEmpty() || l.path("agentId").asText().isEmpty(), where);
+            }
+            if (msg.equals("authorize") && l.path("outcome").asText().equals("known_key")) {
+                assertFalse(l.path("team").asText().isEmpty(), where);
+            }
+            assertFalse(where.contains("not-a-key"), "a key never appears in a log line: " + where);
+        }
+        assertTrue(kinds.containsAll(Set.of("request", "heartbeats rejected", "authorize", "sweep", "publish",
+                "revive")), "every function logged: " + kinds);
+        // The authorizer's line carries the request's id, so both can be found together.
+        JsonNode unknown = withMsg("authorize").stream().filter(l -> l.path("outcome").asText().equals("unknown_key"))
+                .findFirst().orElseThrow();
+        assertTrue(withMsg("request").stream().anyMatch(r -> r.path("requestId").equals(unknown.path("requestId"))
+                && r.path("code").asText().equals("UNAUTHENTICATED")));
+    }
+
+    @Test
+    void emfDocuments_areWellFormed() throws Exception {
+        List<JsonNode> docs = documents();
+        assertFalse(docs.isEmpty());
+        for (JsonNode d : docs) {
+            String where = d.toString();
+            JsonNode aws = d.get("_aws");
+            assertTrue(aws.path("Timestamp").isIntegralNumber() && aws.path("Timestamp").asLong() > 0, where);
+            JsonNode directives = aws.path("CloudWatchMetrics");
+            assertTrue(directives.isArray() && !directives.isEmpty(), where);
+            for (JsonNode directive : directives) {
+                assertEquals(Metrics.NAMESPACE, directive.path("Namespace").asText(), where);
+                JsonNode dimensionSets = directive.path("Dimensions");
+                assertTrue(dimensionSets.isArray() && !dimensionSets.isEmpty(), where);
+                for (JsonNode set : dimensionSets) {
+                    assertTrue(set.isArray() && set.size() >= 1 && set.size() <= 30, where);
+                    assertEquals(Metrics.SERVICE, set.get(0).asText(), "the service dimension first: " + where);
+                    for (JsonNode name : set) {
+                        assertTrue(d.path(name.asText()).isTextual() && !d.path(name.asText()).asText().isEmpty(),
+                                "dimension " + name + " is a top-level string: " + where);
+                    }
+                }
+                JsonNode metrics = directive.path("Metrics");
+                assertTrue(metrics.isArray() && !metrics.isEmpty(), where);
+                for (JsonNode m : metrics) {
+                    String name = m.path("Name").asText();
+                    assertFalse(name.isEmpty(), where);
+                    assertTrue(UNITS.contains(m.path("Unit").asText()), where);
+                    assertTrue(d.path(name).isNumber(), "metric " + name + " has a numeric value: " + where);
+                }
+            }
+            assertFalse(isDimension(d, "team"), "team is a property, never a dimension: " + where);
+        }
+    }
+
+    static boolean isDimension(JsonNode doc, String name) {
+        for (JsonNode directive : doc.path("_aws").path("CloudWatchMetrics")) {
+            for (JsonNode set : directive.path("Dimensions")) {
+                for (JsonNode n : set) {
+                    if (n.asText().equals(name)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    @Test
+    void heartbeatMetrics_countAcceptedAndRejectedByCode_onTheRequestLineItself() throws Exception {
+        assertEquals(7, accepted, "the scenario's own count");
+        assertEquals(accepted, sum(Metrics.HEARTBEAT_FUNCTION, Metrics.HEARTBEATS));
+        Map<String, Integer> byCode = new TreeMap<>();
+        for (JsonNode d : documents()) {
+            if (declared(d).contains(Metrics.HEARTBEATS_REJECTED)) {
+                assertTrue(isDimension(d, Metrics.CODE), d.toString());
+                byCode.merge(d.get(Metrics.CODE).asText(), d.get(Metrics.HEARTBEATS_REJECTED).asInt(), Integer::sum);
+            }
+        }
+        assertEquals(Map.of("AGENT_NOT_FOUND", 2, "UNAUTHENTICATED", 1), byCode);
+        assertEquals(rejected, byCode);
+        // A single heartbeat adds no line: its request line is the metrics document.
+        List<JsonNode> heartbeatLines = parsed().stream().filter(l -> l.path("route").asText().endsWith("/heartbeat"))
+                .toList();
+        assertEquals(8, heartbeatLines.size(), "6 accepted and 2 refused single heartbeats, one line each");
+        heartbeatLines.forEach(l -> assertTrue(l.has("_aws") && l.path("msg").asText().equals("request"),
+                l.toString()));
+        // Other functions' request lines carry no metrics.
+        assertTrue(withMsg("request").stream().filter(l -> !l.path("route").asText().contains("heartbeat"))
+                .noneMatch(l -> l.has("_aws")));
+    }
+
+    @Test
+    void sweepMetrics_oneDocumentPerSweep_withDeathsHoldsAndScans() throws Exception {
+        List<JsonNode> sweepLines = withMsg("sweep");
+        assertEquals(sweeps, sweepLines.size());
+        assertEquals(3, sweeps);
+        assertEquals(2, sum(Metrics.SWEEP_FUNCTION, Metrics.AGENTS_MARKED_DEAD));
+        assertEquals(3, sum(Metrics.SWEEP_FUNCTION, Metrics.SELF_PRESERVATION_HOLDS), "herd held in each sweep");
+        Set<String> markedDead = new HashSet<>();
+        for (JsonNode l : sweepLines) {
+            assertEquals("held", l.path("outcome").asText(), l.toString());
+            assertEquals(List.of(HERD), List.of(l.path("teamsHeld").get(0).asText()));
+            l.path("markedDead").forEach(id -> markedDead.add(id.asText()));
+            assertTrue(l.path(Metrics.SWEEP_DURATION).isNumber());
+        }
+        assertEquals(Set.of(TEAM + "/a1", TEAM + "/a2"), markedDead);
+        assertEquals(7, sweepLines.get(0).path(Metrics.AGENTS_SCANNED).asInt(), "3 of acme and 4 of herd alive");
+        assertEquals(5, sweepLines.get(2).path(Metrics.AGENTS_SCANNED).asInt(), "a1 and a2 died in the last sweep");
+    }
+
+    @Test
+    void publisherMetrics_countWhatReachedTheBus_andWhatDidNot() throws Exception {
+        assertEquals(stack.bus.delivered().size(), sum(Metrics.PUBLISHER_FUNCTION, Metrics.EVENTS_PUBLISHED),
+                "every event on the bus counted once, replays included");
+        assertTrue(sum(Metrics.PUBLISHER_FUNCTION, Metrics.EVENTS_FAILED) > 0);
+        JsonNode handedBack = withMsg("publish").stream().filter(l -> l.path("outcome").asText().equals("retry"))
+                .findFirst().orElseThrow();
+        assertTrue(handedBack.path(Metrics.EVENTS_FAILED).asInt() > 0);
+        assertEquals(0, handedBack.path(Metrics.EVENTS_PUBLISHED).asInt());
+        assertEquals("WARN", handedBack.path("level").asText());
+        assertNotNull(handedBack.get("retryFrom"));
+        assertTrue(handedBack.path("teams").toString().contains(TEAM), handedBack.toString());
+    }
+
+    @Test
+    void reviveMetrics_countEachStepsOutcome() throws Exception {
+        Map<String, Integer> outcomes = new TreeMap<>();
+        for (JsonNode d : documents()) {
+            if (declared(d).contains(Metrics.REVIVE_OUTCOMES)) {
+                assertTrue(isDimension(d, Metrics.STEP) && isDimension(d, Metrics.OUTCOME), d.toString());
+                outcomes.merge(d.get(Metrics.STEP).asText() + "/" + d.get(Metrics.OUTCOME).asText(),
+                        d.get(Metrics.REVIVE_OUTCOMES).asInt(), Integer::sum);
+            }
+        }
+        // a1: restarting, then back at the first check. a2: restarting, two retries, exhausted, failed.
+        assertEquals(Map.of("initiate/restarting", 2, "check/alive", 1, "check/retry", 2, "check/exhausted", 1,
+                "giveUp/failed", 1), outcomes);
+    }
+
+    /**
+     * Each alarm on a Lifeline metric names a metric, with exactly the dimensions and values, that some
+     * function emitted in this run; each alarm notifies the alerts topic.
+     */
+    @Test
+    void templateAlarms_watchMetricsTheFunctionsEmit() throws Exception {
+        JsonNode resources = new ObjectMapper(new YAMLFactory()).readTree(TestStack.templatePath().toFile())
+                .path("Resources");
+        Set<String> watched = new HashSet<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = resources.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> r = it.next();
+            if (!"AWS::CloudWatch::Alarm".equals(r.getValue().path("Type").asText())) {
+                continue;
+            }
+            JsonNode p = r.getValue().path("Properties");
+            if (!Metrics.NAMESPACE.equals(p.path("Namespace").asText())) {
+                continue;
+            }
+            String metric = p.path("MetricName").asText();
+            Map<String, String> dims = new HashMap<>();
+            p.path("Dimensions").forEach(d -> dims.put(d.path("Name").asText(), d.path("Value").asText()));
+            boolean emitted = documents().stream().anyMatch(d -> emits(d, metric, dims));
+            assertTrue(emitted, r.getKey() + ": no document emitted " + metric + " with dimensions " + dims);
+            watched.add(metric);
+        }
+        assertTrue(watched.containsAll(Set.of(Metrics.SWEEP_DURATION, Metrics.EVENTS_FAILED,
+                Metrics.AGENTS_MARKED_DEAD)), "sweep running, publish failures, dead-agent rate: " + watched);
+    }
+
+    /** Whether {@code doc} declares {@code metric} under a dimension set of exactly {@code dims}'s names and values. */
+    static boolean emits(JsonNode doc, String metric, Map<String, String> dims) {
+        for (JsonNode directive : doc.path("_aws").path("CloudWatchMetrics")) {
+            boolean declares = false;
+            for (JsonNode m : directive.path("Metrics")) {
+                declares |= m.path("Name").asText().equals(metric);
+            }
+            if (!declares || !Metrics.NAMESPACE.equals(directive.path("Namespace").asText())) {
+                continue;
+            }
+            for (JsonNode set : directive.path("Dimensions")) {
+                Map<String, String> values = new HashMap<>();
+                set.forEach(n -> values.put(n.asText(), doc.path(n.asText()).asText()));
+                if (values.equals(dims)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+}
