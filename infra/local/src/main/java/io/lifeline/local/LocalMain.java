@@ -39,7 +39,7 @@ public final class LocalMain implements Callable<Integer> {
             + "a sweep a second, revive waits x0.1) so every status shows within a minute or two")
     boolean demo;
 
-    @Option(names = "--verbose", description = "Print every request's log line (by default only refusals and errors)")
+    @Option(names = "--verbose", description = "Print every log line (by default routine ones are hidden: requests, sweeps and batches that went as usual)")
     boolean verbose;
 
     @Option(names = "--param", description = "Override a template parameter, e.g. --param StaleAfterSeconds=10")

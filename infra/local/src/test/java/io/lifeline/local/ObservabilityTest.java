@@ -104,8 +104,7 @@ class ObservabilityTest {
     }
 
     @AfterAll
-    static void stop() throws Exception {
-        java.nio.file.Files.write(java.nio.file.Path.of("/tmp/obs-lines.txt"), List.copyOf(lines));
+    static void stop() {
         Log.sink(null);
         stack.close();
     }
@@ -321,6 +320,18 @@ class ObservabilityTest {
         // a1: restarting, then back at the first check. a2: restarting, two retries, exhausted, failed.
         assertEquals(Map.of("initiate/restarting", 2, "check/alive", 1, "check/retry", 2, "check/exhausted", 1,
                 "giveUp/failed", 1), outcomes);
+    }
+
+    @Test
+    void localConsole_hidesRoutineLines_only() throws Exception {
+        for (String line : List.copyOf(lines)) {
+            JsonNode l = Json.parse(line);
+            boolean routine = l.path("level").asText().equals("INFO")
+                    && Set.of("ok", "idle", "known_key").contains(l.path("outcome").asText());
+            assertEquals(routine, LocalMain.routine(line), line);
+        }
+        assertTrue(lines.stream().anyMatch(l -> !LocalMain.routine(l) && l.contains("\"msg\":\"sweep\"")),
+                "a held sweep shows");
     }
 
     /**

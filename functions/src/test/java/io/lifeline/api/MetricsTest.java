@@ -1,0 +1,62 @@
+package io.lifeline.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The EMF writer and the invocation context of {@link Log}, on their own. */
+class MetricsTest {
+    private final List<String> lines = new ArrayList<>();
+
+    @AfterEach
+    void restore() {
+        Log.sink(null);
+    }
+
+    @Test
+    void metricsWithTheSameDimensions_shareADirective_andValuesAreTopLevel() throws Exception {
+        Log.sink(lines::add);
+        Metrics.on(Log.line("INFO", "x").put("team", "acme"), "SweepFunction", Instant.ofEpochMilli(1234))
+                .count("A", 2).put("B", Metrics.Unit.MILLISECONDS, 1.5)
+                .put("C", Metrics.Unit.COUNT, 1, Map.of("code", "X")).emit();
+        assertEquals(1, lines.size());
+        assertTrue(lines.get(0).startsWith("{\"level\":\"INFO\",\"msg\":\"x\""), lines.get(0));
+        JsonNode d = Json.parse(lines.get(0));
+        assertEquals(1234, d.at("/_aws/Timestamp").asLong());
+        JsonNode directives = d.at("/_aws/CloudWatchMetrics");
+        assertEquals(2, directives.size());
+        assertEquals("[[\"service\"]]", directives.get(0).get("Dimensions").toString());
+        assertEquals(2, directives.get(0).get("Metrics").size());
+        assertEquals("[[\"service\",\"code\"]]", directives.get(1).get("Dimensions").toString());
+        assertEquals("SweepFunction", d.get("service").asText());
+        assertEquals("X", d.get("code").asText());
+        assertTrue(d.get("A").isIntegralNumber());
+        assertEquals(1.5, d.get("B").asDouble());
+        assertEquals("acme", d.get("team").asText());
+    }
+
+    @Test
+    void aDimensionHasOneValuePerDocument() {
+        Metrics m = Metrics.on(Log.line("INFO", "x").put("code", "A"), "HeartbeatFunction", Instant.EPOCH);
+        assertThrows(IllegalArgumentException.class, () -> m.put("R", Metrics.Unit.COUNT, 1, Map.of("code", "B")));
+    }
+
+    @Test
+    void invocationFields_areOnEveryLineOfTheInvocation_andGoneAfter() {
+        try (Log.Invocation ignored = Log.invocation("req-1", "publish")) {
+            JsonNode inside = Log.line("WARN", "detail");
+            assertEquals("req-1", inside.get("requestId").asText());
+            assertEquals("publish", inside.get("operation").asText());
+        }
+        assertFalse(Log.line("INFO", "after").has("requestId"));
+    }
+}
