@@ -26,12 +26,20 @@ public final class Log {
 
     /** The invocation's context; a line made inside it (even deep in a helper) carries both fields. */
     public static final class Invocation implements AutoCloseable {
-        private Invocation() {
+        /** The context this one interrupted (Lifeline Local can run one function inside another's call). */
+        private final ObjectNode outer;
+
+        private Invocation(ObjectNode outer) {
+            this.outer = outer;
         }
 
         @Override
         public void close() {
-            INVOCATION.remove();
+            if (outer == null) {
+                INVOCATION.remove();
+            } else {
+                INVOCATION.set(outer);
+            }
         }
     }
 
@@ -40,8 +48,9 @@ public final class Log {
         ObjectNode fields = Json.object();
         Json.putIfPresent(fields, "requestId", requestId);
         fields.put("operation", operation);
+        ObjectNode outer = INVOCATION.get();
         INVOCATION.set(fields);
-        return new Invocation();
+        return new Invocation(outer);
     }
 
     public static void emit(ObjectNode line) {

@@ -59,4 +59,15 @@ class MetricsTest {
         }
         assertFalse(Log.line("INFO", "after").has("requestId"));
     }
+
+    @Test
+    void aNestedInvocation_givesTheOuterOneItsFieldsBack() {
+        try (Log.Invocation outer = Log.invocation("req-1", "publish")) {
+            try (Log.Invocation inner = Log.invocation("req-2", "revive")) {
+                assertEquals("req-2", Log.line("INFO", "x").get("requestId").asText());
+            }
+            assertEquals("publish", Log.line("INFO", "x").get("operation").asText());
+        }
+        assertFalse(Log.line("INFO", "x").has("operation"));
+    }
 }
