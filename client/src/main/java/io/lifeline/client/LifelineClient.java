@@ -22,6 +22,7 @@ import io.lifeline.client.model.HostCommands;
 import io.lifeline.client.model.Inbox;
 import io.lifeline.client.model.KeyList;
 import io.lifeline.client.model.NewTask;
+import io.lifeline.client.model.NewTeam;
 import io.lifeline.client.model.Pause;
 import io.lifeline.client.model.RecoveryAnswer;
 import io.lifeline.client.model.RegisterAgent;
@@ -224,6 +225,16 @@ public final class LifelineClient {
     }
 
     // ---- team ----
+
+    /**
+     * Creates a team with its first admin key (shown once in the answer). Needs a client built with an operator
+     * key; {@code settings} (leaderAgentId, selfPreservationThreshold, selfPreservationMinAlive) may be empty.
+     */
+    public NewTeam createTeam(String newTeam, Map<String, Object> settings) {
+        ObjectNode body = MAPPER.createObjectNode().put("team", newTeam);
+        settings.forEach((k, v) -> body.set(k, MAPPER.valueToTree(v)));
+        return call("POST", "/v1/teams", body, NewTeam.class);
+    }
 
     public TeamSettings settings() {
         return call("GET", teamPath("settings"), null, TeamSettings.class);

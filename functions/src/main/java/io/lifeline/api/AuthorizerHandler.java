@@ -15,7 +15,7 @@ import java.util.Optional;
  * The HTTP API's Lambda authorizer (payload 2.0, simple responses, cached by the Authorization header).
  * It says who the caller is: their team, scope and key id go into the request context. It lets unknown keys
  * through with an empty context, so the handler answers DESIGN.md's JSON 401 rather than the gateway's bare
- * 403; handlers refuse every request without a team in the context.
+ * 403; handlers refuse every request without a team in the context, except an operator key on an operator route.
  */
 public final class AuthorizerHandler
         implements RequestHandler<APIGatewayV2CustomAuthorizerEvent, SimpleIAMPolicyResponse> {
@@ -46,7 +46,9 @@ public final class AuthorizerHandler
                 // A store failure propagates: the gateway then answers 500 and, unlike an answer, does not cache
                 // it, so a throttled moment never locks a good key out for the cache's lifetime.
                 key.flatMap(keys::find).ifPresent(info -> {
-                    ctx.put(ApiRequest.CTX_TEAM, info.team());
+                    if (info.team() != null) { // an operator key belongs to no team
+                        ctx.put(ApiRequest.CTX_TEAM, info.team());
+                    }
                     ctx.put(ApiRequest.CTX_SCOPE, info.scope().wire());
                     ctx.put(ApiRequest.CTX_KEY_ID, info.keyId());
                 });

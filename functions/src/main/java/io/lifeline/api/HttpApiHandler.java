@@ -169,9 +169,18 @@ public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPE
     private static void authorize(ApiRequest request, Scope required) {
         String team = request.callerTeam();
         Scope scope = request.callerScope();
-        if (team == null || scope == null) {
+        if (scope == null || (team == null && scope != Scope.OPERATOR)) {
             throw new LifelineException(LifelineException.Kind.UNAUTHENTICATED, "UNAUTHENTICATED",
                     "Missing or unknown API key; send Authorization: Bearer <key>");
+        }
+        if (required == Scope.OPERATOR || scope == Scope.OPERATOR) {
+            // Operator routes have no team; an operator key opens nothing but them (least privilege).
+            if (scope != required) {
+                throw new LifelineException(LifelineException.Kind.FORBIDDEN, "INSUFFICIENT_SCOPE",
+                        scope == Scope.OPERATOR ? "An operator key only creates teams; use a key of the team"
+                                : "This route needs an operator key; this key has '" + scope.wire() + "'");
+            }
+            return;
         }
         if (!team.equals(request.id("team"))) {
             throw new LifelineException(LifelineException.Kind.FORBIDDEN, "FORBIDDEN",

@@ -3,11 +3,16 @@ package io.lifeline.api;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.auth.Scope;
 import io.lifeline.config.Wiring;
+import io.lifeline.agent.TeamSettings;
 import io.lifeline.store.KeyStore;
+import io.lifeline.store.TeamStore;
 import java.time.Clock;
 import java.util.Set;
 
-/** A team's API keys (admin): create one (its secret is shown once), list them, revoke one. */
+/**
+ * A team's API keys (admin): create one (its secret is shown once), list them, revoke one. And the one operator
+ * route, {@code POST /v1/teams}: create a team with its first admin key.
+ */
 public final class KeysHandler extends HttpApiHandler {
     static final int MAX_LABEL_CHARS = 64;
 
@@ -21,6 +26,7 @@ public final class KeysHandler extends HttpApiHandler {
     public KeysHandler(Wiring wiring) {
         this.keys = new KeyStore(wiring.dynamo(), wiring.config().tableName());
         this.clock = wiring.clock();
+        route("POST /v1/teams", Scope.OPERATOR, this::createTeam);
         route("POST /v1/teams/{team}/keys", Scope.ADMIN, this::create);
         route("GET /v1/teams/{team}/keys", Scope.ADMIN, this::list);
         route("DELETE /v1/teams/{team}/keys/{keyId}", Scope.ADMIN, this::revoke);
@@ -29,12 +35,27 @@ public final class KeysHandler extends HttpApiHandler {
     private Reply create(ApiRequest request) {
         Fields f = Fields.of(request.body(), "the key", Set.of("scope", "label"));
         String scopeText = f.requiredString("scope", 16);
-        Scope scope = Scope.fromWire(scopeText).orElseThrow(() -> LifelineException.badInput("INVALID_FIELD",
-                "'scope' must be one of read, agent, admin"));
+        Scope scope = Scope.fromWire(scopeText).filter(Scope::isTeamScope).orElseThrow(() -> LifelineException
+                .badInput("INVALID_FIELD", "'scope' must be one of read, agent, admin"));
         KeyStore.NewKey key = keys.createKey(request.id("team"), scope, f.string("label", MAX_LABEL_CHARS),
                 clock.instant());
         return Reply.created(Json.object().put("keyId", key.keyId()).put("key", key.key())
                 .put("scope", key.scope().wire()).put("note", "Store this key now; it is not shown again."));
+    }
+
+    /** {@code {team, leaderAgentId?, selfPreservationThreshold?, selfPreservationMinAlive?}} -> 201, or 409. */
+    private Reply createTeam(ApiRequest request) {
+        com.fasterxml.jackson.databind.JsonNode body = request.body();
+        Fields f = Fields.of(body, "the team", Set.of("team", "leaderAgentId", "selfPreservationThreshold",
+                "selfPreservationMinAlive"));
+        String team = f.requiredId("team");
+        TeamHandler.Settings s = TeamHandler.Settings.parse(body, f);
+        KeyStore.NewKey key = keys.createTeam(team, TeamStore.settingsAttributes(s.leader(), s.threshold(),
+                s.minAlive()), clock.instant());
+        var answer = TeamHandler.view(new TeamSettings(team, s.leader(), null, null, s.threshold(), s.minAlive()));
+        answer.set("adminKey", Json.object().put("keyId", key.keyId()).put("key", key.key())
+                .put("scope", key.scope().wire()));
+        return Reply.created(answer.put("note", "Store the admin key now; it is not shown again."));
     }
 
     private Reply list(ApiRequest request) {

@@ -42,25 +42,32 @@ public final class TeamHandler extends HttpApiHandler {
 
     private Reply updateSettings(ApiRequest request) {
         JsonNode body = request.body();
-        Fields f = Fields.of(body, "the settings", Set.of("leaderAgentId", "selfPreservationThreshold",
-                "selfPreservationMinAlive"));
-        boolean clearLeader = body.has("leaderAgentId") && body.get("leaderAgentId").isNull();
-        String leader = clearLeader ? null : f.id("leaderAgentId");
-        Double threshold = null;
-        if (f.has("selfPreservationThreshold")) {
-            JsonNode t = body.get("selfPreservationThreshold");
-            if (!t.isNumber() || !(t.doubleValue() > 0 && t.doubleValue() <= 1)) {
-                throw LifelineException.badInput("INVALID_FIELD",
-                        "'selfPreservationThreshold' must be a share above 0 and at most 1");
-            }
-            threshold = t.doubleValue();
-        }
-        Long minAlive = f.integer("selfPreservationMinAlive", 1, 1_000_000);
-        if (leader == null && !clearLeader && threshold == null && minAlive == null) {
+        Settings c = Settings.parse(body, Fields.of(body, "the settings", Set.of("leaderAgentId",
+                "selfPreservationThreshold", "selfPreservationMinAlive")));
+        if (c.leader() == null && !c.clearLeader() && c.threshold() == null && c.minAlive() == null) {
             throw LifelineException.badInput("MISSING_FIELD", "Give at least one setting to change");
         }
-        return Reply.ok(view(teams.update(request.id("team"), leader, clearLeader, threshold,
-                minAlive == null ? null : minAlive.intValue())));
+        return Reply.ok(view(teams.update(request.id("team"), c.leader(), c.clearLeader(), c.threshold(),
+                c.minAlive())));
+    }
+
+    /** Settings as a body gives them (PUT settings, POST /v1/teams); null leaves one as it is. */
+    record Settings(String leader, boolean clearLeader, Double threshold, Integer minAlive) {
+        static Settings parse(JsonNode body, Fields f) {
+            boolean clearLeader = body.has("leaderAgentId") && body.get("leaderAgentId").isNull();
+            String leader = clearLeader ? null : f.id("leaderAgentId");
+            Double threshold = null;
+            if (f.has("selfPreservationThreshold")) {
+                JsonNode t = body.get("selfPreservationThreshold");
+                if (!t.isNumber() || !(t.doubleValue() > 0 && t.doubleValue() <= 1)) {
+                    throw LifelineException.badInput("INVALID_FIELD",
+                            "'selfPreservationThreshold' must be a share above 0 and at most 1");
+                }
+                threshold = t.doubleValue();
+            }
+            Long minAlive = f.integer("selfPreservationMinAlive", 1, 1_000_000);
+            return new Settings(leader, clearLeader, threshold, minAlive == null ? null : minAlive.intValue());
+        }
     }
 
     private Reply pause(ApiRequest request) {
@@ -88,7 +95,7 @@ public final class TeamHandler extends HttpApiHandler {
         })));
     }
 
-    private static ObjectNode view(TeamSettings s) {
+    static ObjectNode view(TeamSettings s) {
         ObjectNode n = Json.object().put("team", s.team());
         Json.putIfPresent(n, "leaderAgentId", s.leaderAgentId());
         Json.putTime(n, "pausedUntil", s.pausedUntil());

@@ -5,10 +5,12 @@ import java.util.Optional;
 
 /**
  * What a key may do. {@code read} sees a team; {@code agent} also heartbeats, joins, leaves, works tasks
- * and reports errors; {@code admin} may do everything, including registering agents and creating keys.
+ * and reports errors; {@code admin} may do everything in its team, including registering agents and creating
+ * keys. {@code operator} belongs to no team: it creates teams ({@code POST /v1/teams}) and nothing else, so a
+ * leaked operator key cannot read or change any team's agents.
  */
 public enum Scope {
-    READ, AGENT, ADMIN;
+    READ, AGENT, ADMIN, OPERATOR;
 
     public String wire() {
         return name().toLowerCase(Locale.ROOT);
@@ -17,6 +19,11 @@ public enum Scope {
     /** True when a key of this scope may call a route that needs {@code required}. */
     public boolean covers(Scope required) {
         return ordinal() >= required.ordinal();
+    }
+
+    /** The scopes a team's admin may give a key: never {@link #OPERATOR}. */
+    public boolean isTeamScope() {
+        return this != OPERATOR;
     }
 
     public static Optional<Scope> fromWire(String value) {

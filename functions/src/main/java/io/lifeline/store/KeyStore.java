@@ -29,7 +29,7 @@ public final class KeyStore {
     private static final String HASH = "hash";
     private static final String CREATED_AT = "createdAt";
 
-    /** A key as the authorizer sees it. */
+    /** A key as the authorizer sees it; {@code team} is null for an operator key. */
     public record KeyInfo(String team, Scope scope, String keyId) {
     }
 
@@ -51,8 +51,16 @@ public final class KeyStore {
 
     /** Creates the team and its first admin key; refused when the team exists. */
     public NewKey createTeam(String team, Instant now) {
-        Map<String, AttributeValue> teamItem = Map.of(Keys.PK, s(Keys.team(team)), Keys.SK, s(Keys.TEAM_SK),
-                CREATED_AT, ms(now));
+        return createTeam(team, Map.of(), now);
+    }
+
+    /**
+     * Creates the team, with {@code settings} (team item attributes from {@link TeamStore#settingsAttributes}),
+     * and its first admin key, in one transaction conditional on the team not existing (409 TEAM_EXISTS).
+     */
+    public NewKey createTeam(String team, Map<String, AttributeValue> settings, Instant now) {
+        Map<String, AttributeValue> teamItem = new HashMap<>(settings);
+        teamItem.putAll(Map.of(Keys.PK, s(Keys.team(team)), Keys.SK, s(Keys.TEAM_SK), CREATED_AT, ms(now)));
         TransactWriteItem putTeam = TransactWriteItem.builder().put(Put.builder().tableName(table).item(teamItem)
                 .conditionExpression("attribute_not_exists(#pk)")
                 .expressionAttributeNames(Map.of("#pk", Keys.PK)).build()).build();
@@ -65,6 +73,31 @@ public final class KeyStore {
             }
             throw Transactions.failure("create the team", e);
         }
+    }
+
+    /**
+     * A new operator key: it belongs to no team and may only create teams. Stored like a team's key, by its
+     * hash, with its reference in the {@code OPERATOR} partition instead of a team's.
+     */
+    public NewKey createOperatorKey(String label, Instant now) {
+        String key = ApiKeys.generate();
+        String hash = ApiKeys.hash(key);
+        String keyId = ApiKeys.idOf(hash);
+        Map<String, AttributeValue> byHash = Map.of(Keys.PK, s(Keys.apiKey(hash)), Keys.SK, s(Keys.KEY_SK),
+                SCOPE, s(Scope.OPERATOR.wire()), CREATED_AT, ms(now));
+        Map<String, AttributeValue> ref = new HashMap<>(Map.of(Keys.PK, s(Keys.OPERATOR_PK), Keys.SK,
+                s(Keys.KEY_REF_PREFIX + keyId), SCOPE, s(Scope.OPERATOR.wire()), HASH, s(hash), CREATED_AT, ms(now)));
+        if (label != null) {
+            ref.put(LABEL, s(label));
+        }
+        try {
+            StoreFailures.call("create the operator key", () -> dynamo.transactWriteItems(t -> t.transactItems(
+                    TransactWriteItem.builder().put(p -> p.tableName(table).item(byHash)).build(),
+                    TransactWriteItem.builder().put(p -> p.tableName(table).item(ref)).build())));
+        } catch (TransactionCanceledException e) {
+            throw Transactions.failure("create the operator key", e);
+        }
+        return new NewKey(keyId, key, Scope.OPERATOR);
     }
 
     public boolean teamExists(String team) {
@@ -110,7 +143,9 @@ public final class KeyStore {
         if (item == null || item.isEmpty()) {
             return Optional.empty();
         }
+        // An operator key has no team (null); every other key has one.
         return Scope.fromWire(Items.str(item, SCOPE))
+                .filter(scope -> (scope == Scope.OPERATOR) == (Items.str(item, TEAM) == null))
                 .map(scope -> new KeyInfo(Items.str(item, TEAM), scope, ApiKeys.idOf(hash)));
     }
 

@@ -21,6 +21,8 @@ final class Keys {
     static final String TEAM_SK = "TEAM";
     static final String DATA_SK = "DATA";
     static final String KEY_SK = "KEY";
+    /** The partition holding operator keys' references (operator keys belong to no team). */
+    static final String OPERATOR_PK = "OPERATOR";
 
     private Keys() {
     }

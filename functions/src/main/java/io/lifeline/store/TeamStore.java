@@ -34,6 +34,22 @@ public final class TeamStore {
         return TeamItems.toSettings(item);
     }
 
+    /** The team item's attributes for settings given at creation (nulls left out). */
+    public static Map<String, AttributeValue> settingsAttributes(String leaderAgentId, Double threshold,
+                                                                 Integer minAlive) {
+        Map<String, AttributeValue> item = new java.util.HashMap<>();
+        if (leaderAgentId != null) {
+            item.put(TeamItems.LEADER, s(leaderAgentId));
+        }
+        if (threshold != null) {
+            item.put(TeamItems.SP_THRESHOLD, AttributeValue.fromN(threshold.toString()));
+        }
+        if (minAlive != null) {
+            item.put(TeamItems.SP_MIN_ALIVE, n(minAlive));
+        }
+        return item;
+    }
+
     /**
      * Changes the given settings; a null argument leaves that setting as it is, and {@code clearLeader}
      * removes the leader.

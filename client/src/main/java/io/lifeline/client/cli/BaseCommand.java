@@ -12,16 +12,12 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /** What every command shares: the connection, output, and turning errors into exit codes. */
 abstract class BaseCommand implements Callable<Integer> {
     @Mixin
     GlobalOptions global;
-
-    @ParentCommand
-    LifelineCli root;
 
     @Spec
     CommandSpec spec;
@@ -31,7 +27,11 @@ abstract class BaseCommand implements Callable<Integer> {
     @Override
     public final Integer call() {
         try {
+            global.file(env()); // a bad config file is reported before anything is sent
             return run();
+        } catch (ConfigFile.ConfigException e) {
+            err().println("lifeline: " + e.getMessage());
+            return LifelineCli.USAGE;
         } catch (LifelineApiException e) {
             err().println("lifeline: refused: " + e.code() + " (HTTP " + e.status() + "): " + e.getMessage());
             return LifelineCli.REFUSED;
@@ -46,13 +46,29 @@ abstract class BaseCommand implements Callable<Integer> {
 
     abstract int run() throws LifelineException;
 
+    /** The {@code lifeline} command this runs under (commands may be nested, e.g. {@code tasks list}). */
+    private LifelineCli root() {
+        return spec.root().userObject() instanceof LifelineCli cli ? cli : null;
+    }
+
     Map<String, String> env() {
+        LifelineCli root = root();
         return root == null ? System.getenv() : root.env;
+    }
+
+    java.nio.file.Path workDir() {
+        LifelineCli root = root();
+        return root == null ? java.nio.file.Path.of("") : root.workDir;
+    }
+
+    io.lifeline.client.Sleeper sleeper() {
+        LifelineCli root = root();
+        return root == null ? io.lifeline.client.Sleeper.REAL : root.sleeper;
     }
 
     LifelineClient client() {
         if (client == null) {
-            client = global.client(env(), root == null ? io.lifeline.client.Sleeper.REAL : root.sleeper);
+            client = global.client(env(), sleeper());
         }
         return client;
     }

@@ -7,6 +7,7 @@ import io.lifeline.client.model.EventList;
 import io.lifeline.client.model.EventView;
 import io.lifeline.client.model.Heartbeat;
 import io.lifeline.client.model.HeartbeatResult;
+import io.lifeline.client.model.NewTeam;
 import io.lifeline.client.model.RegisterAgent;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -21,19 +22,47 @@ final class Commands {
     }
 
     @Command(name = "create-team", mixinStandardHelpOptions = true,
-            description = "Teams are created next to the store, not through the API: this says how.")
+            description = {"Create a team (operator key) and print its first admin key, once.",
+                    "The operator key comes from --operator-key, env LIFELINE_OPERATOR_KEY, the config file's "
+                            + "operator_key, or (for a Lifeline Local on this machine) .lifeline/operator.key."})
     static final class CreateTeam extends BaseCommand {
-        @Parameters(paramLabel = "TEAM")
+        @Parameters(paramLabel = "TEAM", description = "Team id: [A-Za-z0-9._-]{1,64}")
         String team;
+
+        @Option(names = "--operator-key", description = "The operator key (see above)")
+        String operatorKey;
+
+        @Option(names = "--leader", description = "The team leader's agent id (hears of deaths in its inbox)")
+        String leader;
+
+        @Option(names = "--self-preservation-threshold", description = "Share of stale agents (0..1] that holds "
+                + "dead-marking back")
+        Double threshold;
+
+        @Option(names = "--self-preservation-min-alive", description = "Alive agents needed for self-preservation")
+        Integer minAlive;
 
         @Override
         int run() {
-            err().println("A team is not created through the API (its first admin key must come from somewhere).");
-            err().println("Lifeline Local:  java -jar infra/local/target/lifeline-local.jar create-team " + team);
-            err().println("AWS:             java -jar infra/local/target/lifeline-local.jar create-team " + team
-                    + " --aws-table <TableName>");
-            err().println("Each prints the team's first admin key once; pass it here with --key or LIFELINE_KEY.");
-            return LifelineCli.REFUSED;
+            String key = global.operatorKey(operatorKey, env(), workDir());
+            if (key == null) {
+                err().println("lifeline: create-team needs an operator key: --operator-key, LIFELINE_OPERATOR_KEY, "
+                        + "operator_key in the config file, or .lifeline/operator.key of a Lifeline Local started here");
+                return LifelineCli.USAGE;
+            }
+            java.util.Map<String, Object> settings = new java.util.LinkedHashMap<>();
+            if (leader != null) {
+                settings.put("leaderAgentId", leader);
+            }
+            if (threshold != null) {
+                settings.put("selfPreservationThreshold", threshold);
+            }
+            if (minAlive != null) {
+                settings.put("selfPreservationMinAlive", minAlive);
+            }
+            NewTeam t = global.client(env(), sleeper(), team, key).createTeam(team, settings);
+            return print(t, "Team " + t.team() + " created. Admin key (shown once, store it now):\n"
+                    + t.adminKey().key());
         }
     }
 

@@ -1,40 +1,100 @@
 package io.lifeline.client.cli;
 
 import io.lifeline.client.LifelineClient;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import picocli.CommandLine.Option;
 
-/** Connection options, on every command. */
+/**
+ * Connection options, on every command. Each setting comes from its flag, else its environment variable, else
+ * the config file ({@link ConfigFile}), else a default.
+ */
 public final class GlobalOptions {
-    @Option(names = "--url", description = "Lifeline's URL (env LIFELINE_URL; default http://127.0.0.1:8787)")
+    static final String DEFAULT_URL = "http://127.0.0.1:8787";
+    static final String DEFAULT_TEAM = "local";
+
+    @Option(names = "--url", description = "Lifeline's URL (env LIFELINE_URL, config url; default " + DEFAULT_URL + ")")
     String url;
 
-    @Option(names = "--team", description = "The team (env LIFELINE_TEAM; default local)")
+    @Option(names = "--team", description = "The team (env LIFELINE_TEAM, config team; default " + DEFAULT_TEAM + ")")
     String team;
 
-    @Option(names = "--key", description = "API key (env LIFELINE_KEY or LIFELINE_API_KEY)")
+    @Option(names = "--key", description = "API key (env LIFELINE_API_KEY or LIFELINE_KEY, config api_key)")
     String key;
+
+    @Option(names = "--config", paramLabel = "PATH", description = "Config file (default "
+            + "$XDG_CONFIG_HOME/lifeline/config, else ~/.config/lifeline/config)")
+    Path config;
 
     @Option(names = "--json", description = "Print the server's answer as JSON")
     boolean json;
 
+    private ConfigFile file;
+
+    /** Reads the config file once; a missing default file is no file, anything else wrong is an error. */
+    ConfigFile file(Map<String, String> env) {
+        if (file == null) {
+            file = config != null ? ConfigFile.read(config, true) : ConfigFile.read(ConfigFile.defaultPath(env), false);
+        }
+        return file;
+    }
+
     String url(Map<String, String> env) {
-        return first(url, env.get("LIFELINE_URL"), "http://127.0.0.1:8787");
+        return first(url, env.get("LIFELINE_URL"), file(env).get("url"), DEFAULT_URL);
     }
 
     String team(Map<String, String> env) {
-        return first(team, env.get("LIFELINE_TEAM"), "local");
+        return first(team, env.get("LIFELINE_TEAM"), file(env).get("team"), DEFAULT_TEAM);
     }
 
+    /** LIFELINE_API_KEY is the documented name; LIFELINE_KEY, the older one, still works. */
     String key(Map<String, String> env) {
-        return first(key, env.get("LIFELINE_KEY"), env.get("LIFELINE_API_KEY"));
+        return first(key, env.get("LIFELINE_API_KEY"), env.get("LIFELINE_KEY"), file(env).get("api_key"));
+    }
+
+    /**
+     * The operator key: {@code --operator-key} (given here by the command), LIFELINE_OPERATOR_KEY, the config
+     * file's operator_key, or, for a Lifeline Local on this machine, {@code .lifeline/operator.key} under
+     * {@code workDir} (Local's default data dir), which Local writes on its first start.
+     */
+    String operatorKey(String flag, Map<String, String> env, Path workDir) {
+        String k = first(flag, env.get("LIFELINE_OPERATOR_KEY"), file(env).get("operator_key"));
+        if (k != null || !isLoopback(url(env))) {
+            return k;
+        }
+        Path local = workDir.resolve(".lifeline").resolve("operator.key");
+        try {
+            return Files.isReadable(local) ? first(Files.readString(local).trim()) : null;
+        } catch (java.io.IOException e) {
+            return null;
+        }
+    }
+
+    private static boolean isLoopback(String url) {
+        try {
+            String host = URI.create(url).getHost();
+            return "127.0.0.1".equals(host) || "localhost".equals(host) || "[::1]".equals(host);
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
     }
 
     LifelineClient client(Map<String, String> env, io.lifeline.client.Sleeper sleeper) {
-        return LifelineClient.builder().url(url(env)).team(team(env)).apiKey(key(env)).sleeper(sleeper).build();
+        return client(env, sleeper, team(env), key(env));
     }
 
-    private static String first(String... values) {
+    LifelineClient client(Map<String, String> env, io.lifeline.client.Sleeper sleeper, String teamId, String apiKey) {
+        String u = url(env);
+        try {
+            return LifelineClient.builder().url(u).team(teamId).apiKey(apiKey).sleeper(sleeper).build();
+        } catch (IllegalArgumentException e) {
+            throw new ConfigFile.ConfigException("not a URL: '" + u + "'");
+        }
+    }
+
+    static String first(String... values) {
         for (String v : values) {
             if (v != null && !v.isBlank()) {
                 return v;

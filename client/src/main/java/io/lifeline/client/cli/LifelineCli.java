@@ -12,16 +12,23 @@ import picocli.CommandLine.Command;
         subcommands = {Commands.CreateTeam.class, Commands.Register.class, Commands.Join.class, Commands.Beat.class,
                 Commands.Leave.class, Commands.Status.class, Commands.Agents.class, Commands.Watch.class,
                 Commands.Events.class, Commands.Revive.class, Commands.Pause.class, Commands.Resume.class,
-                DaemonCommand.class, WakeCommand.class},
+                TeamCommands.Tasks.class, TeamCommands.Keys.class, TeamCommands.Settings.class,
+                TeamCommands.Inbox.class, TeamCommands.Revivals.class, DaemonCommand.class, WakeCommand.class},
         footer = {"", "Connection: --url (env LIFELINE_URL, default http://127.0.0.1:8787), --team (LIFELINE_TEAM, "
-                + "default local), --key (LIFELINE_KEY or LIFELINE_API_KEY).",
-                "Exit codes: 0 done, 1 refused by the server, 2 bad usage, 3 cannot reach Lifeline."})
+                + "default local), --key (LIFELINE_API_KEY, or the older LIFELINE_KEY); a flag wins over the "
+                + "environment, which wins over the config file (--config PATH, default "
+                + "$XDG_CONFIG_HOME/lifeline/config or ~/.config/lifeline/config: url, team, api_key, operator_key).",
+                "Exit codes: 0 done, 1 refused by the server, 2 bad usage or a bad config file, 3 cannot reach "
+                + "Lifeline."})
 public final class LifelineCli implements Runnable {
     public static final int REFUSED = 1;
+    public static final int USAGE = 2;
     public static final int UNREACHABLE = 3;
 
     final Map<String, String> env;
     final io.lifeline.client.Sleeper sleeper;
+    /** Where {@code .lifeline/operator.key} of a Lifeline Local started here is looked for. */
+    final java.nio.file.Path workDir;
 
     public LifelineCli() {
         this(System.getenv(), io.lifeline.client.Sleeper.REAL);
@@ -29,8 +36,13 @@ public final class LifelineCli implements Runnable {
 
     /** {@code env} stands in for the environment and {@code sleeper} waits between retries (tests). */
     public LifelineCli(Map<String, String> env, io.lifeline.client.Sleeper sleeper) {
+        this(env, sleeper, java.nio.file.Path.of(""));
+    }
+
+    public LifelineCli(Map<String, String> env, io.lifeline.client.Sleeper sleeper, java.nio.file.Path workDir) {
         this.env = Map.copyOf(env);
         this.sleeper = sleeper;
+        this.workDir = workDir;
     }
 
     @Override

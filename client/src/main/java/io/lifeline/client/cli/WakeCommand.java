@@ -34,10 +34,30 @@ final class WakeCommand extends BaseCommand {
     @Option(names = "--lock-timeout", description = "Seconds to wait for the file's lock (default ${DEFAULT-VALUE})")
     long lockTimeoutSeconds = 30;
 
+    @Option(names = "--budget", description = "The wake's time budget: [LOW] actions run only if they fit in what is "
+            + "left (e.g. 90s, 10m; default ${DEFAULT-VALUE})")
+    String budget = "10m";
+
+    @Option(names = "--bg-parallelism", description = "[BG] actions run at once, alongside the rest (default "
+            + "${DEFAULT-VALUE})")
+    int bgParallelism = 4;
+
     @Override
     int run() throws LifelineException {
+        Duration budgetTime;
+        try {
+            budgetTime = duration(budget);
+        } catch (NumberFormatException e) {
+            err().println("lifeline: --budget takes a duration such as 90s or 10m, not '" + budget + "'");
+            return LifelineCli.USAGE;
+        }
+        if (bgParallelism < 1) {
+            err().println("lifeline: --bg-parallelism must be at least 1");
+            return LifelineCli.USAGE;
+        }
         WakeOptions options = WakeOptions.defaults().withStartup(startup)
-                .withLockTimeout(Duration.ofSeconds(lockTimeoutSeconds));
+                .withLockTimeout(Duration.ofSeconds(lockTimeoutSeconds)).withBudget(budgetTime)
+                .withBackgroundParallelism(bgParallelism);
         if (agentId != null) {
             options = options.withHeartbeat(this::beat);
         }
@@ -57,7 +77,11 @@ final class WakeCommand extends BaseCommand {
             human.append(a.success() ? "ok     " : "FAILED ").append(a.actionId()).append(" (").append(a.attempt())
                     .append('/').append(a.maxAttempts()).append("): ").append(a.message()).append('\n');
         }
-        human.append(r.ran().isEmpty() ? "nothing was due; " : "").append("next wake: ")
+        for (WakeResult.HeldBack h : r.heldBack()) {
+            human.append("held   ").append(h.actionId()).append(" (").append(h.verdict().name().toLowerCase())
+                    .append("): ").append(h.reason()).append('\n');
+        }
+        human.append(r.ran().isEmpty() ? "nothing ran; " : "").append("next wake: ")
                 .append(r.nextWake() == null ? "none" : r.nextWake().toString());
         if (r.heartbeatError() != null) {
             human.append("\nheartbeat not sent: ").append(r.heartbeatError());

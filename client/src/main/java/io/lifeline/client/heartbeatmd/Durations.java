@@ -46,6 +46,18 @@ final class Durations {
         return s + "s";
     }
 
+    private static final Pattern ELAPSED = Pattern.compile("([0-9]{1,9})(?:\\.([0-9]))?s");
+
+    /** A {@code duration} field as {@link #formatElapsed} writes it ({@code 1.2s}), or null (also for null). */
+    static Duration parseElapsed(String text) {
+        Matcher m = text == null ? null : ELAPSED.matcher(text.strip());
+        if (m == null || !m.matches()) {
+            return null;
+        }
+        return Duration.ofSeconds(Long.parseLong(m.group(1)))
+                .plusMillis(m.group(2) == null ? 0 : Long.parseLong(m.group(2)) * 100);
+    }
+
     /** Seed 003's {@code duration} field: seconds with one decimal, e.g. {@code 1.2s}. */
     static String formatElapsed(Duration d) {
         return String.format(Locale.ROOT, "%.1fs", d.toMillis() / 1000.0);

@@ -54,7 +54,8 @@ public final class Evaluator {
         this(clock, System::getenv);
     }
 
-    public enum Verdict { DUE, NOT_DUE, BLOCKED, SKIPPED }
+    /** DEFERRED: a due [LOW] action the wake had no time left for ({@link Wake}); it stays pending. */
+    public enum Verdict { DUE, NOT_DUE, BLOCKED, SKIPPED, DEFERRED }
 
     /**
      * @param dueAt     when it is (or was) due; null when nothing is expected from it

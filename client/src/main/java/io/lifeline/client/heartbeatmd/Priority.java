@@ -7,8 +7,9 @@ public enum Priority {
     /** Runs first among the rest; the wake continues on failure. */
     HIGH,
     MEDIUM,
+    /** Runs if time permits: only when it fits in what is left of the wake's budget. */
     LOW,
-    /** Background: runs last. This runner executes it synchronously (no async execution yet). */
+    /** Background: runs alongside the others, a bounded number at once, and is awaited before the file is written. */
     BG;
 
     /** The priority for a label such as {@code HIGH}, or null if there is none. */

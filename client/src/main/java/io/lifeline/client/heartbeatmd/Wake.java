@@ -17,9 +17,14 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -35,7 +40,12 @@ import java.util.stream.Stream;
  *   <li>copy the file to {@code history/heartbeat-YYYYMMDD-HHMMSS.md} (UTC, from the clock);</li>
  *   <li>evaluate ({@link Evaluator}) and run the due actions in priority order, re-checking dependencies just
  *       before each (so an action whose dependency completed earlier in the same wake runs); after a CRITICAL
- *       failure the rest are held back;</li>
+ *       failure the rest are held back. {@code [BG]} actions start at once on a pool of
+ *       {@link WakeOptions#backgroundParallelism()} threads, run alongside the others, and are awaited before the
+ *       file is written (one whose dependency is not met yet is looked at again after the others have run).
+ *       A {@code [LOW]} action runs only if it fits in what is left of {@link WakeOptions#budget()} (by its last
+ *       {@code duration}, else its timeout); otherwise it stays pending with a {@code deferred} reason and
+ *       next_wake comes within the retry delay;</li>
  *   <li>write results (seed formats) and the frontmatter, atomically; release the lock;</li>
  *   <li>call the heartbeat callback with the seconds until next_wake.</li>
  * </ol>
@@ -131,22 +141,179 @@ public final class Wake {
         List<Action> candidates = evaluation.decisions().stream()
                 .filter(d -> d.verdict() == Evaluator.Verdict.DUE || d.verdict() == Evaluator.Verdict.BLOCKED)
                 .map(Evaluator.Decision::action).sorted(Comparator.comparing(Action::priority)).toList();
-        String criticalFailure = null;
-        String lastError = null;
-        for (Action a : candidates) {
-            if (criticalFailure != null) {
-                heldBack.add(new WakeResult.HeldBack(a.id(), Evaluator.Verdict.BLOCKED,
-                        "CRITICAL action " + criticalFailure + " failed earlier in this wake"));
-                continue;
+        Tally tally = new Tally(ran, heldBack, watchHashes, clock, options);
+        Instant started = clock.instant();
+        List<Action> background = candidates.stream().filter(a -> a.priority() == Priority.BG).toList();
+        ExecutorService pool = background.isEmpty() ? null : Executors.newFixedThreadPool(
+                Math.min(options.backgroundParallelism(), background.size()), r -> {
+                    Thread t = new Thread(r, "heartbeat-bg");
+                    t.setDaemon(true);
+                    return t;
+                });
+        try {
+            // [BG]: started now, at most backgroundParallelism at once, alongside the rest; awaited before writing.
+            Map<Action, Future<Done>> running = new LinkedHashMap<>();
+            List<Action> laterBackground = new ArrayList<>();
+            for (Action a : background) {
+                if (Evaluator.unmetDependency(hb, a) == null) {
+                    running.put(a, pool.submit(() -> runTimed(a, baseDir, options, clock)));
+                } else {
+                    laterBackground.add(a); // looked at again once the foreground has run
+                }
             }
-            String waiting = Evaluator.unmetDependency(hb, a);
-            if (waiting != null) {
-                heldBack.add(new WakeResult.HeldBack(a.id(), Evaluator.Verdict.BLOCKED, waiting));
-                continue;
+            for (Action a : candidates) {
+                if (a.priority() == Priority.BG || tally.heldBackByCritical(a)) {
+                    continue;
+                }
+                String waiting = Evaluator.unmetDependency(hb, a);
+                if (waiting != null) {
+                    heldBack.add(new WakeResult.HeldBack(a.id(), Evaluator.Verdict.BLOCKED, waiting));
+                    continue;
+                }
+                if (a.priority() == Priority.LOW) {
+                    String noTime = noTimeFor(a, options.budget().minus(Duration.between(started, clock.instant())));
+                    if (noTime != null) {
+                        // Stays pending: it runs on a later wake with time for it.
+                        a.set("deferred", noTime);
+                        tally.deferred = true;
+                        heldBack.add(new WakeResult.HeldBack(a.id(), Evaluator.Verdict.DEFERRED, noTime));
+                        continue;
+                    }
+                }
+                tally.record(a, runTimed(a, baseDir, options, clock));
             }
-            ActionRunner.Outcome outcome = runOne(a, baseDir, options);
-            Instant at = clock.instant().truncatedTo(ChronoUnit.SECONDS);
+            for (Action a : laterBackground) {
+                if (tally.heldBackByCritical(a)) {
+                    continue;
+                }
+                String waiting = Evaluator.unmetDependency(hb, a);
+                if (waiting != null) {
+                    heldBack.add(new WakeResult.HeldBack(a.id(), Evaluator.Verdict.BLOCKED, waiting));
+                } else {
+                    running.put(a, pool.submit(() -> runTimed(a, baseDir, options, clock)));
+                }
+            }
+            for (Map.Entry<Action, Future<Done>> r : running.entrySet()) {
+                tally.record(r.getKey(), await(r.getValue(), clock));
+            }
+        } finally {
+            if (pool != null) {
+                pool.shutdownNow();
+            }
+        }
+        String lastError = tally.lastError;
+
+        Instant end = clock.instant().truncatedTo(ChronoUnit.SECONDS);
+        Instant nextWake = null;
+        for (Action a : hb.actions()) {
+            Instant due = Evaluator.dueAt(a, now, end, false, watchHashes.get(a.id()));
+            if (due != null && due.isAfter(end) && (nextWake == null || due.isBefore(nextWake))) {
+                nextWake = due;
+            }
+        }
+        if (tally.deferred) {
+            // A [LOW] action left for lack of time is still due: come back soon for it.
+            Instant soon = end.plus(options.retryDelay());
+            nextWake = nextWake == null || soon.isBefore(nextWake) ? soon : nextWake;
+        }
+        // A wake with a failure is an error (error_count counts such wakes in a row); a wake whose attempts all
+        // succeeded clears it; a wake that ran nothing leaves status and error_count as they were.
+        boolean failed = ran.stream().anyMatch(r -> !r.success());
+        hb.setFrontmatter("last_wake", now.toString());
+        hb.setFrontmatter("next_wake", nextWake == null ? null : nextWake.toString());
+        if (failed || !ran.isEmpty() || hb.status() == null) {
+            hb.setFrontmatter("status", failed ? HeartbeatFile.STATUS_ERROR : HeartbeatFile.STATUS_IDLE);
+            hb.setFrontmatter("error_count", failed ? hb.errorCount() + 1 : 0);
+        } else if (!hb.frontmatter().containsKey("error_count")) {
+            hb.setFrontmatter("error_count", 0);
+        }
+        if (failed || !hb.frontmatter().containsKey("last_error")) {
+            hb.setFrontmatter("last_error", lastError);
+        }
+        hb.setFrontmatter("config_hash", hb.computeConfigHash());
+        AtomicFiles.write(file, hb.render());
+
+        OptionalLong within = nextWake == null ? OptionalLong.empty()
+                : OptionalLong.of(Math.max(1, (Duration.between(end, nextWake).toMillis() + 999) / 1000));
+        return new WakeResult(now, List.copyOf(ran), List.copyOf(heldBack), nextWake, within, backup, recovery,
+                staleLock, null);
+    }
+
+    /** An attempt's outcome and when it ended. */
+    private record Done(ActionRunner.Outcome outcome, Instant at) {
+    }
+
+    private static Done runTimed(Action a, Path baseDir, WakeOptions options, Clock clock) {
+        ActionRunner.Outcome outcome = runOne(a, baseDir, options);
+        return new Done(outcome, clock.instant().truncatedTo(ChronoUnit.SECONDS));
+    }
+
+    private static Done await(Future<Done> f, Clock clock) {
+        try {
+            return f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Done(new ActionRunner.Outcome(false, "Interrupted before it finished", Duration.ZERO),
+                    clock.instant().truncatedTo(ChronoUnit.SECONDS));
+        } catch (ExecutionException e) {
+            return new Done(new ActionRunner.Outcome(false, ActionRunner.oneLine("Runner error: " + e.getCause()),
+                    Duration.ZERO), clock.instant().truncatedTo(ChronoUnit.SECONDS));
+        }
+    }
+
+    /**
+     * Why a [LOW] action does not fit in {@code left} of the wake's budget, or null when it does. What it may take
+     * is its last recorded {@code duration}, else its timeout (the most an attempt may take).
+     */
+    static String noTimeFor(Action a, Duration left) {
+        Duration need = Durations.parseElapsed(a.field("duration"));
+        String what = "its last run took " + a.field("duration");
+        if (need == null) {
+            need = a.timeout();
+            what = "its timeout is " + Durations.format(need);
+        }
+        if (need.compareTo(left) <= 0) {
+            return null;
+        }
+        return "deferred: not enough of the wake's time budget left (" + Durations.format(left.isNegative()
+                ? Duration.ZERO : left.truncatedTo(ChronoUnit.SECONDS)) + "; " + what + ")";
+    }
+
+    /** Writes attempts back (seed formats) as they are collected, and keeps the wake's running totals. */
+    private static final class Tally {
+        final List<WakeResult.Attempt> ran;
+        final List<WakeResult.HeldBack> heldBack;
+        final Map<String, String> watchHashes;
+        final Clock clock;
+        final WakeOptions options;
+        String criticalFailure;
+        String lastError;
+        boolean deferred;
+
+        Tally(List<WakeResult.Attempt> ran, List<WakeResult.HeldBack> heldBack, Map<String, String> watchHashes,
+              Clock clock, WakeOptions options) {
+            this.ran = ran;
+            this.heldBack = heldBack;
+            this.watchHashes = watchHashes;
+            this.clock = clock;
+            this.options = options;
+        }
+
+        /** True (and recorded) when a CRITICAL failure earlier in this wake holds {@code a} back. */
+        boolean heldBackByCritical(Action a) {
+            if (criticalFailure == null) {
+                return false;
+            }
+            heldBack.add(new WakeResult.HeldBack(a.id(), Evaluator.Verdict.BLOCKED,
+                    "CRITICAL action " + criticalFailure + " failed earlier in this wake"));
+            return true;
+        }
+
+        void record(Action a, Done done) {
+            ActionRunner.Outcome outcome = done.outcome();
+            Instant at = done.at();
             int attempt = Evaluator.attemptsSoFar(a) + 1;
+            a.remove("deferred");
             if (outcome.success()) {
                 a.set("status", ActionStatus.COMPLETED.label());
                 a.set("completed_at", at.toString());
@@ -184,36 +351,6 @@ public final class Wake {
             ran.add(new WakeResult.Attempt(a.id(), a.priority(), outcome.success(), outcome.message(), attempt,
                     a.maxAttempts()));
         }
-
-        Instant end = clock.instant().truncatedTo(ChronoUnit.SECONDS);
-        Instant nextWake = null;
-        for (Action a : hb.actions()) {
-            Instant due = Evaluator.dueAt(a, now, end, false, watchHashes.get(a.id()));
-            if (due != null && due.isAfter(end) && (nextWake == null || due.isBefore(nextWake))) {
-                nextWake = due;
-            }
-        }
-        // A wake with a failure is an error (error_count counts such wakes in a row); a wake whose attempts all
-        // succeeded clears it; a wake that ran nothing leaves status and error_count as they were.
-        boolean failed = ran.stream().anyMatch(r -> !r.success());
-        hb.setFrontmatter("last_wake", now.toString());
-        hb.setFrontmatter("next_wake", nextWake == null ? null : nextWake.toString());
-        if (failed || !ran.isEmpty() || hb.status() == null) {
-            hb.setFrontmatter("status", failed ? HeartbeatFile.STATUS_ERROR : HeartbeatFile.STATUS_IDLE);
-            hb.setFrontmatter("error_count", failed ? hb.errorCount() + 1 : 0);
-        } else if (!hb.frontmatter().containsKey("error_count")) {
-            hb.setFrontmatter("error_count", 0);
-        }
-        if (failed || !hb.frontmatter().containsKey("last_error")) {
-            hb.setFrontmatter("last_error", lastError);
-        }
-        hb.setFrontmatter("config_hash", hb.computeConfigHash());
-        AtomicFiles.write(file, hb.render());
-
-        OptionalLong within = nextWake == null ? OptionalLong.empty()
-                : OptionalLong.of(Math.max(1, (Duration.between(end, nextWake).toMillis() + 999) / 1000));
-        return new WakeResult(now, List.copyOf(ran), List.copyOf(heldBack), nextWake, within, backup, recovery,
-                staleLock, null);
     }
 
     private static ActionRunner.Outcome runOne(Action a, Path baseDir, WakeOptions options) {

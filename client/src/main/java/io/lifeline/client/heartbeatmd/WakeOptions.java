@@ -20,9 +20,14 @@ import java.util.function.Function;
  * @param keepBackups  how many {@code history/heartbeat-*.md} backups to keep (oldest removed first; default 100)
  * @param heartbeat    called once after the file is written and unlocked, with seconds until next_wake, when
  *                     there is a next_wake; null for none
+ * @param budget       the wake's time budget (default 10 min): a {@code [LOW]} action runs only if what it may take
+ *                     (its last recorded duration, else its timeout) fits in what is left; otherwise it stays
+ *                     pending, deferred with the reason
+ * @param backgroundParallelism  how many {@code [BG]} actions run at once, alongside the others (default 4)
  */
 public record WakeOptions(Duration lockTimeout, Duration staleAfter, boolean startup, Map<String, ActionRunner> runners,
-        Function<String, String> env, Duration retryDelay, int keepBackups, HeartbeatSender heartbeat) {
+        Function<String, String> env, Duration retryDelay, int keepBackups, HeartbeatSender heartbeat, Duration budget,
+        int backgroundParallelism) {
 
     /** Sends the heartbeat that tells Lifeline when to expect this agent next (the CLI passes the SDK call). */
     @FunctionalInterface
@@ -36,43 +41,65 @@ public record WakeOptions(Duration lockTimeout, Duration staleAfter, boolean sta
         runners = Map.copyOf(runners);
         Objects.requireNonNull(env);
         Objects.requireNonNull(retryDelay);
+        Objects.requireNonNull(budget);
+        if (backgroundParallelism < 1) {
+            throw new IllegalArgumentException("backgroundParallelism must be at least 1");
+        }
     }
 
     public static WakeOptions defaults() {
         return new WakeOptions(HeartbeatLock.DEFAULT_TIMEOUT, HeartbeatLock.DEFAULT_STALE_AFTER, false,
                 Map.of("shell", new ShellRunner(), "http_check", new HttpCheckRunner()), System::getenv,
-                Duration.ofMinutes(1), 100, null);
+                Duration.ofMinutes(1), 100, null, Duration.ofMinutes(10), 4);
     }
 
     public WakeOptions withLockTimeout(Duration d) {
-        return new WakeOptions(d, staleAfter, startup, runners, env, retryDelay, keepBackups, heartbeat);
+        return new WakeOptions(d, staleAfter, startup, runners, env, retryDelay, keepBackups, heartbeat,
+                budget, backgroundParallelism);
     }
 
     public WakeOptions withStaleAfter(Duration d) {
-        return new WakeOptions(lockTimeout, d, startup, runners, env, retryDelay, keepBackups, heartbeat);
+        return new WakeOptions(lockTimeout, d, startup, runners, env, retryDelay, keepBackups, heartbeat,
+                budget, backgroundParallelism);
     }
 
     public WakeOptions withStartup(boolean s) {
-        return new WakeOptions(lockTimeout, staleAfter, s, runners, env, retryDelay, keepBackups, heartbeat);
+        return new WakeOptions(lockTimeout, staleAfter, s, runners, env, retryDelay, keepBackups, heartbeat,
+                budget, backgroundParallelism);
     }
 
     public WakeOptions withRunners(Map<String, ActionRunner> r) {
-        return new WakeOptions(lockTimeout, staleAfter, startup, r, env, retryDelay, keepBackups, heartbeat);
+        return new WakeOptions(lockTimeout, staleAfter, startup, r, env, retryDelay, keepBackups, heartbeat,
+                budget, backgroundParallelism);
     }
 
     public WakeOptions withEnv(Function<String, String> e) {
-        return new WakeOptions(lockTimeout, staleAfter, startup, runners, e, retryDelay, keepBackups, heartbeat);
+        return new WakeOptions(lockTimeout, staleAfter, startup, runners, e, retryDelay, keepBackups, heartbeat,
+                budget, backgroundParallelism);
     }
 
     public WakeOptions withRetryDelay(Duration d) {
-        return new WakeOptions(lockTimeout, staleAfter, startup, runners, env, d, keepBackups, heartbeat);
+        return new WakeOptions(lockTimeout, staleAfter, startup, runners, env, d, keepBackups, heartbeat,
+                budget, backgroundParallelism);
     }
 
     public WakeOptions withKeepBackups(int n) {
-        return new WakeOptions(lockTimeout, staleAfter, startup, runners, env, retryDelay, n, heartbeat);
+        return new WakeOptions(lockTimeout, staleAfter, startup, runners, env, retryDelay, n, heartbeat,
+                budget, backgroundParallelism);
     }
 
     public WakeOptions withHeartbeat(HeartbeatSender h) {
-        return new WakeOptions(lockTimeout, staleAfter, startup, runners, env, retryDelay, keepBackups, h);
+        return new WakeOptions(lockTimeout, staleAfter, startup, runners, env, retryDelay, keepBackups, h,
+                budget, backgroundParallelism);
+    }
+
+    public WakeOptions withBudget(Duration d) {
+        return new WakeOptions(lockTimeout, staleAfter, startup, runners, env, retryDelay, keepBackups, heartbeat, d,
+                backgroundParallelism);
+    }
+
+    public WakeOptions withBackgroundParallelism(int n) {
+        return new WakeOptions(lockTimeout, staleAfter, startup, runners, env, retryDelay, keepBackups, heartbeat,
+                budget, n);
     }
 }

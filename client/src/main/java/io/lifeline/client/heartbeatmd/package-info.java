@@ -23,6 +23,17 @@
  *       {@code not:<condition>}, {@code always}, {@code never}; anything else is a parse error.</li>
  *   <li><b>Held-back actions</b> (condition false: SKIPPED; dependency not completed: BLOCKED) are reported in the
  *       result, not written to the file, and looked at again next wake.</li>
+ *   <li><b>[BG]</b> ("non-blocking, async") actions start when the wake starts, on a pool of
+ *       {@code backgroundParallelism} threads (default 4), and run alongside the others; the wake awaits them
+ *       before it writes the file, so their results are recorded like any other under the same lock. One whose
+ *       dependency is not completed yet is looked at again after the others have run. A CRITICAL failure holds back
+ *       the [BG] actions not yet started; one already running finishes. A foreground action that depends on a
+ *       [BG] action waits for the next wake.</li>
+ *   <li><b>[LOW]</b> ("if time permits") actions run last of the foreground, each only if what it may take fits in
+ *       what is left of the wake's {@code budget} (default 10 min): its last recorded {@code duration}, else its
+ *       {@code timeout}. One that does not fit stays {@code pending} with a {@code deferred} field giving the
+ *       reason (reported as DEFERRED), and next_wake comes within the retry delay so it gets its turn soon; the
+ *       field goes when it runs.</li>
  *   <li><b>Locks.</b> {@code heartbeat.md.lock} is created with CREATE_NEW and refreshed by its holder; one not
  *       refreshed for {@code staleAfter} (default 2 min) is broken and the result says so. Waiting uses the real
  *       clock; schedule decisions use the injected {@link java.time.Clock}.</li>

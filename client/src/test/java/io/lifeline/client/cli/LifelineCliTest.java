@@ -31,6 +31,7 @@ class LifelineCliTest {
     static void startLocal() throws Exception {
         local = LocalHarness.start();
         client = LocalHarness.client(local);
+        noConfig = java.nio.file.Files.createTempDirectory("lifeline-noconfig");
     }
 
     @AfterAll
@@ -38,15 +39,24 @@ class LifelineCliTest {
         local.close();
     }
 
+    /** No config file unless a test writes one: XDG_CONFIG_HOME points at an empty directory. */
+    private static Path noConfig;
+
     private static Run run(String... args) {
         return runWith(Map.of("LIFELINE_URL", local.url().toString(), "LIFELINE_KEY", local.adminKey()), args);
     }
 
     private static Run runWith(Map<String, String> env, String... args) {
+        return runIn(env, Path.of(""), args);
+    }
+
+    private static Run runIn(Map<String, String> env, Path workDir, String... args) {
+        Map<String, String> e = new java.util.HashMap<>(env);
+        e.putIfAbsent("XDG_CONFIG_HOME", noConfig.toString());
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         List<java.time.Duration> slept = new java.util.concurrent.CopyOnWriteArrayList<>();
-        CommandLine cl = new CommandLine(new LifelineCli(env, slept::add));
+        CommandLine cl = new CommandLine(new LifelineCli(e, slept::add, workDir));
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
         int exit = cl.execute(args);
@@ -56,11 +66,19 @@ class LifelineCliTest {
     @Test
     void help_onEveryCommand_printsUsageAndExitsZero() {
         for (String c : List.of("create-team", "register", "join", "beat", "leave", "status", "agents", "watch",
-                "events", "revive", "pause", "resume", "daemon", "wake")) {
-            Run r = run(c, "--help");
+                "events", "revive", "pause", "resume", "daemon", "wake", "tasks", "tasks create", "tasks list",
+                "tasks claim", "tasks complete", "keys", "keys create", "keys list", "keys revoke", "settings",
+                "settings show", "settings set", "inbox", "revivals")) {
+            List<String> args = new java.util.ArrayList<>(List.of(c.split(" ")));
+            args.add("--help");
+            Run r = run(args.toArray(String[]::new));
             assertEquals(0, r.exit(), c);
             assertTrue(r.out().contains("Usage: lifeline " + c), c + ": " + r.out());
         }
+        // A group alone is bad usage, and says what to give.
+        Run group = run("tasks");
+        assertEquals(LifelineCli.USAGE, group.exit());
+        assertTrue(group.err().contains("create, list, claim, complete"), group.err());
         assertTrue(run("--help").out().contains("Exit codes"));
     }
 
@@ -127,10 +145,196 @@ class LifelineCliTest {
     }
 
     @Test
-    void createTeam_pointsToLifelineLocal() {
-        Run r = run("create-team", "acme");
-        assertEquals(LifelineCli.REFUSED, r.exit());
-        assertTrue(r.err().contains("lifeline-local.jar create-team acme"), r.err());
+    void createTeam_withOperatorKey_printsAnAdminKeyThatWorks_once() {
+        Run r = runWith(Map.of("LIFELINE_URL", local.url().toString()), "create-team", "cli-team", "--operator-key",
+                local.operatorKey(), "--leader", "lead");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().startsWith("Team cli-team created. Admin key (shown once"), r.out());
+        String admin = r.out().lines().filter(l -> l.startsWith("ll_")).findFirst().orElseThrow();
+        Run reg = runWith(Map.of("LIFELINE_URL", local.url().toString(), "LIFELINE_API_KEY", admin), "register",
+                "a1", "--team", "cli-team");
+        assertEquals(0, reg.exit(), reg.err());
+        Run settings = runWith(Map.of("LIFELINE_URL", local.url().toString(), "LIFELINE_API_KEY", admin),
+                "settings", "show", "--team", "cli-team");
+        assertTrue(settings.out().contains("leader:                       lead"), settings.out());
+
+        Run again = runWith(Map.of("LIFELINE_URL", local.url().toString(), "LIFELINE_OPERATOR_KEY",
+                local.operatorKey()), "create-team", "cli-team");
+        assertEquals(LifelineCli.REFUSED, again.exit());
+        assertTrue(again.err().contains("TEAM_EXISTS"), again.err());
+        assertEquals("", again.out());
+    }
+
+    @Test
+    void createTeam_jsonAnswerCarriesTheKey_andBadIdsOrNarrowKeysAreRefused() throws Exception {
+        Run json = runWith(Map.of("LIFELINE_URL", local.url().toString(), "LIFELINE_OPERATOR_KEY",
+                local.operatorKey()), "create-team", "cli-json", "--json");
+        assertEquals(0, json.exit(), json.err());
+        var answer = LifelineClient.mapper().readTree(json.out());
+        assertEquals("cli-json", answer.get("team").asText());
+        assertEquals("admin", answer.path("adminKey").path("scope").asText());
+
+        Run bad = runWith(Map.of("LIFELINE_URL", local.url().toString(), "LIFELINE_OPERATOR_KEY",
+                local.operatorKey()), "create-team", "no way");
+        assertEquals(LifelineCli.REFUSED, bad.exit());
+        assertTrue(bad.err().contains("INVALID_ID"), bad.err());
+        // An admin key is not an operator key.
+        Run narrow = runWith(Map.of("LIFELINE_URL", local.url().toString()), "create-team", "cli-narrow",
+                "--operator-key", local.adminKey());
+        assertEquals(LifelineCli.REFUSED, narrow.exit());
+        assertTrue(narrow.err().contains("INSUFFICIENT_SCOPE"), narrow.err());
+        // No operator key anywhere: bad usage, and nothing is sent.
+        Run none = runIn(Map.of("LIFELINE_URL", local.url().toString()), dir, "create-team", "cli-none");
+        assertEquals(LifelineCli.USAGE, none.exit());
+        assertTrue(none.err().contains("needs an operator key"), none.err());
+    }
+
+    @Test
+    void createTeam_picksUpLocalsOperatorKeyFile_onlyForALocalUrl() throws Exception {
+        java.nio.file.Files.createDirectories(dir.resolve(".lifeline"));
+        java.nio.file.Files.writeString(dir.resolve(".lifeline/operator.key"), local.operatorKey() + "\n");
+        Run r = runIn(Map.of("LIFELINE_URL", local.url().toString()), dir, "create-team", "cli-file");
+        assertEquals(0, r.exit(), r.err());
+        // A remote URL never gets Local's key: there is no key to send.
+        Run remote = runIn(Map.of("LIFELINE_URL", "https://lifeline.example.com"), dir, "create-team", "cli-file2");
+        assertEquals(LifelineCli.USAGE, remote.exit());
+    }
+
+    // ---- connection settings: flag > environment > config file ----
+
+    private Path config(String... lines) throws Exception {
+        Path xdg = dir.resolve("xdg");
+        java.nio.file.Files.createDirectories(xdg.resolve("lifeline"));
+        java.nio.file.Files.writeString(xdg.resolve("lifeline/config"), String.join("\n", lines) + "\n");
+        return xdg;
+    }
+
+    @Test
+    void config_fromXdgConfigHome_isUsedWhenNoFlagOrEnvironmentSaysOtherwise() throws Exception {
+        Path xdg = config("# Lifeline", "url = " + local.url(), "api_key: " + local.adminKey(), "team=local");
+        Run r = runWith(Map.of("XDG_CONFIG_HOME", xdg.toString()), "agents");
+        assertEquals(0, r.exit(), r.err());
+        // Without XDG_CONFIG_HOME, HOME/.config/lifeline/config.
+        java.nio.file.Files.createDirectories(dir.resolve(".config"));
+        java.nio.file.Files.move(xdg.resolve("lifeline"), dir.resolve(".config/lifeline"));
+        assertEquals(0, runWith(Map.of("XDG_CONFIG_HOME", "", "HOME", dir.toString()), "agents").exit());
+    }
+
+    @Test
+    void config_precedence_flagBeatsEnvironmentBeatsFile() throws Exception {
+        Path xdg = config("url = http://127.0.0.1:1", "key = wrong-from-file");
+        Map<String, String> fileOnly = Map.of("XDG_CONFIG_HOME", xdg.toString());
+        assertEquals(LifelineCli.UNREACHABLE, runWith(fileOnly, "agents").exit(), "the file's url is used");
+
+        Map<String, String> env = Map.of("XDG_CONFIG_HOME", xdg.toString(), "LIFELINE_URL", local.url().toString());
+        Run envUrl = runWith(env, "agents");
+        assertEquals(LifelineCli.REFUSED, envUrl.exit(), "env url wins; the file's key is sent");
+        assertTrue(envUrl.err().contains("UNAUTHENTICATED"), envUrl.err());
+
+        Map<String, String> envKey = new java.util.HashMap<>(env);
+        envKey.put("LIFELINE_API_KEY", local.adminKey());
+        assertEquals(0, runWith(envKey, "agents").exit(), "env key wins over the file's");
+        assertEquals(LifelineCli.REFUSED, runWith(envKey, "agents", "--key", "wrong-from-flag").exit(),
+                "the flag wins over the environment");
+        assertEquals(0, runWith(Map.of("XDG_CONFIG_HOME", xdg.toString(), "LIFELINE_URL", "http://127.0.0.1:1",
+                "LIFELINE_API_KEY", "wrong"), "agents", "--url", local.url().toString(), "--key", local.adminKey())
+                .exit(), "flags win over both");
+        // LIFELINE_API_KEY is the name; the older LIFELINE_KEY still works, and loses to it.
+        assertEquals(0, runWith(Map.of("LIFELINE_URL", local.url().toString(), "LIFELINE_KEY", local.adminKey()),
+                "agents").exit());
+        assertEquals(0, runWith(Map.of("LIFELINE_URL", local.url().toString(), "LIFELINE_KEY", "old-wrong",
+                "LIFELINE_API_KEY", local.adminKey()), "agents").exit());
+    }
+
+    @Test
+    void config_namedWithFlag_mustExist_andMalformedOrUnreadableFilesAreClearErrors() throws Exception {
+        Map<String, String> env = Map.of("LIFELINE_URL", local.url().toString(), "LIFELINE_API_KEY", local.adminKey());
+        Run missing = runWith(env, "agents", "--config", dir.resolve("nope").toString());
+        assertEquals(LifelineCli.USAGE, missing.exit());
+        assertTrue(missing.err().contains("does not exist"), missing.err());
+
+        Path xdg = config("url = " + local.url(), "this line has no value");
+        Run malformed = runWith(Map.of("XDG_CONFIG_HOME", xdg.toString(), "LIFELINE_API_KEY", local.adminKey()),
+                "agents");
+        assertEquals(LifelineCli.USAGE, malformed.exit());
+        assertTrue(malformed.err().contains("line 2") && malformed.err().contains("expected 'name = value'"),
+                malformed.err());
+        assertEquals("", malformed.out());
+
+        java.nio.file.Files.writeString(dir.resolve("typo"), "urll = x\n");
+        Run typo = runWith(env, "agents", "--config", dir.resolve("typo").toString());
+        assertEquals(LifelineCli.USAGE, typo.exit());
+        assertTrue(typo.err().contains("line 1: unknown setting 'urll'"), typo.err());
+
+        Run unreadable = runWith(env, "agents", "--config", dir.toString()); // a directory cannot be read as a file
+        assertEquals(LifelineCli.USAGE, unreadable.exit());
+        assertTrue(unreadable.err().contains("cannot read config file"), unreadable.err());
+    }
+
+    // ---- tasks, keys, settings, inbox, revivals ----
+
+    @Test
+    void tasks_createListClaimComplete_againstLocal() throws Exception {
+        run("register", "cli-t");
+        run("join", "cli-t");
+        Run created = run("tasks", "create", "cli-task", "--title", "Summarise");
+        assertEquals(0, created.exit(), created.err());
+        assertTrue(created.out().contains("created task cli-task (pending)"), created.out());
+        Run list = run("tasks", "list", "--status", "pending");
+        assertTrue(list.out().startsWith("ID"), list.out());
+        assertTrue(list.out().lines().anyMatch(l -> l.startsWith("cli-task ") && l.contains("Summarise")), list.out());
+        Run claim = run("tasks", "claim", "cli-task", "--agent", "cli-t");
+        assertEquals(0, claim.exit(), claim.err());
+        assertTrue(claim.out().contains("in_progress") && claim.out().contains("cli-t working"), claim.out());
+        Run again = run("tasks", "claim", "cli-task", "--agent", "cli-t");
+        assertEquals(LifelineCli.REFUSED, again.exit());
+        Run done = run("tasks", "complete", "cli-task", "--agent", "cli-t", "--result", "ok", "--json");
+        assertEquals(0, done.exit(), done.err());
+        var answer = LifelineClient.mapper().readTree(done.out());
+        assertEquals("done", answer.path("task").path("status").asText());
+        assertEquals("ready", answer.path("agentStatus").asText());
+        assertEquals(LifelineCli.USAGE, run("tasks", "create", "no-title").exit(), "--title is required");
+    }
+
+    @Test
+    void keys_createListRevoke_againstLocal() throws Exception {
+        Run created = run("keys", "create", "--scope", "read", "--label", "cli-reader", "--json");
+        assertEquals(0, created.exit(), created.err());
+        var key = LifelineClient.mapper().readTree(created.out());
+        String keyId = key.get("keyId").asText();
+        String secret = key.get("key").asText();
+        Run asReader = runWith(Map.of("LIFELINE_URL", local.url().toString(), "LIFELINE_API_KEY", secret), "agents");
+        assertEquals(0, asReader.exit(), asReader.err());
+        Run list = run("keys", "list");
+        assertTrue(list.out().lines().anyMatch(l -> l.startsWith(keyId) && l.contains("cli-reader")), list.out());
+        assertTrue(!list.out().contains(secret));
+        assertTrue(run("keys", "revoke", keyId).out().contains("revoked " + keyId));
+        // (The revoked key itself may still pass the authorizer's cache, as on API Gateway, for ReauthorizeEvery.)
+        assertTrue(run("keys", "list").out().lines().noneMatch(l -> l.startsWith(keyId)));
+        assertEquals(LifelineCli.REFUSED, run("keys", "revoke", keyId).exit(), "KEY_NOT_FOUND");
+        assertEquals(LifelineCli.REFUSED, run("keys", "create", "--scope", "operator").exit());
+    }
+
+    @Test
+    void settings_showSet_andInboxRevivals_againstLocal() {
+        Run set = run("settings", "set", "--leader", "cli-lead", "--self-preservation-min-alive", "5");
+        assertEquals(0, set.exit(), set.err());
+        assertTrue(set.out().contains("leader:                       cli-lead"), set.out());
+        assertTrue(run("settings", "show").out().contains("self-preservation min alive:  5"));
+        assertTrue(run("settings", "set", "--no-leader").out().contains("leader:                       -"));
+        assertEquals(LifelineCli.USAGE, run("settings", "set").exit(), "nothing to change");
+        Run badShare = run("settings", "set", "--self-preservation-threshold", "2");
+        assertEquals(LifelineCli.REFUSED, badShare.exit());
+        assertTrue(badShare.err().contains("INVALID_FIELD"), badShare.err());
+
+        run("register", "cli-i", "--host", "h-i");
+        Run inbox = run("inbox", "cli-i");
+        assertEquals(0, inbox.exit(), inbox.err());
+        assertTrue(inbox.out().contains("no notices for cli-i"), inbox.out());
+        Run revivals = run("revivals", "cli-i", "--json");
+        assertEquals(0, revivals.exit(), revivals.err());
+        assertTrue(revivals.out().contains("\"revivals\" : [ ]"), revivals.out());
+        assertEquals(LifelineCli.REFUSED, run("inbox", "no-such-agent").exit());
     }
 
     @Test

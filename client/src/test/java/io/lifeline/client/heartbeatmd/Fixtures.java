@@ -25,7 +25,7 @@ final class Fixtures {
 
     /** A clock the test moves by hand. */
     static final class MutableClock extends Clock {
-        private Instant now;
+        private volatile Instant now;
 
         MutableClock(Instant now) {
             this.now = now;

@@ -23,6 +23,8 @@ public final class LifelineLocal implements AutoCloseable {
     public static final String LOCAL_TEAM = "local";
     public static final String EVENT_BUS_NAME = "lifeline-local";
     static final String ADMIN_KEY_FILE = "local-admin-key";
+    /** Where Local keeps its operator key (0600), for the CLI's {@code create-team}. */
+    public static final String OPERATOR_KEY_FILE = "operator.key";
     private static final long STREAM_POLL_MILLIS = 100;
 
     static {
@@ -63,6 +65,8 @@ public final class LifelineLocal implements AutoCloseable {
     private final Demo demo;
     private final ScheduledExecutorService background;
     private final String adminKey;
+    private final String operatorKey;
+    private final boolean operatorKeyNew;
 
     private LifelineLocal(Options options) throws Exception {
         dynamoServer = LocalDynamo.start(options.dataDir() == null ? null : options.dataDir().resolve("dynamodb"));
@@ -85,6 +89,11 @@ public final class LifelineLocal implements AutoCloseable {
             pump = new StreamPump(dynamoServer.streamsClient(), streamArn, StreamPump.consumers(host),
                     options.dataDir() == null ? null : options.dataDir().resolve("stream-checkpoints.properties"));
             adminKey = ensureLocalTeam(new KeyStore(dynamo, TABLE_NAME), options);
+            Path operatorFile = options.dataDir() == null ? null : options.dataDir().resolve(OPERATOR_KEY_FILE);
+            String existing = existingKey(new KeyStore(dynamo, TABLE_NAME), operatorFile);
+            operatorKeyNew = existing == null;
+            operatorKey = operatorKeyNew ? writeKeyFile(operatorFile, new KeyStore(dynamo, TABLE_NAME)
+                    .createOperatorKey("Lifeline Local", options.clock().instant()).key()) : existing;
             frontDoor = new FrontDoor(gateway, options.port());
             background = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "stream-pump");
@@ -194,6 +203,37 @@ public final class LifelineLocal implements AutoCloseable {
         return save(keyFile, keys.createTeam(LOCAL_TEAM, options.clock().instant()).key());
     }
 
+    /** The key in {@code file} if the file exists and the store still knows the key; else null. */
+    private static String existingKey(KeyStore keys, Path file) throws IOException {
+        if (file == null || !Files.exists(file)) {
+            return null;
+        }
+        String key = Files.readString(file).trim();
+        return !key.isEmpty() && keys.find(key).isPresent() ? key : null;
+    }
+
+    /**
+     * Writes a key to {@code file} (null: nowhere) readable by its owner only from the first byte: a temp file
+     * created 0600, then renamed over the old one.
+     */
+    static String writeKeyFile(Path file, String key) throws IOException {
+        if (file == null) {
+            return key;
+        }
+        Files.createDirectories(file.toAbsolutePath().getParent());
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        Files.deleteIfExists(tmp);
+        try {
+            Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        } catch (UnsupportedOperationException e) {
+            Files.createFile(tmp); // not a POSIX file system
+        }
+        Files.writeString(tmp, key + "\n");
+        Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        return key;
+    }
+
     private static String save(Path keyFile, String key) throws IOException {
         if (keyFile != null) {
             Files.writeString(keyFile, key + "\n");
@@ -204,6 +244,16 @@ public final class LifelineLocal implements AutoCloseable {
             }
         }
         return key;
+    }
+
+    /** The operator key: it creates teams ({@code POST /v1/teams}) and opens nothing else. */
+    public String operatorKey() {
+        return operatorKey;
+    }
+
+    /** True when this start made the operator key (first start of the data dir, or in memory). */
+    public boolean operatorKeyNew() {
+        return operatorKeyNew;
     }
 
     public URI url() {

@@ -14,10 +14,13 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code java -jar lifeline-local.jar [--port N] [--data-dir DIR | --in-memory]}, and {@code create-team}. */
+/**
+ * {@code java -jar lifeline-local.jar [--port N] [--data-dir DIR | --in-memory]}, and the bootstrap commands
+ * {@code create-team} and {@code create-operator-key} (for Local's data dir, or a deployed table).
+ */
 @Command(name = "lifeline-local", mixinStandardHelpOptions = true,
         description = "Runs Lifeline on 127.0.0.1: DynamoDB Local, the template's functions and an HTTP front door.",
-        subcommands = LocalMain.CreateTeam.class)
+        subcommands = {LocalMain.CreateTeam.class, LocalMain.CreateOperatorKey.class})
 public final class LocalMain implements Callable<Integer> {
     @Option(names = "--port", description = "Port on 127.0.0.1 (default ${DEFAULT-VALUE}; 0 picks a free one)")
     int port = 8787;
@@ -94,6 +97,14 @@ public final class LocalMain implements Callable<Integer> {
         System.out.println("Lifeline Local is running at " + url + (inMemory ? " (in memory)"
                 : " (data in " + dataDir.toAbsolutePath() + ")"));
         System.out.println("Team: " + LifelineLocal.LOCAL_TEAM + "   admin key: " + local.adminKey());
+        Path operatorFile = dataDir.resolve(LifelineLocal.OPERATOR_KEY_FILE).toAbsolutePath();
+        if (local.operatorKeyNew()) {
+            // Shown once (each start when in memory); it creates teams: lifeline create-team NAME.
+            System.out.println("Operator key (creates teams; shown once" + (inMemory ? "" : ", kept in "
+                    + operatorFile) + "): " + local.operatorKey());
+        } else {
+            System.out.println("Operator key: in " + operatorFile + " (creates teams: lifeline create-team NAME)");
+        }
         System.out.println("Try it:");
         System.out.println("  export LIFELINE_KEY=" + local.adminKey());
         System.out.println("  curl -s -X POST " + url + "/v1/teams/local/agents -H \"Authorization: Bearer $LIFELINE_KEY\""
@@ -149,6 +160,55 @@ public final class LocalMain implements Callable<Integer> {
                 System.err.println(e.getMessage());
                 return 1;
             }
+        }
+    }
+
+    /** Makes an operator key (it creates teams through POST /v1/teams) and prints it once. */
+    @Command(name = "create-operator-key", mixinStandardHelpOptions = true,
+            description = "Creates an operator key, which may only create teams (POST /v1/teams), and prints it once "
+                    + "(only its hash is stored). For Local's data dir it is also written to <data-dir>/operator.key.")
+    static final class CreateOperatorKey implements Callable<Integer> {
+        @CommandLine.ParentCommand
+        LocalMain parent;
+
+        @Option(names = "--aws-table", description = "Create it in this deployed DynamoDB table (the stack's "
+                + "TableName output), with the default AWS credentials and region, instead of in Local's data dir")
+        String awsTable;
+
+        @Option(names = "--label", description = "A note kept with the key (default ${DEFAULT-VALUE})")
+        String label = "operator";
+
+        @Override
+        public Integer call() throws Exception {
+            if (awsTable != null) {
+                try (DynamoDbClient dynamo = DynamoDbClient.builder().httpClient(UrlConnectionHttpClient.create())
+                        .build()) {
+                    print(new KeyStore(dynamo, awsTable).createOperatorKey(label, Clock.systemUTC().instant()).key(),
+                            null);
+                    return 0;
+                }
+            }
+            if (parent.inMemory) {
+                System.err.println("An in-memory Local makes its own operator key each start; nothing to do.");
+                return 2;
+            }
+            // Local's store: run this while Lifeline Local is stopped (one process per data dir).
+            try (LocalDynamo dynamoServer = LocalDynamo.start(parent.dataDir.resolve("dynamodb"));
+                 DynamoDbClient dynamo = dynamoServer.client()) {
+                LocalDynamo.ensureTable(dynamo, parent.template(), LifelineLocal.TABLE_NAME);
+                String key = new KeyStore(dynamo, LifelineLocal.TABLE_NAME).createOperatorKey(label,
+                        Clock.systemUTC().instant()).key();
+                Path file = parent.dataDir.resolve(LifelineLocal.OPERATOR_KEY_FILE);
+                LifelineLocal.writeKeyFile(file, key);
+                print(key, file);
+                return 0;
+            }
+        }
+
+        private static void print(String key, Path file) {
+            System.out.println("Operator key (shown once, store it now" + (file == null ? ""
+                    : "; also in " + file.toAbsolutePath()) + "):");
+            System.out.println(key);
         }
     }
 }

@@ -70,6 +70,8 @@ class FixtureRoutesTest {
             Map.entry("list-tasks", Expectation.ok(null, 200, "count", "tasks")),
             Map.entry("claim", Expectation.error(400, "MISSING_FIELD")),
             Map.entry("complete", Expectation.error(400, "MISSING_FIELD")),
+            // POST /v1/teams takes only an operator key: the admin key is refused (OperatorTest covers the rest).
+            Map.entry("create-team", Expectation.error(403, "INSUFFICIENT_SCOPE")),
             Map.entry("create-key", Expectation.error(400, "MISSING_FIELD")),
             Map.entry("list-keys", Expectation.ok(null, 200, "keys")),
             Map.entry("revoke-key", Expectation.error(404, "KEY_NOT_FOUND")),
@@ -123,9 +125,11 @@ class FixtureRoutesTest {
         Map<String, String> headers = new HashMap<>(event.getHeaders());
         headers.put("authorization", "Bearer " + stack.adminKey);
         event.setHeaders(headers);
-        Map<String, String> path = new HashMap<>(event.getPathParameters());
-        path.put("team", TestStack.TEAM);
-        event.setPathParameters(path);
+        if (event.getPathParameters() != null) { // POST /v1/teams has none
+            Map<String, String> path = new HashMap<>(event.getPathParameters());
+            path.put("team", TestStack.TEAM);
+            event.setPathParameters(path);
+        }
 
         LocalGateway.Response r = stack.gateway.invoke(event);
         assertNotEquals(500, r.status(), r.body());
@@ -146,7 +150,8 @@ class FixtureRoutesTest {
     @MethodSource("fixtures")
     void fixture_withUnknownKey_ignoresTheAuthorizerContextStoredInIt(String name) {
         APIGatewayV2HTTPEvent event = EventLoader.loadApiGatewayHttpEvent("apigw/" + name + ".json");
-        assertEquals("admin", event.getRequestContext().getAuthorizer().getLambda().get("scope"), name);
+        assertEquals(name.equals("create-team") ? "operator" : "admin",
+                event.getRequestContext().getAuthorizer().getLambda().get("scope"), name);
         Map<String, String> headers = new HashMap<>(event.getHeaders());
         headers.put("authorization", "Bearer ll_placeholder");
         event.setHeaders(headers);

@@ -87,7 +87,7 @@ class OpenApiTest {
         unserved.removeAll(served);
         assertTrue(undescribed.isEmpty(), "served but not in openapi.yaml: " + undescribed);
         assertTrue(unserved.isEmpty(), "in openapi.yaml but not served: " + unserved);
-        assertEquals(31, described.size());
+        assertEquals(32, described.size());
     }
 
     @Test
@@ -115,7 +115,7 @@ class OpenApiTest {
                 String where = op.getKey() + " " + p.getKey();
                 JsonNode scopes = op.getValue().path("security").path(0).path("apiKey");
                 assertEquals(1, scopes.size(), "one scope on " + where);
-                assertTrue(Set.of("read", "agent", "admin").contains(scopes.get(0).asText()), where);
+                assertTrue(Set.of("read", "agent", "admin", "operator").contains(scopes.get(0).asText()), where);
                 JsonNode responses = op.getValue().get("responses");
                 assertTrue(responses.has("401") && responses.has("403") && responses.has("503"), where);
                 assertTrue(responses.has("200") || responses.has("201") || responses.has("202"), where);
@@ -267,6 +267,10 @@ class OpenApiTest {
                 "hostId", "host-oa", "commandId", "c-none"), null, null), 404);
         stack.agent("fail", "oa-2", null);
         conforms("cleanup", stack.agent("cleanup", "oa-2", null), 200);
+        conforms("create-team", stack.send("create-team", stack.operatorKey, Map.of(), null,
+                "{\"team\":\"oa-team\",\"selfPreservationMinAlive\":3}"), 201);
+        conforms("create-team", stack.send("create-team", stack.operatorKey, Map.of(), null,
+                "{\"team\":\"oa-team\"}"), 409);
         conforms("create-key", stack.team("create-key", "{\"scope\":\"agent\",\"label\":\"oa\"}"), 201);
         conforms("list-keys", stack.team("list-keys", null), 200);
         conforms("revoke-key", stack.send("revoke-key", stack.adminKey, Map.of("team", TestStack.TEAM,

@@ -53,6 +53,8 @@ public final class TestStack implements AutoCloseable {
     /** The template's state machines, run by the ASL interpreter at the stack's clock. */
     public final LocalStepFunctions stepFunctions;
     public final String adminKey;
+    /** An operator key (no team; it may only create teams). */
+    public final String operatorKey;
     private final KeyStore keys;
     private final DynamoDbClient admin;
     private final SamTemplate template;
@@ -93,6 +95,7 @@ public final class TestStack implements AutoCloseable {
         this.pump = new StreamPump(streams, streamArn, StreamPump.consumers(host), null);
         this.keys = new KeyStore(admin, table);
         this.adminKey = keys.createTeam(TEAM, clock.instant()).key();
+        this.operatorKey = keys.createOperatorKey("test", clock.instant()).key();
     }
 
     public static TestStack start() throws Exception {
