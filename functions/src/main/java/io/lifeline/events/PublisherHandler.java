@@ -79,7 +79,7 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
                 break;
             }
             eventsByRecord.get(i).forEach(e -> eventLog.append(e.team(),
-                    new EventLog.Entry(e.eventId(), e.type(), e.at(), Json.write(e.detail()))));
+                    new EventLog.Entry(e.eventId(), e.type(), e.at(), Json.write(e.detail()), e.agentId())));
         }
         if (failedAt >= records.size()) {
             return StreamsEventResponse.builder().withBatchItemFailures(List.of()).build();
