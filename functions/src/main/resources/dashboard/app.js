@@ -8,8 +8,13 @@
   };
   var ORDER = ["ready", "working", "restarting", "offline", "dead", "dead_failed_revive"];
   var POLL_MS = 2000;
+  // The last-hour bar: 60 one-minute slots, its events re-read at most every BAR_MS (the newest slot follows
+  // the agent's current status on every poll, so a change shows at once).
+  var SLOTS = 60, SLOT_MS = 60000, BAR_MS = 10000, BAR_LIMIT = 100;
+  // Which status a slot shows when the agent held several in that minute: the one an operator must see.
+  var SEVERITY = { ready: 1, working: 2, offline: 3, restarting: 4, dead: 5, dead_failed_revive: 6 };
 
-  var state = { team: null, key: null, agents: [], timer: null, polling: false };
+  var state = { team: null, key: null, agents: [], timer: null, polling: false, bar: null, barAt: 0 };
   var etags = {};   // url -> {etag, data}: unchanged answers come back as 304 with no body
 
   function $(id) { return document.getElementById(id); }
@@ -117,12 +122,20 @@
 
   function refreshTeam() {
     show("team");
-    return Promise.all([api("/agents"), api("/events?limit=25")]).then(function (res) {
+    var barDue = !state.bar || Date.now() - state.barAt >= BAR_MS;
+    return Promise.all([api("/agents"), api("/events?limit=25"), barDue ? api(barUrl()) : null]).then(function (res) {
       state.agents = res[0].agents || [];
+      if (res[2]) { state.bar = res[2]; state.barAt = Date.now(); }
       renderCounts();
       renderAgents();
-      renderEvents(res[1].events || []);
+      renderEvents($("events"), res[1].events || []);
     });
+  }
+
+  // Since the start of the minute an hour ago: the URL stays the same for a minute, so its ETag can answer 304.
+  function barUrl() {
+    var since = new Date(Math.floor((Date.now() - SLOTS * SLOT_MS) / SLOT_MS) * SLOT_MS).toISOString();
+    return "/events?type=AgentStatusChanged&limit=" + BAR_LIMIT + "&since=" + encodeURIComponent(since);
   }
 
   function renderCounts() {
@@ -152,7 +165,8 @@
         el("td", { className: "deadline", "data-label": "Deadline", "data-deadline": (a.alive && a.deadline) || "", text: until(a.alive ? a.deadline : null) }),
         el("td", { className: "misses", "data-label": "Misses", text: String(a.consecutiveMisses || 0) }),
         el("td", { className: "task", "data-label": "Task", text: a.currentTaskId || "\u2013" }),
-        el("td", { className: "host", "data-label": "Host", text: a.hostId || "\u2013" })
+        el("td", { className: "host", "data-label": "Host", text: a.hostId || "\u2013" }),
+        el("td", { className: "hour", "data-label": "Last hour" }, [lastHour(a)])
       ]);
       tr.addEventListener("click", function () { location.hash = "#agent/" + encodeURIComponent(a.agentId); });
       body.appendChild(tr);
@@ -160,17 +174,73 @@
     $("no-agents").hidden = shown.length > 0;
   }
 
-  function renderEvents(events) {
-    var list = $("events");
+  /**
+   * The agent's last hour as SLOTS one-minute slots, oldest first, from the team's status-change events of
+   * that hour. Before its first change in the window an agent was in that change's "from" status; with no
+   * change it was in its current one. Slots before it was registered are empty; when the hour held more
+   * changes than one answer carries, slots older than the oldest change read are marked unknown.
+   */
+  function lastHour(agent) {
+    var now = Date.now();
+    var start = now - SLOTS * SLOT_MS;
+    var events = (state.bar && state.bar.events) || [];
+    var known = events.length < BAR_LIMIT ? start
+      : Math.max(start, Date.parse(events[events.length - 1].at));
+    var mine = events.filter(function (e) { return e.detail && e.detail.agentId === agent.agentId; })
+      .map(function (e) { return { at: Math.min(Date.parse(e.at), now), from: e.detail.from, to: e.detail.to }; })
+      .sort(function (x, y) { return x.at - y.at; });
+    var born = agent.registeredAt ? Date.parse(agent.registeredAt) : start;
+    var slots = [];
+    var i, j = 0;
+    var status = mine.length ? mine[0].from : agent.status;
+    for (i = 0; i < SLOTS; i++) {
+      var from = start + i * SLOT_MS, to = from + SLOT_MS;
+      var worst = to <= born ? null : status;
+      while (j < mine.length && mine[j].at < to) {
+        status = mine[j].to;
+        if (!worst || SEVERITY[status] > SEVERITY[worst]) { worst = status; }
+        j++;
+      }
+      if (i === SLOTS - 1 && (!worst || SEVERITY[agent.status] > SEVERITY[worst])) { worst = agent.status; }
+      slots.push(to <= known && worst ? "unknown" : worst);
+    }
+    var bar = el("div", { className: "hourbar", role: "img", "aria-label": "Last hour: " + summary(slots) });
+    bar.title = bar.getAttribute("aria-label");
+    slots.forEach(function (st, k) {
+      var minutesAgo = SLOTS - 1 - k;
+      bar.appendChild(el("span", { className: "slot " + (st ? "status-" + st : "none"), "data-status": st || "none",
+        title: (minutesAgo ? minutesAgo + " min ago: " : "now: ") + (st ? (LABELS[st] || st) : "not registered") }));
+    });
+    return bar;
+  }
+
+  function summary(slots) {
+    var minutes = {};
+    slots.forEach(function (st) { if (st) { minutes[st] = (minutes[st] || 0) + 1; } });
+    var parts = ORDER.concat(["unknown"]).filter(function (st) { return minutes[st]; }).map(function (st) {
+      return (LABELS[st] || st) + " " + minutes[st] + " min";
+    });
+    return parts.length ? parts.join(", ") : "not registered";
+  }
+
+  function isAlert(e) {
+    var d = e.detail || {};
+    return e.type === "MassStaleSuspected" || (e.type === "AgentStatusChanged"
+      && (d.to === "dead" || d.to === "dead_failed_revive"));
+  }
+
+  function renderEvents(list, events) {
     list.textContent = "";
     events.forEach(function (e) {
       var d = e.detail || {};
-      list.appendChild(el("li", { "data-event-id": e.eventId }, [
-        el("span", { className: "muted", text: time(e.at) }),
+      var who = d.agentId || d.fromAgentId || d.aboutAgentId;
+      list.appendChild(el("li", { "data-event-id": e.eventId, "data-type": e.type, className: isAlert(e) ? "alert" : "" }, [
+        el("span", { className: "muted when", text: time(e.at) }),
         el("span", { className: "type", text: e.type }),
-        d.agentId ? el("span", { text: d.agentId }) : null,
+        who ? el("span", { text: who }) : null,
         d.to ? badge(d.to) : null,
-        d.reason ? el("span", { className: "muted", text: d.reason }) : null
+        d.trigger ? el("span", { className: "muted", text: d.trigger }) : null,
+        d.reason || d.message ? el("span", { className: "muted", text: d.reason || d.message }) : null
       ]));
     });
     if (!events.length) { list.appendChild(el("li", { className: "muted", text: "No events yet." })); }
@@ -188,23 +258,28 @@
   function refreshAgent(agentId) {
     show("agent");
     var base = "/agents/" + encodeURIComponent(agentId);
-    return Promise.all([api(base), api(base + "/transitions?limit=50"), api(base + "/revivals")]).then(function (res) {
+    return Promise.all([api(base), api(base + "/transitions?limit=50"), api(base + "/revivals"),
+      api("/events?limit=20&agentId=" + encodeURIComponent(agentId))]).then(function (res) {
       var a = res[0];
       var title = $("agent-title");
       title.textContent = "";
       title.appendChild(document.createTextNode((a.name || a.agentId) + " "));
       title.appendChild(badge(a.status));
       var ageEl = el("span", { className: "age", "data-ts": a.heartbeatTs || "", text: age(a.heartbeatTs) });
+      var err = a.lastError;
       facts($("agent-facts"), [["Id", a.agentId], ["Role", a.role], ["Host", a.hostId], ["Last heartbeat", ageEl],
-        ["Deadline", time(a.deadline)], ["Misses", a.consecutiveMisses], ["Grace misses", a.graceMisses],
-        ["Stale after", a.staleAfterSeconds + "s"], ["Task", a.currentTaskId], ["Paused until", a.pausedUntil && time(a.pausedUntil)],
-        ["Registered", time(a.registeredAt)], ["Errors reported", a.errorsReported], ["Session rotations", a.sessionRotations],
-        ["Checkpoint saved", a.checkpointAt && time(a.checkpointAt)]]);
+        ["Deadline", a.alive ? time(a.deadline) : undefined], ["Misses", a.consecutiveMisses], ["Grace misses", a.graceMisses],
+        ["Stale after", a.staleAfterSeconds + "s"], ["Schedule", a.schedule && a.schedule + (a.timeZone ? " (" + a.timeZone + ")" : "")],
+        ["Task", a.currentTaskId], ["Paused until", a.pausedUntil && time(a.pausedUntil)], ["Pause reason", a.pauseReason],
+        ["Registered", time(a.registeredAt)], ["Errors reported", a.errorsReported], ["Last error", err && (err.category + ": " + err.message + " (" + time(err.at) + ")")],
+        ["Session rotations", a.sessionRotations]]);
       var s = a.stats || {};
       facts($("agent-stats"), [["Messages", s.messagesProcessed], ["Tool calls", s.toolCallsExecuted],
-        ["Errors", s.errorsEncountered], ["Uptime", s.uptime !== undefined ? s.uptime + "s" : undefined]]);
+        ["Errors", s.errorsEncountered], ["Uptime", s.uptime !== undefined ? duration(s.uptime) : undefined]]);
       if (!$("agent-stats").childNodes.length) { $("agent-stats").appendChild(el("dd", { className: "muted", text: "No stats reported." })); }
+      renderCheckpoint(a.checkpointSummary);
       $("agent-metadata").textContent = a.metadata ? JSON.stringify(a.metadata, null, 2) : "No metadata.";
+      $("metadata-at").textContent = a.metadataAt ? "sent " + age(a.metadataAt) : "";
 
       var rows = $("transition-rows");
       rows.textContent = "";
@@ -223,7 +298,32 @@
           el("td", { text: (r.steps || []).map(function (st) { return st.step + " " + st.outcome; }).join(", ") })]));
       });
       $("no-revivals").hidden = revivals.length > 0;
+      renderEvents($("agent-events"), res[3].events || []);
     });
+  }
+
+  // A summary, never the contents: a checkpoint can be kilobytes of an agent's private state.
+  function renderCheckpoint(c) {
+    var dl = $("agent-checkpoint");
+    if (!c) {
+      dl.textContent = "";
+      dl.appendChild(el("dd", { className: "muted", text: "No checkpoint saved." }));
+      return;
+    }
+    var keys = c.keys ? c.keys.join(", ") + (c.keyCount > c.keys.length ? " and " + (c.keyCount - c.keys.length) + " more" : "") : undefined;
+    facts(dl, [["Saved", c.savedAt && el("span", { className: "age", "data-ts": c.savedAt, text: age(c.savedAt) })],
+      ["Size", bytes(c.sizeBytes)], ["Type", c.type !== "object" ? c.type : undefined],
+      ["Keys", c.keyCount === 0 ? "none" : keys],
+      ["On recovery", c.offeredOnRecovery ? "offered back" : "not offered (" + (c.reason || "unavailable") + ")"]]);
+  }
+
+  function bytes(n) { return n < 1024 ? n + " B" : (n / 1024).toFixed(1) + " KiB"; }
+
+  function duration(seconds) {
+    var s = Math.floor(seconds);
+    if (s < 120) { return s + "s"; }
+    if (s < 7200) { return Math.floor(s / 60) + "m"; }
+    return Math.floor(s / 3600) + "h " + Math.floor((s % 3600) / 60) + "m";
   }
 
   function tick() {
@@ -242,6 +342,7 @@
     sessionStorage.setItem("lifeline.key", key);
     $("auth-error").hidden = true;
     etags = {};
+    state.bar = null;
     start();
   }
 
@@ -271,6 +372,10 @@
     });
     $("sign-out").addEventListener("click", function () { signOut(null); });
     $("status-filter").addEventListener("change", renderAgents);
+    $("counts").addEventListener("click", function (ev) {
+      var c = ev.target.closest(".count");
+      if (c) { $("status-filter").value = c.getAttribute("data-status") === "all" ? "" : c.getAttribute("data-status"); renderAgents(); }
+    });
     $("back-link").addEventListener("click", function (ev) { ev.preventDefault(); location.hash = ""; });
     $("home-link").addEventListener("click", function (ev) { ev.preventDefault(); location.hash = ""; });
     window.addEventListener("hashchange", function () { state.polling = false; refresh(); });

@@ -58,8 +58,7 @@ class DashboardTest {
 
     @BeforeAll
     static void start() throws Exception {
-        Assumptions.assumeTrue(new File("/usr/bin/chromium").canExecute(), "no /usr/bin/chromium");
-        Assumptions.assumeTrue(new File("/usr/bin/chromedriver").canExecute(), "no /usr/bin/chromedriver");
+        assumeChromium();
         local = LifelineLocal.start(new LifelineLocal.Options(0, null, TestStack.template(), Map.of(),
                 Clock.systemUTC()));
         base = local.url().toString();
@@ -80,6 +79,16 @@ class DashboardTest {
         post("/v1/teams/local/agents", "{\"agentId\":\"dee\",\"name\":\"Dee\",\"role\":\"reviewer\","
                 + "\"staleAfterSeconds\":600}");
 
+        driver = chrome();
+    }
+
+    static void assumeChromium() {
+        Assumptions.assumeTrue(new File("/usr/bin/chromium").canExecute(), "no /usr/bin/chromium");
+        Assumptions.assumeTrue(new File("/usr/bin/chromedriver").canExecute(), "no /usr/bin/chromedriver");
+    }
+
+    /** Debian's headless Chromium as the dashboard tests drive it (this class and {@link DashboardLiveTest}). */
+    static ChromeDriver chrome() {
         ChromeDriverService service = new ChromeDriverService.Builder()
                 .usingDriverExecutable(new File("/usr/bin/chromedriver")).usingAnyFreePort().build();
         ChromeOptions options = new ChromeOptions();
@@ -87,7 +96,7 @@ class DashboardTest {
         options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
                 "--no-first-run", "--window-size=1280,900");
-        driver = new ChromeDriver(service, options);
+        return new ChromeDriver(service, options);
     }
 
     @AfterAll
@@ -141,9 +150,14 @@ class DashboardTest {
     }
 
     static void screenshot(String name) throws Exception {
+        screenshot(driver, name);
+    }
+
+    /** Kept under target/ for people to look at: {@code target/dashboard-<name>.png}. */
+    static void screenshot(WebDriver browser, String name) throws Exception {
         Path target = Path.of("target", "dashboard-" + name + ".png");
         Files.createDirectories(target.getParent());
-        Files.copy(((TakesScreenshot) driver).getScreenshotAs(OutputType.FILE).toPath(), target,
+        Files.copy(((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE).toPath(), target,
                 StandardCopyOption.REPLACE_EXISTING);
     }
 
