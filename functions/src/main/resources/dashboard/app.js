@@ -11,8 +11,8 @@
   // The last-hour bar: 60 one-minute slots, its events re-read at most every BAR_MS (the newest slot follows
   // the agent's current status on every poll, so a change shows at once).
   var SLOTS = 60, SLOT_MS = 60000, BAR_MS = 10000, BAR_LIMIT = 100;
-  // Which status a slot shows when the agent held several in that minute: the one an operator must see.
-  var SEVERITY = { ready: 1, working: 2, offline: 3, restarting: 4, dead: 5, dead_failed_revive: 6 };
+  // Trouble an operator must see even when it lasted a moment: a slot shows the worst it held.
+  var TROUBLE = { restarting: 1, dead: 2, dead_failed_revive: 3 };
 
   var state = { team: null, key: null, agents: [], timer: null, polling: false, bar: null, barAt: 0 };
   var etags = {};   // url -> {etag, data}: unchanged answers come back as 304 with no body
@@ -36,21 +36,24 @@
     return el("span", { className: "badge status-" + status, "data-status": status, text: LABELS[status] || String(status).toUpperCase() });
   }
 
+  function span(s) {
+    if (s < 60) { return s + "s"; }
+    var m = Math.floor(s / 60);
+    if (m < 60) { return m + "m " + (s % 60) + "s"; }
+    var h = Math.floor(m / 60);
+    if (h < 48) { return h + "h " + (m % 60) + "m"; }
+    return Math.floor(h / 24) + "d";
+  }
+
   function age(iso) {
     if (!iso) { return "never"; }
-    var s = Math.max(0, Math.floor((Date.now() - Date.parse(iso)) / 1000));
-    if (s < 60) { return s + "s ago"; }
-    var m = Math.floor(s / 60);
-    if (m < 60) { return m + "m " + (s % 60) + "s ago"; }
-    var h = Math.floor(m / 60);
-    if (h < 48) { return h + "h " + (m % 60) + "m ago"; }
-    return Math.floor(h / 24) + "d ago";
+    return span(Math.max(0, Math.floor((Date.now() - Date.parse(iso)) / 1000))) + " ago";
   }
 
   function until(iso) {
     if (!iso) { return "\u2013"; }
     var s = Math.floor((Date.parse(iso) - Date.now()) / 1000);
-    return s >= 0 ? "in " + s + "s" : Math.abs(s) + "s overdue";
+    return s >= 0 ? "in " + span(s) : span(-s) + " overdue";
   }
 
   function time(iso) { return iso ? new Date(iso).toLocaleString() : "\u2013"; }
@@ -175,34 +178,40 @@
   }
 
   /**
-   * The agent's last hour as SLOTS one-minute slots, oldest first, from the team's status-change events of
-   * that hour. Before its first change in the window an agent was in that change's "from" status; with no
-   * change it was in its current one. Slots before it was registered are empty; when the hour held more
-   * changes than one answer carries, slots older than the oldest change read are marked unknown.
+   * The agent's last hour as SLOTS one-minute slots, oldest first, from the team's status changes of that
+   * hour. Before its first change in the window an agent was in that change's "from" status. A slot shows
+   * the worst trouble (restarting, dead, unrecoverable) the agent was in or entered during that minute, else
+   * the status it held longest. Slots before it was registered are empty; when the hour held more changes than
+   * one answer carries, slots older than the oldest change read are marked unknown.
    */
   function lastHour(agent) {
     var now = Date.now();
     var start = now - SLOTS * SLOT_MS;
     var events = (state.bar && state.bar.events) || [];
-    var known = events.length < BAR_LIMIT ? start
-      : Math.max(start, Date.parse(events[events.length - 1].at));
+    var known = events.length < BAR_LIMIT ? start : Math.max(start, Date.parse(events[events.length - 1].at));
     var mine = events.filter(function (e) { return e.detail && e.detail.agentId === agent.agentId; })
-      .map(function (e) { return { at: Math.min(Date.parse(e.at), now), from: e.detail.from, to: e.detail.to }; })
-      .sort(function (x, y) { return x.at - y.at; });
-    var born = agent.registeredAt ? Date.parse(agent.registeredAt) : start;
-    var slots = [];
-    var i, j = 0;
+      .map(function (e) { return { seq: e.detail.seq, at: Date.parse(e.at), from: e.detail.from, to: e.detail.to }; });
+    // The outbox logs a change a moment after it is made; the agent's own last transition covers that gap.
+    var last = agent.lastTransition;
+    if (last && !mine.some(function (m) { return m.seq >= last.seq; })) {
+      mine.push({ seq: last.seq, at: Date.parse(last.at), from: last.from, to: last.to });
+    }
+    mine.sort(function (x, y) { return x.at - y.at || x.seq - y.seq; });
+    // Spans of time in one status, clipped to the window (a server clock ahead of this one counts as now).
+    var t = Math.max(start, agent.registeredAt ? Date.parse(agent.registeredAt) : start);
     var status = mine.length ? mine[0].from : agent.status;
-    for (i = 0; i < SLOTS; i++) {
-      var from = start + i * SLOT_MS, to = from + SLOT_MS;
-      var worst = to <= born ? null : status;
-      while (j < mine.length && mine[j].at < to) {
-        status = mine[j].to;
-        if (!worst || SEVERITY[status] > SEVERITY[worst]) { worst = status; }
-        j++;
-      }
-      if (i === SLOTS - 1 && (!worst || SEVERITY[agent.status] > SEVERITY[worst])) { worst = agent.status; }
-      slots.push(to <= known && worst ? "unknown" : worst);
+    var spans = [];
+    mine.forEach(function (m) {
+      var at = Math.min(Math.max(m.at, t), now);
+      spans.push({ from: t, to: at, status: status, entered: false });
+      spans.push({ from: at, to: at, status: m.to, entered: true });
+      t = at;
+      status = m.to;
+    });
+    spans.push({ from: t, to: now, status: agent.status, entered: false });
+    var slots = [];
+    for (var i = 0; i < SLOTS; i++) {
+      slots.push(slotStatus(spans, start + i * SLOT_MS, start + (i + 1) * SLOT_MS, known));
     }
     var bar = el("div", { className: "hourbar", role: "img", "aria-label": "Last hour: " + summary(slots) });
     bar.title = bar.getAttribute("aria-label");
@@ -212,6 +221,22 @@
         title: (minutesAgo ? minutesAgo + " min ago: " : "now: ") + (st ? (LABELS[st] || st) : "not registered") }));
     });
     return bar;
+  }
+
+  function slotStatus(spans, from, to, known) {
+    var held = {}, trouble = null, any = false;
+    spans.forEach(function (s) {
+      var overlap = Math.min(to, s.to) - Math.max(from, s.from);
+      var touched = overlap > 0 || (s.entered && s.from >= from && s.from < to);
+      if (!touched) { return; }
+      any = true;
+      held[s.status] = (held[s.status] || 0) + Math.max(0, overlap);
+      if (TROUBLE[s.status] && (!trouble || TROUBLE[s.status] > TROUBLE[trouble])) { trouble = s.status; }
+    });
+    if (!any) { return null; }
+    if (to <= known) { return "unknown"; }
+    if (trouble) { return trouble; }
+    return Object.keys(held).reduce(function (a, b) { return held[b] > held[a] ? b : a; });
   }
 
   function summary(slots) {

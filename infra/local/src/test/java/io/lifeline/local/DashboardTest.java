@@ -238,6 +238,14 @@ class DashboardTest {
         assertTrue(history.contains("segfault"), history);
         assertTrue(driver.findElement(By.id("agent-title")).getText().contains("Cyd"));
         assertTrue(driver.findElement(By.id("agent-facts")).getText().contains("tester"));
+        // Its own events (the failure among them), and no checkpoint: Cyd never saved one.
+        waiting().until(d -> !d.findElements(By.cssSelector("#agent-events li[data-event-id^='local/cyd/status/']"))
+                .isEmpty());
+        Object others = ((org.openqa.selenium.JavascriptExecutor) driver).executeScript("return Array.prototype"
+                + ".filter.call(document.querySelectorAll('#agent-events li[data-event-id]'), function (li) {"
+                + " return li.getAttribute('data-event-id').indexOf('/cyd/') < 0; }).length;");
+        assertEquals(0L, others, "only Cyd's events");
+        assertEquals("No checkpoint saved.", driver.findElement(By.id("agent-checkpoint")).getText());
         screenshot("agent");
         driver.findElement(By.id("back-link")).click();
         waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("team-view")));
