@@ -14,7 +14,7 @@
   // Trouble an operator must see even when it lasted a moment: a slot shows the worst it held.
   var TROUBLE = { restarting: 1, dead: 2, dead_failed_revive: 3 };
 
-  var state = { team: null, key: null, agents: [], timer: null, polling: false, bar: null, barAt: 0 };
+  var state = { team: null, key: null, agents: [], timer: null, polling: false, bar: null, barAt: 0, drawn: [] };
   var etags = {};   // url -> {etag, data}: unchanged answers come back as 304 with no body
 
   function $(id) { return document.getElementById(id); }
@@ -127,18 +127,29 @@
     show("team");
     var barDue = !state.bar || Date.now() - state.barAt >= BAR_MS;
     return Promise.all([api("/agents"), api("/events?limit=25"), barDue ? api(barUrl()) : null]).then(function (res) {
-      state.agents = res[0].agents || [];
       if (res[2]) { state.bar = res[2]; state.barAt = Date.now(); }
+      // Unchanged answers (304s give back the same objects) in the same minute: leave the page as it is, so a
+      // selection or hover survives; tick() keeps the ages counting.
+      if (unchanged(["team", res[0], res[1], state.bar, barStart()])) { return; }
+      state.agents = res[0].agents || [];
       renderCounts();
       renderAgents();
       renderEvents($("events"), res[1].events || []);
     });
   }
 
-  // Since the start of the minute an hour ago: the URL stays the same for a minute, so its ETag can answer 304.
+  function unchanged(parts) {
+    var same = parts.length === state.drawn.length && parts.every(function (p, i) { return p === state.drawn[i]; });
+    state.drawn = parts;
+    return same;
+  }
+
+  // The bar's first slot starts on a whole minute, 59 minutes before the current one.
+  function barStart() { return (Math.floor(Date.now() / SLOT_MS) - (SLOTS - 1)) * SLOT_MS; }
+
+  // The URL stays the same for a minute, so its ETag can answer 304.
   function barUrl() {
-    var since = new Date(Math.floor((Date.now() - SLOTS * SLOT_MS) / SLOT_MS) * SLOT_MS).toISOString();
-    return "/events?type=AgentStatusChanged&limit=" + BAR_LIMIT + "&since=" + encodeURIComponent(since);
+    return "/events?type=AgentStatusChanged&limit=" + BAR_LIMIT + "&since=" + encodeURIComponent(new Date(barStart()).toISOString());
   }
 
   function renderCounts() {
@@ -186,7 +197,7 @@
    */
   function lastHour(agent) {
     var now = Date.now();
-    var start = now - SLOTS * SLOT_MS;
+    var start = barStart();
     var events = (state.bar && state.bar.events) || [];
     var known = events.length < BAR_LIMIT ? start : Math.max(start, Date.parse(events[events.length - 1].at));
     var mine = events.filter(function (e) { return e.detail && e.detail.agentId === agent.agentId; })
@@ -216,9 +227,9 @@
     var bar = el("div", { className: "hourbar", role: "img", "aria-label": "Last hour: " + summary(slots) });
     bar.title = bar.getAttribute("aria-label");
     slots.forEach(function (st, k) {
-      var minutesAgo = SLOTS - 1 - k;
+      var minute = new Date(start + k * SLOT_MS).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
       bar.appendChild(el("span", { className: "slot " + (st ? "status-" + st : "none"), "data-status": st || "none",
-        title: (minutesAgo ? minutesAgo + " min ago: " : "now: ") + (st ? (LABELS[st] || st) : "not registered") }));
+        title: minute + " " + (st ? (LABELS[st] || st) : "not registered") }));
     });
     return bar;
   }
@@ -285,6 +296,7 @@
     var base = "/agents/" + encodeURIComponent(agentId);
     return Promise.all([api(base), api(base + "/transitions?limit=50"), api(base + "/revivals"),
       api("/events?limit=20&agentId=" + encodeURIComponent(agentId))]).then(function (res) {
+      if (unchanged(["agent", agentId].concat(res))) { return; }
       var a = res[0];
       var title = $("agent-title");
       title.textContent = "";
@@ -396,7 +408,7 @@
       signIn($("team-input").value.trim(), $("key-input").value.trim());
     });
     $("sign-out").addEventListener("click", function () { signOut(null); });
-    $("status-filter").addEventListener("change", renderAgents);
+    $("status-filter").addEventListener("change", function () { renderAgents(); });
     $("counts").addEventListener("click", function (ev) {
       var c = ev.target.closest(".count");
       if (c) { $("status-filter").value = c.getAttribute("data-status") === "all" ? "" : c.getAttribute("data-status"); renderAgents(); }

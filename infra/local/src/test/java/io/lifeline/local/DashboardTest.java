@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -125,7 +126,8 @@ class DashboardTest {
     }
 
     static WebDriverWait waiting() {
-        return new WebDriverWait(driver, WAIT);
+        // The page redraws a table when its data changed; an element found just before may be gone.
+        return (WebDriverWait) new WebDriverWait(driver, WAIT).ignoring(StaleElementReferenceException.class);
     }
 
     static void signIn(String team, String key) {
@@ -228,7 +230,10 @@ class DashboardTest {
     @Test
     @Order(4)
     void agentPage_showsItsTransitions() throws Exception {
-        driver.findElement(By.cssSelector("tr.agent[data-agent-id='cyd']")).click();
+        waiting().until(d -> {
+            d.findElement(By.cssSelector("tr.agent[data-agent-id='cyd']")).click();
+            return true;
+        });
         waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("agent-view")));
         int expected = get("/v1/teams/local/agents/cyd/transitions").get("transitions").size();
         assertTrue(expected >= 2, "joined, then failed");
