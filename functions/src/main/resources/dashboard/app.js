@@ -8,13 +8,16 @@
   };
   var ORDER = ["ready", "working", "restarting", "offline", "dead", "dead_failed_revive"];
   var POLL_MS = 2000;
-  // The last-hour bar: 60 one-minute slots, its events re-read at most every BAR_MS (the newest slot follows
-  // the agent's current status on every poll, so a change shows at once).
-  var SLOTS = 60, SLOT_MS = 60000, BAR_MS = 10000, BAR_LIMIT = 100;
+  // The last-hour bar: 60 one-minute slots from the team's status changes, read at most every BAR_MS: the
+  // first time the whole hour (up to BAR_PAGES answers of BAR_LIMIT), then only what came since the newest
+  // change seen, less LAG_MS for changes the outbox logs late. The newest slot follows each agent's current
+  // status and last transition on every poll, so a change shows at once.
+  var SLOTS = 60, SLOT_MS = 60000, BAR_MS = 10000, BAR_LIMIT = 100, BAR_PAGES = 10, LAG_MS = 120000;
   // Trouble an operator must see even when it lasted a moment: a slot shows the worst it held.
   var TROUBLE = { restarting: 1, dead: 2, dead_failed_revive: 3 };
 
-  var state = { team: null, key: null, agents: [], timer: null, polling: false, bar: null, barAt: 0, drawn: [] };
+  var state = { team: null, key: null, agents: [], timer: null, polling: false, drawn: [],
+    bar: { events: {}, newest: 0, known: 0, version: 0, at: 0 } };
   var etags = {};   // url -> {etag, data}: unchanged answers come back as 304 with no body
 
   function $(id) { return document.getElementById(id); }
@@ -62,10 +65,11 @@
 
   function AuthError(status, message, code) { this.status = status; this.message = message; this.code = code; }
 
-  function api(path) {
+  /** {@code once}: a URL not asked again, so not worth remembering for If-None-Match. */
+  function api(path, once) {
     var url = "/v1/teams/" + encodeURIComponent(state.team) + path;
     var headers = { "Authorization": "Bearer " + state.key, "Accept": "application/json" };
-    var cached = etags[url];
+    var cached = once ? null : etags[url];
     if (cached) { headers["If-None-Match"] = cached.etag; }
     return fetch(url, { headers: headers, cache: "no-store" }).then(function (r) {
       reachable(true);
@@ -77,7 +81,7 @@
         }
         if (!r.ok) { throw new Error((body && (body.error || body.message)) || ("HTTP " + r.status)); }
         var etag = r.headers.get("ETag");
-        if (etag) { etags[url] = { etag: etag, data: body }; }
+        if (etag && !once) { etags[url] = { etag: etag, data: body }; }
         return body;
       });
     }, function (e) {
@@ -125,12 +129,11 @@
 
   function refreshTeam() {
     show("team");
-    var barDue = !state.bar || Date.now() - state.barAt >= BAR_MS;
-    return Promise.all([api("/agents"), api("/events?limit=25"), barDue ? api(barUrl()) : null]).then(function (res) {
-      if (res[2]) { state.bar = res[2]; state.barAt = Date.now(); }
+    var barDue = Date.now() - state.bar.at >= BAR_MS;
+    return Promise.all([api("/agents"), api("/events?limit=25"), barDue ? loadBar() : null]).then(function (res) {
       // Unchanged answers (304s give back the same objects) in the same minute: leave the page as it is, so a
       // selection or hover survives; tick() keeps the ages counting.
-      if (unchanged(["team", res[0], res[1], state.bar, barStart()])) { return; }
+      if (unchanged(["team", res[0], res[1], state.bar.version, barStart()])) { return; }
       state.agents = res[0].agents || [];
       renderCounts();
       renderAgents();
@@ -147,9 +150,44 @@
   // The bar's first slot starts on a whole minute, 59 minutes before the current one.
   function barStart() { return (Math.floor(Date.now() / SLOT_MS) - (SLOTS - 1)) * SLOT_MS; }
 
-  // The URL stays the same for a minute, so its ETag can answer 304.
-  function barUrl() {
-    return "/events?type=AgentStatusChanged&limit=" + BAR_LIMIT + "&since=" + encodeURIComponent(new Date(barStart()).toISOString());
+  function loadBar() {
+    var bar = state.bar;
+    var start = barStart();
+    var since = new Date(bar.newest ? Math.max(start, bar.newest - LAG_MS) : start).toISOString();
+    function page(until, n) {
+      var url = "/events?type=AgentStatusChanged&limit=" + BAR_LIMIT + "&since=" + encodeURIComponent(since)
+        + (until ? "&until=" + encodeURIComponent(until) : "");
+      return api(url, true).then(function (body) {
+        var events = body.events || [], fresh = 0;
+        events.forEach(function (e) {
+          if (!bar.events[e.eventId]) { bar.events[e.eventId] = e; fresh++; }
+          bar.newest = Math.max(bar.newest, Date.parse(e.at));
+        });
+        if (fresh) { bar.version++; }
+        if (events.length < BAR_LIMIT || !fresh) { return; }
+        var oldest = events[events.length - 1].at;
+        if (n + 1 < BAR_PAGES) { return page(oldest, n + 1); }
+        // More than the pages allowed: what lies before the oldest change read is not known.
+        bar.known = Math.max(bar.known, Date.parse(oldest));
+        bar.version++;
+      });
+    }
+    return page(null, 0).then(function () {
+      bar.at = Date.now();
+      Object.keys(bar.events).forEach(function (id) {
+        if (Date.parse(bar.events[id].at) < start) { delete bar.events[id]; }
+      });
+    });
+  }
+
+  /** The bar's status changes, per agent. */
+  function changesByAgent() {
+    var out = {};
+    Object.keys(state.bar.events).forEach(function (id) {
+      var d = state.bar.events[id].detail || {};
+      (out[d.agentId] = out[d.agentId] || []).push({ seq: d.seq, at: Date.parse(state.bar.events[id].at), from: d.from, to: d.to });
+    });
+    return out;
   }
 
   function renderCounts() {
@@ -170,6 +208,7 @@
     var body = $("agent-rows");
     body.textContent = "";
     var shown = state.agents.filter(function (a) { return !filter || a.status === filter; });
+    var changes = changesByAgent();
     shown.forEach(function (a) {
       var tr = el("tr", { className: "agent", "data-agent-id": a.agentId, "data-status": a.status }, [
         el("td", { className: "name", "data-label": "Agent" }, [
@@ -180,7 +219,7 @@
         el("td", { className: "misses", "data-label": "Misses", text: String(a.consecutiveMisses || 0) }),
         el("td", { className: "task", "data-label": "Task", text: a.currentTaskId || "\u2013" }),
         el("td", { className: "host", "data-label": "Host", text: a.hostId || "\u2013" }),
-        el("td", { className: "hour", "data-label": "Last hour" }, [lastHour(a)])
+        el("td", { className: "hour", "data-label": "Last hour" }, [lastHour(a, changes)])
       ]);
       tr.addEventListener("click", function () { location.hash = "#agent/" + encodeURIComponent(a.agentId); });
       body.appendChild(tr);
@@ -193,15 +232,13 @@
    * hour. Before its first change in the window an agent was in that change's "from" status. A slot shows
    * the worst trouble (restarting, dead, unrecoverable) the agent was in or entered during that minute, else
    * the status it held longest. Slots before it was registered are empty; when the hour held more changes than
-   * one answer carries, slots older than the oldest change read are marked unknown.
+   * the pages read, slots older than the oldest change read are marked unknown.
    */
-  function lastHour(agent) {
+  function lastHour(agent, changes) {
     var now = Date.now();
     var start = barStart();
-    var events = (state.bar && state.bar.events) || [];
-    var known = events.length < BAR_LIMIT ? start : Math.max(start, Date.parse(events[events.length - 1].at));
-    var mine = events.filter(function (e) { return e.detail && e.detail.agentId === agent.agentId; })
-      .map(function (e) { return { seq: e.detail.seq, at: Date.parse(e.at), from: e.detail.from, to: e.detail.to }; });
+    var known = state.bar.known;
+    var mine = (changes[agent.agentId] || []).slice();
     // The outbox logs a change a moment after it is made; the agent's own last transition covers that gap.
     var last = agent.lastTransition;
     if (last && !mine.some(function (m) { return m.seq >= last.seq; })) {
@@ -215,7 +252,7 @@
     mine.forEach(function (m) {
       var at = Math.min(Math.max(m.at, t), now);
       spans.push({ from: t, to: at, status: status, entered: false });
-      spans.push({ from: at, to: at, status: m.to, entered: true });
+      spans.push({ from: at, to: at, status: m.to, entered: m.at >= t });
       t = at;
       status = m.to;
     });
@@ -379,7 +416,7 @@
     sessionStorage.setItem("lifeline.key", key);
     $("auth-error").hidden = true;
     etags = {};
-    state.bar = null;
+    state.bar = { events: {}, newest: 0, known: 0, version: 0, at: 0 };
     start();
   }
 

@@ -79,7 +79,8 @@ public final class TeamHandler extends HttpApiHandler {
         String type = request.query("type");
         String agentId = request.query("agentId") == null ? null
                 : Limits.requireId("Query parameter 'agentId'", request.query("agentId"));
-        var list = events.recent(request.id("team"), agentId, type, since(request), limit);
+        var list = events.recent(request.id("team"), agentId, type, time(request, "since"), time(request, "until"),
+                limit);
         return Reply.ok(Json.object().put("count", list.size()).set("events", Views.array(list, e -> {
             ObjectNode v = Json.object().put("eventId", e.eventId()).put("type", e.type());
             Json.putTime(v, "at", e.at());
@@ -92,15 +93,15 @@ public final class TeamHandler extends HttpApiHandler {
         })));
     }
 
-    private static Instant since(ApiRequest request) {
-        String raw = request.query("since");
+    private static Instant time(ApiRequest request, String name) {
+        String raw = request.query(name);
         if (raw == null) {
             return null;
         }
         try {
             return Instant.parse(raw);
         } catch (DateTimeParseException e) {
-            throw LifelineException.badInput("INVALID_QUERY", "'since' must be an ISO-8601 time such as "
+            throw LifelineException.badInput("INVALID_QUERY", "'" + name + "' must be an ISO-8601 time such as "
                     + "2026-03-01T12:00:00Z");
         }
     }

@@ -81,14 +81,15 @@ public final class EventLog {
 
     /**
      * Newest first. {@code agentId} null reads the team's log, else that agent's copy; {@code type} null for
-     * every type; {@code since} null for all that is kept, else only events at or after it.
+     * every type; {@code since} and {@code until} (both inclusive, either null for no bound) a time window.
      */
-    public List<Entry> recent(String team, String agentId, String type, Instant since, int limit) {
+    public List<Entry> recent(String team, String agentId, String type, Instant since, Instant until, int limit) {
         Map<String, String> names = new HashMap<>(Map.of("#pk", Keys.PK, "#sk", Keys.SK));
         String pk = agentId == null ? Keys.team(team) + EVENTS_SUFFIX : Keys.agentScope(team, agentId);
-        // "~" sorts after every digit, so [from, E#~] is every event at or after since.
+        // "~" sorts after every digit and "#", so [E#<since>, E#<until>#~] holds every event of the window.
         Map<String, AttributeValue> values = new HashMap<>(Map.of(":pk", s(pk),
-                ":from", s(PREFIX + (since == null ? "" : millis(since))), ":to", s(PREFIX + "~")));
+                ":from", s(PREFIX + (since == null ? "" : millis(since))),
+                ":to", s(PREFIX + (until == null ? "" : millis(until) + "#") + "~")));
         String filter = null;
         if (type != null) {
             names.put("#type", TYPE);

@@ -58,9 +58,21 @@ class DashboardLiveTest {
         for (String id : List.of("ann", "ben", "cal")) {
             ok(stack.agent("join", id, null));
         }
-        // Five minutes of history: Ann works on a task for three of them, Ben saves checkpoints as he goes.
+        // Five minutes of history: Ann works on a task for three of them, Ben saves checkpoints as he goes, and
+        // Cal flips between working and ready every second for 40 s of three, then works on (about 120 changes:
+        // the bar reads two pages; each of those minutes shows WORKING, the status Cal held longest in it).
         for (int minute = 1; minute <= 5; minute++) {
-            stack.clock.advance(Duration.ofMinutes(1));
+            if (minute >= 2 && minute <= 4) {
+                for (int second = 0; second < 40; second++) {
+                    stack.clock.advance(Duration.ofSeconds(1));
+                    beat("cal", second % 2 == 0 ? "{\"status\":\"working\"}" : "{\"status\":\"ready\"}");
+                }
+                stack.clock.advance(Duration.ofSeconds(1));
+                beat("cal", "{\"status\":\"working\"}");
+                stack.clock.advance(Duration.ofSeconds(19));
+            } else {
+                stack.clock.advance(Duration.ofMinutes(1));
+            }
             if (minute == 1) {
                 ok(stack.createTask("t-42"));
                 ok(stack.task("claim", "t-42", "{\"agentId\":\"ann\"}"));
@@ -69,7 +81,7 @@ class DashboardLiveTest {
                 ok(stack.task("complete", "t-42", "{\"agentId\":\"ann\",\"result\":\"done\"}"));
             }
             beat("ann", "{}");
-            beat("cal", "{}");
+            beat("cal", minute == 5 ? "{\"status\":\"ready\"}" : "{}");
             beat("ben", "{\"metadata\":{\"model\":\"m-1\",\"repo\":\"lifeline\"},\"stats\":{\"messagesProcessed\":"
                     + (10 * minute) + ",\"toolCallsExecuted\":" + (3 * minute) + ",\"uptime\":" + (60 * minute)
                     + "},\"checkpoint\":{\"step\":" + minute + ",\"plan\":\"migrate the schema\",\"files\":"
@@ -161,7 +173,12 @@ class DashboardLiveTest {
         assertTrue(working >= 2 && working <= 4, "about three minutes: " + ann);
         assertTrue(ann.indexOf("ready") < ann.indexOf("working"), ann.toString());
         assertEquals("ready", ann.get(59), ann.toString());
-        assertTrue(slots("cal").stream().noneMatch("working"::equals));
+        // Ann's claim is older than Cal's 120 changes: only a second page of the bar's events holds it.
+        List<String> cal = slots("cal");
+        assertTrue(cal.stream().filter("working"::equals).count() >= 2, cal.toString());
+        for (String id : List.of("ann", "ben", "cal")) {
+            assertTrue(!slots(id).contains("unknown"), id + ": " + slots(id));
+        }
         String label = attribute("tr.agent[data-agent-id='ann'] .hourbar", "aria-label");
         assertTrue(label.contains("WORKING " + working + " min"), label);
     }

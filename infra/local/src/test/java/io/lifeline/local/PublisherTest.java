@@ -407,6 +407,13 @@ class PublisherTest {
         assertTrue(ids(window).containsAll(List.of("acme/pub-window/status/3", "acme/pub-neighbour/status/2")),
                 window::toString);
         assertFalse(ids(window).contains("acme/pub-window/status/1"), "before the window");
+        // until bounds the other end (inclusive): the window before the leaves holds the joins, not the leaves.
+        List<String> before = ids(logged(stack, Map.of("agentId", a, "until", since.minusMillis(1).toString())));
+        assertTrue(before.contains("acme/pub-window/status/1") && !before.contains("acme/pub-window/status/3"),
+                before::toString);
+        Instant leftAt = since;
+        assertEquals(List.of("acme/pub-window/status/3"), ids(logged(stack, Map.of("agentId", a, "since",
+                leftAt.toString(), "until", leftAt.toString(), "type", "AgentStatusChanged"))), "both ends inclusive");
 
         // a's own events: its status changes and the task handed back from it on leave, nobody else's.
         List<JsonNode> mine = logged(stack, Map.of("agentId", a, "limit", "100"));
@@ -424,6 +431,8 @@ class PublisherTest {
                 Map.of("since", "an hour ago"), null);
         assertEquals(400, badSince.status());
         assertEquals("INVALID_QUERY", badSince.code());
+        assertEquals(400, stack.send("events", stack.adminKey, Map.of("team", TestStack.TEAM),
+                Map.of("until", "now"), null).status());
         TestStack.Reply badAgent = stack.send("events", stack.adminKey, Map.of("team", TestStack.TEAM),
                 Map.of("agentId", "no spaces"), null);
         assertEquals(400, badAgent.status());
