@@ -61,6 +61,11 @@
 
   function time(iso) { return iso ? new Date(iso).toLocaleString() : "\u2013"; }
 
+  function clock(iso) { return new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }); }
+
+  // A paused agent is not marked dead however late it is (a maintenance window), so no deadline counts down.
+  function paused(a) { return a.pausedUntil && Date.parse(a.pausedUntil) > Date.now(); }
+
   // ---- API ----------------------------------------------------------------------------------------------
 
   function AuthError(status, message, code) { this.status = status; this.message = message; this.code = code; }
@@ -215,7 +220,8 @@
           el("strong", { text: a.name || a.agentId }), el("div", { className: "muted", text: a.agentId })]),
         el("td", { "data-label": "Status" }, [badge(a.status)]),
         el("td", { className: "age", "data-label": "Last heartbeat", "data-ts": a.heartbeatTs || "", text: age(a.heartbeatTs) }),
-        el("td", { className: "deadline", "data-label": "Deadline", "data-deadline": (a.alive && a.deadline) || "", text: until(a.alive ? a.deadline : null) }),
+        paused(a) ? el("td", { className: "deadline", "data-label": "Deadline", title: a.pauseReason || "", text: "paused until " + clock(a.pausedUntil) })
+          : el("td", { className: "deadline", "data-label": "Deadline", "data-deadline": (a.alive && a.deadline) || "", text: until(a.alive ? a.deadline : null) }),
         el("td", { className: "misses", "data-label": "Misses", text: String(a.consecutiveMisses || 0) }),
         el("td", { className: "task", "data-label": "Task", text: a.currentTaskId || "\u2013" }),
         el("td", { className: "host", "data-label": "Host", text: a.hostId || "\u2013" }),
@@ -264,7 +270,7 @@
     var bar = el("div", { className: "hourbar", role: "img", "aria-label": "Last hour: " + summary(slots) });
     bar.title = bar.getAttribute("aria-label");
     slots.forEach(function (st, k) {
-      var minute = new Date(start + k * SLOT_MS).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+      var minute = clock(new Date(start + k * SLOT_MS).toISOString());
       bar.appendChild(el("span", { className: "slot " + (st ? "status-" + st : "none"), "data-status": st || "none",
         title: minute + " " + (st ? (LABELS[st] || st) : "not registered") }));
     });

@@ -224,6 +224,11 @@ class DashboardLiveTest {
         // even when it lasted a moment), and he is ready again now.
         waiting().until(d -> slots("ben").contains("dead"));
         assertEquals("ready", slots("ben").get(59));
+
+        // A paused agent has no deadline counting down: the sweep will not mark it dead until the pause ends.
+        ok(stack.agent("pause-agent", "cal", "{\"seconds\":600,\"reason\":\"kernel upgrade\"}"));
+        waiting().until(d -> d.findElement(By.cssSelector("tr.agent[data-agent-id='cal'] .deadline")).getText()
+                .startsWith("paused until "));
         DashboardTest.screenshot(driver, "live-team");
     }
 
