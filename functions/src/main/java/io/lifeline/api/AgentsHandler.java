@@ -210,13 +210,19 @@ public final class AgentsHandler extends HttpApiHandler {
     private Reply get(ApiRequest request) {
         String team = request.id("team");
         String agentId = request.id("agentId");
-        ObjectNode view = Views.agent(agents.require(team, agentId));
+        Agent agent = agents.require(team, agentId);
+        ObjectNode view = Views.agent(agent);
         AgentDataStore.AgentData d = data.get(team, agentId);
         if (d.metadataJson() != null) {
             view.set("metadata", parseStored(d.metadataJson()));
         }
         Json.putTime(view, "metadataAt", d.metadataAt());
         Json.putTime(view, "checkpointAt", d.checkpointAt());
+        if (d.checkpointJson() != null) {
+            view.set("checkpointSummary", Views.checkpointSummary(parseStored(d.checkpointJson()),
+                    d.checkpointJson(), Recovery.decide(agent, d.checkpointJson(), d.checkpointAt(),
+                            config.recoveryMaxAge(), clock.instant())));
+        }
         if (d.lastError() != null) {
             ObjectNode err = Json.object().put("message", d.lastError()).put("category", d.lastErrorCategory());
             Json.putTime(err, "at", d.lastErrorAt());

@@ -10,6 +10,8 @@ import io.lifeline.config.Wiring;
 import io.lifeline.store.EventLog;
 import io.lifeline.store.TeamStore;
 import java.time.Clock;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.Set;
 
 /** A team's settings (leader, self-preservation), its maintenance pause, and its recent events. */
@@ -82,7 +84,10 @@ public final class TeamHandler extends HttpApiHandler {
     private Reply events(ApiRequest request) {
         int limit = AgentsHandler.intQuery(request, "limit", DEFAULT_EVENTS, 1, Limits.MAX_PAGE_SIZE);
         String type = request.query("type");
-        var list = events.recent(request.id("team"), type, limit);
+        String agentId = request.query("agentId") == null ? null
+                : Limits.requireId("Query parameter 'agentId'", request.query("agentId"));
+        var list = events.recent(request.id("team"), agentId, type, time(request, "since"), time(request, "until"),
+                limit);
         return Reply.ok(Json.object().put("count", list.size()).set("events", Views.array(list, e -> {
             ObjectNode v = Json.object().put("eventId", e.eventId()).put("type", e.type());
             Json.putTime(v, "at", e.at());
@@ -93,6 +98,19 @@ public final class TeamHandler extends HttpApiHandler {
             }
             return v;
         })));
+    }
+
+    private static Instant time(ApiRequest request, String name) {
+        String raw = request.query(name);
+        if (raw == null) {
+            return null;
+        }
+        try {
+            return Instant.parse(raw);
+        } catch (DateTimeParseException e) {
+            throw LifelineException.badInput("INVALID_QUERY", "'" + name + "' must be an ISO-8601 time such as "
+                    + "2026-03-01T12:00:00Z");
+        }
     }
 
     static ObjectNode view(TeamSettings s) {

@@ -1,15 +1,20 @@
 package io.lifeline.api;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lifeline.agent.Agent;
 import io.lifeline.agent.AgentStats;
+import io.lifeline.agent.Recovery;
 import io.lifeline.agent.Task;
 import io.lifeline.agent.Transition;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /** How agents, tasks and transitions look on the wire (DESIGN.md section 4). */
 final class Views {
+    /** Top-level checkpoint keys listed in its summary; the rest are only counted. */
+    static final int MAX_SUMMARY_KEYS = 20;
     private Views() {
     }
 
@@ -66,6 +71,29 @@ final class Views {
         n.put("trigger", t.trigger().wire());
         Json.putIfPresent(n, "reason", t.reason());
         Json.putTime(n, "at", t.at());
+        return n;
+    }
+
+    /**
+     * What an operator needs to know of a saved checkpoint without its contents: when, how big, its top-level
+     * keys, and whether the recovery route would offer it back now (and why not).
+     */
+    static ObjectNode checkpointSummary(JsonNode checkpoint, String storedJson, Recovery.Answer recovery) {
+        ObjectNode n = Json.object();
+        Json.putTime(n, "savedAt", recovery.savedAt());
+        n.put("sizeBytes", storedJson.getBytes(StandardCharsets.UTF_8).length);
+        n.put("type", checkpoint.getNodeType().name().toLowerCase());
+        if (checkpoint.isObject()) {
+            n.put("keyCount", checkpoint.size());
+            ArrayNode keys = n.putArray("keys");
+            checkpoint.fieldNames().forEachRemaining(k -> {
+                if (keys.size() < MAX_SUMMARY_KEYS) {
+                    keys.add(k);
+                }
+            });
+        }
+        n.put("offeredOnRecovery", recovery.available());
+        Json.putIfPresent(n, "reason", recovery.reason());
         return n;
     }
 

@@ -88,7 +88,7 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
                     break;
                 }
                 eventsByRecord.get(i).forEach(e -> eventLog.append(e.team(),
-                        new EventLog.Entry(e.eventId(), e.type(), e.at(), Json.write(e.detail()))));
+                        new EventLog.Entry(e.eventId(), e.type(), e.at(), Json.write(e.detail()), e.agentId())));
             }
             log(records, all, sent, failedAt, failure, started);
             if (failedAt >= records.size()) {

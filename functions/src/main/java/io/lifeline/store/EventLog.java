@@ -17,6 +17,9 @@ import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedExce
 /**
  * A team's recent events as delivered, newest first, for {@code GET /v1/teams/{team}/events}. The outbox
  * writes each event here once it is on the bus, keyed by its deterministic id, so a replay adds nothing.
+ * The sort key starts with the event's time, so "since" is a key condition, not a filter. An event about
+ * one agent is also copied into that agent's partition, so the agent's page reads its events with one
+ * bounded Query instead of filtering the whole team's log.
  */
 public final class EventLog {
     private static final String EVENTS_SUFFIX = "#EVENTS";
@@ -25,9 +28,13 @@ public final class EventLog {
     private static final String DETAIL = "detail";
     private static final String AT = "at";
     private static final String EVENT_ID = "eventId";
+    private static final String AGENT_ID = "agentId";
 
-    /** An event as logged; {@code detailJson} is its EventBridge detail. */
-    public record Entry(String eventId, String type, Instant at, String detailJson) {
+    /**
+     * An event as logged; {@code detailJson} is its EventBridge detail; {@code agentId} the agent it is about,
+     * null for a team-wide event.
+     */
+    public record Entry(String eventId, String type, Instant at, String detailJson, String agentId) {
     }
 
     private final DynamoDbClient dynamo;
@@ -41,13 +48,23 @@ public final class EventLog {
     }
 
     public void append(String team, Entry e) {
+        put(Keys.team(team) + EVENTS_SUFFIX, e);
+        if (e.agentId() != null) {
+            put(Keys.agentScope(team, e.agentId()), e);
+        }
+    }
+
+    private void put(String pk, Entry e) {
         Map<String, AttributeValue> item = new HashMap<>();
-        item.put(Keys.PK, s(Keys.team(team) + EVENTS_SUFFIX));
-        item.put(Keys.SK, s(PREFIX + String.format("%013d", e.at().toEpochMilli()) + "#" + e.eventId()));
+        item.put(Keys.PK, s(pk));
+        item.put(Keys.SK, s(PREFIX + millis(e.at()) + "#" + e.eventId()));
         item.put(EVENT_ID, s(e.eventId()));
         item.put(TYPE, s(e.type()));
         item.put(AT, ms(e.at()));
         item.put(DETAIL, s(e.detailJson()));
+        if (e.agentId() != null) {
+            item.put(AGENT_ID, s(e.agentId()));
+        }
         item.put(Keys.EXPIRES_AT, n(e.at().plus(retention).getEpochSecond()));
         try {
             StoreFailures.call("log the event", () -> dynamo.putItem(p -> p.tableName(table).item(item)
@@ -58,11 +75,21 @@ public final class EventLog {
         }
     }
 
-    /** Newest first; {@code type} null for every type. */
-    public List<Entry> recent(String team, String type, int limit) {
+    private static String millis(Instant at) {
+        return String.format("%013d", Math.max(0, at.toEpochMilli()));
+    }
+
+    /**
+     * Newest first. {@code agentId} null reads the team's log, else that agent's copy; {@code type} null for
+     * every type; {@code since} and {@code until} (both inclusive, either null for no bound) a time window.
+     */
+    public List<Entry> recent(String team, String agentId, String type, Instant since, Instant until, int limit) {
         Map<String, String> names = new HashMap<>(Map.of("#pk", Keys.PK, "#sk", Keys.SK));
-        Map<String, AttributeValue> values = new HashMap<>(Map.of(":pk", s(Keys.team(team) + EVENTS_SUFFIX),
-                ":prefix", s(PREFIX)));
+        String pk = agentId == null ? Keys.team(team) + EVENTS_SUFFIX : Keys.agentScope(team, agentId);
+        // "~" sorts after every digit and "#", so [E#<since>, E#<until>#~] holds every event of the window.
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":pk", s(pk),
+                ":from", s(PREFIX + (since == null ? "" : millis(since))),
+                ":to", s(PREFIX + (until == null ? "" : millis(until) + "#") + "~")));
         String filter = null;
         if (type != null) {
             names.put("#type", TYPE);
@@ -75,14 +102,14 @@ public final class EventLog {
         do {
             Map<String, AttributeValue> from = start;
             var page = StoreFailures.call("read events", () -> dynamo.query(q -> q.tableName(table)
-                    .keyConditionExpression("#pk = :pk AND begins_with(#sk, :prefix)")
+                    .keyConditionExpression("#pk = :pk AND #sk BETWEEN :from AND :to")
                     .filterExpression(filterExpression)
                     .expressionAttributeNames(names).expressionAttributeValues(values)
                     .scanIndexForward(false).limit(limit).exclusiveStartKey(from)));
             for (Map<String, AttributeValue> item : page.items()) {
                 if (out.size() < limit) {
                     out.add(new Entry(Items.str(item, EVENT_ID), Items.str(item, TYPE), Items.instant(item, AT),
-                            Items.str(item, DETAIL)));
+                            Items.str(item, DETAIL), Items.str(item, AGENT_ID)));
                 }
             }
             start = out.size() < limit && page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty()

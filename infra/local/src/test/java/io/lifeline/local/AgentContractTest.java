@@ -255,6 +255,35 @@ class AgentContractTest {
     }
 
     @Test
+    void get_withACheckpoint_summarisesIt_sizeKeysAndWhetherRecoveryWouldOfferIt() {
+        stack.ready("get-cp");
+        assertNull(stack.agent("get-agent", "get-cp", null).body().get("checkpointSummary"), "none saved yet");
+        StringBuilder checkpoint = new StringBuilder("{\"step\":3,\"plan\":\"write the docs\"");
+        for (int i = 0; i < 25; i++) {
+            checkpoint.append(",\"k").append(i).append("\":").append(i);
+        }
+        checkpoint.append('}');
+        Instant savedAt = stack.clock.instant();
+        assertEquals(200, stack.heartbeat("get-cp", "{\"checkpoint\":" + checkpoint + "}").status());
+
+        JsonNode summary = stack.agent("get-agent", "get-cp", null).body().get("checkpointSummary");
+        assertEquals(savedAt.toString(), summary.get("savedAt").asText());
+        assertEquals("object", summary.get("type").asText());
+        assertEquals(27, summary.get("keyCount").asInt());
+        assertEquals(20, summary.get("keys").size(), "only the first 20 keys are listed");
+        assertEquals("step", summary.get("keys").get(0).asText());
+        assertTrue(summary.get("sizeBytes").asInt() > 100, summary::toString);
+        assertFalse(summary.get("offeredOnRecovery").asBoolean());
+        assertEquals("Session still active", summary.get("reason").asText());
+        assertFalse(summary.has("step"), "the contents are not shown");
+
+        assertEquals(200, stack.agent("fail", "get-cp", "{\"reason\":\"crashed\"}").status());
+        summary = stack.agent("get-agent", "get-cp", null).body().get("checkpointSummary");
+        assertTrue(summary.get("offeredOnRecovery").asBoolean(), "a dead agent's fresh checkpoint is offered back");
+        assertNull(summary.get("reason"));
+    }
+
+    @Test
     void get_whenUnknown_answers404AgentNotFound() {
         TestStack.Reply r = stack.agent("get-agent", "nobody-here", null);
         assertEquals(404, r.status());

@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -58,8 +59,7 @@ class DashboardTest {
 
     @BeforeAll
     static void start() throws Exception {
-        Assumptions.assumeTrue(new File("/usr/bin/chromium").canExecute(), "no /usr/bin/chromium");
-        Assumptions.assumeTrue(new File("/usr/bin/chromedriver").canExecute(), "no /usr/bin/chromedriver");
+        assumeChromium();
         local = LifelineLocal.start(new LifelineLocal.Options(0, null, TestStack.template(), Map.of(),
                 Clock.systemUTC()));
         base = local.url().toString();
@@ -80,6 +80,16 @@ class DashboardTest {
         post("/v1/teams/local/agents", "{\"agentId\":\"dee\",\"name\":\"Dee\",\"role\":\"reviewer\","
                 + "\"staleAfterSeconds\":600}");
 
+        driver = chrome();
+    }
+
+    static void assumeChromium() {
+        Assumptions.assumeTrue(new File("/usr/bin/chromium").canExecute(), "no /usr/bin/chromium");
+        Assumptions.assumeTrue(new File("/usr/bin/chromedriver").canExecute(), "no /usr/bin/chromedriver");
+    }
+
+    /** Debian's headless Chromium as the dashboard tests drive it (this class and {@link DashboardLiveTest}). */
+    static ChromeDriver chrome() {
         ChromeDriverService service = new ChromeDriverService.Builder()
                 .usingDriverExecutable(new File("/usr/bin/chromedriver")).usingAnyFreePort().build();
         ChromeOptions options = new ChromeOptions();
@@ -87,7 +97,7 @@ class DashboardTest {
         options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
                 "--no-first-run", "--window-size=1280,900");
-        driver = new ChromeDriver(service, options);
+        return new ChromeDriver(service, options);
     }
 
     @AfterAll
@@ -116,7 +126,8 @@ class DashboardTest {
     }
 
     static WebDriverWait waiting() {
-        return new WebDriverWait(driver, WAIT);
+        // The page redraws a table when its data changed; an element found just before may be gone.
+        return (WebDriverWait) new WebDriverWait(driver, WAIT).ignoring(StaleElementReferenceException.class);
     }
 
     static void signIn(String team, String key) {
@@ -141,9 +152,14 @@ class DashboardTest {
     }
 
     static void screenshot(String name) throws Exception {
+        screenshot(driver, name);
+    }
+
+    /** Kept under target/ for people to look at: {@code target/dashboard-<name>.png}. */
+    static void screenshot(WebDriver browser, String name) throws Exception {
         Path target = Path.of("target", "dashboard-" + name + ".png");
         Files.createDirectories(target.getParent());
-        Files.copy(((TakesScreenshot) driver).getScreenshotAs(OutputType.FILE).toPath(), target,
+        Files.copy(((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE).toPath(), target,
                 StandardCopyOption.REPLACE_EXISTING);
     }
 
@@ -214,7 +230,10 @@ class DashboardTest {
     @Test
     @Order(4)
     void agentPage_showsItsTransitions() throws Exception {
-        driver.findElement(By.cssSelector("tr.agent[data-agent-id='cyd']")).click();
+        waiting().until(d -> {
+            d.findElement(By.cssSelector("tr.agent[data-agent-id='cyd']")).click();
+            return true;
+        });
         waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("agent-view")));
         int expected = get("/v1/teams/local/agents/cyd/transitions").get("transitions").size();
         assertTrue(expected >= 2, "joined, then failed");
@@ -224,6 +243,14 @@ class DashboardTest {
         assertTrue(history.contains("segfault"), history);
         assertTrue(driver.findElement(By.id("agent-title")).getText().contains("Cyd"));
         assertTrue(driver.findElement(By.id("agent-facts")).getText().contains("tester"));
+        // Its own events (the failure among them), and no checkpoint: Cyd never saved one.
+        waiting().until(d -> !d.findElements(By.cssSelector("#agent-events li[data-event-id^='local/cyd/status/']"))
+                .isEmpty());
+        Object others = ((org.openqa.selenium.JavascriptExecutor) driver).executeScript("return Array.prototype"
+                + ".filter.call(document.querySelectorAll('#agent-events li[data-event-id]'), function (li) {"
+                + " return li.getAttribute('data-event-id').indexOf('/cyd/') < 0; }).length;");
+        assertEquals(0L, others, "only Cyd's events");
+        assertEquals("No checkpoint saved.", driver.findElement(By.id("agent-checkpoint")).getText());
         screenshot("agent");
         driver.findElement(By.id("back-link")).click();
         waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("team-view")));

@@ -251,6 +251,10 @@ class OpenApiTest {
         stack.pump.drain();
         conforms("inbox", stack.agent("inbox", "oa-2", null), 200);
         conforms("events", stack.team("events", null), 200);
+        conforms("events", stack.send("events", stack.adminKey, Map.of("team", TestStack.TEAM),
+                Map.of("agentId", agent, "since", TestStack.START.toString(), "type", "AgentStatusChanged"), null), 200);
+        conforms("events", stack.send("events", stack.adminKey, Map.of("team", TestStack.TEAM),
+                Map.of("since", "yesterday"), null), 400);
         stack.stepFunctions.runDue();
         conforms("revivals", stack.agent("revivals", agent, null), 200);
         TestStack.Reply commands = stack.send("host-commands", stack.adminKey,

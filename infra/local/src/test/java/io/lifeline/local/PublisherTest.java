@@ -384,6 +384,65 @@ class PublisherTest {
                 "a read key of the team may read them");
     }
 
+    @Test
+    void eventsRoute_sinceReadsOnlyThatWindow_andAgentIdReadsTheEventsAboutThatAgent() {
+        String a = "pub-window";
+        String b = "pub-neighbour";
+        ok(stack.register(a));
+        ok(stack.register(b));
+        ok(stack.agent("join", a, null));
+        ok(stack.agent("join", b, null));
+        ok(stack.createTask("pub-window-task"));
+        ok(stack.task("claim", "pub-window-task", "{\"agentId\":\"" + a + "\"}"));
+        stack.pump.drain();
+        stack.clock.advance(Duration.ofMinutes(5));
+        Instant since = stack.clock.instant();
+        ok(stack.agent("leave", a, "{\"reason\":\"done for today\"}"));
+        ok(stack.agent("leave", b, null));
+        stack.pump.drain();
+
+        List<JsonNode> window = logged(stack, Map.of("since", since.toString(), "limit", "100"));
+        assertTrue(window.stream().allMatch(e -> !Instant.parse(e.get("at").asText()).isBefore(since)),
+                window::toString);
+        assertTrue(ids(window).containsAll(List.of("acme/pub-window/status/3", "acme/pub-neighbour/status/2")),
+                window::toString);
+        assertFalse(ids(window).contains("acme/pub-window/status/1"), "before the window");
+        // until bounds the other end (inclusive): the window before the leaves holds the joins, not the leaves.
+        List<String> before = ids(logged(stack, Map.of("agentId", a, "until", since.minusMillis(1).toString())));
+        assertTrue(before.contains("acme/pub-window/status/1") && !before.contains("acme/pub-window/status/3"),
+                before::toString);
+        Instant leftAt = since;
+        assertEquals(List.of("acme/pub-window/status/3"), ids(logged(stack, Map.of("agentId", a, "since",
+                leftAt.toString(), "until", leftAt.toString(), "type", "AgentStatusChanged"))), "both ends inclusive");
+
+        // a's own events: its status changes and the task handed back from it on leave, nobody else's.
+        List<JsonNode> mine = logged(stack, Map.of("agentId", a, "limit", "100"));
+        assertEquals(List.of("AgentStatusChanged", "AgentStatusChanged", "AgentStatusChanged", "TasksReassigned"),
+                mine.stream().map(e -> e.get("type").asText()).sorted().toList(), mine::toString);
+        assertEquals(List.of("acme/pub-window/status/3", "acme/pub-window/status/2", "acme/pub-window/status/1"),
+                ids(mine).stream().filter(id -> id.contains("/status/")).toList());
+        assertTrue(mine.stream().filter(e -> e.get("type").asText().equals("TasksReassigned"))
+                .allMatch(e -> a.equals(e.get("detail").get("fromAgentId").asText())), mine::toString);
+        assertEquals(List.of("acme/pub-window/status/3"),
+                ids(logged(stack, Map.of("agentId", a, "since", since.toString(), "type", "AgentStatusChanged"))));
+        assertEquals(List.of(), logged(stack, Map.of("agentId", "pub-nobody")));
+
+        TestStack.Reply badSince = stack.send("events", stack.adminKey, Map.of("team", TestStack.TEAM),
+                Map.of("since", "an hour ago"), null);
+        assertEquals(400, badSince.status());
+        assertEquals("INVALID_QUERY", badSince.code());
+        assertEquals(400, stack.send("events", stack.adminKey, Map.of("team", TestStack.TEAM),
+                Map.of("until", "now"), null).status());
+        TestStack.Reply badAgent = stack.send("events", stack.adminKey, Map.of("team", TestStack.TEAM),
+                Map.of("agentId", "no spaces"), null);
+        assertEquals(400, badAgent.status());
+        assertEquals("INVALID_ID", badAgent.code());
+    }
+
+    static List<String> ids(List<JsonNode> events) {
+        return events.stream().map(e -> e.get("eventId").asText()).toList();
+    }
+
     // ---- deterministic ids ------------------------------------------------------------------------
 
     /**
