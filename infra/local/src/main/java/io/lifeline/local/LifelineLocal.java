@@ -218,6 +218,11 @@ public final class LifelineLocal implements AutoCloseable {
         return gateway;
     }
 
+    /** Fault injection (the soak test): every function stops for {@code duration}, as in a long GC pause. */
+    public void stopTheWorld(java.time.Duration duration) throws InterruptedException {
+        host.stopTheWorld(duration);
+    }
+
     public StreamPump pump() {
         return pump;
     }
