@@ -10,6 +10,7 @@ import io.lifeline.store.AgentStore;
 import io.lifeline.store.SweepStore;
 import io.lifeline.store.TeamStore;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -21,6 +22,7 @@ import java.util.List;
 public final class SweepHandler implements RequestHandler<ScheduledEvent, List<String>> {
     private final Sweeper sweeper;
     private final Config config;
+    private final java.time.Clock clock;
 
     public SweepHandler() {
         this(Wiring.fromEnvironment());
@@ -28,6 +30,7 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
 
     public SweepHandler(Wiring wiring) {
         this.config = wiring.config();
+        this.clock = wiring.clock();
         String table = config.tableName();
         this.sweeper = new Sweeper(new SweepStore(wiring.dynamo(), table, config.sweepSegments()),
                 new AgentStore(wiring.dynamo(), table), new TeamStore(wiring.dynamo(), table),
@@ -39,8 +42,22 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
     public List<String> handleRequest(ScheduledEvent event, Context context) {
         List<String> dead = new ArrayList<>();
         long start = System.nanoTime();
+        Instant startedAt = clock.instant();
         for (int i = 0; i < config.sweepsPerInvocation(); i++) {
             waitUntil(start + config.sweepInterval().multipliedBy(i).toNanos());
+            // When due: the first at the schedule's time (when the event names it), the others one interval apart.
+            Instant due = i == 0 ? (event == null || event.getTime() == null ? null
+                    : Instant.ofEpochMilli(event.getTime().getMillis()))
+                    : startedAt.plus(config.sweepInterval().multipliedBy(i));
+            Duration late = due == null ? Duration.ZERO : Duration.between(due, clock.instant());
+            if (late.compareTo(config.sweepInterval().dividedBy(2)) > 0) {
+                // The function itself was stalled (GC pause, a frozen host, a late schedule): heartbeats that
+                // queued meanwhile are landing now. Judging before they land would blame agents for our own
+                // silence, so this sweep judges nobody; the next one, on time, does.
+                io.lifeline.api.Log.emit(io.lifeline.api.Log.line("WARN", "sweep skipped: late")
+                        .put("lateMs", late.toMillis()).put("due", due.toString()));
+                continue;
+            }
             Sweeper.Report report = sweeper.sweepOnce();
             dead.addAll(report.markedDead());
             if (!report.markedDead().isEmpty() || report.missesRecorded() > 0 || !report.teamsHeld().isEmpty()

@@ -93,7 +93,7 @@ public final class LifelineLocal implements AutoCloseable {
             });
             background.scheduleWithFixedDelay(this::pumpQuietly, STREAM_POLL_MILLIS, STREAM_POLL_MILLIS,
                     TimeUnit.MILLISECONDS);
-            scheduler = new Scheduler(host, options.template().schedules());
+            scheduler = new Scheduler(host, options.template().schedules(), options.clock());
             resumeInterruptedRevives(options.template());
             demo = options.demo() ? new Demo(gateway, adminKey) : null;
         } catch (Exception e) {

@@ -27,7 +27,11 @@ final class Scheduler implements AutoCloseable {
         return t;
     });
 
-    Scheduler(FunctionHost host, List<SamTemplate.Schedule> schedules) {
+    private final java.time.Clock clock;
+
+    /** {@code clock}: the functions' clock, for each event's time (when the schedule fired). */
+    Scheduler(FunctionHost host, List<SamTemplate.Schedule> schedules, java.time.Clock clock) {
+        this.clock = clock;
         for (SamTemplate.Schedule s : schedules) {
             String interval = host.function(s.functionId()).environment().get("SWEEP_INTERVAL_MS");
             Duration period = interval != null ? Duration.ofMillis(Long.parseLong(interval)) : rate(s.expression());
@@ -47,14 +51,15 @@ final class Scheduler implements AutoCloseable {
                 : m.group(2).startsWith("minute") ? Duration.ofMinutes(n) : Duration.ofHours(n);
     }
 
-    private static void invoke(String functionId, RequestHandler<ScheduledEvent, Object> handler) {
+    private void invoke(String functionId, RequestHandler<ScheduledEvent, Object> handler) {
         ScheduledEvent event = new ScheduledEvent();
         event.setId(UUID.randomUUID().toString());
         event.setSource("aws.events");
         event.setDetailType("Scheduled Event");
         event.setAccount("000000000000");
         event.setRegion("us-east-1");
-        event.setTime(DateTime.now());
+        // The time the schedule fired, as EventBridge sets it: a sweep that starts well after it knows it was stalled.
+        event.setTime(new DateTime(clock.millis()));
         try {
             handler.handleRequest(event, new LocalContext(functionId, event.getId()));
         } catch (RuntimeException e) {
