@@ -114,6 +114,8 @@ class HostileInputFuzzTest {
             PrintStream tee = new PrintStream(captured, true, StandardCharsets.UTF_8);
             System.setOut(tee);
             System.setErr(tee);
+            StringBuffer logLines = new StringBuffer();
+            io.lifeline.api.Log.sink(line -> logLines.append(line).append('\n'));
             Map<String, AtomicInteger> byOutcome = new ConcurrentHashMap<>();
             List<String> failures = Collections.synchronizedList(new ArrayList<>());
             ExecutorService pool = Executors.newFixedThreadPool(4);
@@ -133,6 +135,7 @@ class HostileInputFuzzTest {
                 }
             } finally {
                 pool.shutdownNow();
+                io.lifeline.api.Log.sink(null);
                 System.setOut(originalOut);
                 System.setErr(originalErr);
             }
@@ -154,7 +157,8 @@ class HostileInputFuzzTest {
                         Math.min(15, failures.size()))));
             }
             assertEquals(before, after, "a refused request changed the table: " + difference(before, after));
-            String logs = captured.toString(StandardCharsets.UTF_8);
+            String logs = captured.toString(StandardCharsets.UTF_8) + logLines;
+            assertTrue(logLines.indexOf("\"msg\":\"request\"") >= 0, "the requests' log lines were captured");
             for (String key : f.secrets) {
                 assertTrue(!logs.contains(key), "a key appeared in the logs: " + key);
             }
