@@ -55,14 +55,16 @@ public final class FunctionHost {
 
     @SuppressWarnings("unchecked")
     public <I, O> RequestHandler<I, O> handler(String logicalId) {
-        RequestHandler<I, O> h = (RequestHandler<I, O>) handlers.get(logicalId);
+        RequestHandler<?, ?> h = handlers.get(logicalId);
         if (h == null) {
             throw new IllegalArgumentException("No function " + logicalId + " in the template");
         }
-        return (input, context) -> {
-            pause.await();
-            return h.handleRequest(input, context);
-        };
+        return (RequestHandler<I, O>) h;
+    }
+
+    /** Where an invocation arrives (the gateway, the schedule): waits out a stopped world, see {@link #stopTheWorld}. */
+    void awaitRunning() {
+        pause.await();
     }
 
     /**

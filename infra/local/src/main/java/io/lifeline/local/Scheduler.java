@@ -36,7 +36,7 @@ final class Scheduler implements AutoCloseable {
             String interval = host.function(s.functionId()).environment().get("SWEEP_INTERVAL_MS");
             Duration period = interval != null ? Duration.ofMillis(Long.parseLong(interval)) : rate(s.expression());
             RequestHandler<ScheduledEvent, Object> handler = host.handler(s.functionId());
-            executor.scheduleWithFixedDelay(() -> invoke(s.functionId(), handler), period.toMillis(),
+            executor.scheduleWithFixedDelay(() -> invoke(host, s.functionId(), handler), period.toMillis(),
                     period.toMillis(), TimeUnit.MILLISECONDS);
         }
     }
@@ -51,7 +51,7 @@ final class Scheduler implements AutoCloseable {
                 : m.group(2).startsWith("minute") ? Duration.ofMinutes(n) : Duration.ofHours(n);
     }
 
-    private void invoke(String functionId, RequestHandler<ScheduledEvent, Object> handler) {
+    private void invoke(FunctionHost host, String functionId, RequestHandler<ScheduledEvent, Object> handler) {
         ScheduledEvent event = new ScheduledEvent();
         event.setId(UUID.randomUUID().toString());
         event.setSource("aws.events");
@@ -61,6 +61,7 @@ final class Scheduler implements AutoCloseable {
         // The time the schedule fired, as EventBridge sets it: a sweep that starts well after it knows it was stalled.
         event.setTime(new DateTime(clock.millis()));
         try {
+            host.awaitRunning();
             handler.handleRequest(event, new LocalContext(functionId, event.getId()));
         } catch (RuntimeException e) {
             System.err.println(functionId + " failed: " + e);
