@@ -114,11 +114,51 @@ public final class ApiRequest {
             throw new LifelineException(LifelineException.Kind.TOO_LARGE, "PAYLOAD_TOO_LARGE",
                     "The body is " + bytes.length + " bytes; the limit is " + Limits.MAX_BODY_BYTES);
         }
+        JsonNode body;
         try {
-            return Json.parse(new String(bytes, StandardCharsets.UTF_8));
+            body = Json.parse(new String(bytes, StandardCharsets.UTF_8));
         } catch (JsonProcessingException e) {
             throw LifelineException.badInput("INVALID_JSON", "The body is not valid JSON: " + e.getOriginalMessage());
         }
+        if (!wellFormed(body)) {
+            // JSON lets "\ud800" through, but it is no character: stored, it would come back as "?".
+            throw LifelineException.badInput("INVALID_JSON",
+                    "The body holds a string with an unpaired surrogate escape, which is not Unicode text");
+        }
+        return body;
+    }
+
+    /** True when every string and field name in {@code node} is valid Unicode (no unpaired surrogate). */
+    static boolean wellFormed(JsonNode node) {
+        if (node.isTextual()) {
+            return wellFormed(node.textValue());
+        }
+        for (java.util.Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            if (!wellFormed(e.getKey()) || !wellFormed(e.getValue())) {
+                return false;
+            }
+        }
+        if (node.isArray()) {
+            for (JsonNode element : node) {
+                if (!wellFormed(element)) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    private static boolean wellFormed(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The body if there is one, else an empty object (for routes whose body is optional). */

@@ -92,11 +92,13 @@ public final class DashboardHandler implements RequestHandler<APIGatewayV2HTTPEv
         return h;
     }
 
+    /** A refusal in the gateway's own JSON shape ({@code {"message": ...}}), like every other refusal of the API. */
     private static APIGatewayV2HTTPResponse plain(int status, String message) {
         Map<String, String> h = securityHeaders();
-        h.put("content-type", "text/plain; charset=utf-8");
+        h.put("content-type", "application/json");
         h.put("cache-control", "no-store");
-        return APIGatewayV2HTTPResponse.builder().withStatusCode(status).withHeaders(h).withBody(message).build();
+        return APIGatewayV2HTTPResponse.builder().withStatusCode(status).withHeaders(h)
+                .withBody("{\"message\":\"" + message + "\"}").build();
     }
 
     private static String header(APIGatewayV2HTTPEvent event, String name) {

@@ -12,6 +12,7 @@ import io.lifeline.store.AgentStore;
 import io.lifeline.store.SweepStore;
 import io.lifeline.store.TeamStore;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -45,8 +46,23 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
         List<String> dead = new ArrayList<>();
         long start = System.nanoTime();
         try (Log.Invocation ignored = Log.invocation(context == null ? null : context.getAwsRequestId(), "sweep")) {
+            Instant startedAt = clock.instant();
             for (int i = 0; i < config.sweepsPerInvocation(); i++) {
                 waitUntil(start + config.sweepInterval().multipliedBy(i).toNanos());
+                // When due: the first at the schedule's time (when the event names it), the others one interval apart.
+                Instant due = i == 0 ? (event == null || event.getTime() == null ? null
+                        : Instant.ofEpochMilli(event.getTime().getMillis()))
+                        : startedAt.plus(config.sweepInterval().multipliedBy(i));
+                Duration late = due == null ? Duration.ZERO : Duration.between(due, clock.instant());
+                if (late.compareTo(config.sweepInterval().dividedBy(2)) > 0) {
+                    // The function itself was stalled (GC pause, a frozen host, a late schedule): heartbeats that
+                    // queued meanwhile are landing now. Judging before they land would blame agents for our own
+                    // silence, so this sweep judges nobody; the next one, on time, does. It writes no SweepDuration,
+                    // so sweeps that are always late show as a sweep that does not run.
+                    Log.emit(Log.line("WARN", "sweep").put("outcome", "skipped_late")
+                            .put("lateMs", late.toMillis()).put("due", due.toString()));
+                    continue;
+                }
                 long sweepStart = System.nanoTime();
                 Sweeper.Report report;
                 try {

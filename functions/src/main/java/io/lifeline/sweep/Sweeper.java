@@ -84,8 +84,10 @@ public final class Sweeper {
 
     public Report sweepOnce() {
         long started = System.nanoTime();
-        SweepStore.Snapshot snapshot = snapshots.scan();
+        // The time judged is read before the scan, so the snapshot is never older than it: a pause between the
+        // two (GC, a throttled page) cannot make beats that landed meanwhile look missed.
         Instant now = clock.instant();
+        SweepStore.Snapshot snapshot = snapshots.scan();
         List<String> dead = new ArrayList<>();
         List<String> held = new ArrayList<>();
         int misses = 0;

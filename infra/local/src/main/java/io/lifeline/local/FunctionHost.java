@@ -21,15 +21,17 @@ import software.amazon.awssdk.services.sfn.SfnClient;
 public final class FunctionHost {
     private final Map<String, SamTemplate.Function> functions = new LinkedHashMap<>();
     private final Map<String, RequestHandler<?, ?>> handlers = new HashMap<>();
+    private final Pause pause = new Pause();
 
     /** {@code resourceNames}: the local name of each template resource a function's environment refers to. */
     public FunctionHost(SamTemplate template, Map<String, String> parameters, Map<String, String> resourceNames,
                         DynamoDbClient dynamo, Supplier<EventBridgeClient> eventBridge,
                         Supplier<SfnClient> stepFunctions, Clock clock) {
+        Clock pausable = new PausableClock(clock, pause);
         for (SamTemplate.Function f : template.functions(parameters, resourceNames)) {
             functions.put(f.logicalId(), f);
             handlers.put(f.logicalId(), instantiate(f,
-                    new Wiring(Config.fromEnvironment(f.environment()), clock, dynamo, eventBridge, stepFunctions)));
+                    new Wiring(Config.fromEnvironment(f.environment()), pausable, dynamo, eventBridge, stepFunctions)));
         }
     }
 
@@ -58,6 +60,70 @@ public final class FunctionHost {
             throw new IllegalArgumentException("No function " + logicalId + " in the template");
         }
         return (RequestHandler<I, O>) h;
+    }
+
+    /** Where an invocation arrives (the gateway, the schedule): waits out a stopped world, see {@link #stopTheWorld}. */
+    void awaitRunning() {
+        pause.await();
+    }
+
+    /**
+     * Fault injection: a stop-the-world pause of every function for {@code duration}, as a long GC pause of the
+     * JVM that hosts them all. Invocations that arrive wait at the door (requests queue, then arrive late), and
+     * those in flight stop at their next read of the clock (a sweep between its scan and its decisions, a
+     * heartbeat before it stamps its time). Returns when the pause is over.
+     */
+    public void stopTheWorld(java.time.Duration duration) throws InterruptedException {
+        pause.hold(duration);
+    }
+
+    /** A gate every invocation and every clock read passes; closed while the world is stopped. */
+    private static final class Pause {
+        private final java.util.concurrent.locks.ReentrantReadWriteLock lock =
+                new java.util.concurrent.locks.ReentrantReadWriteLock();
+
+        void await() {
+            if (lock.isWriteLocked() && !lock.isWriteLockedByCurrentThread()) {
+                lock.readLock().lock();
+                lock.readLock().unlock();
+            }
+        }
+
+        void hold(java.time.Duration d) throws InterruptedException {
+            lock.writeLock().lock();
+            try {
+                Thread.sleep(d.toMillis());
+            } finally {
+                lock.writeLock().unlock();
+            }
+        }
+    }
+
+    /** The functions' clock: reading it waits out a stopped world, so work in flight pauses mid-way. */
+    private static final class PausableClock extends Clock {
+        private final Clock clock;
+        private final Pause pause;
+
+        PausableClock(Clock clock, Pause pause) {
+            this.clock = clock;
+            this.pause = pause;
+        }
+
+        @Override
+        public java.time.ZoneId getZone() {
+            return clock.getZone();
+        }
+
+        @Override
+        public Clock withZone(java.time.ZoneId zone) {
+            return new PausableClock(clock.withZone(zone), pause);
+        }
+
+        @Override
+        public java.time.Instant instant() {
+            pause.await();
+            return clock.instant();
+        }
     }
 
     public SamTemplate.Function function(String logicalId) {

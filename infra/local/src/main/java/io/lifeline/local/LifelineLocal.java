@@ -102,7 +102,7 @@ public final class LifelineLocal implements AutoCloseable {
             });
             background.scheduleWithFixedDelay(this::pumpQuietly, STREAM_POLL_MILLIS, STREAM_POLL_MILLIS,
                     TimeUnit.MILLISECONDS);
-            scheduler = new Scheduler(host, options.template().schedules());
+            scheduler = new Scheduler(host, options.template().schedules(), options.clock());
             resumeInterruptedRevives(options.template());
             demo = options.demo() ? new Demo(gateway, adminKey) : null;
         } catch (Exception e) {
@@ -266,6 +266,11 @@ public final class LifelineLocal implements AutoCloseable {
 
     public LocalGateway gateway() {
         return gateway;
+    }
+
+    /** Fault injection (the soak test): every function stops for {@code duration}, as in a long GC pause. */
+    public void stopTheWorld(java.time.Duration duration) throws InterruptedException {
+        host.stopTheWorld(duration);
     }
 
     public StreamPump pump() {

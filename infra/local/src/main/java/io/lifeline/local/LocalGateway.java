@@ -180,6 +180,7 @@ public final class LocalGateway {
      * Any authorizer context already on the event is replaced by what the authorizer says.
      */
     public Response invoke(APIGatewayV2HTTPEvent event) {
+        host.awaitRunning();
         String functionId = functionByRouteKey.get(event.getRouteKey());
         if (functionId == null) {
             return gatewayError(404, "Not Found");

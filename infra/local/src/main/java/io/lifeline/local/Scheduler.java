@@ -27,12 +27,16 @@ final class Scheduler implements AutoCloseable {
         return t;
     });
 
-    Scheduler(FunctionHost host, List<SamTemplate.Schedule> schedules) {
+    private final java.time.Clock clock;
+
+    /** {@code clock}: the functions' clock, for each event's time (when the schedule fired). */
+    Scheduler(FunctionHost host, List<SamTemplate.Schedule> schedules, java.time.Clock clock) {
+        this.clock = clock;
         for (SamTemplate.Schedule s : schedules) {
             String interval = host.function(s.functionId()).environment().get("SWEEP_INTERVAL_MS");
             Duration period = interval != null ? Duration.ofMillis(Long.parseLong(interval)) : rate(s.expression());
             RequestHandler<ScheduledEvent, Object> handler = host.handler(s.functionId());
-            executor.scheduleWithFixedDelay(() -> invoke(s.functionId(), handler), period.toMillis(),
+            executor.scheduleWithFixedDelay(() -> invoke(host, s.functionId(), handler), period.toMillis(),
                     period.toMillis(), TimeUnit.MILLISECONDS);
         }
     }
@@ -47,15 +51,17 @@ final class Scheduler implements AutoCloseable {
                 : m.group(2).startsWith("minute") ? Duration.ofMinutes(n) : Duration.ofHours(n);
     }
 
-    private static void invoke(String functionId, RequestHandler<ScheduledEvent, Object> handler) {
+    private void invoke(FunctionHost host, String functionId, RequestHandler<ScheduledEvent, Object> handler) {
         ScheduledEvent event = new ScheduledEvent();
         event.setId(UUID.randomUUID().toString());
         event.setSource("aws.events");
         event.setDetailType("Scheduled Event");
         event.setAccount("000000000000");
         event.setRegion("us-east-1");
-        event.setTime(DateTime.now());
+        // The time the schedule fired, as EventBridge sets it: a sweep that starts well after it knows it was stalled.
+        event.setTime(new DateTime(clock.millis()));
         try {
+            host.awaitRunning();
             handler.handleRequest(event, new LocalContext(functionId, event.getId()));
         } catch (RuntimeException e) {
             System.err.println(functionId + " failed: " + e);

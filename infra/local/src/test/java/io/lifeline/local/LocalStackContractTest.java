@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.testcontainers.junit.jupiter.Container;
 import org.testcontainers.junit.jupiter.Testcontainers;
@@ -17,6 +18,7 @@ import org.testcontainers.utility.DockerImageName;
  * LocalStack's DynamoDB instead of DynamoDB Local, where a Docker engine exists. Without one it is skipped;
  * the same behaviour is covered against DynamoDB Local by the other contract tests, never only here.
  */
+@Tag("localstack")
 @Testcontainers(disabledWithoutDocker = true)
 class LocalStackContractTest {
     @Container

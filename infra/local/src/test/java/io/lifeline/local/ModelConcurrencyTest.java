@@ -91,9 +91,13 @@ class ModelConcurrencyTest {
             transitions += counts[0];
             deaths += counts[1];
         }
-        System.out.printf("ModelConcurrencyTest: %d runs (interleavings) x %d threads, %d operations (%d sweeps),"
-                + " %d transitions checked, %d heartbeat_expired deaths%n", RUNS, THREADS, operations, sweeps,
-                transitions, deaths);
+        String report = String.format("ModelConcurrencyTest (seed %d): %d runs (interleavings) x %d threads, %d"
+                + " operations (%d sweeps), %d transitions checked, %d heartbeat_expired deaths%n", base, RUNS, THREADS,
+                operations, sweeps, transitions, deaths);
+        System.out.print(report);
+        java.nio.file.Path out = java.nio.file.Path.of("target", "reliability");
+        java.nio.file.Files.createDirectories(out);
+        java.nio.file.Files.writeString(out.resolve("model-concurrency.txt"), report);
     }
 
     record Result(List<Call> calls, List<Sweep> sweeps) {

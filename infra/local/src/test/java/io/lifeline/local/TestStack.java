@@ -64,8 +64,12 @@ public final class TestStack implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicReference<LocalStepFunctions> stepFunctionsRef =
             new java.util.concurrent.atomic.AtomicReference<>();
 
+    /** Interceptors of the functions' EventBridge client (PutEvents faults at the SDK level). */
+    private final List<ExecutionInterceptor> busInterceptors;
+
     private TestStack(MutableClock clock, List<ExecutionInterceptor> interceptors, Map<String, String> parameters,
-                      java.net.URI dynamoEndpoint) throws Exception {
+                      java.net.URI dynamoEndpoint, List<ExecutionInterceptor> busInterceptors) throws Exception {
+        this.busInterceptors = List.copyOf(busInterceptors);
         java.net.URI endpoint = dynamoEndpoint != null ? dynamoEndpoint : SharedDynamo.get().endpoint();
         this.clock = clock;
         this.table = "t-" + UUID.randomUUID();
@@ -121,18 +125,34 @@ public final class TestStack implements AutoCloseable {
      * container would be: nothing remembered from earlier invocations (the publisher's sent ids included).
      */
     public FunctionHost freshHost() {
-        return new FunctionHost(template, params, names, dynamo, io.lifeline.config.Wiring.memoize(bus::client),
+        Supplier<software.amazon.awssdk.services.eventbridge.EventBridgeClient> busClient = busInterceptors.isEmpty()
+                ? bus::client
+                : () -> software.amazon.awssdk.services.eventbridge.EventBridgeClient.builder()
+                        .endpointOverride(bus.endpoint()).region(software.amazon.awssdk.regions.Region.US_EAST_1)
+                        .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create())
+                        .credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
+                                software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("local", "local")))
+                        .overrideConfiguration(c -> busInterceptors.forEach(c::addExecutionInterceptor))
+                        .build();
+        return new FunctionHost(template, params, names, dynamo, io.lifeline.config.Wiring.memoize(busClient),
                 io.lifeline.config.Wiring.memoize(() -> stepFunctionsRef.get().client()), clock);
     }
 
     public static final class Builder {
         private MutableClock clock = new MutableClock(START);
         private final List<ExecutionInterceptor> interceptors = new ArrayList<>();
+        private final List<ExecutionInterceptor> busInterceptors = new ArrayList<>();
         private final Map<String, String> parameters = new HashMap<>();
         private java.net.URI dynamoEndpoint;
 
         public Builder interceptor(ExecutionInterceptor i) {
             interceptors.add(i);
+            return this;
+        }
+
+        /** An interceptor on the functions' EventBridge client (the publisher's PutEvents). */
+        public Builder busInterceptor(ExecutionInterceptor i) {
+            busInterceptors.add(i);
             return this;
         }
 
@@ -153,7 +173,7 @@ public final class TestStack implements AutoCloseable {
         }
 
         public TestStack build() throws Exception {
-            return new TestStack(clock, interceptors, parameters, dynamoEndpoint);
+            return new TestStack(clock, interceptors, parameters, dynamoEndpoint, busInterceptors);
         }
     }
 

@@ -1,0 +1,81 @@
+package io.lifeline.local;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.amazonaws.services.lambda.runtime.RequestHandler;
+import com.amazonaws.services.lambda.runtime.events.ScheduledEvent;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import org.joda.time.DateTime;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A sweep that starts well after its schedule fired (more than half a sweep interval: the function, or the
+ * whole of Lifeline Local, was stalled by a GC pause or a frozen host) judges nobody: heartbeats that queued
+ * during the stall are landing at that moment, and judging first would blame agents for the service's own
+ * silence. The next sweep on time judges as usual. Found by the soak's stop-the-world pauses (SoakTest); here
+ * with a test clock and an agent of grace 1, where one wrong miss is a death.
+ */
+class LateSweepTest {
+    static TestStack stack;
+
+    @BeforeAll
+    static void start() throws Exception {
+        stack = TestStack.builder().parameter("SelfPreservationMinAlive", "100000").build();
+    }
+
+    @AfterAll
+    static void stop() {
+        stack.close();
+    }
+
+    /** The template's SweepFunction, invoked as the schedule would have at {@code firedAt}. */
+    private static List<String> sweepFiredAt(Instant firedAt) {
+        RequestHandler<ScheduledEvent, List<String>> sweep = stack.host.handler("SweepFunction");
+        ScheduledEvent event = new ScheduledEvent();
+        event.setTime(new DateTime(firedAt.toEpochMilli()));
+        return sweep.handleRequest(event, new LocalContext("SweepFunction", UUID.randomUUID().toString()));
+    }
+
+    private static void registerGraceOne(String id) {
+        assertEquals(201, stack.team("register", "{\"agentId\":\"" + id + "\",\"name\":\"N\",\"role\":\"worker\","
+                + "\"graceMisses\":1}").status());
+        assertEquals(200, stack.agent("join", id, null).status());
+    }
+
+    @Test
+    void sweepStartingLateAfterAStall_judgesNobody_soTheQueuedHeartbeatLandsFirst() {
+        registerGraceOne("late-1");
+        // Stale by 1 s when the stalled sweep finally runs, 10 s after its schedule fired (interval 15 s).
+        stack.clock.advance(Duration.ofSeconds(61));
+        assertEquals(List.of(), sweepFiredAt(stack.clock.instant().minusSeconds(10)), "nobody judged");
+        assertEquals("ready", stack.agentItem("late-1").get("status").s());
+        var misses = stack.agentItem("late-1").get("misses");
+        assertEquals("0", misses == null ? "0" : misses.n(), "not even a miss");
+        // The heartbeat that queued during the stall lands; the next sweep, on time, finds the agent alive.
+        assertEquals(200, stack.heartbeat("late-1", "{}").status());
+        stack.clock.advance(Duration.ofSeconds(15));
+        assertEquals(false, sweepFiredAt(stack.clock.instant()).contains("acme/late-1"));
+        assertEquals("ready", stack.agentItem("late-1").get("status").s());
+    }
+
+    @Test
+    void sweepOnTime_orLateByLessThanHalfAnInterval_judgesAsUsual() {
+        registerGraceOne("ontime-1");
+        registerGraceOne("ontime-2");
+        stack.clock.advance(Duration.ofSeconds(61));
+        assertEquals(List.of("acme/ontime-1", "acme/ontime-2"), sweepFiredAt(stack.clock.instant().minusSeconds(7))
+                .stream().filter(id -> id.startsWith("acme/ontime-")).sorted().toList());
+    }
+
+    @Test
+    void sweepWithoutAScheduledTime_judgesAsUsual() {
+        registerGraceOne("notime-1");
+        stack.clock.advance(Duration.ofSeconds(61));
+        assertEquals(true, stack.sweep().contains("acme/notime-1"));
+    }
+}

@@ -1,0 +1,71 @@
+package io.lifeline.local;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.core.SdkRequest;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
+
+/**
+ * Issue 8 part 2, second item: DynamoDB throttles the sweep's writes for some agents (an SDK interceptor
+ * failing them with ProvisionedThroughputExceededException). The rest of the sweep is still right (the others
+ * get their misses and die on time, a beating agent stays alive), the throttled agents are neither marked nor
+ * half-written, and the next sweeps, once the throttling ends, handle them.
+ */
+class SweepThrottlingTest {
+
+    private static Predicate<SdkRequest> agentWrite(String agentId) {
+        return r -> r instanceof UpdateItemRequest && StoreFaults.touching(TestStack.TEAM, agentId).test(r);
+    }
+
+    @Test
+    void throttledSweepWrites_skipOnlyThoseAgents_whoAreHandledByTheNextSweeps() throws Exception {
+        StoreFaults faults = new StoreFaults();
+        try (TestStack stack = TestStack.builder().interceptor(faults)
+                .parameter("SelfPreservationMinAlive", "100000").build()) {
+            List<String> silent = List.of("th-0", "th-1", "th-2", "th-3", "th-4", "th-5");
+            for (String a : silent) {
+                assertEquals(200, stack.ready(a).status());
+            }
+            assertEquals(200, stack.ready("th-beating").status());
+            StoreFaults.Fault f1 = faults.fail(1000, agentWrite("th-1"), StoreFaults::throttled);
+            StoreFaults.Fault f4 = faults.fail(1000, agentWrite("th-4"), StoreFaults::throttled);
+
+            stack.clock.advance(Duration.ofSeconds(61));
+            assertEquals(200, stack.heartbeat("th-beating", "{}").status());
+            assertEquals(List.of(), stack.sweep(), "first miss for the others");
+            stack.clock.advance(Duration.ofSeconds(15));
+            assertEquals(200, stack.heartbeat("th-beating", "{}").status());
+            assertEquals(Set.of("acme/th-0", "acme/th-2", "acme/th-3", "acme/th-5"), Set.copyOf(stack.sweep()));
+            assertTrue(f1.fired() >= 2 && f4.fired() >= 2, "both throttled agents' writes were tried each sweep");
+            for (String throttled : List.of("th-1", "th-4")) {
+                assertEquals("ready", stack.agentItem(throttled).get("status").s());
+                var misses = stack.agentItem(throttled).get("misses");
+                assertEquals("0", misses == null ? "0" : misses.n(), "no partial write");
+            }
+            assertEquals("ready", stack.agentItem("th-beating").get("status").s());
+
+            faults.clear();
+            stack.clock.advance(Duration.ofSeconds(15));
+            assertEquals(200, stack.heartbeat("th-beating", "{}").status());
+            assertEquals(List.of(), stack.sweep(), "their first miss now");
+            stack.clock.advance(Duration.ofSeconds(15));
+            assertEquals(200, stack.heartbeat("th-beating", "{}").status());
+            assertEquals(Set.of("acme/th-1", "acme/th-4"), Set.copyOf(stack.sweep()));
+            assertEquals("ready", stack.agentItem("th-beating").get("status").s());
+            stack.pump.drain();
+            for (String a : silent) {
+                List<String> triggers = stack.transitions(a, 10).stream().map(t -> t.get("trigger").asText()).toList();
+                // Newest first; the agents have a host, so a revive flow may follow the death.
+                assertEquals(List.of("heartbeat_expired", "join"), triggers.subList(triggers.size() - 2,
+                        triggers.size()), a + ": " + triggers);
+                assertEquals(1, triggers.stream().filter("heartbeat_expired"::equals).count(), a + ": " + triggers);
+            }
+        }
+    }
+}
