@@ -86,8 +86,12 @@ public final class TeamHandler extends HttpApiHandler {
         String type = request.query("type");
         String agentId = request.query("agentId") == null ? null
                 : Limits.requireId("Query parameter 'agentId'", request.query("agentId"));
-        var list = events.recent(request.id("team"), agentId, type, time(request, "since"), time(request, "until"),
-                limit);
+        Instant since = time(request, "since");
+        Instant until = time(request, "until");
+        if (since != null && until != null && since.isAfter(until)) {
+            throw LifelineException.badInput("INVALID_QUERY", "'since' must not be after 'until'");
+        }
+        var list = events.recent(request.id("team"), agentId, type, since, until, limit);
         return Reply.ok(Json.object().put("count", list.size()).set("events", Views.array(list, e -> {
             ObjectNode v = Json.object().put("eventId", e.eventId()).put("type", e.type());
             Json.putTime(v, "at", e.at());
@@ -100,17 +104,29 @@ public final class TeamHandler extends HttpApiHandler {
         })));
     }
 
+    /** The event log's sort key holds epoch milliseconds padded to 13 digits: these bounds, end exclusive. */
+    static final Instant EARLIEST_QUERY_TIME = Instant.EPOCH;
+    static final Instant LATEST_QUERY_TIME = Instant.ofEpochMilli(10_000_000_000_000L); // 2286-11-20T17:46:40Z
+
     private static Instant time(ApiRequest request, String name) {
         String raw = request.query(name);
         if (raw == null) {
             return null;
         }
+        Instant at;
         try {
-            return Instant.parse(raw);
+            at = Instant.parse(raw);
         } catch (DateTimeParseException e) {
             throw LifelineException.badInput("INVALID_QUERY", "'" + name + "' must be an ISO-8601 time such as "
                     + "2026-03-01T12:00:00Z");
         }
+        // Outside the sort key's 13 digits a bound would compare as text in the wrong place (or overflow):
+        // refuse it rather than answer the wrong events.
+        if (at.isBefore(EARLIEST_QUERY_TIME) || !at.isBefore(LATEST_QUERY_TIME)) {
+            throw LifelineException.badInput("INVALID_QUERY", "'" + name + "' must be between "
+                    + EARLIEST_QUERY_TIME + " and " + LATEST_QUERY_TIME);
+        }
+        return at;
     }
 
     static ObjectNode view(TeamSettings s) {

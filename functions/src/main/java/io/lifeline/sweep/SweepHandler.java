@@ -49,16 +49,14 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
             Instant startedAt = clock.instant();
             for (int i = 0; i < config.sweepsPerInvocation(); i++) {
                 waitUntil(start + config.sweepInterval().multipliedBy(i).toNanos());
-                // When due: the first at the schedule's time (when the event names it), the others one interval apart.
-                Instant due = i == 0 ? (event == null || event.getTime() == null ? null
-                        : Instant.ofEpochMilli(event.getTime().getMillis()))
-                        : startedAt.plus(config.sweepInterval().multipliedBy(i));
+                Instant due = config.sweepSkipsLateSchedules() ? due(event, startedAt, i) : null;
                 Duration late = due == null ? Duration.ZERO : Duration.between(due, clock.instant());
                 if (late.compareTo(config.sweepInterval().dividedBy(2)) > 0) {
-                    // The function itself was stalled (GC pause, a frozen host, a late schedule): heartbeats that
-                    // queued meanwhile are landing now. Judging before they land would blame agents for our own
-                    // silence, so this sweep judges nobody; the next one, on time, does. It writes no SweepDuration,
-                    // so sweeps that are always late show as a sweep that does not run.
+                    // Only where heartbeats share this process (SWEEP_SKIPS_LATE_SCHEDULES, Lifeline Local): the
+                    // process was stalled (GC pause, a frozen host), and heartbeats that queued meanwhile are
+                    // landing now. Judging before they land would blame agents for our own silence, so this sweep
+                    // judges nobody; the next one, on time, does. It writes no SweepDuration, so sweeps that are
+                    // always late show as a sweep that does not run.
                     Log.emit(Log.line("WARN", "sweep").put("outcome", "skipped_late")
                             .put("lateMs", late.toMillis()).put("due", due.toString()));
                     continue;
@@ -78,6 +76,14 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
             }
         }
         return dead;
+    }
+
+    /** When sweep {@code i} is due: the first at the schedule's time (if the event names it), the rest one interval apart. */
+    private Instant due(ScheduledEvent event, Instant startedAt, int i) {
+        if (i > 0) {
+            return startedAt.plus(config.sweepInterval().multipliedBy(i));
+        }
+        return event == null || event.getTime() == null ? null : Instant.ofEpochMilli(event.getTime().getMillis());
     }
 
     private static void waitUntil(long nanoTime) {

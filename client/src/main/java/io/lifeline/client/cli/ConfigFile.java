@@ -80,6 +80,10 @@ final class ConfigFile {
             }
             String name = line.substring(0, at).strip();
             String value = unquote(line.substring(at + 1).strip());
+            if (value.isEmpty()) {
+                // Silently falling back to the default (loopback) URL or no key would hide the mistake.
+                throw new ConfigException(where + ": '" + name + "' has no value");
+            }
             if (!NAMES.contains(name)) {
                 throw new ConfigException(where + ": unknown setting '" + name + "' (known: url, team, api_key, "
                         + "key, operator_key)");

@@ -261,6 +261,11 @@ class LifelineCliTest {
                 malformed.err());
         assertEquals("", malformed.out());
 
+        java.nio.file.Files.writeString(dir.resolve("empty"), "url =\n");
+        Run empty = runWith(env, "agents", "--config", dir.resolve("empty").toString());
+        assertEquals(LifelineCli.USAGE, empty.exit());
+        assertTrue(empty.err().contains("line 1: 'url' has no value"), empty.err());
+
         java.nio.file.Files.writeString(dir.resolve("typo"), "urll = x\n");
         Run typo = runWith(env, "agents", "--config", dir.resolve("typo").toString());
         assertEquals(LifelineCli.USAGE, typo.exit());

@@ -169,6 +169,8 @@ public final class LifelineLocal implements AutoCloseable {
     static Map<String, String> localParameters(Map<String, String> overrides) {
         Map<String, String> p = new java.util.HashMap<>(overrides);
         p.put("SweepsPerInvocation", "1");
+        // Heartbeats and the sweep share Local's one process: a late schedule means beats queued behind the stall.
+        p.putIfAbsent("SweepSkipsLateSchedules", "true");
         return p;
     }
 

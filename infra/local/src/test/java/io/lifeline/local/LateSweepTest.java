@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
  * whole of Lifeline Local, was stalled by a GC pause or a frozen host) judges nobody: heartbeats that queued
  * during the stall are landing at that moment, and judging first would blame agents for the service's own
  * silence. The next sweep on time judges as usual. Found by the soak's stop-the-world pauses (SoakTest); here
- * with a test clock and an agent of grace 1, where one wrong miss is a death.
+ * with a test clock and an agent of grace 1, where one wrong miss is a death. Only where heartbeats share the
+ * sweep's process (Lifeline Local sets {@code SweepSkipsLateSchedules}); in AWS a late schedule is normal.
  */
 class LateSweepTest {
     static TestStack stack;
@@ -70,6 +71,24 @@ class LateSweepTest {
         stack.clock.advance(Duration.ofSeconds(61));
         assertEquals(List.of("acme/ontime-1", "acme/ontime-2"), sweepFiredAt(stack.clock.instant().minusSeconds(7))
                 .stream().filter(id -> id.startsWith("acme/ontime-")).sorted().toList());
+    }
+
+    @Test
+    void inAws_aLateScheduleSaysNothingAboutHeartbeats_soTheSweepJudges() throws Exception {
+        // The template's default: EventBridge fires a 1-minute schedule at some second of the minute while the
+        // event's time is the minute mark, and the heartbeat function does not share the sweep's process.
+        try (TestStack aws = TestStack.builder().parameter("SelfPreservationMinAlive", "100000")
+                .parameter("SweepSkipsLateSchedules", "false").build()) {
+            assertEquals(201, aws.team("register", "{\"agentId\":\"aws-1\",\"name\":\"N\",\"role\":\"worker\","
+                    + "\"graceMisses\":1}").status());
+            assertEquals(200, aws.agent("join", "aws-1", null).status());
+            aws.clock.advance(Duration.ofSeconds(61));
+            RequestHandler<ScheduledEvent, List<String>> sweep = aws.host.handler("SweepFunction");
+            ScheduledEvent event = new ScheduledEvent();
+            event.setTime(new DateTime(aws.clock.instant().minusSeconds(40).toEpochMilli()));
+            assertEquals(List.of("acme/aws-1"), sweep.handleRequest(event,
+                    new LocalContext("SweepFunction", UUID.randomUUID().toString())));
+        }
     }
 
     @Test

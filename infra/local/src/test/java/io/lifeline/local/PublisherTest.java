@@ -433,6 +433,15 @@ class PublisherTest {
         assertEquals("INVALID_QUERY", badSince.code());
         assertEquals(400, stack.send("events", stack.adminKey, Map.of("team", TestStack.TEAM),
                 Map.of("until", "now"), null).status());
+        // A window that ends before it starts, and bounds the log's 13-digit millisecond keys cannot hold.
+        for (Map<String, String> query : List.of(
+                Map.of("since", "2026-03-02T00:00:00Z", "until", "2026-03-01T00:00:00Z"),
+                Map.of("since", "2300-01-01T00:00:00Z"), Map.of("until", "+1000000000-01-01T00:00:00Z"),
+                Map.of("since", "1969-12-31T23:59:59Z"), Map.of("since", "-999999999-01-01T00:00:00Z"))) {
+            TestStack.Reply bad = stack.send("events", stack.adminKey, Map.of("team", TestStack.TEAM), query, null);
+            assertEquals(400, bad.status(), query + ": " + bad.body());
+            assertEquals("INVALID_QUERY", bad.code(), query::toString);
+        }
         TestStack.Reply badAgent = stack.send("events", stack.adminKey, Map.of("team", TestStack.TEAM),
                 Map.of("agentId", "no spaces"), null);
         assertEquals(400, badAgent.status());
