@@ -17,7 +17,10 @@
   var TROUBLE = { restarting: 1, dead: 2, dead_failed_revive: 3 };
 
   var state = { team: null, key: null, agents: [], timer: null, polling: false, drawn: [],
-    bar: { events: {}, newest: 0, known: 0, version: 0, at: 0 } };
+    bar: { events: {}, newest: 0, known: 0, version: 0, at: 0 },
+    settings: null,   // the team's settings (its maintenance pause), read with every poll
+    agent: null,      // the agent the agent page shows
+    revive: { busy: false, result: null } };
   var etags = {};   // url -> {etag, data}: unchanged answers come back as 304 with no body
 
   function $(id) { return document.getElementById(id); }
@@ -95,6 +98,21 @@
     });
   }
 
+  /** A POST the page makes for the operator; its refusals are shown where it was asked, never a sign-out. */
+  function post(path) {
+    var url = "/v1/teams/" + encodeURIComponent(state.team) + path;
+    return fetch(url, { method: "POST", cache: "no-store",
+      headers: { "Authorization": "Bearer " + state.key, "Accept": "application/json" } }).then(function (r) {
+      reachable(true);
+      return r.json().catch(function () { return {}; }).then(function (body) {
+        return { status: r.status, ok: r.ok, body: body };
+      });
+    }, function (e) {
+      reachable(false);
+      throw e;
+    });
+  }
+
   function reachable(ok) { $("banner").hidden = ok; }
 
   function authFailed(e) {
@@ -124,7 +142,7 @@
     if (!state.key || state.polling) { return Promise.resolve(); }
     state.polling = true;
     var r = route();
-    var p = r.view === "agent" ? refreshAgent(r.agentId) : refreshTeam();
+    var p = Promise.all([r.view === "agent" ? refreshAgent(r.agentId) : refreshTeam(), refreshSettings()]);
     return p.then(function () {
       $("updated").textContent = "updated " + new Date().toLocaleTimeString();
     }, function (e) {
@@ -144,6 +162,25 @@
       renderAgents();
       renderEvents($("events"), res[1].events || []);
     });
+  }
+
+  // The team's maintenance pause, polled like the rest (a 304 when nothing changed).
+  function refreshSettings() {
+    return api("/settings").then(function (s) {
+      state.settings = s;
+      renderTeamPause();
+    });
+  }
+
+  /** Shown while the pause lasts: tick() hides it when it runs out, a poll when the team is resumed. */
+  function renderTeamPause() {
+    var s = state.settings;
+    var box = $("team-paused");
+    var on = !!(state.key && s && s.pausedUntil && Date.parse(s.pausedUntil) > Date.now());
+    var text = on ? "Team paused until " + time(s.pausedUntil) + (s.pauseReason ? " \u2014 " + s.pauseReason : "")
+      + ". No agent is marked dead until then." : "";
+    if (box.textContent !== text) { box.textContent = text; }
+    box.hidden = !on;
   }
 
   function unchanged(parts) {
@@ -341,6 +378,8 @@
       api("/events?limit=20&agentId=" + encodeURIComponent(agentId))]).then(function (res) {
       if (unchanged(["agent", agentId].concat(res))) { return; }
       var a = res[0];
+      state.agent = a;
+      renderRevive();
       var title = $("agent-title");
       title.textContent = "";
       title.appendChild(document.createTextNode((a.name || a.agentId) + " "));
@@ -382,6 +421,83 @@
     });
   }
 
+  // ---- revive -------------------------------------------------------------------------------------------
+
+  function revivable(a) { return a && (a.status === "dead" || a.status === "dead_failed_revive"); }
+
+  /** The revive controls of the agent page: offered while the agent is dead, the last answer kept in view. */
+  function renderRevive() {
+    var a = state.agent, rv = state.revive;
+    var offer = revivable(a) || rv.busy;
+    $("revive-box").hidden = !offer;
+    if (!offer) { $("revive-confirm").hidden = true; }
+    $("revive-button").hidden = !$("revive-confirm").hidden;
+    $("revive-button").disabled = rv.busy;
+    $("revive-yes").disabled = rv.busy;
+    $("revive-no").disabled = rv.busy;
+    var out = $("revive-result");
+    out.hidden = !rv.result;
+    out.className = "notice" + (rv.result ? " " + rv.result.kind : "");
+    out.textContent = rv.result ? rv.result.text : "";
+  }
+
+  // Another page or another key: the controls start closed, showing no answer of an earlier revive.
+  function resetRevive() {
+    state.agent = null;
+    state.revive = { busy: false, result: null };
+    $("revive-confirm").hidden = true;
+    renderRevive();
+  }
+
+  function askRevive() {
+    var a = state.agent;
+    if (!revivable(a)) { return; }
+    $("revive-question").textContent = "Ask " + (a.hostId || "its host") + " to restart " + (a.name || a.agentId) + "?";
+    $("revive-confirm").hidden = false;
+    state.revive.result = null;
+    renderRevive();
+    $("revive-no").focus();
+  }
+
+  function cancelRevive() {
+    $("revive-confirm").hidden = true;
+    renderRevive();
+    $("revive-button").focus();
+  }
+
+  function revive() {
+    var a = state.agent, rv = state.revive;
+    if (!revivable(a) || rv.busy) { return; }
+    rv.busy = true;
+    rv.result = { kind: "pending", text: "Starting a revive of " + (a.name || a.agentId) + "\u2026" };
+    renderRevive();
+    post("/agents/" + encodeURIComponent(a.agentId) + "/revive").then(function (r) {
+      var b = r.body || {};
+      if (r.status === 202) {
+        return { kind: "ok", text: "Revive started (" + b.executionName + "): " + (a.hostId || "the host")
+          + " is asked to restart the agent; its status follows below." };
+      }
+      if (r.status === 401 || r.status === 403) {
+        return { kind: "error", text: "Not allowed (" + r.status + (b.code ? " " + b.code : "") + "): "
+          + (b.error || b.message || "refused") + ". A revive needs an admin key; sign in with one to revive." };
+      }
+      return { kind: "error", text: "The revive was not started (" + r.status + (b.code ? " " + b.code : "") + "): "
+        + (b.error || b.message || "no reason given") };
+    }, function () {
+      return { kind: "error", text: "The API could not be reached, so the revive may not have started. "
+        + "Check the revive executions below before trying again." };
+    }).then(function (result) {
+      // Only for the agent it was asked for: the operator may have moved on to another page meanwhile.
+      if (state.revive !== rv) { return; }
+      rv.busy = false;
+      rv.result = result;
+      $("revive-confirm").hidden = true;
+      renderRevive();
+      state.polling = false;
+      refresh();
+    });
+  }
+
   // A summary, never the contents: a checkpoint can be kilobytes of an agent's private state.
   function renderCheckpoint(c) {
     var dl = $("agent-checkpoint");
@@ -411,6 +527,7 @@
     Array.prototype.forEach.call(nodes, function (n) { n.textContent = age(n.getAttribute("data-ts")); });
     nodes = document.querySelectorAll("[data-deadline]");
     Array.prototype.forEach.call(nodes, function (n) { n.textContent = until(n.getAttribute("data-deadline")); });
+    renderTeamPause();
   }
 
   // ---- session ------------------------------------------------------------------------------------------
@@ -423,6 +540,9 @@
     $("auth-error").hidden = true;
     etags = {};
     state.bar = { events: {}, newest: 0, known: 0, version: 0, at: 0 };
+    state.settings = null;
+    state.drawn = [];
+    resetRevive();
     start();
   }
 
@@ -436,6 +556,8 @@
     err.textContent = message || "";
     $("team-input").value = state.team || sessionStorage.getItem("lifeline.team") || "local";
     $("key-input").value = "";
+    state.settings = null;
+    renderTeamPause();
     show("login");
   }
 
@@ -458,7 +580,14 @@
     });
     $("back-link").addEventListener("click", function (ev) { ev.preventDefault(); location.hash = ""; });
     $("home-link").addEventListener("click", function (ev) { ev.preventDefault(); location.hash = ""; });
-    window.addEventListener("hashchange", function () { state.polling = false; refresh(); });
+    $("revive-button").addEventListener("click", askRevive);
+    $("revive-no").addEventListener("click", cancelRevive);
+    $("revive-yes").addEventListener("click", revive);
+    window.addEventListener("hashchange", function () {
+      resetRevive();
+      state.polling = false;
+      refresh();
+    });
     setInterval(tick, 1000);
     var team = sessionStorage.getItem("lifeline.team");
     var key = sessionStorage.getItem("lifeline.key");

@@ -6,8 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import io.lifeline.auth.Scope;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -26,7 +29,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * The dashboard following changes live, in the same headless Chromium as {@link DashboardTest}, over a
  * {@link TestStack} whose clock and sweep the test drives: an agent that stops heartbeating turns DEAD on
  * screen, its revive shows RESTARTING and then READY, all without a reload; the last-hour bar and the agent
- * page's recent events and checkpoint summary; the page on a phone-sized screen and in dark mode.
+ * page's recent events and checkpoint summary; the page on a phone-sized screen and in dark mode; the agent
+ * page's revive button (refused for a read key, a revive for an admin key) and the team's pause banner.
  *
  * <p>The stack's clock starts 16 minutes before the browser's and the test moves it forward by about 14, so
  * what the page shows lies in the browser's last hour as a real fleet's would, and no deadline of an agent
@@ -48,7 +52,8 @@ class DashboardLiveTest {
     static void start() throws Exception {
         DashboardTest.assumeChromium();
         Instant start = Instant.now().minus(Duration.ofMinutes(16)).truncatedTo(ChronoUnit.SECONDS);
-        stack = TestStack.builder().clock(new MutableClock(start)).build();
+        // Revive waits of 1, 2 and 4 s: Dan's automatic revive runs out of attempts in seconds of the clock.
+        stack = TestStack.builder().clock(new MutableClock(start)).parameter("ReviveBaseWaitSeconds", "1").build();
         door = new FrontDoor(stack.gateway, 0);
         base = "http://127.0.0.1:" + door.port();
 
@@ -102,6 +107,20 @@ class DashboardLiveTest {
         if (stack != null) {
             stack.close();
         }
+    }
+
+    static void signIn(String key) {
+        waiting().until(ExpectedConditions.elementToBeClickable(By.id("sign-out"))).click();
+        waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("key-input"))).sendKeys(key);
+        WebElement team = driver.findElement(By.id("team-input"));
+        team.clear();
+        team.sendKeys(TEAM);
+        driver.findElement(By.id("login-button")).click();
+    }
+
+    static String text(String id) {
+        return (String) driver.executeScript("var e = document.getElementById(arguments[0]);"
+                + " return e ? e.textContent : null;", id);
     }
 
     static void register(String id, String name, int staleAfterSeconds, int graceMisses) {
@@ -290,6 +309,127 @@ class DashboardLiveTest {
         assertTrue(brightness("tr.agent td") > 150, "light text on dark");
         driver.executeCdpCommand("Emulation.setEmulatedMedia", Map.of("features",
                 List.of(Map.of("name", "prefers-color-scheme", "value", "light"))));
+        assertTrue(notReloaded(), "the page was not reloaded");
+    }
+
+    @Test
+    @Order(6)
+    void reviveButton_withAReadKey_showsThe403_andWritesNothing() throws Exception {
+        // Dan goes quiet at once; his host never restarts him, so the automatic revive runs out of attempts.
+        register("dan", "Dan", 1, 1);
+        ok(stack.agent("join", "dan", null));
+        for (int round = 0; round < 24 && !"dead".equals(status("dan")); round++) {
+            stack.clock.advance(Duration.ofSeconds(5));
+            stack.sweep();
+        }
+        assertEquals("dead", status("dan"));
+        stack.pump.drain();
+        for (int round = 0; round < 24 && !"dead_failed_revive".equals(status("dan")); round++) {
+            stack.clock.advance(Duration.ofSeconds(2));
+            stack.stepFunctions.runDue();
+        }
+        assertEquals("dead_failed_revive", status("dan"));
+        stack.pump.drain();
+
+        signIn(stack.key(TEAM, Scope.READ));
+        driver.executeScript("location.hash = '#agent/dan';");
+        waiting().until(d -> text("agent-title").contains("DEAD (UNRECOVERABLE)"));
+        waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("revive-button")));
+        DashboardTest.screenshot(driver, "revive-agent");
+
+        Set<Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue>> before =
+                new HashSet<>(stack.allItems());
+        int executions = stack.stepFunctions.executions().size();
+        driver.findElement(By.id("revive-button")).click();
+        // Nothing is asked before the operator confirms.
+        waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("revive-yes")));
+        assertTrue(text("revive-question").contains("host-1") && text("revive-question").contains("Dan"),
+                text("revive-question"));
+        assertTrue(!driver.findElement(By.id("revive-result")).isDisplayed());
+        assertTrue(!driver.findElement(By.id("revive-button")).isDisplayed());
+        DashboardTest.screenshot(driver, "revive-confirm");
+        driver.findElement(By.id("revive-yes")).click();
+
+        waiting().until(d -> "notice error".equals(attribute("#revive-result", "class")));
+        String message = text("revive-result");
+        assertTrue(message.contains("403 INSUFFICIENT_SCOPE") && message.contains("admin key"), message);
+        assertTrue(driver.findElement(By.id("revive-result")).isDisplayed());
+        assertTrue(driver.findElement(By.id("agent-view")).isDisplayed(), "still signed in, on the agent page");
+        assertEquals(before, new HashSet<>(stack.allItems()), "the refused revive wrote nothing");
+        assertEquals(executions, stack.stepFunctions.executions().size(), "no revive started");
+        assertEquals("dead_failed_revive", status("dan"));
+        // The button is offered again (the agent is still dead) and the answer stays in view across polls.
+        assertTrue(driver.findElement(By.id("revive-button")).isDisplayed());
+        String polled = text("updated");
+        waiting().until(d -> !polled.equals(text("updated")));
+        assertEquals(message, text("revive-result"));
+        assertTrue(notReloaded(), "the page was not reloaded");
+
+        DashboardTest.screenshot(driver, "revive-403");
+        driver.executeCdpCommand("Emulation.setDeviceMetricsOverride", Map.of("width", 390, "height", 844,
+                "deviceScaleFactor", 1, "mobile", true));
+        waiting().until(d -> noSidewaysScroll());
+        DashboardTest.screenshot(driver, "phone-revive");
+        driver.executeCdpCommand("Emulation.setEmulatedMedia", Map.of("features",
+                List.of(Map.of("name", "prefers-color-scheme", "value", "dark"))));
+        waiting().until(d -> brightness("body") < 60);
+        DashboardTest.screenshot(driver, "phone-revive-dark");
+        driver.executeCdpCommand("Emulation.clearDeviceMetricsOverride", Map.of());
+        DashboardTest.screenshot(driver, "revive-dark");
+        driver.executeCdpCommand("Emulation.setEmulatedMedia", Map.of("features",
+                List.of(Map.of("name", "prefers-color-scheme", "value", "light"))));
+    }
+
+    @Test
+    @Order(7)
+    void reviveButton_startsARevive_andThePageShowsRestarting_withoutAReload() throws Exception {
+        signIn(stack.adminKey);
+        // The sign-in keeps the page: Dan's, with no answer of the read key's attempt.
+        waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("revive-button")));
+        assertTrue(!driver.findElement(By.id("revive-result")).isDisplayed());
+        int executions = stack.stepFunctions.executions().size();
+        driver.findElement(By.id("revive-button")).click();
+        waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("revive-yes")));
+        // Disabled from the click until the API answers, so one click starts one request.
+        assertEquals(Boolean.TRUE, driver.executeScript("var b = document.getElementById('revive-yes');"
+                + " b.click(); return b.disabled && document.getElementById('revive-no').disabled;"));
+
+        waiting().until(d -> "notice ok".equals(attribute("#revive-result", "class")));
+        assertTrue(text("revive-result").startsWith("Revive started (revive-acme-dan-"), text("revive-result"));
+        assertEquals("restarting", status("dan"));
+        assertEquals(executions + 1, stack.stepFunctions.executions().size());
+        waiting().until(d -> text("agent-title").contains("RESTARTING"));
+        // No longer dead: the button goes; the answer stays.
+        waiting().until(ExpectedConditions.invisibilityOfElementLocated(By.id("revive-box")));
+        assertTrue(driver.findElement(By.id("revive-result")).isDisplayed());
+        assertTrue(notReloaded(), "the page was not reloaded");
+        DashboardTest.screenshot(driver, "revive-started");
+    }
+
+    @Test
+    @Order(8)
+    void teamPauseBanner_showsWhileTheTeamIsPaused_goesOnResumeAndOnExpiry_withoutAReload() throws Exception {
+        driver.findElement(By.id("back-link")).click();
+        waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("team-view")));
+        assertTrue(!driver.findElement(By.id("team-paused")).isDisplayed());
+
+        ok(stack.team("pause-team", "{\"seconds\":3600,\"reason\":\"kernel upgrade\"}"));
+        waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("team-paused")));
+        String banner = text("team-paused");
+        assertTrue(banner.startsWith("Team paused until ") && banner.contains("\u2014 kernel upgrade"), banner);
+        DashboardTest.screenshot(driver, "team-paused");
+        ok(stack.team("resume-team", null));
+        waiting().until(ExpectedConditions.invisibilityOfElementLocated(By.id("team-paused")));
+
+        // A pause that runs out: the API still reports it, the page hides it when the browser's clock passes it.
+        Instant until = Instant.now().plusSeconds(6).truncatedTo(ChronoUnit.SECONDS);
+        assertTrue(stack.clock.instant().isBefore(until), "the stack's clock is behind the browser's");
+        ok(stack.team("pause-team", "{\"until\":\"" + until + "\"}"));
+        waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("team-paused")));
+        assertEquals("Team paused until " + driver.executeScript("return new Date(arguments[0]).toLocaleString();",
+                until.toString()) + ". No agent is marked dead until then.", text("team-paused"));
+        waiting().until(ExpectedConditions.invisibilityOfElementLocated(By.id("team-paused")));
+        assertEquals(until.toString(), ok(stack.team("get-settings", null)).body().get("pausedUntil").asText());
         assertTrue(notReloaded(), "the page was not reloaded");
     }
 
