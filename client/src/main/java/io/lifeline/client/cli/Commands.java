@@ -267,11 +267,11 @@ final class Commands {
         @Option(names = "--agent", paramLabel = "AGENT_ID", description = "Only events about this agent")
         String agentId;
 
-        @Option(names = "--type", description = "Only events of this type, e.g. AgentStatusChanged, "
-                + "AgentRestartRequested, TasksReassigned")
+        @Option(names = "--type", paramLabel = "TYPE", description = "Only events of this type, e.g. "
+                + "AgentStatusChanged, AgentRestartRequested, TasksReassigned")
         String type;
 
-        @Option(names = "--limit", defaultValue = "20", description = "At most this many, 1..100 "
+        @Option(names = "--limit", paramLabel = "N", defaultValue = "20", description = "At most this many, 1..100 "
                 + "(default ${DEFAULT-VALUE})")
         int limit;
 
