@@ -15,6 +15,7 @@ import io.lifeline.client.model.BatchEntry;
 import io.lifeline.client.model.BatchResult;
 import io.lifeline.client.model.ErrorClassification;
 import io.lifeline.client.model.EventList;
+import io.lifeline.client.model.EventQuery;
 import io.lifeline.client.model.Heartbeat;
 import io.lifeline.client.model.HeartbeatResult;
 import io.lifeline.client.model.HostCommand;
@@ -260,7 +261,13 @@ public final class LifelineClient {
 
     /** {@code type} (e.g. AgentStatusChanged) and {@code limit} may be null. */
     public EventList events(String type, Integer limit) {
-        return call("GET", teamPath("events") + query("type", type, "limit", limit), null, EventList.class);
+        return events(EventQuery.all().withType(type).withLimit(limit));
+    }
+
+    /** The events matching {@code q}, newest first; a refused query (e.g. since after until) is INVALID_QUERY. */
+    public EventList events(EventQuery q) {
+        return call("GET", teamPath("events") + query("since", q.since(), "until", q.until(), "agentId", q.agentId(),
+                "type", q.type(), "limit", q.limit()), null, EventList.class);
     }
 
     // ---- hosts ----

@@ -9,6 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.lifeline.client.model.AgentView;
 import io.lifeline.client.model.BatchEntry;
 import io.lifeline.client.model.BatchResult;
+import io.lifeline.client.model.EventList;
+import io.lifeline.client.model.EventQuery;
+import io.lifeline.client.model.EventView;
 import io.lifeline.client.model.Heartbeat;
 import io.lifeline.client.model.HeartbeatResult;
 import io.lifeline.client.model.NewTask;
@@ -154,6 +157,92 @@ class LifelineClientTest {
         assertEquals("sdk-i", client.inbox("sdk-i", 5).agentId());
         assertEquals(0, client.hostCommands("no-such-host").count());
         assertEquals("sdk-i", client.revivals("sdk-i", 5).agentId());
+    }
+
+    /** Spins (at most a millisecond) until the clock leaves this millisecond, so the next change is stamped later. */
+    static void nextMillisecond() {
+        long ms = System.currentTimeMillis();
+        while (System.currentTimeMillis() <= ms) {
+            Thread.onSpinWait();
+        }
+    }
+
+    private static List<String> ids(EventList list) {
+        return list.events().stream().map(EventView::eventId).toList();
+    }
+
+    @Test
+    void events_withSinceUntilAgentTypeLimit_answerOnlyTheMatchingEvents() throws Exception {
+        client.register(RegisterAgent.of("sdk-ev", "Ev", "worker").withStaleAfterSeconds(600));
+        client.register(RegisterAgent.of("sdk-ev2", "Ev2", "worker").withStaleAfterSeconds(600));
+        client.join("sdk-ev");
+        client.join("sdk-ev2");
+        nextMillisecond();
+        client.heartbeat("sdk-ev", Heartbeat.status("working"));
+        nextMillisecond();
+        client.leave("sdk-ev", "done");
+        EventQuery mine = EventQuery.all().withAgent("sdk-ev");
+        assertTrue(LocalHarness.eventually(Duration.ofSeconds(10), () -> client.events(mine).count() >= 3));
+
+        // The agent's own events, newest first, at the times the server reports.
+        EventList all = client.events(mine);
+        assertEquals(3, all.count());
+        assertEquals(List.of("offline", "working", "ready"),
+                all.events().stream().map(e -> e.detail().path("to").asText()).toList());
+        assertTrue(all.events().stream().allMatch(e -> "sdk-ev".equals(e.detail().path("agentId").asText())));
+        EventView left = all.events().get(0);
+        EventView working = all.events().get(1);
+        EventView joined = all.events().get(2);
+        assertTrue(joined.at().isBefore(working.at()) && working.at().isBefore(left.at()), ids(all).toString());
+
+        // since and until are inclusive; together they make a window.
+        assertEquals(List.of(left.eventId(), working.eventId()), ids(client.events(mine.withSince(working.at()))));
+        assertEquals(List.of(working.eventId(), joined.eventId()), ids(client.events(mine.withUntil(working.at()))));
+        assertEquals(List.of(working.eventId()),
+                ids(client.events(mine.withSince(working.at()).withUntil(working.at()))));
+        assertEquals(List.of(working.eventId()), ids(client.events(mine.withSince(joined.at().plusMillis(1))
+                .withUntil(left.at().minusMillis(1)))));
+        assertEquals(List.of(left.eventId()), ids(client.events(mine.withLimit(1))));
+        assertEquals(3, client.events(mine.withType("AgentStatusChanged")).count());
+        assertEquals(0, client.events(mine.withType("TasksReassigned")).count());
+
+        // Without agentId, the team's events in the window: this agent's and sdk-ev2's join, nothing outside it.
+        EventList window = client.events(EventQuery.all().withSince(joined.at()).withUntil(left.at()).withLimit(100));
+        assertTrue(ids(window).containsAll(ids(all)), ids(window).toString());
+        assertTrue(window.events().stream().anyMatch(e -> "sdk-ev2".equals(e.detail().path("agentId").asText())));
+        assertTrue(window.events().stream().noneMatch(e -> e.at().isBefore(joined.at()) || e.at().isAfter(left.at())));
+        assertTrue(ids(all).stream().noneMatch(id -> id.contains("sdk-ev2")));
+        // The older two-argument method still answers the team's events.
+        assertEquals(1, client.events("AgentStatusChanged", 1).count());
+    }
+
+    @Test
+    void events_sinceAfterUntilOrOutOfRange_throwsInvalidQuery() {
+        java.time.Instant t = java.time.Instant.parse("2026-03-01T12:00:00Z");
+        for (EventQuery bad : List.of(EventQuery.all().withSince(t.plusSeconds(1)).withUntil(t),
+                EventQuery.all().withSince(java.time.Instant.parse("2300-01-01T00:00:00Z")),
+                EventQuery.all().withUntil(java.time.Instant.parse("1969-12-31T23:59:59Z")))) {
+            LifelineApiException e = assertThrows(LifelineApiException.class, () -> client.events(bad), bad.toString());
+            assertEquals(400, e.status());
+            assertEquals("INVALID_QUERY", e.code());
+        }
+    }
+
+    @Test
+    void events_query_isUrlEncoded_andLeavesOutWhatIsNotSet() throws IOException {
+        try (StubServer stub = new StubServer()) {
+            stub.otherwise(200, "{\"count\":0,\"events\":[]}");
+            LifelineClient c = stubClient(stub.url().toString(), new ArrayList<>());
+            c.events(EventQuery.all().withSince(java.time.Instant.parse("2026-03-01T12:00:00.5Z")).withAgent("a.1")
+                    .withType("A&b=c d").withLimit(7));
+            c.events(EventQuery.all());
+            c.events(null, null);
+            assertEquals("/v1/teams/t/events", stub.seen().get(0).path());
+            assertEquals("since=2026-03-01T12%3A00%3A00.500Z&agentId=a.1&type=A%26b%3Dc%20d&limit=7",
+                    stub.seen().get(0).query());
+            assertEquals(null, stub.seen().get(1).query());
+            assertEquals(null, stub.seen().get(2).query());
+        }
     }
 
     @Test

@@ -17,7 +17,8 @@ public final class StubServer implements AutoCloseable {
     public record Reply(int status, String body, String retryAfter) {
     }
 
-    public record Seen(String method, String path, String body) {
+    /** A request as received; {@code query} is the raw (still encoded) query string, or null. */
+    public record Seen(String method, String path, String body, String query) {
     }
 
     private final HttpServer server;
@@ -29,7 +30,8 @@ public final class StubServer implements AutoCloseable {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.createContext("/", ex -> {
             String body = new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
-            seen.add(new Seen(ex.getRequestMethod(), ex.getRequestURI().getPath(), body));
+            seen.add(new Seen(ex.getRequestMethod(), ex.getRequestURI().getPath(), body,
+                    ex.getRequestURI().getRawQuery()));
             Reply r = queued.poll();
             if (r == null) {
                 r = fallback;

@@ -4,6 +4,7 @@ import io.lifeline.client.LifelineApiException;
 import io.lifeline.client.model.AgentList;
 import io.lifeline.client.model.AgentView;
 import io.lifeline.client.model.EventList;
+import io.lifeline.client.model.EventQuery;
 import io.lifeline.client.model.EventView;
 import io.lifeline.client.model.Heartbeat;
 import io.lifeline.client.model.HeartbeatResult;
@@ -12,6 +13,7 @@ import io.lifeline.client.model.RegisterAgent;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -244,17 +246,82 @@ final class Commands {
         }
     }
 
-    @Command(name = "events", mixinStandardHelpOptions = true, description = "The team's recent events.")
+    @Command(name = "events", mixinStandardHelpOptions = true, description = {"The team's recent events, newest "
+            + "first.", "--since and --until take an ISO-8601 time (2026-03-01T12:00:00Z) or a duration ago: 30s, "
+            + "15m, 2h, 1d (so --since 2h is the last two hours). Both bounds are inclusive."})
     static final class Events extends BaseCommand {
-        @Option(names = "--type", description = "e.g. AgentStatusChanged")
+        /** Lifeline keys events by epoch milliseconds of 13 digits: the server refuses times outside these. */
+        static final Instant EARLIEST = Instant.EPOCH;
+        static final Instant END = Instant.ofEpochMilli(10_000_000_000_000L); // 2286-11-20T17:46:40Z, excluded
+        private static final java.util.regex.Pattern AGO = java.util.regex.Pattern.compile("([0-9]{1,9})([smhd])");
+        private static final java.util.regex.Pattern ID = java.util.regex.Pattern.compile("[A-Za-z0-9._-]{1,64}");
+
+        @Option(names = "--since", paramLabel = "TIME", converter = TimeConverter.class,
+                description = "Only events at or after TIME: ISO-8601, or 15m, 2h, 1d ago")
+        Instant since;
+
+        @Option(names = "--until", paramLabel = "TIME", converter = TimeConverter.class,
+                description = "Only events at or before TIME: ISO-8601, or 15m, 2h, 1d ago")
+        Instant until;
+
+        @Option(names = "--agent", paramLabel = "AGENT_ID", description = "Only events about this agent")
+        String agentId;
+
+        @Option(names = "--type", paramLabel = "TYPE", description = "Only events of this type, e.g. "
+                + "AgentStatusChanged, AgentRestartRequested, TasksReassigned")
         String type;
 
-        @Option(names = "--limit", defaultValue = "20")
+        @Option(names = "--limit", paramLabel = "N", defaultValue = "20", description = "At most this many, 1..100 "
+                + "(default ${DEFAULT-VALUE})")
         int limit;
+
+        /** An ISO-8601 time, or a count of s/m/h/d meaning that long before now. */
+        static final class TimeConverter implements CommandLine.ITypeConverter<Instant> {
+            @Override
+            public Instant convert(String text) {
+                Instant at;
+                java.util.regex.Matcher ago = AGO.matcher(text.strip());
+                if (ago.matches()) {
+                    long n = Long.parseLong(ago.group(1));
+                    Duration d = switch (ago.group(2)) {
+                        case "s" -> Duration.ofSeconds(n);
+                        case "m" -> Duration.ofMinutes(n);
+                        case "h" -> Duration.ofHours(n);
+                        default -> Duration.ofDays(n);
+                    };
+                    at = Instant.now().minus(d);
+                } else {
+                    try {
+                        at = Instant.parse(text.strip());
+                    } catch (java.time.format.DateTimeParseException e) {
+                        throw new CommandLine.TypeConversionException("'" + text + "' is neither an ISO-8601 time "
+                                + "such as 2026-03-01T12:00:00Z nor a duration ago such as 15m, 2h or 1d");
+                    }
+                }
+                if (at.isBefore(EARLIEST) || !at.isBefore(END)) {
+                    throw new CommandLine.TypeConversionException("'" + text + "' is " + at + ", outside the times "
+                            + "Lifeline takes (from " + EARLIEST + " up to, not including, " + END + ")");
+                }
+                return at;
+            }
+        }
 
         @Override
         int run() {
-            EventList list = client().events(type, limit);
+            // Refused here, before anything is sent, rather than by the server.
+            if (since != null && until != null && since.isAfter(until)) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--since (" + since
+                        + ") must not be after --until (" + until + ")");
+            }
+            if (limit < 1 || limit > 100) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--limit must be 1..100, not " + limit);
+            }
+            if (agentId != null && !ID.matcher(agentId).matches()) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--agent must be an agent id "
+                        + "([A-Za-z0-9._-]{1,64}), not '" + agentId + "'");
+            }
+            EventList list = client().events(EventQuery.all().withSince(since).withUntil(until).withAgent(agentId)
+                    .withType(type).withLimit(limit));
             StringBuilder s = new StringBuilder();
             for (EventView e : list.events()) {
                 s.append(e.at()).append("  ").append(e.type()).append("  ").append(summary(e)).append('\n');

@@ -145,6 +145,93 @@ class LifelineCliTest {
     }
 
     @Test
+    void events_sinceUntilAgentTypeLimit_narrowTheAnswer_inHumanAndJsonOutput() throws Exception {
+        client.register(io.lifeline.client.model.RegisterAgent.of("cli-ev", "Ev", "worker").withStaleAfterSeconds(600));
+        client.join("cli-ev");
+        spinToNextMillisecond();
+        client.heartbeat("cli-ev", io.lifeline.client.model.Heartbeat.status("working"));
+        spinToNextMillisecond();
+        client.leave("cli-ev", "done");
+        var mine = io.lifeline.client.model.EventQuery.all().withAgent("cli-ev");
+        assertTrue(LocalHarness.eventually(java.time.Duration.ofSeconds(10), () -> client.events(mine).count() >= 3));
+        var events = client.events(mine).events(); // newest first, at the server's times
+        assertEquals(3, events.size());
+        String workingAt = events.get(1).at().toString();
+
+        Run since = run("events", "--agent", "cli-ev", "--since", workingAt, "--json");
+        assertEquals(0, since.exit(), since.err());
+        var answer = LifelineClient.mapper().readTree(since.out());
+        assertEquals(2, answer.get("count").asInt());
+        assertEquals(events.get(0).eventId(), answer.at("/events/0/eventId").asText());
+        assertEquals(events.get(1).eventId(), answer.at("/events/1/eventId").asText());
+
+        Run window = run("events", "--agent", "cli-ev", "--since", workingAt, "--until", workingAt);
+        assertEquals(0, window.exit(), window.err());
+        assertEquals(List.of(workingAt + "  AgentStatusChanged  cli-ev ready -> working (report_working)"),
+                window.out().lines().toList());
+
+        // Relative times: all three happened within the hour, none of them an hour or more ago.
+        Run hour = run("events", "--agent", "cli-ev", "--since", "1h", "--type", "AgentStatusChanged", "--limit", "2");
+        assertEquals(0, hour.exit(), hour.err());
+        List<String> lines = hour.out().lines().toList();
+        assertEquals(2, lines.size(), hour.out());
+        assertTrue(lines.get(0).contains("cli-ev working -> offline") && lines.get(1).contains("ready -> working"),
+                hour.out());
+        assertEquals("no events", run("events", "--agent", "cli-ev", "--until", "1h").out().strip());
+        assertEquals("no events", run("events", "--agent", "cli-ev", "--type", "TasksReassigned").out().strip());
+        assertTrue(run("events", "--help").out().contains("15m, 2h, 1d"));
+    }
+
+    @Test
+    void events_badFilterValues_exitWithUsage_andSendNothing() throws Exception {
+        try (io.lifeline.client.StubServer stub = new io.lifeline.client.StubServer()) {
+            stub.otherwise(200, "{\"count\":0,\"events\":[]}");
+            Map<String, String> env = Map.of("LIFELINE_URL", stub.url().toString(), "LIFELINE_KEY", "k");
+            Map<List<String>, String> bad = new java.util.LinkedHashMap<>();
+            bad.put(List.of("--since", "yesterday"), "neither an ISO-8601 time");
+            bad.put(List.of("--since", "15x"), "neither an ISO-8601 time");
+            bad.put(List.of("--since", "-5m"), "neither an ISO-8601 time");
+            bad.put(List.of("--until", "2026-03-01"), "neither an ISO-8601 time");
+            bad.put(List.of("--until", "2300-01-01T00:00:00Z"), "outside the times Lifeline takes");
+            bad.put(List.of("--since", "1969-12-31T23:59:59Z"), "outside the times Lifeline takes");
+            bad.put(List.of("--since", "+1000000000-01-01T00:00:00Z"), "outside the times Lifeline takes");
+            bad.put(List.of("--since", "999999999d"), "outside the times Lifeline takes");
+            bad.put(List.of("--since", "2026-03-02T00:00:00Z", "--until", "2026-03-01T00:00:00Z"),
+                    "must not be after --until");
+            bad.put(List.of("--since", "1h", "--until", "2h"), "must not be after --until");
+            bad.put(List.of("--limit", "0"), "--limit must be 1..100");
+            bad.put(List.of("--limit", "101"), "--limit must be 1..100");
+            bad.put(List.of("--limit", "many"), "--limit");
+            bad.put(List.of("--agent", "no way"), "--agent must be an agent id");
+            bad.forEach((args, message) -> {
+                List<String> argv = new java.util.ArrayList<>(List.of("events"));
+                argv.addAll(args);
+                Run r = runWith(env, argv.toArray(String[]::new));
+                assertEquals(LifelineCli.USAGE, r.exit(), args + ": " + r.err());
+                assertTrue(r.err().contains(message), args + ": " + r.err());
+                assertEquals("", r.out(), args.toString());
+            });
+            assertEquals(List.of(), stub.seen(), "nothing was sent");
+            // Good values of the same kinds are sent, so the stub would have seen the bad ones.
+            Run ok = runWith(env, "events", "--since", "2026-03-01T13:00:00+01:00", "--until", "0s", "--agent", "a-1",
+                    "--type", "AgentStatusChanged", "--limit", "100");
+            assertEquals(0, ok.exit(), ok.err());
+            assertEquals(1, stub.seen().size());
+            assertTrue(stub.seen().get(0).query().startsWith("since=2026-03-01T12%3A00%3A00Z&until="),
+                    stub.seen().get(0).query());
+            assertTrue(stub.seen().get(0).query().endsWith("&agentId=a-1&type=AgentStatusChanged&limit=100"),
+                    stub.seen().get(0).query());
+        }
+    }
+
+    private static void spinToNextMillisecond() {
+        long ms = System.currentTimeMillis();
+        while (System.currentTimeMillis() <= ms) {
+            Thread.onSpinWait();
+        }
+    }
+
+    @Test
     void createTeam_withOperatorKey_printsAnAdminKeyThatWorks_once() {
         Run r = runWith(Map.of("LIFELINE_URL", local.url().toString()), "create-team", "cli-team", "--operator-key",
                 local.operatorKey(), "--leader", "lead");

@@ -73,8 +73,9 @@ class HostileInputFuzzTest {
         }
     }
 
-    /** One request as sent, for the failure message. */
-    record Sent(String kind, String method, String rawPath, Map<String, List<String>> headers, byte[] body) {
+    /** One request as sent, for the failure message; {@code expect} is the one 400 code it must get, or null. */
+    record Sent(String kind, String method, String rawPath, Map<String, List<String>> headers, byte[] body,
+                String expect) {
         @Override
         public String toString() {
             String b = body == null ? "" : new String(body, 0, Math.min(body.length, 300), StandardCharsets.UTF_8);
@@ -289,6 +290,17 @@ class HostileInputFuzzTest {
             "%24%7Bjndi%3Aldap%3A%2F%2Fx%7D", "%3Cscript%3E", "*", "fz-a1%2Fjoin", "%F0%9F%92%80",
             "a".repeat(65), "x".repeat(1000), "%ED%A0%80");
 
+    /**
+     * Times the events route must refuse with 400 INVALID_QUERY: outside its 1970..2286 key range (up to the
+     * years Instant itself ends at, and past them), or not an ISO-8601 instant; "%2B" is "+", a bare "+" a space.
+     */
+    static final List<String> HOSTILE_TIMES = List.of("2300-01-01T00:00:00Z", "2286-11-20T17:46:40Z",
+            "%2B1000000000-12-31T23:59:59.999999999Z", "+1000000000-01-01T00:00:00Z", "%2B1000000001-01-01T00:00:00Z",
+            "-999999999-01-01T00:00:00Z", "-1000000000-01-01T00:00:00Z", "1969-12-31T23:59:59.999Z",
+            "1969-01-01T00:00:00Z", "yesterday", "2026-03-01", "2026-03-01T12:00:00", "1700000000000",
+            "2026-13-01T00:00:00Z", "2026-03-01T12:00:00Z%00", "%00", "", "now", "2026-03-01T12:00:00Z,x",
+            "2026-03-01%2012:00:00Z", "P1D", "-PT1H");
+
     final class Generator {
         private final Random random;
         private final Fixture f;
@@ -327,7 +339,9 @@ class HostileInputFuzzTest {
             }
             String key = f.admin;
             String method = route.method();
-            String query = route.queryParams().isEmpty() || random.nextInt(4) > 0 ? null : validQuery(route);
+            String query = route.queryParams().isEmpty() || random.nextInt(4) > 0 ? null
+                    : validQuery(pick(route.queryParams()));
+            String expect = null;
             byte[] body = route.hasBody() ? Json.write(route.exampleBody()).getBytes(StandardCharsets.UTF_8) : null;
             Map<String, List<String>> headers = new LinkedHashMap<>();
             String sub;
@@ -391,12 +405,26 @@ class HostileInputFuzzTest {
                 }
                 case "query" -> {
                     String param = pick(route.queryParams());
+                    if (route.queryParams().contains("since") && random.nextBoolean()) {
+                        param = pick(List.of("since", "until")); // most of the events route's mutations are times
+                    }
                     String value = pick(List.of("-1", "0", "101", "abc", "1e3", "99999999999999999999", "%00",
                             "%E2%80%AE", "", "%FF", "bogus", "1.5", "%20", "a".repeat(300), "1%2C2"));
                     query = param + "=" + value + (random.nextBoolean() ? "" : "&" + param + "=" + value);
                     sub = param;
                     if (param.equals("type") || param.equals("status")) {
                         query = param + "=" + pick(List.of("bogus", "%00", "DEAD", "dead%20", "a".repeat(300)));
+                    }
+                    if (param.equals("since") || param.equals("until")) {
+                        // A hostile time, or since after until (by a millisecond, a day, or across the epoch).
+                        query = random.nextInt(4) > 0 ? param + "=" + pick(HOSTILE_TIMES) : pick(List.of(
+                                "since=2026-03-01T00:00:00.001Z&until=2026-03-01T00:00:00Z",
+                                "until=2026-03-01T00:00:00Z&since=2026-03-02T00:00:00Z",
+                                "since=2286-11-20T17:46:39.999Z&until=1970-01-01T00:00:00Z"));
+                        if (random.nextBoolean()) {
+                            query += "&" + validQuery("limit") + "&" + validQuery("agentId");
+                        }
+                        expect = "INVALID_QUERY";
                     }
                 }
                 default -> {
@@ -423,12 +451,18 @@ class HostileInputFuzzTest {
             for (Map.Entry<String, String> e : ids.entrySet()) {
                 rawPath = rawPath.replace("{" + e.getKey() + "}", e.getValue());
             }
-            return new Sent(kind + "/" + sub, method, rawPath + (query == null ? "" : "?" + query), headers, body);
+            return new Sent(kind + "/" + sub, method, rawPath + (query == null ? "" : "?" + query), headers, body,
+                    expect);
         }
 
-        private String validQuery(Route route) {
-            String p = pick(route.queryParams());
-            return p + "=" + (p.equals("status") ? "dead" : p.equals("type") ? "AgentStatusChanged" : "5");
+        private String validQuery(String p) {
+            return p + "=" + switch (p) {
+                case "status" -> "dead";
+                case "type" -> "AgentStatusChanged";
+                case "since", "until" -> "2026-03-01T12:00:00Z";
+                case "agentId" -> f.realIds.get("agentId");
+                default -> "5";
+            };
         }
 
         /** A body that no handler may accept; null when this kind cannot apply to the route's body. */
@@ -648,6 +682,9 @@ class HostileInputFuzzTest {
         if (status >= 500) {
             return "answered " + status + ": " + r.body();
         }
+        if (s.expect() != null && status != 400) {
+            return "expected 400 " + s.expect() + ", answered " + status + ": " + r.body();
+        }
         if (status < 400) {
             tally.computeIfAbsent(Integer.toString(status), k -> new AtomicInteger()).incrementAndGet();
             boolean harmlessRead = "GET".equals(s.method()) || "HEAD".equals(s.method());
@@ -658,6 +695,9 @@ class HostileInputFuzzTest {
             body = Json.parse(r.body());
         } catch (Exception e) {
             return "answered " + status + " with a body that is not JSON: " + r.body();
+        }
+        if (s.expect() != null && !s.expect().equals(body.path("code").asText())) {
+            return "expected code " + s.expect() + ": " + r.body();
         }
         if (body.has("code")) {
             String code = body.get("code").asText();
