@@ -1,5 +1,6 @@
 package io.lifeline.local;
 
+import static io.lifeline.local.TestStack.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -58,10 +59,6 @@ class PutEventsFaultTest {
     @AfterEach
     void acceptAgain() {
         stack.bus.refuseWhen(entry -> false);
-    }
-
-    private static void ok(TestStack.Reply r) {
-        assertTrue(r.status() == 200 || r.status() == 201, () -> r.status() + " " + r.body());
     }
 
     /** Refuses every second entry it is asked about, counting both. */
