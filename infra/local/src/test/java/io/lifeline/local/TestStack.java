@@ -79,13 +79,8 @@ public final class TestStack implements AutoCloseable {
         this.admin = LocalClients.build(DynamoDbClient.builder(), endpoint);
         this.template = template();
         LocalDynamo.ensureTable(admin, template, table);
-        this.dynamo = interceptors.isEmpty() ? admin : DynamoDbClient.builder()
-                .endpointOverride(endpoint).region(software.amazon.awssdk.regions.Region.US_EAST_1)
-                .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create())
-                .credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
-                        software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("local", "local")))
-                .overrideConfiguration(c -> interceptors.forEach(c::addExecutionInterceptor))
-                .build();
+        this.dynamo = interceptors.isEmpty() ? admin : LocalClients.build(DynamoDbClient.builder()
+                .overrideConfiguration(c -> interceptors.forEach(c::addExecutionInterceptor)), endpoint);
         this.params = LifelineLocal.localParameters(parameters);
         this.names = LifelineLocal.resourceNames(template, table, "bus-" + table);
         this.bus = new LocalEventBus(template.rules(params), clock);
@@ -130,13 +125,9 @@ public final class TestStack implements AutoCloseable {
     public FunctionHost freshHost() {
         Supplier<software.amazon.awssdk.services.eventbridge.EventBridgeClient> busClient = busInterceptors.isEmpty()
                 ? bus::client
-                : () -> software.amazon.awssdk.services.eventbridge.EventBridgeClient.builder()
-                        .endpointOverride(bus.endpoint()).region(software.amazon.awssdk.regions.Region.US_EAST_1)
-                        .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create())
-                        .credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
-                                software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("local", "local")))
-                        .overrideConfiguration(c -> busInterceptors.forEach(c::addExecutionInterceptor))
-                        .build();
+                : () -> LocalClients.build(software.amazon.awssdk.services.eventbridge.EventBridgeClient.builder()
+                        .overrideConfiguration(c -> busInterceptors.forEach(c::addExecutionInterceptor)),
+                        bus.endpoint());
         return new FunctionHost(template, params, names, dynamo, io.lifeline.config.Wiring.memoize(busClient),
                 io.lifeline.config.Wiring.memoize(() -> stepFunctionsRef.get().client()), clock);
     }
