@@ -89,40 +89,44 @@ public final class StoreCost {
         out.put("task create", measure("task create", samples, 1, () -> {
             String t = newId("task");
             tasks.add(t);
-            stack.expect(201, "POST", "/v1/teams/" + MeteredStack.TEAM + "/tasks",
-                    "{\"taskId\":\"" + t + "\",\"title\":\"t\"}");
+            createTask(t);
         }, null));
-        List<String> claimers = new ArrayList<>();
-        List<String> claimTasks = new ArrayList<>();
-        out.put("task claim", measure("task claim", samples, 1, () -> stack.expect(200, "POST",
-                "/v1/teams/" + MeteredStack.TEAM + "/tasks/" + claimTasks.get(claimTasks.size() - 1) + "/claim",
-                "{\"agentId\":\"" + claimers.get(claimers.size() - 1) + "\"}"), () -> {
-                    String id = newId("claimer");
-                    stack.readyAgent(id);
-                    claimers.add(id);
-                    String t = newId("ctask");
-                    stack.meter.enabled(false);
-                    stack.expect(201, "POST", "/v1/teams/" + MeteredStack.TEAM + "/tasks",
-                            "{\"taskId\":\"" + t + "\",\"title\":\"t\"}");
-                    stack.meter.enabled(true);
-                    claimTasks.add(t);
-                }));
-        out.put("task complete", measure("task complete", samples, 1, () -> stack.expect(200, "POST",
-                "/v1/teams/" + MeteredStack.TEAM + "/tasks/" + claimTasks.get(claimTasks.size() - 1) + "/complete",
-                "{\"agentId\":\"" + claimers.get(claimers.size() - 1) + "\"}"), () -> {
-                    String id = newId("completer");
-                    stack.readyAgent(id);
-                    claimers.add(id);
-                    String t = newId("dtask");
-                    stack.meter.enabled(false);
-                    stack.expect(201, "POST", "/v1/teams/" + MeteredStack.TEAM + "/tasks",
-                            "{\"taskId\":\"" + t + "\",\"title\":\"t\"}");
-                    stack.expect(200, "POST", "/v1/teams/" + MeteredStack.TEAM + "/tasks/" + t + "/claim",
-                            "{\"agentId\":\"" + id + "\"}");
-                    stack.meter.enabled(true);
-                    claimTasks.add(t);
-                }));
+        List<String> workers = new ArrayList<>();
+        List<String> workerTasks = new ArrayList<>();
+        out.put("task claim", measure("task claim", samples, 1, () -> newestOnNewestTask(workers, workerTasks, "claim"),
+                () -> readyWithTask(workers, workerTasks, "claimer", "ctask", false)));
+        out.put("task complete", measure("task complete", samples, 1,
+                () -> newestOnNewestTask(workers, workerTasks, "complete"),
+                () -> readyWithTask(workers, workerTasks, "completer", "dtask", true)));
         return out;
+    }
+
+    private void createTask(String taskId) {
+        stack.expect(201, "POST", "/v1/teams/" + MeteredStack.TEAM + "/tasks",
+                "{\"taskId\":\"" + taskId + "\",\"title\":\"t\"}");
+    }
+
+    /** The measured request: the newest agent's {@code action} (claim, complete) on the newest task. */
+    private void newestOnNewestTask(List<String> agents, List<String> tasks, String action) {
+        stack.expect(200, "POST", "/v1/teams/" + MeteredStack.TEAM + "/tasks/" + tasks.get(tasks.size() - 1) + "/"
+                + action, "{\"agentId\":\"" + agents.get(agents.size() - 1) + "\"}");
+    }
+
+    /** A sample's set-up: a ready agent and a new task (claimed by it when {@code claimed}), the task unmetered. */
+    private void readyWithTask(List<String> agents, List<String> tasks, String agentPrefix, String taskPrefix,
+                               boolean claimed) {
+        String id = newId(agentPrefix);
+        stack.readyAgent(id);
+        agents.add(id);
+        String t = newId(taskPrefix);
+        stack.meter.enabled(false);
+        createTask(t);
+        if (claimed) {
+            stack.expect(200, "POST", "/v1/teams/" + MeteredStack.TEAM + "/tasks/" + t + "/claim",
+                    "{\"agentId\":\"" + id + "\"}");
+        }
+        stack.meter.enabled(true);
+        tasks.add(t);
     }
 
     private OpCost measure(String name, int samples, int perSample, Runnable op, Runnable setUp) {

@@ -101,15 +101,20 @@ final class Update {
                 .build();
     }
 
+    /**
+     * The same update as one item of a transaction: the request's fields, taken from {@link #request} so the two
+     * cannot drift apart (the SDK's two builders share no type), less what to return on success.
+     */
     TransactWriteItem transactItem() {
+        UpdateItemRequest r = request(null);
         return TransactWriteItem.builder().update(u -> u
-                .tableName(table)
-                .key(key)
-                .updateExpression(expression())
-                .conditionExpression(conditionExpression())
-                .expressionAttributeNames(names)
-                .expressionAttributeValues(values.isEmpty() ? null : values)
-                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD))
+                .tableName(r.tableName())
+                .key(r.key())
+                .updateExpression(r.updateExpression())
+                .conditionExpression(r.conditionExpression())
+                .expressionAttributeNames(r.expressionAttributeNames())
+                .expressionAttributeValues(r.expressionAttributeValues())
+                .returnValuesOnConditionCheckFailure(r.returnValuesOnConditionCheckFailure()))
                 .build();
     }
 }

@@ -3,19 +3,15 @@ package io.lifeline.local;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.lifeline.api.Json;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -67,7 +63,8 @@ public final class LocalEventBus implements AutoCloseable {
             return t;
         });
         server.setExecutor(workers);
-        server.createContext("/", this::serve);
+        server.createContext("/", AwsJsonEndpoint.serving("AWSEvents.PutEvents", "application/x-amz-json-1.1",
+                "Lifeline Local's bus only speaks PutEvents", r -> AwsJsonEndpoint.Answer.ok(putEvents(r))));
         server.start();
     }
 
@@ -93,31 +90,6 @@ public final class LocalEventBus implements AutoCloseable {
     public List<Delivered> delivered() {
         synchronized (delivered) {
             return List.copyOf(delivered);
-        }
-    }
-
-    private void serve(HttpExchange exchange) throws IOException {
-        try (exchange) {
-            String target = exchange.getRequestHeaders().getFirst("X-Amz-Target");
-            byte[] body;
-            try (InputStream in = exchange.getRequestBody()) {
-                body = in.readAllBytes();
-            }
-            ObjectNode answer;
-            int status = 200;
-            if (!"AWSEvents.PutEvents".equals(target)) {
-                status = 400;
-                answer = Json.object().put("__type", "UnknownOperationException")
-                        .put("message", "Lifeline Local's bus only speaks PutEvents");
-            } else {
-                answer = putEvents(Json.parse(new String(body, StandardCharsets.UTF_8)));
-            }
-            byte[] out = Json.write(answer).getBytes(StandardCharsets.UTF_8);
-            exchange.getResponseHeaders().set("Content-Type", "application/x-amz-json-1.1");
-            exchange.sendResponseHeaders(status, out.length);
-            try (OutputStream os = exchange.getResponseBody()) {
-                os.write(out);
-            }
         }
     }
 

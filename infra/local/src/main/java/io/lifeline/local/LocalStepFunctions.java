@@ -3,8 +3,6 @@ package io.lifeline.local;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.lifeline.api.Json;
 import io.lifeline.local.asl.AslMachine;
@@ -12,12 +10,9 @@ import io.lifeline.local.asl.AslRunner;
 import io.lifeline.local.asl.Execution;
 import io.lifeline.local.asl.TaskFailure;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.HashMap;
 import java.util.List;
@@ -50,7 +45,9 @@ public final class LocalStepFunctions implements AutoCloseable {
                     clock, timeScale));
         }
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        server.createContext("/", this::serve);
+        server.createContext("/", AwsJsonEndpoint.serving("AWSStepFunctions.StartExecution",
+                "application/x-amz-json-1.0", "Lifeline Local's Step Functions speaks StartExecution only",
+                this::startExecution));
         server.start();
         ticker = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "local-step-functions");
@@ -116,41 +113,18 @@ public final class LocalStepFunctions implements AutoCloseable {
         return runners.values().stream().flatMap(r -> r.executions().stream()).toList();
     }
 
-    private void serve(HttpExchange exchange) throws IOException {
-        try (exchange) {
-            String target = exchange.getRequestHeaders().getFirst("X-Amz-Target");
-            byte[] body;
-            try (InputStream in = exchange.getRequestBody()) {
-                body = in.readAllBytes();
-            }
-            int status = 200;
-            ObjectNode answer;
-            if (!"AWSStepFunctions.StartExecution".equals(target)) {
-                status = 400;
-                answer = Json.object().put("__type", "UnknownOperationException")
-                        .put("message", "Lifeline Local's Step Functions speaks StartExecution only");
-            } else {
-                JsonNode request = Json.parse(new String(body, StandardCharsets.UTF_8));
-                String machine = request.path("stateMachineArn").asText();
-                String name = request.hasNonNull("name") ? request.get("name").asText() : null;
-                try {
-                    JsonNode input = Json.parse(request.path("input").asText("{}"));
-                    Execution e = start(machine, name, input);
-                    answer = Json.object().put("executionArn", machine.replace(":stateMachine:", ":execution:") + ":"
-                            + e.name()).put("startDate", e.startedAt().toEpochMilli() / 1000.0);
-                } catch (IllegalArgumentException e) {
-                    status = 400;
-                    boolean duplicate = runners.containsKey(machine);
-                    answer = Json.object().put("__type", duplicate ? "ExecutionAlreadyExists" : "StateMachineDoesNotExist")
-                            .put("message", e.getMessage());
-                }
-            }
-            byte[] out = Json.write(answer).getBytes(StandardCharsets.UTF_8);
-            exchange.getResponseHeaders().set("Content-Type", "application/x-amz-json-1.0");
-            exchange.sendResponseHeaders(status, out.length);
-            try (OutputStream os = exchange.getResponseBody()) {
-                os.write(out);
-            }
+    private AwsJsonEndpoint.Answer startExecution(JsonNode request) throws IOException {
+        String machine = request.path("stateMachineArn").asText();
+        String name = request.hasNonNull("name") ? request.get("name").asText() : null;
+        try {
+            JsonNode input = Json.parse(request.path("input").asText("{}"));
+            Execution e = start(machine, name, input);
+            return AwsJsonEndpoint.Answer.ok(Json.object().put("executionArn", machine.replace(":stateMachine:",
+                    ":execution:") + ":" + e.name()).put("startDate", e.startedAt().toEpochMilli() / 1000.0));
+        } catch (IllegalArgumentException e) {
+            boolean duplicate = runners.containsKey(machine);
+            return AwsJsonEndpoint.Answer.error(duplicate ? "ExecutionAlreadyExists" : "StateMachineDoesNotExist",
+                    e.getMessage());
         }
     }
 

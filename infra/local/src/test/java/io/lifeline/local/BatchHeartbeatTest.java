@@ -1,5 +1,7 @@
 package io.lifeline.local;
 
+import static io.lifeline.local.TestStack.agentPartition;
+import static io.lifeline.local.TestStack.newId;
 import static io.lifeline.local.HeartbeatContractTest.assertError;
 import static io.lifeline.local.HeartbeatContractTest.iterable;
 import static io.lifeline.local.HeartbeatContractTest.json;
@@ -30,7 +32,6 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  */
 class BatchHeartbeatTest {
     static TestStack stack;
-    private static int nextId;
 
     @BeforeAll
     static void start() throws Exception {
@@ -113,7 +114,7 @@ class BatchHeartbeatTest {
         assertEquals(now.toString(), get(working).text("heartbeatTs"));
         assertTrue(stack.agentItem(unknown).isEmpty());
         assertEquals(deadBefore, stack.agentItem(dead));
-        assertTrue(stack.item(scope(dead), "DATA").isEmpty());
+        assertTrue(stack.item(agentPartition(dead), "DATA").isEmpty());
         assertEquals(offlineBefore, stack.agentItem(offline));
     }
 
@@ -211,8 +212,8 @@ class BatchHeartbeatTest {
                 + "{\"agentId\":\"" + b + "\"," + badFields + "},"
                 + "{\"agentId\":\"" + c + "\",\"checkpoint\":{\"c\":1}}]}");
         assertTrue(r.text("error").contains("heartbeats[1]") || !code.equals("UNKNOWN_FIELD"), r.text("error"));
-        assertTrue(stack.item(scope(a), "DATA").isEmpty());
-        assertTrue(stack.item(scope(c), "DATA").isEmpty());
+        assertTrue(stack.item(agentPartition(a), "DATA").isEmpty());
+        assertTrue(stack.item(agentPartition(c), "DATA").isEmpty());
         assertEquals("ready", get(a).text("status"));
     }
 
@@ -255,7 +256,7 @@ class BatchHeartbeatTest {
         assertEquals("working", get(toWork).text("status"));
         assertEquals(json("{\"tool\":\"grep\"}"), get(toWork).body().get("metadata"));
         assertEquals("ready", get(toReady).text("status"));
-        assertEquals("{\"step\":2}", stack.item(scope(toReady), "DATA").get("checkpoint").s());
+        assertEquals("{\"step\":2}", stack.item(agentPartition(toReady), "DATA").get("checkpoint").s());
         stack.pump.drain();
         JsonNode newest = stack.agent("transitions", toWork, null).body().get("transitions").get(0);
         assertEquals("report_working", newest.get("trigger").asText());
@@ -324,11 +325,4 @@ class BatchHeartbeatTest {
         return r;
     }
 
-    private static String scope(String id) {
-        return "TEAM#" + TestStack.TEAM + "#AGENT#" + id;
-    }
-
-    private static String newId(String prefix) {
-        return prefix + "-" + (++nextId);
-    }
 }

@@ -1,5 +1,6 @@
 package io.lifeline.local;
 
+import static io.lifeline.local.TestStack.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -40,10 +41,6 @@ class EventBusOutageTest {
                 throw SdkClientException.create("Unable to execute HTTP request: Connect to events endpoint failed");
             }
         }
-    }
-
-    private static void ok(TestStack.Reply r) {
-        assertTrue(r.status() == 200 || r.status() == 201, () -> r.status() + " " + r.body());
     }
 
     @Test

@@ -1,5 +1,7 @@
 package io.lifeline.local;
 
+import static io.lifeline.local.TestStack.agentPartition;
+import static io.lifeline.local.TestStack.newId;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -40,8 +42,6 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  */
 class HeartbeatContractTest {
     static TestStack stack;
-    /** Distinct agent ids across parameterized invocations. */
-    private static int nextId;
 
     @BeforeAll
     static void start() throws Exception {
@@ -321,7 +321,7 @@ class HeartbeatContractTest {
                 + "\"checkpoint\":{\"step\":3},\"stats\":{\"messagesProcessed\":9},\"nextHeartbeatWithinSeconds\":30}");
         assertEquals(message, r.text("error"));
         assertEquals(status, r.text("agentStatus"));
-        assertTrue(stack.item(scope(id), "DATA").isEmpty(), "no side item for a refused heartbeat");
+        assertTrue(stack.item(agentPartition(id), "DATA").isEmpty(), "no side item for a refused heartbeat");
     }
 
     @Test
@@ -362,7 +362,7 @@ class HeartbeatContractTest {
                 + "\"checkpoint\":{\"b\":2},\"stats\":{\"messagesProcessed\":1}}");
         assertEquals("Agent '" + id + "' not found", r.text("error"));
         assertTrue(stack.agentItem(id).isEmpty());
-        assertTrue(stack.item(scope(id), "DATA").isEmpty());
+        assertTrue(stack.item(agentPartition(id), "DATA").isEmpty());
     }
 
     @Test
@@ -519,7 +519,8 @@ class HeartbeatContractTest {
         TestStack.Reply r = stack.heartbeat(id, "{\"checkpoint\":{ \"step\" : 7, \"files\" : [\"a.txt\"] }}");
         assertEquals(200, r.status(), r.body()::toString);
         assertEquals(stack.clock.instant().toString(), get(id).text("checkpointAt"));
-        assertEquals("{\"step\":7,\"files\":[\"a.txt\"]}", stack.item(scope(id), "DATA").get("checkpoint").s());
+        assertEquals("{\"step\":7,\"files\":[\"a.txt\"]}",
+                stack.item(agentPartition(id), "DATA").get("checkpoint").s());
         assertNull(get(id).body().get("metadata"));
     }
 
@@ -592,7 +593,7 @@ class HeartbeatContractTest {
         // Sent with spaces; the limit applies to the compact serialisation.
         TestStack.Reply r = stack.heartbeat(id, "{ \"metadata\" : " + compact.replace(":", " : ") + " }");
         assertEquals(200, r.status(), r.body()::toString);
-        assertEquals(compact, stack.item(scope(id), "DATA").get("metadata").s());
+        assertEquals(compact, stack.item(agentPartition(id), "DATA").get("metadata").s());
         assertEquals(json(compact), get(id).body().get("metadata"));
     }
 
@@ -622,7 +623,7 @@ class HeartbeatContractTest {
         String compact = objectOfBytes(Limits.MAX_CHECKPOINT_BYTES, "y");
         TestStack.Reply r = stack.heartbeat(id, "{\"checkpoint\":\n" + compact.replace(",", " ,") + "\n}");
         assertEquals(200, r.status(), r.body()::toString);
-        assertEquals(compact, stack.item(scope(id), "DATA").get("checkpoint").s());
+        assertEquals(compact, stack.item(agentPartition(id), "DATA").get("checkpoint").s());
     }
 
     @Test
@@ -641,7 +642,7 @@ class HeartbeatContractTest {
         String checkpoint = objectOfBytes(Limits.MAX_CHECKPOINT_BYTES, "c");
         TestStack.Reply r = stack.heartbeat(id, "{\"metadata\":" + metadata + ",\"checkpoint\":" + checkpoint + "}");
         assertEquals(200, r.status(), r.body()::toString);
-        Map<String, AttributeValue> data = stack.item(scope(id), "DATA");
+        Map<String, AttributeValue> data = stack.item(agentPartition(id), "DATA");
         assertEquals(metadata, data.get("metadata").s());
         assertEquals(checkpoint, data.get("checkpoint").s());
     }
@@ -652,7 +653,7 @@ class HeartbeatContractTest {
         agentIn(id, "ready");
         refused(413, "CHECKPOINT_TOO_LARGE", id, "{\"metadata\":{\"a\":1},\"checkpoint\":"
                 + objectOfBytes(Limits.MAX_CHECKPOINT_BYTES + 1, "c") + "}");
-        assertTrue(stack.item(scope(id), "DATA").isEmpty());
+        assertTrue(stack.item(agentPartition(id), "DATA").isEmpty());
     }
 
     // ---- helpers -------------------------------------------------------------------------------------------
@@ -729,7 +730,7 @@ class HeartbeatContractTest {
         assertEquals(stack.clock.instant().toString(), newest.get("at").asText());
         // Recorded by the outbox as its own item, not only stamped on the agent.
         long seq = newest.get("seq").asLong();
-        Map<String, AttributeValue> record = stack.item(scope(id), String.format("T#%012d", seq));
+        Map<String, AttributeValue> record = stack.item(agentPartition(id), String.format("T#%012d", seq));
         assertFalse(record.isEmpty(), "transition record " + seq + " missing");
         assertEquals(to, record.get("to").s());
         assertEquals(trigger, record.get("trigger").s());
@@ -739,14 +740,6 @@ class HeartbeatContractTest {
         TestStack.Reply r = stack.agent("get-agent", id, null);
         assertEquals(200, r.status(), r.body()::toString);
         return r;
-    }
-
-    private static String newId(String prefix) {
-        return prefix + "-" + (++nextId);
-    }
-
-    private static String scope(String id) {
-        return "TEAM#" + TestStack.TEAM + "#AGENT#" + id;
     }
 
     private static Map<String, AttributeValue> agentKey(String id) {

@@ -1,18 +1,19 @@
 package io.lifeline.local;
 
+import static io.lifeline.local.TestStack.newId;
+import static io.lifeline.local.TestStack.ok;
+import static io.lifeline.local.TestStack.statesEntered;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.auth.Scope;
 import io.lifeline.local.asl.Execution;
-import io.lifeline.local.asl.HistoryEvent;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -45,35 +46,8 @@ class ManualReviveTest {
         faults.clear();
     }
 
-    static String newId(String what) {
-        return what + "-" + UUID.randomUUID().toString().substring(0, 8);
-    }
-
-    static TestStack.Reply ok(TestStack.Reply r) {
-        assertTrue(r.status() / 100 == 2, () -> r.status() + " " + r.body());
-        return r;
-    }
-
-    static void advance(Duration d) {
-        stack.clock.advance(d);
-        stack.stepFunctions.runDue();
-    }
-
-    static JsonNode agentView(String id) {
-        return ok(stack.agent("get-agent", id, null)).body();
-    }
-
     static long seqOf(String id) {
-        return agentView(id).get("lastTransition").get("seq").asLong();
-    }
-
-    static List<Execution> executionsFor(String id) {
-        return stack.stepFunctions.executions().stream().filter(e -> id.equals(e.input().path("agentId").asText()))
-                .toList();
-    }
-
-    static List<String> statesEntered(Execution e) {
-        return e.history().stream().filter(h -> h.type().equals("StateEntered")).map(HistoryEvent::state).toList();
+        return stack.agentView(id).get("lastTransition").get("seq").asLong();
     }
 
     /** Registers on host-1, joins, dies, and lets the automatic flow run out: dead_failed_revive. */
@@ -83,10 +57,10 @@ class ManualReviveTest {
         ok(stack.agent("join", id, null));
         ok(stack.agent("fail", id, "{\"reason\":\"oom\"}"));
         stack.pump.drain();
-        advance(Duration.ofSeconds(30));
-        advance(Duration.ofSeconds(60));
-        advance(Duration.ofSeconds(120));
-        assertEquals("dead_failed_revive", agentView(id).get("status").asText());
+        stack.advanceAndRunDue(Duration.ofSeconds(30));
+        stack.advanceAndRunDue(Duration.ofSeconds(60));
+        stack.advanceAndRunDue(Duration.ofSeconds(120));
+        assertEquals("dead_failed_revive", stack.status(id));
         return id;
     }
 
@@ -116,7 +90,7 @@ class ManualReviveTest {
     void revive_whenDeadFailedRevive_startsNewExecutionThatRestartsTheAgent() {
         String id = failedRevive("manual");
         long seq = seqOf(id);
-        int executionsBefore = executionsFor(id).size();
+        int executionsBefore = stack.executionsFor(id).size();
 
         TestStack.Reply r = revive(id);
 
@@ -126,10 +100,10 @@ class ManualReviveTest {
         assertEquals(seq, r.body().get("startSeq").asLong());
         assertTrue(r.text("executionArn").endsWith(":" + name), r.text("executionArn"));
         Execution e = stack.stepFunctions.execution(name).orElseThrow();
-        assertEquals(executionsBefore + 1, executionsFor(id).size());
+        assertEquals(executionsBefore + 1, stack.executionsFor(id).size());
         assertEquals(seq, e.input().get("startSeq").asLong());
         assertTrue(e.input().get("manual").asBoolean());
-        JsonNode agent = agentView(id);
+        JsonNode agent = stack.agentView(id);
         assertEquals("restarting", agent.get("status").asText());
         assertEquals("dead_failed_revive", agent.get("lastTransition").get("from").asText());
         assertEquals("restart_initiated", agent.get("lastTransition").get("trigger").asText());
@@ -140,7 +114,7 @@ class ManualReviveTest {
         assertTrue(ids.contains("restart-" + id + "-" + seq + "-1"), ids::toString);
 
         ok(stack.agent("join", id, null));
-        advance(Duration.ofSeconds(30));
+        stack.advanceAndRunDue(Duration.ofSeconds(30));
         assertEquals(Execution.Status.SUCCEEDED, e.status(), e::toString);
         assertEquals("Revived", statesEntered(e).get(statesEntered(e).size() - 1));
     }
@@ -158,12 +132,12 @@ class ManualReviveTest {
 
         assertEquals(202, r.status(), r.body()::toString);
         assertEquals("revive-" + TEAM + "-" + id + "-" + deathSeq, r.text("executionName"));
-        assertEquals("restarting", agentView(id).get("status").asText());
+        assertEquals("restarting", stack.status(id));
         Execution manual = stack.stepFunctions.execution(r.text("executionName")).orElseThrow();
 
         stack.pump.drain();
 
-        List<Execution> all = executionsFor(id);
+        List<Execution> all = stack.executionsFor(id);
         assertEquals(2, all.size(), "the death's rule started its own");
         Execution automatic = all.get(1);
         assertEquals(Execution.Status.SUCCEEDED, automatic.status(), automatic::toString);
@@ -174,7 +148,7 @@ class ManualReviveTest {
         assertEquals(List.of("initiate/1/restarting"), steps(records.get(0)));
 
         ok(stack.agent("join", id, null));
-        advance(Duration.ofSeconds(30));
+        stack.advanceAndRunDue(Duration.ofSeconds(30));
         assertEquals(Execution.Status.SUCCEEDED, manual.status());
     }
 
@@ -185,23 +159,23 @@ class ManualReviveTest {
         faults.fail(1, StoreFaults.transition(TEAM, id, "restart_initiated"), StoreFaults::throttled);
         TestStack.Reply first = revive(id);
         assertEquals(202, first.status(), first.body()::toString);
-        assertEquals("dead_failed_revive", agentView(id).get("status").asText());
-        int executions = executionsFor(id).size();
+        assertEquals("dead_failed_revive", stack.status(id));
+        int executions = stack.executionsFor(id).size();
 
         TestStack.Reply again = stack.writesNothing(() -> revive(id));
 
         assertEquals(409, again.status(), again.body()::toString);
         assertEquals("ALREADY_REVIVING", again.code());
         assertTrue(again.text("error").contains(first.text("executionName")), again.body()::toString);
-        assertEquals(executions, executionsFor(id).size());
+        assertEquals(executions, stack.executionsFor(id).size());
 
-        advance(Duration.ofSeconds(2));
-        assertEquals("restarting", agentView(id).get("status").asText());
+        stack.advanceAndRunDue(Duration.ofSeconds(2));
+        assertEquals("restarting", stack.status(id));
         TestStack.Reply late = revive(id);
         assertEquals(409, late.status());
         assertEquals("INVALID_TRANSITION", late.code(), "once restarting, it is no longer revivable");
         ok(stack.agent("join", id, null));
-        advance(Duration.ofSeconds(30));
+        stack.advanceAndRunDue(Duration.ofSeconds(30));
     }
 
     @ParameterizedTest
@@ -222,15 +196,15 @@ class ManualReviveTest {
             }
             default -> { }
         }
-        assertEquals(status, agentView(id).get("status").asText());
-        int executions = executionsFor(id).size();
+        assertEquals(status, stack.status(id));
+        int executions = stack.executionsFor(id).size();
 
         TestStack.Reply r = stack.writesNothing(() -> revive(id));
 
         assertEquals(409, r.status(), r.body()::toString);
         assertEquals("INVALID_TRANSITION", r.code());
-        assertEquals(executions, executionsFor(id).size());
-        assertEquals(status, agentView(id).get("status").asText());
+        assertEquals(executions, stack.executionsFor(id).size());
+        assertEquals(status, stack.status(id));
     }
 
     @Test
@@ -240,19 +214,19 @@ class ManualReviveTest {
         ok(stack.agent("join", id, null));
         ok(stack.agent("fail", id, null));
         stack.pump.drain();
-        assertEquals("dead", agentView(id).get("status").asText());
+        assertEquals("dead", stack.status(id));
 
         TestStack.Reply r = stack.writesNothing(() -> revive(id));
 
         assertEquals(409, r.status(), r.body()::toString);
         assertEquals("NO_HOST", r.code());
-        assertTrue(executionsFor(id).isEmpty());
+        assertTrue(stack.executionsFor(id).isEmpty());
     }
 
     @Test
     void revive_withAgentOrReadScope_answers403AndStartsNothing() {
         String id = failedRevive("scoped");
-        int executions = executionsFor(id).size();
+        int executions = stack.executionsFor(id).size();
         for (Scope scope : List.of(Scope.AGENT, Scope.READ)) {
             String key = stack.key(TEAM, scope);
 
@@ -262,11 +236,11 @@ class ManualReviveTest {
             assertEquals(403, r.status(), scope + ": " + r.body());
             assertEquals("INSUFFICIENT_SCOPE", r.code(), scope.toString());
         }
-        String otherTeam = stack.key("other-" + UUID.randomUUID().toString().substring(0, 6), Scope.ADMIN);
+        String otherTeam = stack.key(newId("other"), Scope.ADMIN);
         TestStack.Reply r = stack.send("revive", otherTeam, Map.of("team", TEAM, "agentId", id), null, "{}");
         assertEquals(403, r.status(), r.body()::toString);
-        assertEquals(executions, executionsFor(id).size());
-        assertEquals("dead_failed_revive", agentView(id).get("status").asText());
+        assertEquals(executions, stack.executionsFor(id).size());
+        assertEquals("dead_failed_revive", stack.status(id));
     }
 
     @Test
@@ -281,14 +255,14 @@ class ManualReviveTest {
     @Test
     void revivals_listExecutionsNewestFirst_withStepsAttemptsAndOutcome() {
         String id = failedRevive("history");
-        long deathSeq = executionsFor(id).get(0).input().get("startSeq").asLong();
+        long deathSeq = stack.executionsFor(id).get(0).input().get("startSeq").asLong();
         long failedSeq = seqOf(id);
         Instant manualAt = stack.clock.instant();
         TestStack.Reply r = ok(revive(id));
         Execution manual = stack.stepFunctions.execution(r.text("executionName")).orElseThrow();
-        advance(Duration.ofSeconds(30));
+        stack.advanceAndRunDue(Duration.ofSeconds(30));
         ok(stack.agent("join", id, null));
-        advance(Duration.ofSeconds(60));
+        stack.advanceAndRunDue(Duration.ofSeconds(60));
         assertEquals(Execution.Status.SUCCEEDED, manual.status(), manual::toString);
 
         List<JsonNode> records = revivals(id, null);

@@ -1,5 +1,6 @@
 package io.lifeline.local;
 
+import static io.lifeline.local.TestStack.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -92,26 +93,21 @@ class ObservabilityTest {
         // The deaths start revive flows: a1's host brings it back, a2 never rejoins.
         stack.pump.drain();
         stack.stepFunctions.runDue();
-        assertEquals("restarting", status("a1"));
+        assertEquals("restarting", stack.status("a1"));
         ok(stack.agent("join", "a1", null));
         for (int wait : new int[] {30, 60, 120}) {
             stack.clock.advance(Duration.ofSeconds(wait + 1));
             stack.stepFunctions.runDue();
         }
         stack.pump.drain();
-        assertEquals("ready", status("a1"));
-        assertEquals("dead_failed_revive", status("a2"));
+        assertEquals("ready", stack.status("a1"));
+        assertEquals("dead_failed_revive", stack.status("a2"));
     }
 
     @AfterAll
     static void stop() {
         Log.sink(null);
         stack.close();
-    }
-
-    static TestStack.Reply ok(TestStack.Reply r) {
-        assertTrue(r.status() / 100 == 2, () -> r.status() + " " + r.body());
-        return r;
     }
 
     static void beat(String id) {
@@ -123,10 +119,6 @@ class ObservabilityTest {
         assertEquals(status, r.status(), () -> r.body().toString());
         assertEquals(code, r.code());
         rejected.merge(code, 1, Integer::sum);
-    }
-
-    static String status(String id) {
-        return ok(stack.agent("get-agent", id, null)).text("status");
     }
 
     static List<JsonNode> parsed() throws Exception {

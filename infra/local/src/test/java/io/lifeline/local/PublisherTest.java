@@ -1,5 +1,6 @@
 package io.lifeline.local;
 
+import static io.lifeline.local.TestStack.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -40,11 +41,6 @@ class PublisherTest {
     static void stop() {
         stack.close();
         sweepStack.close();
-    }
-
-    private static TestStack.Reply ok(TestStack.Reply r) {
-        assertTrue(r.status() == 200 || r.status() == 201, () -> r.status() + " " + r.body());
-        return r;
     }
 
     /** The details of the events of {@code type} the bus accepted, each as often as it was accepted. */

@@ -1,5 +1,6 @@
 package io.lifeline.local;
 
+import static io.lifeline.local.TestStack.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -27,13 +28,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
 import software.amazon.awssdk.services.eventbridge.model.PutEventsRequest;
 
@@ -58,10 +55,6 @@ class PutEventsFaultTest {
     @AfterEach
     void acceptAgain() {
         stack.bus.refuseWhen(entry -> false);
-    }
-
-    private static void ok(TestStack.Reply r) {
-        assertTrue(r.status() == 200 || r.status() == 201, () -> r.status() + " " + r.body());
     }
 
     /** Refuses every second entry it is asked about, counting both. */
@@ -264,11 +257,8 @@ class PutEventsFaultTest {
     }
 
     private static EventBridgeClient client(ExecutionInterceptor interceptor) {
-        return EventBridgeClient.builder().endpointOverride(stack.bus.endpoint()).region(Region.US_EAST_1)
-                .httpClient(UrlConnectionHttpClient.create())
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
-                .overrideConfiguration(c -> c.addExecutionInterceptor(interceptor))
-                .build();
+        return LocalClients.build(EventBridgeClient.builder()
+                .overrideConfiguration(c -> c.addExecutionInterceptor(interceptor)), stack.bus.endpoint());
     }
 
     /** {@code n} real catalogue events of team {@code team}: deaths by sweep of agents u-0, u-1... */

@@ -1,5 +1,7 @@
 package io.lifeline.local;
 
+import static io.lifeline.local.TestStack.newId;
+import static io.lifeline.local.TestStack.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,7 +15,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -48,23 +49,9 @@ class RestartChannelTest {
         faults.clear();
     }
 
-    static String unique(String what) {
-        return what + "-" + UUID.randomUUID().toString().substring(0, 8);
-    }
-
-    static TestStack.Reply ok(TestStack.Reply r) {
-        assertTrue(r.status() / 100 == 2, () -> r.status() + " " + r.body());
-        return r;
-    }
-
-    static void advance(Duration d) {
-        stack.clock.advance(d);
-        stack.stepFunctions.runDue();
-    }
-
     /** Registers an agent of {@code team} on {@code hostId} with {@code key}, and joins it. */
     static String hosted(String team, String key, String hostId) {
-        String id = unique("agent");
+        String id = newId("agent");
         ok(stack.send("register", key, Map.of("team", team), null, "{\"agentId\":\"" + id
                 + "\",\"name\":\"Agent\",\"role\":\"worker\",\"hostId\":\"" + hostId + "\"}"));
         ok(stack.send("join", key, Map.of("team", team, "agentId", id), null, null));
@@ -86,8 +73,7 @@ class RestartChannelTest {
     }
 
     static Execution executionOf(String id) {
-        List<Execution> all = stack.stepFunctions.executions().stream()
-                .filter(e -> id.equals(e.input().path("agentId").asText())).toList();
+        List<Execution> all = stack.executionsFor(id);
         assertEquals(1, all.size(), all::toString);
         return all.get(0);
     }
@@ -124,17 +110,16 @@ class RestartChannelTest {
     /** Ends the agent's execution: it joins, and the flow's next check finds it alive. */
     static void rejoin(String team, String key, String id) {
         ok(stack.send("join", key, Map.of("team", team, "agentId", id), null, null));
-        advance(Duration.ofSeconds(120));
-        stack.stepFunctions.executions().stream().filter(e -> id.equals(e.input().path("agentId").asText()))
-                .forEach(e -> assertEquals(Execution.Status.SUCCEEDED, e.status(), e::toString));
+        stack.advanceAndRunDue(Duration.ofSeconds(120));
+        stack.executionsFor(id).forEach(e -> assertEquals(Execution.Status.SUCCEEDED, e.status(), e::toString));
     }
 
     // ---- pull -----------------------------------------------------------------------------------------
 
     @Test
     void commands_appearForTheirHostOnly_withAgentAttemptAndReason() {
-        String hostA = unique("host-a");
-        String hostB = unique("host-b");
+        String hostA = newId("host-a");
+        String hostB = newId("host-b");
         String onA = hosted(hostA);
         String onB = hosted(hostB);
         Instant at = stack.clock.instant();
@@ -158,10 +143,10 @@ class RestartChannelTest {
         assertEquals(at.plus(TTL).toString(), c.get("expiresAt").asText());
         assertEquals(onB, forB.get(0).get("agentId").asText());
         assertEquals(hostB, forB.get(0).get("hostId").asText());
-        assertTrue(pending(unique("host-c")).isEmpty(), "a host with no agents has nothing");
+        assertTrue(pending(newId("host-c")).isEmpty(), "a host with no agents has nothing");
 
         // Attempt 2 goes to the same host, with its own reason.
-        advance(Duration.ofSeconds(30));
+        stack.advanceAndRunDue(Duration.ofSeconds(30));
         List<JsonNode> later = pending(hostA);
         assertEquals(List.of(1, 2), later.stream().map(x -> x.get("attempt").asInt()).toList());
         assertEquals("agent did not rejoin after attempt 1", later.get(1).get("reason").asText());
@@ -173,7 +158,7 @@ class RestartChannelTest {
 
     @Test
     void ack_acknowledgesOnce_thenAnswers409AlreadyAcknowledged() {
-        String host = unique("host");
+        String host = newId("host");
         String id = hosted(host);
         kill(id);
         String commandId = pending(host).get(0).get("commandId").asText();
@@ -199,13 +184,13 @@ class RestartChannelTest {
 
     @Test
     void ack_ofUnknownCommandOrOnOtherHost_answers404CommandNotFound() {
-        String host = unique("host");
+        String host = newId("host");
         String id = hosted(host);
         kill(id);
         String commandId = pending(host).get(0).get("commandId").asText();
 
         TestStack.Reply unknown = stack.writesNothing(() -> ack(host, "restart-nobody-1-1"));
-        TestStack.Reply wrongHost = stack.writesNothing(() -> ack(unique("host"), commandId));
+        TestStack.Reply wrongHost = stack.writesNothing(() -> ack(newId("host"), commandId));
 
         assertEquals(404, unknown.status(), unknown.body()::toString);
         assertEquals("COMMAND_NOT_FOUND", unknown.code());
@@ -217,7 +202,7 @@ class RestartChannelTest {
 
     @Test
     void commands_pastTheirTtl_areHiddenAndCannotBeAcknowledged() {
-        String host = unique("host");
+        String host = newId("host");
         String id = hosted(host);
         kill(id);
         String commandId = pending(host).get(0).get("commandId").asText();
@@ -240,8 +225,8 @@ class RestartChannelTest {
 
     @Test
     void commands_areTeamScoped() {
-        String host = unique("shared-host");
-        String other = unique("team");
+        String host = newId("shared-host");
+        String other = newId("team");
         String otherKey = stack.key(other, Scope.ADMIN);
         String ours = hosted(host);
         String theirs = hosted(other, otherKey, host);
@@ -274,7 +259,7 @@ class RestartChannelTest {
 
     @Test
     void commands_withReadScopeOrNoKey_areRefused() {
-        String host = unique("host");
+        String host = newId("host");
         String reader = stack.key(TEAM, Scope.READ);
         TestStack.Reply r = pull(TEAM, reader, host);
         assertEquals(403, r.status(), r.body()::toString);
@@ -287,12 +272,12 @@ class RestartChannelTest {
 
     @Test
     void issuedCommands_afterDrain_eachProduceExactlyOneAgentRestartRequested() {
-        String host = unique("host");
+        String host = newId("host");
         String id = hosted(host);
         kill(id);
-        advance(Duration.ofSeconds(30));
-        advance(Duration.ofSeconds(60));
-        advance(Duration.ofSeconds(120));
+        stack.advanceAndRunDue(Duration.ofSeconds(30));
+        stack.advanceAndRunDue(Duration.ofSeconds(60));
+        stack.advanceAndRunDue(Duration.ofSeconds(120));
         assertEquals(Execution.Status.FAILED, executionOf(id).status());
         List<JsonNode> commands = pending(host);
         assertEquals(3, commands.size());
@@ -325,7 +310,7 @@ class RestartChannelTest {
 
     @Test
     void retriedCheck_afterItsCommandWasWritten_issuesNoDuplicateCommandOrEvent() {
-        String host = unique("host");
+        String host = newId("host");
         String id = hosted(host);
         kill(id);
         Execution e = executionOf(id);
@@ -339,7 +324,7 @@ class RestartChannelTest {
         pending(host).forEach(c -> createdAt.put(c.get("commandId").asText(), c.get("createdAt").asText()));
         assertEquals(2, createdAt.size(), createdAt::toString);
 
-        advance(Duration.ofSeconds(2));
+        stack.advanceAndRunDue(Duration.ofSeconds(2));
 
         assertEquals(2, e.history().stream().filter(h -> h.type().equals("TaskScheduled")
                 && "Check".equals(h.state())).count(), "the check ran twice");

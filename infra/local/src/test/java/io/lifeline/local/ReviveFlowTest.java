@@ -1,5 +1,8 @@
 package io.lifeline.local;
 
+import static io.lifeline.local.TestStack.newId;
+import static io.lifeline.local.TestStack.ok;
+import static io.lifeline.local.TestStack.statesEntered;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -16,7 +19,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -58,16 +60,6 @@ class ReviveFlowTest {
 
     // ---- helpers ---------------------------------------------------------------------------------------
 
-    /** A fresh agent id (each test has its own agents; the stack is shared). */
-    static String newId(String what) {
-        return what + "-" + UUID.randomUUID().toString().substring(0, 8);
-    }
-
-    static TestStack.Reply ok(TestStack.Reply r) {
-        assertTrue(r.status() / 100 == 2, () -> r.status() + " " + r.body());
-        return r;
-    }
-
     /** Registers the agent on host-1 and joins it: ready. */
     static String readyOnHost(String what) {
         String id = newId(what);
@@ -80,41 +72,18 @@ class ReviveFlowTest {
     static Execution kill(String id) {
         ok(stack.agent("fail", id, "{\"reason\":\"oom\"}"));
         stack.pump.drain();
-        List<Execution> started = executionsFor(id);
+        List<Execution> started = stack.executionsFor(id);
         assertEquals(1, started.size(), () -> "one execution for the death of " + id + ": " + started);
         return started.get(0);
-    }
-
-    static List<Execution> executionsFor(String id) {
-        return stack.stepFunctions.executions().stream().filter(e -> id.equals(e.input().path("agentId").asText()))
-                .toList();
-    }
-
-    static JsonNode agentView(String id) {
-        return ok(stack.agent("get-agent", id, null)).body();
-    }
-
-    static String status(String id) {
-        return agentView(id).get("status").asText();
     }
 
     static void join(String id) {
         ok(stack.agent("join", id, null));
     }
 
-    /** Moves the clock and resumes whatever came due, as the cloud's scheduler would. */
-    static void advance(Duration d) {
-        stack.clock.advance(d);
-        stack.stepFunctions.runDue();
-    }
-
     /** $$.Execution.Id of an execution, as the state machine passes it to its steps. */
     static String executionId(Execution e) {
         return "arn:aws:states:local:000000000000:execution:local:" + e.name();
-    }
-
-    static List<String> statesEntered(Execution e) {
-        return e.history().stream().filter(h -> h.type().equals("StateEntered")).map(HistoryEvent::state).toList();
     }
 
     static List<HistoryEvent> events(Execution e, String type) {
@@ -170,15 +139,15 @@ class ReviveFlowTest {
     void revive_agentRejoinsAfterFirstAttempt_succeedsAtRevivedWithoutGivingUp() {
         String id = readyOnHost("back-1");
         Execution e = kill(id);
-        assertEquals("restarting", status(id));
+        assertEquals("restarting", stack.status(id));
         assertEquals(List.of(1), attemptsOf(commandsFor(id)));
 
         join(id);
-        advance(FIRST_WAIT);
+        stack.advanceAndRunDue(FIRST_WAIT);
 
         assertEquals(Execution.Status.SUCCEEDED, e.status(), e::toString);
         assertEquals(List.of("Initiate", "Started", "WaitForJoin", "Check", "Decide", "Revived"), statesEntered(e));
-        assertEquals("ready", status(id));
+        assertEquals("ready", stack.status(id));
         assertEquals(List.of("join", "reported_failure", "restart_initiated", "join"), triggers(id));
         assertEquals(1, commandItemsFor(id).size(), "no second restart was asked for");
         stack.pump.drain();
@@ -194,19 +163,19 @@ class ReviveFlowTest {
         String id = readyOnHost("back-2");
         Execution e = kill(id);
 
-        advance(FIRST_WAIT);
+        stack.advanceAndRunDue(FIRST_WAIT);
         assertEquals(Execution.Status.RUNNING, e.status());
-        assertEquals("restarting", status(id));
+        assertEquals("restarting", stack.status(id));
         assertEquals(List.of(1, 2), attemptsOf(commandsFor(id)));
         assertEquals("agent did not rejoin after attempt 1", commandsFor(id).get(1).get("reason").asText());
 
         join(id);
-        advance(SECOND_WAIT);
+        stack.advanceAndRunDue(SECOND_WAIT);
 
         assertEquals(Execution.Status.SUCCEEDED, e.status(), e::toString);
         assertEquals(List.of("Initiate", "Started", "WaitForJoin", "Check", "Decide", "WaitForJoin", "Check",
                 "Decide", "Revived"), statesEntered(e));
-        assertEquals("ready", status(id));
+        assertEquals("ready", stack.status(id));
         assertEquals(2, commandItemsFor(id).size());
         JsonNode revival = revivals(id).get(0);
         assertEquals("alive", revival.get("outcome").asText());
@@ -218,17 +187,17 @@ class ReviveFlowTest {
         String id = readyOnHost("never");
         Execution e = kill(id);
 
-        advance(FIRST_WAIT);
-        advance(SECOND_WAIT);
+        stack.advanceAndRunDue(FIRST_WAIT);
+        stack.advanceAndRunDue(SECOND_WAIT);
         assertEquals(Execution.Status.RUNNING, e.status());
-        assertEquals("restarting", status(id), "still restarting during the last wait");
-        advance(THIRD_WAIT);
+        assertEquals("restarting", stack.status(id), "still restarting during the last wait");
+        stack.advanceAndRunDue(THIRD_WAIT);
 
         assertEquals(Execution.Status.FAILED, e.status(), e::toString);
         assertEquals("RestartExhausted", e.error());
         assertEquals(List.of("Check", "Decide", "GiveUp", "GaveUp", "RestartExhausted"),
                 statesEntered(e).subList(statesEntered(e).size() - 5, statesEntered(e).size()));
-        JsonNode agent = agentView(id);
+        JsonNode agent = stack.agentView(id);
         assertEquals("dead_failed_revive", agent.get("status").asText(), "visible at once, before any outbox run");
         assertEquals("restart_exhausted", agent.get("lastTransition").get("trigger").asText());
         assertEquals(List.of(1, 2, 3), attemptsOf(commandsFor(id)));
@@ -250,20 +219,20 @@ class ReviveFlowTest {
     void revive_agentRejoinsDuringWait_flowKeepsItsScheduleAndCheckFindsItAlive() {
         String id = readyOnHost("mid-wait");
         Execution e = kill(id);
-        advance(FIRST_WAIT);
+        stack.advanceAndRunDue(FIRST_WAIT);
         Instant due = e.waitingUntil().orElseThrow();
         assertEquals(stack.clock.instant().plus(SECOND_WAIT), due);
 
-        advance(Duration.ofSeconds(20));
+        stack.advanceAndRunDue(Duration.ofSeconds(20));
         join(id);
         int historyBefore = e.history().size();
-        advance(Duration.ofSeconds(39));
+        stack.advanceAndRunDue(Duration.ofSeconds(39));
 
         assertEquals(historyBefore, e.history().size(), "nothing runs before the wait is over");
         assertEquals(due, e.waitingUntil().orElseThrow());
-        assertEquals("ready", status(id));
+        assertEquals("ready", stack.status(id));
 
-        advance(Duration.ofSeconds(1));
+        stack.advanceAndRunDue(Duration.ofSeconds(1));
 
         assertEquals(Execution.Status.SUCCEEDED, e.status(), e::toString);
         assertEquals("Revived", statesEntered(e).get(statesEntered(e).size() - 1));
@@ -272,15 +241,15 @@ class ReviveFlowTest {
         assertEquals("alive", check.detail().get("output").get("outcome").asText());
         assertEquals(2, check.detail().get("output").get("attempt").asInt());
         assertEquals(List.of(1, 2), attemptsOf(commandsFor(id)), "no third restart was asked for");
-        assertEquals("ready", status(id));
+        assertEquals("ready", stack.status(id));
     }
 
     @Test
     void revive_joinJustBeforeLastCheck_endsReadyWithoutGivingUp() {
         String id = readyOnHost("last-minute");
         Execution e = kill(id);
-        advance(FIRST_WAIT);
-        advance(SECOND_WAIT);
+        stack.advanceAndRunDue(FIRST_WAIT);
+        stack.advanceAndRunDue(SECOND_WAIT);
         stack.clock.advance(THIRD_WAIT);
 
         join(id);
@@ -288,20 +257,20 @@ class ReviveFlowTest {
 
         assertEquals(Execution.Status.SUCCEEDED, e.status(), e::toString);
         assertFalse(statesEntered(e).contains("GiveUp"));
-        assertEquals("ready", status(id));
+        assertEquals("ready", stack.status(id));
     }
 
     @Test
     void giveUp_whenJoinLandsBetweenCheckAndItsWrite_answersAliveAndAgentStaysReady() {
         String id = readyOnHost("race");
         Execution e = kill(id);
-        advance(FIRST_WAIT);
-        advance(SECOND_WAIT);
+        stack.advanceAndRunDue(FIRST_WAIT);
+        stack.advanceAndRunDue(SECOND_WAIT);
         // The last check has found the agent still restarting; the join lands just before the give-up's write.
         StoreFaults.Fault joined = faults.before(StoreFaults.transition(TEAM, id, "restart_exhausted"),
                 () -> join(id));
 
-        advance(THIRD_WAIT);
+        stack.advanceAndRunDue(THIRD_WAIT);
 
         assertEquals(1, joined.fired(), "the give-up write was attempted, after the join");
         assertEquals(Execution.Status.SUCCEEDED, e.status(), e::toString);
@@ -310,7 +279,7 @@ class ReviveFlowTest {
         HistoryEvent giveUp = events(e, "TaskSucceeded").get(events(e, "TaskSucceeded").size() - 1);
         assertEquals("GiveUp", giveUp.state());
         assertEquals("alive", giveUp.detail().get("output").get("outcome").asText());
-        assertEquals("ready", status(id));
+        assertEquals("ready", stack.status(id));
         assertEquals(List.of("join", "reported_failure", "restart_initiated", "join"), triggers(id));
         stack.pump.drain();
         assertTrue(onBus("AgentStatusChanged", id).stream()
@@ -329,15 +298,15 @@ class ReviveFlowTest {
         assertEquals(1, throttling.fired());
         assertEquals(t0.plusSeconds(2), e.waitingUntil().orElseThrow());
         int history = e.history().size();
-        advance(Duration.ofMillis(1999));
+        stack.advanceAndRunDue(Duration.ofMillis(1999));
         assertEquals(history, e.history().size(), "no retry before 2 s");
-        advance(Duration.ofMillis(1));
+        stack.advanceAndRunDue(Duration.ofMillis(1));
         assertEquals(2, throttling.fired());
         assertEquals(t0.plusSeconds(6), e.waitingUntil().orElseThrow());
         history = e.history().size();
-        advance(Duration.ofMillis(3999));
+        stack.advanceAndRunDue(Duration.ofMillis(3999));
         assertEquals(history, e.history().size(), "no retry before 4 s more");
-        advance(Duration.ofMillis(1));
+        stack.advanceAndRunDue(Duration.ofMillis(1));
 
         List<HistoryEvent> retries = events(e, "RetryScheduled");
         assertEquals(2, retries.size());
@@ -353,7 +322,7 @@ class ReviveFlowTest {
         assertEquals(List.of(1, 2), attemptsOf(commandsFor(id)));
 
         join(id);
-        advance(SECOND_WAIT);
+        stack.advanceAndRunDue(SECOND_WAIT);
         assertEquals(Execution.Status.SUCCEEDED, e.status(), e::toString);
     }
 
@@ -365,18 +334,18 @@ class ReviveFlowTest {
 
         Execution e = kill(id);
         assertEquals(1, throttling.fired());
-        assertEquals("restarting", status(id));
+        assertEquals("restarting", stack.status(id));
         assertEquals(1, events(e, "RetryScheduled").size());
 
-        advance(Duration.ofSeconds(2));
+        stack.advanceAndRunDue(Duration.ofSeconds(2));
 
         assertEquals(Execution.Status.RUNNING, e.status(), () -> e + " " + statesEntered(e));
         assertEquals("WaitForJoin", statesEntered(e).get(statesEntered(e).size() - 1));
         assertEquals(List.of(1), attemptsOf(commandsFor(id)), "the retried step asked the host once");
-        advance(FIRST_WAIT);
+        stack.advanceAndRunDue(FIRST_WAIT);
         assertEquals(List.of(1, 2), attemptsOf(commandsFor(id)), "and the flow goes on asking");
         join(id);
-        advance(SECOND_WAIT);
+        stack.advanceAndRunDue(SECOND_WAIT);
         assertEquals(Execution.Status.SUCCEEDED, e.status(), e::toString);
         assertEquals("Revived", statesEntered(e).get(statesEntered(e).size() - 1));
     }
@@ -385,8 +354,8 @@ class ReviveFlowTest {
     void giveUp_throttledAfterItsWrite_retriesAndStillFailsRestartExhausted() {
         String id = readyOnHost("replay-giveup");
         Execution e = kill(id);
-        advance(FIRST_WAIT);
-        advance(SECOND_WAIT);
+        stack.advanceAndRunDue(FIRST_WAIT);
+        stack.advanceAndRunDue(SECOND_WAIT);
         stack.clock.advance(THIRD_WAIT);
         // The check's record goes through; the give-up's record (after its status write) is throttled.
         StoreFaults.Fault afterWrite = faults.before(StoreFaults.transition(TEAM, id, "restart_exhausted"),
@@ -394,9 +363,9 @@ class ReviveFlowTest {
 
         stack.stepFunctions.runDue();
         assertEquals(1, afterWrite.fired());
-        assertEquals("dead_failed_revive", status(id));
+        assertEquals("dead_failed_revive", stack.status(id));
         assertEquals(1, events(e, "RetryScheduled").size(), () -> e.history().toString());
-        advance(Duration.ofSeconds(2));
+        stack.advanceAndRunDue(Duration.ofSeconds(2));
 
         assertEquals(Execution.Status.FAILED, e.status(), () -> e + " " + statesEntered(e));
         assertEquals("RestartExhausted", e.error());
@@ -410,7 +379,7 @@ class ReviveFlowTest {
         faults.fail(1, r -> r instanceof GetItemRequest g && StoreFaults.touching(TEAM, id).test(g),
                 StoreFaults::validation);
 
-        advance(FIRST_WAIT);
+        stack.advanceAndRunDue(FIRST_WAIT);
 
         assertEquals(Execution.Status.FAILED, e.status(), e::toString);
         assertEquals("ReviveError", e.error());
@@ -421,7 +390,7 @@ class ReviveFlowTest {
         assertEquals("Check", caught.state());
         assertEquals("software.amazon.awssdk.services.dynamodb.model.DynamoDbException",
                 caught.detail().get("error").asText());
-        JsonNode lastError = agentView(id).get("lastError");
+        JsonNode lastError = stack.agentView(id).get("lastError");
         assertNotNull(lastError, "the error is on the agent");
         assertTrue(lastError.get("message").asText().startsWith(
                 "revive flow failed: software.amazon.awssdk.services.dynamodb.model.DynamoDbException"),
@@ -430,7 +399,7 @@ class ReviveFlowTest {
         assertEquals(stack.clock.instant().toString(), lastError.get("at").asText());
         assertEquals("error", revivals(id).get(0).get("outcome").asText());
         // No flow drives it any more: it does not stay restarting, and an operator can revive it again.
-        assertEquals("dead_failed_revive", status(id));
+        assertEquals("dead_failed_revive", stack.status(id));
     }
 
     @Test
@@ -443,8 +412,8 @@ class ReviveFlowTest {
         assertEquals(Execution.Status.FAILED, e.status(), e::toString);
         assertEquals("ReviveError", e.error());
         assertEquals(List.of("Initiate", "RecordError", "ReviveErrored"), statesEntered(e));
-        assertEquals("dead", status(id), "nothing was changed");
-        assertTrue(agentView(id).get("lastError").get("message").asText().startsWith("revive flow failed: "));
+        assertEquals("dead", stack.status(id), "nothing was changed");
+        assertTrue(stack.agentView(id).get("lastError").get("message").asText().startsWith("revive flow failed: "));
         assertTrue(commandItemsFor(id).isEmpty());
     }
 
@@ -456,13 +425,13 @@ class ReviveFlowTest {
         Instant died = stack.clock.instant();
         Execution e = kill(id);
         assertEquals(died.plus(FIRST_WAIT), e.waitingUntil().orElseThrow());
-        advance(FIRST_WAIT);
+        stack.advanceAndRunDue(FIRST_WAIT);
         Instant second = stack.clock.instant();
         assertEquals(second.plus(SECOND_WAIT), e.waitingUntil().orElseThrow());
-        advance(SECOND_WAIT);
+        stack.advanceAndRunDue(SECOND_WAIT);
         Instant third = stack.clock.instant();
         assertEquals(third.plus(THIRD_WAIT), e.waitingUntil().orElseThrow());
-        advance(THIRD_WAIT);
+        stack.advanceAndRunDue(THIRD_WAIT);
 
         List<HistoryEvent> waits = events(e, "WaitStarted");
         assertEquals(List.of(died, second, third), waits.stream().map(HistoryEvent::at).toList());
@@ -482,7 +451,7 @@ class ReviveFlowTest {
         Execution e = kill(id);
 
         assertEquals(died, stack.clock.instant(), "no time passed");
-        JsonNode agent = agentView(id);
+        JsonNode agent = stack.agentView(id);
         assertEquals("restarting", agent.get("status").asText());
         assertFalse(agent.get("alive").asBoolean());
         assertEquals("restart_initiated", agent.get("lastTransition").get("trigger").asText());
@@ -499,7 +468,7 @@ class ReviveFlowTest {
         assertEquals(1, restarting.size());
         assertEquals("dead", restarting.get(0).get("from").asText());
         join(id);
-        advance(FIRST_WAIT);
+        stack.advanceAndRunDue(FIRST_WAIT);
         assertEquals(Execution.Status.SUCCEEDED, e.status());
     }
 
@@ -531,10 +500,10 @@ class ReviveFlowTest {
         assertEquals(1, records.get(0).get("attempts").asInt());
 
         // The first goes on as if alone.
-        advance(FIRST_WAIT);
+        stack.advanceAndRunDue(FIRST_WAIT);
         assertEquals(List.of(1, 2), attemptsOf(commandsFor(id)));
         join(id);
-        advance(SECOND_WAIT);
+        stack.advanceAndRunDue(SECOND_WAIT);
         assertEquals(Execution.Status.SUCCEEDED, first.status());
     }
 
@@ -546,12 +515,12 @@ class ReviveFlowTest {
         Execution next;
         ok(stack.agent("fail", id, "{\"reason\":\"oom again\"}"));
         stack.pump.drain();
-        List<Execution> all = executionsFor(id);
+        List<Execution> all = stack.executionsFor(id);
         assertEquals(2, all.size());
         next = all.get(1);
-        assertEquals("restarting", status(id));
+        assertEquals("restarting", stack.status(id));
 
-        advance(FIRST_WAIT);
+        stack.advanceAndRunDue(FIRST_WAIT);
 
         assertEquals(Execution.Status.SUCCEEDED, old.status(), old::toString);
         assertEquals("NotNeeded", statesEntered(old).get(statesEntered(old).size() - 1));
@@ -563,7 +532,7 @@ class ReviveFlowTest {
                 commands.stream().map(c -> c.get("commandId").asText()).filter(c -> c.contains("-" + newStart + "-"))
                         .toList());
         join(id);
-        advance(SECOND_WAIT);
+        stack.advanceAndRunDue(SECOND_WAIT);
         assertEquals(Execution.Status.SUCCEEDED, next.status());
     }
 
@@ -578,9 +547,9 @@ class ReviveFlowTest {
 
         assertEquals(1, onBus("AgentStatusChanged", id).stream().filter(d -> d.get("to").asText().equals("dead"))
                 .count(), "the death was published");
-        assertTrue(executionsFor(id).isEmpty());
-        advance(FIRST_WAIT);
-        assertEquals("dead", status(id));
+        assertTrue(stack.executionsFor(id).isEmpty());
+        stack.advanceAndRunDue(FIRST_WAIT);
+        assertEquals("dead", stack.status(id));
         assertTrue(commandItemsFor(id).isEmpty());
     }
 
@@ -605,7 +574,7 @@ class ReviveFlowTest {
             assertEquals(joined, stack.agentItem(id), action + " wrote nothing to the agent");
         }
         assertEquals(1, commandItemsFor(id).size(), "and asked nothing more of the host");
-        advance(FIRST_WAIT);
+        stack.advanceAndRunDue(FIRST_WAIT);
         assertEquals(Execution.Status.SUCCEEDED, e.status());
         assertEquals(joined.get("status"), stack.agentItem(id).get("status"));
     }
@@ -617,11 +586,11 @@ class ReviveFlowTest {
         ok(stack.agent("fail", id, null));
         join(id);
         ok(stack.agent("fail", id, null));
-        long newest = agentView(id).get("lastTransition").get("seq").asLong();
+        long newest = stack.agentView(id).get("lastTransition").get("seq").asLong();
 
         stack.pump.drain();
 
-        List<Execution> all = executionsFor(id);
+        List<Execution> all = stack.executionsFor(id);
         assertEquals(2, all.size(), all::toString);
         Execution stale = all.get(0);
         Execution current = all.get(1);
@@ -633,7 +602,7 @@ class ReviveFlowTest {
         assertEquals(List.of("restart-" + id + "-" + newest + "-1"),
                 commandsFor(id).stream().map(c -> c.get("commandId").asText()).toList());
         join(id);
-        advance(FIRST_WAIT);
+        stack.advanceAndRunDue(FIRST_WAIT);
         assertEquals(Execution.Status.SUCCEEDED, current.status());
     }
 
@@ -641,26 +610,26 @@ class ReviveFlowTest {
     void giveUp_whenAgentCameBackAndDiedAgainSinceTheCheck_leavesTheNewerFlowAlone() {
         String id = readyOnHost("reborn");
         Execution old = kill(id);
-        advance(FIRST_WAIT);
-        advance(SECOND_WAIT);
+        stack.advanceAndRunDue(FIRST_WAIT);
+        stack.advanceAndRunDue(SECOND_WAIT);
         RequestHandler<Map<String, Object>, Map<String, Object>> revive = stack.host.handler("ReviveFunction");
         long[] newer = new long[1];
         // Between the last check and the give-up write: the agent joins, dies, and a newer flow takes it over.
         faults.before(StoreFaults.transition(TEAM, id, "restart_exhausted"), () -> {
             join(id);
             ok(stack.agent("fail", id, null));
-            newer[0] = agentView(id).get("lastTransition").get("seq").asLong();
+            newer[0] = stack.agentView(id).get("lastTransition").get("seq").asLong();
             Map<String, Object> out = revive.handleRequest(new HashMap<>(Map.of("action", "initiate", "team", TEAM,
                     "agentId", id, "startSeq", newer[0], "executionId", "newer-flow")),
                     new LocalContext("ReviveFunction", "t"));
             assertEquals("restarting", out.get("outcome"));
         });
 
-        advance(THIRD_WAIT);
+        stack.advanceAndRunDue(THIRD_WAIT);
 
         assertEquals(Execution.Status.SUCCEEDED, old.status(), old::toString);
         assertEquals("NotNeeded", statesEntered(old).get(statesEntered(old).size() - 1));
-        JsonNode agent = agentView(id);
+        JsonNode agent = stack.agentView(id);
         assertEquals("restarting", agent.get("status").asText(), "the newer flow's restart stands");
         assertEquals(newer[0] + 1, agent.get("lastTransition").get("seq").asLong());
         join(id);
@@ -674,18 +643,18 @@ class ReviveFlowTest {
             String id = readyOnHost("join-at-" + (joinAt + 1));
             Execution e = kill(id);
             for (int w = 0; w < joinAt; w++) {
-                advance(waits.get(w));
+                stack.advanceAndRunDue(waits.get(w));
             }
             join(id);
-            long joinSeq = agentView(id).get("lastTransition").get("seq").asLong();
+            long joinSeq = stack.agentView(id).get("lastTransition").get("seq").asLong();
             for (int w = joinAt; w < waits.size(); w++) {
-                advance(waits.get(w));
+                stack.advanceAndRunDue(waits.get(w));
             }
-            advance(Duration.ofSeconds(30));
+            stack.advanceAndRunDue(Duration.ofSeconds(30));
 
             int attempt = joinAt + 1;
             assertEquals(Execution.Status.SUCCEEDED, e.status(), () -> "join during wait " + attempt + ": " + e);
-            JsonNode agent = agentView(id);
+            JsonNode agent = stack.agentView(id);
             assertEquals("ready", agent.get("status").asText(), "join during wait " + attempt);
             assertEquals(joinSeq, agent.get("lastTransition").get("seq").asLong(),
                     "nothing was written after the join during wait " + attempt);
@@ -704,7 +673,7 @@ class ReviveFlowTest {
         assertTrue(in.get("startSeq").isIntegralNumber(), Json.write(in));
         assertEquals(2, in.get("startSeq").asLong(), "join is seq 1, the death seq 2");
         join(id);
-        advance(FIRST_WAIT);
+        stack.advanceAndRunDue(FIRST_WAIT);
         assertEquals(Execution.Status.SUCCEEDED, e.status());
     }
 }

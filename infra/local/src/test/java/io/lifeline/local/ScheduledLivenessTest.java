@@ -1,11 +1,11 @@
 package io.lifeline.local;
 
+import static io.lifeline.local.TestStack.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.schedule.Deadlines;
 import io.lifeline.schedule.Schedules;
 import java.time.Duration;
@@ -55,11 +55,6 @@ class ScheduledLivenessTest {
 
     // ---- helpers ------------------------------------------------------------------------------------------
 
-    private static TestStack.Reply ok(TestStack.Reply r) {
-        assertTrue(r.status() == 200 || r.status() == 201, () -> r.status() + " " + r.body());
-        return r;
-    }
-
     private static String registration(String agentId, String schedule, String timeZone) {
         return "{\"agentId\":\"" + agentId + "\",\"name\":\"Agent " + agentId + "\",\"role\":\"worker\""
                 + (schedule == null ? "" : ",\"schedule\":\"" + schedule + "\"")
@@ -94,10 +89,6 @@ class ScheduledLivenessTest {
         return Integer.parseInt(s.agentItem(agentId).get("misses").n());
     }
 
-    private static JsonNode getAgent(TestStack s, String agentId) {
-        return ok(s.agent("get-agent", agentId, null)).body();
-    }
-
     private static Instant at(String iso) {
         return Instant.parse(iso);
     }
@@ -121,14 +112,14 @@ class ScheduledLivenessTest {
         TestStack.Reply hb = heartbeatAt(s, at("2026-03-01T12:02:00Z"), "e5", "{}");
         String expected = deadline("2026-03-01T12:08:00Z", "every:5m", null, at("2026-03-01T12:02:00Z"));
         assertEquals(expected, hb.text("nextDeadline"));
-        assertEquals(expected, getAgent(s, "e5").get("deadline").asText());
+        assertEquals(expected, s.agentView("e5").get("deadline").asText());
 
         // A plain agent would be dead 90 s after this heartbeat; this one is not even late until 12:08.
         quietSweeps(s, "e5", at("2026-03-01T12:02:15Z"), at("2026-03-01T12:08:00Z"));
         assertEquals(List.of(), sweepAt(s, at("2026-03-01T12:08:15Z")));
         assertEquals(1, misses(s, "e5"));
         assertEquals(List.of(TEAM + "/e5"), sweepAt(s, at("2026-03-01T12:08:30Z")));
-        assertTrue(getAgent(s, "e5").get("lastTransition").get("reason").asText()
+        assertTrue(s.agentView("e5").get("lastTransition").get("reason").asText()
                 .contains("no heartbeat for 390 s"));
     }
 
@@ -217,7 +208,7 @@ class ScheduledLivenessTest {
     void at_beforeTheInstant_deadlineIsItPlusGrace_silentAgentDiesAfterIt() throws Exception {
         TestStack s = open();
         TestStack.Reply join = joinScheduled(s, "once", "at:2026-03-01T13:30:00+01:00", null);
-        assertEquals("at:2026-03-01T12:30:00Z", getAgent(s, "once").get("schedule").asText(), "canonical UTC");
+        assertEquals("at:2026-03-01T12:30:00Z", s.agentView("once").get("schedule").asText(), "canonical UTC");
         assertEquals(deadline("2026-03-01T12:31:00Z", "at:2026-03-01T12:30:00Z", null, T0), join.text("deadline"));
 
         assertEquals(List.of(), sweepAt(s, T0.plusSeconds(90)));
@@ -236,13 +227,13 @@ class ScheduledLivenessTest {
         TestStack.Reply hb = heartbeatAt(s, early, "once", "{}");
         assertEquals("null", deadline("null", "at:2026-03-01T12:30:00Z", null, early));
         assertNull(hb.text("nextDeadline"), hb.body().toString());
-        assertFalse(getAgent(s, "once").has("deadline"));
+        assertFalse(s.agentView("once").has("deadline"));
         assertNull(s.agentItem("once").get("deadline"));
 
         assertEquals(List.of(), sweepAt(s, at("2026-03-01T13:00:00Z")));
         assertEquals(List.of(), sweepAt(s, at("2026-03-08T12:00:00Z")));
         assertEquals(0, misses(s, "once"));
-        assertEquals("ready", getAgent(s, "once").get("status").asText());
+        assertEquals("ready", s.status("once"));
     }
 
     // ---- nextHeartbeatWithinSeconds ---------------------------------------------------------------------

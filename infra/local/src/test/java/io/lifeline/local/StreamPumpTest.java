@@ -1,5 +1,6 @@
 package io.lifeline.local;
 
+import static io.lifeline.local.TestStack.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -36,10 +37,6 @@ class StreamPumpTest {
     @AfterAll
     static void stop() {
         stack.close();
-    }
-
-    private static void ok(TestStack.Reply r) {
-        assertTrue(r.status() == 200 || r.status() == 201, () -> r.status() + " " + r.body());
     }
 
     /** Changes of several kinds on a few agents: joins, reports, claim and complete, leave, plain beats. */

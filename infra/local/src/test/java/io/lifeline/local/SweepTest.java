@@ -1,5 +1,6 @@
 package io.lifeline.local;
 
+import static io.lifeline.local.TestStack.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -66,11 +67,6 @@ class SweepTest {
 
     // ---- helpers ------------------------------------------------------------------------------------------
 
-    private static TestStack.Reply ok(TestStack.Reply r) {
-        assertTrue(r.status() == 200 || r.status() == 201, () -> r.status() + " " + r.body());
-        return r;
-    }
-
     /** Sets the clock to T0 + {@code seconds} and runs one sweep through the template's SweepFunction. */
     private static List<String> sweepAt(TestStack s, double seconds) {
         s.clock.set(T0.plusMillis(Math.round(seconds * 1000)));
@@ -87,10 +83,6 @@ class SweepTest {
 
     private static String status(TestStack s, String agentId) {
         return s.agentItem(agentId).get("status").s();
-    }
-
-    private static JsonNode getAgent(TestStack s, String agentId) {
-        return ok(s.agent("get-agent", agentId, null)).body();
     }
 
     private static List<LocalEventBus.Delivered> onBus(TestStack s, String type) {
@@ -170,14 +162,14 @@ class SweepTest {
 
         assertEquals(0, misses(s, "a1"));
         assertEquals("ready", status(s, "a1"));
-        assertEquals(0, getAgent(s, "a1").get("consecutiveMisses").asInt());
+        assertEquals(0, s.agentView("a1").get("consecutiveMisses").asInt());
     }
 
     @Test
     void sweep_exactlyAtDeadline_recordsNoMiss_oneMilliLater_recordsOne() throws Exception {
         TestStack s = open();
         readyAll(s, "a1");
-        assertEquals(t(60).toString(), getAgent(s, "a1").get("deadline").asText());
+        assertEquals(t(60).toString(), s.agentView("a1").get("deadline").asText());
 
         sweepAt(s, 60);
         assertEquals(0, misses(s, "a1"), "at the deadline itself the agent is not late yet");
@@ -194,7 +186,7 @@ class SweepTest {
         assertEquals(List.of(), sweepAt(s, 75));
 
         assertEquals(1, misses(s, "a1"));
-        JsonNode view = getAgent(s, "a1");
+        JsonNode view = s.agentView("a1");
         assertEquals("ready", view.get("status").asText());
         assertEquals(1, view.get("consecutiveMisses").asInt());
         assertEquals(t(60).toString(), view.get("deadline").asText(), "a miss does not move the deadline");
@@ -211,7 +203,7 @@ class SweepTest {
         Map<String, AttributeValue> item = s.agentItem("a1");
         assertEquals("dead", item.get("status").s());
         assertEquals("2", item.get("misses").n(), "consecutiveMisses = grace");
-        JsonNode last = getAgent(s, "a1").get("lastTransition");
+        JsonNode last = s.agentView("a1").get("lastTransition");
         assertEquals("ready", last.get("from").asText());
         assertEquals("dead", last.get("to").asText());
         assertEquals("heartbeat_expired", last.get("trigger").asText());
@@ -235,7 +227,7 @@ class SweepTest {
 
         sweepAt(s, 75);
         assertEquals(List.of(TEAM + "/w1"), sweepAt(s, 90));
-        assertEquals("working", getAgent(s, "w1").get("lastTransition").get("from").asText());
+        assertEquals("working", s.agentView("w1").get("lastTransition").get("from").asText());
     }
 
     @Test
@@ -276,7 +268,7 @@ class SweepTest {
         TestStack.Reply hb = ok(s.heartbeat("a1", "{}"));
         assertEquals(t(140).toString(), hb.text("nextDeadline"));
         assertEquals(0, misses(s, "a1"));
-        assertEquals(0, getAgent(s, "a1").get("consecutiveMisses").asInt());
+        assertEquals(0, s.agentView("a1").get("consecutiveMisses").asInt());
 
         assertEquals(List.of(), sweepAt(s, 90));
         assertEquals(List.of(), sweepAt(s, 135));
@@ -358,7 +350,7 @@ class SweepTest {
         assertEquals("ready", item.get("status").s());
         assertEquals("0", item.get("misses").n());
         assertEquals(beatsSeen + 1, Long.parseLong(item.get("beats").n()));
-        assertEquals(t(150).toString(), getAgent(s, "racer").get("deadline").asText());
+        assertEquals(t(150).toString(), s.agentView("racer").get("deadline").asText());
         s.pump.drain();
         assertEquals(List.of(), deaths(s, "racer"));
         assertEquals(List.of("join"), s.transitions("racer", 10).stream()
@@ -459,7 +451,7 @@ class SweepTest {
         TestStack.Reply paused = ok(s.agent("pause-agent", "p1", "{\"seconds\":3600,\"reason\":\"kernel upgrade\"}"));
         assertEquals(t(3600).toString(), paused.text("pausedUntil"));
         assertEquals("kernel upgrade", paused.text("pauseReason"));
-        JsonNode view = getAgent(s, "p1");
+        JsonNode view = s.agentView("p1");
         assertEquals(t(3600).toString(), view.get("pausedUntil").asText());
         assertEquals("kernel upgrade", view.get("pauseReason").asText());
 
@@ -474,7 +466,7 @@ class SweepTest {
         s.clock.set(t(1201));
         JsonNode resumed = ok(s.agent("resume-agent", "p1", null)).body();
         assertFalse(resumed.has("pausedUntil"));
-        view = getAgent(s, "p1");
+        view = s.agentView("p1");
         assertFalse(view.has("pausedUntil"), view.toString());
         assertFalse(view.has("pauseReason"), view.toString());
 

@@ -5,8 +5,11 @@ import com.amazonaws.services.lambda.runtime.tests.EventLoader;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.api.Json;
 import io.lifeline.auth.Scope;
+import io.lifeline.local.asl.Execution;
+import io.lifeline.local.asl.HistoryEvent;
 import io.lifeline.store.KeyStore;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -76,13 +79,8 @@ public final class TestStack implements AutoCloseable {
         this.admin = LocalClients.build(DynamoDbClient.builder(), endpoint);
         this.template = template();
         LocalDynamo.ensureTable(admin, template, table);
-        this.dynamo = interceptors.isEmpty() ? admin : DynamoDbClient.builder()
-                .endpointOverride(endpoint).region(software.amazon.awssdk.regions.Region.US_EAST_1)
-                .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create())
-                .credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
-                        software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("local", "local")))
-                .overrideConfiguration(c -> interceptors.forEach(c::addExecutionInterceptor))
-                .build();
+        this.dynamo = interceptors.isEmpty() ? admin : LocalClients.build(DynamoDbClient.builder()
+                .overrideConfiguration(c -> interceptors.forEach(c::addExecutionInterceptor)), endpoint);
         this.params = LifelineLocal.localParameters(parameters);
         this.names = LifelineLocal.resourceNames(template, table, "bus-" + table);
         this.bus = new LocalEventBus(template.rules(params), clock);
@@ -127,13 +125,9 @@ public final class TestStack implements AutoCloseable {
     public FunctionHost freshHost() {
         Supplier<software.amazon.awssdk.services.eventbridge.EventBridgeClient> busClient = busInterceptors.isEmpty()
                 ? bus::client
-                : () -> software.amazon.awssdk.services.eventbridge.EventBridgeClient.builder()
-                        .endpointOverride(bus.endpoint()).region(software.amazon.awssdk.regions.Region.US_EAST_1)
-                        .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create())
-                        .credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
-                                software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("local", "local")))
-                        .overrideConfiguration(c -> busInterceptors.forEach(c::addExecutionInterceptor))
-                        .build();
+                : () -> LocalClients.build(software.amazon.awssdk.services.eventbridge.EventBridgeClient.builder()
+                        .overrideConfiguration(c -> busInterceptors.forEach(c::addExecutionInterceptor)),
+                        bus.endpoint());
         return new FunctionHost(template, params, names, dynamo, io.lifeline.config.Wiring.memoize(busClient),
                 io.lifeline.config.Wiring.memoize(() -> stepFunctionsRef.get().client()), clock);
     }
@@ -286,6 +280,56 @@ public final class TestStack implements AutoCloseable {
         return out;
     }
 
+    // ---- helpers the tests share -----------------------------------------------------------------------
+
+    /** A fresh id, {@code prefix-xxxxxxxx}: tests that share one stack each work on agents of their own. */
+    public static String newId(String prefix) {
+        return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    /** Passes {@code r} on after checking it is a 2xx answer. */
+    public static Reply ok(Reply r) {
+        if (r.status() / 100 != 2) {
+            throw new AssertionError("expected a 2xx answer, got " + r.status() + " " + r.body());
+        }
+        return r;
+    }
+
+    /**
+     * Moves the clock by {@code d} and runs the state machine steps that came due, as the cloud's scheduler
+     * would ({@code clock.advance} alone leaves them waiting).
+     */
+    public void advanceAndRunDue(Duration d) {
+        clock.advance(d);
+        stepFunctions.runDue();
+    }
+
+    /** The agent as GET agent answers it (which must be a 2xx). */
+    public JsonNode agentView(String agentId) {
+        return ok(agent("get-agent", agentId, null)).body();
+    }
+
+    /** The agent's status as GET agent answers it. */
+    public String status(String agentId) {
+        return agentView(agentId).get("status").asText();
+    }
+
+    /** The state machine executions started for the agent (their input's agentId). */
+    public List<Execution> executionsFor(String agentId) {
+        return stepFunctions.executions().stream().filter(e -> agentId.equals(e.input().path("agentId").asText()))
+                .toList();
+    }
+
+    /** The names of the states the execution entered, in order. */
+    public static List<String> statesEntered(Execution e) {
+        return e.history().stream().filter(h -> h.type().equals("StateEntered")).map(HistoryEvent::state).toList();
+    }
+
+    /** The partition key of an agent's own items on {@link #TEAM} (its transition records, its data). */
+    public static String agentPartition(String agentId) {
+        return "TEAM#" + TEAM + "#AGENT#" + agentId;
+    }
+
     // ---- direct store access for setup and inspection ------------------------------------------------
 
     public Map<String, AttributeValue> item(String pk, String sk) {
@@ -314,7 +358,7 @@ public final class TestStack implements AutoCloseable {
         List<Map<String, AttributeValue>> items = new ArrayList<>();
         dynamo.queryPaginator(q -> q.tableName(table).consistentRead(true)
                 .keyConditionExpression("pk = :pk AND begins_with(sk, :t)")
-                .expressionAttributeValues(Map.of(":pk", AttributeValue.fromS("TEAM#" + TEAM + "#AGENT#" + agentId),
+                .expressionAttributeValues(Map.of(":pk", AttributeValue.fromS(agentPartition(agentId)),
                         ":t", AttributeValue.fromS("T#"))))
                 .items().forEach(items::add);
         return items;

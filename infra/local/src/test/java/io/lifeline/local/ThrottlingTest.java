@@ -174,10 +174,10 @@ class ThrottlingTest {
 
         assertUnavailable(r, "THROTTLED");
         fault.disarm();
-        assertTrue(stack.item("TEAM#" + TestStack.TEAM + "#AGENT#" + id, "DATA").isEmpty());
+        assertTrue(stack.item(TestStack.agentPartition(id), "DATA").isEmpty());
         // Retrying, as Retry-After asks, stores the metadata.
         assertEquals(200, stack.heartbeat(id, "{\"metadata\":{\"a\":1}}").status());
-        assertEquals("{\"a\":1}", stack.item("TEAM#" + TestStack.TEAM + "#AGENT#" + id, "DATA").get("metadata").s());
+        assertEquals("{\"a\":1}", stack.item(TestStack.agentPartition(id), "DATA").get("metadata").s());
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.lifeline.local;
 
+import static io.lifeline.local.TestStack.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -57,10 +58,6 @@ class WebhookTest {
             stack.close();
         }
         server.stop(0);
-    }
-
-    private static void ok(TestStack.Reply r) {
-        assertTrue(r.status() == 200 || r.status() == 201, () -> r.status() + " " + r.body());
     }
 
     /** Waits, with a bound, for the webhook to receive a request {@code test} accepts (delivery is async). */
