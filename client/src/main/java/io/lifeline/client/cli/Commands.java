@@ -34,15 +34,8 @@ final class Commands {
         @Option(names = "--operator-key", description = "The operator key (see above)")
         String operatorKey;
 
-        @Option(names = "--leader", description = "The team leader's agent id (hears of deaths in its inbox)")
-        String leader;
-
-        @Option(names = "--self-preservation-threshold", description = "Share of stale agents (0..1] that holds "
-                + "dead-marking back")
-        Double threshold;
-
-        @Option(names = "--self-preservation-min-alive", description = "Alive agents needed for self-preservation")
-        Integer minAlive;
+        @CommandLine.Mixin
+        TeamCommands.SettingOptions settings;
 
         @Override
         int run() {
@@ -52,17 +45,7 @@ final class Commands {
                         + "operator_key in the config file, or .lifeline/operator.key of a Lifeline Local started here");
                 return LifelineCli.USAGE;
             }
-            java.util.Map<String, Object> settings = new java.util.LinkedHashMap<>();
-            if (leader != null) {
-                settings.put("leaderAgentId", leader);
-            }
-            if (threshold != null) {
-                settings.put("selfPreservationThreshold", threshold);
-            }
-            if (minAlive != null) {
-                settings.put("selfPreservationMinAlive", minAlive);
-            }
-            NewTeam t = global.client(env(), sleeper(), team, key).createTeam(team, settings);
+            NewTeam t = global.client(env(), sleeper(), team, key).createTeam(team, settings.given());
             return print(t, "Team " + t.team() + " created. Admin key (shown once, store it now):\n"
                     + t.adminKey().key());
         }

@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -195,13 +196,11 @@ final class TeamCommands {
         }
     }
 
-    @Command(name = "set", mixinStandardHelpOptions = true, description = "Change settings (admin key).")
-    static final class SettingsSet extends BaseCommand {
-        @Option(names = "--leader", paramLabel = "AGENT_ID", description = "The leader (hears of deaths)")
+    /** The team settings that create-team and settings set both take. */
+    static final class SettingOptions {
+        @Option(names = "--leader", paramLabel = "AGENT_ID",
+                description = "The team leader's agent id (hears of deaths in its inbox)")
         String leader;
-
-        @Option(names = "--no-leader", description = "Remove the leader")
-        boolean noLeader;
 
         @Option(names = "--self-preservation-threshold", description = "Share (0..1] of stale agents that holds "
                 + "dead-marking back")
@@ -210,21 +209,39 @@ final class TeamCommands {
         @Option(names = "--self-preservation-min-alive", description = "Alive agents needed for self-preservation")
         Integer minAlive;
 
+        /** The settings given, by their API names, in a map the caller may add to. */
+        Map<String, Object> given() {
+            Map<String, Object> settings = new LinkedHashMap<>();
+            if (leader != null) {
+                settings.put("leaderAgentId", leader);
+            }
+            if (threshold != null) {
+                settings.put("selfPreservationThreshold", threshold);
+            }
+            if (minAlive != null) {
+                settings.put("selfPreservationMinAlive", minAlive);
+            }
+            return settings;
+        }
+    }
+
+    @Command(name = "set", mixinStandardHelpOptions = true, description = "Change settings (admin key).")
+    static final class SettingsSet extends BaseCommand {
+        @Mixin
+        SettingOptions options;
+
+        @Option(names = "--no-leader", description = "Remove the leader")
+        boolean noLeader;
+
         @Override
         int run() {
-            if (noLeader && leader != null) {
+            if (noLeader && options.leader != null) {
                 err().println("lifeline: give --leader or --no-leader, not both");
                 return LifelineCli.USAGE;
             }
-            Map<String, Object> changes = new LinkedHashMap<>();
-            if (noLeader || leader != null) {
-                changes.put("leaderAgentId", leader);
-            }
-            if (threshold != null) {
-                changes.put("selfPreservationThreshold", threshold);
-            }
-            if (minAlive != null) {
-                changes.put("selfPreservationMinAlive", minAlive);
+            Map<String, Object> changes = options.given();
+            if (noLeader) {
+                changes.put("leaderAgentId", null);
             }
             if (changes.isEmpty()) {
                 err().println("lifeline: give at least one setting to change (see --help)");
