@@ -80,24 +80,11 @@ public final class KeyStore {
      * hash, with its reference in the {@code OPERATOR} partition instead of a team's.
      */
     public NewKey createOperatorKey(String label, Instant now) {
-        String key = ApiKeys.generate();
-        String hash = ApiKeys.hash(key);
-        String keyId = ApiKeys.idOf(hash);
-        Map<String, AttributeValue> byHash = Map.of(Keys.PK, s(Keys.apiKey(hash)), Keys.SK, s(Keys.KEY_SK),
-                SCOPE, s(Scope.OPERATOR.wire()), CREATED_AT, ms(now));
-        Map<String, AttributeValue> ref = new HashMap<>(Map.of(Keys.PK, s(Keys.OPERATOR_PK), Keys.SK,
-                s(Keys.KEY_REF_PREFIX + keyId), SCOPE, s(Scope.OPERATOR.wire()), HASH, s(hash), CREATED_AT, ms(now)));
-        if (label != null) {
-            ref.put(LABEL, s(label));
-        }
         try {
-            StoreFailures.call("create the operator key", () -> dynamo.transactWriteItems(t -> t.transactItems(
-                    TransactWriteItem.builder().put(p -> p.tableName(table).item(byHash)).build(),
-                    TransactWriteItem.builder().put(p -> p.tableName(table).item(ref)).build())));
+            return create(null, Scope.OPERATOR, label, now, null);
         } catch (TransactionCanceledException e) {
             throw Transactions.failure("create the operator key", e);
         }
-        return new NewKey(keyId, key, Scope.OPERATOR);
     }
 
     public boolean teamExists(String team) {
@@ -114,14 +101,19 @@ public final class KeyStore {
         }
     }
 
+    /** {@code team} null: an operator key (no team on its hash item, its reference in the OPERATOR partition). */
     private NewKey create(String team, Scope scope, String label, Instant now, TransactWriteItem with) {
         String key = ApiKeys.generate();
         String hash = ApiKeys.hash(key);
         String keyId = ApiKeys.idOf(hash);
         Map<String, AttributeValue> byHash = new HashMap<>(Map.of(Keys.PK, s(Keys.apiKey(hash)), Keys.SK,
-                s(Keys.KEY_SK), TEAM, s(team), SCOPE, s(scope.wire()), CREATED_AT, ms(now)));
-        Map<String, AttributeValue> ref = new HashMap<>(Map.of(Keys.PK, s(Keys.team(team)), Keys.SK,
-                s(Keys.KEY_REF_PREFIX + keyId), SCOPE, s(scope.wire()), HASH, s(hash), CREATED_AT, ms(now)));
+                s(Keys.KEY_SK), SCOPE, s(scope.wire()), CREATED_AT, ms(now)));
+        if (team != null) {
+            byHash.put(TEAM, s(team));
+        }
+        Map<String, AttributeValue> ref = new HashMap<>(Map.of(Keys.PK, s(team == null ? Keys.OPERATOR_PK
+                : Keys.team(team)), Keys.SK, s(Keys.KEY_REF_PREFIX + keyId), SCOPE, s(scope.wire()), HASH, s(hash),
+                CREATED_AT, ms(now)));
         if (label != null) {
             ref.put(LABEL, s(label));
         }
@@ -131,7 +123,8 @@ public final class KeyStore {
         }
         writes.add(TransactWriteItem.builder().put(p -> p.tableName(table).item(byHash)).build());
         writes.add(TransactWriteItem.builder().put(p -> p.tableName(table).item(ref)).build());
-        StoreFailures.call("create the key", () -> dynamo.transactWriteItems(t -> t.transactItems(writes)));
+        StoreFailures.call(team == null ? "create the operator key" : "create the key",
+                () -> dynamo.transactWriteItems(t -> t.transactItems(writes)));
         return new NewKey(keyId, key, scope);
     }
 

@@ -56,6 +56,28 @@ public final class LocalMain implements Callable<Integer> {
         return template == null ? SamTemplate.bundled() : SamTemplate.read(template);
     }
 
+    /** What a bootstrap command does with a table: its exit code. */
+    interface TableWork {
+        int run(DynamoDbClient dynamo, String table) throws Exception;
+    }
+
+    /**
+     * Runs {@code work} on the deployed table {@code awsTable} (default AWS credentials and region), or, when it
+     * is null, on Local's own store: run that while Lifeline Local is stopped (one process per data dir).
+     */
+    int onTable(String awsTable, TableWork work) throws Exception {
+        if (awsTable != null) {
+            try (DynamoDbClient dynamo = DynamoDbClient.builder().httpClient(UrlConnectionHttpClient.create()).build()) {
+                return work.run(dynamo, awsTable);
+            }
+        }
+        try (LocalDynamo dynamoServer = LocalDynamo.start(inMemory ? null : dataDir.resolve("dynamodb"));
+             DynamoDbClient dynamo = dynamoServer.client()) {
+            LocalDynamo.ensureTable(dynamo, template(), LifelineLocal.TABLE_NAME);
+            return work.run(dynamo, LifelineLocal.TABLE_NAME);
+        }
+    }
+
     /** INFO lines of requests, batches, sweeps and key checks that went as usual. */
     static boolean routine(String line) {
         return line.startsWith("{\"level\":\"INFO\"") && (line.contains("\"outcome\":\"ok\"")
@@ -135,19 +157,7 @@ public final class LocalMain implements Callable<Integer> {
         @Override
         public Integer call() throws Exception {
             io.lifeline.agent.Limits.requireId("team", team);
-            if (awsTable != null) {
-                try (DynamoDbClient dynamo = DynamoDbClient.builder().httpClient(UrlConnectionHttpClient.create())
-                        .build()) {
-                    return create(dynamo, awsTable);
-                }
-            }
-            // Local's store: run this while Lifeline Local is stopped (one process per data dir).
-            try (LocalDynamo dynamoServer = LocalDynamo.start(parent.inMemory ? null
-                    : parent.dataDir.resolve("dynamodb"));
-                 DynamoDbClient dynamo = dynamoServer.client()) {
-                LocalDynamo.ensureTable(dynamo, parent.template(), LifelineLocal.TABLE_NAME);
-                return create(dynamo, LifelineLocal.TABLE_NAME);
-            }
+            return parent.onTable(awsTable, this::create);
         }
 
         private int create(DynamoDbClient dynamo, String table) {
@@ -180,29 +190,19 @@ public final class LocalMain implements Callable<Integer> {
 
         @Override
         public Integer call() throws Exception {
-            if (awsTable != null) {
-                try (DynamoDbClient dynamo = DynamoDbClient.builder().httpClient(UrlConnectionHttpClient.create())
-                        .build()) {
-                    print(new KeyStore(dynamo, awsTable).createOperatorKey(label, Clock.systemUTC().instant()).key(),
-                            null);
-                    return 0;
-                }
-            }
-            if (parent.inMemory) {
+            if (awsTable == null && parent.inMemory) {
                 System.err.println("An in-memory Local makes its own operator key each start; nothing to do.");
                 return 2;
             }
-            // Local's store: run this while Lifeline Local is stopped (one process per data dir).
-            try (LocalDynamo dynamoServer = LocalDynamo.start(parent.dataDir.resolve("dynamodb"));
-                 DynamoDbClient dynamo = dynamoServer.client()) {
-                LocalDynamo.ensureTable(dynamo, parent.template(), LifelineLocal.TABLE_NAME);
-                String key = new KeyStore(dynamo, LifelineLocal.TABLE_NAME).createOperatorKey(label,
-                        Clock.systemUTC().instant()).key();
-                Path file = parent.dataDir.resolve(LifelineLocal.OPERATOR_KEY_FILE);
-                LifelineLocal.writeKeyFile(file, key);
+            return parent.onTable(awsTable, (dynamo, table) -> {
+                String key = new KeyStore(dynamo, table).createOperatorKey(label, Clock.systemUTC().instant()).key();
+                Path file = awsTable == null ? parent.dataDir.resolve(LifelineLocal.OPERATOR_KEY_FILE) : null;
+                if (file != null) {
+                    LifelineLocal.writeKeyFile(file, key);
+                }
                 print(key, file);
                 return 0;
-            }
+            });
         }
 
         private static void print(String key, Path file) {
