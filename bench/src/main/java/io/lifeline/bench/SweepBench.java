@@ -1,7 +1,6 @@
 package io.lifeline.bench;
 
 import io.lifeline.local.LocalDynamo;
-import io.lifeline.store.AgentStore;
 import io.lifeline.store.SweepStore;
 import io.lifeline.store.TeamStore;
 import io.lifeline.sweep.SweepPlan;
@@ -64,8 +63,12 @@ public final class SweepBench {
                 double seedSeconds = (System.nanoTime() - t0) / 1e9;
                 System.out.printf("  seeded %d agents in %.1f s%n", n, seedSeconds);
                 SweepStore store = new SweepStore(stack.metered, table, SEGMENTS);
-                Sweeper sweeper = new Sweeper(store, new AgentStore(stack.metered, table),
-                        new TeamStore(stack.metered, table), new SweepPlan.Policy(0.5, 4), Clock.systemUTC());
+                // The template's default timing: misses 11.25 s apart at least (each rep reseeds the agents, so
+                // the spacing never refuses a rep's writes), restarting agents ended after the flow's longest run.
+                Sweeper sweeper = new Sweeper(store, new TeamStore(stack.metered, table),
+                        new SweepPlan.Policy(0.5, 4),
+                        new Sweeper.Timing(java.time.Duration.ofMillis(11_250), java.time.Duration.ofMinutes(11)),
+                        Clock.systemUTC());
                 double[] sweepMs = new double[reps];
                 double[] scanMs = new double[reps];
                 double[] readMs = new double[reps];

@@ -40,7 +40,8 @@ public final class TransitionTable {
         add(Trigger.LEAVE, EnumSet.of(READY, WORKING), OFFLINE, "agent");
         // dead_failed_revive -> restarting: an operator's manual revive starts the flow again.
         add(Trigger.RESTART_INITIATED, EnumSet.of(DEAD, DEAD_FAILED_REVIVE), RESTARTING, "revive flow");
-        add(Trigger.RESTART_EXHAUSTED, EnumSet.of(RESTARTING), DEAD_FAILED_REVIVE, "revive flow");
+        // The sweep ends a restart no flow is left to end (restarting past the flow's longest possible run).
+        add(Trigger.RESTART_EXHAUSTED, EnumSet.of(RESTARTING), DEAD_FAILED_REVIVE, "revive flow, or the sweep");
         add(Trigger.CLEANUP, EnumSet.of(DEAD, DEAD_FAILED_REVIVE), OFFLINE, "operator");
     }
 

@@ -55,6 +55,54 @@ public record Config(
                 blankToNull(env.get("REVIVE_STATE_MACHINE_ARN")));
     }
 
+    /**
+     * The least time between two misses the sweep records for one agent: three quarters of the sweep interval.
+     * Sweeps that run closer together (an overlapping or repeated invocation, a late sweep followed at once by
+     * the next) count one miss between them, so they cannot shorten an agent's grace; the quarter left is room
+     * for schedule jitter, so sweeps on time are never refused.
+     */
+    public Duration missSpacing() {
+        return sweepInterval.multipliedBy(3).dividedBy(4);
+    }
+
+    /** Retries of each Task state in revive.asl.json (its Retry lists' MaxAttempts). */
+    public static final int REVIVE_TASK_RETRIES = 3;
+    /** The first retry's wait of each Task state (IntervalSeconds); each later one grows by the rate below. */
+    public static final Duration REVIVE_TASK_RETRY_INTERVAL = Duration.ofSeconds(2);
+    /** BackoffRate of the Task states' retries. */
+    public static final int REVIVE_TASK_RETRY_BACKOFF = 2;
+    /** The revive function's timeout (template.yaml's Globals), the longest one invocation of a Task can take. */
+    public static final Duration REVIVE_TASK_TIMEOUT = Duration.ofSeconds(10);
+    /**
+     * Task invocations on the flow's longest path, beyond one Check per attempt: Initiate, GiveUp, RecordError
+     * (when GiveUp fails), and one spare for a Task state added on a failure path.
+     */
+    public static final int REVIVE_TASKS_BEYOND_CHECKS = 4;
+    /** Room for Step Functions' own transitions, a SnapStart restore and the sweep's interval. */
+    public static final Duration REVIVE_RUN_MARGIN = Duration.ofSeconds(60);
+
+    /**
+     * The revive flow's longest possible run from the moment it put the agent in {@code restarting}: every wait
+     * (base x rate^(k-1) for k = 1..attempts), plus every Task state on the longest path failing its
+     * invocations up to the timeout through all its retries, plus a margin. An agent {@code restarting} longer
+     * than this has no flow left to end it; the sweep ends it ({@code restart_exhausted}). 10 min 48 s with the
+     * defaults (waits 30 + 60 + 120 s, 7 Tasks of at most 4 x 10 s + 2 + 4 + 8 s, margin 60 s).
+     */
+    public Duration reviveLongestRun() {
+        Duration waits = Duration.ZERO;
+        for (int k = 1; k <= reviveMaxAttempts; k++) {
+            waits = waits.plusMillis(Math.round(reviveBaseWait.toMillis() * Math.pow(reviveBackoffRate, k - 1)));
+        }
+        Duration task = REVIVE_TASK_TIMEOUT.multipliedBy(REVIVE_TASK_RETRIES + 1L);
+        Duration backoff = REVIVE_TASK_RETRY_INTERVAL;
+        for (int r = 0; r < REVIVE_TASK_RETRIES; r++) {
+            task = task.plus(backoff);
+            backoff = backoff.multipliedBy(REVIVE_TASK_RETRY_BACKOFF);
+        }
+        return waits.plus(task.multipliedBy(reviveMaxAttempts + (long) REVIVE_TASKS_BEYOND_CHECKS))
+                .plus(REVIVE_RUN_MARGIN);
+    }
+
     /** A backoff rate, at least 1. */
     private static double rate(Map<String, String> env, String name, double fallback) {
         String raw = env.get(name);

@@ -30,6 +30,8 @@ final class AgentItems {
     static final String HEARTBEAT_AT = "hbAt";
     static final String DEADLINE = "deadline";
     static final String MISSES = "misses";
+    /** When the sweep last counted a miss (ms); only read while misses > 0, since a beat resets misses to 0. */
+    static final String LAST_MISS_AT = "lastMissAt";
     static final String BEATS = "beats";
     static final String STALE_AFTER_MS = "staleMs";
     static final String GRACE = "grace";

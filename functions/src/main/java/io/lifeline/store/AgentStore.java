@@ -247,42 +247,6 @@ public final class AgentStore {
     }
 
     /**
-     * The sweep saw the agent miss its deadline: count the miss, only if the agent is still alive and has
-     * not sent a heartbeat since the sweep read it ({@code beats} unchanged). False when a heartbeat won.
-     */
-    public boolean recordMiss(String team, String agentId, long observedBeats, int misses) {
-        Update u = new Update(table, AgentItems.key(team, agentId));
-        u.condition(u.name(AgentItems.BEATS) + " = " + u.value(n(observedBeats)));
-        u.condition(u.in(STATUS, List.of(s(AgentStatus.READY.wire()), s(AgentStatus.WORKING.wire()))));
-        u.set(AgentItems.MISSES, n(misses));
-        try {
-            StoreFailures.call("record a missed sweep", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
-            return true;
-        } catch (ConditionalCheckFailedException e) {
-            return false;
-        }
-    }
-
-    /**
-     * Marks the agent dead by {@code heartbeat_expired}, conditional on the heartbeat count the sweep saw:
-     * a heartbeat that lands between the sweep's read and this write always wins. Empty when it did.
-     */
-    public Optional<Agent> markDead(String team, String agentId, long observedBeats, int misses, String reason,
-                                    Instant now) {
-        try {
-            return Optional.of(transition(team, agentId, Trigger.HEARTBEAT_EXPIRED, reason, now, u -> {
-                u.condition(u.name(AgentItems.BEATS) + " = " + u.value(n(observedBeats)));
-                u.set(AgentItems.MISSES, n(misses));
-            }));
-        } catch (LifelineException e) {
-            if (e.kind() == LifelineException.Kind.CONFLICT) {
-                return Optional.empty();
-            }
-            throw e;
-        }
-    }
-
-    /**
      * The revive flow's own transitions (restart_initiated, restart_exhausted): allowed by the table and
      * conditional on the transition seq the flow was started for, so two executions for the same death,
      * or a flow that lost a race with a join, can never both act. Empty when the condition refused.

@@ -1,10 +1,16 @@
 package io.lifeline.store;
 
+import static io.lifeline.store.Items.ms;
+import static io.lifeline.store.Items.n;
 import static io.lifeline.store.Items.s;
 
 import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.TeamSettings;
+import io.lifeline.agent.TransitionTable;
+import io.lifeline.agent.Trigger;
 import io.lifeline.sweep.SweepPlan;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -17,21 +23,35 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.ScanRequest;
 import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
 
 /**
- * The sweep's read: one parallel, eventually consistent Scan that returns only alive agents and team items,
- * projected to the few attributes the sweep needs. A stale read is safe: every write the sweep makes is
- * conditional on the heartbeat count it saw.
+ * The sweep's read and writes. The read: one parallel, eventually consistent Scan that returns only alive and
+ * restarting agents and team items, projected to the few attributes the sweep needs. A stale read is safe:
+ * every write the sweep makes is conditional on what it saw (the heartbeat count of an alive agent, the
+ * transition stamp of a restarting one).
  */
 public final class SweepStore {
     private static final String PROJECTION = String.join(", ", "#pk", "#sk", "#status", "#hbAt", "#deadline",
-            "#misses", "#grace", "#beats", "#paused", "#leader", "#spT", "#spM", "#massStale");
+            "#misses", "#grace", "#beats", "#paused", "#leader", "#spT", "#spM", "#massStale", "#tseq", "#tAt");
 
     /** What one scan saw. {@code consumedReadUnits} is as DynamoDB reported it (0 where it does not). */
-    public record Snapshot(List<SweepPlan.Observed> agents, Map<String, TeamSettings> teams,
-                           Set<String> teamsWithMassStaleFlag, int itemsScanned, double consumedReadUnits) {
+    public record Snapshot(List<SweepPlan.Observed> agents, List<SweepPlan.Restarting> restarting,
+                           Map<String, TeamSettings> teams, Set<String> teamsWithMassStaleFlag, int itemsScanned,
+                           double consumedReadUnits) {
+    }
+
+    /** How a sweep's conditional write ended. */
+    public enum Write {
+        /** Written. */
+        DONE,
+        /** Refused: the agent beat, joined or changed status since the sweep read it; it wins. */
+        RACE_LOST,
+        /** Refused: the agent's last miss is younger than the spacing; this sweep's miss is not counted. */
+        TOO_SOON
     }
 
     private final DynamoDbClient dynamo;
@@ -57,6 +77,7 @@ public final class SweepStore {
             parts.add(pool.submit(() -> scanSegment(seg)));
         }
         List<SweepPlan.Observed> agents = new ArrayList<>();
+        List<SweepPlan.Restarting> restarting = new ArrayList<>();
         Map<String, TeamSettings> teams = new HashMap<>();
         Set<String> flagged = new HashSet<>();
         int scanned = 0;
@@ -72,12 +93,13 @@ public final class SweepStore {
                 throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
             }
             agents.addAll(s.agents());
+            restarting.addAll(s.restarting());
             teams.putAll(s.teams());
             flagged.addAll(s.teamsWithMassStaleFlag());
             scanned += s.itemsScanned();
             units += s.consumedReadUnits();
         }
-        return new Snapshot(agents, teams, flagged, scanned, units);
+        return new Snapshot(agents, restarting, teams, flagged, scanned, units);
     }
 
     private Snapshot scanSegment(int segment) {
@@ -95,9 +117,13 @@ public final class SweepStore {
         names.put("#spT", TeamItems.SP_THRESHOLD);
         names.put("#spM", TeamItems.SP_MIN_ALIVE);
         names.put("#massStale", TeamItems.MASS_STALE_SINCE);
+        names.put("#tseq", AgentItems.T_SEQ);
+        names.put("#tAt", AgentItems.T_AT);
         Map<String, AttributeValue> values = Map.of(":agent", s(Keys.AGENT_PREFIX), ":team", s(Keys.TEAM_SK),
-                ":ready", s(AgentStatus.READY.wire()), ":working", s(AgentStatus.WORKING.wire()));
+                ":ready", s(AgentStatus.READY.wire()), ":working", s(AgentStatus.WORKING.wire()),
+                ":restarting", s(AgentStatus.RESTARTING.wire()));
         List<SweepPlan.Observed> agents = new ArrayList<>();
+        List<SweepPlan.Restarting> restarting = new ArrayList<>();
         Map<String, TeamSettings> teams = new HashMap<>();
         Set<String> flagged = new HashSet<>();
         int scanned = 0;
@@ -105,7 +131,7 @@ public final class SweepStore {
         Map<String, AttributeValue> start = null;
         do {
             ScanRequest request = ScanRequest.builder().tableName(table).segment(segment).totalSegments(segments)
-                    .filterExpression("(begins_with(#sk, :agent) AND #status IN (:ready, :working)) OR #sk = :team")
+                    .filterExpression("(begins_with(#sk, :agent) AND #status IN (:ready, :working, :restarting)) OR #sk = :team")
                     .projectionExpression(PROJECTION)
                     .expressionAttributeNames(names).expressionAttributeValues(values)
                     .returnConsumedCapacity("TOTAL")
@@ -123,12 +149,18 @@ public final class SweepStore {
                         flagged.add(settings.team());
                     }
                 } else if (AgentItems.isAgent(item)) {
-                    agents.add(observed(item));
+                    if (AgentStatus.RESTARTING.wire().equals(Items.str(item, AgentItems.STATUS))) {
+                        restarting.add(new SweepPlan.Restarting(Keys.idAfter("TEAM#", Items.str(item, Keys.PK)),
+                                Keys.idAfter(Keys.AGENT_PREFIX, Items.str(item, Keys.SK)),
+                                Items.num(item, AgentItems.T_SEQ, 0), Items.instant(item, AgentItems.T_AT)));
+                    } else {
+                        agents.add(observed(item));
+                    }
                 }
             }
             start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
         } while (start != null);
-        return new Snapshot(agents, teams, flagged, scanned, units);
+        return new Snapshot(agents, restarting, teams, flagged, scanned, units);
     }
 
     private static SweepPlan.Observed observed(Map<String, AttributeValue> item) {
@@ -138,5 +170,84 @@ public final class SweepStore {
                 Items.instant(item, AgentItems.HEARTBEAT_AT), Items.instant(item, AgentItems.DEADLINE),
                 (int) Items.num(item, AgentItems.MISSES, 0), (int) Items.num(item, AgentItems.GRACE, 1),
                 Items.num(item, AgentItems.BEATS, 0), Items.instant(item, AgentItems.PAUSED_UNTIL));
+    }
+
+    /**
+     * Counts one more missed sweep ({@code misses}), only if the agent is still alive, has not sent a heartbeat
+     * since the sweep read it ({@code beats} unchanged), and its last recorded miss is at least {@code spacing}
+     * old (or it has none since its last sign of life: a heartbeat or join sets misses to 0). So two sweeps
+     * closer together than the spacing count one miss between them.
+     */
+    public Write recordMiss(SweepPlan.Observed a, int misses, Instant now, Duration spacing) {
+        Update u = missWrite(a, misses, now, spacing);
+        u.condition(u.in(AgentItems.STATUS, List.of(s(AgentStatus.READY.wire()), s(AgentStatus.WORKING.wire()))));
+        return write("record a missed sweep", a, u);
+    }
+
+    /**
+     * Marks the agent dead by {@code heartbeat_expired}: allowed by the transition table, and under the same
+     * conditions as {@link #recordMiss} (this is its last miss), so a heartbeat that lands between the sweep's
+     * read and this write always wins, and a sweep right after the one that counted the previous miss cannot
+     * turn it into a death.
+     */
+    public Write markDead(SweepPlan.Observed a, int misses, String reason, Instant now, Duration spacing) {
+        Update u = missWrite(a, misses, now, spacing);
+        u.condition(u.in(AgentItems.STATUS, from(Trigger.HEARTBEAT_EXPIRED)));
+        AgentItems.stampTransition(u, Trigger.HEARTBEAT_EXPIRED, TransitionTable.rule(Trigger.HEARTBEAT_EXPIRED).to(),
+                reason, now);
+        return write("mark the agent dead", a, u);
+    }
+
+    /**
+     * Ends a revive no flow is left to end: restarting -> dead_failed_revive ({@code restart_exhausted}),
+     * conditional on the transition stamp the sweep read (the seq and time the agent entered restarting), so a
+     * join, a flow's own give-up or a new revive that moved the agent meanwhile wins.
+     */
+    public Write endRevive(SweepPlan.EndRevive end, Instant now) {
+        SweepPlan.Restarting r = end.agent();
+        Update u = new Update(table, AgentItems.key(r.team(), r.agentId()));
+        u.condition(u.in(AgentItems.STATUS, from(Trigger.RESTART_EXHAUSTED)));
+        u.condition(u.name(AgentItems.T_SEQ) + " = " + u.value(n(r.seq())));
+        u.condition(r.since() == null ? "attribute_not_exists(" + u.name(AgentItems.T_AT) + ")"
+                : u.name(AgentItems.T_AT) + " = " + u.value(ms(r.since())));
+        AgentItems.stampTransition(u, Trigger.RESTART_EXHAUSTED, TransitionTable.rule(Trigger.RESTART_EXHAUSTED).to(),
+                end.reason(), now);
+        try {
+            StoreFailures.call("end an orphaned revive", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
+            return Write.DONE;
+        } catch (ConditionalCheckFailedException e) {
+            return Write.RACE_LOST;
+        }
+    }
+
+    private static List<AttributeValue> from(Trigger trigger) {
+        List<AttributeValue> from = new ArrayList<>();
+        TransitionTable.rule(trigger).from().forEach(status -> from.add(s(status.wire())));
+        return from;
+    }
+
+    /** The part a miss and a death share: beats unchanged, the spacing kept, the misses and their time set. */
+    private Update missWrite(SweepPlan.Observed a, int misses, Instant now, Duration spacing) {
+        Update u = new Update(table, AgentItems.key(a.team(), a.agentId()));
+        u.condition(u.name(AgentItems.BEATS) + " = " + u.value(n(a.beats())));
+        String missesName = u.name(AgentItems.MISSES);
+        String last = u.name(AgentItems.LAST_MISS_AT);
+        u.condition("attribute_not_exists(" + missesName + ") OR " + missesName + " = " + u.value(n(0))
+                + " OR attribute_not_exists(" + last + ") OR " + last + " <= " + u.value(ms(now.minus(spacing))));
+        u.set(AgentItems.MISSES, n(misses));
+        u.set(AgentItems.LAST_MISS_AT, ms(now));
+        return u;
+    }
+
+    private Write write(String what, SweepPlan.Observed a, Update u) {
+        try {
+            StoreFailures.call(what, () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
+            return Write.DONE;
+        } catch (ConditionalCheckFailedException e) {
+            Map<String, AttributeValue> old = e.item();
+            boolean unchanged = old != null && Items.num(old, AgentItems.BEATS, 0) == a.beats()
+                    && AgentStatus.fromWire(Items.str(old, AgentItems.STATUS)).map(AgentStatus::isAlive).orElse(false);
+            return unchanged ? Write.TOO_SOON : Write.RACE_LOST;
+        }
     }
 }

@@ -8,13 +8,13 @@ import io.lifeline.api.Log;
 import io.lifeline.api.Metrics;
 import io.lifeline.config.Config;
 import io.lifeline.config.Wiring;
-import io.lifeline.store.AgentStore;
 import io.lifeline.store.SweepStore;
 import io.lifeline.store.TeamStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongSupplier;
 
 /**
  * The scheduled sweep. EventBridge schedules fire at most once a minute, so one invocation runs
@@ -26,45 +26,57 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
     private final Sweeper sweeper;
     private final Config config;
     private final java.time.Clock clock;
+    /** A monotonic clock in nanoseconds ({@link System#nanoTime} outside tests), for the spacing of sweeps. */
+    private final LongSupplier nanoTime;
 
     public SweepHandler() {
         this(Wiring.fromEnvironment());
     }
 
     public SweepHandler(Wiring wiring) {
+        this(wiring, System::nanoTime);
+    }
+
+    public SweepHandler(Wiring wiring, LongSupplier nanoTime) {
         this.config = wiring.config();
         this.clock = wiring.clock();
+        this.nanoTime = nanoTime;
         String table = config.tableName();
         this.sweeper = new Sweeper(new SweepStore(wiring.dynamo(), table, config.sweepSegments()),
-                new AgentStore(wiring.dynamo(), table), new TeamStore(wiring.dynamo(), table),
+                new TeamStore(wiring.dynamo(), table),
                 new SweepPlan.Policy(config.selfPreservationThreshold(), config.selfPreservationMinAlive()),
-                wiring.clock());
+                new Sweeper.Timing(config.missSpacing(), config.reviveLongestRun()), wiring.clock());
     }
 
     @Override
     public List<String> handleRequest(ScheduledEvent event, Context context) {
         List<String> dead = new ArrayList<>();
-        long start = System.nanoTime();
+        long start = nanoTime.getAsLong();
         try (Log.Invocation ignored = Log.invocation(context == null ? null : context.getAwsRequestId(), "sweep")) {
-            Instant startedAt = clock.instant();
             for (int i = 0; i < config.sweepsPerInvocation(); i++) {
-                waitUntil(start + config.sweepInterval().multipliedBy(i).toNanos());
-                Instant due = config.sweepSkipsLateSchedules() ? due(event, startedAt, i) : null;
-                Duration late = due == null ? Duration.ZERO : Duration.between(due, clock.instant());
-                if (late.compareTo(config.sweepInterval().dividedBy(2)) > 0) {
+                long dueNanos = start + config.sweepInterval().multipliedBy(i).toNanos();
+                waitUntil(dueNanos);
+                // One reading of the time decides both whether this sweep is late and what it judges: a stall
+                // after the check cannot make it judge at a time the heartbeats queued behind the stall missed.
+                Instant now = clock.instant();
+                Duration late = i == 0 ? lateAfter(event, now)
+                        : Duration.ofNanos(Math.max(0, nanoTime.getAsLong() - dueNanos));
+                if (config.sweepSkipsLateSchedules() && late.compareTo(config.sweepInterval().dividedBy(2)) > 0) {
                     // Only where heartbeats share this process (SWEEP_SKIPS_LATE_SCHEDULES, Lifeline Local): the
-                    // process was stalled (GC pause, a frozen host), and heartbeats that queued meanwhile are
-                    // landing now. Judging before they land would blame agents for our own silence, so this sweep
-                    // judges nobody; the next one, on time, does. It writes no SweepDuration, so sweeps that are
-                    // always late show as a sweep that does not run.
+                    // process or its scheduler was stalled (GC pause, a frozen host), and heartbeats that queued
+                    // meanwhile are landing now. Judging before they land would blame agents for our own silence,
+                    // so this sweep judges nobody; the next one, a whole interval later, does. Lateness is measured
+                    // on a monotonic clock: Local's scheduler stamps each event with the time it was due, never the
+                    // time it ran. It writes no SweepDuration, so sweeps that are always late show as a sweep that
+                    // does not run.
                     Log.emit(Log.line("WARN", "sweep").put("outcome", "skipped_late")
-                            .put("lateMs", late.toMillis()).put("due", due.toString()));
+                            .put("lateMs", late.toMillis()).put("due", now.minus(late).toString()));
                     continue;
                 }
                 long sweepStart = System.nanoTime();
                 Sweeper.Report report;
                 try {
-                    report = sweeper.sweepOnce();
+                    report = sweeper.sweepOnce(now);
                 } catch (RuntimeException e) {
                     // The invocation fails (and Lambda counts the error); the line says why.
                     Log.emit(Log.line("ERROR", "sweep").put("outcome", "error").put("error", e.toString())
@@ -78,16 +90,19 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
         return dead;
     }
 
-    /** When sweep {@code i} is due: the first at the schedule's time (if the event names it), the rest one interval apart. */
-    private Instant due(ScheduledEvent event, Instant startedAt, int i) {
-        if (i > 0) {
-            return startedAt.plus(config.sweepInterval().multipliedBy(i));
+    /**
+     * How late the first sweep is: from the time its schedule was due (the event's time) to {@code now}. An
+     * event without a time (a manual invoke, a test) is on time.
+     */
+    private static Duration lateAfter(ScheduledEvent event, Instant now) {
+        if (event == null || event.getTime() == null) {
+            return Duration.ZERO;
         }
-        return event == null || event.getTime() == null ? null : Instant.ofEpochMilli(event.getTime().getMillis());
+        return Duration.between(Instant.ofEpochMilli(event.getTime().getMillis()), now);
     }
 
-    private static void waitUntil(long nanoTime) {
-        long wait = nanoTime - System.nanoTime();
+    private void waitUntil(long dueNanos) {
+        long wait = dueNanos - nanoTime.getAsLong();
         if (wait > 0) {
             try {
                 Thread.sleep(Duration.ofNanos(wait).toMillis());
@@ -109,7 +124,8 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
         if (r.skippedOnError() > 0) {
             return "partial";
         }
-        return !r.markedDead().isEmpty() || r.missesRecorded() > 0 || r.raceLostToHeartbeat() > 0 ? "acted" : "idle";
+        return !r.markedDead().isEmpty() || r.missesRecorded() > 0 || r.raceLostToHeartbeat() > 0
+                || r.missesTooSoon() > 0 || !r.revivesEnded().isEmpty() ? "acted" : "idle";
     }
 
     static void log(Sweeper.Report r, java.time.Instant now) {
@@ -117,10 +133,12 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
         line.put("outcome", outcome(r)).put("at", r.at().toString())
                 .put("itemsScanned", r.itemsScanned()).put("aliveSeen", r.aliveSeen())
                 .put("missesRecorded", r.missesRecorded()).put("raceLostToHeartbeat", r.raceLostToHeartbeat())
+                .put("missesTooSoon", r.missesTooSoon())
                 .put("skippedOnError", r.skippedOnError()).put("consumedReadUnits", r.consumedReadUnits())
                 .put("durationMs", r.took().toMillis());
         line.set("markedDead", Json.MAPPER.valueToTree(r.markedDead()));
         line.set("teamsHeld", Json.MAPPER.valueToTree(r.teamsHeld()));
+        line.set("revivesEnded", Json.MAPPER.valueToTree(r.revivesEnded()));
         Metrics.on(line, Metrics.SWEEP_FUNCTION, now)
                 .put(Metrics.SWEEP_DURATION, Metrics.Unit.MILLISECONDS, r.took().toMillis())
                 .count(Metrics.AGENTS_SCANNED, r.aliveSeen())

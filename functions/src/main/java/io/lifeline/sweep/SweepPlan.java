@@ -23,6 +23,17 @@ public final class SweepPlan {
                            int misses, int graceMisses, long beats, Instant pausedUntil) {
     }
 
+    /**
+     * An agent the sweep read in {@code restarting}: {@code seq} and {@code since} are the transition stamp of
+     * its entry into restarting ({@code tseq}, {@code tAt}), which the sweep's write insists on.
+     */
+    public record Restarting(String team, String agentId, long seq, Instant since) {
+    }
+
+    /** End a revive that no flow is left to end: restarting -> dead_failed_revive ({@code restart_exhausted}). */
+    public record EndRevive(Restarting agent, String reason) {
+    }
+
     /** The service-wide self-preservation defaults; a team's settings may override them. */
     public record Policy(double threshold, int minAlive) {
     }
@@ -96,6 +107,36 @@ public final class SweepPlan {
             }
         }
         return new TeamOutcome(team, watched.size(), stale.size(), false, threshold, actions);
+    }
+
+    /**
+     * The agents left {@code restarting} for longer than {@code longestRun}, the revive flow's longest possible
+     * run: their flow has died (a failed execution, a lost one), so nothing else will ever end their restart.
+     * Exactly at the bound an agent is left alone. Team pauses do not hold this back: it judges the flow, not
+     * the agent's heartbeats.
+     */
+    public static List<EndRevive> orphanedRevives(List<Restarting> restarting, Duration longestRun, Instant now) {
+        List<EndRevive> out = new ArrayList<>();
+        for (Restarting r : restarting) {
+            if (r.since() != null && Duration.between(r.since(), now).compareTo(longestRun) > 0) {
+                out.add(new EndRevive(r, "restarting for " + human(Duration.between(r.since(), now))
+                        + " with no revive flow left to end it"));
+            }
+        }
+        return out;
+    }
+
+    /** {@code 6m12s}, {@code 1h2m3s}, {@code 45s}. */
+    static String human(Duration d) {
+        long s = d.toSeconds();
+        StringBuilder out = new StringBuilder();
+        if (s >= 3600) {
+            out.append(s / 3600).append('h');
+        }
+        if (s >= 60) {
+            out.append(s % 3600 / 60).append('m');
+        }
+        return out.append(s % 60).append('s').toString();
     }
 
     /** Short, because it is stamped on the agent item (cut at 100 bytes): the silence first. */

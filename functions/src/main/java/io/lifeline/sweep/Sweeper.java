@@ -1,7 +1,6 @@
 package io.lifeline.sweep;
 
 import io.lifeline.agent.LifelineException;
-import io.lifeline.store.AgentStore;
 import io.lifeline.store.SweepStore;
 import io.lifeline.store.TeamStore;
 import java.time.Clock;
@@ -17,20 +16,33 @@ import java.util.concurrent.Future;
 /**
  * Runs one sweep: read a snapshot, decide with {@link SweepPlan} at one instant, then make each decision a
  * conditional write. Agents that are not stale cost no write. A write refused because a heartbeat won, or
- * throttled, leaves that agent for the next sweep; the rest of the sweep goes on.
+ * throttled, leaves that agent for the next sweep; the rest of the sweep goes on. A miss counts at most once
+ * per {@link Timing#missSpacing()}, and an agent {@code restarting} past the revive flow's longest run is
+ * ended ({@code restart_exhausted}).
  */
 public final class Sweeper {
 
-    /** What a sweep did, for logs and metrics. */
+    /**
+     * What a sweep did, for logs and metrics. {@code missesTooSoon}: misses not counted because the agent's
+     * last one is younger than the spacing; {@code revivesEnded}: agents moved out of a restart no flow was
+     * left to end.
+     */
     public record Report(Instant at, int itemsScanned, int aliveSeen, List<String> markedDead, int missesRecorded,
                          int raceLostToHeartbeat, int skippedOnError, List<String> teamsHeld,
-                         double consumedReadUnits, Duration took) {
+                         double consumedReadUnits, Duration took, int missesTooSoon, List<String> revivesEnded) {
     }
 
-    private final SweepStore snapshots;
-    private final AgentStore agents;
+    /**
+     * {@code missSpacing}: the least time between two counted misses of one agent; {@code reviveLongestRun}: the
+     * revive flow's longest possible run, past which a {@code restarting} agent has no flow left.
+     */
+    public record Timing(Duration missSpacing, Duration reviveLongestRun) {
+    }
+
+    private final SweepStore store;
     private final TeamStore teams;
     private final SweepPlan.Policy policy;
+    private final Timing timing;
     private final Clock clock;
     /** Parallel conditional writes per sweep. */
     static final int WRITERS = 8;
@@ -40,15 +52,15 @@ public final class Sweeper {
         return t;
     });
 
-    public Sweeper(SweepStore snapshots, AgentStore agents, TeamStore teams, SweepPlan.Policy policy, Clock clock) {
-        this.snapshots = snapshots;
-        this.agents = agents;
+    public Sweeper(SweepStore store, TeamStore teams, SweepPlan.Policy policy, Timing timing, Clock clock) {
+        this.store = store;
         this.teams = teams;
         this.policy = policy;
+        this.timing = timing;
         this.clock = clock;
     }
 
-    private enum Kind { DEAD, MISSED, LOST, SKIPPED }
+    private enum Kind { DEAD, MISSED, LOST, TOO_SOON, SKIPPED, REVIVE_ENDED }
 
     private record Outcome(Kind kind, String agent) {
     }
@@ -58,13 +70,14 @@ public final class Sweeper {
         SweepPlan.Observed a = action.agent();
         String id = a.team() + "/" + a.agentId();
         try {
-            if (action instanceof SweepPlan.Kill kill) {
-                return agents.markDead(a.team(), a.agentId(), a.beats(), kill.misses(), kill.reason(), now).isPresent()
-                        ? new Outcome(Kind.DEAD, id) : new Outcome(Kind.LOST, id);
-            }
-            SweepPlan.Miss miss = (SweepPlan.Miss) action;
-            return agents.recordMiss(a.team(), a.agentId(), a.beats(), miss.misses())
-                    ? new Outcome(Kind.MISSED, id) : new Outcome(Kind.LOST, id);
+            SweepStore.Write written = action instanceof SweepPlan.Kill kill
+                    ? store.markDead(a, kill.misses(), kill.reason(), now, timing.missSpacing())
+                    : store.recordMiss(a, ((SweepPlan.Miss) action).misses(), now, timing.missSpacing());
+            return switch (written) {
+                case DONE -> new Outcome(action instanceof SweepPlan.Kill ? Kind.DEAD : Kind.MISSED, id);
+                case RACE_LOST -> new Outcome(Kind.LOST, id);
+                case TOO_SOON -> new Outcome(Kind.TOO_SOON, id);
+            };
         } catch (LifelineException e) {
             // Throttled or unavailable: this agent is looked at again next sweep.
             return new Outcome(Kind.SKIPPED, id);
@@ -82,16 +95,36 @@ public final class Sweeper {
         }
     }
 
+    /** One ending of an orphaned revive made a conditional write; a flow or join that moved the agent wins. */
+    private Outcome end(SweepPlan.EndRevive end, Instant now) {
+        String id = end.agent().team() + "/" + end.agent().agentId();
+        try {
+            return store.endRevive(end, now) == SweepStore.Write.DONE ? new Outcome(Kind.REVIVE_ENDED, id)
+                    : new Outcome(Kind.LOST, id);
+        } catch (LifelineException e) {
+            return new Outcome(Kind.SKIPPED, id);
+        }
+    }
+
     public Report sweepOnce() {
+        return sweepOnce(clock.instant());
+    }
+
+    /**
+     * One sweep judging at {@code now}, which the caller read before this call (the handler reads it with its
+     * check for a stall, so one reading decides both). It is read before the scan, so the snapshot is never
+     * older than it: a pause between the two (GC, a throttled page, a frozen process) cannot make beats that
+     * landed meanwhile look missed.
+     */
+    public Report sweepOnce(Instant now) {
         long started = System.nanoTime();
-        // The time judged is read before the scan, so the snapshot is never older than it: a pause between the
-        // two (GC, a throttled page) cannot make beats that landed meanwhile look missed.
-        Instant now = clock.instant();
-        SweepStore.Snapshot snapshot = snapshots.scan();
+        SweepStore.Snapshot snapshot = store.scan();
         List<String> dead = new ArrayList<>();
         List<String> held = new ArrayList<>();
+        List<String> revivesEnded = new ArrayList<>();
         int misses = 0;
         int lost = 0;
+        int tooSoon = 0;
         int skipped = 0;
         List<SweepPlan.Action> actions = new ArrayList<>();
         for (SweepPlan.TeamOutcome outcome : SweepPlan.decide(snapshot.agents(), snapshot.teams(), policy, now)) {
@@ -118,13 +151,19 @@ public final class Sweeper {
         for (SweepPlan.Action action : actions) {
             results.add(writers.submit(() -> apply(action, now)));
         }
+        for (SweepPlan.EndRevive end : SweepPlan.orphanedRevives(snapshot.restarting(), timing.reviveLongestRun(),
+                now)) {
+            results.add(writers.submit(() -> end(end, now)));
+        }
         for (Future<Outcome> f : results) {
             Outcome o = join(f);
             switch (o.kind()) {
                 case DEAD -> dead.add(o.agent());
                 case MISSED -> misses++;
                 case LOST -> lost++;
+                case TOO_SOON -> tooSoon++;
                 case SKIPPED -> skipped++;
+                case REVIVE_ENDED -> revivesEnded.add(o.agent());
             }
         }
         // Teams whose flag is up but that no longer have alive agents at all: the condition has cleared.
@@ -139,6 +178,6 @@ public final class Sweeper {
             }
         }
         return new Report(now, snapshot.itemsScanned(), snapshot.agents().size(), dead, misses, lost, skipped, held,
-                snapshot.consumedReadUnits(), Duration.ofNanos(System.nanoTime() - started));
+                snapshot.consumedReadUnits(), Duration.ofNanos(System.nanoTime() - started), tooSoon, revivesEnded);
     }
 }

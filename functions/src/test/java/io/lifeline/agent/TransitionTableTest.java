@@ -49,7 +49,7 @@ class TransitionTableTest {
             new Row(EnumSet.of(READY, WORKING), OFFLINE, Trigger.LEAVE, "agent"),
             // Issue 4 widens this row: a manual revive restarts a dead_failed_revive agent too.
             new Row(EnumSet.of(DEAD, DEAD_FAILED_REVIVE), RESTARTING, Trigger.RESTART_INITIATED, "revive flow"),
-            new Row(EnumSet.of(RESTARTING), DEAD_FAILED_REVIVE, Trigger.RESTART_EXHAUSTED, "revive flow"),
+            new Row(EnumSet.of(RESTARTING), DEAD_FAILED_REVIVE, Trigger.RESTART_EXHAUSTED, "revive flow, or the sweep"),
             new Row(EnumSet.of(DEAD, DEAD_FAILED_REVIVE), OFFLINE, Trigger.CLEANUP, "operator"));
 
     @Test

@@ -8,6 +8,7 @@ import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.joda.time.DateTime;
@@ -17,6 +18,13 @@ import org.joda.time.DateTime;
  * {@link ScheduledEvent}. A function whose environment has {@code SWEEP_INTERVAL_MS} is invoked at that
  * period instead of the template's rate, one sweep per invocation (Local sets SweepsPerInvocation to 1),
  * so scaled-down intervals work for demos and tests.
+ *
+ * <p>Each firing is due on a monotonic schedule ({@link System#nanoTime}, which keeps counting while the
+ * process is frozen), and its event carries the time it was <em>due</em>, as EventBridge's does: the
+ * functions' clock now, less how late the firing is by the monotonic clock. So a firing delayed by a frozen
+ * process, a GC pause or a busy scheduler thread arrives late by its own measure, and the sweep skips it
+ * ({@code SweepSkipsLateSchedules}). After a late or overrunning firing the next one is due a whole period
+ * after it ended, never at once: the heartbeats queued behind the stall get that period to land.
  */
 final class Scheduler implements AutoCloseable {
     private static final Pattern RATE = Pattern.compile("rate\\((\\d+) (second|seconds|minute|minutes|hour|hours)\\)");
@@ -28,16 +36,23 @@ final class Scheduler implements AutoCloseable {
     });
 
     private final java.time.Clock clock;
+    private final LongSupplier nanoTime;
 
-    /** {@code clock}: the functions' clock, for each event's time (when the schedule fired). */
+    /** {@code clock}: the functions' clock, for each event's time (when the schedule was due). */
     Scheduler(FunctionHost host, List<SamTemplate.Schedule> schedules, java.time.Clock clock) {
+        this(host, schedules, clock, System::nanoTime);
+    }
+
+    /** {@code nanoTime}: the monotonic clock the due times are kept on (the executor waits on the real one). */
+    Scheduler(FunctionHost host, List<SamTemplate.Schedule> schedules, java.time.Clock clock, LongSupplier nanoTime) {
         this.clock = clock;
+        this.nanoTime = nanoTime;
         for (SamTemplate.Schedule s : schedules) {
             String interval = host.function(s.functionId()).environment().get("SWEEP_INTERVAL_MS");
             Duration period = interval != null ? Duration.ofMillis(Long.parseLong(interval)) : rate(s.expression());
             RequestHandler<ScheduledEvent, Object> handler = host.handler(s.functionId());
-            executor.scheduleWithFixedDelay(() -> invoke(host, s.functionId(), handler), period.toMillis(),
-                    period.toMillis(), TimeUnit.MILLISECONDS);
+            new Firing(host, s.functionId(), handler, period.toNanos(), nanoTime.getAsLong() + period.toNanos())
+                    .arm();
         }
     }
 
@@ -51,15 +66,69 @@ final class Scheduler implements AutoCloseable {
                 : m.group(2).startsWith("minute") ? Duration.ofMinutes(n) : Duration.ofHours(n);
     }
 
-    private void invoke(FunctionHost host, String functionId, RequestHandler<ScheduledEvent, Object> handler) {
+    /**
+     * When the firing after one due at {@code due} is due, given that it ended at {@code ended} (all monotonic
+     * nanoseconds): one period after {@code due} if that is still ahead, so firings on time keep their rate;
+     * otherwise (the firing ran late or long: a stall, a slow sweep) one period after {@code ended}, so missed
+     * firings are not made up back to back and the next one comes a whole period after the stall.
+     */
+    static long nextDue(long due, long periodNanos, long ended) {
+        long onRate = due + periodNanos;
+        return onRate - ended > 0 ? onRate : ended + periodNanos;
+    }
+
+    /** How late a firing is, in ms, when it runs at {@code now} though due at {@code due} (never negative). */
+    static long lateMillis(long due, long now) {
+        return Math.max(0, now - due) / 1_000_000;
+    }
+
+    /** One schedule's chain of firings, each arming the next. */
+    private final class Firing implements Runnable {
+        private final FunctionHost host;
+        private final String functionId;
+        private final RequestHandler<ScheduledEvent, Object> handler;
+        private final long periodNanos;
+        private long due;
+
+        Firing(FunctionHost host, String functionId, RequestHandler<ScheduledEvent, Object> handler, long periodNanos,
+               long due) {
+            this.host = host;
+            this.functionId = functionId;
+            this.handler = handler;
+            this.periodNanos = periodNanos;
+            this.due = due;
+        }
+
+        void arm() {
+            try {
+                executor.schedule(this, Math.max(0, due - nanoTime.getAsLong()), TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException closed) {
+                // Local is shutting down.
+            }
+        }
+
+        @Override
+        public void run() {
+            try {
+                invoke(host, functionId, handler, lateMillis(due, nanoTime.getAsLong()));
+            } finally {
+                due = nextDue(due, periodNanos, nanoTime.getAsLong());
+                arm();
+            }
+        }
+    }
+
+    private void invoke(FunctionHost host, String functionId, RequestHandler<ScheduledEvent, Object> handler,
+                        long lateMillis) {
         ScheduledEvent event = new ScheduledEvent();
         event.setId(UUID.randomUUID().toString());
         event.setSource("aws.events");
         event.setDetailType("Scheduled Event");
         event.setAccount("000000000000");
         event.setRegion("us-east-1");
-        // The time the schedule fired, as EventBridge sets it: a sweep that starts well after it knows it was stalled.
-        event.setTime(new DateTime(clock.millis()));
+        // The time the schedule was due, as EventBridge sets it: a sweep that starts well after it knows it was
+        // stalled, whether the stall came before this line (measured on the monotonic clock) or after it.
+        event.setTime(new DateTime(clock.millis() - lateMillis));
         try {
             host.awaitRunning();
             handler.handleRequest(event, new LocalContext(functionId, event.getId()));

@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.auth.Scope;
-import io.lifeline.store.AgentStore;
 import io.lifeline.store.SweepStore;
 import io.lifeline.store.TeamStore;
 import io.lifeline.sweep.SweepPlan;
@@ -323,8 +322,11 @@ class SweepTest {
     }
 
     private static Sweeper sweeper(TestStack s) {
-        return new Sweeper(new SweepStore(s.dynamo, s.table, 2), new AgentStore(s.dynamo, s.table),
-                new TeamStore(s.dynamo, s.table), new SweepPlan.Policy(0.5, 4), s.clock);
+        io.lifeline.config.Config config = io.lifeline.config.Config.fromEnvironment(
+                s.host.function("SweepFunction").environment());
+        return new Sweeper(new SweepStore(s.dynamo, s.table, 2), new TeamStore(s.dynamo, s.table),
+                new SweepPlan.Policy(0.5, 4), new Sweeper.Timing(config.missSpacing(), config.reviveLongestRun()),
+                s.clock);
     }
 
     @Test
