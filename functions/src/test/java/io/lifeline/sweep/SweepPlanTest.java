@@ -342,4 +342,31 @@ class SweepPlanTest {
         assertFalse(outcomeOf(outcomes, "lax").orElseThrow().held());
         assertTrue(outcomeOf(outcomes, "plain").orElseThrow().held());
     }
+
+    // ---- restarts no flow is left to end ---------------------------------------------------------------
+
+    private static final Duration LONGEST_RUN = Duration.ofSeconds(648);
+
+    @Test
+    void orphanedRevives_exactlyAtTheFlowsLongestRun_leftAlone_oneMilliLater_ended() {
+        SweepPlan.Restarting r = new SweepPlan.Restarting("a", "r1", 4, NOW.minus(LONGEST_RUN));
+        assertEquals(List.of(), SweepPlan.orphanedRevives(List.of(r), LONGEST_RUN, NOW));
+
+        List<SweepPlan.EndRevive> ended = SweepPlan.orphanedRevives(List.of(r), LONGEST_RUN, NOW.plusMillis(1));
+        assertEquals(1, ended.size());
+        assertEquals(r, ended.get(0).agent(), "the write insists on the stamp the sweep read");
+        assertEquals("restarting for 10m48s with no revive flow left to end it", ended.get(0).reason());
+    }
+
+    @Test
+    void orphanedRevives_onlyThosePastTheBound_andNoneWithoutAnEntryTime() {
+        SweepPlan.Restarting old = new SweepPlan.Restarting("a", "old", 4, NOW.minus(Duration.ofHours(2)));
+        SweepPlan.Restarting young = new SweepPlan.Restarting("a", "young", 4, NOW.minusSeconds(30));
+        SweepPlan.Restarting unknown = new SweepPlan.Restarting("a", "unknown", 0, null);
+        List<SweepPlan.EndRevive> ended = SweepPlan.orphanedRevives(List.of(old, young, unknown), LONGEST_RUN, NOW);
+        assertEquals(List.of("old"), ended.stream().map(e -> e.agent().agentId()).toList());
+        assertEquals("restarting for 2h0m0s with no revive flow left to end it", ended.get(0).reason());
+        assertTrue(ended.get(0).reason().getBytes(java.nio.charset.StandardCharsets.UTF_8).length <= 100,
+                "the reason fits the stored 100 bytes");
+    }
 }

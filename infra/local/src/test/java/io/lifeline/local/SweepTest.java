@@ -277,6 +277,66 @@ class SweepTest {
         assertEquals(List.of(TEAM + "/a1"), sweepAt(s, 165));
     }
 
+    // ---- a miss counts once per interval (issue 17, item 9) -------------------------------------------------
+
+    @Test
+    void twoSweepsASecondApart_pastTheDeadline_recordOneMiss() throws Exception {
+        TestStack s = open();
+        ok(s.team("register", "{\"agentId\":\"g3\",\"name\":\"G3\",\"role\":\"worker\",\"graceMisses\":3}"));
+        ok(s.agent("join", "g3", null));
+        Sweeper sweeper = sweeper(s);
+
+        s.clock.set(t(61));
+        Sweeper.Report first = sweeper.sweepOnce();
+        s.clock.set(t(62));
+        Sweeper.Report second = sweeper.sweepOnce();
+
+        assertEquals(1, first.missesRecorded());
+        assertEquals(0, second.missesRecorded(), "the second sweep came 1 s after the first");
+        assertEquals(1, second.missesTooSoon());
+        assertEquals(0, second.raceLostToHeartbeat(), "no heartbeat raced: the spacing refused it");
+        assertEquals(1, misses(s, "g3"));
+        assertEquals(Long.toString(t(61).toEpochMilli()), s.agentItem("g3").get("lastMissAt").n(),
+                "the refused sweep left the first miss's time");
+        // Three quarters of the 15 s interval after the first miss, the next one counts.
+        s.clock.set(t(72.25));
+        assertEquals(1, sweeper.sweepOnce().missesRecorded());
+        assertEquals(2, misses(s, "g3"));
+    }
+
+    @Test
+    void sweepRightAfterTheSweepThatCountedAMiss_cannotTurnItIntoDeath() throws Exception {
+        TestStack s = open();
+        readyAll(s, "a1");
+
+        assertEquals(List.of(), sweepAt(s, 61));
+        assertEquals(List.of(), sweepAt(s, 62), "grace 2: a second miss 1 s after the first is not counted");
+        assertEquals(List.of(), sweepAt(s, 72.249));
+        assertEquals("ready", status(s, "a1"));
+        assertEquals(1, misses(s, "a1"));
+        assertEquals(List.of(TEAM + "/a1"), sweepAt(s, 72.25));
+        s.pump.drain();
+        assertEquals(1, deaths(s, "a1").size());
+        assertTrue(deaths(s, "a1").get(0).get("reason").asText().contains("2 missed sweeps"));
+    }
+
+    @Test
+    void missAfterAHeartbeat_isNotHeldBackByTheMissBeforeIt() throws Exception {
+        TestStack s = open();
+        ok(s.team("register", "{\"agentId\":\"g3\",\"name\":\"G3\",\"role\":\"worker\",\"graceMisses\":3}"));
+        ok(s.agent("join", "g3", null));
+        assertEquals(List.of(), sweepAt(s, 61));
+        assertEquals(1, misses(s, "g3"));
+
+        // A beat resets the misses and promises the next within 1 s; it does not come. The sweep 2 s after the
+        // last miss counts a new one: the spacing is between misses with no sign of life between them.
+        s.clock.set(t(62));
+        ok(s.heartbeat("g3", "{\"nextHeartbeatWithinSeconds\":1}"));
+        assertEquals(0, misses(s, "g3"));
+        assertEquals(List.of(), sweepAt(s, 63.5));
+        assertEquals(1, misses(s, "g3"));
+    }
+
     // ---- a heartbeat racing the sweep ----------------------------------------------------------------------
 
     /**
