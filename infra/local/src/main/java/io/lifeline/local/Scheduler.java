@@ -23,8 +23,9 @@ import org.joda.time.DateTime;
  * process is frozen), and its event carries the time it was <em>due</em>, as EventBridge's does: the
  * functions' clock now, less how late the firing is by the monotonic clock. So a firing delayed by a frozen
  * process, a GC pause or a busy scheduler thread arrives late by its own measure, and the sweep skips it
- * ({@code SweepSkipsLateSchedules}). After a late or overrunning firing the next one is due a whole period
- * after it ended, never at once: the heartbeats queued behind the stall get that period to land.
+ * ({@code SweepSkipsLateSchedules}); so does the firing after one that was stalled mid-run. Missed firings are
+ * not made up back to back: after a late or overrunning firing the next runs a whole period after it ended, so
+ * the heartbeats queued behind a stall get at least that period to land before a sweep judges.
  */
 final class Scheduler implements AutoCloseable {
     private static final Pattern RATE = Pattern.compile("rate\\((\\d+) (second|seconds|minute|minutes|hour|hours)\\)");
@@ -67,14 +68,23 @@ final class Scheduler implements AutoCloseable {
     }
 
     /**
-     * When the firing after one due at {@code due} is due, given that it ended at {@code ended} (all monotonic
-     * nanoseconds): one period after {@code due} if that is still ahead, so firings on time keep their rate;
-     * otherwise (the firing ran late or long: a stall, a slow sweep) one period after {@code ended}, so missed
-     * firings are not made up back to back and the next one comes a whole period after the stall.
+     * The next firing, once the one due at {@code due} ran from {@code started} to {@code ended} (all monotonic
+     * nanoseconds): {@code runAt} is when it runs, {@code due} is what its lateness is measured from.
      */
-    static long nextDue(long due, long periodNanos, long ended) {
+    record Next(long runAt, long due) {
+    }
+
+    /**
+     * On time (the next rate slot, {@code due + period}, is still ahead when the firing ends): the next keeps the
+     * rate. Otherwise the firing ran late or long (a stall, a slow sweep), and missed slots are not made up back
+     * to back: the next runs a whole period after this one ended, and is due one period after this one
+     * <em>started</em>. So a firing that absorbed a stall by starting late (and was skipped) is followed by one on
+     * time, while a firing stalled in the middle of its run makes the next one late (and skipped): either way the
+     * first sweep to start after a stall judges nobody, and the one after it comes a whole period later.
+     */
+    static Next next(long due, long periodNanos, long started, long ended) {
         long onRate = due + periodNanos;
-        return onRate - ended > 0 ? onRate : ended + periodNanos;
+        return onRate - ended > 0 ? new Next(onRate, onRate) : new Next(ended + periodNanos, started + periodNanos);
     }
 
     /** How late a firing is, in ms, when it runs at {@code now} though due at {@code due} (never negative). */
@@ -88,20 +98,20 @@ final class Scheduler implements AutoCloseable {
         private final String functionId;
         private final RequestHandler<ScheduledEvent, Object> handler;
         private final long periodNanos;
-        private long due;
+        private Next next;
 
         Firing(FunctionHost host, String functionId, RequestHandler<ScheduledEvent, Object> handler, long periodNanos,
-               long due) {
+               long first) {
             this.host = host;
             this.functionId = functionId;
             this.handler = handler;
             this.periodNanos = periodNanos;
-            this.due = due;
+            this.next = new Next(first, first);
         }
 
         void arm() {
             try {
-                executor.schedule(this, Math.max(0, due - nanoTime.getAsLong()), TimeUnit.NANOSECONDS);
+                executor.schedule(this, Math.max(0, next.runAt() - nanoTime.getAsLong()), TimeUnit.NANOSECONDS);
             } catch (java.util.concurrent.RejectedExecutionException closed) {
                 // Local is shutting down.
             }
@@ -109,17 +119,22 @@ final class Scheduler implements AutoCloseable {
 
         @Override
         public void run() {
+            long due = next.due();
+            // The clock first, then the monotonic lateness: a stall between the two readings makes the stamp
+            // earlier, never later, so it can only make the firing look late, never on time.
+            long wall = clock.millis();
+            long started = nanoTime.getAsLong();
             try {
-                invoke(host, functionId, handler, lateMillis(due, nanoTime.getAsLong()));
+                invoke(host, functionId, handler, wall - lateMillis(due, started));
             } finally {
-                due = nextDue(due, periodNanos, nanoTime.getAsLong());
+                next = next(due, periodNanos, started, nanoTime.getAsLong());
                 arm();
             }
         }
     }
 
     private void invoke(FunctionHost host, String functionId, RequestHandler<ScheduledEvent, Object> handler,
-                        long lateMillis) {
+                        long dueMillis) {
         ScheduledEvent event = new ScheduledEvent();
         event.setId(UUID.randomUUID().toString());
         event.setSource("aws.events");
@@ -127,8 +142,8 @@ final class Scheduler implements AutoCloseable {
         event.setAccount("000000000000");
         event.setRegion("us-east-1");
         // The time the schedule was due, as EventBridge sets it: a sweep that starts well after it knows it was
-        // stalled, whether the stall came before this line (measured on the monotonic clock) or after it.
-        event.setTime(new DateTime(clock.millis() - lateMillis));
+        // stalled, whether the stall came before the stamp (measured on the monotonic clock) or after it.
+        event.setTime(new DateTime(dueMillis));
         try {
             host.awaitRunning();
             handler.handleRequest(event, new LocalContext(functionId, event.getId()));
