@@ -8,6 +8,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 import org.joda.time.DateTime;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -96,5 +98,40 @@ class LateSweepTest {
         registerGraceOne("notime-1");
         stack.clock.advance(Duration.ofSeconds(61));
         assertEquals(true, stack.sweep().contains("acme/notime-1"));
+    }
+
+    @Test
+    void laterSweepOfAnInvocation_lateOnTheMonotonicClock_judgesNobody() {
+        registerGraceOne("mono-1");
+        stack.clock.advance(Duration.ofSeconds(61));
+        // Two sweeps per invocation, 15 s apart, the first on time. Between them the monotonic clock jumps 30 s
+        // (the process was stopped): the second is 15 s late, while the test clock stands still and cannot tell.
+        java.util.Map<String, String> env = new java.util.HashMap<>(
+                stack.host.function("SweepFunction").environment());
+        env.put("SWEEPS_PER_INVOCATION", "2");
+        AtomicLong jump = new AtomicLong();
+        List<String> lines = new CopyOnWriteArrayList<>();
+        io.lifeline.sweep.SweepHandler handler = new io.lifeline.sweep.SweepHandler(new io.lifeline.config.Wiring(
+                io.lifeline.config.Config.fromEnvironment(env), stack.clock, stack.dynamo),
+                () -> System.nanoTime() + jump.get());
+        io.lifeline.api.Log.sink(line -> {
+            lines.add(line);
+            if (line.contains("\"msg\":\"sweep\"")) {
+                jump.set(Duration.ofSeconds(30).toNanos());
+            }
+        });
+        ScheduledEvent event = new ScheduledEvent();
+        event.setTime(new DateTime(stack.clock.instant().toEpochMilli()));
+        List<String> dead;
+        try {
+            dead = handler.handleRequest(event, new LocalContext("SweepFunction", UUID.randomUUID().toString()));
+        } finally {
+            io.lifeline.api.Log.sink(null);
+        }
+        List<String> sweeps = lines.stream().filter(l -> l.contains("\"msg\":\"sweep\"")).toList();
+        assertEquals(2, sweeps.size(), lines::toString);
+        assertEquals(false, sweeps.get(0).contains("skipped_late"), "the first, on time, judged: " + sweeps.get(0));
+        assertEquals(true, dead.contains("acme/mono-1"), "and marked the stale agent");
+        assertEquals(true, sweeps.get(1).contains("\"outcome\":\"skipped_late\""), sweeps.get(1));
     }
 }
