@@ -32,8 +32,10 @@ import java.util.function.Consumer;
  * {@code restartOnExit}, restarted and joined;</li>
  * <li>the running agents' heartbeats go in batches of at most 25 ({@code POST .../heartbeats}); an entry the
  * server answers with rejoinRequired is joined again;</li>
- * <li>the host's pending commands ({@code GET .../hosts/{hostId}/commands}) are handled: a restart request
- * restarts and joins the agent, then is acknowledged. A request for an agent this daemon (re)started within
+ * <li>the host's pending commands ({@code GET .../hosts/{hostId}/commands}) are handled: a restart request is
+ * acknowledged first, then the agent is restarted and joined. An acknowledgement refused with
+ * {@code COMMAND_SUPERSEDED} means the revive flow that asked has ended (the agent is back, or the flow gave up
+ * or was replaced): the agent is left alone. A request for an agent this daemon (re)started within
  * {@code restartDedupWindow} is acknowledged without a second restart: it is the revive flow answering a
  * crash the daemon already handled.</li>
  * </ol>
@@ -206,28 +208,32 @@ public final class HostDaemon implements AutoCloseable {
                         + ", which this daemon does not run");
                 continue;
             }
+            // Acknowledged first: the server accepts it only while the flow that asked still stands, so a
+            // restart is never made for an agent that is already back or whose flow has ended.
+            try {
+                client.ackCommand(hostId, c.commandId());
+                acked.add(c.commandId());
+            } catch (LifelineApiException e) {
+                if (!"ALREADY_ACKNOWLEDGED".equals(e.code()) && !"COMMAND_SUPERSEDED".equals(e.code())) {
+                    problems.add("ack of " + c.commandId() + " refused: " + e.code());
+                }
+                continue;
+            } catch (LifelineException e) {
+                problems.add("ack of " + c.commandId() + " failed: " + e.getMessage());
+                continue; // still pending; the next round tries again
+            }
             Instant started = startedAt.get(c.agentId());
             boolean fresh = started != null && processes.isRunning(c.agentId())
                     && Duration.between(started, clock.instant()).compareTo(restartDedupWindow) < 0;
             if (!fresh) {
                 String reason = "restart requested" + (c.reason() == null ? "" : ": " + c.reason());
                 if (!restart(c.agentId(), reason, problems)) {
-                    continue; // leave it pending; the next round tries again
+                    continue; // the flow's next attempt asks again
                 }
                 restarted.add(c.agentId());
             }
             if (join(c.agentId(), problems)) {
                 rejoined.add(c.agentId());
-            }
-            try {
-                client.ackCommand(hostId, c.commandId());
-                acked.add(c.commandId());
-            } catch (LifelineApiException e) {
-                if (!"ALREADY_ACKNOWLEDGED".equals(e.code())) {
-                    problems.add("ack of " + c.commandId() + " refused: " + e.code());
-                }
-            } catch (LifelineException e) {
-                problems.add("ack of " + c.commandId() + " failed: " + e.getMessage());
             }
         }
     }

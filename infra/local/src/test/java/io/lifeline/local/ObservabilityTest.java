@@ -309,9 +309,9 @@ class ObservabilityTest {
                         d.get(Metrics.REVIVE_OUTCOMES).asInt(), Integer::sum);
             }
         }
-        // a1: restarting, then back at the first check. a2: restarting, two retries, exhausted, failed.
-        assertEquals(Map.of("initiate/restarting", 2, "check/alive", 1, "check/retry", 2, "check/exhausted", 1,
-                "giveUp/failed", 1), outcomes);
+        // a1: restart requested, then back at the first check. a2: restart requested, two retries, exhausted, failed.
+        assertEquals(Map.of("initiate/restart_requested", 2, "check/revived", 1, "check/retry", 2,
+                "check/exhausted", 1, "giveUp/failed", 1), outcomes);
     }
 
     @Test
