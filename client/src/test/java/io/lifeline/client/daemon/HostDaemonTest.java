@@ -129,14 +129,63 @@ class HostDaemonTest {
         assertTrue(LocalHarness.eventually(Duration.ofSeconds(20),
                 () -> client.hostCommands("host-d").count() > 0), "a restart command arrives");
         FakeProcesses p = new FakeProcesses();
+        p.down.add("d-cmd"); // the host lost it: its process is gone, and only the revive flow asks for it back
         HostDaemon d = HostDaemon.builder(client, "host-d", p).agents(List.of("d-cmd"))
-                .restartDedupWindow(Duration.ZERO).build();
+                .restartOnExit(false).restartDedupWindow(Duration.ZERO).build();
         TickReport r = d.runOnce();
         assertEquals(1, r.commandsAcked().size(), r.toString());
         assertEquals(1, p.restarts.size());
         assertTrue(p.restarts.get(0).startsWith("d-cmd: restart requested"));
         assertEquals("ready", client.agent("d-cmd").status());
         assertEquals(0, client.hostCommands("host-d").count());
+    }
+
+    @Test
+    void runOnce_withRestartCommandForARunningAgent_rejoinsItAndRestartsNothing() throws Exception {
+        client.register(RegisterAgent.of("d-alive", "Alive", "worker").withHost("host-e"));
+        client.join("d-alive");
+        client.fail("d-alive", "reported by mistake");
+        assertTrue(LocalHarness.eventually(Duration.ofSeconds(20),
+                () -> client.hostCommands("host-e").count() > 0), "a restart command arrives");
+        FakeProcesses p = new FakeProcesses(); // the process still runs
+        HostDaemon d = HostDaemon.builder(client, "host-e", p).agents(List.of("d-alive"))
+                .restartDedupWindow(Duration.ZERO).build();
+
+        TickReport r = d.runOnce();
+
+        // Its beat asks it to rejoin; the join ends the revive flow, and with it the flow's command.
+        assertEquals(List.of("d-alive"), r.rejoined(), r.toString());
+        assertTrue(p.restarts.isEmpty(), "an agent that is back is not restarted: " + p.restarts);
+        assertTrue(r.commandsAcked().isEmpty(), r.toString());
+        assertTrue(r.problems().isEmpty(), r.toString());
+        assertEquals("ready", client.agent("d-alive").status());
+        assertEquals(0, client.hostCommands("host-e").count());
+    }
+
+    @Test
+    void runOnce_whenTheAckAnswersCommandSuperseded_leavesTheAgentAloneWithoutAProblem() throws Exception {
+        try (StubServer stub = new StubServer()) {
+            // The command was listed, then the flow ended before the daemon acknowledged it.
+            stub.then(200, "{\"results\":[{\"agentId\":\"a1\",\"success\":true,\"agentStatus\":\"ready\"}]}", null)
+                    .then(200, "{\"count\":1,\"commands\":[{\"commandId\":\"restart-a1-2-1\",\"hostId\":\"h\","
+                            + "\"type\":\"restart\",\"agentId\":\"a1\",\"attempt\":1,\"state\":\"pending\"}]}", null)
+                    .then(409, "{\"success\":false,\"error\":\"Command 'restart-a1-2-1' is superseded: agent 'a1' is"
+                            + " ready again; do not restart it\",\"code\":\"COMMAND_SUPERSEDED\",\"agentStatus\":\"ready\","
+                            + "\"rejoinRequired\":false}", null);
+            LifelineClient c = LifelineClient.builder().url(stub.url()).team("t").apiKey("k")
+                    .retry(RetryPolicy.none()).build();
+            FakeProcesses p = new FakeProcesses();
+
+            TickReport r = HostDaemon.builder(c, "h", p).agents(List.of("a1")).restartDedupWindow(Duration.ZERO)
+                    .build().runOnce();
+
+            assertTrue(p.restarts.isEmpty(), p.restarts::toString);
+            assertTrue(r.commandsAcked().isEmpty(), r.toString());
+            assertTrue(r.problems().isEmpty(), r.toString());
+            List<String> calls = stub.seen().stream().map(s -> s.method() + " " + s.path()).toList();
+            assertEquals(List.of("POST /v1/teams/t/heartbeats", "GET /v1/teams/t/hosts/h/commands",
+                    "POST /v1/teams/t/hosts/h/commands/restart-a1-2-1/ack"), calls, "acknowledged before any restart");
+        }
     }
 
     @Test
