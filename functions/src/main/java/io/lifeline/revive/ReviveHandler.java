@@ -33,8 +33,8 @@ import java.util.Optional;
  *   join that raced it wins;</li>
  *   <li>{@code recordError}: an unexpected error ended the flow; it is recorded on the agent.</li>
  * </ul>
- * Every answer has an {@code outcome} the state machine's Choice states branch on. Each step is also
- * recorded for {@code GET .../revivals}.
+ * Every answer has an {@code outcome} the state machine's Choice states branch on ({@link ReviveOutcome}). Each
+ * step is also recorded for {@code GET .../revivals}, in the same word and with the attempt its log line names.
  */
 public final class ReviveHandler implements RequestHandler<Map<String, Object>, Map<String, Object>> {
     private final AgentStore agents;
