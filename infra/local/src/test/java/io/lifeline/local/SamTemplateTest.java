@@ -256,7 +256,8 @@ class SamTemplateTest {
             }
         }
         assertEquals(Set.of("SweepNotRunningAlarm", "PublishFailuresAlarm", "PublisherErrorsAlarm", "PublisherLagAlarm",
-                "DeadAgentRateAlarm"), alarms.keySet());
+                "DeadAgentRateAlarm", "HeartbeatErrorsAlarm", "HeartbeatInternalErrorsAlarm", "AuthorizerErrorsAlarm"),
+                alarms.keySet());
         for (Map.Entry<String, Node> a : alarms.entrySet()) {
             for (String actions : List.of("AlarmActions", "OKActions")) {
                 Node list = get(a.getValue(), "Properties", actions);
