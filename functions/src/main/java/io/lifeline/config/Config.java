@@ -65,41 +65,64 @@ public record Config(
         return sweepInterval.multipliedBy(3).dividedBy(4);
     }
 
-    /** Retries of each Task state in revive.asl.json (its Retry lists' MaxAttempts). */
-    public static final int REVIVE_TASK_RETRIES = 3;
-    /** The first retry's wait of each Task state (IntervalSeconds); each later one grows by the rate below. */
-    public static final Duration REVIVE_TASK_RETRY_INTERVAL = Duration.ofSeconds(2);
-    /** BackoffRate of the Task states' retries. */
-    public static final int REVIVE_TASK_RETRY_BACKOFF = 2;
+    /**
+     * One Retry entry of revive.asl.json's Task states: the first wait, its growth, how many retries, and the cap on
+     * one wait (null: none). Each entry keeps its own count, so a Task's worst case retries through all of them.
+     */
+    public record Retrier(Duration interval, double backoffRate, int maxAttempts, Duration maxDelay) {
+        /** The sum of this entry's waits when every one of its retries is used. */
+        public Duration totalWait() {
+            Duration total = Duration.ZERO;
+            double wait = interval.toMillis();
+            for (int k = 0; k < maxAttempts; k++) {
+                long ms = Math.round(wait);
+                total = total.plusMillis(maxDelay == null ? ms : Math.min(ms, maxDelay.toMillis()));
+                wait *= backoffRate;
+            }
+            return total;
+        }
+    }
+
+    /**
+     * The Retry entries every Task state of revive.asl.json has: SnapStartNotReady (10 s rising to a 120 s cap,
+     * 8 times: 630 s), then the store's transient failures and Lambda's service errors (2, 4, 8 s).
+     */
+    public static final java.util.List<Retrier> REVIVE_TASK_RETRIERS = java.util.List.of(
+            new Retrier(Duration.ofSeconds(10), 2, 8, Duration.ofSeconds(120)),
+            new Retrier(Duration.ofSeconds(2), 2, 3, null));
     /** The revive function's timeout (template.yaml's Globals), the longest one invocation of a Task can take. */
     public static final Duration REVIVE_TASK_TIMEOUT = Duration.ofSeconds(10);
-    /**
-     * Task invocations on the flow's longest path, beyond one Check per attempt: Initiate, GiveUp, RecordError
-     * (when GiveUp fails), and one spare for a Task state added on a failure path.
-     */
-    public static final int REVIVE_TASKS_BEYOND_CHECKS = 4;
-    /** Room for Step Functions' own transitions, a SnapStart restore and the sweep's interval. */
+    /** Task states on the flow's longest path besides one Check per attempt: Initiate, GiveUp, RecordError. */
+    public static final int REVIVE_TASKS_BEYOND_CHECKS = 3;
+    /** Room for Step Functions' own transitions and the sweep's interval. */
     public static final Duration REVIVE_RUN_MARGIN = Duration.ofSeconds(60);
 
     /**
+     * The longest one Task state of the revive flow can take: every retry of every Retry entry used, each
+     * invocation running to the timeout. 764 s: 630 + 14 s of waits and 12 invocations of 10 s.
+     */
+    public static Duration reviveTaskWorstCase() {
+        Duration total = REVIVE_TASK_TIMEOUT;
+        for (Retrier r : REVIVE_TASK_RETRIERS) {
+            total = total.plus(r.totalWait()).plus(REVIVE_TASK_TIMEOUT.multipliedBy(r.maxAttempts()));
+        }
+        return total;
+    }
+
+    /**
      * The revive flow's longest possible run from the moment it put the agent in {@code restarting}: every wait
-     * (base x rate^(k-1) for k = 1..attempts), plus every Task state on the longest path failing its
-     * invocations up to the timeout through all its retries, plus a margin. An agent {@code restarting} longer
-     * than this has no flow left to end it; the sweep ends it ({@code restart_exhausted}). 10 min 48 s with the
-     * defaults (waits 30 + 60 + 120 s, 7 Tasks of at most 4 x 10 s + 2 + 4 + 8 s, margin 60 s).
+     * (base x rate^(k-1) for k = 1..attempts), plus every Task state on the longest path (one Check per attempt,
+     * Initiate, GiveUp, RecordError) at its worst ({@link #reviveTaskWorstCase()}), plus a margin. An agent
+     * {@code restarting} longer than this has no flow left to end it; the sweep ends it
+     * ({@code restart_exhausted}). 1 h 20 min 54 s with the defaults (waits 30 + 60 + 120 s, 6 Tasks of 764 s,
+     * margin 60 s): long, because each Task may wait out a SnapStart re-activation for up to 630 s.
      */
     public Duration reviveLongestRun() {
         Duration waits = Duration.ZERO;
         for (int k = 1; k <= reviveMaxAttempts; k++) {
             waits = waits.plusMillis(Math.round(reviveBaseWait.toMillis() * Math.pow(reviveBackoffRate, k - 1)));
         }
-        Duration task = REVIVE_TASK_TIMEOUT.multipliedBy(REVIVE_TASK_RETRIES + 1L);
-        Duration backoff = REVIVE_TASK_RETRY_INTERVAL;
-        for (int r = 0; r < REVIVE_TASK_RETRIES; r++) {
-            task = task.plus(backoff);
-            backoff = backoff.multipliedBy(REVIVE_TASK_RETRY_BACKOFF);
-        }
-        return waits.plus(task.multipliedBy(reviveMaxAttempts + (long) REVIVE_TASKS_BEYOND_CHECKS))
+        return waits.plus(reviveTaskWorstCase().multipliedBy(reviveMaxAttempts + (long) REVIVE_TASKS_BEYOND_CHECKS))
                 .plus(REVIVE_RUN_MARGIN);
     }
 

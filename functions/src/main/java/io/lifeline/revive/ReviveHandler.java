@@ -33,8 +33,8 @@ import java.util.Optional;
  *   join that raced it wins;</li>
  *   <li>{@code recordError}: an unexpected error ended the flow; it is recorded on the agent.</li>
  * </ul>
- * Every answer has an {@code outcome} the state machine's Choice states branch on. Each step is also
- * recorded for {@code GET .../revivals}.
+ * Every answer has an {@code outcome} the state machine's Choice states branch on ({@link ReviveOutcome}). Each
+ * step is also recorded for {@code GET .../revivals}, in the same word and with the attempt its log line names.
  */
 public final class ReviveHandler implements RequestHandler<Map<String, Object>, Map<String, Object>> {
     private final AgentStore agents;
@@ -65,17 +65,21 @@ public final class ReviveHandler implements RequestHandler<Map<String, Object>, 
             ReviveStep step = null;
             try {
                 step = ReviveStep.of(input);
-                Map<String, Object> out = run(step);
-                log(step, input, out.get("outcome").toString(), null, started);
-                return out;
+                Answer answer = run(step);
+                log(step, answer.stepAttempt(), input, answer.out().get("outcome").toString(), null, started);
+                return answer.out();
             } catch (RuntimeException e) {
-                log(step, input, "exception", e, started);
+                log(step, step == null ? 0 : step.attempt(), input, "exception", e, started);
                 throw e;
             }
         }
     }
 
-    private Map<String, Object> run(ReviveStep step) {
+    /** What a step answers the state machine, and the attempt it was about (for its line). */
+    private record Answer(Map<String, Object> out, int stepAttempt) {
+    }
+
+    private Answer run(ReviveStep step) {
         try {
             return switch (step.action()) {
                 case "initiate" -> initiate(step);
@@ -93,12 +97,14 @@ public final class ReviveHandler implements RequestHandler<Map<String, Object>, 
     }
 
     /**
-     * The step's one line and metric: ReviveOutcomes by step and outcome (initiate: restarting, no_host,
-     * alive, gone; check: alive = revived, retry, exhausted, gone; giveUp: failed, alive, gone; recordError:
-     * error). A step that threw logs outcome {@code exception} (the state machine retries or records it).
+     * The step's one line and metric: ReviveOutcomes by step and outcome, in the words of {@link ReviveOutcome}
+     * (initiate: restart_requested, no_host, revived, superseded; check: revived, retry, exhausted, superseded;
+     * giveUp: failed, revived, superseded; recordError: error). The line's {@code attempt} is the one the step was
+     * about, as {@code GET .../revivals} records it. A step that threw logs outcome {@code exception} (the state
+     * machine retries or records it).
      */
-    private void log(ReviveStep step, Map<String, Object> input, String outcome, RuntimeException failure,
-                     long started) {
+    private void log(ReviveStep step, int attempt, Map<String, Object> input, String outcome,
+                     RuntimeException failure, long started) {
         String level = failure == null ? "INFO" : failure instanceof TransientReviveException ? "WARN" : "ERROR";
         ObjectNode line = Log.line(level, "revive");
         Object action = step != null ? step.action() : input == null ? null : input.get("action");
@@ -106,7 +112,7 @@ public final class ReviveHandler implements RequestHandler<Map<String, Object>, 
         Json.putIfPresent(line, "agentId", step != null ? step.agentId() : null);
         Json.putIfPresent(line, "executionId", step != null ? step.executionId() : null);
         if (step != null) {
-            line.put("attempt", step.attempt());
+            line.put("attempt", attempt);
         }
         line.put("outcome", outcome);
         Json.putIfPresent(line, "error", failure == null ? null : failure.toString());
@@ -118,15 +124,16 @@ public final class ReviveHandler implements RequestHandler<Map<String, Object>, 
                 .put(Metrics.REVIVE_OUTCOMES, Metrics.Unit.COUNT, 1, dims).emit();
     }
 
-    private Map<String, Object> initiate(ReviveStep s) {
+    private Answer initiate(ReviveStep s) {
         Instant now = clock.instant();
         Agent agent = agents.require(s.team(), s.agentId());
         if (agent.hostId() == null) {
-            return answer(s, "initiate", "no_host", 0, 0, agent.lastTransition() == null ? 0 : agent.lastTransition().seq());
+            return answer(s, ReviveOutcome.NO_HOST, 0, 0, 0, agent.lastTransition() == null ? 0
+                    : agent.lastTransition().seq());
         }
         if (!revivals.claim(s.team(), s.agentId(), s.startSeq(), s.executionId(), now)) {
             // Another execution took this death: not ours to act on, nor to record.
-            return result("gone", 0, 0, 0);
+            return new Answer(result(ReviveOutcome.SUPERSEDED, 0, 0, 0), 0);
         }
         Optional<Agent> restarting = agents.reviveStep(s.team(), s.agentId(), Trigger.RESTART_INITIATED, s.startSeq(),
                 "restart requested from host " + agent.hostId() + " (attempt 1 of " + config.reviveMaxAttempts() + ")",
@@ -138,49 +145,55 @@ public final class ReviveHandler implements RequestHandler<Map<String, Object>, 
             Agent current = agents.require(s.team(), s.agentId());
             if (!wrote(current, AgentStatus.RESTARTING, Trigger.RESTART_INITIATED, s.startSeq())) {
                 // The agent changed since: not ours to act on.
-                return answer(s, "initiate", current.status().isAlive() ? "alive" : "gone", 0, 0, 0);
+                return answer(s, current.status().isAlive() ? ReviveOutcome.REVIVED : ReviveOutcome.SUPERSEDED,
+                        0, 0, 0, 0);
             }
             // This step is being retried after its own restarting write (only the claim's holder makes it).
             seq = current.lastTransition().seq();
         }
-        commands.issueRestart(s.team(), agent.hostId(), s.agentId(), s.startSeq(), 1, "agent is dead", now);
-        return answer(s, "initiate", "restarting", 1, waitSeconds(1), seq);
+        commands.issueRestart(s.team(), agent.hostId(), s.agentId(), s.startSeq(), seq, 1, "agent is dead", now);
+        return answer(s, ReviveOutcome.RESTART_REQUESTED, 1, 1, waitSeconds(1), seq);
     }
 
-    private Map<String, Object> check(ReviveStep s) {
+    /**
+     * After the wait for attempt {@code s.attempt()}: is the agent back? The step is recorded as being about that
+     * attempt; when it asks again, the answer carries the next attempt for the state machine to wait on.
+     */
+    private Answer check(ReviveStep s) {
         Instant now = clock.instant();
         Agent agent = agents.require(s.team(), s.agentId());
         if (agent.status().isAlive()) {
-            return answer(s, "check", "alive", s.attempt(), 0, s.seq());
+            return answer(s, ReviveOutcome.REVIVED, s.attempt(), s.attempt(), 0, s.seq());
         }
         if (agent.status() != AgentStatus.RESTARTING || agent.lastTransition() == null
                 || agent.lastTransition().seq() != s.seq()) {
-            return answer(s, "check", "gone", s.attempt(), 0, s.seq());
+            return answer(s, ReviveOutcome.SUPERSEDED, s.attempt(), s.attempt(), 0, s.seq());
         }
         if (s.attempt() >= config.reviveMaxAttempts()) {
-            return answer(s, "check", "exhausted", s.attempt(), 0, s.seq());
+            return answer(s, ReviveOutcome.EXHAUSTED, s.attempt(), s.attempt(), 0, s.seq());
         }
         int next = s.attempt() + 1;
         if (agent.hostId() != null) {
-            commands.issueRestart(s.team(), agent.hostId(), s.agentId(), s.startSeq(), next,
+            commands.issueRestart(s.team(), agent.hostId(), s.agentId(), s.startSeq(), s.seq(), next,
                     "agent did not rejoin after attempt " + s.attempt(), now);
         }
-        return answer(s, "check", "retry", next, waitSeconds(next), s.seq());
+        return answer(s, ReviveOutcome.RETRY, s.attempt(), next, waitSeconds(next), s.seq());
     }
 
-    private Map<String, Object> giveUp(ReviveStep s) {
+    private Answer giveUp(ReviveStep s) {
         Instant now = clock.instant();
         Optional<Agent> failed = agents.reviveStep(s.team(), s.agentId(), Trigger.RESTART_EXHAUSTED, s.seq(),
                 "no rejoin after " + s.attempt() + " restart attempt" + (s.attempt() == 1 ? "" : "s"), now);
         if (failed.isPresent()) {
-            return answer(s, "giveUp", "failed", s.attempt(), 0, failed.get().lastTransition().seq());
+            return answer(s, ReviveOutcome.FAILED, s.attempt(), s.attempt(), 0, failed.get().lastTransition().seq());
         }
         Agent current = agents.require(s.team(), s.agentId());
         if (wrote(current, AgentStatus.DEAD_FAILED_REVIVE, Trigger.RESTART_EXHAUSTED, s.seq())) {
             // This step is being retried after its own write (only this execution holds the restarting seq).
-            return answer(s, "giveUp", "failed", s.attempt(), 0, current.lastTransition().seq());
+            return answer(s, ReviveOutcome.FAILED, s.attempt(), s.attempt(), 0, current.lastTransition().seq());
         }
-        return answer(s, "giveUp", current.status().isAlive() ? "alive" : "gone", s.attempt(), 0, s.seq());
+        return answer(s, current.status().isAlive() ? ReviveOutcome.REVIVED : ReviveOutcome.SUPERSEDED, s.attempt(),
+                s.attempt(), 0, s.seq());
     }
 
     /** True when the agent's latest change is {@code trigger} to {@code status}, written on top of {@code seq}. */
@@ -194,7 +207,7 @@ public final class ReviveHandler implements RequestHandler<Map<String, Object>, 
      * changed since, the agent moves on to {@code dead_failed_revive}: no flow drives it any more, and it
      * must not stay {@code restarting} (seed 004's visibility rule), while an operator can revive it again.
      */
-    private Map<String, Object> recordError(ReviveStep s) {
+    private Answer recordError(ReviveStep s) {
         Instant now = clock.instant();
         String message = "revive flow failed: " + s.errorName() + (s.errorCause() == null ? "" : ": " + s.errorCause());
         data.recordError(s.team(), s.agentId(), message, ErrorClassifier.Category.UNKNOWN, now);
@@ -204,7 +217,7 @@ public final class ReviveHandler implements RequestHandler<Map<String, Object>, 
             agents.reviveStep(s.team(), s.agentId(), Trigger.RESTART_EXHAUSTED, agent.lastTransition().seq(),
                     message, now);
         }
-        return answer(s, "recordError", "error", s.attempt(), 0, s.seq());
+        return answer(s, ReviveOutcome.ERROR, s.attempt(), null, 0, s.seq());
     }
 
     /** The wait before checking attempt {@code n}: base x rate^(n-1) (30 s, 60 s, 120 s by default). */
@@ -212,16 +225,21 @@ public final class ReviveHandler implements RequestHandler<Map<String, Object>, 
         return Math.round(config.reviveBaseWait().toSeconds() * Math.pow(config.reviveBackoffRate(), attempt - 1));
     }
 
-    private Map<String, Object> answer(ReviveStep s, String stepName, String outcome, int attempt, long waitSeconds,
-                                       long seq) {
+    /**
+     * Records the step (about {@code stepAttempt}; the execution has asked for {@code attempts} restarts, null:
+     * unchanged) and answers the state machine, whose {@code attempt} is the one now under way.
+     */
+    private Answer answer(ReviveStep s, ReviveOutcome outcome, int stepAttempt, Integer attempts, long waitSeconds,
+                          long seq) {
         revivals.record(s.team(), s.agentId(), s.startSeq(), s.executionId(),
-                new RevivalStore.Step(stepName, attempt, outcome, clock.instant()));
-        return result(outcome, attempt, waitSeconds, seq);
+                new RevivalStore.Step(s.action(), stepAttempt, outcome.wire(), clock.instant()), attempts,
+                outcome.execution().wire());
+        return new Answer(result(outcome, attempts == null ? s.attempt() : attempts, waitSeconds, seq), stepAttempt);
     }
 
-    private static Map<String, Object> result(String outcome, int attempt, long waitSeconds, long seq) {
+    private static Map<String, Object> result(ReviveOutcome outcome, int attempt, long waitSeconds, long seq) {
         Map<String, Object> out = new HashMap<>();
-        out.put("outcome", outcome);
+        out.put("outcome", outcome.wire());
         out.put("attempt", attempt);
         out.put("waitSeconds", waitSeconds);
         out.put("seq", seq);

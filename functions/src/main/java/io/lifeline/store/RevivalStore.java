@@ -21,11 +21,15 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 public final class RevivalStore {
     static final String PREFIX = "REV#";
 
-    /** One step of an execution: what it did, when, and the outcome. */
+    /**
+     * One step of an execution: what it did ({@code initiate}, {@code check}, {@code giveUp}, {@code recordError}),
+     * the restart attempt it was about (a check that asks again names the attempt it judged, as its console line
+     * does), its outcome and when.
+     */
     public record Step(String step, int attempt, String outcome, Instant at) {
     }
 
-    /** One execution as recorded. */
+    /** One execution as recorded: {@code attempts} is how many restarts it asked for so far. */
     public record Revival(long startSeq, String executionId, Instant startedAt, String outcome, int attempts,
                           List<Step> steps) {
     }
@@ -68,8 +72,12 @@ public final class RevivalStore {
         }
     }
 
-    /** Appends a step; the first step creates the record. {@code outcome} is the execution's so far. */
-    public void record(String team, String agentId, long startSeq, String executionId, Step step) {
+    /**
+     * Appends a step; the first step creates the record. {@code outcome} is the execution's so far and
+     * {@code attempts} the restarts it has asked for (null leaves the recorded count as it is).
+     */
+    public void record(String team, String agentId, long startSeq, String executionId, Step step, Integer attempts,
+                       String outcome) {
         Update u = new Update(table, key(team, agentId, startSeq));
         AttributeValue stepValue = AttributeValue.fromM(Map.of("step", s(step.step()), "attempt", n(step.attempt()),
                 "outcome", s(step.outcome()), "at", ms(step.at())));
@@ -79,8 +87,12 @@ public final class RevivalStore {
         if (executionId != null) {
             u.set("executionId", s(executionId));
         }
-        u.set("outcome", s(step.outcome()));
-        u.set("attempts", n(step.attempt()));
+        u.set("outcome", s(outcome));
+        if (attempts != null) {
+            u.set("attempts", n(attempts));
+        } else {
+            u.setExpression("attempts", "if_not_exists(" + u.name("attempts") + ", " + u.value(n(0)) + ")");
+        }
         u.set(Keys.EXPIRES_AT, n(step.at().plus(retention).getEpochSecond()));
         StoreFailures.call("record the revive step", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
     }

@@ -92,6 +92,44 @@ class HostDaemonTest {
     }
 
     @Test
+    void interval_withoutOne_isTheSmallestTheServerAdvisedForItsAgents() {
+        client.register(RegisterAgent.of("d-int-slow", "Slow", "worker").withHost("host-int")
+                .withStaleAfterSeconds(600));
+        client.register(RegisterAgent.of("d-int-fast", "Fast", "worker").withHost("host-int")
+                .withStaleAfterSeconds(6));
+        HostDaemon d = HostDaemon.builder(client, "host-int", new FakeProcesses())
+                .agents(List.of("d-int-slow", "d-int-fast")).build();
+        assertEquals(Duration.ofSeconds(30), d.interval(), "30 s until the server has answered");
+        TickReport r = d.runOnce();
+        assertEquals(List.of("d-int-slow", "d-int-fast"), r.rejoined());
+        assertEquals(Duration.ofSeconds(3), d.interval(), "half of the fast agent's 6 s sets the pace");
+        assertEquals(Duration.ofSeconds(20), HostDaemon.builder(client, "host-int", new FakeProcesses())
+                .agents(List.of("d-int-fast")).interval(Duration.ofSeconds(20)).build().interval(), "pinned");
+    }
+
+    @Test
+    void start_withoutInterval_keepsShortLivedAgentsAlive() throws Exception {
+        // LocalHarness: stale after 2 s, sweeps every 500 ms; the server advises 1 s, the old fixed 30 s killed.
+        List<String> ids = List.of("d-follow-1", "d-follow-2");
+        for (String a : ids) {
+            client.register(RegisterAgent.of(a, a, "worker").withHost("host-follow"));
+        }
+        List<TickReport> rounds = new CopyOnWriteArrayList<>();
+        try (HostDaemon d = HostDaemon.builder(client, "host-follow", new FakeProcesses()).agents(ids)
+                .onTick(rounds::add).build()) {
+            d.start();
+            assertEquals(Duration.ofSeconds(1), d.interval());
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(20), () -> rounds.size() >= 8),
+                    "rounds: " + rounds.size());
+            for (String a : ids) {
+                assertEquals("ready", client.agent(a).status(), a);
+                assertTrue(client.transitions(a, 10).transitions().stream().noneMatch(t -> "dead".equals(t.to())),
+                        a + " never marked dead");
+            }
+        }
+    }
+
+    @Test
     void runOnce_whenProcessExited_reportsCrashOnceAtOnce() {
         client.register(RegisterAgent.of("d-crash", "Crash", "worker").withHost("host-b"));
         client.join("d-crash");
@@ -129,14 +167,63 @@ class HostDaemonTest {
         assertTrue(LocalHarness.eventually(Duration.ofSeconds(20),
                 () -> client.hostCommands("host-d").count() > 0), "a restart command arrives");
         FakeProcesses p = new FakeProcesses();
+        p.down.add("d-cmd"); // the host lost it: its process is gone, and only the revive flow asks for it back
         HostDaemon d = HostDaemon.builder(client, "host-d", p).agents(List.of("d-cmd"))
-                .restartDedupWindow(Duration.ZERO).build();
+                .restartOnExit(false).restartDedupWindow(Duration.ZERO).build();
         TickReport r = d.runOnce();
         assertEquals(1, r.commandsAcked().size(), r.toString());
         assertEquals(1, p.restarts.size());
         assertTrue(p.restarts.get(0).startsWith("d-cmd: restart requested"));
         assertEquals("ready", client.agent("d-cmd").status());
         assertEquals(0, client.hostCommands("host-d").count());
+    }
+
+    @Test
+    void runOnce_withRestartCommandForARunningAgent_rejoinsItAndRestartsNothing() throws Exception {
+        client.register(RegisterAgent.of("d-alive", "Alive", "worker").withHost("host-e"));
+        client.join("d-alive");
+        client.fail("d-alive", "reported by mistake");
+        assertTrue(LocalHarness.eventually(Duration.ofSeconds(20),
+                () -> client.hostCommands("host-e").count() > 0), "a restart command arrives");
+        FakeProcesses p = new FakeProcesses(); // the process still runs
+        HostDaemon d = HostDaemon.builder(client, "host-e", p).agents(List.of("d-alive"))
+                .restartDedupWindow(Duration.ZERO).build();
+
+        TickReport r = d.runOnce();
+
+        // Its beat asks it to rejoin; the join ends the revive flow, and with it the flow's command.
+        assertEquals(List.of("d-alive"), r.rejoined(), r.toString());
+        assertTrue(p.restarts.isEmpty(), "an agent that is back is not restarted: " + p.restarts);
+        assertTrue(r.commandsAcked().isEmpty(), r.toString());
+        assertTrue(r.problems().isEmpty(), r.toString());
+        assertEquals("ready", client.agent("d-alive").status());
+        assertEquals(0, client.hostCommands("host-e").count());
+    }
+
+    @Test
+    void runOnce_whenTheAckAnswersCommandSuperseded_leavesTheAgentAloneWithoutAProblem() throws Exception {
+        try (StubServer stub = new StubServer()) {
+            // The command was listed, then the flow ended before the daemon acknowledged it.
+            stub.then(200, "{\"results\":[{\"agentId\":\"a1\",\"success\":true,\"agentStatus\":\"ready\"}]}", null)
+                    .then(200, "{\"count\":1,\"commands\":[{\"commandId\":\"restart-a1-2-1\",\"hostId\":\"h\","
+                            + "\"type\":\"restart\",\"agentId\":\"a1\",\"attempt\":1,\"state\":\"pending\"}]}", null)
+                    .then(409, "{\"success\":false,\"error\":\"Command 'restart-a1-2-1' is superseded: agent 'a1' is"
+                            + " ready again; do not restart it\",\"code\":\"COMMAND_SUPERSEDED\",\"agentStatus\":\"ready\","
+                            + "\"rejoinRequired\":false}", null);
+            LifelineClient c = LifelineClient.builder().url(stub.url()).team("t").apiKey("k")
+                    .retry(RetryPolicy.none()).build();
+            FakeProcesses p = new FakeProcesses();
+
+            TickReport r = HostDaemon.builder(c, "h", p).agents(List.of("a1")).restartDedupWindow(Duration.ZERO)
+                    .build().runOnce();
+
+            assertTrue(p.restarts.isEmpty(), p.restarts::toString);
+            assertTrue(r.commandsAcked().isEmpty(), r.toString());
+            assertTrue(r.problems().isEmpty(), r.toString());
+            List<String> calls = stub.seen().stream().map(s -> s.method() + " " + s.path()).toList();
+            assertEquals(List.of("POST /v1/teams/t/heartbeats", "GET /v1/teams/t/hosts/h/commands",
+                    "POST /v1/teams/t/hosts/h/commands/restart-a1-2-1/ack"), calls, "acknowledged before any restart");
+        }
     }
 
     @Test

@@ -108,8 +108,11 @@ final class Demo implements AutoCloseable {
     private void answerRestartRequests(String host, boolean canRestart) {
         JsonNode commands = call("GET", "/v1/teams/" + TEAM + "/hosts/" + host + "/commands", null).path("commands");
         for (JsonNode c : commands) {
-            call("POST", "/v1/teams/" + TEAM + "/hosts/" + host + "/commands/" + c.get("commandId").asText() + "/ack",
-                    null);
+            // Acknowledged first; a superseded command (the flow that asked has ended) is left alone.
+            if (!call("POST", "/v1/teams/" + TEAM + "/hosts/" + host + "/commands/" + c.get("commandId").asText()
+                    + "/ack", null).path("success").asBoolean()) {
+                continue;
+            }
             String agent = c.get("agentId").asText();
             if (canRestart) {
                 call("POST", "/v1/teams/" + TEAM + "/agents/" + agent + "/join", null);

@@ -264,7 +264,7 @@ class DashboardLiveTest {
         assertTrue(history.contains("heartbeat_expired") && history.contains("restart_initiated"), history);
 
         waiting().until(d -> !d.findElements(By.cssSelector("tr.revival")).isEmpty());
-        assertTrue(driver.findElement(By.id("revival-rows")).getText().contains("alive"),
+        assertTrue(driver.findElement(By.id("revival-rows")).getText().contains("revived"),
                 driver.findElement(By.id("revival-rows")).getText());
 
         waiting().until(d -> !d.findElements(By.cssSelector("#agent-events li[data-type='AgentRestartRequested']"))

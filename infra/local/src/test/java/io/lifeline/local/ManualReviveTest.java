@@ -145,7 +145,7 @@ class ManualReviveTest {
         List<JsonNode> records = revivals(id, null);
         assertEquals(1, records.size(), records::toString);
         assertTrue(records.get(0).get("executionId").asText().endsWith(":" + manual.name()), records::toString);
-        assertEquals(List.of("initiate/1/restarting"), steps(records.get(0)));
+        assertEquals(List.of("initiate/1/restart_requested"), steps(records.get(0)));
 
         ok(stack.agent("join", id, null));
         stack.advanceAndRunDue(Duration.ofSeconds(30));
@@ -273,13 +273,13 @@ class ManualReviveTest {
         assertEquals(failedSeq, newest.get("startSeq").asLong());
         assertTrue(newest.get("executionId").asText().endsWith(":" + manual.name()));
         assertEquals(manualAt.toString(), newest.get("startedAt").asText());
-        assertEquals("alive", newest.get("outcome").asText());
+        assertEquals("revived", newest.get("outcome").asText());
         assertEquals(2, newest.get("attempts").asInt());
-        assertEquals(List.of("initiate/1/restarting", "check/2/retry", "check/2/alive"), steps(newest));
+        assertEquals(List.of("initiate/1/restart_requested", "check/1/retry", "check/2/revived"), steps(newest));
         assertEquals(deathSeq, oldest.get("startSeq").asLong());
         assertEquals("failed", oldest.get("outcome").asText());
         assertEquals(3, oldest.get("attempts").asInt());
-        assertEquals(List.of("initiate/1/restarting", "check/2/retry", "check/3/retry", "check/3/exhausted",
+        assertEquals(List.of("initiate/1/restart_requested", "check/1/retry", "check/2/retry", "check/3/exhausted",
                 "giveUp/3/failed"), steps(oldest));
         for (JsonNode step : oldest.get("steps")) {
             assertTrue(step.hasNonNull("at"), step::toString);

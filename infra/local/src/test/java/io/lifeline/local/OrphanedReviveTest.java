@@ -93,7 +93,7 @@ class OrphanedReviveTest {
         TestStack s = open(TestStack.builder());
         Execution flow = restartingWithItsFlowGone(s, "orphan");
         Duration longest = sweepConfig(s).reviveLongestRun();
-        assertEquals(Duration.ofSeconds(648), longest, "the template's defaults: 10 min 48 s");
+        assertEquals(Duration.parse("PT1H20M54S"), longest, "the template's defaults");
 
         s.clock.set(T0.plus(longest));
         s.sweep();
@@ -105,7 +105,7 @@ class OrphanedReviveTest {
         assertEquals("dead_failed_revive", s.status("orphan"));
         assertEquals("restarting", last.get("from").asText());
         assertEquals("restart_exhausted", last.get("trigger").asText());
-        assertEquals("restarting for 10m48s with no revive flow left to end it", last.get("reason").asText());
+        assertEquals("restarting for 1h20m54s with no revive flow left to end it", last.get("reason").asText());
         assertEquals(T0.plus(longest).plusMillis(1).toString(), last.get("at").asText());
         s.sweep();
         assertEquals(List.of("join", "reported_failure", "restart_initiated", "restart_exhausted"),
@@ -206,10 +206,10 @@ class OrphanedReviveTest {
 
     /**
      * {@link Config#reviveLongestRun()} assumes the shape of revive.asl.json and the revive function's timeout:
-     * one Wait state (the backoff), every Task state retrying at most 3 times from 2 s at rate 2, at most
-     * {@link Config#REVIVE_TASKS_BEYOND_CHECKS} Task states besides Check (which runs once per attempt), a
-     * timeout of at most 10 s; and the Sweep function must see the same revive parameters as the flow. Should
-     * any of these change, the bound must change with it.
+     * one Wait state (the backoff the revive function computes), every Task state's Retry entries together no
+     * longer than {@link Config#reviveTaskWorstCase()}, at most {@link Config#REVIVE_TASKS_BEYOND_CHECKS} Task
+     * states besides Check (which runs once per attempt), a timeout of at most 10 s; and the Sweep function must
+     * see the same revive parameters as the flow. Should any of these change, the bound must change with it.
      */
     @Test
     void longestRun_coversEveryWaitAndRetryOfReviveAslJsonAndTheTemplate() throws Exception {
@@ -232,13 +232,18 @@ class OrphanedReviveTest {
             }
             if (type.equals("Task")) {
                 tasksBesidesCheck += state.getKey().equals("Check") ? 0 : 1;
+                Duration worst = Config.REVIVE_TASK_TIMEOUT;
                 for (JsonNode retry : state.getValue().path("Retry")) {
-                    String where = state.getKey() + " " + retry;
-                    assertTrue(retry.path("MaxAttempts").asInt(3) <= Config.REVIVE_TASK_RETRIES, where);
-                    assertTrue(retry.path("IntervalSeconds").asInt(1)
-                            <= Config.REVIVE_TASK_RETRY_INTERVAL.toSeconds(), where);
-                    assertTrue(retry.path("BackoffRate").asDouble(2.0) <= Config.REVIVE_TASK_RETRY_BACKOFF, where);
+                    // Step Functions' defaults: 1 s, rate 2, 3 attempts, no cap.
+                    Config.Retrier r = new Config.Retrier(
+                            Duration.ofSeconds(retry.path("IntervalSeconds").asLong(1)),
+                            retry.path("BackoffRate").asDouble(2.0), retry.path("MaxAttempts").asInt(3),
+                            retry.has("MaxDelaySeconds") ? Duration.ofSeconds(retry.get("MaxDelaySeconds").asLong())
+                                    : null);
+                    worst = worst.plus(r.totalWait()).plus(Config.REVIVE_TASK_TIMEOUT.multipliedBy(r.maxAttempts()));
                 }
+                assertTrue(worst.compareTo(Config.reviveTaskWorstCase()) <= 0,
+                        state.getKey() + " may take " + worst + ", more than the bound's " + Config.reviveTaskWorstCase());
             }
         }
         assertEquals(1, waits, "one Wait state");

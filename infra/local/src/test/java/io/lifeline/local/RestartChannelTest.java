@@ -3,6 +3,7 @@ package io.lifeline.local;
 import static io.lifeline.local.TestStack.newId;
 import static io.lifeline.local.TestStack.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -275,11 +276,15 @@ class RestartChannelTest {
         String host = newId("host");
         String id = hosted(host);
         kill(id);
+        List<JsonNode> commands = new ArrayList<>(pending(host));
         stack.advanceAndRunDue(Duration.ofSeconds(30));
+        commands.add(pending(host).get(1));
         stack.advanceAndRunDue(Duration.ofSeconds(60));
+        commands.add(pending(host).get(2));
+        // Acknowledging a command changes it, but publishes nothing more.
+        ok(ack(host, commands.get(0).get("commandId").asText()));
         stack.advanceAndRunDue(Duration.ofSeconds(120));
         assertEquals(Execution.Status.FAILED, executionOf(id).status());
-        List<JsonNode> commands = pending(host);
         assertEquals(3, commands.size());
 
         stack.pump.drain();
@@ -301,11 +306,115 @@ class RestartChannelTest {
             assertEquals(c.get("expiresAt").asText(), e.get("expiresAt").asText());
         }
         assertEquals(List.of(1, 2, 3), events.stream().map(e -> e.get("attempt").asInt()).sorted().toList());
+    }
 
-        // Acknowledging a command changes it, but publishes nothing more.
-        ok(ack(host, commands.get(0).get("commandId").asText()));
-        stack.pump.drain();
-        assertEquals(3, restartEvents(id).size());
+    // ---- superseded: a flow that ends takes its commands with it ----------------------------------------
+
+    static void assertSuperseded(TestStack.Reply r, String agentStatus) {
+        assertEquals(409, r.status(), r.body()::toString);
+        assertEquals("COMMAND_SUPERSEDED", r.code());
+        assertEquals(agentStatus, r.text("agentStatus"));
+        assertFalse(r.body().get("rejoinRequired").asBoolean());
+    }
+
+    @Test
+    void command_whenAgentJoinsBetweenTheHostsPollAndItsAck_isHiddenAndItsAckAnswers409Superseded() {
+        String host = newId("host");
+        String id = hosted(host);
+        kill(id);
+        List<JsonNode> offered = pending(host);
+        assertEquals(1, offered.size(), "a command of a live flow is offered");
+        String commandId = offered.get(0).get("commandId").asText();
+
+        // The agent comes back on its own before the host acts on what it was offered.
+        ok(stack.send("join", stack.adminKey, Map.of("team", TEAM, "agentId", id), null, null));
+
+        assertTrue(pending(host).isEmpty(), "no host is offered a restart of an agent that is alive");
+        String daemonKey = stack.key(TEAM, Scope.AGENT);
+        TestStack.Reply r = stack.writesNothing(() -> ack(TEAM, daemonKey, host, commandId));
+        assertSuperseded(r, "ready");
+        assertTrue(r.text("error").contains(commandId) && r.text("error").contains("do not restart"),
+                r.text("error"));
+        stack.advanceAndRunDue(Duration.ofSeconds(30));
+        assertEquals(Execution.Status.SUCCEEDED, executionOf(id).status());
+        assertTrue(pending(host).isEmpty());
+    }
+
+    @Test
+    void command_ofALiveFlow_isOfferedAndAcknowledged_andTheNextAttemptsCommandEndsWithTheFlow() {
+        String host = newId("host");
+        String id = hosted(host);
+        kill(id);
+        String first = pending(host).get(0).get("commandId").asText();
+        assertEquals(200, ack(host, first).status(), "the flow stands: the host may act");
+        stack.advanceAndRunDue(Duration.ofSeconds(30));
+        List<JsonNode> second = pending(host);
+        assertEquals(List.of(2), second.stream().map(c -> c.get("attempt").asInt()).toList());
+
+        ok(stack.send("join", stack.adminKey, Map.of("team", TEAM, "agentId", id), null, null));
+
+        assertTrue(pending(host).isEmpty());
+        assertSuperseded(stack.writesNothing(() -> ack(host, second.get(0).get("commandId").asText())), "ready");
+        TestStack.Reply again = ack(host, first);
+        assertEquals("ALREADY_ACKNOWLEDGED", again.code(), "an acknowledged command stays acknowledged");
+        stack.advanceAndRunDue(Duration.ofSeconds(60));
+        assertEquals(Execution.Status.SUCCEEDED, executionOf(id).status());
+    }
+
+    @Test
+    void commands_whenTheFlowGivesUpAndTheAgentIsCleanedUp_areHiddenAndTheirAcksAnswer409Superseded() {
+        String host = newId("host");
+        String id = hosted(host);
+        kill(id);
+        List<String> ids = new ArrayList<>();
+        ids.add(pending(host).get(0).get("commandId").asText());
+        stack.advanceAndRunDue(Duration.ofSeconds(30));
+        ids.add(pending(host).get(1).get("commandId").asText());
+        stack.advanceAndRunDue(Duration.ofSeconds(60));
+        ids.add(pending(host).get(2).get("commandId").asText());
+
+        stack.advanceAndRunDue(Duration.ofSeconds(120));
+
+        assertEquals(Execution.Status.FAILED, executionOf(id).status());
+        assertTrue(pending(host).isEmpty(), "the flow gave up: none of its commands is offered");
+        for (String commandId : ids) {
+            assertSuperseded(stack.writesNothing(() -> ack(host, commandId)), "dead_failed_revive");
+        }
+        ok(stack.send("cleanup", stack.adminKey, Map.of("team", TEAM, "agentId", id), null, null));
+        assertTrue(pending(host).isEmpty());
+        assertSuperseded(stack.writesNothing(() -> ack(host, ids.get(2))), "offline");
+        assertEquals(List.of("pending", "pending", "pending"), ids.stream().map(c -> stack.allItems().stream()
+                .filter(i -> i.get("sk").s().equals("CMD#" + c)).findFirst().orElseThrow().get("state").s()).toList(),
+                "still stored (TTL removes them), never acknowledged");
+    }
+
+    @Test
+    void twoFlowsInARow_aManualReviveAfterGivingUp_offersOnlyTheNewestFlowsCommand() {
+        String host = newId("host");
+        String id = hosted(host);
+        kill(id);
+        String old = pending(host).get(0).get("commandId").asText();
+        stack.advanceAndRunDue(Duration.ofSeconds(30));
+        stack.advanceAndRunDue(Duration.ofSeconds(60));
+        stack.advanceAndRunDue(Duration.ofSeconds(120));
+        assertEquals("dead_failed_revive", stack.status(id));
+        long failedSeq = stack.agentView(id).get("lastTransition").get("seq").asLong();
+
+        TestStack.Reply revive = stack.send("revive", stack.adminKey, Map.of("team", TEAM, "agentId", id), null, "{}");
+
+        assertEquals(202, revive.status(), revive.body()::toString);
+        assertEquals("restarting", stack.status(id));
+        List<JsonNode> offered = pending(host);
+        assertEquals(List.of("restart-" + id + "-" + failedSeq + "-1"),
+                offered.stream().map(c -> c.get("commandId").asText()).toList(), "the newest flow's command only");
+        TestStack.Reply stale = stack.writesNothing(() -> ack(host, old));
+        assertSuperseded(stale, "restarting");
+        assertTrue(stale.text("error").contains("newer revive"), stale.text("error"));
+        assertEquals(200, ack(host, offered.get(0).get("commandId").asText()).status());
+        ok(stack.send("join", stack.adminKey, Map.of("team", TEAM, "agentId", id), null, null));
+        stack.advanceAndRunDue(Duration.ofSeconds(30));
+        assertEquals(Execution.Status.SUCCEEDED, stack.stepFunctions.execution(revive.text("executionName"))
+                .orElseThrow().status());
     }
 
     @Test

@@ -10,12 +10,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.networknt.schema.JsonSchemaFactory;
+import com.networknt.schema.SchemaValidatorsConfig;
+import com.networknt.schema.SpecVersion;
 import io.lifeline.api.Json;
+import io.lifeline.api.Log;
 import io.lifeline.local.asl.Execution;
 import io.lifeline.local.asl.HistoryEvent;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -154,7 +162,7 @@ class ReviveFlowTest {
         assertTrue(onBus("AgentStatusChanged", id).stream().noneMatch(d -> d.get("to").asText()
                 .equals("dead_failed_revive")), "no give-up reached the bus");
         JsonNode revival = revivals(id).get(0);
-        assertEquals("alive", revival.get("outcome").asText());
+        assertEquals("revived", revival.get("outcome").asText());
         assertEquals(1, revival.get("attempts").asInt());
     }
 
@@ -178,8 +186,68 @@ class ReviveFlowTest {
         assertEquals("ready", stack.status(id));
         assertEquals(2, commandItemsFor(id).size());
         JsonNode revival = revivals(id).get(0);
-        assertEquals("alive", revival.get("outcome").asText());
+        assertEquals("revived", revival.get("outcome").asText());
         assertEquals(2, revival.get("attempts").asInt());
+    }
+
+    /**
+     * What a client written from openapi.yaml sees: after a two-attempt revive, GET .../revivals validates against
+     * the Revivals schema and tells the same story, in the same words, as the documented example.
+     */
+    @Test
+    void revivals_afterTwoAttemptRevive_answerAsOpenApiDocumentsIt() throws Exception {
+        String id = readyOnHost("documented");
+        Instant died = stack.clock.instant();
+        List<String> console = Collections.synchronizedList(new ArrayList<>());
+        Log.sink(console::add);
+        Execution e;
+        try {
+            e = kill(id);
+            stack.advanceAndRunDue(FIRST_WAIT);
+            join(id);
+            stack.advanceAndRunDue(SECOND_WAIT);
+        } finally {
+            Log.sink(null);
+        }
+        assertEquals(Execution.Status.SUCCEEDED, e.status(), e::toString);
+
+        TestStack.Reply answer = ok(stack.agent("revivals", id, null));
+
+        JsonNode spec = new ObjectMapper(new YAMLFactory()).readTree(
+                TestStack.templatePath().resolveSibling("openapi.yaml").toFile());
+        ObjectNode schema = Json.object()
+                .put("$schema", "https://json-schema.org/draft/2020-12/schema")
+                .put("$ref", "#/components/schemas/Revivals");
+        schema.set("components", spec.get("components"));
+        var errors = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012).getSchema(schema,
+                SchemaValidatorsConfig.builder().formatAssertionsEnabled(true).build())
+                .validate(answer.body());
+        assertTrue(errors.isEmpty(), answer.body() + ": " + errors);
+        JsonNode example = spec.at("/paths/~1v1~1teams~1{team}~1agents~1{agentId}~1revivals/get/responses/200"
+                + "/content/application~1json/examples/revived/value/revivals/0");
+        assertFalse(example.isMissingNode(), "openapi.yaml has the example");
+        JsonNode revival = answer.body().get("revivals").get(0);
+        assertEquals(example.get("outcome").asText(), revival.get("outcome").asText());
+        assertEquals(example.get("attempts").asInt(), revival.get("attempts").asInt());
+        assertEquals(stepWords(example), stepWords(revival));
+        assertEquals(List.of("initiate #1 restart_requested", "check #1 retry", "check #2 revived"), stepWords(revival));
+        List<String> lines = new ArrayList<>();
+        for (String line : List.copyOf(console)) {
+            JsonNode l = Json.parse(line);
+            if (l.path("msg").asText().equals("revive") && l.path("agentId").asText().equals(id)) {
+                lines.add(l.get("step").asText() + " #" + l.get("attempt").asInt() + " " + l.get("outcome").asText());
+            }
+        }
+        assertEquals(stepWords(revival), lines, "the console names the attempt and outcome the record does");
+        assertEquals(died.toString(), revival.get("startedAt").asText());
+        assertEquals(died.plus(FIRST_WAIT).toString(), revival.get("steps").get(1).get("at").asText());
+    }
+
+    static List<String> stepWords(JsonNode revival) {
+        List<String> out = new ArrayList<>();
+        revival.get("steps").forEach(st -> out.add(st.get("step").asText() + " #" + st.get("attempt").asInt() + " "
+                + st.get("outcome").asText()));
+        return out;
     }
 
     @Test
@@ -200,7 +268,9 @@ class ReviveFlowTest {
         JsonNode agent = stack.agentView(id);
         assertEquals("dead_failed_revive", agent.get("status").asText(), "visible at once, before any outbox run");
         assertEquals("restart_exhausted", agent.get("lastTransition").get("trigger").asText());
-        assertEquals(List.of(1, 2, 3), attemptsOf(commandsFor(id)));
+        assertEquals(List.of(1, 2, 3), commandItemsFor(id).stream().map(c -> Integer.parseInt(c.get("attempt").n()))
+                .sorted().toList());
+        assertTrue(commandsFor(id).isEmpty(), "the flow is over: its commands are superseded");
 
         stack.pump.drain();
         List<JsonNode> gaveUp = onBus("AgentStatusChanged", id).stream()
@@ -238,9 +308,10 @@ class ReviveFlowTest {
         assertEquals("Revived", statesEntered(e).get(statesEntered(e).size() - 1));
         HistoryEvent check = events(e, "TaskSucceeded").get(events(e, "TaskSucceeded").size() - 1);
         assertEquals("Check", check.state());
-        assertEquals("alive", check.detail().get("output").get("outcome").asText());
+        assertEquals("revived", check.detail().get("output").get("outcome").asText());
         assertEquals(2, check.detail().get("output").get("attempt").asInt());
-        assertEquals(List.of(1, 2), attemptsOf(commandsFor(id)), "no third restart was asked for");
+        assertEquals(2, commandItemsFor(id).size(), "no third restart was asked for");
+        assertTrue(commandsFor(id).isEmpty(), "the agent is back: nothing is offered");
         assertEquals("ready", stack.status(id));
     }
 
@@ -278,7 +349,7 @@ class ReviveFlowTest {
                 statesEntered(e).subList(statesEntered(e).size() - 5, statesEntered(e).size()));
         HistoryEvent giveUp = events(e, "TaskSucceeded").get(events(e, "TaskSucceeded").size() - 1);
         assertEquals("GiveUp", giveUp.state());
-        assertEquals("alive", giveUp.detail().get("output").get("outcome").asText());
+        assertEquals("revived", giveUp.detail().get("output").get("outcome").asText());
         assertEquals("ready", stack.status(id));
         assertEquals(List.of("join", "reported_failure", "restart_initiated", "join"), triggers(id));
         stack.pump.drain();
@@ -438,7 +509,7 @@ class ReviveFlowTest {
         assertEquals(List.of(died.plus(FIRST_WAIT), second.plus(SECOND_WAIT), third.plus(THIRD_WAIT)),
                 waits.stream().map(w -> Instant.parse(w.detail().get("until").asText())).toList());
         List<Long> waitSeconds = events(e, "TaskSucceeded").stream()
-                .filter(t -> t.detail().get("output").get("outcome").asText().matches("restarting|retry"))
+                .filter(t -> t.detail().get("output").get("outcome").asText().matches("restart_requested|retry"))
                 .map(t -> t.detail().get("output").get("waitSeconds").asLong()).toList();
         assertEquals(List.of(30L, 60L, 120L), waitSeconds);
     }
@@ -496,7 +567,7 @@ class ReviveFlowTest {
         assertEquals(1, records.size());
         assertEquals(executionId(first), records.get(0).get("executionId").asText(),
                 () -> "the record is still the first execution's: " + records);
-        assertEquals("restarting", records.get(0).get("outcome").asText());
+        assertEquals("in_progress", records.get(0).get("outcome").asText());
         assertEquals(1, records.get(0).get("attempts").asInt());
 
         // The first goes on as if alone.
@@ -525,12 +596,11 @@ class ReviveFlowTest {
         assertEquals(Execution.Status.SUCCEEDED, old.status(), old::toString);
         assertEquals("NotNeeded", statesEntered(old).get(statesEntered(old).size() - 1));
         assertEquals(Execution.Status.RUNNING, next.status());
-        List<JsonNode> commands = commandsFor(id);
-        assertEquals(3, commands.size(), commands::toString);
         long newStart = next.input().get("startSeq").asLong();
+        assertEquals(3, commandItemsFor(id).size(), "the old flow's command is still stored");
         assertEquals(List.of("restart-" + id + "-" + newStart + "-1", "restart-" + id + "-" + newStart + "-2"),
-                commands.stream().map(c -> c.get("commandId").asText()).filter(c -> c.contains("-" + newStart + "-"))
-                        .toList());
+                commandsFor(id).stream().map(c -> c.get("commandId").asText()).toList(),
+                "only the newer flow's commands are offered");
         join(id);
         stack.advanceAndRunDue(SECOND_WAIT);
         assertEquals(Execution.Status.SUCCEEDED, next.status());
@@ -570,7 +640,7 @@ class ReviveFlowTest {
             Map<String, Object> in = new HashMap<>(Map.of("action", action, "team", TEAM, "agentId", id,
                     "startSeq", startSeq, "seq", restartingSeq, "attempt", 3, "executionId", executionId(e)));
             Map<String, Object> out = revive.handleRequest(in, new LocalContext("ReviveFunction", "t"));
-            assertEquals("alive", out.get("outcome"), action + " answers alive: " + out);
+            assertEquals("revived", out.get("outcome"), action + " answers revived: " + out);
             assertEquals(joined, stack.agentItem(id), action + " wrote nothing to the agent");
         }
         assertEquals(1, commandItemsFor(id).size(), "and asked nothing more of the host");
@@ -622,7 +692,7 @@ class ReviveFlowTest {
             Map<String, Object> out = revive.handleRequest(new HashMap<>(Map.of("action", "initiate", "team", TEAM,
                     "agentId", id, "startSeq", newer[0], "executionId", "newer-flow")),
                     new LocalContext("ReviveFunction", "t"));
-            assertEquals("restarting", out.get("outcome"));
+            assertEquals("restart_requested", out.get("outcome"));
         });
 
         stack.advanceAndRunDue(THIRD_WAIT);
