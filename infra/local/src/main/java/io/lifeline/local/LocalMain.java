@@ -32,7 +32,8 @@ public final class LocalMain implements Callable<Integer> {
     @Option(names = "--port", description = "Port on 127.0.0.1 (default ${DEFAULT-VALUE}; 0 picks a free one)")
     int port = 8787;
 
-    @Option(names = "--data-dir", description = "Where DynamoDB Local keeps its data (default ${DEFAULT-VALUE})")
+    @Option(names = "--data-dir", description = "Where Local keeps its store, keys, stream checkpoints and its lock "
+            + "(default ${DEFAULT-VALUE})")
     Path dataDir = Path.of(".lifeline");
 
     @Option(names = "--in-memory", description = "Keep nothing on disk")
