@@ -158,13 +158,20 @@ public final class Schedules {
         }
         String canonical = String.join(" ", fields);
         ExecutionTime executionTime;
+        boolean runs;
         try {
             Cron cron = CRON_PARSER.parse(canonical).validate();
             executionTime = ExecutionTime.forCron(cron);
+            runs = executionTime.nextExecution(CRON_PROBE_START.atZone(ZoneOffset.UTC)).isPresent();
         } catch (IllegalArgumentException e) {
             throw invalid("invalid cron expression '" + quote(canonical) + "': " + e.getMessage());
+        } catch (RuntimeException e) {
+            // cron-utils fails on some malformed fields with its own bugs (ArrayIndexOutOfBoundsException for
+            // "9-17/" or "0|"), not IllegalArgumentException; the text is still the caller's mistake.
+            throw invalid("invalid cron expression '" + quote(canonical) + "': a field is not a number, name, "
+                    + "range (1-5), step (*/15 or 9-17/2) or list (1,15) of them");
         }
-        if (executionTime.nextExecution(CRON_PROBE_START.atZone(ZoneOffset.UTC)).isEmpty()) {
+        if (!runs) {
             throw invalid("cron expression '" + quote(canonical) + "' never runs (no such date)");
         }
         return new CronSchedule("cron:" + canonical, zone, executionTime);
