@@ -41,6 +41,8 @@ public final class Schedules {
     public static final int MAX_EXPRESSION_CHARS = 128;
     /** Longest time zone id accepted, in characters. */
     public static final int MAX_ZONE_CHARS = 64;
+    /** Longest reason given; cron-utils' own messages echo the input, sometimes twice. */
+    static final int MAX_REASON_CHARS = 300;
     public static final Duration MIN_INTERVAL = Duration.ofSeconds(1);
     public static final Duration MAX_INTERVAL = Duration.ofDays(7);
 
@@ -202,11 +204,50 @@ public final class Schedules {
     }
 
     private static InvalidScheduleException invalid(String why) {
-        return new InvalidScheduleException(why);
+        String text = printable(why);
+        if (text.length() > MAX_REASON_CHARS) {
+            int cut = Character.isHighSurrogate(text.charAt(MAX_REASON_CHARS - 4)) ? MAX_REASON_CHARS - 4 : MAX_REASON_CHARS - 3;
+            text = text.substring(0, cut) + "...";
+        }
+        return new InvalidScheduleException(text);
     }
 
-    /** Input echoed into a message, cut so a message stays short. */
+    /**
+     * The reason as one printable line: control characters and line or paragraph separators echoed from the input
+     * are shown as escapes ({@code \n}, {@code \u001b}), so a reason never breaks a log line or a terminal.
+     */
+    static String printable(String text) {
+        StringBuilder out = new StringBuilder(text.length());
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '\n') {
+                out.append("\\n");
+            } else if (c == '\r') {
+                out.append("\\r");
+            } else if (c == '\t') {
+                out.append("\\t");
+            } else if (Character.isISOControl(c) || c == '\u2028' || c == '\u2029'
+                    || Character.isSurrogate(c) && !paired(text, i)) {
+                out.append(String.format("\\u%04x", (int) c));
+            } else {
+                out.append(c);
+            }
+        }
+        return out.toString();
+    }
+
+    private static boolean paired(String text, int i) {
+        char c = text.charAt(i);
+        return Character.isHighSurrogate(c) ? i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))
+                : i > 0 && Character.isHighSurrogate(text.charAt(i - 1));
+    }
+
+    /** Input echoed into a message, cut so a message stays short (never between the two halves of a surrogate pair). */
     private static String quote(String text) {
-        return text.length() <= 40 ? text : text.substring(0, 40) + "...";
+        if (text.length() <= 40) {
+            return text;
+        }
+        int cut = Character.isHighSurrogate(text.charAt(39)) ? 39 : 40;
+        return text.substring(0, cut) + "...";
     }
 }
