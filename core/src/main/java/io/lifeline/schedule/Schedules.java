@@ -29,8 +29,8 @@ import java.util.regex.Pattern;
  *       allowed); canonical with single spaces. An expression that can never run (30 February) is refused.</li>
  *   <li>{@code daily:HH:MM}, 24-hour, two digits each</li>
  *   <li>{@code hourly}</li>
- *   <li>{@code at:<ISO-8601 date-time with Z or an offset>}; canonical as the UTC instant
- *       ({@code at:2026-03-01T11:00:00Z})</li>
+ *   <li>{@code at:<ISO-8601 date-time with Z or an offset>}, in the years 0000 to 9999; canonical as the UTC
+ *       instant ({@code at:2026-03-01T11:00:00Z})</li>
  * </ul>
  * The time zone is an id {@link ZoneId#of} knows (an IANA region such as {@code Europe/Berlin}, or a fixed
  * offset such as {@code +05:30}); null means UTC.
@@ -46,6 +46,9 @@ public final class Schedules {
     public static final Duration MIN_INTERVAL = Duration.ofSeconds(1);
     public static final Duration MAX_INTERVAL = Duration.ofDays(7);
 
+    /** The range of {@code at:} instants accepted: the years ISO-8601 writes with four digits. */
+    private static final Instant AT_EARLIEST = Instant.parse("0000-01-01T00:00:00Z");
+    private static final Instant AT_LATEST = Instant.parse("9999-12-31T23:59:59Z");
     private static final String FORMS =
             "every:<n><s|m|h|d>, cron:<5 fields>, daily:HH:MM, hourly or at:<ISO-8601 instant>";
     private static final Pattern EVERY = Pattern.compile("(-?[0-9]+)([a-zA-Z]*)");
@@ -199,6 +202,9 @@ public final class Schedules {
         } catch (DateTimeParseException e) {
             throw invalid("at needs an ISO-8601 date-time with Z or an offset, e.g. at:2026-03-01T12:00:00Z or "
                     + "at:2026-03-01T13:00:00+01:00");
+        }
+        if (at.isBefore(AT_EARLIEST) || at.isAfter(AT_LATEST)) {
+            throw invalid("at:" + quote(value) + " is outside the years 0000 to 9999");
         }
         return new AtSchedule("at:" + at, zone, at);
     }

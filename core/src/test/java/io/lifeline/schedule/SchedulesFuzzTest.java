@@ -3,6 +3,7 @@ package io.lifeline.schedule;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -21,7 +22,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class SchedulesFuzzTest {
     private static final Instant[] PROBES = {Instant.parse("2026-03-29T00:59:59Z"), Instant.parse("2026-10-25T00:30:00Z"),
-            Instant.parse("2000-02-28T23:59:00Z"), Instant.parse("2099-12-31T23:59:59Z")};
+            Instant.parse("2000-02-28T23:59:00Z"), Instant.parse("2099-12-31T23:59:59Z"), Instant.MIN, Instant.MAX,
+            Schedule.CALENDAR_END.minusSeconds(1), Instant.MAX.minusSeconds(3600)};
 
     /**
      * Any text is either a schedule (whose canonical form parses to an equal schedule and whose next times keep
@@ -61,6 +63,25 @@ class SchedulesFuzzTest {
         assertTrue(e.getMessage().startsWith("invalid cron expression"), e.getMessage());
         assertFalse(e.getMessage().contains("Exception"), "no exception names: " + e.getMessage());
         assertPlainSentence(e.getMessage());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"at:+10000-01-01T00:00:00Z", "at:-0001-12-31T23:59:59Z", "at:+999999999-12-31T23:59:59Z"})
+    void parse_atOutsideTheYears0000To9999_isInvalidSchedule(String expression) {
+        InvalidScheduleException e = assertThrows(InvalidScheduleException.class, () -> Schedules.parse(expression, null));
+
+        assertTrue(e.getMessage().contains("outside the years 0000 to 9999"), e.getMessage());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"every:7d", "daily:02:00", "hourly", "cron:0 0 29 2 *"})
+    void nextAfter_atTheEndsOfTime_isNullRatherThanAnException(String expression) {
+        Schedule schedule = Schedules.parse(expression, "Europe/Berlin");
+
+        assertNull(schedule.nextAfter(Instant.MAX));
+        assertNull(schedule.nextAfter(Instant.MAX.minusSeconds(60)));
+        Instant fromTheStart = schedule.nextAfter(Instant.MIN);
+        assertTrue(fromTheStart == null || fromTheStart.isAfter(Instant.MIN), String.valueOf(fromTheStart));
     }
 
     private static void assertPlainSentence(String message) {

@@ -155,9 +155,13 @@ public final class HeartbeatFile {
         }
         for (String key : List.of("last_wake", "next_wake")) {
             Object v = values.get(key);
-            if (v != null && !(v instanceof String && parsesAsInstant((String) v))) {
-                throw HeartbeatParseException.invalid(frontLine(front, key),
-                        key + " must be an ISO-8601 instant such as 2024-01-15T10:30:00Z, got '" + v + "'");
+            // next_wake is only a record (each wake computes it afresh, and it may lie past 9999); last_wake is
+            // computed from, so it is held to the years 0000-9999 like the action's times.
+            if (v != null && !(v instanceof String && (key.equals("next_wake") ? parsesAsInstant((String) v)
+                    : parsesAsRecordedInstant((String) v)))) {
+                throw HeartbeatParseException.invalid(frontLine(front, key), key + " must be an ISO-8601 instant "
+                        + "such as 2024-01-15T10:30:00Z" + (key.equals("next_wake") ? "" : " in the years 0000 to 9999")
+                        + ", got '" + printable(v) + "'");
             }
         }
         return values;
@@ -170,6 +174,11 @@ public final class HeartbeatFile {
         } catch (DateTimeParseException e) {
             return false;
         }
+    }
+
+    /** An instant the runner computes from: ISO-8601, in the years 0000 to 9999 (four digits, no sign). */
+    private static boolean parsesAsRecordedInstant(String s) {
+        return parsesAsInstant(s) && !s.startsWith("+") && !s.startsWith("-");
     }
 
     /** 1-based line of a top-level frontmatter key, or 1 if it is not there. */
@@ -295,9 +304,9 @@ public final class HeartbeatFile {
             }
             for (String key : List.of("completed_at", "failed_at", "next_retry", "last_run")) {
                 String v = a.field(key);
-                if (v != null && !v.equals("null") && !parsesAsInstant(v)) {
-                    throw HeartbeatParseException.invalid(lineOf(a, key),
-                            key + " must be an ISO-8601 instant such as 2024-01-15T10:32:15Z, got '" + v + "'");
+                if (v != null && !v.equals("null") && !parsesAsRecordedInstant(v)) {
+                    throw HeartbeatParseException.invalid(lineOf(a, key), key + " must be an ISO-8601 instant such "
+                            + "as 2024-01-15T10:32:15Z in the years 0000 to 9999, got '" + printable(v) + "'");
                 }
             }
             String rc = a.field("retry_count");

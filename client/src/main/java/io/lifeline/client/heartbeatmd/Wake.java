@@ -233,8 +233,10 @@ public final class Wake {
         hb.setFrontmatter("config_hash", hb.computeConfigHash());
         AtomicFiles.write(file, hb.render());
 
-        OptionalLong within = nextWake == null ? OptionalLong.empty()
-                : OptionalLong.of(Math.max(1, (Duration.between(end, nextWake).toMillis() + 999) / 1000));
+        // Whole seconds, rounded up, without going through milliseconds (a next_wake far ahead would overflow them).
+        Duration until = nextWake == null ? null : Duration.between(end, nextWake);
+        OptionalLong within = until == null ? OptionalLong.empty()
+                : OptionalLong.of(Math.max(1, until.getSeconds() + (until.getNano() > 0 ? 1 : 0)));
         return new WakeResult(now, List.copyOf(ran), List.copyOf(heldBack), nextWake, within, backup, recovery,
                 staleLock, null);
     }
