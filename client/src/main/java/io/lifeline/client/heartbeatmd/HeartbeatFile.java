@@ -37,8 +37,6 @@ public final class HeartbeatFile {
 
     /** Most wakes in a row that failed that error_count counts; it stays there after (no overflow). */
     public static final int MAX_ERROR_COUNT = 999_999_999;
-    /** Deepest nesting of {@code not:} in a condition. */
-    public static final int MAX_CONDITION_DEPTH = Condition.MAX_DEPTH;
     /** Frontmatter keys the runner writes back; each must be a plain {@code key:} line of its own, once. */
     static final List<String> RUNNER_KEYS = List.of("last_wake", "next_wake", "status", "error_count", "last_error",
             "config_hash");
