@@ -69,24 +69,74 @@ final class ColdStartBench {
             r.add("4", "fresh JVM to first answered heartbeat (median of " + n + ")", h, "ms",
                     "minimal handler: client + 1 UpdateItem", b, "<= 1.3x", h <= 1.3 * b);
             r.add("4", "handler init (client + handler built, median)", median(handlerInit), "ms", "-", null);
+            runtimes(r, n, cp, server.endpoint().toString());
+        }
+    }
+
+    /**
+     * Figure 4b, for the choice of Lambda runtime and JIT flags (docs/decisions.md): the same heartbeat handler
+     * on each JDK named by {@code -Dlifeline.coldJavaHomes=home1,home2} (default: the running one), with C1
+     * only ({@code TieredStopAtLevel=1}, what the template sets) and with full tiered compilation: the wall
+     * time to the first answer, and then 3,000 more heartbeats against DynamoDB Local, whose time is mostly
+     * the store's but shows what the flags cost a warm container.
+     */
+    private static void runtimes(Report r, int n, String cp, String endpoint) throws Exception {
+        String homes = System.getProperty("lifeline.coldJavaHomes", System.getProperty("java.home"));
+        for (String home : homes.split(",")) {
+            String version = Runtime.version().feature() + "";
+            Process v = new ProcessBuilder(Path.of(home, "bin", "java").toString(), "-version").redirectErrorStream(true)
+                    .start();
+            try (BufferedReader out = new BufferedReader(new InputStreamReader(v.getInputStream(), StandardCharsets.UTF_8))) {
+                String first = out.readLine();
+                version = first == null ? home : first.replaceAll(".*version \"([0-9]+).*", "$1");
+            }
+            v.waitFor(30, TimeUnit.SECONDS);
+            for (boolean c1 : new boolean[] {true, false}) {
+                List<String> flags = c1 ? List.of("-XX:+TieredCompilation", "-XX:TieredStopAtLevel=1") : List.of();
+                List<Long> first = new ArrayList<>();
+                List<Long> warm = new ArrayList<>();
+                for (int i = 0; i < n; i++) {
+                    long[] h = child(Path.of(home, "bin", "java").toString(), flags, cp, ColdStartHandlerMain.class,
+                            endpoint, "cold", "bench", "cold-1", "3000");
+                    first.add(h[0]);
+                    warm.add(h[2]);
+                }
+                String label = "Java " + version + (c1 ? ", C1 only" : ", full tiered");
+                r.add("4b", label + ": fresh JVM to first answered heartbeat (median of " + n + ")", median(first), "ms",
+                        "-", null);
+                r.add("4b", label + ": 3,000 more heartbeats, warm (median)", median(warm), "ms", "-", null);
+            }
         }
     }
 
     /** Runs a main in a fresh JVM; answers {wall ms to READY, the child's init ms}. */
     private static long[] child(String cp, Class<?> main, String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:+TieredCompilation", "-XX:TieredStopAtLevel=1", "-cp", cp, main.getName()));
+        return child(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                List.of("-XX:+TieredCompilation", "-XX:TieredStopAtLevel=1"), cp, main, args);
+    }
+
+    /** Answers {wall ms to the first answer, the child's init ms, its warm total ms (0 without one)}. */
+    private static long[] child(String java, List<String> flags, String cp, Class<?> main, String... args)
+            throws Exception {
+        List<String> command = new ArrayList<>(List.of(java));
+        command.addAll(flags);
+        command.addAll(List.of("-cp", cp, main.getName()));
         command.addAll(List.of(args));
         long start = System.nanoTime();
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
+            long warm = 0;
             while ((line = out.readLine()) != null) {
+                if (line.startsWith("WARM ")) {
+                    warm = Long.parseLong(line.substring(5).trim());
+                }
                 if (line.startsWith("READY ")) {
-                    long wall = (System.nanoTime() - start) / 1_000_000;
                     String[] parts = line.split(" ");
+                    // The first answer came at the child's own firstMs after its start; wall time includes JVM boot.
+                    long wall = (System.nanoTime() - start) / 1_000_000 - (warm > 0 ? warm : 0);
                     p.waitFor(30, TimeUnit.SECONDS);
-                    return new long[] {wall, Long.parseLong(parts[1])};
+                    return new long[] {wall, Long.parseLong(parts[1]), warm};
                 }
                 if (line.startsWith("FAILED")) {
                     throw new IllegalStateException(main.getSimpleName() + ": " + line);

@@ -17,7 +17,8 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 /**
  * Figure 4's measured process: a fresh JVM on the deployment jar alone builds the heartbeat handler as
  * Lambda would (client at init) and answers one heartbeat. Prints "READY initMs firstMs" (from main's start).
- * Args: endpoint table team agentId.
+ * Args: endpoint table team agentId [warm]: with a fifth argument n, it then answers n more heartbeats and
+ * prints "WARM totalMs" for them, the steady state that the JIT flags decide.
  */
 public final class ColdStartHandlerMain {
     private ColdStartHandlerMain() {
@@ -44,6 +45,17 @@ public final class ColdStartHandlerMain {
         if (r.getStatusCode() != 200) {
             System.out.println("FAILED " + r.getStatusCode() + " " + r.getBody());
             System.exit(1);
+        }
+        if (args.length > 4) {
+            int n = Integer.parseInt(args[4]);
+            long warmStart = System.nanoTime();
+            for (int i = 0; i < n; i++) {
+                if (handler.handleRequest(event, null).getStatusCode() != 200) {
+                    System.out.println("FAILED warm heartbeat " + i);
+                    System.exit(1);
+                }
+            }
+            System.out.println("WARM " + (System.nanoTime() - warmStart) / 1_000_000);
         }
         System.out.println("READY " + (init - start) / 1_000_000 + " " + (first - start) / 1_000_000);
     }

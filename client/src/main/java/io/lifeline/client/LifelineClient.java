@@ -131,7 +131,7 @@ public final class LifelineClient {
         HeartbeatResult r = call("POST", agentPath(agentId, "/heartbeat"),
                 heartbeat == null ? Heartbeat.empty() : heartbeat, HeartbeatResult.class);
         return new HeartbeatResult(agentId, r.success(), r.heartbeatTs(), r.nextDeadline(), r.agentStatus(),
-                r.code(), r.error(), r.rejoinRequired());
+                r.code(), r.error(), r.rejoinRequired(), r.heartbeatIntervalSeconds());
     }
 
     /** At most {@link #MAX_BATCH} entries; a refused entry is a result with {@code success=false}, not an exception. */

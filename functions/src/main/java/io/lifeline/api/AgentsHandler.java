@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lifeline.agent.Agent;
 import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.ErrorClassifier;
+import io.lifeline.agent.HeartbeatAdvice;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Limits;
 import io.lifeline.agent.NewAgent;
@@ -29,6 +30,8 @@ public final class AgentsHandler extends HttpApiHandler {
     private static final Set<String> REGISTER_FIELDS = Set.of("agentId", "name", "role", "hostId",
             "staleAfterSeconds", "graceMisses", "schedule", "timeZone");
     private static final int DEFAULT_TRANSITIONS = 50;
+    /** A schedule's zone when none is given, by the name README uses (the parser's zone for it is "Z"). */
+    private static final String DEFAULT_ZONE = "UTC";
 
     private final AgentStore agents;
     private final AgentDataStore data;
@@ -191,7 +194,8 @@ public final class AgentsHandler extends HttpApiHandler {
                 f.id("hostId"),
                 staleAfter == null ? config.defaultStaleAfter() : Duration.ofSeconds(staleAfter),
                 grace == null ? config.defaultGraceMisses() : grace.intValue(),
-                schedule == null ? null : schedule.expression(), schedule == null ? null : schedule.zone().getId());
+                schedule == null ? null : schedule.expression(), schedule == null ? null : zoneText == null ? DEFAULT_ZONE
+                        : schedule.zone().getId());
         return Reply.created(Views.agent(agents.register(a, clock.instant())));
     }
 
@@ -236,9 +240,15 @@ public final class AgentsHandler extends HttpApiHandler {
         return Reply.ok(view);
     }
 
+    /**
+     * The body may be absent or {@code {}}: a join carries nothing, and a field is refused rather than
+     * ignored. Answers the agent and the interval to beat at: at most half its stale-after.
+     */
     private Reply join(ApiRequest request) {
+        Fields.of(request.optionalBody(), "the join", Set.of());
         Agent after = agents.join(request.id("team"), request.id("agentId"), clock.instant());
-        return Reply.ok(Views.agent(after).put("heartbeatIntervalSeconds", config.heartbeatInterval().toSeconds()));
+        return Reply.ok(Views.agent(after).put("heartbeatIntervalSeconds", HeartbeatAdvice.intervalSeconds(
+                config.heartbeatInterval(), config.defaultStaleAfter(), after, null)));
     }
 
     private Reply leave(ApiRequest request) {

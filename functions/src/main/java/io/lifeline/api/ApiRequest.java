@@ -118,7 +118,7 @@ public final class ApiRequest {
         try {
             body = Json.parse(new String(bytes, StandardCharsets.UTF_8));
         } catch (JsonProcessingException e) {
-            throw LifelineException.badInput("INVALID_JSON", "The body is not valid JSON: " + e.getOriginalMessage());
+            throw LifelineException.badInput("INVALID_JSON", "The body is not valid JSON: " + Json.problem(e));
         }
         if (!wellFormed(body)) {
             // JSON lets "\ud800" through, but it is no character: stored, it would come back as "?".

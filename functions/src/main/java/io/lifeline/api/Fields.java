@@ -65,7 +65,6 @@ final class Fields {
         return s;
     }
 
-    /** An id is checked against the id pattern only, so an empty or blank id is INVALID_ID, as in a path. */
     /** A required string limited in UTF-8 bytes (for fields stored on the agent item). */
     String requiredUtf8(String field, int maxBytes) {
         String s = requiredString(field, maxBytes);
@@ -77,6 +76,7 @@ final class Fields {
         return s;
     }
 
+    /** An id is checked against the id pattern only, so an empty or blank id is INVALID_ID, as in a path. */
     String id(String field) {
         if (!has(field)) {
             return null;

@@ -7,10 +7,12 @@ import io.lifeline.agent.Agent;
 import io.lifeline.agent.AgentStats;
 import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.Heartbeat;
+import io.lifeline.agent.HeartbeatAdvice;
 import io.lifeline.agent.HeartbeatSource;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Limits;
 import io.lifeline.auth.Scope;
+import io.lifeline.config.Config;
 import io.lifeline.config.Wiring;
 import io.lifeline.store.AgentDataStore;
 import io.lifeline.store.AgentStore;
@@ -32,6 +34,7 @@ public final class HeartbeatHandler extends HttpApiHandler {
 
     private final AgentStore agents;
     private final AgentDataStore data;
+    private final Config config;
     private final Clock clock;
 
     public HeartbeatHandler() {
@@ -41,6 +44,7 @@ public final class HeartbeatHandler extends HttpApiHandler {
     public HeartbeatHandler(Wiring wiring) {
         this.agents = new AgentStore(wiring.dynamo(), wiring.config().tableName());
         this.data = new AgentDataStore(wiring.dynamo(), wiring.config().tableName());
+        this.config = wiring.config();
         this.clock = wiring.clock();
         countHeartbeats(clock);
         route("POST /v1/teams/{team}/agents/{agentId}/heartbeat", Scope.AGENT, this::heartbeat);
@@ -95,14 +99,19 @@ public final class HeartbeatHandler extends HttpApiHandler {
         return Reply.ok(Json.object().set("results", results));
     }
 
-    /** Seed 000's answer: success, heartbeatTs, nextDeadline, agentStatus. */
+    /**
+     * Seed 000's answer: success, heartbeatTs, nextDeadline (always a time: {@link HeartbeatAdvice#NO_DEADLINE}
+     * when no further beat is expected), agentStatus; and the interval to beat at, which the SDK follows.
+     */
     private ObjectNode beat(Heartbeat hb, Instant now) {
         Agent after = agents.heartbeat(hb, now);
         data.save(hb.team(), hb.agentId(), hb.metadataJson(), hb.checkpointJson(), now);
         ObjectNode body = Json.object().put("success", true);
         Json.putTime(body, "heartbeatTs", after.heartbeatAt());
-        Json.putTime(body, "nextDeadline", after.deadline());
-        return body.put("agentStatus", after.status().wire());
+        Json.putTime(body, "nextDeadline", HeartbeatAdvice.answeredDeadline(after));
+        body.put("agentStatus", after.status().wire());
+        return body.put("heartbeatIntervalSeconds", HeartbeatAdvice.intervalSeconds(config.heartbeatInterval(),
+                config.defaultStaleAfter(), after, hb.nextWithin()));
     }
 
     static Heartbeat parse(String team, String agentId, Fields f) {

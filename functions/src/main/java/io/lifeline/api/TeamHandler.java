@@ -12,11 +12,18 @@ import io.lifeline.store.TeamStore;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.List;
 import java.util.Set;
 
 /** A team's settings (leader, self-preservation), its maintenance pause, and its recent events. */
 public final class TeamHandler extends HttpApiHandler {
     private static final int DEFAULT_EVENTS = 50;
+    /**
+     * The event types the log holds (EventCatalogue's, openapi.yaml's EventType; written out here so that api
+     * does not depend on events, which depends on api): any other filter is a mistake, not "no events".
+     */
+    static final List<String> EVENT_TYPES = List.of("AgentStatusChanged", "TasksReassigned", "LeaderNotified",
+            "MassStaleSuspected", "SessionRotationRequested", "AgentRestartRequested");
 
     private final TeamStore teams;
     private final EventLog events;
@@ -84,6 +91,10 @@ public final class TeamHandler extends HttpApiHandler {
     private Reply events(ApiRequest request) {
         int limit = AgentsHandler.intQuery(request, "limit", DEFAULT_EVENTS, 1, Limits.MAX_PAGE_SIZE);
         String type = request.query("type");
+        if (type != null && !EVENT_TYPES.contains(type)) {
+            throw LifelineException.badInput("INVALID_QUERY", "'type' must be one of "
+                    + String.join(", ", EVENT_TYPES));
+        }
         String agentId = request.query("agentId") == null ? null
                 : Limits.requireId("Query parameter 'agentId'", request.query("agentId"));
         Instant since = time(request, "since");

@@ -29,7 +29,8 @@ final class DaemonCommand extends BaseCommand {
             description = "An agent and the command that runs it, e.g. a1='python agent.py'; repeat per agent")
     LinkedHashMap<String, String> agents;
 
-    @Option(names = "--interval", defaultValue = "30s", description = "Round interval (default ${DEFAULT-VALUE})")
+    @Option(names = "--interval", description = "Round interval, e.g. 10s (default: the server's advice, the "
+            + "smallest heartbeatIntervalSeconds of the agents, which keeps each of them alive)")
     String interval;
 
     @Option(names = "--iterations", description = "Stop after this many rounds (default: until stopped)")
@@ -43,7 +44,7 @@ final class DaemonCommand extends BaseCommand {
 
     @Override
     int run() {
-        Duration every = duration(interval);
+        Duration every = interval == null ? null : duration(interval);
         Map<String, String> childEnv = new HashMap<>();
         childEnv.put("LIFELINE_URL", global.url(env()));
         childEnv.put("LIFELINE_TEAM", global.team(env()));
@@ -56,13 +57,13 @@ final class DaemonCommand extends BaseCommand {
             HostDaemon daemon = HostDaemon.builder(client(), host, processes).agents(agents.keySet())
                     .interval(every).restartOnExit(!noRestart).onTick(this::report).build();
             out().println("daemon on host " + host + ": " + agents.size() + " agent(s), a round every "
-                    + every.toMillis() + " ms");
+                    + (every == null ? "interval the server advises" : every.toMillis() + " ms"));
             out().flush();
             if (iterations != null) {
                 for (int i = 0; i < iterations; i++) {
                     report(daemon.runOnce());
                     if (i + 1 < iterations) {
-                        sleep(every);
+                        sleep(daemon.interval());
                     }
                 }
                 return 0;

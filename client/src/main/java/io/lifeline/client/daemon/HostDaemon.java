@@ -3,11 +3,13 @@ package io.lifeline.client.daemon;
 import io.lifeline.client.LifelineApiException;
 import io.lifeline.client.LifelineClient;
 import io.lifeline.client.LifelineException;
+import io.lifeline.client.model.AgentView;
 import io.lifeline.client.model.BatchEntry;
 import io.lifeline.client.model.BatchResult;
 import io.lifeline.client.model.Heartbeat;
 import io.lifeline.client.model.HeartbeatResult;
 import io.lifeline.client.model.HostCommand;
+import io.lifeline.client.manager.HeartbeatManager;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,13 +22,15 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * Daemon mode, for a host running many agents. Each round ({@link #runOnce()}, every {@code interval} once
- * {@link #start()}ed):
+ * Daemon mode, for a host running many agents. Each round ({@link #runOnce()}, every interval once
+ * {@link #start()}ed; the interval is the smallest {@code heartbeatIntervalSeconds} the server advised for any
+ * of its agents, on join and on every heartbeat, unless the builder pinned one):
  * <ol>
  * <li>an agent whose process exited is reported at once ({@code POST .../fail}), then, with
  * {@code restartOnExit}, restarted and joined;</li>
@@ -43,7 +47,10 @@ public final class HostDaemon implements AutoCloseable {
     private final String hostId;
     private final AgentProcesses processes;
     private final List<String> agents;
-    private final Duration interval;
+    /** The builder's interval, or null to follow the server's advice. */
+    private final Duration pinned;
+    /** The server's latest advice per agent, in seconds. */
+    private final Map<String, Long> advised = new ConcurrentHashMap<>();
     private final Duration restartDedupWindow;
     private final boolean restartOnExit;
     private final Clock clock;
@@ -57,8 +64,8 @@ public final class HostDaemon implements AutoCloseable {
         this.hostId = Objects.requireNonNull(b.hostId);
         this.processes = Objects.requireNonNull(b.processes);
         this.agents = List.copyOf(new LinkedHashSet<>(b.agents));
-        this.interval = b.interval;
-        this.restartDedupWindow = b.restartDedupWindow == null ? b.interval.multipliedBy(2) : b.restartDedupWindow;
+        this.pinned = b.interval;
+        this.restartDedupWindow = b.restartDedupWindow;
         this.restartOnExit = b.restartOnExit;
         this.clock = b.clock;
         this.onTick = b.onTick;
@@ -74,6 +81,34 @@ public final class HostDaemon implements AutoCloseable {
         return agents;
     }
 
+    /**
+     * The time between rounds: the pinned interval, else the smallest the server advised for any of this
+     * daemon's agents (one batch beats them all, so the most demanding one sets the pace), else
+     * {@link HeartbeatManager#DEFAULT_INTERVAL} until the server has answered.
+     */
+    public Duration interval() {
+        if (pinned != null) {
+            return pinned;
+        }
+        return advised.values().stream().min(Long::compare).map(Duration::ofSeconds)
+                .orElse(HeartbeatManager.DEFAULT_INTERVAL);
+    }
+
+    private Duration restartDedupWindow() {
+        return restartDedupWindow != null ? restartDedupWindow : interval().multipliedBy(2);
+    }
+
+    private void joinAndAdvise(String agentId) {
+        AgentView joined = client.join(agentId);
+        advise(agentId, joined == null ? null : joined.heartbeatIntervalSeconds());
+    }
+
+    private void advise(String agentId, Long seconds) {
+        if (seconds != null && seconds >= 1) {
+            advised.put(agentId, seconds);
+        }
+    }
+
     /** Joins every agent, then runs a round now and every interval on a background thread. */
     public synchronized void start() {
         if (executor != null) {
@@ -81,7 +116,7 @@ public final class HostDaemon implements AutoCloseable {
         }
         for (String a : agents) {
             try {
-                client.join(a);
+                joinAndAdvise(a);
             } catch (LifelineException e) {
                 // the round's heartbeat answers rejoinRequired and joins again, or reports the problem
             }
@@ -91,16 +126,28 @@ public final class HostDaemon implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        executor.scheduleAtFixedRate(() -> {
-            try {
-                TickReport report = runOnce();
-                if (onTick != null) {
-                    onTick.accept(report);
-                }
-            } catch (RuntimeException e) {
-                System.getLogger(HostDaemon.class.getName()).log(System.Logger.Level.WARNING, "daemon round", e);
+        executor.execute(this::round);
+    }
+
+    /** One background round, then the next one interval later (the interval as advised by now). */
+    private void round() {
+        try {
+            TickReport report = runOnce();
+            if (onTick != null) {
+                onTick.accept(report);
             }
-        }, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RuntimeException e) {
+            System.getLogger(HostDaemon.class.getName()).log(System.Logger.Level.WARNING, "daemon round", e);
+        } finally {
+            ScheduledExecutorService ex = executor;
+            if (ex != null) {
+                try {
+                    ex.schedule(this::round, interval().toMillis(), TimeUnit.MILLISECONDS);
+                } catch (RejectedExecutionException stopped) {
+                    // stop() shut the executor down meanwhile
+                }
+            }
+        }
     }
 
     public void stop() {
@@ -172,6 +219,7 @@ public final class HostDaemon implements AutoCloseable {
                 BatchResult answer = client.heartbeats(chunk);
                 for (HeartbeatResult r : answer.results()) {
                     results.add(r);
+                    advise(r.agentId(), r.heartbeatIntervalSeconds());
                     if (r.needsRejoin() && join(r.agentId(), problems)) {
                         rejoined.add(r.agentId());
                     } else if (!r.success()) {
@@ -208,7 +256,7 @@ public final class HostDaemon implements AutoCloseable {
             }
             Instant started = startedAt.get(c.agentId());
             boolean fresh = started != null && processes.isRunning(c.agentId())
-                    && Duration.between(started, clock.instant()).compareTo(restartDedupWindow) < 0;
+                    && Duration.between(started, clock.instant()).compareTo(restartDedupWindow()) < 0;
             if (!fresh) {
                 String reason = "restart requested" + (c.reason() == null ? "" : ": " + c.reason());
                 if (!restart(c.agentId(), reason, problems)) {
@@ -250,7 +298,7 @@ public final class HostDaemon implements AutoCloseable {
 
     private boolean join(String agentId, List<String> problems) {
         try {
-            client.join(agentId);
+            joinAndAdvise(agentId);
             return true;
         } catch (LifelineApiException e) {
             if ("INVALID_TRANSITION".equals(e.code()) && ("ready".equals(e.agentStatus())
@@ -271,7 +319,7 @@ public final class HostDaemon implements AutoCloseable {
         private final String hostId;
         private final AgentProcesses processes;
         private final List<String> agents = new ArrayList<>();
-        private Duration interval = Duration.ofSeconds(30);
+        private Duration interval;
         private Duration restartDedupWindow;
         private boolean restartOnExit = true;
         private Clock clock = Clock.systemUTC();
@@ -288,7 +336,14 @@ public final class HostDaemon implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Pins the time between rounds. Without it the daemon follows the server's advice, which keeps every
+         * one of its agents alive; a pinned interval longer than half an agent's stale-after lets it die.
+         */
         public Builder interval(Duration d) {
+            if (d != null && (d.isNegative() || d.isZero())) {
+                throw new IllegalArgumentException("interval must be positive");
+            }
             this.interval = d;
             return this;
         }

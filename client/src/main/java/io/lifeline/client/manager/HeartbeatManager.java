@@ -13,24 +13,31 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
- * Seed 002's heartbeat manager for one agent: a heartbeat at {@link #start()} and then every {@code interval},
- * carrying the activity state (as ready/working) and the stats. When the server answers rejoinRequired
+ * Seed 002's heartbeat manager for one agent: a heartbeat at {@link #start()} and then every interval,
+ * carrying the activity state (as ready/working) and the stats. The interval is the server's: each answer
+ * carries {@code heartbeatIntervalSeconds} (at most half the agent's stale-after), and the next beat follows
+ * it ({@link #DEFAULT_INTERVAL} until the first answer), unless the builder pinned one. When the server answers rejoinRequired
  * (the agent was marked dead, or is offline), it joins again and sends the beat once more, so an agent that
  * resumes is healthy within one interval (seed 004). After each beat it writes the state file atomically,
  * when one is configured, and can send a checkpoint with the beat.
  */
 public final class HeartbeatManager implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(HeartbeatManager.class.getName());
+    /** The interval before the server has answered (and from a server that does not say): DESIGN's 30 s. */
+    public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(30);
 
     private final LifelineClient client;
     private final String agentId;
-    private final Duration interval;
+    /** The builder's interval, or null to follow the server's. */
+    private final Duration pinned;
+    private volatile Duration interval;
     private final Clock clock;
     private final StateStore stateStore;
     private final Supplier<Map<String, Object>> checkpoint;
@@ -52,14 +59,15 @@ public final class HeartbeatManager implements AutoCloseable {
     private HeartbeatManager(Builder b) {
         this.client = Objects.requireNonNull(b.client, "client");
         this.agentId = Objects.requireNonNull(b.agentId, "agentId");
-        this.interval = b.interval;
+        this.pinned = b.interval;
+        this.interval = b.interval == null ? DEFAULT_INTERVAL : b.interval;
         this.clock = b.clock;
         this.stateStore = b.statePath == null ? null : new StateStore(b.statePath);
         this.checkpoint = b.checkpoint;
         this.sendCheckpoint = b.sendCheckpoint;
         this.metadata = b.metadata;
         this.nextHeartbeatWithinSeconds = b.nextHeartbeatWithinSeconds;
-        if (interval.isNegative() || interval.isZero()) {
+        if (pinned != null && (pinned.isNegative() || pinned.isZero())) {
             throw new IllegalArgumentException("interval must be positive");
         }
     }
@@ -70,7 +78,8 @@ public final class HeartbeatManager implements AutoCloseable {
 
     /**
      * Sends the first heartbeat now (joining if the server asks), then one every interval on a background
-     * thread. Answers the first beat.
+     * thread (each beat is scheduled one interval after the previous one, at the interval its answer advised).
+     * Answers the first beat.
      */
     public HeartbeatEvent start() {
         synchronized (this) {
@@ -89,9 +98,25 @@ public final class HeartbeatManager implements AutoCloseable {
             });
         }
         HeartbeatEvent first = beatNow();
-        long ms = interval.toMillis();
-        executor.scheduleAtFixedRate(this::tick, ms, ms, TimeUnit.MILLISECONDS);
+        scheduleNext();
         return first;
+    }
+
+    /** The interval the next beat waits: the pinned one, or the server's latest advice. */
+    public Duration interval() {
+        return interval;
+    }
+
+    private void scheduleNext() {
+        ScheduledExecutorService ex = executor;
+        if (ex == null) {
+            return;
+        }
+        try {
+            ex.schedule(this::tick, interval.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException stopped) {
+            // stop() shut the executor down between the beat and this; nothing more to send
+        }
     }
 
     /** Stops the heartbeats (no leave: the server notices the silence). Idempotent. */
@@ -181,9 +206,20 @@ public final class HeartbeatManager implements AutoCloseable {
         try {
             beatNow();
         } catch (RuntimeException e) {
-            // A scheduled task that throws is never run again; keep beating.
+            // Keep beating whatever happened to this one.
             LOG.log(System.Logger.Level.WARNING, "heartbeat of " + agentId + " failed", e);
+        } finally {
+            scheduleNext();
         }
+    }
+
+    /** Follows the server's advice, unless the builder pinned an interval. */
+    private void follow(HeartbeatResult result) {
+        if (pinned != null || result == null || result.heartbeatIntervalSeconds() == null
+                || result.heartbeatIntervalSeconds() < 1) {
+            return;
+        }
+        interval = Duration.ofSeconds(result.heartbeatIntervalSeconds());
     }
 
     /** Sends one heartbeat now, joining first if the server asks; answers what happened. */
@@ -212,6 +248,7 @@ public final class HeartbeatManager implements AutoCloseable {
             } catch (LifelineException e) {
                 failure = e;
             }
+            follow(result);
             HeartbeatEvent event = new HeartbeatEvent(agentId, now, current, stats, result, failure, rejoined);
             lastEvent = event;
             persist(now);
@@ -245,7 +282,7 @@ public final class HeartbeatManager implements AutoCloseable {
     public static final class Builder {
         private final LifelineClient client;
         private final String agentId;
-        private Duration interval = Duration.ofSeconds(30);
+        private Duration interval;
         private Clock clock = Clock.systemUTC();
         private Path statePath;
         private Supplier<Map<String, Object>> checkpoint;
@@ -258,7 +295,11 @@ public final class HeartbeatManager implements AutoCloseable {
             this.agentId = agentId;
         }
 
-        /** Time between heartbeats (default 30 s, the server's recommendation). */
+        /**
+         * Pins the time between heartbeats. Without it the manager follows the server's
+         * {@code heartbeatIntervalSeconds}, which keeps the agent alive whatever its stale-after; a pinned
+         * interval longer than half the agent's stale-after lets it die between beats.
+         */
         public Builder interval(Duration d) {
             this.interval = d;
             return this;

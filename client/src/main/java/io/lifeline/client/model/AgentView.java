@@ -6,7 +6,7 @@ import java.util.List;
 
 /**
  * An agent as the server shows it. Fields that a route does not send are null: {@code heartbeatIntervalSeconds}
- * only on join, {@code metadata}, {@code lastError}, {@code checkpointAt} only on a single-agent read,
+ * (the interval that keeps the agent alive) only on join, {@code metadata}, {@code lastError}, {@code checkpointAt} only on a single-agent read,
  * {@code tasksHandedBack} only on leave.
  */
 public record AgentView(String agentId, String teamName, String name, String role, String hostId, String status,

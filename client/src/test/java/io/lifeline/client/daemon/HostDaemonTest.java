@@ -92,6 +92,44 @@ class HostDaemonTest {
     }
 
     @Test
+    void interval_withoutOne_isTheSmallestTheServerAdvisedForItsAgents() {
+        client.register(RegisterAgent.of("d-int-slow", "Slow", "worker").withHost("host-int")
+                .withStaleAfterSeconds(600));
+        client.register(RegisterAgent.of("d-int-fast", "Fast", "worker").withHost("host-int")
+                .withStaleAfterSeconds(6));
+        HostDaemon d = HostDaemon.builder(client, "host-int", new FakeProcesses())
+                .agents(List.of("d-int-slow", "d-int-fast")).build();
+        assertEquals(Duration.ofSeconds(30), d.interval(), "30 s until the server has answered");
+        TickReport r = d.runOnce();
+        assertEquals(List.of("d-int-slow", "d-int-fast"), r.rejoined());
+        assertEquals(Duration.ofSeconds(3), d.interval(), "half of the fast agent's 6 s sets the pace");
+        assertEquals(Duration.ofSeconds(20), HostDaemon.builder(client, "host-int", new FakeProcesses())
+                .agents(List.of("d-int-fast")).interval(Duration.ofSeconds(20)).build().interval(), "pinned");
+    }
+
+    @Test
+    void start_withoutInterval_keepsShortLivedAgentsAlive() throws Exception {
+        // LocalHarness: stale after 2 s, sweeps every 500 ms; the server advises 1 s, the old fixed 30 s killed.
+        List<String> ids = List.of("d-follow-1", "d-follow-2");
+        for (String a : ids) {
+            client.register(RegisterAgent.of(a, a, "worker").withHost("host-follow"));
+        }
+        List<TickReport> rounds = new CopyOnWriteArrayList<>();
+        try (HostDaemon d = HostDaemon.builder(client, "host-follow", new FakeProcesses()).agents(ids)
+                .onTick(rounds::add).build()) {
+            d.start();
+            assertEquals(Duration.ofSeconds(1), d.interval());
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(20), () -> rounds.size() >= 8),
+                    "rounds: " + rounds.size());
+            for (String a : ids) {
+                assertEquals("ready", client.agent(a).status(), a);
+                assertTrue(client.transitions(a, 10).transitions().stream().noneMatch(t -> "dead".equals(t.to())),
+                        a + " never marked dead");
+            }
+        }
+    }
+
+    @Test
     void runOnce_whenProcessExited_reportsCrashOnceAtOnce() {
         client.register(RegisterAgent.of("d-crash", "Crash", "worker").withHost("host-b"));
         client.join("d-crash");

@@ -58,6 +58,42 @@ class HeartbeatManagerTest {
     }
 
     @Test
+    void start_withoutInterval_followsTheServersAdvice_andKeepsAShortLivedAgentAlive() throws Exception {
+        // LocalHarness: stale after 2 s, a sweep every 500 ms, 2 grace misses. The server advises 1 s; the old
+        // fixed 30 s would let the agent die within about 3 s.
+        client.register(RegisterAgent.of("m-follow", "Follow", "worker"));
+        List<HeartbeatEvent> events = new CopyOnWriteArrayList<>();
+        try (HeartbeatManager m = HeartbeatManager.builder(client, "m-follow").build()) {
+            assertEquals(HeartbeatManager.DEFAULT_INTERVAL, m.interval(), "30 s until the server has answered");
+            m.onHeartbeat(events::add);
+            HeartbeatEvent first = m.start();
+            assertTrue(first.ok(), String.valueOf(first.failure()));
+            assertEquals(1L, first.result().heartbeatIntervalSeconds());
+            assertEquals(Duration.ofSeconds(1), m.interval(), "the manager took the server's advice");
+            // Five stale-after periods: the agent must beat about 10 times and never die.
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(20), () -> events.size() >= 8),
+                    "beats: " + events.size());
+            assertTrue(events.stream().allMatch(HeartbeatEvent::ok), events.toString());
+            assertEquals("ready", client.agent("m-follow").status());
+            assertTrue(client.transitions("m-follow", 10).transitions().stream()
+                    .noneMatch(t -> "dead".equals(t.to())), "never marked dead");
+            assertEquals(1, events.stream().filter(HeartbeatEvent::rejoined).count(), "joined once, at start");
+        }
+    }
+
+    @Test
+    void beatNow_forAgentWithOwnStaleAfter10_adoptsFiveSeconds_unlessPinned() {
+        client.register(RegisterAgent.of("m-ten", "Ten", "worker").withStaleAfterSeconds(10));
+        client.join("m-ten");
+        HeartbeatManager following = HeartbeatManager.builder(client, "m-ten").build();
+        following.beatNow();
+        assertEquals(Duration.ofSeconds(5), following.interval());
+        HeartbeatManager pinned = HeartbeatManager.builder(client, "m-ten").interval(Duration.ofSeconds(7)).build();
+        assertEquals(5L, pinned.beatNow().result().heartbeatIntervalSeconds());
+        assertEquals(Duration.ofSeconds(7), pinned.interval(), "a pinned interval is the caller's choice");
+    }
+
+    @Test
     void beatNow_withStateAndActivity_sendsStatusAndStats() {
         client.register(RegisterAgent.of("m-stats", "Stats", "worker"));
         client.join("m-stats");

@@ -21,18 +21,42 @@ import software.amazon.awssdk.services.sfn.SfnClient;
 public final class FunctionHost {
     private final Map<String, SamTemplate.Function> functions = new LinkedHashMap<>();
     private final Map<String, RequestHandler<?, ?>> handlers = new HashMap<>();
+    private final Map<String, Wiring> wirings = new HashMap<>();
     private final Pause pause = new Pause();
+    private final PolicyGuard guard;
 
     /** {@code resourceNames}: the local name of each template resource a function's environment refers to. */
     public FunctionHost(SamTemplate template, Map<String, String> parameters, Map<String, String> resourceNames,
                         DynamoDbClient dynamo, Supplier<EventBridgeClient> eventBridge,
                         Supplier<SfnClient> stepFunctions, Clock clock) {
         Clock pausable = new PausableClock(clock, pause);
+        this.guard = new PolicyGuard(resourceNames);
         for (SamTemplate.Function f : template.functions(parameters, resourceNames)) {
             functions.put(f.logicalId(), f);
-            handlers.put(f.logicalId(), instantiate(f,
-                    new Wiring(Config.fromEnvironment(f.environment()), pausable, dynamo, eventBridge, stepFunctions)));
+            // Each function's clients answer only what its policy in the template allows, as IAM would.
+            Wiring wiring = new Wiring(Config.fromEnvironment(f.environment()), pausable,
+                    guard.dynamo(f.policy(), dynamo), guard.eventBridge(f.policy(), eventBridge),
+                    guard.stepFunctions(f.policy(), stepFunctions));
+            wirings.put(f.logicalId(), wiring);
+            handlers.put(f.logicalId(), instantiate(f, wiring));
         }
+    }
+
+    /** The IAM check of every function's calls: what each asked for, and what its policy refused. */
+    public PolicyGuard policies() {
+        return guard;
+    }
+
+    /**
+     * SnapStart's priming of a function ({@link io.lifeline.config.Priming}, which Lambda runs before it takes
+     * the snapshot), through the function's own clients, so its policy applies.
+     */
+    public boolean prime(String logicalId) {
+        Wiring wiring = wirings.get(logicalId);
+        if (wiring == null) {
+            throw new IllegalArgumentException("No function " + logicalId + " in the template");
+        }
+        return new io.lifeline.config.Priming(wiring).prime();
     }
 
     /** The local ARN Local gives a function, as a state machine's Task resource names it. */

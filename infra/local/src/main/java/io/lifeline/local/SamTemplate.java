@@ -42,7 +42,7 @@ public final class SamTemplate {
 
     /** A function of the template. {@code handler} is the class name without {@code ::handleRequest}. */
     public record Function(String logicalId, String handlerClass, Map<String, String> environment,
-                           List<Route> routes, boolean readsTableStream) {
+                           List<Route> routes, boolean readsTableStream, FunctionPolicy policy) {
     }
 
     /**
@@ -219,7 +219,7 @@ public final class SamTemplate {
             }
             String handler = p.path("Handler").asText();
             out.add(new Function(id, handler.contains("::") ? handler.substring(0, handler.indexOf("::")) : handler,
-                    env, routes, stream));
+                    env, routes, stream, FunctionPolicy.of(id, p.path("Policies"))));
         }
         return out;
     }

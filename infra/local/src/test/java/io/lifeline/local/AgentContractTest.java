@@ -1,5 +1,6 @@
 package io.lifeline.local;
 
+import static io.lifeline.local.TestStack.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -61,6 +62,26 @@ class AgentContractTest {
         assertNull(r.text("heartbeatTs"), "no heartbeat before the first join");
         assertNull(r.text("deadline"), "no deadline before the first join");
         assertEquals("offline", stack.agentItem("reg-1").get("status").s());
+    }
+
+    @Test
+    void register_withScheduleAndNoTimeZone_answersUtc_andTheScheduleRunsInUtc() {
+        TestStack.Reply r = ok(stack.team("register",
+                "{\"agentId\":\"reg-utc\",\"name\":\"U\",\"role\":\"worker\",\"schedule\":\"daily:13:00\"}"));
+        assertEquals("UTC", r.text("timeZone"), "README: the default is UTC");
+        assertEquals("UTC", stack.agentView("reg-utc").get("timeZone").asText());
+        TestStack.Reply joined = ok(stack.agent("join", "reg-utc", null));
+        Instant now = stack.clock.instant();
+        Instant today13 = now.truncatedTo(java.time.temporal.ChronoUnit.DAYS).plusSeconds(13 * 3600);
+        Instant slot = today13.isAfter(now.plusSeconds(60)) ? today13 : today13.plusSeconds(86_400);
+        assertEquals(slot.plusSeconds(60).toString(), joined.text("deadline"));
+    }
+
+    @Test
+    void register_withScheduleAndTimeZone_keepsTheZoneAsGiven() {
+        TestStack.Reply r = ok(stack.team("register", "{\"agentId\":\"reg-berlin\",\"name\":\"B\",\"role\":\"worker\","
+                + "\"schedule\":\"hourly\",\"timeZone\":\"Europe/Berlin\"}"));
+        assertEquals("Europe/Berlin", r.text("timeZone"));
     }
 
     @Test
@@ -417,6 +438,57 @@ class AgentContractTest {
         assertEquals("INVALID_TRANSITION", r.code());
         assertEquals(status, r.text("agentStatus"));
         assertFalse(r.body().get("rejoinRequired").asBoolean());
+    }
+
+    @Test
+    void join_withOwnStaleAfter10_recommendsAnIntervalOfAtMost5() {
+        stack.team("register", Json.write(registration("join-stale-10", "N", "r").put("staleAfterSeconds", 10)));
+        TestStack.Reply r = ok(stack.agent("join", "join-stale-10", null));
+        assertEquals(5, r.body().get("heartbeatIntervalSeconds").asInt(), r.body().toString());
+    }
+
+    @Test
+    void join_withOwnStaleAfterLongerThanTwiceTheInterval_recommendsTheDeploymentInterval() {
+        stack.team("register", Json.write(registration("join-stale-600", "N", "r").put("staleAfterSeconds", 600)));
+        assertEquals(30, ok(stack.agent("join", "join-stale-600", null)).body().get("heartbeatIntervalSeconds")
+                .asInt());
+    }
+
+    @Test
+    void join_onADeploymentWithStaleAfter4_recommendsAnIntervalOfAtMost2() throws Exception {
+        // README's demo line, --param StaleAfterSeconds=4, with the template's HeartbeatIntervalSeconds (30).
+        try (TestStack s = TestStack.builder().parameter("StaleAfterSeconds", "4").build()) {
+            ok(s.register("join-demo"));
+            TestStack.Reply r = ok(s.agent("join", "join-demo", null));
+            assertEquals(4, r.body().get("staleAfterSeconds").asInt());
+            assertEquals(2, r.body().get("heartbeatIntervalSeconds").asInt(), r.body().toString());
+            // An agent that follows the advice stays alive through every sweep: a beat every 2 s, a sweep each second.
+            for (int second = 1; second <= 20; second++) {
+                s.clock.advance(Duration.ofSeconds(1));
+                if (second % 2 == 0) {
+                    assertEquals(2, ok(s.heartbeat("join-demo", "{}")).body().get("heartbeatIntervalSeconds").asInt());
+                }
+                assertEquals(List.of(), s.sweep(), "second " + second);
+            }
+            assertEquals("ready", s.status("join-demo"));
+            assertEquals("0", s.agentItem("join-demo").get("misses").n());
+        }
+    }
+
+    @Test
+    void join_withEmptyObjectBody_becomesReady() {
+        stack.register("join-empty-body");
+        assertEquals("ready", ok(stack.agent("join", "join-empty-body", "{}")).text("status"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"{\"reason\":\"back\"}", "{\"staleAfterSeconds\":5}", "[]", "\"hello\""})
+    void join_withABodyThatIsNotEmpty_answers400AndWritesNothing(String body) {
+        stack.register("join-body");
+        TestStack.Reply r = stack.writesNothing(() -> stack.agent("join", "join-body", body));
+        assertEquals(400, r.status(), r.body().toString());
+        assertEquals(body.startsWith("{") ? "UNKNOWN_FIELD" : "INVALID_BODY", r.code());
+        assertEquals("offline", stack.status("join-body"));
     }
 
     @Test

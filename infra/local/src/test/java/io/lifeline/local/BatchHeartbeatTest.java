@@ -73,13 +73,14 @@ class BatchHeartbeatTest {
         assertEquals(5, results.size());
 
         JsonNode first = results.get(0);
-        assertEquals(List.of("agentId", "success", "heartbeatTs", "nextDeadline", "agentStatus"),
-                iterable(first.fieldNames()));
+        assertEquals(List.of("agentId", "success", "heartbeatTs", "nextDeadline", "agentStatus",
+                "heartbeatIntervalSeconds"), iterable(first.fieldNames()));
         assertEquals(ok, first.get("agentId").asText());
         assertTrue(first.get("success").asBoolean());
         assertEquals(now.toString(), first.get("heartbeatTs").asText());
         assertEquals(now.plusSeconds(60).toString(), first.get("nextDeadline").asText());
         assertEquals("ready", first.get("agentStatus").asText());
+        assertEquals(30, first.get("heartbeatIntervalSeconds").asInt(), "half of 60 s, the deployment's 30 s");
 
         JsonNode second = results.get(1);
         assertEquals(List.of("agentId", "success", "error", "code"), iterable(second.fieldNames()));
@@ -101,6 +102,7 @@ class BatchHeartbeatTest {
         assertTrue(fourth.get("success").asBoolean());
         assertEquals("working", fourth.get("agentStatus").asText());
         assertEquals(now.plusSeconds(120).toString(), fourth.get("nextDeadline").asText());
+        assertEquals(30, fourth.get("heartbeatIntervalSeconds").asInt());
 
         JsonNode fifth = results.get(4);
         assertEquals(offline, fifth.get("agentId").asText());

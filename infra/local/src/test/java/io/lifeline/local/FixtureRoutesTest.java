@@ -59,7 +59,7 @@ class FixtureRoutesTest {
             Map.entry("join", Expectation.ok("offline", 200, concat(AGENT, "heartbeatTs", "deadline",
                     "heartbeatIntervalSeconds"))),
             Map.entry("heartbeat", Expectation.ok("ready", 200, "success", "heartbeatTs", "nextDeadline",
-                    "agentStatus")),
+                    "agentStatus", "heartbeatIntervalSeconds")),
             Map.entry("batch-heartbeats", Expectation.error(400, "INVALID_FIELD")),
             Map.entry("leave", Expectation.ok("ready", 200, concat(AGENT, "tasksHandedBack"))),
             Map.entry("cleanup", Expectation.ok("dead", 200, AGENT.toArray(String[]::new))),

@@ -2,6 +2,7 @@ package io.lifeline.local;
 
 import static io.lifeline.local.TestStack.agentPartition;
 import static io.lifeline.local.TestStack.newId;
+import static io.lifeline.local.TestStack.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -61,12 +62,14 @@ class HeartbeatContractTest {
         stack.clock.advance(Duration.ofSeconds(5));
         TestStack.Reply r = stack.heartbeat("hb-1", "{}");
         assertEquals(200, r.status());
-        assertEquals(List.of("success", "heartbeatTs", "nextDeadline", "agentStatus"),
+        // Seed 000's four fields, then the interval to beat at (which the SDK follows).
+        assertEquals(List.of("success", "heartbeatTs", "nextDeadline", "agentStatus", "heartbeatIntervalSeconds"),
                 iterable(r.body().fieldNames()));
         assertTrue(r.body().get("success").asBoolean());
         assertEquals(stack.clock.instant().toString(), r.text("heartbeatTs"));
         assertEquals(stack.clock.instant().plusSeconds(60).toString(), r.text("nextDeadline"));
         assertEquals("ready", r.text("agentStatus"));
+        assertEquals(30, r.body().get("heartbeatIntervalSeconds").asInt());
         assertEquals("application/json", r.headers().get("content-type"));
     }
 
@@ -284,6 +287,68 @@ class HeartbeatContractTest {
         String id = newId("json");
         agentIn(id, "ready");
         refused(400, "INVALID_JSON", id, body);
+    }
+
+    // ---- the interval to beat at, and nextDeadline after an at: slot -----------------------------------------
+
+    @Test
+    void heartbeat_ofAgentWithOwnStaleAfter10_answersInterval5() {
+        String id = newId("int");
+        ok(stack.team("register", "{\"agentId\":\"" + id + "\",\"name\":\"I\",\"role\":\"worker\","
+                + "\"staleAfterSeconds\":10}"));
+        ok(stack.agent("join", id, null));
+        assertEquals(5, ok(stack.heartbeat(id, "{}")).body().get("heartbeatIntervalSeconds").asInt());
+    }
+
+    @Test
+    void heartbeat_withNextHeartbeatWithin6_answersInterval3_forThatDeadline() {
+        String id = newId("int");
+        agentIn(id, "ready");
+        TestStack.Reply r = ok(stack.heartbeat(id, "{\"nextHeartbeatWithinSeconds\":6}"));
+        assertEquals(3, r.body().get("heartbeatIntervalSeconds").asInt());
+        assertEquals(30, ok(stack.heartbeat(id, "{}")).body().get("heartbeatIntervalSeconds").asInt());
+    }
+
+    /** A heartbeat at, after or well after the one slot of an at: schedule: no deadline is stored, "never" answered. */
+    @ParameterizedTest(name = "{0} s after the slot")
+    @ValueSource(ints = {0, 1, 59, 3600})
+    void heartbeat_ofAtAgentAtOrAfterItsSlot_answersNeverAsNextDeadline_singleAndBatch(int afterSlot) {
+        String id = newId("once");
+        Instant slot = stack.clock.instant().plusSeconds(120);
+        ok(stack.team("register", "{\"agentId\":\"" + id + "\",\"name\":\"Once\",\"role\":\"worker\","
+                + "\"schedule\":\"at:" + slot + "\"}"));
+        assertEquals(slot.plusSeconds(60).toString(), ok(stack.agent("join", id, null)).text("deadline"));
+        stack.clock.set(slot.plusSeconds(afterSlot));
+        TestStack.Reply single = ok(stack.heartbeat(id, "{}"));
+        assertEquals("9999-12-31T23:59:59Z", single.text("nextDeadline"), single.body()::toString);
+        assertEquals(stack.clock.instant().toString(), single.text("heartbeatTs"));
+        assertNull(stack.agentItem(id).get("deadline"), "the sweep applies no deadline");
+        JsonNode entry = ok(stack.team("batch-heartbeats", "{\"heartbeats\":[{\"agentId\":\"" + id + "\"}]}"))
+                .body().get("results").get(0);
+        assertTrue(entry.get("success").asBoolean(), entry::toString);
+        assertEquals("9999-12-31T23:59:59Z", entry.get("nextDeadline").asText());
+        assertEquals(30, entry.get("heartbeatIntervalSeconds").asInt());
+    }
+
+    @Test
+    void heartbeat_withDuplicateKey_answers400InPlainWordsAndWritesNothing() {
+        String id = newId("dup");
+        agentIn(id, "ready");
+        TestStack.Reply r = refused(400, "INVALID_JSON", id, "{\"status\":\"ready\",\"status\":\"working\"}");
+        assertEquals("The body is not valid JSON: duplicate field \"status\" (each field may appear only once)",
+                r.text("error"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"{} {}", "{\"status\":", "{\"a\":NaN}", "{\"stats\":{\"uptime\":1e99999}}"})
+    void heartbeat_withMalformedJson_namesNoParserSetting(String body) {
+        String id = newId("jargon");
+        agentIn(id, "ready");
+        TestStack.Reply r = stack.heartbeat(id, body);
+        assertEquals(400, r.status(), r.body()::toString);
+        for (String jargon : List.of("`", "Feature", "Constraints", "Source", "JsonNode", "ObjectNode")) {
+            assertFalse(r.text("error").contains(jargon), r.text("error"));
+        }
     }
 
     // ---- agents that are not alive, and unknown agents ---------------------------------------------------

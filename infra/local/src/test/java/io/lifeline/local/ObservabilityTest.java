@@ -25,6 +25,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
+import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -49,7 +51,8 @@ class ObservabilityTest {
 
     @BeforeAll
     static void scenario() throws Exception {
-        stack = TestStack.start();
+        StoreFaults faults = new StoreFaults();
+        stack = TestStack.builder().interceptor(faults).build();
         Log.sink(lines::add);
         for (String id : List.of("a1", "a2", "a3")) {
             ok(stack.ready(id));
@@ -71,6 +74,12 @@ class ObservabilityTest {
             beat(id);
         }
         refused(stack.heartbeat("ghost", "{}"), 404, "AGENT_NOT_FOUND");
+        // The store refuses a write in a way the handler does not expect (as IAM refuses a call a policy lacks):
+        // 500 INTERNAL_ERROR, the code the heartbeat canary's rollback alarm watches.
+        faults.fail(1, StoreFaults.touching(TEAM, "a3"), () -> (RuntimeException) DynamoDbException.builder()
+                .statusCode(400).message("not authorized to perform: dynamodb:UpdateItem")
+                .awsErrorDetails(AwsErrorDetails.builder().errorCode("AccessDeniedException").build()).build());
+        refused(stack.heartbeat("a3", "{}"), 500, "INTERNAL_ERROR");
         refused(stack.send("heartbeat", "not-a-key", Map.of("team", TEAM, "agentId", "a3"), null, "{}"), 401,
                 "UNAUTHENTICATED");
         // A batch: a3 accepted, ghost refused on its own while the request succeeds.
@@ -253,12 +262,12 @@ class ObservabilityTest {
                 byCode.merge(d.get(Metrics.CODE).asText(), d.get(Metrics.HEARTBEATS_REJECTED).asInt(), Integer::sum);
             }
         }
-        assertEquals(Map.of("AGENT_NOT_FOUND", 2, "UNAUTHENTICATED", 1), byCode);
+        assertEquals(Map.of("AGENT_NOT_FOUND", 2, "INTERNAL_ERROR", 1, "UNAUTHENTICATED", 1), byCode);
         assertEquals(rejected, byCode);
         // A single heartbeat adds no line: its request line is the metrics document.
         List<JsonNode> heartbeatLines = parsed().stream().filter(l -> l.path("route").asText().endsWith("/heartbeat"))
                 .toList();
-        assertEquals(8, heartbeatLines.size(), "6 accepted and 2 refused single heartbeats, one line each");
+        assertEquals(9, heartbeatLines.size(), "6 accepted and 3 refused single heartbeats, one line each");
         heartbeatLines.forEach(l -> assertTrue(l.has("_aws") && l.path("msg").asText().equals("request"),
                 l.toString()));
         // Other functions' request lines carry no metrics.

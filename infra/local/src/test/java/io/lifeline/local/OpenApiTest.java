@@ -1,5 +1,6 @@
 package io.lifeline.local;
 
+import static io.lifeline.local.TestStack.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -38,8 +39,10 @@ import org.junit.jupiter.api.Test;
 /**
  * openapi.yaml is the contract: its routes are exactly the gateway's (template.yaml's), its examples validate
  * against its own schemas (networknt json-schema-validator, draft 2020-12 as OpenAPI 3.1 uses), the real
- * answers of the handlers validate against the schema of their route and status, every error code of the
- * README's table is in it, and Lifeline Local serves it at GET /openapi.yaml without a key.
+ * answers of the handlers validate against the schema of their route and status (every operation answers at
+ * least once, its success and a refusal, and one a 500), every error code of the README's table is in it, and
+ * Lifeline Local serves it at GET /openapi.yaml without a key. The document itself is checked by
+ * openapi-spec-validator and Redocly's linter in .ci/run.
  */
 class OpenApiTest {
     static final Path SPEC = Path.of(System.getProperty("lifeline.template", "../../template.yaml"))
@@ -47,16 +50,19 @@ class OpenApiTest {
     static final Set<String> METHODS = Set.of("get", "put", "post", "delete", "patch", "head", "options");
 
     static TestStack stack;
+    static final StoreFaults FAULTS = new StoreFaults();
     static JsonNode spec;
     static final JsonSchemaFactory FACTORY = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012);
     static final SchemaValidatorsConfig CONFIG = SchemaValidatorsConfig.builder().formatAssertionsEnabled(true)
             .build();
     static final Map<String, JsonSchema> SCHEMAS = new HashMap<>();
+    /** The statuses each operation (route key) answered in {@link #realAnswers_validateAgainstTheSchemaOfTheirRouteAndStatus}. */
+    static final Map<String, Set<Integer>> RECORDED = new java.util.TreeMap<>();
 
     @BeforeAll
     static void start() throws Exception {
         spec = new ObjectMapper(new YAMLFactory()).readTree(SPEC.toFile());
-        stack = TestStack.start();
+        stack = TestStack.builder().interceptor(FAULTS).build();
     }
 
     @AfterAll
@@ -117,7 +123,8 @@ class OpenApiTest {
                 assertEquals(1, scopes.size(), "one scope on " + where);
                 assertTrue(Set.of("read", "agent", "admin", "operator").contains(scopes.get(0).asText()), where);
                 JsonNode responses = op.getValue().get("responses");
-                assertTrue(responses.has("401") && responses.has("403") && responses.has("503"), where);
+                assertTrue(responses.has("401") && responses.has("403") && responses.has("500")
+                        && responses.has("503"), where);
                 assertTrue(responses.has("200") || responses.has("201") || responses.has("202"), where);
             });
         });
@@ -145,6 +152,7 @@ class OpenApiTest {
                 case "404" -> "NotFound";
                 case "409" -> "Conflict";
                 case "413" -> "TooLarge";
+                case "500" -> "InternalError";
                 case "503" -> "Unavailable";
                 default -> throw new AssertionError("status " + status);
             };
@@ -155,7 +163,7 @@ class OpenApiTest {
                 assertTrue(described.contains(c.group(1)), c.group(1) + " described under " + status);
             }
         }
-        assertEquals(7, rows, "the README's error table");
+        assertEquals(8, rows, "the README's error table");
     }
 
     // ---- examples ----------------------------------------------------------------------------------------
@@ -204,6 +212,23 @@ class OpenApiTest {
         assertTrue(!schema(ref("BatchRequest")).validate(node("{\"heartbeats\":[{\"status\":\"ready\"}]}")).isEmpty());
         assertTrue(!schema(ref("PauseRequest")).validate(node("{\"seconds\":5,\"until\":\"2026-03-01T12:00:00Z\"}"))
                 .isEmpty());
+        // A heartbeat answer without nextDeadline (what an at: agent past its slot was answered) is refused.
+        assertTrue(!schema(ref("HeartbeatAnswer")).validate(node("{\"success\":true,\"heartbeatTs\":"
+                + "\"2026-03-01T12:00:00Z\",\"agentStatus\":\"ready\",\"heartbeatIntervalSeconds\":30}")).isEmpty());
+        assertTrue(!schema(ref("BatchResult")).validate(node("{\"agentId\":\"a\",\"success\":true,"
+                + "\"heartbeatTs\":\"2026-03-01T12:00:00Z\",\"agentStatus\":\"ready\",\"heartbeatIntervalSeconds\":30}"))
+                .isEmpty());
+        assertTrue(!schema(ref("JoinRequest")).validate(node("{\"reason\":\"back\"}")).isEmpty());
+    }
+
+    @Test
+    void revokeKey_documentsTheAuthorizerCacheOfTheTemplate() throws Exception {
+        int seconds = TestStack.template().authorizerCacheSeconds();
+        assertTrue(seconds > 0, "the template caches the authorizer's answers");
+        String described = spec.at("/paths/~1v1~1teams~1{team}~1keys~1{keyId}/delete/description").asText();
+        assertTrue(described.contains("up to " + seconds + " seconds"), described);
+        String readme = Files.readString(SPEC.resolveSibling("README.md"));
+        assertTrue(readme.contains("up to " + seconds + " s"), "README says how long a revoked key keeps working");
     }
 
     // ---- the handlers' real answers ----------------------------------------------------------------------
@@ -211,13 +236,34 @@ class OpenApiTest {
     @Test
     void realAnswers_validateAgainstTheSchemaOfTheirRouteAndStatus() {
         String agent = "oa-1";
-        conforms("register", stack.team("register", "{\"agentId\":\"" + agent + "\",\"name\":\"Open API\","
-                + "\"role\":\"worker\",\"hostId\":\"host-oa\",\"schedule\":\"every:30s\"}"), 201);
+        TestStack.Reply registered = stack.team("register", "{\"agentId\":\"" + agent + "\",\"name\":\"Open API\","
+                + "\"role\":\"worker\",\"hostId\":\"host-oa\",\"schedule\":\"every:30s\"}");
+        conforms("register", registered, 201);
+        assertEquals("UTC", registered.text("timeZone"), "README: the default zone is UTC");
         conforms("register", stack.register(agent), 409);
+        conforms("join", stack.agent("join", agent, "{\"reason\":\"back\"}"), 400);
         conforms("join", stack.agent("join", agent, null), 200);
         conforms("heartbeat", stack.heartbeat(agent, "{\"status\":\"working\",\"metadata\":{\"m\":1},"
                 + "\"stats\":{\"messagesProcessed\":3,\"uptime\":9},\"checkpoint\":{\"step\":2}}"), 200);
         conforms("heartbeat", stack.heartbeat(agent, "{\"colour\":\"red\"}"), 400);
+        TestStack.Reply duplicate = stack.heartbeat(agent, "{\"status\":\"ready\",\"status\":\"working\"}");
+        conforms("heartbeat", duplicate, 400);
+        assertEquals("The body is not valid JSON: duplicate field \"status\" (each field may appear only once)",
+                duplicate.text("error"));
+        // An at: agent whose one slot this heartbeat serves: no further beat expected, and still a datetime.
+        String once = "oa-once";
+        ok(stack.team("register", "{\"agentId\":\"" + once + "\",\"name\":\"Once\",\"role\":\"worker\","
+                + "\"schedule\":\"at:" + stack.clock.instant().plusSeconds(30) + "\"}"));
+        conforms("join", stack.agent("join", once, "{}"), 200);
+        TestStack.Reply served = stack.heartbeat(once, "{}");
+        conforms("heartbeat", served, 200);
+        assertEquals("9999-12-31T23:59:59Z", served.text("nextDeadline"));
+        conforms("batch-heartbeats", stack.team("batch-heartbeats", "{\"heartbeats\":[{\"agentId\":\"" + once
+                + "\"}]}"), 200);
+        FAULTS.fail(1, StoreFaults.touching(TestStack.TEAM, agent), StoreFaults::validation);
+        TestStack.Reply bug = stack.heartbeat(agent, "{}");
+        conforms("heartbeat", bug, 500);
+        assertTrue(bug.text("error").contains("request id"), bug.body().toString());
         conforms("heartbeat", stack.heartbeat("oa-nobody", "{}"), 404);
         conforms("get-agent", stack.agent("get-agent", agent, null), 200);
         conforms("list-agents", stack.team("list-agents", null), 200);
@@ -255,6 +301,12 @@ class OpenApiTest {
                 Map.of("agentId", agent, "since", TestStack.START.toString(), "type", "AgentStatusChanged"), null), 200);
         conforms("events", stack.send("events", stack.adminKey, Map.of("team", TestStack.TEAM),
                 Map.of("since", "yesterday"), null), 400);
+        for (JsonNode type : resolveSchema("EventType").get("enum")) {
+            conforms("events", stack.send("events", stack.adminKey, Map.of("team", TestStack.TEAM),
+                    Map.of("type", type.asText()), null), 200);
+        }
+        conforms("events", stack.send("events", stack.adminKey, Map.of("team", TestStack.TEAM),
+                Map.of("type", "Nope"), null), 400);
         stack.stepFunctions.runDue();
         conforms("revivals", stack.agent("revivals", agent, null), 200);
         TestStack.Reply commands = stack.send("host-commands", stack.adminKey,
@@ -279,6 +331,9 @@ class OpenApiTest {
         conforms("list-keys", stack.team("list-keys", null), 200);
         conforms("revoke-key", stack.send("revoke-key", stack.adminKey, Map.of("team", TestStack.TEAM,
                 "keyId", "nokey"), null, null), 404);
+        String spare = stack.team("create-key", "{\"scope\":\"read\",\"label\":\"spare\"}").text("keyId");
+        conforms("revoke-key", stack.send("revoke-key", stack.adminKey, Map.of("team", TestStack.TEAM,
+                "keyId", spare), null, null), 200);
         conforms("list-tasks", stack.send("list-tasks", stack.key(TestStack.TEAM, Scope.READ),
                 Map.of("team", TestStack.TEAM), Map.of("status", "nope"), null), 400);
         conforms("create-task", stack.send("create-task", stack.key(TestStack.TEAM, Scope.READ),
@@ -287,12 +342,49 @@ class OpenApiTest {
                 "agentId", agent), null, null), 401);
         conforms("get-agent", stack.send("get-agent", null, Map.of("team", TestStack.TEAM, "agentId", agent),
                 null, null), 401);
+
+        // A refusal of each operation not refused above, each validated as the answer of its route and status.
+        String read = stack.key(TestStack.TEAM, Scope.READ);
+        Map<String, String> team = Map.of("team", TestStack.TEAM);
+        Map<String, String> nobody = Map.of("team", TestStack.TEAM, "agentId", "oa-nobody");
+        conforms("list-agents", stack.send("list-agents", stack.adminKey, team, Map.of("status", "asleep"), null), 400);
+        conforms("batch-heartbeats", stack.team("batch-heartbeats", "{\"heartbeats\":[]}"), 400);
+        conforms("leave", stack.send("leave", stack.adminKey, nobody, null, null), 404);
+        conforms("cleanup", stack.agent("cleanup", agent, null), 409);
+        conforms("transitions", stack.send("transitions", stack.adminKey, nobody, null, null), 404);
+        conforms("errors", stack.agent("errors", agent, "{}"), 400);
+        conforms("recovery", stack.send("recovery", stack.adminKey, nobody, null, null), 404);
+        conforms("fail", stack.agent("fail", "oa-3", null), 409);
+        conforms("pause-agent", stack.agent("pause-agent", agent, "{\"seconds\":0}"), 400);
+        conforms("resume-agent", stack.send("resume-agent", stack.adminKey, nobody, null, null), 404);
+        conforms("inbox", stack.send("inbox", stack.adminKey, nobody, null, null), 404);
+        conforms("revivals", stack.send("revivals", stack.adminKey, nobody, null, null), 404);
+        conforms("complete", stack.task("complete", "oa-t1", "{\"agentId\":\"oa-2\"}"), 409);
+        conforms("get-settings", stack.send("get-settings", stack.operatorKey, team, null, null), 403);
+        conforms("put-settings", stack.team("put-settings", "{}"), 400);
+        conforms("pause-team", stack.team("pause-team", "{}"), 400);
+        conforms("resume-team", stack.send("resume-team", read, team, null, null), 403);
+        conforms("host-commands", stack.send("host-commands", stack.adminKey, Map.of("team", TestStack.TEAM,
+                "hostId", "not an id"), null, null), 400);
+        conforms("create-key", stack.team("create-key", "{\"scope\":\"root\"}"), 400);
+        conforms("list-keys", stack.send("list-keys", read, team, null, null), 403);
+
+        // Every operation of the spec answered here, with a success and with a refusal.
+        Set<String> unrecorded = new TreeSet<>(specRouteKeys());
+        unrecorded.removeAll(RECORDED.keySet());
+        assertTrue(unrecorded.isEmpty(), "operations with no recorded answer: " + unrecorded);
+        RECORDED.forEach((route, statuses) -> {
+            assertTrue(statuses.stream().anyMatch(st -> st < 300), route + " answered no success: " + statuses);
+            assertTrue(statuses.stream().anyMatch(st -> st >= 400), route + " answered no refusal: " + statuses);
+        });
+        assertTrue(RECORDED.values().stream().anyMatch(st -> st.contains(500)), "a 500 answer was recorded");
     }
 
     /** The reply has the expected status and its body validates against the spec's schema for that answer. */
     private static void conforms(String fixture, TestStack.Reply reply, int status) {
         String routeKey = EventLoader.loadApiGatewayHttpEvent("apigw/" + fixture + ".json").getRouteKey();
         assertEquals(status, reply.status(), fixture + ": " + reply.body());
+        RECORDED.computeIfAbsent(routeKey, k -> new TreeSet<>()).add(status);
         String method = routeKey.substring(0, routeKey.indexOf(' ')).toLowerCase();
         String path = routeKey.substring(routeKey.indexOf(' ') + 1);
         JsonNode response = spec.path("paths").path(path).path(method).path("responses").path(Integer.toString(status));

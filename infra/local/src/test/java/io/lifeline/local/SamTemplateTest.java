@@ -164,15 +164,40 @@ class SamTemplateTest {
     }
 
     @Test
-    void globals_java17_snapStartOnPublishedVersions_autoPublishAlias() {
+    void globals_java25_snapStartOnPublishedVersions_autoPublishAlias() {
         JsonNode g = root.path("Globals").path("Function");
-        assertEquals("java17", g.path("Runtime").asText());
+        // java17 runs on Amazon Linux 2: AWS closed stack creation with it on 2026-07-31 (docs/decisions.md).
+        assertEquals("java25", g.path("Runtime").asText());
         assertEquals("PublishedVersions", g.path("SnapStart").path("ApplyOn").asText());
         assertFalse(g.path("AutoPublishAlias").asText().isBlank(), "SnapStart needs a published alias");
         for (Map.Entry<String, JsonNode> f : functionResources().entrySet()) {
             JsonNode p = f.getValue().path("Properties");
             for (String overridden : List.of("Runtime", "SnapStart", "AutoPublishAlias")) {
                 assertTrue(p.path(overridden).isMissingNode(), f.getKey() + " overrides " + overridden);
+            }
+        }
+    }
+
+    @Test
+    void tables_surviveStackDeleteAndReplacement() {
+        for (String id : template.logicalIds("AWS::DynamoDB::Table")) {
+            JsonNode table = root.path("Resources").path(id);
+            assertEquals("Retain", table.path("DeletionPolicy").asText(), id);
+            assertEquals("Retain", table.path("UpdateReplacePolicy").asText(), id);
+        }
+    }
+
+    /** The functions every request passes deploy gradually and roll back on an alarm the template defines. */
+    @Test
+    void heartbeatAndAuthorizer_deployAsCanaries_rollingBackOnTheirAlarms() {
+        for (String id : List.of("HeartbeatFunction", "AuthorizerFunction")) {
+            JsonNode preference = root.path("Resources").path(id).path("Properties").path("DeploymentPreference");
+            assertTrue(preference.path("Type").asText().startsWith("Canary"), id + ": " + preference);
+            assertTrue(preference.path("Alarms").size() > 0, id + " has no rollback alarm");
+            for (JsonNode alarm : preference.path("Alarms")) {
+                String alarmId = alarm.asText(); // Jackson reads `!Ref X` as X
+                assertEquals("AWS::CloudWatch::Alarm", root.path("Resources").path(alarmId).path("Type").asText(),
+                        id + " rolls back on " + alarm);
             }
         }
     }
@@ -231,7 +256,8 @@ class SamTemplateTest {
             }
         }
         assertEquals(Set.of("SweepNotRunningAlarm", "PublishFailuresAlarm", "PublisherErrorsAlarm", "PublisherLagAlarm",
-                "DeadAgentRateAlarm"), alarms.keySet());
+                "DeadAgentRateAlarm", "HeartbeatErrorsAlarm", "HeartbeatInternalErrorsAlarm", "AuthorizerErrorsAlarm"),
+                alarms.keySet());
         for (Map.Entry<String, Node> a : alarms.entrySet()) {
             for (String actions : List.of("AlarmActions", "OKActions")) {
                 Node list = get(a.getValue(), "Properties", actions);

@@ -71,13 +71,14 @@ public final class TestStack implements AutoCloseable {
     private final List<ExecutionInterceptor> busInterceptors;
 
     private TestStack(MutableClock clock, List<ExecutionInterceptor> interceptors, Map<String, String> parameters,
-                      java.net.URI dynamoEndpoint, List<ExecutionInterceptor> busInterceptors) throws Exception {
+                      java.net.URI dynamoEndpoint, List<ExecutionInterceptor> busInterceptors, Path templateFile)
+            throws Exception {
         this.busInterceptors = List.copyOf(busInterceptors);
         java.net.URI endpoint = dynamoEndpoint != null ? dynamoEndpoint : SharedDynamo.get().endpoint();
         this.clock = clock;
         this.table = "t-" + UUID.randomUUID();
         this.admin = LocalClients.build(DynamoDbClient.builder(), endpoint);
-        this.template = template();
+        this.template = templateFile == null ? template() : SamTemplate.read(templateFile);
         LocalDynamo.ensureTable(admin, template, table);
         this.dynamo = interceptors.isEmpty() ? admin : LocalClients.build(DynamoDbClient.builder()
                 .overrideConfiguration(c -> interceptors.forEach(c::addExecutionInterceptor)), endpoint);
@@ -123,6 +124,15 @@ public final class TestStack implements AutoCloseable {
      * container would be: nothing remembered from earlier invocations (the publisher's sent ids included).
      */
     public FunctionHost freshHost() {
+        FunctionHost fresh = newHost();
+        hosts.add(fresh);
+        return fresh;
+    }
+
+    /** Every host this stack made: {@link #close} fails when a function made a call its policy does not allow. */
+    private final List<FunctionHost> hosts = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    private FunctionHost newHost() {
         Supplier<software.amazon.awssdk.services.eventbridge.EventBridgeClient> busClient = busInterceptors.isEmpty()
                 ? bus::client
                 : () -> LocalClients.build(software.amazon.awssdk.services.eventbridge.EventBridgeClient.builder()
@@ -138,6 +148,13 @@ public final class TestStack implements AutoCloseable {
         private final List<ExecutionInterceptor> busInterceptors = new ArrayList<>();
         private final Map<String, String> parameters = new HashMap<>();
         private java.net.URI dynamoEndpoint;
+        private Path templateFile;
+
+        /** Another template than the repo's (a test's variant of it). */
+        public Builder template(Path file) {
+            templateFile = file;
+            return this;
+        }
 
         public Builder interceptor(ExecutionInterceptor i) {
             interceptors.add(i);
@@ -167,7 +184,7 @@ public final class TestStack implements AutoCloseable {
         }
 
         public TestStack build() throws Exception {
-            return new TestStack(clock, interceptors, parameters, dynamoEndpoint, busInterceptors);
+            return new TestStack(clock, interceptors, parameters, dynamoEndpoint, busInterceptors, templateFile);
         }
     }
 
@@ -406,5 +423,20 @@ public final class TestStack implements AutoCloseable {
         }
         admin.close();
         streams.close();
+        if (!allowDenials) {
+            List<PolicyGuard.Call> denied = hosts.stream().flatMap(h -> h.policies().denied().stream()).toList();
+            if (!denied.isEmpty()) {
+                throw new AssertionError("calls that the functions' policies in template.yaml do not allow "
+                        + "(AWS would refuse them): " + denied);
+            }
+        }
+    }
+
+    private boolean allowDenials;
+
+    /** For tests that provoke a denial on purpose: {@link #close} then does not fail on it. */
+    public TestStack expectingDenials() {
+        allowDenials = true;
+        return this;
     }
 }
