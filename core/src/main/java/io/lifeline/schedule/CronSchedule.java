@@ -30,6 +30,9 @@ final class CronSchedule implements Schedule {
     /** The next run after {@code t}; null only if cron-utils finds none (parse refuses expressions that never run). */
     @Override
     public Instant nextAfter(Instant t) {
+        if (!Schedule.onCalendar(t)) {
+            return null;
+        }
         ZonedDateTime from = t.atZone(zone);
         for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
             Optional<ZonedDateTime> next = executionTime.nextExecution(from);

@@ -26,6 +26,9 @@ record DailySchedule(String expression, ZoneId zone, LocalTime time) implements 
 
     @Override
     public Instant nextAfter(Instant t) {
+        if (!Schedule.onCalendar(t)) {
+            return null;
+        }
         LocalDate day = t.atZone(zone).toLocalDate();
         for (int i = 0; i <= MAX_DAYS_AHEAD; i++) {
             Instant slot = ZonedDateTime.of(day.plusDays(i), time, zone).toInstant();

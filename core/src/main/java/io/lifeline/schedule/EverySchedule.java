@@ -18,7 +18,7 @@ record EverySchedule(String expression, ZoneId zone, Duration interval) implemen
 
     @Override
     public Instant nextAfter(Instant t) {
-        return t.plus(interval);
+        return t.isAfter(Instant.MAX.minus(interval)) ? null : t.plus(interval);
     }
 
     @Override

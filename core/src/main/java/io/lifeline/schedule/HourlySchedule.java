@@ -23,6 +23,9 @@ record HourlySchedule(String expression, ZoneId zone) implements Schedule {
 
     @Override
     public Instant nextAfter(Instant t) {
+        if (!Schedule.onCalendar(t)) {
+            return null;
+        }
         ZoneRules rules = zone.getRules();
         Instant from = t;
         boolean inclusive = false;

@@ -31,10 +31,20 @@ public sealed interface Schedule
 
     /**
      * The first expected time strictly after {@code t}, or null when nothing further is expected (an
-     * {@code at:} schedule whose instant is not after {@code t}). Successive calls feeding the answer back in
-     * give strictly increasing instants.
+     * {@code at:} schedule whose instant is not after {@code t}, or a {@code t} so near the ends of time that
+     * the next one would not fit in an {@link Instant}, or a wall-clock form's {@code t} outside years
+     * -100000 to 100000). Successive calls feeding the answer back in give strictly increasing instants.
      */
     Instant nextAfter(Instant t);
+
+    /** Earliest and latest instants the wall-clock forms (daily, hourly, cron) are evaluated for. */
+    Instant CALENDAR_START = java.time.OffsetDateTime.parse("-100000-01-01T00:00:00Z").toInstant();
+    Instant CALENDAR_END = java.time.OffsetDateTime.parse("+100000-01-01T00:00:00Z").toInstant();
+
+    /** True when {@code t} is within the range wall-clock forms are evaluated for (far from the ends of time). */
+    static boolean onCalendar(Instant t) {
+        return !t.isBefore(CALENDAR_START) && t.isBefore(CALENDAR_END);
+    }
 
     /** The canonical text of this schedule; {@code Schedules.parse(expression(), zone().getId())} gives an equal schedule. */
     String expression();

@@ -29,8 +29,8 @@ import java.util.regex.Pattern;
  *       allowed); canonical with single spaces. An expression that can never run (30 February) is refused.</li>
  *   <li>{@code daily:HH:MM}, 24-hour, two digits each</li>
  *   <li>{@code hourly}</li>
- *   <li>{@code at:<ISO-8601 date-time with Z or an offset>}; canonical as the UTC instant
- *       ({@code at:2026-03-01T11:00:00Z})</li>
+ *   <li>{@code at:<ISO-8601 date-time with Z or an offset>}, in the years 0000 to 9999; canonical as the UTC
+ *       instant ({@code at:2026-03-01T11:00:00Z})</li>
  * </ul>
  * The time zone is an id {@link ZoneId#of} knows (an IANA region such as {@code Europe/Berlin}, or a fixed
  * offset such as {@code +05:30}); null means UTC.
@@ -41,9 +41,14 @@ public final class Schedules {
     public static final int MAX_EXPRESSION_CHARS = 128;
     /** Longest time zone id accepted, in characters. */
     public static final int MAX_ZONE_CHARS = 64;
+    /** Longest reason given; cron-utils' own messages echo the input, sometimes twice. */
+    static final int MAX_REASON_CHARS = 300;
     public static final Duration MIN_INTERVAL = Duration.ofSeconds(1);
     public static final Duration MAX_INTERVAL = Duration.ofDays(7);
 
+    /** The range of {@code at:} instants accepted: the years ISO-8601 writes with four digits. */
+    private static final Instant AT_EARLIEST = Instant.parse("0000-01-01T00:00:00Z");
+    private static final Instant AT_LATEST = Instant.parse("9999-12-31T23:59:59Z");
     private static final String FORMS =
             "every:<n><s|m|h|d>, cron:<5 fields>, daily:HH:MM, hourly or at:<ISO-8601 instant>";
     private static final Pattern EVERY = Pattern.compile("(-?[0-9]+)([a-zA-Z]*)");
@@ -158,13 +163,20 @@ public final class Schedules {
         }
         String canonical = String.join(" ", fields);
         ExecutionTime executionTime;
+        boolean runs;
         try {
             Cron cron = CRON_PARSER.parse(canonical).validate();
             executionTime = ExecutionTime.forCron(cron);
+            runs = executionTime.nextExecution(CRON_PROBE_START.atZone(ZoneOffset.UTC)).isPresent();
         } catch (IllegalArgumentException e) {
             throw invalid("invalid cron expression '" + quote(canonical) + "': " + e.getMessage());
+        } catch (RuntimeException e) {
+            // cron-utils fails on some malformed fields with its own bugs (ArrayIndexOutOfBoundsException for
+            // "9-17/" or "0|"), not IllegalArgumentException; the text is still the caller's mistake.
+            throw invalid("invalid cron expression '" + quote(canonical) + "': a field is not a number, name, "
+                    + "range (1-5), step (*/15 or 9-17/2) or list (1,15) of them");
         }
-        if (executionTime.nextExecution(CRON_PROBE_START.atZone(ZoneOffset.UTC)).isEmpty()) {
+        if (!runs) {
             throw invalid("cron expression '" + quote(canonical) + "' never runs (no such date)");
         }
         return new CronSchedule("cron:" + canonical, zone, executionTime);
@@ -191,15 +203,57 @@ public final class Schedules {
             throw invalid("at needs an ISO-8601 date-time with Z or an offset, e.g. at:2026-03-01T12:00:00Z or "
                     + "at:2026-03-01T13:00:00+01:00");
         }
+        if (at.isBefore(AT_EARLIEST) || at.isAfter(AT_LATEST)) {
+            throw invalid("at:" + quote(value) + " is outside the years 0000 to 9999");
+        }
         return new AtSchedule("at:" + at, zone, at);
     }
 
     private static InvalidScheduleException invalid(String why) {
-        return new InvalidScheduleException(why);
+        String text = printable(why);
+        if (text.length() > MAX_REASON_CHARS) {
+            int cut = Character.isHighSurrogate(text.charAt(MAX_REASON_CHARS - 4)) ? MAX_REASON_CHARS - 4 : MAX_REASON_CHARS - 3;
+            text = text.substring(0, cut) + "...";
+        }
+        return new InvalidScheduleException(text);
     }
 
-    /** Input echoed into a message, cut so a message stays short. */
+    /**
+     * The reason as one printable line: control characters and line or paragraph separators echoed from the input
+     * are shown as escapes ({@code \n}, {@code \u001b}), so a reason never breaks a log line or a terminal.
+     */
+    static String printable(String text) {
+        StringBuilder out = new StringBuilder(text.length());
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '\n') {
+                out.append("\\n");
+            } else if (c == '\r') {
+                out.append("\\r");
+            } else if (c == '\t') {
+                out.append("\\t");
+            } else if (Character.isISOControl(c) || c == '\u2028' || c == '\u2029'
+                    || Character.isSurrogate(c) && !paired(text, i)) {
+                out.append(String.format("\\u%04x", (int) c));
+            } else {
+                out.append(c);
+            }
+        }
+        return out.toString();
+    }
+
+    private static boolean paired(String text, int i) {
+        char c = text.charAt(i);
+        return Character.isHighSurrogate(c) ? i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))
+                : i > 0 && Character.isHighSurrogate(text.charAt(i - 1));
+    }
+
+    /** Input echoed into a message, cut so a message stays short (never between the two halves of a surrogate pair). */
     private static String quote(String text) {
-        return text.length() <= 40 ? text : text.substring(0, 40) + "...";
+        if (text.length() <= 40) {
+            return text;
+        }
+        int cut = Character.isHighSurrogate(text.charAt(39)) ? 39 : 40;
+        return text.substring(0, cut) + "...";
     }
 }

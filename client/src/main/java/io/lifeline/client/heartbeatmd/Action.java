@@ -161,8 +161,13 @@ public final class Action {
         return latest;
     }
 
-    /** Sets a top-level field: rewrites its line only if the value differs, or adds a line at the end of the block. */
-    void set(String key, String value) {
+    /**
+     * Sets a top-level field: rewrites its line only if the value differs, or adds a line at the end of the block.
+     * The value is written as {@link TextLine#oneLine(String)} makes it, so it reads back as written (a line break,
+     * separator or control character in it would cut the block or the value).
+     */
+    void set(String key, String text) {
+        String value = TextLine.oneLine(text);
         for (Entry e : entries) {
             if (!e.param && e.key.equals(key)) {
                 if (!value.equals(e.value)) {

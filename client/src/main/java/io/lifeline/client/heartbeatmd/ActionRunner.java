@@ -17,9 +17,14 @@ public interface ActionRunner {
     /** @param baseDir heartbeat.md's folder, the working directory for relative paths */
     Outcome run(Action action, Path baseDir);
 
-    /** One line, at most 200 characters, for the file. */
+    /**
+     * One line for the file, at most 200 characters: colour codes and other terminal escapes dropped, control
+     * characters and line separators made spaces, white space collapsed and trimmed, so that it reads back as written.
+     */
     static String oneLine(String s) {
-        String t = s == null ? "" : s.replaceAll("[\\r\\n\\t]+", " ").strip();
-        return t.length() <= 200 ? t : t.substring(0, 197) + "...";
+        return TextLine.oneLine(s, MAX_MESSAGE_CHARS);
     }
+
+    /** Longest {@code result} or {@code error} written to the file. */
+    int MAX_MESSAGE_CHARS = 200;
 }

@@ -23,17 +23,35 @@ public sealed interface Condition {
 
     boolean holds(Context context);
 
+    /** Deepest nesting of {@code not:} accepted ({@code not:not:env:X} is 2); deeper is refused when parsed. */
+    int MAX_DEPTH = 16;
+
     /** @throws IllegalArgumentException with a sentence for a person when the text is not a condition */
     static Condition parse(String text) {
+        // The not: prefixes are counted in a loop, not by recursion, and bounded: a deep nesting is a clear error
+        // here rather than a StackOverflowError in the parser or later in holds(), equals() or toString().
         String t = text.strip();
+        int depth = 0;
+        while (t.startsWith("not:")) {
+            if (++depth > MAX_DEPTH) {
+                throw new IllegalArgumentException("condition nests not: more than " + MAX_DEPTH
+                        + " deep; use at most " + MAX_DEPTH + " (not:not:<condition> is the same as <condition>)");
+            }
+            t = t.substring(4).strip();
+        }
+        Condition c = parseSimple(t);
+        for (int i = 0; i < depth; i++) {
+            c = new Not(c);
+        }
+        return c;
+    }
+
+    private static Condition parseSimple(String t) {
         if (t.equals("always")) {
             return new Constant(true);
         }
         if (t.equals("never")) {
             return new Constant(false);
-        }
-        if (t.startsWith("not:")) {
-            return new Not(parse(t.substring(4)));
         }
         if (t.startsWith("file_exists:")) {
             String path = t.substring("file_exists:".length()).strip();
@@ -51,7 +69,7 @@ public sealed interface Condition {
             }
             return new Env(name, eq < 0 ? null : rest.substring(eq + 1));
         }
-        throw new IllegalArgumentException("unknown condition '" + t
+        throw new IllegalArgumentException("unknown condition '" + HeartbeatFile.printable(t)
                 + "'; use file_exists:<path>, env:<NAME>, env:<NAME>=<value>, not:<condition>, always or never");
     }
 

@@ -35,10 +35,18 @@ public final class HeartbeatFile {
     public static final String STATUS_RUNNING = "running";
     public static final String STATUS_ERROR = "error";
 
-    private static final Pattern FIELD = Pattern.compile("- \\*\\*([A-Za-z0-9_]+)\\*\\*:[ \\t]?(.*)");
-    private static final Pattern PARAM = Pattern.compile("[ \\t]+- ([^:]+?):[ \\t]?(.*)");
-    private static final Pattern ACTION_HEADING = Pattern.compile("### \\[([^\\]]*)\\][ \\t]*(.*)");
-    private static final Pattern FRONT_KEY = Pattern.compile("([A-Za-z0-9_]+):(?:[ \\t].*)?");
+    /** Most wakes in a row that failed that error_count counts; it stays there after (no overflow). */
+    public static final int MAX_ERROR_COUNT = 999_999_999;
+    /** Frontmatter keys the runner writes back; each must be a plain {@code key:} line of its own, once. */
+    static final List<String> RUNNER_KEYS = List.of("last_wake", "next_wake", "status", "error_count", "last_error",
+            "config_hash");
+
+    // DOTALL: the file's lines end only at \n (TextLine.split), so any other character, U+0085, U+2028 and U+2029
+    // included, is part of the line; without it '.' would stop there and cut the field or the block.
+    private static final Pattern FIELD = Pattern.compile("- \\*\\*([A-Za-z0-9_]+)\\*\\*:[ \\t]?(.*)", Pattern.DOTALL);
+    private static final Pattern PARAM = Pattern.compile("[ \\t]+- ([^:]+?):[ \\t]?(.*)", Pattern.DOTALL);
+    private static final Pattern ACTION_HEADING = Pattern.compile("### \\[([^\\]]*)\\][ \\t]*(.*)", Pattern.DOTALL);
+    private static final Pattern FRONT_KEY = Pattern.compile("([A-Za-z0-9_]+):(?:[ \\t].*)?", Pattern.DOTALL);
     private static final Pattern PLAIN_SCALAR = Pattern.compile("[A-Za-z0-9_./+\\-][A-Za-z0-9_./:+\\- ]*");
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
@@ -123,16 +131,35 @@ public final class HeartbeatFile {
             throw HeartbeatParseException.invalid(frontLine(front, "status"),
                     "unknown status '" + status + "'; use idle, running or error");
         }
+        for (String key : RUNNER_KEYS) {
+            int first = frontIndex(front, key);
+            if (values.containsKey(key) && first < 0) {
+                throw HeartbeatParseException.invalid(1, "frontmatter key '" + key + "' must be written as a plain '"
+                        + key + ": value' line of its own (the runner rewrites that line)");
+            }
+            for (int i = first + 1; first >= 0 && i < front.size() - 1; i++) {
+                Matcher m = FRONT_KEY.matcher(front.get(i).text);
+                if (m.matches() && m.group(1).equals(key)) {
+                    throw HeartbeatParseException.invalid(i + 1, "frontmatter key '" + key + "' appears twice (first on line "
+                            + (first + 1) + ")");
+                }
+            }
+        }
         Object errors = values.get("error_count");
-        if (errors != null && !String.valueOf(errors).matches("[0-9]+")) {
+        if (errors != null && !(String.valueOf(errors).matches("[0-9]{1,9}")
+                && Integer.parseInt(String.valueOf(errors)) <= MAX_ERROR_COUNT)) {
             throw HeartbeatParseException.invalid(frontLine(front, "error_count"),
-                    "error_count must be a whole number, got '" + errors + "'");
+                    "error_count must be a whole number from 0 to " + MAX_ERROR_COUNT + ", got '" + printable(errors) + "'");
         }
         for (String key : List.of("last_wake", "next_wake")) {
             Object v = values.get(key);
-            if (v != null && !(v instanceof String && parsesAsInstant((String) v))) {
-                throw HeartbeatParseException.invalid(frontLine(front, key),
-                        key + " must be an ISO-8601 instant such as 2024-01-15T10:30:00Z, got '" + v + "'");
+            // next_wake is only a record (each wake computes it afresh, and it may lie past 9999); last_wake is
+            // computed from, so it is held to the years 0000-9999 like the action's times.
+            if (v != null && !(v instanceof String && (key.equals("next_wake") ? parsesAsInstant((String) v)
+                    : parsesAsRecordedInstant((String) v)))) {
+                throw HeartbeatParseException.invalid(frontLine(front, key), key + " must be an ISO-8601 instant "
+                        + "such as 2024-01-15T10:30:00Z" + (key.equals("next_wake") ? "" : " in the years 0000 to 9999")
+                        + ", got '" + printable(v) + "'");
             }
         }
         return values;
@@ -145,6 +172,11 @@ public final class HeartbeatFile {
         } catch (DateTimeParseException e) {
             return false;
         }
+    }
+
+    /** An instant the runner computes from: ISO-8601, in the years 0000 to 9999 (four digits, no sign). */
+    private static boolean parsesAsRecordedInstant(String s) {
+        return parsesAsInstant(s) && !s.startsWith("+") && !s.startsWith("-");
     }
 
     /** 1-based line of a top-level frontmatter key, or 1 if it is not there. */
@@ -270,15 +302,15 @@ public final class HeartbeatFile {
             }
             for (String key : List.of("completed_at", "failed_at", "next_retry", "last_run")) {
                 String v = a.field(key);
-                if (v != null && !v.equals("null") && !parsesAsInstant(v)) {
-                    throw HeartbeatParseException.invalid(lineOf(a, key),
-                            key + " must be an ISO-8601 instant such as 2024-01-15T10:32:15Z, got '" + v + "'");
+                if (v != null && !v.equals("null") && !parsesAsRecordedInstant(v)) {
+                    throw HeartbeatParseException.invalid(lineOf(a, key), key + " must be an ISO-8601 instant such "
+                            + "as 2024-01-15T10:32:15Z in the years 0000 to 9999, got '" + printable(v) + "'");
                 }
             }
             String rc = a.field("retry_count");
-            if (rc != null && !rc.matches("[0-9]+/[0-9]+")) {
+            if (rc != null && !rc.matches("[0-9]{1,3}/[0-9]{1,3}")) {
                 throw HeartbeatParseException.invalid(lineOf(a, "retry_count"),
-                        "retry_count must read attempts/max, e.g. 2/3, got '" + rc + "'");
+                        "retry_count must read attempts/max, each 0 to 999, e.g. 2/3, got '" + printable(rc) + "'");
             }
         }
         for (Action a : actions) {
@@ -367,6 +399,7 @@ public final class HeartbeatFile {
         return frontString("status");
     }
 
+    /** 0 to {@link #MAX_ERROR_COUNT} (parse refuses anything else). */
     public int errorCount() {
         String v = frontString("error_count");
         return v == null ? 0 : Integer.parseInt(v);
@@ -406,6 +439,21 @@ public final class HeartbeatFile {
         frontValues.put(key, value);
     }
 
+    /** A value echoed into a parse error: control characters and separators shown as escapes, cut to 60. */
+    static String printable(Object value) {
+        String s = String.valueOf(value);
+        String cut = s.length() <= 60 ? s : s.substring(0, Character.isHighSurrogate(s.charAt(59)) ? 59 : 60) + "...";
+        StringBuilder out = new StringBuilder();
+        for (char c : cut.toCharArray()) {
+            if (Character.isISOControl(c) || c == '\u2028' || c == '\u2029') {
+                out.append(String.format("\\u%04x", (int) c));
+            } else {
+                out.append(c);
+            }
+        }
+        return out.toString();
+    }
+
     static String yamlScalar(Object value) {
         if (value == null) {
             return "null";
@@ -420,15 +468,32 @@ public final class HeartbeatFile {
         if (plain && !s.matches("[0-9.+\\-]+")) {
             return s;
         }
+        // Double-quoted, with every character YAML would not read back as itself escaped: C0 and C1 controls and
+        // DEL are not allowed in a YAML stream, U+0085/U+2028/U+2029 are line breaks to YAML (folded into a space),
+        // U+FEFF is a byte order mark, and an unpaired surrogate is no character at all.
         StringBuilder q = new StringBuilder("\"");
-        for (char c : s.toCharArray()) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            boolean pairedSurrogate = Character.isHighSurrogate(c) && i + 1 < s.length()
+                    && Character.isLowSurrogate(s.charAt(i + 1));
+            if (pairedSurrogate) {
+                q.append(c).append(s.charAt(++i));
+                continue;
+            }
             switch (c) {
                 case '"' -> q.append("\\\"");
                 case '\\' -> q.append("\\\\");
                 case '\n' -> q.append("\\n");
                 case '\r' -> q.append("\\r");
                 case '\t' -> q.append("\\t");
-                default -> q.append(c);
+                default -> {
+                    if (c < 0x20 || (c >= 0x7F && c <= 0x9F) || c == '\u2028' || c == '\u2029' || c == '\uFEFF'
+                            || c == '\uFFFE' || c == '\uFFFF' || Character.isSurrogate(c)) {
+                        q.append(String.format("\\u%04X", (int) c));
+                    } else {
+                        q.append(c);
+                    }
+                }
             }
         }
         return q.append('"').toString();

@@ -64,8 +64,9 @@ public final class ShellRunner implements ActionRunner {
         }
     }
 
+    /** The last non-blank line of the output; bytes that are not UTF-8 read as U+FFFD rather than failing. */
     private static String lastLine(Path output) throws IOException {
-        List<String> lines = Files.readAllLines(output, StandardCharsets.UTF_8);
+        List<String> lines = new String(Files.readAllBytes(output), StandardCharsets.UTF_8).lines().toList();
         for (int i = lines.size() - 1; i >= 0; i--) {
             if (!lines.get(i).isBlank()) {
                 return ": " + lines.get(i).strip();

@@ -223,7 +223,7 @@ public final class Wake {
         hb.setFrontmatter("next_wake", nextWake == null ? null : nextWake.toString());
         if (failed || !ran.isEmpty() || hb.status() == null) {
             hb.setFrontmatter("status", failed ? HeartbeatFile.STATUS_ERROR : HeartbeatFile.STATUS_IDLE);
-            hb.setFrontmatter("error_count", failed ? hb.errorCount() + 1 : 0);
+            hb.setFrontmatter("error_count", failed ? Math.min(hb.errorCount() + 1, HeartbeatFile.MAX_ERROR_COUNT) : 0);
         } else if (!hb.frontmatter().containsKey("error_count")) {
             hb.setFrontmatter("error_count", 0);
         }
@@ -233,8 +233,10 @@ public final class Wake {
         hb.setFrontmatter("config_hash", hb.computeConfigHash());
         AtomicFiles.write(file, hb.render());
 
-        OptionalLong within = nextWake == null ? OptionalLong.empty()
-                : OptionalLong.of(Math.max(1, (Duration.between(end, nextWake).toMillis() + 999) / 1000));
+        // Whole seconds, rounded up, without going through milliseconds (a next_wake far ahead would overflow them).
+        Duration until = nextWake == null ? null : Duration.between(end, nextWake);
+        OptionalLong within = until == null ? OptionalLong.empty()
+                : OptionalLong.of(Math.max(1, until.getSeconds() + (until.getNano() > 0 ? 1 : 0)));
         return new WakeResult(now, List.copyOf(ran), List.copyOf(heldBack), nextWake, within, backup, recovery,
                 staleLock, null);
     }
@@ -311,6 +313,8 @@ public final class Wake {
 
         void record(Action a, Done done) {
             ActionRunner.Outcome outcome = done.outcome();
+            // What a runner says is written as one clean line whatever it holds (colour codes, line separators).
+            String message = ActionRunner.oneLine(outcome.message());
             Instant at = done.at();
             int attempt = Evaluator.attemptsSoFar(a) + 1;
             a.remove("deferred");
@@ -318,14 +322,14 @@ public final class Wake {
                 a.set("status", ActionStatus.COMPLETED.label());
                 a.set("completed_at", at.toString());
                 a.set("duration", Durations.formatElapsed(outcome.elapsed()));
-                a.set("result", outcome.message());
+                a.set("result", message);
                 for (String key : List.of("failed_at", "error", "retry_count", "next_retry")) {
                     a.remove(key);
                 }
             } else {
                 a.set("status", ActionStatus.FAILED.label());
                 a.set("failed_at", at.toString());
-                a.set("error", outcome.message());
+                a.set("error", message);
                 a.set("retry_count", attempt + "/" + a.maxAttempts());
                 if (attempt < a.maxAttempts()) {
                     Duration base = a.field("retry_delay") != null && Durations.parse(a.field("retry_delay")) != null
@@ -337,7 +341,7 @@ public final class Wake {
                 for (String key : List.of("completed_at", "duration", "result")) {
                     a.remove(key);
                 }
-                lastError = a.id() + ": " + outcome.message();
+                lastError = TextLine.oneLine(a.id() + ": " + message);
                 if (a.priority() == Priority.CRITICAL) {
                     criticalFailure = a.id();
                 }
@@ -348,7 +352,7 @@ public final class Wake {
             if (watchHashes.containsKey(a.id())) {
                 a.set("watched_hash", watchHashes.get(a.id()));
             }
-            ran.add(new WakeResult.Attempt(a.id(), a.priority(), outcome.success(), outcome.message(), attempt,
+            ran.add(new WakeResult.Attempt(a.id(), a.priority(), outcome.success(), message, attempt,
                     a.maxAttempts()));
         }
     }

@@ -9,6 +9,12 @@
  *   <li><b>Round trip.</b> The file keeps its lines; a change rewrites only the line it touches, new fields go at the
  *       end of their block, new frontmatter keys before the closing {@code ---}. Headings inside fenced code are
  *       not actions; a {@code ###} heading without {@code [PRIORITY]} is prose unless a field line follows it.</li>
+ *   <li><b>Written as read.</b> Every value the runner writes reads back as written: action fields are one line
+ *       (terminal escapes dropped; control characters, U+0085, U+2028 and U+2029 made spaces; white space collapsed
+ *       and trimmed; {@code error} and {@code result} at most 200 characters), frontmatter strings that are not
+ *       plain are double-quoted YAML with escapes. When parsing, lines end only at {@code \n}. Bounds: error_count
+ *       0 to 999999999 (a failing wake leaves it there), retry_count up to 999/999, {@code not:} at most 16 deep;
+ *       the frontmatter keys the runner writes must each be one plain {@code key: value} line.</li>
  *   <li><b>Corrupt vs. malformed.</b> Not a heartbeat.md at all (empty, NUL bytes, not UTF-8, no or unterminated
  *       frontmatter, frontmatter that is not YAML) is corrupt and is restored from the newest backup that parses,
  *       keeping the corrupt bytes as {@code history/corrupt-*.md}. A field-level mistake (bad priority, schedule,

@@ -5,8 +5,10 @@ import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -21,7 +23,11 @@ final class FrontDoor implements AutoCloseable {
     private final ExecutorService workers;
 
     FrontDoor(LocalGateway gateway, int port) throws IOException {
-        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
+        try {
+            server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
+        } catch (BindException e) {
+            throw portInUse(port);
+        }
         workers = Executors.newFixedThreadPool(16, r -> {
             Thread t = new Thread(r, "front-door");
             t.setDaemon(true);
@@ -30,6 +36,27 @@ final class FrontDoor implements AutoCloseable {
         server.setExecutor(workers);
         server.createContext("/", exchange -> serve(gateway, exchange));
         server.start();
+    }
+
+    /**
+     * Refuses, in one line, a port something else already listens on, before Local spends seconds starting its
+     * functions (the bind in the constructor refuses the same way should another process take it meanwhile).
+     * Port 0 is always free.
+     */
+    static void requireFree(int port) throws IOException {
+        if (port == 0) {
+            return;
+        }
+        try (ServerSocket probe = new ServerSocket()) {
+            probe.setReuseAddress(true); // as the HTTP server binds: a port in TIME_WAIT is free
+            probe.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+        } catch (BindException e) {
+            throw portInUse(port);
+        }
+    }
+
+    private static StartRefusedException portInUse(int port) {
+        return new StartRefusedException("port " + port + " is in use; use --port");
     }
 
     int port() {

@@ -69,8 +69,10 @@ public final class LifelineLocal implements AutoCloseable {
     private final boolean operatorKeyNew;
 
     private LifelineLocal(Options options) throws Exception {
-        dynamoServer = LocalDynamo.start(options.dataDir() == null ? null : options.dataDir().resolve("dynamodb"));
+        // In-process, no port; takes the data dir's lock first, so a second Local on it is refused at once.
+        dynamoServer = LocalDynamo.open(options.dataDir());
         try {
+            FrontDoor.requireFree(options.port());
             dynamo = dynamoServer.client();
             LocalDynamo.ensureTable(dynamo, options.template(), TABLE_NAME);
             Map<String, String> parameters = localParameters(options.parameters());

@@ -4,6 +4,7 @@ import io.lifeline.store.KeyStore;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -16,16 +17,23 @@ import picocli.CommandLine.Parameters;
 
 /**
  * {@code java -jar lifeline-local.jar [--port N] [--data-dir DIR | --in-memory]}, and the bootstrap commands
- * {@code create-team} and {@code create-operator-key} (for Local's data dir, or a deployed table).
+ * {@code create-team} and {@code create-operator-key} (for Local's data dir, or a deployed table). A refusal the
+ * user can fix (a data dir another process holds, a port in use, an unknown parameter) is one line on stderr and
+ * a non-zero exit, never a stack trace.
  */
 @Command(name = "lifeline-local", mixinStandardHelpOptions = true,
-        description = "Runs Lifeline on 127.0.0.1: DynamoDB Local, the template's functions and an HTTP front door.",
+        description = {"Runs Lifeline on one machine: the template's functions behind an HTTP front door on "
+                + "127.0.0.1, over DynamoDB Local run inside this process.",
+                "Everything it listens on is on 127.0.0.1 (the front door, and the event bus and Step Functions "
+                + "stand-ins on free ports); the store has no port. One process per data dir: a running Local "
+                + "holds <data-dir>/lock, and a second Local or a bootstrap command on that data dir is refused."},
         subcommands = {LocalMain.CreateTeam.class, LocalMain.CreateOperatorKey.class})
 public final class LocalMain implements Callable<Integer> {
     @Option(names = "--port", description = "Port on 127.0.0.1 (default ${DEFAULT-VALUE}; 0 picks a free one)")
     int port = 8787;
 
-    @Option(names = "--data-dir", description = "Where DynamoDB Local keeps its data (default ${DEFAULT-VALUE})")
+    @Option(names = "--data-dir", description = "Where Local keeps its store, keys, stream checkpoints and its lock "
+            + "(default ${DEFAULT-VALUE})")
     Path dataDir = Path.of(".lifeline");
 
     @Option(names = "--in-memory", description = "Keep nothing on disk")
@@ -45,11 +53,24 @@ public final class LocalMain implements Callable<Integer> {
     @Option(names = "--verbose", description = "Print every log line (by default routine ones are hidden: requests, sweeps and batches that went as usual)")
     boolean verbose;
 
-    @Option(names = "--param", description = "Override a template parameter, e.g. --param StaleAfterSeconds=10")
+    @Option(names = "--param", description = "Override a template parameter, e.g. --param StaleAfterSeconds=10 "
+            + "(a name the template does not declare is refused)")
     Map<String, String> parameters = new LinkedHashMap<>();
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new LocalMain()).execute(args));
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The command line, answering a {@link StartRefusedException} with its one line and exit code 1. */
+    static CommandLine commandLine() {
+        return new CommandLine(new LocalMain()).setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            if (e instanceof StartRefusedException) {
+                commandLine.getErr().println(e.getMessage());
+                commandLine.getErr().flush();
+                return 1;
+            }
+            throw e;
+        });
     }
 
     SamTemplate template() throws Exception {
@@ -63,7 +84,7 @@ public final class LocalMain implements Callable<Integer> {
 
     /**
      * Runs {@code work} on the deployed table {@code awsTable} (default AWS credentials and region), or, when it
-     * is null, on Local's own store: run that while Lifeline Local is stopped (one process per data dir).
+     * is null, on Local's own store, which refuses a data dir a running Local holds (one process per data dir).
      */
     int onTable(String awsTable, TableWork work) throws Exception {
         if (awsTable != null) {
@@ -71,8 +92,8 @@ public final class LocalMain implements Callable<Integer> {
                 return work.run(dynamo, awsTable);
             }
         }
-        try (LocalDynamo dynamoServer = LocalDynamo.start(inMemory ? null : dataDir.resolve("dynamodb"));
-             DynamoDbClient dynamo = dynamoServer.client()) {
+        try (LocalDynamo store = LocalDynamo.open(inMemory ? null : dataDir)) {
+            DynamoDbClient dynamo = store.client();
             LocalDynamo.ensureTable(dynamo, template(), LifelineLocal.TABLE_NAME);
             return work.run(dynamo, LifelineLocal.TABLE_NAME);
         }
@@ -97,6 +118,14 @@ public final class LocalMain implements Callable<Integer> {
         if (!(timeScale > 0)) {
             throw new CommandLine.ParameterException(new CommandLine(this), "--time-scale must be above 0");
         }
+        SamTemplate template = template();
+        List<String> known = template.parameterNames();
+        for (String name : parameters.keySet()) {
+            if (!known.contains(name)) {
+                throw new StartRefusedException("unknown --param " + name + "; the template's parameters are: "
+                        + String.join(", ", known));
+            }
+        }
         if (demo) {
             parameters.putIfAbsent("StaleAfterSeconds", "5");
             parameters.putIfAbsent("SweepIntervalMillis", "1000");
@@ -105,7 +134,7 @@ public final class LocalMain implements Callable<Integer> {
             }
         }
         LifelineLocal local = LifelineLocal.start(new LifelineLocal.Options(port, inMemory ? null : dataDir,
-                template(), parameters, Clock.systemUTC(), timeScale, demo));
+                template, parameters, Clock.systemUTC(), timeScale, demo));
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {

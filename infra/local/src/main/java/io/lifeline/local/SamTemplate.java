@@ -316,6 +316,13 @@ public final class SamTemplate {
         return resourcesOfType("AWS::Events::EventBus").get(0);
     }
 
+    /** The names of the template's parameters, in the template's order. */
+    public List<String> parameterNames() {
+        List<String> names = new ArrayList<>();
+        root.path("Parameters").fieldNames().forEachRemaining(names::add);
+        return names;
+    }
+
     /** A parameter's value: the override if given, else its default. */
     public String parameter(String name, Map<String, String> parameters) {
         return parameters.containsKey(name) ? parameters.get(name)

@@ -16,7 +16,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
@@ -43,7 +42,7 @@ class BootstrapCommandsTest {
         System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
         System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
         try {
-            int exit = new CommandLine(new LocalMain()).execute(args);
+            int exit = LocalMain.commandLine().execute(args);
             return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
         } finally {
             System.setOut(stdout);
@@ -65,8 +64,9 @@ class BootstrapCommandsTest {
         assertEquals(1, again.exit());
         assertTrue(again.err().contains("already exists"), again.err());
 
-        try (LocalDynamo server = LocalDynamo.start(dir.resolve("dynamodb"));
-             DynamoDbClient dynamo = server.client()) {
+        // Local's own store on the data dir: the commands released its lock when they ended.
+        try (LocalDynamo store = LocalDynamo.open(dir)) {
+            DynamoDbClient dynamo = store.client();
             KeyStore keys = new KeyStore(dynamo, LifelineLocal.TABLE_NAME);
             assertEquals(List.of(Scope.OPERATOR, "none"), keys.find(operator.key())
                     .map(k -> List.<Object>of(k.scope(), k.team() == null ? "none" : k.team())).orElseThrow());
