@@ -77,37 +77,48 @@ final class ColdStartBench {
      * Figure 4b, for the choice of Lambda runtime and JIT flags (docs/decisions.md): the same heartbeat handler
      * on each JDK named by {@code -Dlifeline.coldJavaHomes=home1,home2} (default: the running one), with C1
      * only ({@code TieredStopAtLevel=1}, what the template sets) and with full tiered compilation: the wall
-     * time to the first answer, and then 3,000 more heartbeats against DynamoDB Local, whose time is mostly
+     * time to the first answer, and then 1,000 more heartbeats against DynamoDB Local, whose time is mostly
      * the store's but shows what the flags cost a warm container.
      */
     private static void runtimes(Report r, int n, String cp, String endpoint) throws Exception {
         String homes = System.getProperty("lifeline.coldJavaHomes", System.getProperty("java.home"));
+        record Variant(String label, String java, List<String> flags, List<Long> first, List<Long> warm) {
+        }
+        List<Variant> variants = new ArrayList<>();
         for (String home : homes.split(",")) {
-            String version = Runtime.version().feature() + "";
-            Process v = new ProcessBuilder(Path.of(home, "bin", "java").toString(), "-version").redirectErrorStream(true)
-                    .start();
+            String java = Path.of(home, "bin", "java").toString();
+            String version = home;
+            Process v = new ProcessBuilder(java, "-version").redirectErrorStream(true).start();
             try (BufferedReader out = new BufferedReader(new InputStreamReader(v.getInputStream(), StandardCharsets.UTF_8))) {
-                String first = out.readLine();
-                version = first == null ? home : first.replaceAll(".*version \"([0-9]+).*", "$1");
+                String line = out.readLine();
+                if (line != null) {
+                    version = line.replaceAll(".*version \"([0-9]+).*", "$1");
+                }
             }
             v.waitFor(30, TimeUnit.SECONDS);
-            for (boolean c1 : new boolean[] {true, false}) {
-                List<String> flags = c1 ? List.of("-XX:+TieredCompilation", "-XX:TieredStopAtLevel=1") : List.of();
-                List<Long> first = new ArrayList<>();
-                List<Long> warm = new ArrayList<>();
-                for (int i = 0; i < n; i++) {
-                    long[] h = child(Path.of(home, "bin", "java").toString(), flags, cp, ColdStartHandlerMain.class,
-                            endpoint, "cold", "bench", "cold-1", "3000");
-                    first.add(h[0]);
-                    warm.add(h[2]);
-                }
-                String label = "Java " + version + (c1 ? ", C1 only" : ", full tiered");
-                r.add("4b", label + ": fresh JVM to first answered heartbeat (median of " + n + ")", median(first), "ms",
-                        "-", null);
-                r.add("4b", label + ": 3,000 more heartbeats, warm (median)", median(warm), "ms", "-", null);
+            variants.add(new Variant("Java " + version + ", C1 only", java,
+                    List.of("-XX:+TieredCompilation", "-XX:TieredStopAtLevel=1"), new ArrayList<>(), new ArrayList<>()));
+            variants.add(new Variant("Java " + version + ", full tiered", java, List.of(), new ArrayList<>(),
+                    new ArrayList<>()));
+        }
+        // Interleaved, so a machine that gets busier during the run weighs on every variant alike.
+        for (int i = 0; i < n; i++) {
+            for (Variant v : variants) {
+                long[] h = child(v.java(), v.flags(), cp, ColdStartHandlerMain.class, endpoint, "cold", "bench", "cold-1",
+                        String.valueOf(WARM_BEATS));
+                v.first().add(h[0]);
+                v.warm().add(h[2]);
             }
         }
+        for (Variant v : variants) {
+            r.add("4b", v.label() + ": fresh JVM to first answered heartbeat (median of " + n + ")", median(v.first()),
+                    "ms", "-", null);
+            r.add("4b", v.label() + ": " + WARM_BEATS + " more heartbeats, warm (median)", median(v.warm()), "ms", "-",
+                    null);
+        }
     }
+
+    static final int WARM_BEATS = 1_000;
 
     /** Runs a main in a fresh JVM; answers {wall ms to READY, the child's init ms}. */
     private static long[] child(String cp, Class<?> main, String... args) throws Exception {

@@ -8,13 +8,10 @@ import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.TransitionTable;
 import io.lifeline.agent.Trigger;
 import io.lifeline.api.Json;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,7 +21,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -59,44 +55,12 @@ class CrashRestartTest {
     }
 
     Local launch() throws Exception {
-        List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx384m", "-cp", System.getProperty("java.class.path"), "io.lifeline.local.LocalMain",
-                "--port", "0", "--data-dir", dataDir.toString(), "--time-scale", "0.05",
-                "--param", "StaleAfterSeconds=2", "--param", "SweepIntervalMillis=300",
+        ChildLocal child = ChildLocal.start("384m", "--port", "0", "--data-dir", dataDir.toString(),
+                "--time-scale", "0.05", "--param", "StaleAfterSeconds=2", "--param", "SweepIntervalMillis=300",
                 "--param", "SelfPreservationMinAlive=100000");
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        started.add(p);
-        List<String> output = new CopyOnWriteArrayList<>();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                for (String line = r.readLine(); line != null; line = r.readLine()) {
-                    output.add(line);
-                }
-            } catch (Exception e) {
-                // the process was killed
-            }
-        }, "local-output");
-        reader.setDaemon(true);
-        reader.start();
-        String[] url = new String[1];
-        String[] key = new String[1];
-        poll(Duration.ofSeconds(45), "Lifeline Local to start; output: " + output, () -> {
-            for (String line : output) {
-                if (line.startsWith("Lifeline Local is running at ")) {
-                    url[0] = line.substring("Lifeline Local is running at ".length()).split(" ")[0];
-                }
-                int k = line.indexOf("admin key: ");
-                if (k >= 0) {
-                    key[0] = line.substring(k + "admin key: ".length()).trim();
-                }
-            }
-            if (!p.isAlive()) {
-                throw new AssertionError("Lifeline Local exited: " + output);
-            }
-            return url[0] != null && key[0] != null;
-        });
-        return new Local(p, URI.create(url[0]), key[0], output);
+        started.add(child.process());
+        child.awaitRunning(Duration.ofSeconds(45), true);
+        return new Local(child.process(), child.url(), child.adminKey(), child.output());
     }
 
     static void kill(Local l) throws Exception {

@@ -5,14 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.api.Json;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,8 +53,9 @@ class FreezeTest {
     static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(10)).build();
 
+    ChildLocal child;
     Process local;
-    final List<String> output = new CopyOnWriteArrayList<>();
+    List<String> output = List.of();
     final List<Thread> beaters = new ArrayList<>();
     volatile boolean beating = true;
 
@@ -159,43 +156,17 @@ class FreezeTest {
     // ---- the child process ------------------------------------------------------------------------------
 
     URI launch() throws Exception {
-        List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx384m", "-cp", System.getProperty("java.class.path"), "io.lifeline.local.LocalMain",
-                "--port", "0", "--in-memory", "--verbose",
+        child = ChildLocal.start("384m", "--port", "0", "--in-memory", "--verbose",
                 "--param", "StaleAfterSeconds=4", "--param", "SweepIntervalMillis=1000",
                 "--param", "SelfPreservationMinAlive=100000");
-        local = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(local.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                for (String line = r.readLine(); line != null; line = r.readLine()) {
-                    output.add(line);
-                }
-            } catch (Exception e) {
-                // the process ended
-            }
-        }, "local-output");
-        reader.setDaemon(true);
-        reader.start();
-        String prefix = "Lifeline Local is running at ";
-        CrashRestartTest.poll(Duration.ofSeconds(120), "Lifeline Local to start", () -> {
-            if (!local.isAlive()) {
-                throw new AssertionError("Lifeline Local exited: " + output);
-            }
-            return output.stream().anyMatch(l -> l.startsWith(prefix)) && adminKey() != null;
-        });
-        String line = output.stream().filter(l -> l.startsWith(prefix)).findFirst().orElseThrow();
-        return URI.create(line.substring(prefix.length()).split(" ")[0]);
+        local = child.process();
+        output = child.output();
+        child.awaitRunning(Duration.ofSeconds(120), true);
+        return child.url();
     }
 
     String adminKey() {
-        for (String line : output) {
-            int k = line.indexOf("admin key: ");
-            if (k >= 0) {
-                return line.substring(k + "admin key: ".length()).trim();
-            }
-        }
-        return null;
+        return child.adminKey();
     }
 
     void signal(String name) throws Exception {

@@ -42,56 +42,29 @@ class LocalProcessGuardsTest {
     @TempDir
     static Path dataDir;
 
+    static ChildLocal child;
     static Process local;
     static URI url;
-    static final List<String> OUTPUT = new java.util.concurrent.CopyOnWriteArrayList<>();
+    static List<String> OUTPUT = List.of();
 
     @BeforeAll
     static void startLocal() throws Exception {
-        local = new ProcessBuilder(javaCommand("--port", "0", "--data-dir", dataDir.toString()))
-                .redirectErrorStream(true).start();
-        Thread reader = new Thread(() -> {
-            try (var r = local.inputReader(StandardCharsets.UTF_8)) {
-                for (String line = r.readLine(); line != null; line = r.readLine()) {
-                    OUTPUT.add(line);
-                }
-            } catch (IOException e) {
-                // the process ended
-            }
-        }, "local-output");
-        reader.setDaemon(true);
-        reader.start();
-        String[] found = new String[1];
-        CrashRestartTest.poll(Duration.ofSeconds(60), "Lifeline Local to start; output: " + OUTPUT, () -> {
-            for (String line : OUTPUT) {
-                if (line.startsWith("Lifeline Local is running at ")) {
-                    found[0] = line.substring("Lifeline Local is running at ".length()).split(" ")[0];
-                }
-            }
-            if (!local.isAlive()) {
-                throw new AssertionError("Lifeline Local exited: " + OUTPUT);
-            }
-            return found[0] != null;
-        });
-        url = URI.create(found[0]);
+        child = ChildLocal.start("256m", "--port", "0", "--data-dir", dataDir.toString())
+                .awaitRunning(Duration.ofSeconds(60), false);
+        local = child.process();
+        url = child.url();
+        OUTPUT = child.output();
     }
 
     @AfterAll
     static void stopLocal() throws Exception {
-        if (local != null) {
-            local.destroy();
-            if (!local.waitFor(20, TimeUnit.SECONDS)) {
-                local.destroyForcibly();
-                local.waitFor(10, TimeUnit.SECONDS);
-            }
+        if (child != null) {
+            child.close();
         }
     }
 
     static List<String> javaCommand(String... args) {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-cp", System.getProperty("java.class.path"), "io.lifeline.local.LocalMain"));
-        cmd.addAll(List.of(args));
-        return cmd;
+        return ChildLocal.command("256m", args);
     }
 
     @Test
