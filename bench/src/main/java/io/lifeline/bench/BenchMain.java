@@ -1,6 +1,6 @@
 package io.lifeline.bench;
 
-import io.lifeline.api.Json;
+import io.lifeline.support.Json;
 import io.lifeline.local.LocalDynamo;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,7 +1,7 @@
 package io.lifeline.events;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.lifeline.api.Json;
+import io.lifeline.support.Json;
 import io.lifeline.store.StreamChanges;
 import java.time.Instant;
 

@@ -142,7 +142,7 @@ public final class LifelineLocal implements AutoCloseable {
                                 .filter(rev -> rev.startSeq() == startSeq && rev.executionId() != null)
                                 .findFirst().ifPresent(rev -> {
                                     String name = rev.executionId().substring(rev.executionId().lastIndexOf(':') + 1);
-                                    var input = io.lifeline.api.Json.object().put("team", team).put("agentId", agentId)
+                                    var input = io.lifeline.support.Json.object().put("team", team).put("agentId", agentId)
                                             .put("startSeq", startSeq).put("hostId", agent.hostId());
                                     try {
                                         stepFunctions.start(machine, name, input);

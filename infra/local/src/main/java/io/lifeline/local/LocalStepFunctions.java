@@ -4,7 +4,7 @@ import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
-import io.lifeline.api.Json;
+import io.lifeline.support.Json;
 import io.lifeline.local.asl.AslMachine;
 import io.lifeline.local.asl.AslRunner;
 import io.lifeline.local.asl.Execution;

@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lifeline.agent.Limits;
-import io.lifeline.api.Json;
+import io.lifeline.support.Json;
 import io.lifeline.auth.Scope;
 import java.time.Duration;
 import java.time.Instant;

@@ -12,7 +12,7 @@ import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.Transition;
 import io.lifeline.agent.TransitionTable;
 import io.lifeline.agent.Trigger;
-import io.lifeline.api.Json;
+import io.lifeline.support.Json;
 import io.lifeline.events.EventCatalogue;
 import io.lifeline.events.LifelineEvent;
 import io.lifeline.store.InboxStore;

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.TransitionTable;
 import io.lifeline.agent.Trigger;
-import io.lifeline.api.Json;
+import io.lifeline.support.Json;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.URI;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.lifeline.api.Json;
+import io.lifeline.support.Json;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.URI;

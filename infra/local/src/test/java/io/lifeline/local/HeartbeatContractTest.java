@@ -13,7 +13,7 @@ import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
 import com.amazonaws.services.lambda.runtime.tests.EventLoader;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.agent.Limits;
-import io.lifeline.api.Json;
+import io.lifeline.support.Json;
 import io.lifeline.auth.Scope;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

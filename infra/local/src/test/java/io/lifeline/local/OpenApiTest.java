@@ -15,7 +15,7 @@ import com.networknt.schema.JsonSchemaFactory;
 import com.networknt.schema.SchemaValidatorsConfig;
 import com.networknt.schema.SpecVersion;
 import com.networknt.schema.ValidationMessage;
-import io.lifeline.api.Json;
+import io.lifeline.support.Json;
 import io.lifeline.auth.Scope;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.Transition;
 import io.lifeline.agent.Trigger;
-import io.lifeline.api.Json;
+import io.lifeline.support.Json;
 import io.lifeline.events.EventBridgePublisher;
 import io.lifeline.events.EventCatalogue;
 import io.lifeline.events.LifelineEvent;

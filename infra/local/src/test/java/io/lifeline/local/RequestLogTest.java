@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.lifeline.api.Json;
-import io.lifeline.api.Log;
+import io.lifeline.support.Json;
+import io.lifeline.support.Log;
 import io.lifeline.auth.Scope;
 import java.util.ArrayList;
 import java.util.Collections;

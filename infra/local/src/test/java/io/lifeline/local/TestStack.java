@@ -3,7 +3,7 @@ package io.lifeline.local;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
 import com.amazonaws.services.lambda.runtime.tests.EventLoader;
 import com.fasterxml.jackson.databind.JsonNode;
-import io.lifeline.api.Json;
+import io.lifeline.support.Json;
 import io.lifeline.auth.Scope;
 import io.lifeline.local.asl.Execution;
 import io.lifeline.local.asl.HistoryEvent;
