@@ -1,7 +1,6 @@
 package io.lifeline.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.lifeline.support.Json;
 import io.lifeline.config.Wiring;
 import io.lifeline.local.FunctionHost;
 import io.lifeline.local.LocalDynamo;
@@ -9,6 +8,7 @@ import io.lifeline.local.LocalEventBus;
 import io.lifeline.local.LocalGateway;
 import io.lifeline.local.SamTemplate;
 import io.lifeline.store.KeyStore;
+import io.lifeline.support.Json;
 import java.time.Clock;
 import java.util.HashMap;
 import java.util.List;
