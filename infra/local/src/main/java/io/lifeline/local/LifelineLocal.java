@@ -2,12 +2,15 @@ package io.lifeline.local;
 
 import io.lifeline.config.Wiring;
 import io.lifeline.store.KeyStore;
+import io.lifeline.store.RevivalStore;
+import io.lifeline.support.Json;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -124,37 +127,19 @@ public final class LifelineLocal implements AutoCloseable {
             return;
         }
         String machine = LocalStepFunctions.arn(template.logicalIds("AWS::Serverless::StateMachine").get(0));
-        io.lifeline.store.AgentStore agents = new io.lifeline.store.AgentStore(dynamo, TABLE_NAME);
-        io.lifeline.store.RevivalStore revivals = new io.lifeline.store.RevivalStore(dynamo, TABLE_NAME,
-                java.time.Duration.ofDays(30));
-        dynamo.scanPaginator(r -> r.tableName(TABLE_NAME).consistentRead(true)
-                .filterExpression("#status = :restarting AND begins_with(#sk, :agent)")
-                .expressionAttributeNames(Map.of("#status", "status", "#sk", "sk"))
-                .expressionAttributeValues(Map.of(
-                        ":restarting", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("restarting"),
-                        ":agent", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("AGENT#"))))
-                .items().forEach(item -> {
-                    String team = item.get("pk").s().substring("TEAM#".length());
-                    String agentId = item.get("sk").s().substring("AGENT#".length());
-                    agents.get(team, agentId).ifPresent(agent -> {
-                        long startSeq = agent.lastTransition().seq() - 1;
-                        revivals.list(team, agentId, 10).stream()
-                                .filter(rev -> rev.startSeq() == startSeq && rev.executionId() != null)
-                                .findFirst().ifPresent(rev -> {
-                                    String name = rev.executionId().substring(rev.executionId().lastIndexOf(':') + 1);
-                                    var input = io.lifeline.support.Json.object().put("team", team).put("agentId", agentId)
-                                            .put("startSeq", startSeq).put("hostId", agent.hostId());
-                                    try {
-                                        stepFunctions.start(machine, name, input);
-                                        System.out.println("resumed the revive of " + team + "/" + agentId
-                                                + " interrupted by the last shutdown");
-                                    } catch (RuntimeException e) {
-                                        System.err.println("could not resume the revive of " + team + "/" + agentId
-                                                + ": " + e);
-                                    }
-                                });
-                    });
-                });
+        for (RevivalStore.Pending pending : new RevivalStore(dynamo, TABLE_NAME, Duration.ofDays(30)).pending()) {
+            String name = pending.executionId().substring(pending.executionId().lastIndexOf(':') + 1);
+            var input = Json.object().put("team", pending.team()).put("agentId", pending.agentId())
+                    .put("startSeq", pending.startSeq()).put("hostId", pending.hostId());
+            try {
+                stepFunctions.start(machine, name, input);
+                System.out.println("resumed the revive of " + pending.team() + "/" + pending.agentId()
+                        + " interrupted by the last shutdown");
+            } catch (RuntimeException e) {
+                System.err.println("could not resume the revive of " + pending.team() + "/" + pending.agentId()
+                        + ": " + e);
+            }
+        }
     }
 
     /** Local names of the template's resources that functions and state machines refer to. */
