@@ -1,6 +1,5 @@
 package io.lifeline.local;
 
-import io.lifeline.config.Wiring;
 import io.lifeline.store.KeyStore;
 import io.lifeline.store.RevivalStore;
 import io.lifeline.support.Json;
@@ -57,6 +56,7 @@ public final class LifelineLocal implements AutoCloseable {
     }
 
     private final LocalDynamo dynamoServer;
+    private final LocalRuntime runtime;
     private final DynamoDbClient dynamo;
     private final FunctionHost host;
     private final LocalGateway gateway;
@@ -78,21 +78,18 @@ public final class LifelineLocal implements AutoCloseable {
             FrontDoor.requireFree(options.port());
             dynamo = dynamoServer.client();
             LocalDynamo.ensureTable(dynamo, options.template(), TABLE_NAME);
-            Map<String, String> parameters = localParameters(options.parameters());
-            Map<String, String> names = resourceNames(options.template(), TABLE_NAME, EVENT_BUS_NAME);
-            bus = new LocalEventBus(options.template().rules(parameters), options.clock());
-            java.util.concurrent.atomic.AtomicReference<LocalStepFunctions> sfn = new java.util.concurrent.atomic.AtomicReference<>();
-            host = new FunctionHost(options.template(), parameters, names, dynamo, Wiring.memoize(bus::client),
-                    Wiring.memoize(() -> sfn.get().client()), options.clock());
-            stepFunctions = new LocalStepFunctions(options.template().stateMachines(parameters, names), host,
-                    options.clock(), options.timeScale(), true);
-            sfn.set(stepFunctions);
-            bus.startStateMachinesWith((machine, input) -> stepFunctions.start(LocalStepFunctions.arn(machine), null,
-                    input));
-            gateway = new LocalGateway(options.template(), host, options.clock());
-            String streamArn = dynamo.describeTable(d -> d.tableName(TABLE_NAME)).table().latestStreamArn();
-            pump = new StreamPump(dynamoServer.streamsClient(), streamArn, StreamPump.consumers(host),
-                    options.dataDir() == null ? null : options.dataDir().resolve("stream-checkpoints.properties"));
+            runtime = LocalRuntime.builder().template(options.template()).table(dynamo, TABLE_NAME)
+                    .busName(EVENT_BUS_NAME).clock(options.clock()).parameters(options.parameters())
+                    .stepFunctions(options.timeScale(), true)
+                    .streams(dynamoServer.streamsClient(),
+                            dynamo.describeTable(d -> d.tableName(TABLE_NAME)).table().latestStreamArn(),
+                            options.dataDir() == null ? null : options.dataDir().resolve("stream-checkpoints.properties"))
+                    .build();
+            host = runtime.host;
+            bus = runtime.bus;
+            stepFunctions = runtime.stepFunctions;
+            gateway = runtime.gateway;
+            pump = runtime.pump;
             adminKey = ensureLocalTeam(new KeyStore(dynamo, TABLE_NAME), options);
             Path operatorFile = options.dataDir() == null ? null : options.dataDir().resolve(OPERATOR_KEY_FILE);
             String existing = existingKey(new KeyStore(dynamo, TABLE_NAME), operatorFile);
@@ -287,8 +284,7 @@ public final class LifelineLocal implements AutoCloseable {
         background.shutdownNow();
         background.awaitTermination(5, TimeUnit.SECONDS);
         frontDoor.close();
-        stepFunctions.close();
-        bus.close();
+        runtime.close();
         dynamo.close();
         dynamoServer.close();
     }
