@@ -1,7 +1,7 @@
 package io.lifeline.bench;
 
-import io.lifeline.api.Json;
 import io.lifeline.local.LocalDynamo;
+import io.lifeline.support.Json;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;

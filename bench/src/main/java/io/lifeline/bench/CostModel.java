@@ -1,7 +1,7 @@
 package io.lifeline.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.lifeline.api.Json;
+import io.lifeline.support.Json;
 import java.io.InputStream;
 
 /**

@@ -1,9 +1,9 @@
 package io.lifeline.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.lifeline.api.Json;
 import io.lifeline.local.LifelineLocal;
 import io.lifeline.local.SamTemplate;
+import io.lifeline.support.Json;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

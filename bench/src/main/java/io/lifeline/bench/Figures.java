@@ -1,6 +1,6 @@
 package io.lifeline.bench;
 
-import io.lifeline.api.Json;
+import io.lifeline.support.Json;
 import java.util.Map;
 
 /** Turns section 1's measurements into report rows. */

@@ -2,7 +2,7 @@ package io.lifeline.bench;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.lifeline.api.Json;
+import io.lifeline.support.Json;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

@@ -1,9 +1,9 @@
 package io.lifeline.bench;
 
+import io.lifeline.agent.SweepPlan;
 import io.lifeline.local.LocalDynamo;
 import io.lifeline.store.SweepStore;
 import io.lifeline.store.TeamStore;
-import io.lifeline.sweep.SweepPlan;
 import io.lifeline.sweep.Sweeper;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;

@@ -100,7 +100,7 @@ public final class ThroughputBench {
             measured.handlerWarmMillis = single.p50();
             var d = report.details().putArray("throughput");
             for (Result r : List.of(bare1, in, web, bare2, single, bareSingle)) {
-                d.add(io.lifeline.api.Json.MAPPER.valueToTree(r));
+                d.add(io.lifeline.support.Json.MAPPER.valueToTree(r));
             }
         }
     }

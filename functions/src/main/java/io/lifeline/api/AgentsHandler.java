@@ -19,6 +19,7 @@ import io.lifeline.store.AgentStore;
 import io.lifeline.store.InboxStore;
 import io.lifeline.store.TaskStore;
 import io.lifeline.store.TransitionLog;
+import io.lifeline.support.Json;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

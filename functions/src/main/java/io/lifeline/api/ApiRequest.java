@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Limits;
 import io.lifeline.auth.Scope;
+import io.lifeline.support.Json;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Map;

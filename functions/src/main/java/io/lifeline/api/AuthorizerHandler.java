@@ -7,6 +7,8 @@ import com.amazonaws.services.lambda.runtime.events.SimpleIAMPolicyResponse;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lifeline.config.Wiring;
 import io.lifeline.store.KeyStore;
+import io.lifeline.support.Json;
+import io.lifeline.support.Log;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;

@@ -16,6 +16,7 @@ import io.lifeline.config.Config;
 import io.lifeline.config.Wiring;
 import io.lifeline.store.AgentDataStore;
 import io.lifeline.store.AgentStore;
+import io.lifeline.support.Json;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

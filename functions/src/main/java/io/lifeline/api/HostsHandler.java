@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lifeline.auth.Scope;
 import io.lifeline.config.Wiring;
 import io.lifeline.store.HostCommandStore;
+import io.lifeline.support.Json;
 import java.time.Clock;
 
 /**

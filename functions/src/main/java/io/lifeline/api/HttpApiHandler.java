@@ -8,6 +8,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.auth.Scope;
+import io.lifeline.support.Json;
+import io.lifeline.support.Log;
+import io.lifeline.support.Metrics;
 import java.util.HashMap;
 import java.util.Map;
 

@@ -6,6 +6,7 @@ import io.lifeline.config.Wiring;
 import io.lifeline.agent.TeamSettings;
 import io.lifeline.store.KeyStore;
 import io.lifeline.store.TeamStore;
+import io.lifeline.support.Json;
 import java.time.Clock;
 import java.util.Set;
 

@@ -8,6 +8,7 @@ import io.lifeline.agent.TaskStatus;
 import io.lifeline.auth.Scope;
 import io.lifeline.config.Wiring;
 import io.lifeline.store.TaskStore;
+import io.lifeline.support.Json;
 import java.time.Clock;
 import java.util.List;
 import java.util.Set;

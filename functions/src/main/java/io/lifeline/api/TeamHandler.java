@@ -9,6 +9,7 @@ import io.lifeline.auth.Scope;
 import io.lifeline.config.Wiring;
 import io.lifeline.store.EventLog;
 import io.lifeline.store.TeamStore;
+import io.lifeline.support.Json;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;

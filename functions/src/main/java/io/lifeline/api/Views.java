@@ -8,6 +8,7 @@ import io.lifeline.agent.AgentStats;
 import io.lifeline.agent.Recovery;
 import io.lifeline.agent.Task;
 import io.lifeline.agent.Transition;
+import io.lifeline.support.Json;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 

@@ -1,7 +1,7 @@
 package io.lifeline.config;
 
-import io.lifeline.api.Json;
-import io.lifeline.api.Log;
+import io.lifeline.support.Json;
+import io.lifeline.support.Log;
 import java.util.Map;
 import org.crac.Context;
 import org.crac.Core;

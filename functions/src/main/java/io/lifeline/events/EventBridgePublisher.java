@@ -1,6 +1,6 @@
 package io.lifeline.events;
 
-import io.lifeline.api.Json;
+import io.lifeline.support.Json;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -86,7 +86,7 @@ public final class EventBridgePublisher {
                 response = client.putEvents(r -> r.entries(entries));
             } catch (SdkException e) {
                 // The invocation's own line counts what stayed unsent; this one says why.
-                io.lifeline.api.Log.emit(io.lifeline.api.Log.line("WARN", "PutEvents failed")
+                io.lifeline.support.Log.emit(io.lifeline.support.Log.line("WARN", "PutEvents failed")
                         .put("events", chunk.size()).put("error", e.getMessage()));
                 failed.addAll(chunk);
                 continue;

@@ -1,8 +1,8 @@
 package io.lifeline.events;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.lifeline.api.Json;
 import io.lifeline.store.StreamChanges;
+import io.lifeline.support.Json;
 import java.time.Instant;
 
 /**

@@ -4,6 +4,8 @@ import static io.lifeline.store.Items.ms;
 import static io.lifeline.store.Items.n;
 import static io.lifeline.store.Items.s;
 
+import io.lifeline.agent.Agent;
+import io.lifeline.agent.AgentStatus;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -12,6 +14,7 @@ import java.util.Map;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
+import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
 
 /**
  * What each revive execution did, written by its own steps, so {@code GET .../revivals} reads the same in
@@ -32,6 +35,14 @@ public final class RevivalStore {
     /** One execution as recorded: {@code attempts} is how many restarts it asked for so far. */
     public record Revival(long startSeq, String executionId, Instant startedAt, String outcome, int attempts,
                           List<Step> steps) {
+    }
+
+    /**
+     * A revive flow an agent is still waiting on: the agent is {@code restarting}, and the execution named
+     * {@code executionId} claimed the revive of its death at {@code startSeq} (the transition before its entry into
+     * restarting). {@code hostId} is the host to ask, as the flow's input carries it.
+     */
+    public record Pending(String team, String agentId, long startSeq, String hostId, String executionId) {
     }
 
     private final DynamoDbClient dynamo;
@@ -95,6 +106,45 @@ public final class RevivalStore {
         }
         u.set(Keys.EXPIRES_AT, n(step.at().plus(retention).getEpochSecond()));
         StoreFailures.call("record the revive step", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
+    }
+
+    /**
+     * Every agent left {@code restarting} whose revive an execution has claimed, with that execution: what a
+     * runtime that lost its running executions (Lifeline Local after a crash) needs to start each flow again under
+     * the same name. An agent in restarting with no claimed revival record (its flow never started a step) is not
+     * listed. Reads strongly consistent agent items with a filtered Scan of the table, then each listed agent's
+     * newest revival records; a start-up path, not a hot one.
+     */
+    public List<Pending> pending() {
+        Map<String, AttributeValue> values = Map.of(":restarting", s(AgentStatus.RESTARTING.wire()),
+                ":agent", s(Keys.AGENT_PREFIX));
+        List<Pending> out = new ArrayList<>();
+        Map<String, AttributeValue> start = null;
+        do {
+            Map<String, AttributeValue> from = start;
+            ScanResponse page = StoreFailures.call("scan for agents left restarting", () -> dynamo.scan(r -> r
+                    .tableName(table).consistentRead(true)
+                    .filterExpression("#status = :restarting AND begins_with(#sk, :agent)")
+                    .expressionAttributeNames(Map.of("#status", AgentItems.STATUS, "#sk", Keys.SK))
+                    .expressionAttributeValues(values).exclusiveStartKey(from)));
+            for (Map<String, AttributeValue> item : page.items()) {
+                if (!AgentItems.isAgent(item)) {
+                    continue;
+                }
+                Agent agent = AgentItems.toAgent(item);
+                if (agent.lastTransition() == null) {
+                    continue;
+                }
+                long startSeq = agent.lastTransition().seq() - 1;
+                list(agent.team(), agent.agentId(), 10).stream()
+                        .filter(rev -> rev.startSeq() == startSeq && rev.executionId() != null)
+                        .findFirst()
+                        .ifPresent(rev -> out.add(new Pending(agent.team(), agent.agentId(), startSeq,
+                                agent.hostId(), rev.executionId())));
+            }
+            start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
+        } while (start != null);
+        return out;
     }
 
     /** Newest first. */

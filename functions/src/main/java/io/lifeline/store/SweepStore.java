@@ -5,10 +5,10 @@ import static io.lifeline.store.Items.n;
 import static io.lifeline.store.Items.s;
 
 import io.lifeline.agent.AgentStatus;
+import io.lifeline.agent.SweepPlan;
 import io.lifeline.agent.TeamSettings;
 import io.lifeline.agent.TransitionTable;
 import io.lifeline.agent.Trigger;
-import io.lifeline.sweep.SweepPlan;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,6 +1,7 @@
 package io.lifeline.sweep;
 
 import io.lifeline.agent.LifelineException;
+import io.lifeline.agent.SweepPlan;
 import io.lifeline.store.SweepStore;
 import io.lifeline.store.TeamStore;
 import java.time.Clock;

@@ -3,7 +3,7 @@ package io.lifeline.local;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpHandler;
-import io.lifeline.api.Json;
+import io.lifeline.support.Json;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

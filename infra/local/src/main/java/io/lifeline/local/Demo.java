@@ -1,7 +1,7 @@
 package io.lifeline.local;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.lifeline.api.Json;
+import io.lifeline.support.Json;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;

@@ -1,13 +1,15 @@
 package io.lifeline.local;
 
-import io.lifeline.config.Wiring;
 import io.lifeline.store.KeyStore;
+import io.lifeline.store.RevivalStore;
+import io.lifeline.support.Json;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -54,6 +56,7 @@ public final class LifelineLocal implements AutoCloseable {
     }
 
     private final LocalDynamo dynamoServer;
+    private final LocalRuntime runtime;
     private final DynamoDbClient dynamo;
     private final FunctionHost host;
     private final LocalGateway gateway;
@@ -75,21 +78,18 @@ public final class LifelineLocal implements AutoCloseable {
             FrontDoor.requireFree(options.port());
             dynamo = dynamoServer.client();
             LocalDynamo.ensureTable(dynamo, options.template(), TABLE_NAME);
-            Map<String, String> parameters = localParameters(options.parameters());
-            Map<String, String> names = resourceNames(options.template(), TABLE_NAME, EVENT_BUS_NAME);
-            bus = new LocalEventBus(options.template().rules(parameters), options.clock());
-            java.util.concurrent.atomic.AtomicReference<LocalStepFunctions> sfn = new java.util.concurrent.atomic.AtomicReference<>();
-            host = new FunctionHost(options.template(), parameters, names, dynamo, Wiring.memoize(bus::client),
-                    Wiring.memoize(() -> sfn.get().client()), options.clock());
-            stepFunctions = new LocalStepFunctions(options.template().stateMachines(parameters, names), host,
-                    options.clock(), options.timeScale(), true);
-            sfn.set(stepFunctions);
-            bus.startStateMachinesWith((machine, input) -> stepFunctions.start(LocalStepFunctions.arn(machine), null,
-                    input));
-            gateway = new LocalGateway(options.template(), host, options.clock());
-            String streamArn = dynamo.describeTable(d -> d.tableName(TABLE_NAME)).table().latestStreamArn();
-            pump = new StreamPump(dynamoServer.streamsClient(), streamArn, StreamPump.consumers(host),
-                    options.dataDir() == null ? null : options.dataDir().resolve("stream-checkpoints.properties"));
+            runtime = LocalRuntime.builder().template(options.template()).table(dynamo, TABLE_NAME)
+                    .busName(EVENT_BUS_NAME).clock(options.clock()).parameters(options.parameters())
+                    .stepFunctions(options.timeScale(), true)
+                    .streams(dynamoServer.streamsClient(),
+                            dynamo.describeTable(d -> d.tableName(TABLE_NAME)).table().latestStreamArn(),
+                            options.dataDir() == null ? null : options.dataDir().resolve("stream-checkpoints.properties"))
+                    .build();
+            host = runtime.host;
+            bus = runtime.bus;
+            stepFunctions = runtime.stepFunctions;
+            gateway = runtime.gateway;
+            pump = runtime.pump;
             adminKey = ensureLocalTeam(new KeyStore(dynamo, TABLE_NAME), options);
             Path operatorFile = options.dataDir() == null ? null : options.dataDir().resolve(OPERATOR_KEY_FILE);
             String existing = existingKey(new KeyStore(dynamo, TABLE_NAME), operatorFile);
@@ -124,37 +124,19 @@ public final class LifelineLocal implements AutoCloseable {
             return;
         }
         String machine = LocalStepFunctions.arn(template.logicalIds("AWS::Serverless::StateMachine").get(0));
-        io.lifeline.store.AgentStore agents = new io.lifeline.store.AgentStore(dynamo, TABLE_NAME);
-        io.lifeline.store.RevivalStore revivals = new io.lifeline.store.RevivalStore(dynamo, TABLE_NAME,
-                java.time.Duration.ofDays(30));
-        dynamo.scanPaginator(r -> r.tableName(TABLE_NAME).consistentRead(true)
-                .filterExpression("#status = :restarting AND begins_with(#sk, :agent)")
-                .expressionAttributeNames(Map.of("#status", "status", "#sk", "sk"))
-                .expressionAttributeValues(Map.of(
-                        ":restarting", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("restarting"),
-                        ":agent", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("AGENT#"))))
-                .items().forEach(item -> {
-                    String team = item.get("pk").s().substring("TEAM#".length());
-                    String agentId = item.get("sk").s().substring("AGENT#".length());
-                    agents.get(team, agentId).ifPresent(agent -> {
-                        long startSeq = agent.lastTransition().seq() - 1;
-                        revivals.list(team, agentId, 10).stream()
-                                .filter(rev -> rev.startSeq() == startSeq && rev.executionId() != null)
-                                .findFirst().ifPresent(rev -> {
-                                    String name = rev.executionId().substring(rev.executionId().lastIndexOf(':') + 1);
-                                    var input = io.lifeline.api.Json.object().put("team", team).put("agentId", agentId)
-                                            .put("startSeq", startSeq).put("hostId", agent.hostId());
-                                    try {
-                                        stepFunctions.start(machine, name, input);
-                                        System.out.println("resumed the revive of " + team + "/" + agentId
-                                                + " interrupted by the last shutdown");
-                                    } catch (RuntimeException e) {
-                                        System.err.println("could not resume the revive of " + team + "/" + agentId
-                                                + ": " + e);
-                                    }
-                                });
-                    });
-                });
+        for (RevivalStore.Pending pending : new RevivalStore(dynamo, TABLE_NAME, Duration.ofDays(30)).pending()) {
+            String name = pending.executionId().substring(pending.executionId().lastIndexOf(':') + 1);
+            var input = Json.object().put("team", pending.team()).put("agentId", pending.agentId())
+                    .put("startSeq", pending.startSeq()).put("hostId", pending.hostId());
+            try {
+                stepFunctions.start(machine, name, input);
+                System.out.println("resumed the revive of " + pending.team() + "/" + pending.agentId()
+                        + " interrupted by the last shutdown");
+            } catch (RuntimeException e) {
+                System.err.println("could not resume the revive of " + pending.team() + "/" + pending.agentId()
+                        + ": " + e);
+            }
+        }
     }
 
     /** Local names of the template's resources that functions and state machines refer to. */
@@ -302,8 +284,7 @@ public final class LifelineLocal implements AutoCloseable {
         background.shutdownNow();
         background.awaitTermination(5, TimeUnit.SECONDS);
         frontDoor.close();
-        stepFunctions.close();
-        bus.close();
+        runtime.close();
         dynamo.close();
         dynamoServer.close();
     }

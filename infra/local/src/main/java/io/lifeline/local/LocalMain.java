@@ -109,7 +109,7 @@ public final class LocalMain implements Callable<Integer> {
     public Integer call() throws Exception {
         if (!verbose) {
             // Every invocation logs a JSON line (as in Lambda); on a console, the routine ones drown the rest.
-            io.lifeline.api.Log.sink(line -> {
+            io.lifeline.support.Log.sink(line -> {
                 if (!routine(line)) {
                     System.out.println(line);
                 }

@@ -11,7 +11,7 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import io.lifeline.api.Json;
+import io.lifeline.support.Json;
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
 import java.util.List;

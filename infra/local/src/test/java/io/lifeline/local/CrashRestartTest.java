@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.TransitionTable;
 import io.lifeline.agent.Trigger;
-import io.lifeline.api.Json;
+import io.lifeline.support.Json;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.lifeline.api.Json;
+import io.lifeline.support.Json;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

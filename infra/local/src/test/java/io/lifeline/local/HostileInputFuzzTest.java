@@ -9,9 +9,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.lifeline.agent.Limits;
-import io.lifeline.api.Json;
 import io.lifeline.auth.Scope;
 import io.lifeline.store.KeyStore;
+import io.lifeline.support.Json;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URI;
@@ -116,7 +116,7 @@ class HostileInputFuzzTest {
             System.setOut(tee);
             System.setErr(tee);
             StringBuffer logLines = new StringBuffer();
-            io.lifeline.api.Log.sink(line -> logLines.append(line).append('\n'));
+            io.lifeline.support.Log.sink(line -> logLines.append(line).append('\n'));
             Map<String, AtomicInteger> byOutcome = new ConcurrentHashMap<>();
             List<String> failures = Collections.synchronizedList(new ArrayList<>());
             ExecutorService pool = Executors.newFixedThreadPool(4);
@@ -136,7 +136,7 @@ class HostileInputFuzzTest {
                 }
             } finally {
                 pool.shutdownNow();
-                io.lifeline.api.Log.sink(null);
+                io.lifeline.support.Log.sink(null);
                 System.setOut(originalOut);
                 System.setErr(originalErr);
             }

@@ -114,7 +114,7 @@ class LateSweepTest {
         io.lifeline.sweep.SweepHandler handler = new io.lifeline.sweep.SweepHandler(new io.lifeline.config.Wiring(
                 io.lifeline.config.Config.fromEnvironment(env), stack.clock, stack.dynamo),
                 () -> System.nanoTime() + jump.get());
-        io.lifeline.api.Log.sink(line -> {
+        io.lifeline.support.Log.sink(line -> {
             lines.add(line);
             if (line.contains("\"msg\":\"sweep\"")) {
                 jump.set(Duration.ofSeconds(30).toNanos());
@@ -126,7 +126,7 @@ class LateSweepTest {
         try {
             dead = handler.handleRequest(event, new LocalContext("SweepFunction", UUID.randomUUID().toString()));
         } finally {
-            io.lifeline.api.Log.sink(null);
+            io.lifeline.support.Log.sink(null);
         }
         List<String> sweeps = lines.stream().filter(l -> l.contains("\"msg\":\"sweep\"")).toList();
         assertEquals(2, sweeps.size(), lines::toString);

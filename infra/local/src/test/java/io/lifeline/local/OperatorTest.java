@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.lifeline.api.Json;
-import io.lifeline.api.Log;
 import io.lifeline.auth.Scope;
+import io.lifeline.support.Json;
+import io.lifeline.support.Log;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;

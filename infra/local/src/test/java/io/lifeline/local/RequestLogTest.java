@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.lifeline.api.Json;
-import io.lifeline.api.Log;
 import io.lifeline.auth.Scope;
+import io.lifeline.support.Json;
+import io.lifeline.support.Log;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

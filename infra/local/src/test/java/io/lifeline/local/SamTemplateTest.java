@@ -275,12 +275,12 @@ class SamTemplateTest {
             }
         }
         JsonNode sweep = root.path("Resources").path("SweepNotRunningAlarm").path("Properties");
-        assertEquals(io.lifeline.api.Metrics.NAMESPACE, sweep.path("Namespace").asText());
-        assertEquals(io.lifeline.api.Metrics.SWEEP_DURATION, sweep.path("MetricName").asText());
+        assertEquals(io.lifeline.support.Metrics.NAMESPACE, sweep.path("Namespace").asText());
+        assertEquals(io.lifeline.support.Metrics.SWEEP_DURATION, sweep.path("MetricName").asText());
         assertEquals("breaching", sweep.path("TreatMissingData").asText(), "no sweep at all is the failure");
         JsonNode dead = root.path("Resources").path("DeadAgentRateAlarm").path("Properties");
-        assertEquals(io.lifeline.api.Metrics.AGENTS_MARKED_DEAD, dead.path("MetricName").asText());
-        assertEquals(io.lifeline.api.Metrics.EVENTS_FAILED,
+        assertEquals(io.lifeline.support.Metrics.AGENTS_MARKED_DEAD, dead.path("MetricName").asText());
+        assertEquals(io.lifeline.support.Metrics.EVENTS_FAILED,
                 root.path("Resources").path("PublishFailuresAlarm").path("Properties").path("MetricName").asText());
         // Lambda's own metrics name the deployed publisher (its FunctionName), not a literal.
         for (String id : List.of("PublisherErrorsAlarm", "PublisherLagAlarm")) {

@@ -8,10 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.lifeline.agent.SweepPlan;
 import io.lifeline.auth.Scope;
 import io.lifeline.store.SweepStore;
 import io.lifeline.store.TeamStore;
-import io.lifeline.sweep.SweepPlan;
 import io.lifeline.sweep.Sweeper;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.agent.Limits;
-import io.lifeline.api.Json;
 import io.lifeline.auth.Scope;
+import io.lifeline.support.Json;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -12,10 +12,10 @@ import com.amazonaws.services.lambda.runtime.tests.EventLoader;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import io.lifeline.api.Json;
 import io.lifeline.auth.ApiKeys;
 import io.lifeline.auth.Scope;
 import io.lifeline.store.KeyStore;
+import io.lifeline.support.Json;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -120,12 +120,12 @@ class TenantIsolationTest {
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         PrintStream out = System.out;
         System.setOut(new PrintStream(printed, true, StandardCharsets.UTF_8));
-        io.lifeline.api.Log.sink(line -> captured.append(line).append('\n'));
+        io.lifeline.support.Log.sink(line -> captured.append(line).append('\n'));
         try {
             assertTrue(FIXTURES.keySet().containsAll(stack.gateway.apiRouteKeys()), "a fixture for every route");
             stack.gateway.apiRouteKeys().forEach(check);
         } finally {
-            io.lifeline.api.Log.sink(null);
+            io.lifeline.support.Log.sink(null);
             System.setOut(out);
         }
         before.assertUnchanged("refused requests");

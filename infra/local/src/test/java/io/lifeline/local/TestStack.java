@@ -3,11 +3,11 @@ package io.lifeline.local;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
 import com.amazonaws.services.lambda.runtime.tests.EventLoader;
 import com.fasterxml.jackson.databind.JsonNode;
-import io.lifeline.api.Json;
 import io.lifeline.auth.Scope;
 import io.lifeline.local.asl.Execution;
 import io.lifeline.local.asl.HistoryEvent;
 import io.lifeline.store.KeyStore;
+import io.lifeline.support.Json;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -61,11 +61,8 @@ public final class TestStack implements AutoCloseable {
     private final KeyStore keys;
     private final DynamoDbClient admin;
     private final SamTemplate template;
-    private final Map<String, String> params;
-    private final Map<String, String> names;
+    private final LocalRuntime runtime;
     private final software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient streams;
-    private final java.util.concurrent.atomic.AtomicReference<LocalStepFunctions> stepFunctionsRef =
-            new java.util.concurrent.atomic.AtomicReference<>();
 
     /** Interceptors of the functions' EventBridge client (PutEvents faults at the SDK level). */
     private final List<ExecutionInterceptor> busInterceptors;
@@ -82,20 +79,19 @@ public final class TestStack implements AutoCloseable {
         LocalDynamo.ensureTable(admin, template, table);
         this.dynamo = interceptors.isEmpty() ? admin : LocalClients.build(DynamoDbClient.builder()
                 .overrideConfiguration(c -> interceptors.forEach(c::addExecutionInterceptor)), endpoint);
-        this.params = LifelineLocal.localParameters(parameters);
-        this.names = LifelineLocal.resourceNames(template, table, "bus-" + table);
-        this.bus = new LocalEventBus(template.rules(params), clock);
-        this.host = freshHost();
-        // No background tick: tests move the clock and call stepFunctions.runDue() themselves.
-        this.stepFunctions = new LocalStepFunctions(template.stateMachines(params, names), host, clock, 1.0, false);
-        stepFunctionsRef.set(stepFunctions);
-        bus.startStateMachinesWith((machine, input) -> stepFunctions.start(LocalStepFunctions.arn(machine), null,
-                input));
-        this.gateway = new LocalGateway(template, host, clock);
-        String streamArn = admin.describeTable(d -> d.tableName(table)).table().latestStreamArn();
         this.streams = LocalClients.build(
                 software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient.builder(), endpoint);
-        this.pump = new StreamPump(streams, streamArn, StreamPump.consumers(host), null);
+        // No background tick: tests move the clock and call stepFunctions.runDue() themselves.
+        this.runtime = LocalRuntime.builder().template(template).table(dynamo, table).busName("bus-" + table)
+                .clock(clock).parameters(parameters).stepFunctions(1.0, false)
+                .streams(streams, admin.describeTable(d -> d.tableName(table)).table().latestStreamArn(), null)
+                .busClient(this::busClient).build();
+        this.bus = runtime.bus;
+        this.host = runtime.host;
+        hosts.add(host);
+        this.stepFunctions = runtime.stepFunctions;
+        this.gateway = runtime.gateway;
+        this.pump = runtime.pump;
         this.keys = new KeyStore(admin, table);
         this.adminKey = keys.createTeam(TEAM, clock.instant()).key();
         this.operatorKey = keys.createOperatorKey("test", clock.instant()).key();
@@ -124,7 +120,7 @@ public final class TestStack implements AutoCloseable {
      * container would be: nothing remembered from earlier invocations (the publisher's sent ids included).
      */
     public FunctionHost freshHost() {
-        FunctionHost fresh = newHost();
+        FunctionHost fresh = runtime.newHost();
         hosts.add(fresh);
         return fresh;
     }
@@ -132,14 +128,12 @@ public final class TestStack implements AutoCloseable {
     /** Every host this stack made: {@link #close} fails when a function made a call its policy does not allow. */
     private final List<FunctionHost> hosts = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-    private FunctionHost newHost() {
-        Supplier<software.amazon.awssdk.services.eventbridge.EventBridgeClient> busClient = busInterceptors.isEmpty()
-                ? bus::client
-                : () -> LocalClients.build(software.amazon.awssdk.services.eventbridge.EventBridgeClient.builder()
+    /** The functions' PutEvents client, with the stack's bus interceptors when it has any. */
+    private software.amazon.awssdk.services.eventbridge.EventBridgeClient busClient(LocalEventBus bus) {
+        return busInterceptors.isEmpty() ? bus.client()
+                : LocalClients.build(software.amazon.awssdk.services.eventbridge.EventBridgeClient.builder()
                         .overrideConfiguration(c -> busInterceptors.forEach(c::addExecutionInterceptor)),
                         bus.endpoint());
-        return new FunctionHost(template, params, names, dynamo, io.lifeline.config.Wiring.memoize(busClient),
-                io.lifeline.config.Wiring.memoize(() -> stepFunctionsRef.get().client()), clock);
     }
 
     public static final class Builder {
@@ -415,8 +409,7 @@ public final class TestStack implements AutoCloseable {
 
     @Override
     public void close() {
-        stepFunctions.close();
-        bus.close();
+        runtime.close();
         admin.deleteTable(d -> d.tableName(table));
         if (dynamo != admin) {
             dynamo.close();

@@ -1,4 +1,4 @@
-package io.lifeline.api;
+package io.lifeline.support;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,4 +1,4 @@
-package io.lifeline.api;
+package io.lifeline.support;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.function.Consumer;

@@ -1,12 +1,10 @@
-package io.lifeline.sweep;
+package io.lifeline.agent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.lifeline.agent.AgentStatus;
-import io.lifeline.agent.TeamSettings;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

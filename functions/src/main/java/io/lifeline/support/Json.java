@@ -1,4 +1,4 @@
-package io.lifeline.api;
+package io.lifeline.support;
 
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;

@@ -1,7 +1,5 @@
-package io.lifeline.sweep;
+package io.lifeline.agent;
 
-import io.lifeline.agent.AgentStatus;
-import io.lifeline.agent.TeamSettings;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

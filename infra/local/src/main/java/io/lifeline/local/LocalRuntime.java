@@ -1,0 +1,186 @@
+package io.lifeline.local;
+
+import io.lifeline.config.Wiring;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
+import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
+import software.amazon.awssdk.services.sfn.SfnClient;
+
+/**
+ * The template's functions wired the way Lifeline Local runs them, over a table that already exists: the
+ * EventBridge stand-in with the template's rules, the function host, the Step Functions stand-in (the bus starts
+ * its machines), the gateway in front of the host and, given a streams client, the stream pump feeding the
+ * outbox. One assembly for {@link LifelineLocal}, the integration tests' stack and the bench's metered stack;
+ * each adds only what is its own (front door, scheduler, test clock, capacity meter). The DynamoDB and streams
+ * clients stay the caller's: {@link #close} ends only what it started.
+ */
+public final class LocalRuntime implements AutoCloseable {
+    public final SamTemplate template;
+    /** The template parameters as Local runs them ({@link LifelineLocal#localParameters}). */
+    public final Map<String, String> parameters;
+    /** Local names of the template's resources ({@link LifelineLocal#resourceNames}). */
+    public final Map<String, String> names;
+    public final LocalEventBus bus;
+    public final FunctionHost host;
+    /** Null when built {@link Builder#withoutStepFunctions()}. */
+    public final LocalStepFunctions stepFunctions;
+    public final LocalGateway gateway;
+    /** Null when built without a streams client. */
+    public final StreamPump pump;
+
+    private final DynamoDbClient dynamo;
+    private final Clock clock;
+    private final Function<LocalEventBus, EventBridgeClient> busClient;
+    private final Supplier<SfnClient> stepFunctionsClient;
+
+    private LocalRuntime(Builder b) throws Exception {
+        this.template = Objects.requireNonNull(b.template, "template");
+        this.dynamo = Objects.requireNonNull(b.dynamo, "dynamo");
+        this.clock = Objects.requireNonNull(b.clock, "clock");
+        Objects.requireNonNull(b.table, "table");
+        if (b.streams != null) {
+            Objects.requireNonNull(b.streamArn, "streamArn");
+        }
+        this.busClient = b.busClient;
+        this.parameters = LifelineLocal.localParameters(b.parameters);
+        this.names = LifelineLocal.resourceNames(template, b.table, b.busName);
+        this.bus = new LocalEventBus(template.rules(parameters), clock);
+        AtomicReference<LocalStepFunctions> sfn = new AtomicReference<>();
+        this.stepFunctionsClient = b.stepFunctions ? () -> sfn.get().client() : () -> {
+            throw new IllegalStateException("no Step Functions in this runtime");
+        };
+        try {
+            this.host = newHost();
+            if (b.stepFunctions) {
+                this.stepFunctions = new LocalStepFunctions(template.stateMachines(parameters, names), host, clock,
+                        b.timeScale, b.tick);
+                sfn.set(stepFunctions);
+                bus.startStateMachinesWith((machine, input) -> stepFunctions.start(LocalStepFunctions.arn(machine),
+                        null, input));
+            } else {
+                this.stepFunctions = null;
+            }
+            this.gateway = new LocalGateway(template, host, clock);
+            if (b.streams != null) {
+                this.pump = new StreamPump(b.streams, b.streamArn, StreamPump.consumers(host), b.checkpoints);
+            } else {
+                this.pump = null;
+            }
+        } catch (Exception | Error e) {
+            close();
+            throw e;
+        }
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * The template's functions instantiated afresh over the same table, bus and Step Functions, as a new Lambda
+     * container would be: nothing remembered from earlier invocations.
+     */
+    public FunctionHost newHost() {
+        return new FunctionHost(template, parameters, names, dynamo, Wiring.memoize(() -> busClient.apply(bus)),
+                Wiring.memoize(stepFunctionsClient), clock);
+    }
+
+    @Override
+    public void close() {
+        if (stepFunctions != null) {
+            stepFunctions.close();
+        }
+        if (bus != null) {
+            bus.close();
+        }
+    }
+
+    public static final class Builder {
+        private SamTemplate template;
+        private DynamoDbClient dynamo;
+        private String table;
+        private String busName;
+        private Clock clock;
+        private Map<String, String> parameters = Map.of();
+        private double timeScale = 1.0;
+        private boolean tick = true;
+        private boolean stepFunctions = true;
+        private DynamoDbStreamsClient streams;
+        private String streamArn;
+        private Path checkpoints;
+        private Function<LocalEventBus, EventBridgeClient> busClient = LocalEventBus::client;
+
+        private Builder() {
+        }
+
+        public Builder template(SamTemplate template) {
+            this.template = template;
+            return this;
+        }
+
+        /** The functions' DynamoDB client and the table they use (it must exist, with its stream). */
+        public Builder table(DynamoDbClient dynamo, String table) {
+            this.dynamo = dynamo;
+            this.table = table;
+            return this;
+        }
+
+        public Builder busName(String busName) {
+            this.busName = busName;
+            return this;
+        }
+
+        public Builder clock(Clock clock) {
+            this.clock = clock;
+            return this;
+        }
+
+        /** Template parameter overrides; Local's own ({@link LifelineLocal#localParameters}) are added. */
+        public Builder parameters(Map<String, String> parameters) {
+            this.parameters = new HashMap<>(parameters);
+            return this;
+        }
+
+        /**
+         * State machine waits are multiplied by {@code timeScale}; with {@code tick} false nothing runs due
+         * executions in the background (a test moves its clock and calls {@link LocalStepFunctions#runDue()}).
+         */
+        public Builder stepFunctions(double timeScale, boolean tick) {
+            this.timeScale = timeScale;
+            this.tick = tick;
+            return this;
+        }
+
+        /** No state machines: a function that starts one fails (the bench's store-cost stack). */
+        public Builder withoutStepFunctions() {
+            this.stepFunctions = false;
+            return this;
+        }
+
+        /** A stream pump over the table's stream; {@code checkpoints} null keeps its positions in memory. */
+        public Builder streams(DynamoDbStreamsClient streams, String streamArn, Path checkpoints) {
+            this.streams = streams;
+            this.streamArn = streamArn;
+            this.checkpoints = checkpoints;
+            return this;
+        }
+
+        /** How the functions reach the bus (a test adds SDK interceptors to the PutEvents client). */
+        public Builder busClient(Function<LocalEventBus, EventBridgeClient> busClient) {
+            this.busClient = busClient;
+            return this;
+        }
+
+        public LocalRuntime build() throws Exception {
+            return new LocalRuntime(this);
+        }
+    }
+}
