@@ -35,7 +35,14 @@ final class AgentItems {
     static final String BEATS = "beats";
     static final String STALE_AFTER_MS = "staleMs";
     static final String GRACE = "grace";
+    /** The task the agent is on, or held when its life ended (until the hand-back clears it); shown to people. */
     static final String TASK = "taskId";
+    /**
+     * The fence: the task the agent's current life holds. Set by the claim, removed by the complete and by every
+     * write that ends a life (any transition to a status that is not alive) or starts one (join), so it exists
+     * only in the life that claimed the task. A complete is accepted only while it names the task.
+     */
+    static final String HOLD = "hold";
     static final String MESSAGES = "msgs";
     static final String TOOL_CALLS = "tools";
     static final String ERRORS = "errs";
@@ -101,6 +108,10 @@ final class AgentItems {
         }
         u.set(T_AT, ms(now));
         u.setExpression(T_SEQ, u.name(T_SEQ) + " + " + u.value(n(1)));
+        if (!to.isAlive()) {
+            // A life ends here: its hold on a task ends in the same write (issue 14, item 3).
+            u.remove(HOLD);
+        }
     }
 
     /**

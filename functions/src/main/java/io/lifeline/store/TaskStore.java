@@ -93,14 +93,19 @@ public final class TaskStore {
         Update agent = new Update(table, AgentItems.key(team, agentId));
         agent.condition(agent.name(STATUS) + " = " + agent.value(s(AgentStatus.READY.wire())));
         AgentItems.stampTransition(agent, Trigger.CLAIM_TASK, AgentStatus.WORKING, "claimed task " + taskId, now);
-        agent.set(AgentItems.TASK, s(taskId));
+        agent.set(AgentItems.TASK, s(taskId)).set(AgentItems.HOLD, s(taskId));
 
         write("claim the task", task, agent, taskId, agentId, Trigger.CLAIM_TASK);
         return new Change(new Task(team, taskId, null, null, TaskStatus.IN_PROGRESS, agentId, null, now, null, null),
                 AgentStatus.WORKING);
     }
 
-    /** Task in_progress -> done and agent working -> ready, together; only the assignee may complete. */
+    /**
+     * Task in_progress -> done and agent working -> ready, together; only the assignee may complete, and only
+     * from the life that claimed the task: the agent item must still hold it ({@code hold}), which every write
+     * that ends or starts a life removes. A task whose claiming life ended is refused {@code TASK_LOST} whether
+     * or not the outbox has handed it back yet.
+     */
     public Change complete(String team, String taskId, String agentId, String result, Instant now) {
         Update task = new Update(table, key(team, taskId));
         task.condition(task.name(STATUS) + " = " + task.value(s(TaskStatus.IN_PROGRESS.wire())));
@@ -113,9 +118,9 @@ public final class TaskStore {
 
         Update agent = new Update(table, AgentItems.key(team, agentId));
         agent.condition(agent.name(STATUS) + " = " + agent.value(s(AgentStatus.WORKING.wire())));
-        agent.condition(agent.name(AgentItems.TASK) + " = " + agent.value(s(taskId)));
+        agent.condition(agent.name(AgentItems.HOLD) + " = " + agent.value(s(taskId)));
         AgentItems.stampTransition(agent, Trigger.TASK_COMPLETE, AgentStatus.READY, "completed task " + taskId, now);
-        agent.remove(AgentItems.TASK);
+        agent.remove(AgentItems.TASK).remove(AgentItems.HOLD);
 
         write("complete the task", task, agent, taskId, agentId, Trigger.TASK_COMPLETE);
         return new Change(new Task(team, taskId, null, null, TaskStatus.DONE, agentId, null, null, now, result),
@@ -124,9 +129,9 @@ public final class TaskStore {
 
     /**
      * Returns an in-progress task of {@code agentId} to pending with no assignee; true when this call did
-     * it. Conditional on the task still being that agent's, so it happens exactly once, and on the agent not
-     * working on that very task: if it is, it took the task again after the stop this hand-back is for (a
-     * replayed death record after a rejoin and a new claim), and that claim is live.
+     * it. Conditional on the task still being that agent's, so it happens exactly once, and on the agent's
+     * current life not holding that very task: if it does, it took the task again after the stop this hand-back
+     * is for (a replayed death record after a rejoin and a new claim), and that claim is live.
      */
     public boolean handBack(String team, String taskId, String agentId, Instant now) {
         Update u = new Update(table, key(team, taskId));
@@ -137,9 +142,9 @@ public final class TaskStore {
                 .remove(Keys.GSI1_PK).remove(Keys.GSI1_SK);
         TransactWriteItem agentNotOnIt = TransactWriteItem.builder().conditionCheck(c -> c.tableName(table)
                 .key(AgentItems.key(team, agentId))
-                .conditionExpression("NOT (#status = :working AND #task = :task)")
-                .expressionAttributeNames(Map.of("#status", STATUS, "#task", AgentItems.TASK))
-                .expressionAttributeValues(Map.of(":working", s(AgentStatus.WORKING.wire()), ":task", s(taskId))))
+                .conditionExpression("attribute_not_exists(#hold) OR #hold <> :task")
+                .expressionAttributeNames(Map.of("#hold", AgentItems.HOLD))
+                .expressionAttributeValues(Map.of(":task", s(taskId))))
                 .build();
         try {
             StoreFailures.call("hand the task back", () -> dynamo.transactWriteItems(t -> t.transactItems(
@@ -179,7 +184,7 @@ public final class TaskStore {
                     throw taskRefused(taskReason.item(), taskId, agentId, trigger);
                 }
                 if (Transactions.failedCondition(agentReason)) {
-                    throw agentRefused(agentReason.item(), agentId, trigger);
+                    throw agentRefused(agentReason.item(), taskId, agentId, trigger);
                 }
                 if (attempt >= CONTENTION_ATTEMPTS) {
                     throw Transactions.failure(what, e);
@@ -195,6 +200,10 @@ public final class TaskStore {
         }
         String status = Items.str(item, STATUS);
         String assignee = Items.str(item, ASSIGNEE);
+        if (trigger == Trigger.TASK_COMPLETE && TaskStatus.PENDING.wire().equals(status)
+                && agentId.equals(Items.str(item, REASSIGNED_FROM))) {
+            return taskLost(taskId, agentId);
+        }
         String message = trigger == Trigger.CLAIM_TASK
                 ? "Task '" + taskId + "' is " + status + (assignee == null ? "" : " (assigned to " + assignee + ")")
                         + "; only a pending task can be claimed"
@@ -203,12 +212,25 @@ public final class TaskStore {
         return new LifelineException(LifelineException.Kind.CONFLICT, "TASK_NOT_AVAILABLE", message);
     }
 
-    private static LifelineException agentRefused(Map<String, AttributeValue> item, String agentId, Trigger trigger) {
+    private static LifelineException agentRefused(Map<String, AttributeValue> item, String taskId, String agentId,
+                                                  Trigger trigger) {
         if (item == null || item.isEmpty()) {
             return LifelineException.agentNotFound(agentId);
         }
+        if (trigger == Trigger.TASK_COMPLETE && !taskId.equals(Items.str(item, AgentItems.HOLD))) {
+            // The task passed its own condition (in progress, assigned to this agent), so a claim of this agent
+            // took it; the agent no longer holding it means the life that claimed it ended.
+            return taskLost(taskId, agentId);
+        }
         AgentStatus current = AgentStatus.fromWire(Items.str(item, STATUS)).orElseThrow();
         return LifelineException.notAllowed(trigger, current);
+    }
+
+    /** A complete of a task whose claiming life (join) of the agent ended: a death or a leave took the task. */
+    private static LifelineException taskLost(String taskId, String agentId) {
+        return new LifelineException(LifelineException.Kind.CONFLICT, "TASK_LOST", "Task '" + taskId
+                + "' was claimed by an earlier life of agent '" + agentId + "', which ended (it died or left); the "
+                + "task is handed back to pending. Claim it again to work on it.");
     }
 
     static Task toTask(Map<String, AttributeValue> item) {
