@@ -98,6 +98,7 @@ public final class AgentStore {
      */
     public Agent heartbeat(Heartbeat hb, Instant now) {
         AgentStatus expected = hb.reported();
+        Instant at = now;
         for (int attempt = 0; attempt < STATUS_RACE_ATTEMPTS; attempt++) {
             Update u = new Update(table, AgentItems.key(hb.team(), hb.agentId()));
             AgentItems.stampLiveness(u, now, hb.nextWithin());
@@ -113,11 +114,11 @@ public final class AgentStore {
                 u.condition(u.name(STATUS) + " = " + u.value(s(AgentStatus.WORKING.wire())));
                 u.condition("attribute_not_exists(" + u.name(AgentItems.HOLD) + ")");
                 AgentItems.stampTransition(u, Trigger.REPORT_READY, AgentStatus.READY,
-                        "reported by heartbeat (" + hb.source() + ")", now);
+                        "reported by heartbeat (" + hb.source() + ")", at);
             } else {
                 u.condition(u.name(STATUS) + " = " + u.value(s(expected.wire())));
                 AgentItems.stampTransition(u, TransitionTable.reportTrigger(hb.reported()), hb.reported(),
-                        "reported by heartbeat (" + hb.source() + ")", now);
+                        "reported by heartbeat (" + hb.source() + ")", at);
             }
             try {
                 Agent after = AgentItems.toAgent(StoreFailures.call("update heartbeat",
@@ -127,6 +128,10 @@ public final class AgentStore {
                 AgentStatus current = currentStatusOrThrow(e, hb.agentId());
                 if (!current.isAlive()) {
                     throw rejoinRequired(current);
+                }
+                Instant later = AgentItems.laterStamp(e.item(), at);
+                if (later != null) {
+                    at = later; // a transition committed meanwhile at a later time: this one is not stamped earlier
                 }
                 // Alive in another status than this attempt assumed: the next attempt starts from there. A
                 // working agent that holds a task stays working: the heartbeat only renews its liveness.
@@ -146,17 +151,25 @@ public final class AgentStore {
     public Agent transition(String team, String agentId, Trigger trigger, String reason, Instant now,
                             Consumer<Update> extra) {
         TransitionTable.Rule rule = TransitionTable.rule(trigger);
-        Update u = new Update(table, AgentItems.key(team, agentId));
         List<AttributeValue> from = new ArrayList<>();
         rule.from().forEach(status -> from.add(s(status.wire())));
-        u.condition(u.in(STATUS, from));
-        AgentItems.stampTransition(u, trigger, rule.to(), reason, now);
-        extra.accept(u);
-        try {
-            return AgentItems.toAgent(StoreFailures.call(trigger.wire(),
-                    () -> dynamo.updateItem(u.request(ReturnValue.ALL_NEW))).attributes());
-        } catch (ConditionalCheckFailedException e) {
-            throw LifelineException.notAllowed(trigger, currentStatusOrThrow(e, agentId));
+        Instant at = now;
+        for (int attempt = 1; ; attempt++) {
+            Update u = new Update(table, AgentItems.key(team, agentId));
+            u.condition(u.in(STATUS, from));
+            AgentItems.stampTransition(u, trigger, rule.to(), reason, at);
+            extra.accept(u);
+            try {
+                return AgentItems.toAgent(StoreFailures.call(trigger.wire(),
+                        () -> dynamo.updateItem(u.request(ReturnValue.ALL_NEW))).attributes());
+            } catch (ConditionalCheckFailedException e) {
+                AgentStatus current = currentStatusOrThrow(e, agentId);
+                Instant later = AgentItems.laterStamp(e.item(), at);
+                if (later == null || attempt >= STATUS_RACE_ATTEMPTS) {
+                    throw LifelineException.notAllowed(trigger, current);
+                }
+                at = later; // the previous transition is stamped later than this request's reading: not earlier
+            }
         }
     }
 

@@ -14,6 +14,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
@@ -90,12 +91,15 @@ public final class TaskStore {
                 .set(Keys.GSI1_PK, s(Keys.assignee(team, agentId))).set(Keys.GSI1_SK, s(taskId))
                 .remove(REASSIGNED_FROM).remove(REASSIGNED_AT);
 
-        Update agent = new Update(table, AgentItems.key(team, agentId));
-        agent.condition(agent.name(STATUS) + " = " + agent.value(s(AgentStatus.READY.wire())));
-        AgentItems.stampTransition(agent, Trigger.CLAIM_TASK, AgentStatus.WORKING, "claimed task " + taskId, now);
-        agent.set(AgentItems.TASK, s(taskId)).set(AgentItems.HOLD, s(taskId));
+        Function<Instant, Update> agent = at -> {
+            Update a = new Update(table, AgentItems.key(team, agentId));
+            a.condition(a.name(STATUS) + " = " + a.value(s(AgentStatus.READY.wire())));
+            AgentItems.stampTransition(a, Trigger.CLAIM_TASK, AgentStatus.WORKING, "claimed task " + taskId, at);
+            a.set(AgentItems.TASK, s(taskId)).set(AgentItems.HOLD, s(taskId));
+            return a;
+        };
 
-        write("claim the task", task, agent, taskId, agentId, Trigger.CLAIM_TASK);
+        write("claim the task", task, agent, now, taskId, agentId, Trigger.CLAIM_TASK);
         return new Change(new Task(team, taskId, null, null, TaskStatus.IN_PROGRESS, agentId, null, now, null, null),
                 AgentStatus.WORKING);
     }
@@ -116,13 +120,16 @@ public final class TaskStore {
             task.set(RESULT, s(result));
         }
 
-        Update agent = new Update(table, AgentItems.key(team, agentId));
-        agent.condition(agent.name(STATUS) + " = " + agent.value(s(AgentStatus.WORKING.wire())));
-        agent.condition(agent.name(AgentItems.HOLD) + " = " + agent.value(s(taskId)));
-        AgentItems.stampTransition(agent, Trigger.TASK_COMPLETE, AgentStatus.READY, "completed task " + taskId, now);
-        agent.remove(AgentItems.TASK).remove(AgentItems.HOLD);
+        Function<Instant, Update> agent = at -> {
+            Update a = new Update(table, AgentItems.key(team, agentId));
+            a.condition(a.name(STATUS) + " = " + a.value(s(AgentStatus.WORKING.wire())));
+            a.condition(a.name(AgentItems.HOLD) + " = " + a.value(s(taskId)));
+            AgentItems.stampTransition(a, Trigger.TASK_COMPLETE, AgentStatus.READY, "completed task " + taskId, at);
+            a.remove(AgentItems.TASK).remove(AgentItems.HOLD);
+            return a;
+        };
 
-        write("complete the task", task, agent, taskId, agentId, Trigger.TASK_COMPLETE);
+        write("complete the task", task, agent, now, taskId, agentId, Trigger.TASK_COMPLETE);
         return new Change(new Task(team, taskId, null, null, TaskStatus.DONE, agentId, null, null, now, result),
                 AgentStatus.READY);
     }
@@ -169,9 +176,15 @@ public final class TaskStore {
         return handed ? List.of(taskId) : List.of();
     }
 
-    /** One transaction of the task's and the agent's update; a refused condition says which and why. */
-    private void write(String what, Update task, Update agent, String taskId, String agentId, Trigger trigger) {
+    /**
+     * One transaction of the task's and the agent's update (the agent's stamped at {@code now}, or at the
+     * agent's previous transition time if that is later); a refused condition says which and why.
+     */
+    private void write(String what, Update task, Function<Instant, Update> agentAt, Instant now, String taskId,
+                       String agentId, Trigger trigger) {
+        Instant at = now;
         for (int attempt = 1; ; attempt++) {
+            Update agent = agentAt.apply(at);
             try {
                 StoreFailures.call(what, () -> dynamo.transactWriteItems(t -> t.transactItems(
                         task.transactItem(), agent.transactItem())));
@@ -184,7 +197,12 @@ public final class TaskStore {
                     throw taskRefused(taskReason.item(), taskId, agentId, trigger);
                 }
                 if (Transactions.failedCondition(agentReason)) {
-                    throw agentRefused(agentReason.item(), taskId, agentId, trigger);
+                    Instant later = AgentItems.laterStamp(agentReason.item(), at);
+                    if (later == null || attempt >= CONTENTION_ATTEMPTS) {
+                        throw agentRefused(agentReason.item(), taskId, agentId, trigger);
+                    }
+                    at = later; // stamped not earlier than the agent's previous transition
+                    continue;
                 }
                 if (attempt >= CONTENTION_ATTEMPTS) {
                     throw Transactions.failure(what, e);
