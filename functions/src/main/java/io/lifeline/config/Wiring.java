@@ -19,6 +19,14 @@ public record Wiring(Config config, Clock clock, DynamoDbClient dynamo, Supplier
     /** CRaC holds its resources weakly: keep the priming hooks of this container reachable. */
     private static final java.util.List<Priming> PRIMING = new java.util.concurrent.CopyOnWriteArrayList<>();
 
+    /**
+     * Every time a handler reads is in whole milliseconds, the precision the store keeps, so an answer's time
+     * (a task's {@code completedAt}, a transition's {@code at}) is the stored one to the digit.
+     */
+    public Wiring {
+        clock = Clock.tick(clock, java.time.Duration.ofMillis(1));
+    }
+
     /** Wiring for functions that use neither EventBridge nor Step Functions. */
     public Wiring(Config config, Clock clock, DynamoDbClient dynamo) {
         this(config, clock, dynamo, () -> {

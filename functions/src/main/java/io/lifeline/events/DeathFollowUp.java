@@ -14,7 +14,10 @@ import java.util.List;
  * What follows an agent's death (seed 000/001), done by the outbox so that it happens even if the writer
  * that killed the agent stopped right after: its in-progress task goes back to pending with no assignee,
  * and the team's leader gets an inbox notice. Both writes are conditional and keyed by the death, so a
- * replay changes nothing.
+ * replay changes nothing. A leave ends a life too: its task is handed back here as well (the leave route
+ * does it at once; this is the same conditional write, so whichever runs second changes nothing, and a
+ * leave whose caller stopped before its hand-back still gets one). The write that ended the life already
+ * ended its hold, so no answer depends on when this runs: a complete from that life is refused either way.
  */
 final class DeathFollowUp {
     private final AgentStore agents;
@@ -31,6 +34,11 @@ final class DeathFollowUp {
 
     void handle(StreamChanges.StatusChanged c) {
         Transition t = c.transition();
+        if (t.to() == AgentStatus.OFFLINE && t.from().isAlive() && c.currentTaskId() != null) {
+            tasks.handBack(c.team(), c.currentTaskId(), c.agentId(), t.at());
+            agents.clearTask(c.team(), c.agentId(), c.currentTaskId());
+            return;
+        }
         if (t.to() != AgentStatus.DEAD || !t.from().isAlive()) {
             return;
         }

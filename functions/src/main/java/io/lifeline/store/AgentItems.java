@@ -35,7 +35,14 @@ final class AgentItems {
     static final String BEATS = "beats";
     static final String STALE_AFTER_MS = "staleMs";
     static final String GRACE = "grace";
+    /** The task the agent is on, or held when its life ended (until the hand-back clears it); shown to people. */
     static final String TASK = "taskId";
+    /**
+     * The fence: the task the agent's current life holds. Set by the claim, removed by the complete and by every
+     * write that ends a life (any transition to a status that is not alive) or starts one (join), so it exists
+     * only in the life that claimed the task. A complete is accepted only while it names the task.
+     */
+    static final String HOLD = "hold";
     static final String MESSAGES = "msgs";
     static final String TOOL_CALLS = "tools";
     static final String ERRORS = "errs";
@@ -89,8 +96,15 @@ final class AgentItems {
                 Trigger.fromWire(str(item, T_TRIGGER)).orElseThrow(), str(item, T_REASON), instant(item, T_AT));
     }
 
-    /** Adds to {@code u} the writes that record a change to {@code to} by {@code trigger}. */
+    /**
+     * Adds to {@code u} the writes that record a change to {@code to} by {@code trigger} at {@code now}, on the
+     * condition that the previous transition's time is not later: a transition's {@code at} never runs backwards
+     * against its seq. A write refused by that condition alone is retried at {@link #laterStamp} (the
+     * previous time), which is how each writer keeps {@code at} monotonic per agent without a read.
+     */
     static void stampTransition(Update u, Trigger trigger, AgentStatus to, String reason, Instant now) {
+        String at = u.name(T_AT);
+        u.condition("attribute_not_exists(" + at + ") OR " + at + " <= " + u.value(ms(now)));
         u.setExpression(T_FROM, u.name(STATUS));
         u.set(STATUS, s(to.wire()));
         u.set(T_TRIGGER, s(trigger.wire()));
@@ -101,6 +115,19 @@ final class AgentItems {
         }
         u.set(T_AT, ms(now));
         u.setExpression(T_SEQ, u.name(T_SEQ) + " + " + u.value(n(1)));
+        if (!to.isAlive()) {
+            // A life ends here: its hold on a task ends in the same write (issue 14, item 3).
+            u.remove(HOLD);
+        }
+    }
+
+    /**
+     * The previous transition's time on a refused write's image, when it is later than {@code at} (so the
+     * refusal may be the stamp's order condition, and a retry at this time keeps {@code at} monotonic); else null.
+     */
+    static Instant laterStamp(Map<String, AttributeValue> old, Instant at) {
+        Instant previous = old == null ? null : instant(old, T_AT);
+        return previous != null && previous.isAfter(at) ? previous : null;
     }
 
     /**

@@ -98,6 +98,7 @@ public final class AgentStore {
      */
     public Agent heartbeat(Heartbeat hb, Instant now) {
         AgentStatus expected = hb.reported();
+        Instant at = now;
         for (int attempt = 0; attempt < STATUS_RACE_ATTEMPTS; attempt++) {
             Update u = new Update(table, AgentItems.key(hb.team(), hb.agentId()));
             AgentItems.stampLiveness(u, now, hb.nextWithin());
@@ -111,13 +112,13 @@ public final class AgentStore {
                 // working -> ready by report only while no task is held; a held task ends by task_complete,
                 // so it can never be left in progress behind an agent that says it is idle.
                 u.condition(u.name(STATUS) + " = " + u.value(s(AgentStatus.WORKING.wire())));
-                u.condition("attribute_not_exists(" + u.name(AgentItems.TASK) + ")");
+                u.condition("attribute_not_exists(" + u.name(AgentItems.HOLD) + ")");
                 AgentItems.stampTransition(u, Trigger.REPORT_READY, AgentStatus.READY,
-                        "reported by heartbeat (" + hb.source() + ")", now);
+                        "reported by heartbeat (" + hb.source() + ")", at);
             } else {
                 u.condition(u.name(STATUS) + " = " + u.value(s(expected.wire())));
                 AgentItems.stampTransition(u, TransitionTable.reportTrigger(hb.reported()), hb.reported(),
-                        "reported by heartbeat (" + hb.source() + ")", now);
+                        "reported by heartbeat (" + hb.source() + ")", at);
             }
             try {
                 Agent after = AgentItems.toAgent(StoreFailures.call("update heartbeat",
@@ -128,9 +129,13 @@ public final class AgentStore {
                 if (!current.isAlive()) {
                     throw rejoinRequired(current);
                 }
+                Instant later = AgentItems.laterStamp(e.item(), at);
+                if (later != null) {
+                    at = later; // a transition committed meanwhile at a later time: this one is not stamped earlier
+                }
                 // Alive in another status than this attempt assumed: the next attempt starts from there. A
                 // working agent that holds a task stays working: the heartbeat only renews its liveness.
-                boolean holdsTask = e.item().containsKey(AgentItems.TASK);
+                boolean holdsTask = e.item().containsKey(AgentItems.HOLD);
                 expected = current == AgentStatus.WORKING && hb.reported() == AgentStatus.READY && holdsTask
                         ? null : current;
             }
@@ -146,17 +151,25 @@ public final class AgentStore {
     public Agent transition(String team, String agentId, Trigger trigger, String reason, Instant now,
                             Consumer<Update> extra) {
         TransitionTable.Rule rule = TransitionTable.rule(trigger);
-        Update u = new Update(table, AgentItems.key(team, agentId));
         List<AttributeValue> from = new ArrayList<>();
         rule.from().forEach(status -> from.add(s(status.wire())));
-        u.condition(u.in(STATUS, from));
-        AgentItems.stampTransition(u, trigger, rule.to(), reason, now);
-        extra.accept(u);
-        try {
-            return AgentItems.toAgent(StoreFailures.call(trigger.wire(),
-                    () -> dynamo.updateItem(u.request(ReturnValue.ALL_NEW))).attributes());
-        } catch (ConditionalCheckFailedException e) {
-            throw LifelineException.notAllowed(trigger, currentStatusOrThrow(e, agentId));
+        Instant at = now;
+        for (int attempt = 1; ; attempt++) {
+            Update u = new Update(table, AgentItems.key(team, agentId));
+            u.condition(u.in(STATUS, from));
+            AgentItems.stampTransition(u, trigger, rule.to(), reason, at);
+            extra.accept(u);
+            try {
+                return AgentItems.toAgent(StoreFailures.call(trigger.wire(),
+                        () -> dynamo.updateItem(u.request(ReturnValue.ALL_NEW))).attributes());
+            } catch (ConditionalCheckFailedException e) {
+                AgentStatus current = currentStatusOrThrow(e, agentId);
+                Instant later = AgentItems.laterStamp(e.item(), at);
+                if (later == null || attempt >= STATUS_RACE_ATTEMPTS) {
+                    throw LifelineException.notAllowed(trigger, current);
+                }
+                at = later; // the previous transition is stamped later than this request's reading: not earlier
+            }
         }
     }
 
@@ -169,8 +182,13 @@ public final class AgentStore {
     }
 
     public Agent join(String team, String agentId, Instant now) {
+        // A new life holds nothing: a task an earlier life held is that life's, handed back by the outbox from
+        // the record of its end (the item's taskId is only what it was on, shown until then).
         return followSchedule(transition(team, agentId, Trigger.JOIN, "agent joined", now,
-                u -> AgentItems.stampLiveness(u, now, null)));
+                u -> {
+                    AgentItems.stampLiveness(u, now, null);
+                    u.remove(AgentItems.HOLD).remove(AgentItems.TASK);
+                }));
     }
 
     /**
@@ -203,7 +221,10 @@ public final class AgentStore {
         }
     }
 
-    /** Leaves; the agent's current task (if any) stays on the returned item for the caller to hand back. */
+    /**
+     * Leaves; the write ends the agent's hold on its task (so no complete is accepted from this life any more),
+     * and the task it was on stays named on the returned item for the caller to hand back.
+     */
     public Agent leave(String team, String agentId, String reason, Instant now) {
         return transition(team, agentId, Trigger.LEAVE, reason == null ? "agent left" : reason, now, u -> { });
     }
@@ -264,12 +285,13 @@ public final class AgentStore {
         }
     }
 
-    /** Clears the agent's current task if it is still {@code taskId} and the agent is no longer working on it. */
+    /** Clears the agent's task if it is still {@code taskId} and the agent's current life does not hold it. */
     public void clearTask(String team, String agentId, String taskId) {
         Update u = new Update(table, AgentItems.key(team, agentId));
         u.remove(AgentItems.TASK);
         u.condition(u.name(AgentItems.TASK) + " = " + u.value(s(taskId)));
-        u.condition(u.name(STATUS) + " <> " + u.value(s(AgentStatus.WORKING.wire())));
+        String hold = u.name(AgentItems.HOLD);
+        u.condition("attribute_not_exists(" + hold + ") OR " + hold + " <> " + u.value(s(taskId)));
         try {
             StoreFailures.call("clear the agent's task", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
         } catch (ConditionalCheckFailedException e) {

@@ -191,11 +191,25 @@ public final class SweepStore {
      * turn it into a death.
      */
     public Write markDead(SweepPlan.Observed a, int misses, String reason, Instant now, Duration spacing) {
-        Update u = missWrite(a, misses, now, spacing);
-        u.condition(u.in(AgentItems.STATUS, from(Trigger.HEARTBEAT_EXPIRED)));
-        AgentItems.stampTransition(u, Trigger.HEARTBEAT_EXPIRED, TransitionTable.rule(Trigger.HEARTBEAT_EXPIRED).to(),
-                reason, now);
-        return write("mark the agent dead", a, u);
+        Instant at = now;
+        for (int attempt = 1; ; attempt++) {
+            Update u = missWrite(a, misses, now, spacing);
+            u.condition(u.in(AgentItems.STATUS, from(Trigger.HEARTBEAT_EXPIRED)));
+            AgentItems.stampTransition(u, Trigger.HEARTBEAT_EXPIRED,
+                    TransitionTable.rule(Trigger.HEARTBEAT_EXPIRED).to(), reason, at);
+            try {
+                StoreFailures.call("mark the agent dead", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
+                return Write.DONE;
+            } catch (ConditionalCheckFailedException e) {
+                // A transition that committed after the scan, stamped later than this sweep's reading (a claim,
+                // which moves no heartbeat count): the death is stamped at its time, never before it.
+                Instant later = AgentItems.laterStamp(e.item(), at);
+                if (later == null || attempt >= 3) {
+                    return refused(a, e);
+                }
+                at = later;
+            }
+        }
     }
 
     /**
@@ -210,8 +224,10 @@ public final class SweepStore {
         u.condition(u.name(AgentItems.T_SEQ) + " = " + u.value(n(r.seq())));
         u.condition(r.since() == null ? "attribute_not_exists(" + u.name(AgentItems.T_AT) + ")"
                 : u.name(AgentItems.T_AT) + " = " + u.value(ms(r.since())));
+        // The stamp read is pinned by the condition, so the end is stamped at the later of now and that stamp.
+        Instant at = r.since() != null && r.since().isAfter(now) ? r.since() : now;
         AgentItems.stampTransition(u, Trigger.RESTART_EXHAUSTED, TransitionTable.rule(Trigger.RESTART_EXHAUSTED).to(),
-                end.reason(), now);
+                end.reason(), at);
         try {
             StoreFailures.call("end an orphaned revive", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
             return Write.DONE;
@@ -244,10 +260,14 @@ public final class SweepStore {
             StoreFailures.call(what, () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
             return Write.DONE;
         } catch (ConditionalCheckFailedException e) {
-            Map<String, AttributeValue> old = e.item();
-            boolean unchanged = old != null && Items.num(old, AgentItems.BEATS, 0) == a.beats()
-                    && AgentStatus.fromWire(Items.str(old, AgentItems.STATUS)).map(AgentStatus::isAlive).orElse(false);
-            return unchanged ? Write.TOO_SOON : Write.RACE_LOST;
+            return refused(a, e);
         }
+    }
+
+    private static Write refused(SweepPlan.Observed a, ConditionalCheckFailedException e) {
+        Map<String, AttributeValue> old = e.item();
+        boolean unchanged = old != null && Items.num(old, AgentItems.BEATS, 0) == a.beats()
+                && AgentStatus.fromWire(Items.str(old, AgentItems.STATUS)).map(AgentStatus::isAlive).orElse(false);
+        return unchanged ? Write.TOO_SOON : Write.RACE_LOST;
     }
 }

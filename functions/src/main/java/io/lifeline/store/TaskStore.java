@@ -14,6 +14,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
@@ -90,17 +91,25 @@ public final class TaskStore {
                 .set(Keys.GSI1_PK, s(Keys.assignee(team, agentId))).set(Keys.GSI1_SK, s(taskId))
                 .remove(REASSIGNED_FROM).remove(REASSIGNED_AT);
 
-        Update agent = new Update(table, AgentItems.key(team, agentId));
-        agent.condition(agent.name(STATUS) + " = " + agent.value(s(AgentStatus.READY.wire())));
-        AgentItems.stampTransition(agent, Trigger.CLAIM_TASK, AgentStatus.WORKING, "claimed task " + taskId, now);
-        agent.set(AgentItems.TASK, s(taskId));
+        Function<Instant, Update> agent = at -> {
+            Update a = new Update(table, AgentItems.key(team, agentId));
+            a.condition(a.name(STATUS) + " = " + a.value(s(AgentStatus.READY.wire())));
+            AgentItems.stampTransition(a, Trigger.CLAIM_TASK, AgentStatus.WORKING, "claimed task " + taskId, at);
+            a.set(AgentItems.TASK, s(taskId)).set(AgentItems.HOLD, s(taskId));
+            return a;
+        };
 
-        write("claim the task", task, agent, taskId, agentId, Trigger.CLAIM_TASK);
+        write("claim the task", task, agent, now, taskId, agentId, Trigger.CLAIM_TASK);
         return new Change(new Task(team, taskId, null, null, TaskStatus.IN_PROGRESS, agentId, null, now, null, null),
                 AgentStatus.WORKING);
     }
 
-    /** Task in_progress -> done and agent working -> ready, together; only the assignee may complete. */
+    /**
+     * Task in_progress -> done and agent working -> ready, together; only the assignee may complete, and only
+     * from the life that claimed the task: the agent item must still hold it ({@code hold}), which every write
+     * that ends or starts a life removes. A task whose claiming life ended is refused {@code TASK_LOST} whether
+     * or not the outbox has handed it back yet.
+     */
     public Change complete(String team, String taskId, String agentId, String result, Instant now) {
         Update task = new Update(table, key(team, taskId));
         task.condition(task.name(STATUS) + " = " + task.value(s(TaskStatus.IN_PROGRESS.wire())));
@@ -111,22 +120,25 @@ public final class TaskStore {
             task.set(RESULT, s(result));
         }
 
-        Update agent = new Update(table, AgentItems.key(team, agentId));
-        agent.condition(agent.name(STATUS) + " = " + agent.value(s(AgentStatus.WORKING.wire())));
-        agent.condition(agent.name(AgentItems.TASK) + " = " + agent.value(s(taskId)));
-        AgentItems.stampTransition(agent, Trigger.TASK_COMPLETE, AgentStatus.READY, "completed task " + taskId, now);
-        agent.remove(AgentItems.TASK);
+        Function<Instant, Update> agent = at -> {
+            Update a = new Update(table, AgentItems.key(team, agentId));
+            a.condition(a.name(STATUS) + " = " + a.value(s(AgentStatus.WORKING.wire())));
+            a.condition(a.name(AgentItems.HOLD) + " = " + a.value(s(taskId)));
+            AgentItems.stampTransition(a, Trigger.TASK_COMPLETE, AgentStatus.READY, "completed task " + taskId, at);
+            a.remove(AgentItems.TASK).remove(AgentItems.HOLD);
+            return a;
+        };
 
-        write("complete the task", task, agent, taskId, agentId, Trigger.TASK_COMPLETE);
+        write("complete the task", task, agent, now, taskId, agentId, Trigger.TASK_COMPLETE);
         return new Change(new Task(team, taskId, null, null, TaskStatus.DONE, agentId, null, null, now, result),
                 AgentStatus.READY);
     }
 
     /**
      * Returns an in-progress task of {@code agentId} to pending with no assignee; true when this call did
-     * it. Conditional on the task still being that agent's, so it happens exactly once, and on the agent not
-     * working on that very task: if it is, it took the task again after the stop this hand-back is for (a
-     * replayed death record after a rejoin and a new claim), and that claim is live.
+     * it. Conditional on the task still being that agent's, so it happens exactly once, and on the agent's
+     * current life not holding that very task: if it does, it took the task again after the stop this hand-back
+     * is for (a replayed death record after a rejoin and a new claim), and that claim is live.
      */
     public boolean handBack(String team, String taskId, String agentId, Instant now) {
         Update u = new Update(table, key(team, taskId));
@@ -137,9 +149,9 @@ public final class TaskStore {
                 .remove(Keys.GSI1_PK).remove(Keys.GSI1_SK);
         TransactWriteItem agentNotOnIt = TransactWriteItem.builder().conditionCheck(c -> c.tableName(table)
                 .key(AgentItems.key(team, agentId))
-                .conditionExpression("NOT (#status = :working AND #task = :task)")
-                .expressionAttributeNames(Map.of("#status", STATUS, "#task", AgentItems.TASK))
-                .expressionAttributeValues(Map.of(":working", s(AgentStatus.WORKING.wire()), ":task", s(taskId))))
+                .conditionExpression("attribute_not_exists(#hold) OR #hold <> :task")
+                .expressionAttributeNames(Map.of("#hold", AgentItems.HOLD))
+                .expressionAttributeValues(Map.of(":task", s(taskId))))
                 .build();
         try {
             StoreFailures.call("hand the task back", () -> dynamo.transactWriteItems(t -> t.transactItems(
@@ -164,9 +176,15 @@ public final class TaskStore {
         return handed ? List.of(taskId) : List.of();
     }
 
-    /** One transaction of the task's and the agent's update; a refused condition says which and why. */
-    private void write(String what, Update task, Update agent, String taskId, String agentId, Trigger trigger) {
+    /**
+     * One transaction of the task's and the agent's update (the agent's stamped at {@code now}, or at the
+     * agent's previous transition time if that is later); a refused condition says which and why.
+     */
+    private void write(String what, Update task, Function<Instant, Update> agentAt, Instant now, String taskId,
+                       String agentId, Trigger trigger) {
+        Instant at = now;
         for (int attempt = 1; ; attempt++) {
+            Update agent = agentAt.apply(at);
             try {
                 StoreFailures.call(what, () -> dynamo.transactWriteItems(t -> t.transactItems(
                         task.transactItem(), agent.transactItem())));
@@ -179,7 +197,12 @@ public final class TaskStore {
                     throw taskRefused(taskReason.item(), taskId, agentId, trigger);
                 }
                 if (Transactions.failedCondition(agentReason)) {
-                    throw agentRefused(agentReason.item(), agentId, trigger);
+                    Instant later = AgentItems.laterStamp(agentReason.item(), at);
+                    if (later == null || attempt >= CONTENTION_ATTEMPTS) {
+                        throw agentRefused(agentReason.item(), taskId, agentId, trigger);
+                    }
+                    at = later; // stamped not earlier than the agent's previous transition
+                    continue;
                 }
                 if (attempt >= CONTENTION_ATTEMPTS) {
                     throw Transactions.failure(what, e);
@@ -195,6 +218,10 @@ public final class TaskStore {
         }
         String status = Items.str(item, STATUS);
         String assignee = Items.str(item, ASSIGNEE);
+        if (trigger == Trigger.TASK_COMPLETE && TaskStatus.PENDING.wire().equals(status)
+                && agentId.equals(Items.str(item, REASSIGNED_FROM))) {
+            return taskLost(taskId, agentId);
+        }
         String message = trigger == Trigger.CLAIM_TASK
                 ? "Task '" + taskId + "' is " + status + (assignee == null ? "" : " (assigned to " + assignee + ")")
                         + "; only a pending task can be claimed"
@@ -203,12 +230,25 @@ public final class TaskStore {
         return new LifelineException(LifelineException.Kind.CONFLICT, "TASK_NOT_AVAILABLE", message);
     }
 
-    private static LifelineException agentRefused(Map<String, AttributeValue> item, String agentId, Trigger trigger) {
+    private static LifelineException agentRefused(Map<String, AttributeValue> item, String taskId, String agentId,
+                                                  Trigger trigger) {
         if (item == null || item.isEmpty()) {
             return LifelineException.agentNotFound(agentId);
         }
+        if (trigger == Trigger.TASK_COMPLETE && !taskId.equals(Items.str(item, AgentItems.HOLD))) {
+            // The task passed its own condition (in progress, assigned to this agent), so a claim of this agent
+            // took it; the agent no longer holding it means the life that claimed it ended.
+            return taskLost(taskId, agentId);
+        }
         AgentStatus current = AgentStatus.fromWire(Items.str(item, STATUS)).orElseThrow();
         return LifelineException.notAllowed(trigger, current);
+    }
+
+    /** A complete of a task whose claiming life (join) of the agent ended: a death or a leave took the task. */
+    private static LifelineException taskLost(String taskId, String agentId) {
+        return new LifelineException(LifelineException.Kind.CONFLICT, "TASK_LOST", "Task '" + taskId
+                + "' was claimed by an earlier life of agent '" + agentId + "', which ended (it died or left); the "
+                + "task is handed back to pending. Claim it again to work on it.");
     }
 
     static Task toTask(Map<String, AttributeValue> item) {
