@@ -237,6 +237,18 @@ public final class LifelineClient {
         return call("POST", "/v1/teams", body, NewTeam.class);
     }
 
+    /**
+     * Mints a new admin key for the existing team {@code forTeam} (shown once in the answer): the way back into
+     * a team that has lost its admin keys. Needs a client built with an operator key; {@code label} may be null.
+     */
+    public ApiKey mintAdminKey(String forTeam, String label) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        if (label != null) {
+            body.put("label", label);
+        }
+        return call("POST", "/v1/teams/" + enc(forTeam) + "/admin-keys", body, ApiKey.class);
+    }
+
     public TeamSettings settings() {
         return call("GET", teamPath("settings"), null, TeamSettings.class);
     }

@@ -89,7 +89,7 @@ public final class LifelineLocal implements AutoCloseable {
             gateway = new LocalGateway(options.template(), host, options.clock());
             String streamArn = dynamo.describeTable(d -> d.tableName(TABLE_NAME)).table().latestStreamArn();
             pump = new StreamPump(dynamoServer.streamsClient(), streamArn, StreamPump.consumers(host),
-                    options.dataDir() == null ? null : options.dataDir().resolve("stream-checkpoints.properties"));
+                    options.dataDir() == null ? null : options.dataDir().resolve(LocalDynamo.STREAM_CHECKPOINTS_FILE));
             adminKey = ensureLocalTeam(new KeyStore(dynamo, TABLE_NAME), options);
             Path operatorFile = options.dataDir() == null ? null : options.dataDir().resolve(OPERATOR_KEY_FILE);
             String existing = existingKey(new KeyStore(dynamo, TABLE_NAME), operatorFile);
