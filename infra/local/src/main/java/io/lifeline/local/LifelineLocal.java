@@ -76,6 +76,9 @@ public final class LifelineLocal implements AutoCloseable {
             dynamo = dynamoServer.client();
             LocalDynamo.ensureTable(dynamo, options.template(), TABLE_NAME);
             Map<String, String> parameters = localParameters(options.parameters());
+            // After a restart, the sweep gives every alive agent one full stale-after from now (SweepPlan.afterStart):
+            // clients that kept beating while Local was down are not blamed for Local's own outage.
+            parameters.put("SweepGraceFromMillis", Long.toString(options.clock().millis()));
             Map<String, String> names = resourceNames(options.template(), TABLE_NAME, EVENT_BUS_NAME);
             bus = new LocalEventBus(options.template().rules(parameters), options.clock());
             java.util.concurrent.atomic.AtomicReference<LocalStepFunctions> sfn = new java.util.concurrent.atomic.AtomicReference<>();
