@@ -87,6 +87,11 @@ class RestartGraceTest {
             assertTrue(silent.get("consecutiveMisses").asInt() >= 1 || "dead".equals(silent.get("status").asText()),
                     "past the window the silent agent is judged: " + silent);
         }
+        // The stream pump's checkpoints, written by both runs, are the owner's only (DataDirModesTest has the rest).
+        Path checkpoints = dataDir.resolve(LocalDynamo.STREAM_CHECKPOINTS_FILE);
+        assertTrue(java.nio.file.Files.exists(checkpoints), "the pump checkpointed");
+        assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
+                java.nio.file.Files.getPosixFilePermissions(checkpoints)));
     }
 
     private LifelineLocal start() throws Exception {
