@@ -33,6 +33,7 @@ import io.lifeline.client.model.TaskChange;
 import io.lifeline.client.model.TaskList;
 import io.lifeline.client.model.TaskView;
 import io.lifeline.client.model.TeamSettings;
+import io.lifeline.client.model.TransitionView;
 import io.lifeline.client.model.Transitions;
 import java.io.IOException;
 import java.net.URI;
@@ -164,9 +165,27 @@ public final class LifelineClient {
         return call("POST", agentPath(agentId, "/cleanup"), reasonBody(reason), AgentView.class);
     }
 
-    /** {@code limit} or null for the server's default. */
+    /** The newest page: {@code limit} or null for the server's default. */
     public Transitions transitions(String agentId, Integer limit) {
-        return call("GET", agentPath(agentId, "/transitions") + query("limit", limit), null, Transitions.class);
+        return transitions(agentId, limit, null);
+    }
+
+    /** The page after the one whose {@code nextCursor} is {@code cursor} (null: the newest page). */
+    public Transitions transitions(String agentId, Integer limit, String cursor) {
+        return call("GET", agentPath(agentId, "/transitions") + query("limit", limit, "cursor", cursor), null,
+                Transitions.class);
+    }
+
+    /** The agent's whole history, newest first, following {@code nextCursor} page by page. */
+    public List<TransitionView> allTransitions(String agentId) {
+        List<TransitionView> all = new ArrayList<>();
+        String cursor = null;
+        do {
+            Transitions page = transitions(agentId, 100, cursor);
+            all.addAll(page.transitions());
+            cursor = page.nextCursor();
+        } while (cursor != null);
+        return all;
     }
 
     public ErrorClassification reportError(String agentId, String message) {
@@ -235,6 +254,18 @@ public final class LifelineClient {
         ObjectNode body = MAPPER.createObjectNode().put("team", newTeam);
         settings.forEach((k, v) -> body.set(k, MAPPER.valueToTree(v)));
         return call("POST", "/v1/teams", body, NewTeam.class);
+    }
+
+    /**
+     * Mints a new admin key for the existing team {@code forTeam} (shown once in the answer): the way back into
+     * a team that has lost its admin keys. Needs a client built with an operator key; {@code label} may be null.
+     */
+    public ApiKey mintAdminKey(String forTeam, String label) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        if (label != null) {
+            body.put("label", label);
+        }
+        return call("POST", "/v1/teams/" + enc(forTeam) + "/admin-keys", body, ApiKey.class);
     }
 
     public TeamSettings settings() {

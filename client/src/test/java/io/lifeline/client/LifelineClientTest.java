@@ -71,6 +71,29 @@ class LifelineClientTest {
     }
 
     @Test
+    void allTransitions_followsTheCursorPageByPage_andGetsEveryChangeOnce() throws Exception {
+        client.register(RegisterAgent.of("sdk-pages", "Pages", "worker"));
+        client.join("sdk-pages");
+        client.leave("sdk-pages", "done");
+        client.join("sdk-pages");
+        client.leave("sdk-pages", "done");
+        // The outbox records the history the pages are read from; Local runs it in the background.
+        List<Long> seqs = List.of();
+        for (int i = 0; i < 200 && seqs.size() < 4; i++) {
+            seqs = client.allTransitions("sdk-pages").stream().map(t -> t.seq()).toList();
+            if (seqs.size() < 4) {
+                Thread.sleep(50);
+            }
+        }
+        assertEquals(List.of(4L, 3L, 2L, 1L), seqs);
+        io.lifeline.client.model.Transitions first = client.transitions("sdk-pages", 3, null);
+        assertEquals(3, first.transitions().size());
+        io.lifeline.client.model.Transitions rest = client.transitions("sdk-pages", 3, first.nextCursor());
+        assertEquals(1, rest.transitions().size());
+        assertEquals(null, rest.nextCursor());
+    }
+
+    @Test
     void heartbeat_whenAgentOffline_throwsRejoinRequiredWithCodeAndStatus() {
         client.register(RegisterAgent.of("sdk-off", "Off", "worker"));
         LifelineApiException e = assertThrows(LifelineApiException.class,

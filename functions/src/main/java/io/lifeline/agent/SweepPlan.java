@@ -56,6 +56,29 @@ public final class SweepPlan {
     private SweepPlan() {
     }
 
+    /**
+     * After a start of the host (Lifeline Local's {@code startedAt}): each alive agent is judged against at least
+     * {@code startedAt} plus the window it had at its last beat (its deadline less that beat: its stale-after,
+     * or its schedule's gap), so an agent whose client kept beating while the host was down gets one full
+     * window from the start to be heard again. An agent with no beat or no deadline is left as it is.
+     */
+    public static List<Observed> afterStart(List<Observed> agents, Instant startedAt) {
+        if (startedAt == null) {
+            return agents;
+        }
+        List<Observed> out = new ArrayList<>(agents.size());
+        for (Observed a : agents) {
+            if (a.heartbeatAt() == null || a.deadline() == null || !a.deadline().isAfter(a.heartbeatAt())) {
+                out.add(a);
+                continue;
+            }
+            Instant fromStart = startedAt.plus(Duration.between(a.heartbeatAt(), a.deadline()));
+            out.add(fromStart.isAfter(a.deadline()) ? new Observed(a.team(), a.agentId(), a.status(),
+                    a.heartbeatAt(), fromStart, a.misses(), a.graceMisses(), a.beats(), a.pausedUntil()) : a);
+        }
+        return out;
+    }
+
     public static List<TeamOutcome> decide(List<Observed> agents, Map<String, TeamSettings> teams, Policy policy,
                                            Instant now) {
         Map<String, List<Observed>> byTeam = new TreeMap<>();

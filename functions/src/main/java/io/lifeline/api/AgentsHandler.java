@@ -271,11 +271,18 @@ public final class AgentsHandler extends HttpApiHandler {
                 clock.instant())));
     }
 
+    /** Newest first, a page at a time: {@code nextCursor} in the answer, given back as {@code ?cursor=}. */
     private Reply transitions(ApiRequest request) {
         int limit = intQuery(request, "limit", DEFAULT_TRANSITIONS, 1, Limits.MAX_PAGE_SIZE);
+        Long beforeSeq = TransitionCursor.decode(request.query("cursor"));
         Agent agent = agents.require(request.id("team"), request.id("agentId"));
-        return Reply.ok(Json.object().put("agentId", agent.agentId())
-                .set("transitions", Views.array(transitions.list(agent, limit), Views::transition)));
+        TransitionLog.Page page = transitions.page(agent, limit, beforeSeq);
+        var answer = Json.object().put("agentId", agent.agentId());
+        answer.set("transitions", Views.array(page.transitions(), Views::transition));
+        if (page.nextBeforeSeq() != null) {
+            answer.put("nextCursor", TransitionCursor.encode(page.nextBeforeSeq()));
+        }
+        return Reply.ok(answer);
     }
 
     private Reply error(ApiRequest request) {

@@ -71,6 +71,11 @@ public final class ApiRequest {
         return context(CTX_TEAM);
     }
 
+    /** The id of the caller's key (the authorizer's), or null. */
+    String callerKeyId() {
+        return context(CTX_KEY_ID);
+    }
+
     Scope callerScope() {
         String scope = context(CTX_SCOPE);
         return scope == null ? null : Scope.fromWire(scope).orElse(null);

@@ -12,7 +12,10 @@ import java.util.Set;
 
 /**
  * A team's API keys (admin): create one (its secret is shown once), list them, revoke one. And the one operator
- * route, {@code POST /v1/teams}: create a team with its first admin key.
+ * routes: {@code POST /v1/teams} creates a team with its first admin key, and
+ * {@code POST /v1/teams/{team}/admin-keys} mints a new admin key for an existing team (the way back when a
+ * team has lost its admin keys; audited as an {@code AdminKeyMinted} event). Revoking a team's last admin key
+ * is refused (409 LAST_ADMIN_KEY).
  */
 public final class KeysHandler extends HttpApiHandler {
     static final int MAX_LABEL_CHARS = 64;
@@ -28,6 +31,7 @@ public final class KeysHandler extends HttpApiHandler {
         this.keys = new KeyStore(wiring.dynamo(), wiring.config().tableName());
         this.clock = wiring.clock();
         route("POST /v1/teams", Scope.OPERATOR, this::createTeam);
+        route("POST /v1/teams/{team}/admin-keys", Scope.OPERATOR, this::mintAdminKey);
         route("POST /v1/teams/{team}/keys", Scope.ADMIN, this::create);
         route("GET /v1/teams/{team}/keys", Scope.ADMIN, this::list);
         route("DELETE /v1/teams/{team}/keys/{keyId}", Scope.ADMIN, this::revoke);
@@ -42,6 +46,17 @@ public final class KeysHandler extends HttpApiHandler {
                 clock.instant());
         return Reply.created(Json.object().put("keyId", key.keyId()).put("key", key.key())
                 .put("scope", key.scope().wire()).put("note", "Store this key now; it is not shown again."));
+    }
+
+    /** Operator: {@code {label?}} -> 201 with a new admin key of the team, or 404 TEAM_NOT_FOUND. */
+    private Reply mintAdminKey(ApiRequest request) {
+        Fields f = Fields.of(request.body(), "the key", Set.of("label"));
+        String label = f.string("label", MAX_LABEL_CHARS);
+        KeyStore.NewKey key = keys.mintAdminKey(request.id("team"), label == null ? "minted by an operator" : label,
+                request.callerKeyId(), clock.instant());
+        return Reply.created(Json.object().put("keyId", key.keyId())
+                .put("key", key.key()).put("scope", key.scope().wire())
+                .put("note", "Store this key now; it is not shown again."));
     }
 
     /** {@code {team, leaderAgentId?, selfPreservationThreshold?, selfPreservationMinAlive?}} -> 201, or 409. */
@@ -64,6 +79,7 @@ public final class KeysHandler extends HttpApiHandler {
             var n = Json.object().put("keyId", ref.keyId()).put("scope", ref.scope().wire());
             Json.putIfPresent(n, "label", ref.label());
             Json.putTime(n, "createdAt", ref.createdAt());
+            Json.putIfPresent(n, "mintedBy", ref.mintedBy());
             return n;
         })));
     }

@@ -26,7 +26,8 @@ public record Config(
         Duration reviveBaseWait,
         double reviveBackoffRate,
         Duration commandTtl,
-        String reviveStateMachineArn) {
+        String reviveStateMachineArn,
+        java.time.Instant sweepGraceFrom) {
 
     public static Config fromEnvironment(Map<String, String> env) {
         String table = env.get("TABLE_NAME");
@@ -52,7 +53,27 @@ public record Config(
                 Duration.ofSeconds(positive(env, "REVIVE_BASE_WAIT_SECONDS", 30)),
                 rate(env, "REVIVE_BACKOFF_RATE", 2.0),
                 Duration.ofSeconds(positive(env, "COMMAND_TTL_SECONDS", 600)),
-                blankToNull(env.get("REVIVE_STATE_MACHINE_ARN")));
+                blankToNull(env.get("REVIVE_STATE_MACHINE_ARN")),
+                graceFrom(env.get("SWEEP_GRACE_FROM_MS")));
+    }
+
+    /**
+     * {@code SWEEP_GRACE_FROM_MS}: the host's start (Lifeline Local's), before whose end of one stale-after
+     * window the sweep judges no alive agent; unset or 0 (AWS): none.
+     */
+    private static java.time.Instant graceFrom(String raw) {
+        if (raw == null || raw.isBlank() || raw.strip().equals("0")) {
+            return null;
+        }
+        try {
+            long ms = Long.parseLong(raw.strip());
+            if (ms > 0) {
+                return java.time.Instant.ofEpochMilli(ms);
+            }
+        } catch (NumberFormatException e) {
+            // refused below
+        }
+        throw new IllegalStateException("SWEEP_GRACE_FROM_MS must be epoch milliseconds or 0, not '" + raw + "'");
     }
 
     /**

@@ -15,6 +15,7 @@ public final class EventCatalogue {
     public static final String LEADER_NOTIFIED = "LeaderNotified";
     public static final String MASS_STALE_SUSPECTED = "MassStaleSuspected";
     public static final String SESSION_ROTATION_REQUESTED = "SessionRotationRequested";
+    public static final String ADMIN_KEY_MINTED = "AdminKeyMinted";
     public static final String AGENT_RESTART_REQUESTED = "AgentRestartRequested";
 
     private EventCatalogue() {
@@ -61,6 +62,12 @@ public final class EventCatalogue {
             Json.putIfPresent(d, "reason", cmd.reason());
             d.put("at", cmd.createdAt().toString()).put("expiresAt", cmd.expiresAt().toString());
             return new LifelineEvent(c.team(), AGENT_RESTART_REQUESTED, id, cmd.createdAt(), d);
+        }
+        if (change instanceof StreamChanges.AdminKeyMinted c) {
+            String id = c.team() + "/admin-key/" + c.keyId();
+            ObjectNode d = base(id, c.team()).put("keyId", c.keyId()).put("scope", "admin")
+                    .put("operatorKeyId", c.operatorKeyId()).put("at", c.at().toString());
+            return new LifelineEvent(c.team(), ADMIN_KEY_MINTED, id, c.at(), d);
         }
         StreamChanges.SessionRotation c = (StreamChanges.SessionRotation) change;
         Instant at = c.at() == null ? Instant.EPOCH : c.at();

@@ -1,6 +1,7 @@
 package io.lifeline.store;
 
 import static io.lifeline.store.Items.ms;
+import static io.lifeline.store.Items.n;
 import static io.lifeline.store.Items.s;
 
 import io.lifeline.agent.LifelineException;
@@ -14,6 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
 import software.amazon.awssdk.services.dynamodb.model.Put;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
@@ -21,6 +23,13 @@ import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledExcepti
 /**
  * Teams and their API keys. A key is stored twice, in one transaction: under its hash (for the authorizer's
  * single GetItem) and as a reference in its team's partition (to list and revoke it). Neither holds the key.
+ *
+ * <p>The team item counts its live admin keys ({@code adminKeys}): creating an admin key adds one and revoking
+ * one takes one away only while more than one is left, each in the same transaction as the key's items, so
+ * two admins revoking the last two admin keys at once cannot both succeed. A team made before the counter
+ * existed has none: the first admin-key change counts the team's admin keys (a consistent Query) and writes
+ * the counter on condition that it is still absent, so of two such first changes one writes it and the
+ * other retries against it.
  */
 public final class KeyStore {
     private static final String TEAM = "team";
@@ -28,13 +37,19 @@ public final class KeyStore {
     private static final String LABEL = "label";
     private static final String HASH = "hash";
     private static final String CREATED_AT = "createdAt";
+    /** On the team item: how many admin keys the team has. */
+    static final String ADMIN_KEYS = "adminKeys";
+    /** On a key reference: the operator key that minted it, when an operator did. */
+    static final String MINTED_BY = "mintedBy";
+    /** Tries of one admin-key change: counter absent, counter just written by another, a transaction conflict. */
+    private static final int ATTEMPTS = 5;
 
     /** A key as the authorizer sees it; {@code team} is null for an operator key. */
     public record KeyInfo(String team, Scope scope, String keyId) {
     }
 
     /** A key as its team sees it (never the secret). */
-    public record KeyRef(String keyId, Scope scope, String label, Instant createdAt) {
+    public record KeyRef(String keyId, Scope scope, String label, Instant createdAt, String mintedBy) {
     }
 
     /** A key just made: the secret, shown this once. */
@@ -60,12 +75,13 @@ public final class KeyStore {
      */
     public NewKey createTeam(String team, Map<String, AttributeValue> settings, Instant now) {
         Map<String, AttributeValue> teamItem = new HashMap<>(settings);
-        teamItem.putAll(Map.of(Keys.PK, s(Keys.team(team)), Keys.SK, s(Keys.TEAM_SK), CREATED_AT, ms(now)));
+        teamItem.putAll(Map.of(Keys.PK, s(Keys.team(team)), Keys.SK, s(Keys.TEAM_SK), CREATED_AT, ms(now),
+                ADMIN_KEYS, n(1)));
         TransactWriteItem putTeam = TransactWriteItem.builder().put(Put.builder().tableName(table).item(teamItem)
                 .conditionExpression("attribute_not_exists(#pk)")
                 .expressionAttributeNames(Map.of("#pk", Keys.PK)).build()).build();
         try {
-            return create(team, Scope.ADMIN, "first admin key", now, putTeam);
+            return create(team, Scope.ADMIN, "first admin key", now, putTeam, null);
         } catch (TransactionCanceledException e) {
             if (Transactions.failedCondition(e.cancellationReasons().get(0))) {
                 throw new LifelineException(LifelineException.Kind.CONFLICT, "TEAM_EXISTS",
@@ -81,7 +97,7 @@ public final class KeyStore {
      */
     public NewKey createOperatorKey(String label, Instant now) {
         try {
-            return create(null, Scope.OPERATOR, label, now, null);
+            return create(null, Scope.OPERATOR, label, now, null, null);
         } catch (TransactionCanceledException e) {
             throw Transactions.failure("create the operator key", e);
         }
@@ -93,16 +109,84 @@ public final class KeyStore {
         return item != null && !item.isEmpty();
     }
 
+    /** A new key of {@code team}; an admin key also counts itself on the team item (404 when there is none). */
     public NewKey createKey(String team, Scope scope, String label, Instant now) {
+        if (scope == Scope.ADMIN) {
+            return addAdminKey(team, label, null, now);
+        }
         try {
-            return create(team, scope, label, now, null);
+            return create(team, scope, label, now, null, null);
         } catch (TransactionCanceledException e) {
             throw Transactions.failure("create the key", e);
         }
     }
 
+    /**
+     * The operator's way back into a team that has lost its admin keys: a new admin key of an existing team
+     * (404 TEAM_NOT_FOUND otherwise), its reference marked with the operator key's id, which the outbox turns
+     * into an {@code AdminKeyMinted} event.
+     */
+    public NewKey mintAdminKey(String team, String label, String operatorKeyId, Instant now) {
+        return addAdminKey(team, label, operatorKeyId, now);
+    }
+
+    private NewKey addAdminKey(String team, String label, String mintedBy, Instant now) {
+        boolean counted = true;
+        for (int attempt = 1; ; attempt++) {
+            Update u = new Update(table, TeamItems.key(team));
+            u.condition("attribute_exists(" + u.name(Keys.PK) + ")");
+            if (counted) {
+                u.condition("attribute_exists(" + u.name(ADMIN_KEYS) + ")");
+                u.setExpression(ADMIN_KEYS, u.name(ADMIN_KEYS) + " + " + u.value(n(1)));
+            } else {
+                u.condition("attribute_not_exists(" + u.name(ADMIN_KEYS) + ")");
+                u.set(ADMIN_KEYS, n(countAdminKeys(team) + 1));
+            }
+            try {
+                return create(team, Scope.ADMIN, label, now, u.transactItem(), mintedBy);
+            } catch (TransactionCanceledException e) {
+                CancellationReason onTeam = e.cancellationReasons().get(0);
+                if (attempt >= ATTEMPTS || !(Transactions.failedCondition(onTeam) || conflicted(e))) {
+                    throw Transactions.failure("create the key", e);
+                }
+                if (Transactions.failedCondition(onTeam)) {
+                    Map<String, AttributeValue> teamItem = teamItem(team, onTeam);
+                    if (teamItem.isEmpty()) {
+                        throw teamNotFound(team);
+                    }
+                    counted = teamItem.containsKey(ADMIN_KEYS);
+                }
+            }
+        }
+    }
+
+    /** The team item as a failed condition returned it, or (when it returned none) as a consistent read. */
+    private Map<String, AttributeValue> teamItem(String team, CancellationReason reason) {
+        if (reason.hasItem() && !reason.item().isEmpty()) {
+            return reason.item();
+        }
+        Map<String, AttributeValue> item = StoreFailures.call("read the team", () -> dynamo.getItem(g -> g
+                .tableName(table).key(TeamItems.key(team)).consistentRead(true))).item();
+        return item == null ? Map.of() : item;
+    }
+
+    /** The team's admin key references, counted with a consistent Query (the counter's first value). */
+    private long countAdminKeys(String team) {
+        return list(team, true).stream().filter(ref -> ref.scope() == Scope.ADMIN).count();
+    }
+
+    private static boolean conflicted(TransactionCanceledException e) {
+        return e.cancellationReasons().stream().anyMatch(r -> "TransactionConflict".equals(r.code()));
+    }
+
+    private static LifelineException teamNotFound(String team) {
+        return new LifelineException(LifelineException.Kind.NOT_FOUND, "TEAM_NOT_FOUND",
+                "Team '" + team + "' not found");
+    }
+
     /** {@code team} null: an operator key (no team on its hash item, its reference in the OPERATOR partition). */
-    private NewKey create(String team, Scope scope, String label, Instant now, TransactWriteItem with) {
+    private NewKey create(String team, Scope scope, String label, Instant now, TransactWriteItem with,
+                          String mintedBy) {
         String key = ApiKeys.generate();
         String hash = ApiKeys.hash(key);
         String keyId = ApiKeys.idOf(hash);
@@ -116,6 +200,9 @@ public final class KeyStore {
                 CREATED_AT, ms(now)));
         if (label != null) {
             ref.put(LABEL, s(label));
+        }
+        if (mintedBy != null) {
+            ref.put(MINTED_BY, s(mintedBy));
         }
         List<TransactWriteItem> writes = new ArrayList<>();
         if (with != null) {
@@ -143,30 +230,92 @@ public final class KeyStore {
     }
 
     public List<KeyRef> list(String team) {
+        return list(team, false);
+    }
+
+    private List<KeyRef> list(String team, boolean consistent) {
         List<KeyRef> refs = new ArrayList<>();
-        StoreFailures.call("list keys", () -> dynamo.queryPaginator(q -> q.tableName(table)
+        StoreFailures.call("list keys", () -> dynamo.queryPaginator(q -> q.tableName(table).consistentRead(consistent)
                 .keyConditionExpression("#pk = :pk AND begins_with(#sk, :prefix)")
                 .expressionAttributeNames(Map.of("#pk", Keys.PK, "#sk", Keys.SK))
                 .expressionAttributeValues(Map.of(":pk", s(Keys.team(team)), ":prefix", s(Keys.KEY_REF_PREFIX)))))
                 .items().forEach(item -> refs.add(new KeyRef(Keys.idAfter(Keys.KEY_REF_PREFIX, Items.str(item, Keys.SK)),
                         Scope.fromWire(Items.str(item, SCOPE)).orElseThrow(), Items.str(item, LABEL),
-                        Items.instant(item, CREATED_AT))));
+                        Items.instant(item, CREATED_AT), Items.str(item, MINTED_BY))));
         return refs;
     }
 
-    /** Deletes both of a key's items; a key unknown to the team is a 404. */
+    /**
+     * Deletes both of a key's items, on condition that its reference is still there (404 KEY_NOT_FOUND, so two
+     * revocations of one key count it once). An admin key also takes one from the team's counter on condition
+     * that more than one is left: the last admin key is refused with 409 LAST_ADMIN_KEY.
+     */
     public void revoke(String team, String keyId) {
         Map<String, AttributeValue> refKey = Map.of(Keys.PK, s(Keys.team(team)), Keys.SK, s(Keys.KEY_REF_PREFIX + keyId));
         Map<String, AttributeValue> ref = StoreFailures.call("read the key", () -> dynamo.getItem(g -> g
                 .tableName(table).key(refKey).consistentRead(true))).item();
         if (ref == null || ref.isEmpty()) {
-            throw new LifelineException(LifelineException.Kind.NOT_FOUND, "KEY_NOT_FOUND",
-                    "Key '" + keyId + "' not found");
+            throw keyNotFound(keyId);
         }
         String hash = Items.str(ref, HASH);
-        StoreFailures.call("revoke the key", () -> dynamo.transactWriteItems(t -> t.transactItems(
-                TransactWriteItem.builder().delete(d -> d.tableName(table).key(refKey)).build(),
-                TransactWriteItem.builder().delete(d -> d.tableName(table)
-                        .key(Map.of(Keys.PK, s(Keys.apiKey(hash)), Keys.SK, s(Keys.KEY_SK)))).build())));
+        boolean admin = Scope.fromWire(Items.str(ref, SCOPE)).orElse(null) == Scope.ADMIN;
+        boolean counted = true;
+        for (int attempt = 1; ; attempt++) {
+            List<TransactWriteItem> writes = new ArrayList<>();
+            writes.add(TransactWriteItem.builder().delete(d -> d.tableName(table).key(refKey)
+                    .conditionExpression("attribute_exists(#pk)").expressionAttributeNames(Map.of("#pk", Keys.PK)))
+                    .build());
+            writes.add(TransactWriteItem.builder().delete(d -> d.tableName(table)
+                    .key(Map.of(Keys.PK, s(Keys.apiKey(hash)), Keys.SK, s(Keys.KEY_SK)))).build());
+            if (admin) {
+                Update u = new Update(table, TeamItems.key(team));
+                u.condition("attribute_exists(" + u.name(Keys.PK) + ")");
+                if (counted) {
+                    u.condition(u.name(ADMIN_KEYS) + " > " + u.value(n(1)));
+                    u.setExpression(ADMIN_KEYS, u.name(ADMIN_KEYS) + " - " + u.value(n(1)));
+                } else {
+                    long live = countAdminKeys(team);
+                    if (live <= 1) {
+                        throw lastAdminKey(keyId);
+                    }
+                    u.condition("attribute_not_exists(" + u.name(ADMIN_KEYS) + ")");
+                    u.set(ADMIN_KEYS, n(live - 1));
+                }
+                writes.add(u.transactItem());
+            }
+            try {
+                StoreFailures.call("revoke the key", () -> dynamo.transactWriteItems(t -> t.transactItems(writes)));
+                return;
+            } catch (TransactionCanceledException e) {
+                List<CancellationReason> reasons = e.cancellationReasons();
+                if (Transactions.failedCondition(reasons.get(0))) {
+                    throw keyNotFound(keyId);
+                }
+                boolean onTeam = admin && Transactions.failedCondition(reasons.get(2));
+                if (attempt >= ATTEMPTS || !(onTeam || conflicted(e))) {
+                    throw Transactions.failure("revoke the key", e);
+                }
+                if (onTeam) {
+                    Map<String, AttributeValue> teamItem = teamItem(team, reasons.get(2));
+                    if (teamItem.isEmpty()) {
+                        throw teamNotFound(team);
+                    }
+                    if (counted && teamItem.containsKey(ADMIN_KEYS)) {
+                        throw lastAdminKey(keyId);
+                    }
+                    counted = teamItem.containsKey(ADMIN_KEYS);
+                }
+            }
+        }
+    }
+
+    private static LifelineException keyNotFound(String keyId) {
+        return new LifelineException(LifelineException.Kind.NOT_FOUND, "KEY_NOT_FOUND", "Key '" + keyId + "' not found");
+    }
+
+    private static LifelineException lastAdminKey(String keyId) {
+        return new LifelineException(LifelineException.Kind.CONFLICT, "LAST_ADMIN_KEY", "Key '" + keyId
+                + "' is the team's last admin key; create another admin key first (an operator can mint one"
+                + " with POST /v1/teams/{team}/admin-keys)");
     }
 }

@@ -15,7 +15,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 public final class StreamChanges {
 
     public sealed interface Change permits StatusChanged, TaskReassigned, LeaderNotice, MassStale, SessionRotation,
-            RestartRequested {
+            RestartRequested, AdminKeyMinted {
         String team();
     }
 
@@ -39,6 +39,10 @@ public final class StreamChanges {
 
     /** A restart command was issued to a host (the restart channel's push side). */
     public record RestartRequested(String team, HostCommandStore.Command command) implements Change {
+    }
+
+    /** An operator minted an admin key for the team ({@code operatorKeyId}: the operator key that did). */
+    public record AdminKeyMinted(String team, String keyId, String operatorKeyId, Instant at) implements Change {
     }
 
     private StreamChanges() {
@@ -78,6 +82,10 @@ public final class StreamChanges {
             }
         } else if (HostCommandStore.isCommand(newImage) && before.isEmpty()) {
             changes.add(new RestartRequested(pk.split("#")[1], HostCommandStore.toCommand(newImage)));
+        } else if (sk.startsWith(Keys.KEY_REF_PREFIX) && pk.startsWith("TEAM#") && before.isEmpty()
+                && Items.str(newImage, KeyStore.MINTED_BY) != null) {
+            changes.add(new AdminKeyMinted(Keys.idAfter("TEAM#", pk), Keys.idAfter(Keys.KEY_REF_PREFIX, sk),
+                    Items.str(newImage, KeyStore.MINTED_BY), Items.instant(newImage, "createdAt")));
         } else if (Keys.DATA_SK.equals(sk)) {
             long rotations = Items.num(newImage, AgentDataStore.SESSION_ROTATIONS, 0);
             if (rotations > Items.num(before, AgentDataStore.SESSION_ROTATIONS, 0)) {

@@ -90,34 +90,50 @@ public final class TransitionLog {
         }
     }
 
+    /** One page of an agent's history: newest first; {@code nextBeforeSeq} is where the next page starts, or null. */
+    public record Page(List<Transition> transitions, Long nextBeforeSeq) {
+    }
+
     /**
      * Newest first, at most {@code limit}. The agent's own stamp is merged in, so the newest change shows
      * even before the outbox has recorded it.
      */
     public List<Transition> list(Agent agent, int limit) {
+        return page(agent, limit, null).transitions();
+    }
+
+    /**
+     * Newest first, at most {@code limit}, only those with a seq below {@code beforeSeq} when it is given (the
+     * next page of an earlier answer). One Query of {@code limit + 1} records: the one past the page says
+     * whether there is a next page, so a last page never points at an empty one. The agent's own stamp is
+     * merged into the first page when the outbox has not recorded it yet.
+     */
+    public Page page(Agent agent, int limit, Long beforeSeq) {
+        String pk = Keys.agentScope(agent.team(), agent.agentId());
         var page = StoreFailures.call("read transitions", () -> dynamo.query(q -> q.tableName(table)
-                .keyConditionExpression("#pk = :pk AND begins_with(#sk, :prefix)")
+                .keyConditionExpression("#pk = :pk AND #sk BETWEEN :from AND :to")
                 .expressionAttributeNames(Map.of("#pk", Keys.PK, "#sk", Keys.SK))
-                .expressionAttributeValues(Map.of(":pk", s(Keys.agentScope(agent.team(), agent.agentId())),
-                        ":prefix", s(Keys.TRANSITION_PREFIX)))
+                .expressionAttributeValues(Map.of(":pk", s(pk), ":from", s(Keys.TRANSITION_PREFIX),
+                        ":to", s(beforeSeq == null ? Keys.TRANSITION_PREFIX + "~" : Keys.transitionSk(beforeSeq - 1))))
                 .scanIndexForward(false)
-                .limit(limit)));
-        List<Transition> out = new ArrayList<>();
+                .limit(limit + 1)));
+        List<Transition> all = new ArrayList<>();
         Transition stamped = agent.lastTransition();
         long newestRecorded = page.items().isEmpty() ? 0 : Items.num(page.items().get(0), SEQ, 0);
-        if (stamped != null && stamped.seq() > newestRecorded) {
-            out.add(stamped);
+        if (stamped != null && stamped.seq() > newestRecorded && (beforeSeq == null || stamped.seq() < beforeSeq)) {
+            all.add(stamped);
         }
         for (Map<String, AttributeValue> item : page.items()) {
-            if (out.size() >= limit) {
-                break;
-            }
-            out.add(new Transition(Items.num(item, SEQ, 0),
+            all.add(new Transition(Items.num(item, SEQ, 0),
                     AgentStatus.fromWire(Items.str(item, FROM)).orElseThrow(),
                     AgentStatus.fromWire(Items.str(item, TO)).orElseThrow(),
                     Trigger.fromWire(Items.str(item, TRIGGER)).orElseThrow(),
                     Items.str(item, REASON), Items.instant(item, AT)));
         }
-        return out;
+        if (all.size() <= limit) {
+            return new Page(all, null);
+        }
+        List<Transition> out = List.copyOf(all.subList(0, limit));
+        return new Page(out, out.get(limit - 1).seq());
     }
 }

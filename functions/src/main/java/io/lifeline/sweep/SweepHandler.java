@@ -46,7 +46,8 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
         this.sweeper = new Sweeper(new SweepStore(wiring.dynamo(), table, config.sweepSegments()),
                 new TeamStore(wiring.dynamo(), table),
                 new SweepPlan.Policy(config.selfPreservationThreshold(), config.selfPreservationMinAlive()),
-                new Sweeper.Timing(config.missSpacing(), config.reviveLongestRun()), wiring.clock());
+                new Sweeper.Timing(config.missSpacing(), config.reviveLongestRun()), wiring.clock(),
+                config.sweepGraceFrom());
     }
 
     @Override

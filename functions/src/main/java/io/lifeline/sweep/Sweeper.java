@@ -45,6 +45,8 @@ public final class Sweeper {
     private final SweepPlan.Policy policy;
     private final Timing timing;
     private final Clock clock;
+    /** No alive agent is judged before one stale-after window from this start; null: no such grace. */
+    private final Instant graceFrom;
     /** Parallel conditional writes per sweep. */
     static final int WRITERS = 8;
     private final ExecutorService writers = Executors.newFixedThreadPool(WRITERS, r -> {
@@ -54,6 +56,15 @@ public final class Sweeper {
     });
 
     public Sweeper(SweepStore store, TeamStore teams, SweepPlan.Policy policy, Timing timing, Clock clock) {
+        this(store, teams, policy, timing, clock, null);
+    }
+
+    /**
+     * {@code graceFrom}: the host's start (Lifeline Local's), or null (AWS); see {@link SweepPlan#afterStart}.
+     */
+    public Sweeper(SweepStore store, TeamStore teams, SweepPlan.Policy policy, Timing timing, Clock clock,
+                   Instant graceFrom) {
+        this.graceFrom = graceFrom;
         this.store = store;
         this.teams = teams;
         this.policy = policy;
@@ -128,7 +139,8 @@ public final class Sweeper {
         int tooSoon = 0;
         int skipped = 0;
         List<SweepPlan.Action> actions = new ArrayList<>();
-        for (SweepPlan.TeamOutcome outcome : SweepPlan.decide(snapshot.agents(), snapshot.teams(), policy, now)) {
+        for (SweepPlan.TeamOutcome outcome : SweepPlan.decide(
+                SweepPlan.afterStart(snapshot.agents(), graceFrom), snapshot.teams(), policy, now)) {
             try {
                 if (outcome.held()) {
                     held.add(outcome.team());

@@ -3,6 +3,7 @@ package io.lifeline.client.cli;
 import io.lifeline.client.LifelineApiException;
 import io.lifeline.client.model.AgentList;
 import io.lifeline.client.model.AgentView;
+import io.lifeline.client.model.ApiKey;
 import io.lifeline.client.model.EventList;
 import io.lifeline.client.model.EventQuery;
 import io.lifeline.client.model.EventView;
@@ -48,6 +49,33 @@ final class Commands {
             NewTeam t = global.client(env(), sleeper(), team, key).createTeam(team, settings.given());
             return print(t, "Team " + t.team() + " created. Admin key (shown once, store it now):\n"
                     + t.adminKey().key());
+        }
+    }
+
+    @Command(name = "mint-admin-key", mixinStandardHelpOptions = true,
+            description = {"Mint a new admin key for an existing team (operator key) and print it, once.",
+                    "For a team that has lost its admin keys. The operator key is found as for create-team."})
+    static final class MintAdminKey extends BaseCommand {
+        @Parameters(paramLabel = "TEAM", description = "The team's id")
+        String team;
+
+        @Option(names = "--label", description = "A label for the key")
+        String label;
+
+        @Option(names = "--operator-key", description = "The operator key (see create-team)")
+        String operatorKey;
+
+        @Override
+        int run() {
+            String key = global.operatorKey(operatorKey, env(), workDir());
+            if (key == null) {
+                err().println("lifeline: mint-admin-key needs an operator key: --operator-key, LIFELINE_OPERATOR_KEY, "
+                        + "operator_key in the config file, or .lifeline/operator.key of a Lifeline Local started here");
+                return LifelineCli.USAGE;
+            }
+            ApiKey k = global.client(env(), sleeper(), team, key).mintAdminKey(team, label);
+            return print(k, "Admin key " + k.keyId() + " minted for team " + team + " (shown once, store it now):\n"
+                    + k.key());
         }
     }
 

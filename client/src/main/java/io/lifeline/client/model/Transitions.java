@@ -2,6 +2,9 @@ package io.lifeline.client.model;
 
 import java.util.List;
 
-/** An agent's flip history, newest first. */
-public record Transitions(String agentId, List<TransitionView> transitions) {
+/**
+ * One page of an agent's flip history, newest first; {@code nextCursor} (null on the last page) asks for the
+ * next one.
+ */
+public record Transitions(String agentId, List<TransitionView> transitions, String nextCursor) {
 }

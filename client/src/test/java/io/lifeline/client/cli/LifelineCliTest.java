@@ -65,7 +65,7 @@ class LifelineCliTest {
 
     @Test
     void help_onEveryCommand_printsUsageAndExitsZero() {
-        for (String c : List.of("create-team", "register", "join", "beat", "leave", "status", "agents", "watch",
+        for (String c : List.of("create-team", "mint-admin-key", "register", "join", "beat", "leave", "status", "agents", "watch",
                 "events", "revive", "pause", "resume", "daemon", "wake", "tasks", "tasks create", "tasks list",
                 "tasks claim", "tasks complete", "keys", "keys create", "keys list", "keys revoke", "settings",
                 "settings show", "settings set", "inbox", "revivals")) {
@@ -250,6 +250,33 @@ class LifelineCliTest {
         assertEquals(LifelineCli.REFUSED, again.exit());
         assertTrue(again.err().contains("TEAM_EXISTS"), again.err());
         assertEquals("", again.out());
+    }
+
+    @Test
+    void mintAdminKey_withOperatorKey_printsAnAdminKeyThatWorks_andTheLastAdminKeyCannotBeRevoked() {
+        Map<String, String> operator = Map.of("LIFELINE_URL", local.url().toString(), "LIFELINE_OPERATOR_KEY",
+                local.operatorKey());
+        Run team = runWith(operator, "create-team", "cli-mint");
+        assertEquals(0, team.exit(), team.err());
+        String first = team.out().lines().filter(l -> l.startsWith("ll_")).findFirst().orElseThrow();
+        Map<String, String> asFirst = Map.of("LIFELINE_URL", local.url().toString(), "LIFELINE_API_KEY", first);
+        Run list = runWith(asFirst, "keys", "list", "--team", "cli-mint", "--json");
+        String firstId = list.out().replaceAll("(?s).*\"keyId\" : \"([0-9a-f]{12})\".*", "$1");
+        Run last = runWith(asFirst, "keys", "revoke", firstId, "--team", "cli-mint");
+        assertEquals(LifelineCli.REFUSED, last.exit(), last.out());
+        assertTrue(last.err().contains("LAST_ADMIN_KEY"), last.err());
+
+        Run minted = runWith(operator, "mint-admin-key", "cli-mint", "--label", "ops");
+        assertEquals(0, minted.exit(), minted.err());
+        assertTrue(minted.out().contains("minted for team cli-mint"), minted.out());
+        String second = minted.out().lines().filter(l -> l.startsWith("ll_")).findFirst().orElseThrow();
+        Run revoke = runWith(Map.of("LIFELINE_URL", local.url().toString(), "LIFELINE_API_KEY", second),
+                "keys", "revoke", firstId, "--team", "cli-mint");
+        assertEquals(0, revoke.exit(), revoke.err());
+
+        Run unknown = runWith(operator, "mint-admin-key", "cli-no-such-team");
+        assertEquals(LifelineCli.REFUSED, unknown.exit());
+        assertTrue(unknown.err().contains("TEAM_NOT_FOUND"), unknown.err());
     }
 
     @Test

@@ -40,7 +40,7 @@ final class DataDirLock implements AutoCloseable {
 
     /** Takes {@code dataDir} (creating it), or refuses in one line if another process, or this one, holds it. */
     static DataDirLock acquire(Path dataDir) throws IOException {
-        Path dir = Files.createDirectories(dataDir).toRealPath();
+        Path dir = OwnerOnly.dir(dataDir).toRealPath();
         Path file = dir.resolve(FILE);
         synchronized (HELD) {
             if (HELD.contains(file)) {

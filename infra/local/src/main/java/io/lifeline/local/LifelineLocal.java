@@ -78,12 +78,16 @@ public final class LifelineLocal implements AutoCloseable {
             FrontDoor.requireFree(options.port());
             dynamo = dynamoServer.client();
             LocalDynamo.ensureTable(dynamo, options.template(), TABLE_NAME);
+            Map<String, String> parameters = new java.util.HashMap<>(options.parameters());
+            // After a restart, the sweep gives every alive agent one full stale-after from now (SweepPlan.afterStart):
+            // clients that kept beating while Local was down are not blamed for Local's own outage.
+            parameters.put("SweepGraceFromMillis", Long.toString(options.clock().millis()));
             runtime = LocalRuntime.builder().template(options.template()).table(dynamo, TABLE_NAME)
-                    .busName(EVENT_BUS_NAME).clock(options.clock()).parameters(options.parameters())
+                    .busName(EVENT_BUS_NAME).clock(options.clock()).parameters(parameters)
                     .stepFunctions(options.timeScale(), true)
                     .streams(dynamoServer.streamsClient(),
                             dynamo.describeTable(d -> d.tableName(TABLE_NAME)).table().latestStreamArn(),
-                            options.dataDir() == null ? null : options.dataDir().resolve("stream-checkpoints.properties"))
+                            options.dataDir() == null ? null : options.dataDir().resolve(LocalDynamo.STREAM_CHECKPOINTS_FILE))
                     .build();
             host = runtime.host;
             bus = runtime.bus;

@@ -35,6 +35,9 @@ import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
  * See docs/decisions.md, "DynamoDB Local runs in-process in Lifeline Local".
  */
 public final class LocalDynamo implements AutoCloseable {
+    /** Under the data dir: the stream pump's checkpoints (StreamPump). */
+    static final String STREAM_CHECKPOINTS_FILE = "stream-checkpoints.properties";
+
     /** The file DynamoDB Local's server keeps with {@code -sharedDb}; the in-process store opens the same one. */
     static final String SHARED_DB_FILE = "shared-local-instance.db";
 
@@ -76,9 +79,14 @@ public final class LocalDynamo implements AutoCloseable {
         SDK_V1_LOGGER.setLevel(java.util.logging.Level.SEVERE);
         DataDirLock lock = dataDir == null ? null : DataDirLock.acquire(dataDir);
         try {
-            File db = dataDir == null ? null
-                    : Files.createDirectories(dataDir.resolve("dynamodb")).toAbsolutePath().resolve(SHARED_DB_FILE)
-                            .toFile();
+            File db = null;
+            if (dataDir != null) {
+                // Owner-only (OwnerOnly): the folder, the store's file (made empty, SQLite takes an empty file as
+                // a new database) and the stream checkpoints, tightened too when they exist from before.
+                Path folder = OwnerOnly.dir(dataDir.resolve("dynamodb")).toAbsolutePath();
+                db = OwnerOnly.file(folder.resolve(SHARED_DB_FILE)).toFile();
+                OwnerOnly.tighten(dataDir.resolve(STREAM_CHECKPOINTS_FILE));
+            }
             return embedded(db, lock);
         } catch (IOException | RuntimeException e) {
             if (lock != null) {

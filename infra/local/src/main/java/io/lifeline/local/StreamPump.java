@@ -143,7 +143,7 @@ public final class StreamPump {
         p.putAll(checkpoints);
         try {
             Path tmp = checkpointFile.resolveSibling(checkpointFile.getFileName() + ".tmp");
-            try (OutputStream out = Files.newOutputStream(tmp)) {
+            try (OutputStream out = Files.newOutputStream(OwnerOnly.file(tmp))) { // 0600, as the file it replaces
                 p.store(out, "Lifeline Local stream checkpoints: shard -> last sequence number handled");
             }
             Files.move(tmp, checkpointFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);

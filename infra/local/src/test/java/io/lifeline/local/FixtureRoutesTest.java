@@ -72,6 +72,8 @@ class FixtureRoutesTest {
             Map.entry("complete", Expectation.error(400, "MISSING_FIELD")),
             // POST /v1/teams takes only an operator key: the admin key is refused (OperatorTest covers the rest).
             Map.entry("create-team", Expectation.error(403, "INSUFFICIENT_SCOPE")),
+            // POST /v1/teams/{team}/admin-keys is the operator's too (KeysContractTest covers the rest).
+            Map.entry("mint-admin-key", Expectation.error(403, "INSUFFICIENT_SCOPE")),
             Map.entry("create-key", Expectation.error(400, "MISSING_FIELD")),
             Map.entry("list-keys", Expectation.ok(null, 200, "keys")),
             Map.entry("revoke-key", Expectation.error(404, "KEY_NOT_FOUND")),

@@ -93,7 +93,7 @@ class OpenApiTest {
         unserved.removeAll(served);
         assertTrue(undescribed.isEmpty(), "served but not in openapi.yaml: " + undescribed);
         assertTrue(unserved.isEmpty(), "in openapi.yaml but not served: " + unserved);
-        assertEquals(32, described.size());
+        assertEquals(33, described.size());
     }
 
     @Test
@@ -281,6 +281,13 @@ class OpenApiTest {
         conforms("batch-heartbeats", stack.team("batch-heartbeats", "{\"heartbeats\":[{\"agentId\":\"oa-3\"},"
                 + "{\"agentId\":\"oa-missing\"}]}"), 200);
         conforms("transitions", stack.agent("transitions", agent, null), 200);
+        stack.pump.drain(); // the outbox records the history the pages are read from
+        TestStack.Reply firstPage = stack.send("transitions", stack.adminKey, Map.of("team", TestStack.TEAM,
+                "agentId", agent), Map.of("limit", "1"), null);
+        conforms("transitions", firstPage, 200);
+        assertTrue(firstPage.body().has("nextCursor"), firstPage.body().toString());
+        conforms("transitions", stack.send("transitions", stack.adminKey, Map.of("team", TestStack.TEAM,
+                "agentId", agent), Map.of("limit", "1", "cursor", "not-a-cursor"), null), 400);
         conforms("pause-agent", stack.agent("pause-agent", agent, "{\"seconds\":60,\"reason\":\"upgrade\"}"), 200);
         conforms("get-agent", stack.agent("get-agent", agent, null), 200);
         conforms("resume-agent", stack.agent("resume-agent", agent, null), 200);
@@ -327,6 +334,12 @@ class OpenApiTest {
                 "{\"team\":\"oa-team\",\"selfPreservationMinAlive\":3}"), 201);
         conforms("create-team", stack.send("create-team", stack.operatorKey, Map.of(), null,
                 "{\"team\":\"oa-team\"}"), 409);
+        conforms("mint-admin-key", stack.send("mint-admin-key", stack.operatorKey, Map.of("team", "oa-team"), null,
+                "{\"label\":\"oa\"}"), 201);
+        conforms("mint-admin-key", stack.send("mint-admin-key", stack.operatorKey, Map.of("team", "oa-none"), null,
+                "{}"), 404);
+        conforms("revoke-key", stack.send("revoke-key", stack.key("oa-last", io.lifeline.auth.Scope.ADMIN),
+                Map.of("team", "oa-last", "keyId", lastAdminKeyId("oa-last")), null, null), 409);
         conforms("create-key", stack.team("create-key", "{\"scope\":\"agent\",\"label\":\"oa\"}"), 201);
         conforms("list-keys", stack.team("list-keys", null), 200);
         conforms("revoke-key", stack.send("revoke-key", stack.adminKey, Map.of("team", TestStack.TEAM,
@@ -446,5 +459,11 @@ class OpenApiTest {
             root.set("components", spec.get("components"));
             return FACTORY.getSchema(root, CONFIG);
         });
+    }
+
+    /** The id of the only admin key of {@code team}, made by {@link TestStack#key}. */
+    private static String lastAdminKeyId(String team) {
+        return stack.keys().list(team).stream().filter(k -> k.scope() == io.lifeline.auth.Scope.ADMIN)
+                .findFirst().orElseThrow().keyId();
     }
 }

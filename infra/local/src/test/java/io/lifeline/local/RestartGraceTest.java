@@ -1,0 +1,124 @@
+package io.lifeline.local;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.lifeline.support.Json;
+import io.lifeline.support.Log;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A restart of Lifeline Local longer than stale-after does not blame agents for Local's own outage: after a
+ * start, the sweep judges each alive agent only after one full stale-after from the start; after that window
+ * an agent that stays silent is judged as before. A real stop and start of Local on one data dir; the clock is
+ * a test clock (the outage is a jump of it), the sweeps run on Local's own scheduler and are counted, not timed.
+ */
+@Timeout(120)
+class RestartGraceTest {
+    static final String TEAM = LifelineLocal.LOCAL_TEAM;
+    static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    @TempDir
+    Path dataDir;
+    final MutableClock clock = new MutableClock(Instant.parse("2026-11-24T10:00:00Z"));
+    final List<String> sweeps = new CopyOnWriteArrayList<>();
+
+    @BeforeEach
+    void captureSweeps() {
+        Log.sink(line -> {
+            if (line.contains("\"msg\":\"sweep\"")) {
+                sweeps.add(line);
+            }
+        });
+    }
+
+    @AfterEach
+    void restoreLog() {
+        Log.sink(null);
+    }
+
+    @Test
+    void restartLongerThanStaleAfter_judgesNoAgentForOneStaleAfterFromTheStart_thenJudgesTheSilentOnes()
+            throws Exception {
+        String key;
+        try (LifelineLocal first = start()) {
+            key = first.adminKey();
+            for (String agent : List.of("beater", "silent")) {
+                assertEquals(201, send(first.url(), key, "POST", "/agents",
+                        "{\"agentId\":\"" + agent + "\",\"name\":\"" + agent + "\",\"role\":\"worker\"}").statusCode());
+                assertEquals(200, send(first.url(), key, "POST", "/agents/" + agent + "/join", null).statusCode());
+                assertEquals(200, send(first.url(), key, "POST", "/agents/" + agent + "/heartbeat", "{}").statusCode());
+            }
+        }
+        clock.advance(Duration.ofMinutes(10)); // Local is down for 10 min; stale-after is 60 s
+        sweeps.clear(); // count the second Local's sweeps only
+
+        try (LifelineLocal second = start()) {
+            URI url = second.url();
+            awaitSweeps(3);
+            assertTrue(sweeps.get(2).contains("\"aliveSeen\":2"), "the sweeps saw both agents: " + sweeps.get(2));
+            for (String agent : List.of("beater", "silent")) {
+                JsonNode view = agent(url, key, agent);
+                assertEquals("ready", view.get("status").asText(), view.toString());
+                assertEquals(0, view.get("consecutiveMisses").asInt(), "no miss within the window: " + view);
+            }
+            // The beater's client, which kept beating through the outage, is heard again: alive, no rejoin.
+            assertEquals(200, send(url, key, "POST", "/agents/beater/heartbeat", "{}").statusCode());
+
+            clock.advance(Duration.ofSeconds(61)); // one stale-after from the start, and a moment more
+            int before = sweeps.size();
+            awaitSweeps(before + 3);
+            JsonNode silent = agent(url, key, "silent");
+            assertTrue(silent.get("consecutiveMisses").asInt() >= 1 || "dead".equals(silent.get("status").asText()),
+                    "past the window the silent agent is judged: " + silent);
+        }
+        // The stream pump's checkpoints, written by both runs, are the owner's only (DataDirModesTest has the rest).
+        Path checkpoints = dataDir.resolve(LocalDynamo.STREAM_CHECKPOINTS_FILE);
+        assertTrue(java.nio.file.Files.exists(checkpoints), "the pump checkpointed");
+        assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
+                java.nio.file.Files.getPosixFilePermissions(checkpoints)));
+    }
+
+    private LifelineLocal start() throws Exception {
+        return LifelineLocal.start(new LifelineLocal.Options(0, dataDir, TestStack.template(),
+                Map.of("StaleAfterSeconds", "60", "SweepIntervalMillis", "100", "SelfPreservationMinAlive", "100000"),
+                clock));
+    }
+
+    private void awaitSweeps(int count) throws InterruptedException {
+        long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (sweeps.size() < count) {
+            assertTrue(System.nanoTime() < end, "Local's scheduler ran " + sweeps.size() + " sweeps, not " + count);
+            Thread.sleep(20); // a bounded poll for sweeps that run on Local's own schedule
+        }
+    }
+
+    private static JsonNode agent(URI url, String key, String agentId) throws Exception {
+        HttpResponse<String> r = send(url, key, "GET", "/agents/" + agentId, null);
+        assertEquals(200, r.statusCode(), r.body());
+        return Json.parse(r.body());
+    }
+
+    private static HttpResponse<String> send(URI url, String key, String method, String path, String body)
+            throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(url.resolve("/v1/teams/" + TEAM + path))
+                .header("Authorization", "Bearer " + key).header("Content-Type", "application/json");
+        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+}
