@@ -61,6 +61,9 @@ final class FrontDoor implements AutoCloseable {
         }
     }
 
+    /** What is read and dropped after a refusal, at most (see {@code drain}): above API Gateway's 10 MB. */
+    private static final long DRAIN_BYTES = 16L * 1024 * 1024;
+
     private final ServerSocket listener;
     private final Handler handler;
     private final Limits limits;
@@ -257,13 +260,13 @@ final class FrontDoor implements AutoCloseable {
                         request = read(first, started);
                     } catch (Refusal r) {
                         write(out, error(r.status, r.code, r.getMessage(), Map.of()), false);
-                        drain();
+                        drain(DRAIN_BYTES, limits.bodyTimeout().toNanos());
                         return;
                     } catch (TooSlow slow) {
                         write(out, error(408, "REQUEST_TIMEOUT", "the request did not arrive within "
                                 + limits.headerTimeout().toSeconds() + " s (head) and "
                                 + limits.bodyTimeout().toSeconds() + " s (body)", Map.of()), false);
-                        drain();
+                        drain(DRAIN_BYTES, 1_000_000_000L);
                         return;
                     }
                     if (request == null) {
@@ -533,15 +536,16 @@ final class FrontDoor implements AutoCloseable {
         }
 
         /**
-         * After a refusal (the answer sent, our side shut): reads and drops what the client is still sending, for
-         * at most 1 s and 1 MiB, so closing does not reset the connection before the client has read the answer.
+         * After a refusal (the answer sent, our side shut): reads and drops what the client is still sending, up to
+         * {@code maxBytes} and {@code timeoutNanos}, none of it kept, so that closing does not reset the connection
+         * before a client that sends its whole request before reading (the JDK's HttpClient does) reads the answer.
          */
-        private void drain() {
-            long deadline = nanoTime.getAsLong() + 1_000_000_000L;
+        private void drain(long maxBytes, long timeoutNanos) {
+            long deadline = nanoTime.getAsLong() + timeoutNanos;
             long dropped = 0;
             byte[] sink = new byte[8192];
             try {
-                while (dropped < 1024 * 1024) {
+                while (dropped < maxBytes) {
                     long left = deadline - nanoTime.getAsLong();
                     if (left <= 0) {
                         return;

@@ -47,6 +47,8 @@ class FrontDoorHoldTest {
         List<Thread> threads = new ArrayList<>();
         List<Socket> open = java.util.Collections.synchronizedList(new ArrayList<>());
         AtomicInteger failedBeats = new AtomicInteger();
+        AtomicInteger acceptedBeats = new AtomicInteger();
+        AtomicInteger heldClosedByDoor = new AtomicInteger();
         try (LifelineLocal local = LifelineLocal.start(new LifelineLocal.Options(0, null, TestStack.template(),
                 Map.of("StaleAfterSeconds", "2", "SweepIntervalMillis", "500", "GraceMisses", "2"),
                 Clock.systemUTC()))) {
@@ -65,8 +67,10 @@ class FrontDoorHoldTest {
                 threads.add(start(() -> {
                     while (running.get()) {
                         try {
-                            call(base, key, "POST", "/v1/teams/local/agents/" + id + "/heartbeat", "{}",
-                                    Duration.ofSeconds(5));
+                            if (call(base, key, "POST", "/v1/teams/local/agents/" + id + "/heartbeat", "{}",
+                                    Duration.ofSeconds(5)).statusCode() == 200) {
+                                acceptedBeats.incrementAndGet();
+                            }
                         } catch (IOException e) {
                             failedBeats.incrementAndGet();
                         }
@@ -84,6 +88,7 @@ class FrontDoorHoldTest {
                             s.getOutputStream().flush();
                             s.getInputStream().read(); // until the door closes it (or answers 408)
                             open.remove(s);
+                            heldClosedByDoor.incrementAndGet();
                         } catch (IOException closed) {
                             // Evicted or reset: hold again.
                         }
@@ -101,6 +106,9 @@ class FrontDoorHoldTest {
                 Thread.sleep(500);
             }
             assertTrue(fresh >= 8, "fresh requests answered: " + fresh);
+            System.out.println("FrontDoorHoldTest: " + fresh + " fresh requests answered within 1 s, "
+                    + acceptedBeats.get() + " beats accepted, " + failedBeats.get() + " unanswered, held connections"
+                    + " closed by the door: " + heldClosedByDoor.get());
 
             JsonNode events = Json.parse(call(base, key, "GET",
                     "/v1/teams/local/events?type=AgentStatusChanged&limit=100", null, Duration.ofSeconds(10)).body());

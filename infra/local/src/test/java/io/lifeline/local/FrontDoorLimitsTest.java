@@ -107,6 +107,44 @@ class FrontDoorLimitsTest {
 
     @Test
     @Timeout(value = 20, unit = TimeUnit.SECONDS)
+    void requestWaitingInsideLocal_isTheOldestWait_aClientStillSendingIsNot() throws Exception {
+        String get = "GET /v1/teams/acme/agents HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + stack.adminKey
+                + "\r\n\r\n";
+        try (Socket slow = connect(); Socket s = connect()) {
+            slow.getOutputStream().write("GET /v1/teams/acme/agents HTTP/1.1\r\nHost: x\r\n"
+                    .getBytes(StandardCharsets.US_ASCII));
+            slow.getOutputStream().flush();
+            assertEquals(0, door.oldestWaitNanos(), "a half-sent head is the client's wait, not Local's");
+            Thread pause = new Thread(() -> {
+                try {
+                    stack.host.stopTheWorld(Duration.ofSeconds(3));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            pause.start();
+            try {
+                while (door.oldestWaitNanos() == 0) {
+                    s.getOutputStream().write(get.getBytes(StandardCharsets.US_ASCII));
+                    s.getOutputStream().flush();
+                    Thread.sleep(100); // the request now waits in the stopped functions (or was answered first)
+                    if (door.oldestWaitNanos() == 0) {
+                        read(s.getInputStream());
+                    }
+                }
+                while (door.oldestWaitNanos() < TimeUnit.MILLISECONDS.toNanos(500)) {
+                    Thread.sleep(20); // bounded by the test's timeout
+                }
+            } finally {
+                pause.join();
+            }
+            assertEquals(200, read(s.getInputStream()).status());
+            assertEquals(0, door.oldestWaitNanos(), "answered: nothing waits");
+        }
+    }
+
+    @Test
+    @Timeout(value = 20, unit = TimeUnit.SECONDS)
     void connectionThatSendsNothing_isAnswered408AfterTheHeadTimeout() throws Exception {
         try (Socket s = connect()) {
             assertRefused(read(s.getInputStream()), 408, "REQUEST_TIMEOUT");
