@@ -45,19 +45,33 @@ final class FrontDoor implements AutoCloseable {
     interface Handler {
         LocalGateway.Response handle(String method, String rawPath, String rawQuery, Map<String, List<String>> headers,
                                      String body);
+
+        /** True when {@code authorization} was authorized recently ({@link LocalGateway#recentlyAuthorized}). */
+        default boolean recentlyAuthorized(String authorization) {
+            return false;
+        }
+    }
+
+    /** One client address's refusals in the current window (monotonic nanos). */
+    private static final class Refusals {
+        long windowStart;
+        int refused;
+        int throttled;
     }
 
     /** The front door's limits (README, "Lifeline Local's front door"). */
     record Limits(Duration headerTimeout, Duration bodyTimeout, Duration idleTimeout, int maxUriBytes,
-                  int maxHeaderBytes, int maxHeaders, int maxBodyBytes, int maxConnectionsPerClient) {
+                  int maxHeaderBytes, int maxHeaders, int maxBodyBytes, int maxConnectionsPerClient,
+                  int refusalsPerWindow, Duration refusalWindow) {
         /**
          * 10 s for a head, 30 s for a body, 60 s idle between keep-alive requests; an 8 KiB request line, a
          * 16 KiB head of at most 100 lines, API Gateway's 10 MB payload (the handlers refuse far smaller bodies
-         * with their own 413), 64 connections per client address.
+         * with their own 413), 64 connections per client address; 20 refusals (401/403) per client address a
+         * second, past which its requests with a key not recently authorized are answered 429.
          */
         static Limits defaults() {
             return new Limits(Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofSeconds(60), 8 * 1024,
-                    16 * 1024, 100, 10 * 1024 * 1024, 64);
+                    16 * 1024, 100, 10 * 1024 * 1024, 64, 20, Duration.ofSeconds(1));
         }
     }
 
@@ -69,11 +83,28 @@ final class FrontDoor implements AutoCloseable {
     private final Limits limits;
     private final LongSupplier nanoTime;
     private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
+    private final Map<InetAddress, Refusals> refusals = new ConcurrentHashMap<>();
     private final Thread acceptor;
     private volatile boolean closed;
 
     FrontDoor(LocalGateway gateway, int port) throws IOException {
-        this(gateway::handle, port, Limits.defaults());
+        this(handler(gateway), port, Limits.defaults());
+    }
+
+    /** The gateway as the front door's handler. */
+    static Handler handler(LocalGateway gateway) {
+        return new Handler() {
+            @Override
+            public LocalGateway.Response handle(String method, String rawPath, String rawQuery,
+                                                Map<String, List<String>> headers, String body) {
+                return gateway.handle(method, rawPath, rawQuery, headers, body);
+            }
+
+            @Override
+            public boolean recentlyAuthorized(String authorization) {
+                return gateway.recentlyAuthorized(authorization);
+            }
+        };
     }
 
     FrontDoor(Handler handler, int port, Limits limits) throws IOException {
@@ -296,6 +327,20 @@ final class FrontDoor implements AutoCloseable {
         }
 
         private LocalGateway.Response answer(Request request) {
+            String authorization = value(request.headers(), "authorization");
+            long retryAfter = throttledFor(address, authorization);
+            if (retryAfter > 0) {
+                return error(429, "TOO_MANY_REFUSALS", "too many requests from this client were refused (401/403); "
+                        + "retry after " + retryAfter + " s", Map.of("retry-after", Long.toString(retryAfter)));
+            }
+            LocalGateway.Response response = pass(request);
+            if (response.status() == 401 || response.status() == 403) {
+                refused(address);
+            }
+            return response;
+        }
+
+        private LocalGateway.Response pass(Request request) {
             String target = request.target();
             int q = target.indexOf('?');
             String path = q < 0 ? target : target.substring(0, q);
@@ -568,6 +613,46 @@ final class FrontDoor implements AutoCloseable {
             } catch (IOException ignored) {
                 // Already closed.
             }
+        }
+    }
+
+    /**
+     * Seconds until {@code address} may be refused again, when it was refused more than
+     * {@link Limits#refusalsPerWindow} times in this window and {@code authorization} is not a key authorized
+     * recently (so a flood of wrong keys from one machine does not stop the beats of agents on it); else 0. The
+     * first throttled request of a window logs one line; the rest of the window logs nothing.
+     */
+    private long throttledFor(InetAddress address, String authorization) {
+        Refusals r = refusals.get(address);
+        if (r == null || (authorization != null && handler.recentlyAuthorized(authorization))) {
+            return 0;
+        }
+        long now = nanoTime.getAsLong();
+        long windowNanos = limits.refusalWindow().toNanos();
+        synchronized (r) {
+            if (now - r.windowStart >= windowNanos || r.refused < limits.refusalsPerWindow()) {
+                return 0;
+            }
+            if (r.throttled++ == 0) {
+                io.lifeline.api.Log.emit(io.lifeline.api.Log.line("WARN", "front_door")
+                        .put("outcome", "refusals_throttled").put("client", address.getHostAddress())
+                        .put("refused", r.refused).put("windowSeconds", limits.refusalWindow().toSeconds()));
+            }
+            long left = windowNanos - (now - r.windowStart);
+            return Math.max(1, (left + 999_999_999L) / 1_000_000_000L);
+        }
+    }
+
+    private void refused(InetAddress address) {
+        Refusals r = refusals.computeIfAbsent(address, a -> new Refusals());
+        long now = nanoTime.getAsLong();
+        synchronized (r) {
+            if (r.refused == 0 || now - r.windowStart >= limits.refusalWindow().toNanos()) {
+                r.windowStart = now;
+                r.refused = 0;
+                r.throttled = 0;
+            }
+            r.refused++;
         }
     }
 

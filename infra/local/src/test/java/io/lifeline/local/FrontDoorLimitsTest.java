@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class FrontDoorLimitsTest {
     private static final FrontDoor.Limits LIMITS = new FrontDoor.Limits(Duration.ofSeconds(1), Duration.ofSeconds(1),
-            Duration.ofSeconds(5), 8 * 1024, 16 * 1024, 100, 64 * 1024, 8);
+            Duration.ofSeconds(5), 8 * 1024, 16 * 1024, 100, 64 * 1024, 8, 1_000, Duration.ofSeconds(1));
 
     static TestStack stack;
     static FrontDoor door;
@@ -38,7 +38,7 @@ class FrontDoorLimitsTest {
     @BeforeAll
     static void start() throws Exception {
         stack = TestStack.start();
-        door = new FrontDoor(stack.gateway::handle, 0, LIMITS);
+        door = new FrontDoor(FrontDoor.handler(stack.gateway), 0, LIMITS);
     }
 
     @AfterAll
