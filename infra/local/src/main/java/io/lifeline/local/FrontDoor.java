@@ -213,7 +213,7 @@ final class FrontDoor implements AutoCloseable {
             return true;
         }
         // A half-sent head goes first (the oldest), then the longest idle: a client's live keep-alive is kept longest.
-        return mine.stream().filter(c -> c.answeringSince == 0 && !c.refused)
+        return mine.stream().filter(c -> !c.busy && !c.refused)
                 .min(Comparator.comparingInt((Connection c) -> c.headSince != 0 ? 0 : 1)
                         .thenComparingLong(c -> c.headSince != 0 ? c.headSince : c.waitingSince))
                 .map(c -> {
@@ -254,6 +254,8 @@ final class FrontDoor implements AutoCloseable {
         volatile long headSince;
         /** Monotonic nanos at which the request in progress fully arrived; 0 when none is being answered. */
         volatile long answeringSince;
+        /** True from a request's full arrival until its answer is written: such a connection is never evicted. */
+        volatile boolean busy;
         volatile boolean refused;
         private final byte[] buffer = new byte[8192];
         private int pos;
@@ -279,7 +281,7 @@ final class FrontDoor implements AutoCloseable {
                 if (refusedAtAccept) {
                     write(out, error(503, "TOO_MANY_CONNECTIONS", "this client has "
                             + limits.maxConnectionsPerClient() + " connections open, all busy; retry shortly",
-                            Map.of("retry-after", "1")), false);
+                            Map.of("retry-after", "1")), false, false);
                     return;
                 }
                 boolean first = true;
@@ -290,13 +292,13 @@ final class FrontDoor implements AutoCloseable {
                     try {
                         request = read(first, started);
                     } catch (Refusal r) {
-                        write(out, error(r.status, r.code, r.getMessage(), Map.of()), false);
+                        write(out, error(r.status, r.code, r.getMessage(), Map.of()), false, false);
                         drain(DRAIN_BYTES, limits.bodyTimeout().toNanos());
                         return;
                     } catch (TooSlow slow) {
                         write(out, error(408, "REQUEST_TIMEOUT", "the request did not arrive within "
                                 + limits.headerTimeout().toSeconds() + " s (head) and "
-                                + limits.bodyTimeout().toSeconds() + " s (body)", Map.of()), false);
+                                + limits.bodyTimeout().toSeconds() + " s (body)", Map.of()), false, false);
                         drain(DRAIN_BYTES, 1_000_000_000L);
                         return;
                     }
@@ -304,15 +306,18 @@ final class FrontDoor implements AutoCloseable {
                         return; // the client closed, or an idle keep-alive ended
                     }
                     first = false;
+                    busy = true;
                     answeringSince = Math.max(1, nanoTime.getAsLong());
                     headSince = 0;
                     LocalGateway.Response response;
                     try {
                         response = answer(request);
                     } finally {
+                        // Writing the answer is the client's pace, not Local's: it does not count as a wait.
                         answeringSince = 0;
                     }
-                    write(out, response, request.keepAlive());
+                    write(out, response, request.keepAlive(), "HEAD".equals(request.method()));
+                    busy = false;
                     if (!request.keepAlive()) {
                         return;
                     }
@@ -322,6 +327,7 @@ final class FrontDoor implements AutoCloseable {
             } finally {
                 answeringSince = 0;
                 headSince = 0;
+                busy = false;
                 connections.remove(this);
             }
         }
@@ -555,7 +561,8 @@ final class FrontDoor implements AutoCloseable {
             }
         }
 
-        private void write(OutputStream out, LocalGateway.Response response, boolean keepAlive) throws IOException {
+        private void write(OutputStream out, LocalGateway.Response response, boolean keepAlive, boolean headOnly)
+                throws IOException {
             byte[] body = response.body() == null ? new byte[0] : response.body().getBytes(StandardCharsets.UTF_8);
             StringBuilder head = new StringBuilder("HTTP/1.1 ").append(response.status()).append(' ')
                     .append(reason(response.status())).append("\r\n");
@@ -571,7 +578,7 @@ final class FrontDoor implements AutoCloseable {
             }
             head.append("Connection: ").append(keepAlive ? "keep-alive" : "close").append("\r\n\r\n");
             out.write(head.toString().getBytes(StandardCharsets.ISO_8859_1));
-            if (response.status() != 204 && response.status() != 304) {
+            if (response.status() != 204 && response.status() != 304 && !headOnly) {
                 out.write(body);
             }
             out.flush();
