@@ -258,6 +258,15 @@ public final class LocalGateway {
         return result;
     }
 
+    /**
+     * True when {@code authorization} was authorized and that answer is still cached: the front door lets such a
+     * key through while it answers a client's flood of refused keys with 429.
+     */
+    boolean recentlyAuthorized(String authorization) {
+        CachedAuth cached = authCache.get(authorization);
+        return cached != null && cached.authorized() && clock.instant().isBefore(cached.expires());
+    }
+
     private static String header(Map<String, String> headers, String name) {
         if (headers == null) {
             return null;

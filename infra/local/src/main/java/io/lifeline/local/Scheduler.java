@@ -38,6 +38,7 @@ final class Scheduler implements AutoCloseable {
 
     private final java.time.Clock clock;
     private final LongSupplier nanoTime;
+    private final LongSupplier frontDoorWaitNanos;
 
     /** {@code clock}: the functions' clock, for each event's time (when the schedule was due). */
     Scheduler(FunctionHost host, List<SamTemplate.Schedule> schedules, java.time.Clock clock) {
@@ -46,8 +47,19 @@ final class Scheduler implements AutoCloseable {
 
     /** {@code nanoTime}: the monotonic clock the due times are kept on (the executor waits on the real one). */
     Scheduler(FunctionHost host, List<SamTemplate.Schedule> schedules, java.time.Clock clock, LongSupplier nanoTime) {
+        this(host, schedules, clock, nanoTime, () -> 0);
+    }
+
+    /**
+     * {@code frontDoorWaitNanos}: how long the oldest request that arrived at the front door has waited for its
+     * answer ({@link FrontDoor#oldestWaitNanos}). A firing counts as late by at least that much: heartbeats queued
+     * at a saturated front door are a stall like a frozen process, and the sweep judges nobody while they wait.
+     */
+    Scheduler(FunctionHost host, List<SamTemplate.Schedule> schedules, java.time.Clock clock, LongSupplier nanoTime,
+              LongSupplier frontDoorWaitNanos) {
         this.clock = clock;
         this.nanoTime = nanoTime;
+        this.frontDoorWaitNanos = frontDoorWaitNanos;
         for (SamTemplate.Schedule s : schedules) {
             String interval = host.function(s.functionId()).environment().get("SWEEP_INTERVAL_MS");
             Duration period = interval != null ? Duration.ofMillis(Long.parseLong(interval)) : rate(s.expression());
@@ -92,6 +104,14 @@ final class Scheduler implements AutoCloseable {
         return Math.max(0, now - due) / 1_000_000;
     }
 
+    /**
+     * How late a firing counts, in ms: its own lateness, or the front door's oldest waiting request if that waited
+     * longer (a sweep is as stale as the oldest heartbeat it has not seen yet).
+     */
+    static long lateMillis(long due, long now, long frontDoorWaitNanos) {
+        return Math.max(lateMillis(due, now), Math.max(0, frontDoorWaitNanos) / 1_000_000);
+    }
+
     /** One schedule's chain of firings, each arming the next. */
     private final class Firing implements Runnable {
         private final FunctionHost host;
@@ -125,7 +145,7 @@ final class Scheduler implements AutoCloseable {
             long wall = clock.millis();
             long started = nanoTime.getAsLong();
             try {
-                invoke(host, functionId, handler, wall - lateMillis(due, started));
+                invoke(host, functionId, handler, wall - lateMillis(due, started, frontDoorWaitNanos.getAsLong()));
             } finally {
                 next = next(due, periodNanos, started, nanoTime.getAsLong());
                 arm();

@@ -60,4 +60,11 @@ class SchedulerTest {
         assertEquals(6_000, Scheduler.lateMillis(10 * SECOND, 16 * SECOND));
         assertEquals(0, Scheduler.lateMillis(10 * SECOND, 9 * SECOND));
     }
+
+    @Test
+    void lateMillis_withRequestsWaitingAtTheFrontDoor_isTheLongerOfTheTwo() {
+        assertEquals(4_000, Scheduler.lateMillis(10 * SECOND, 10 * SECOND, 4 * SECOND));
+        assertEquals(6_000, Scheduler.lateMillis(10 * SECOND, 16 * SECOND, 4 * SECOND));
+        assertEquals(0, Scheduler.lateMillis(10 * SECOND, 9 * SECOND, 0));
+    }
 }

@@ -1,0 +1,63 @@
+package io.lifeline.local;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 14 item 4, on AWS: template.yaml's HTTP API throttles every route (DefaultRouteSettings), gives the two
+ * heartbeat routes, and only those, a higher limit (RouteSettings naming real route keys), and writes an access
+ * log to a log group with a retention and no request header in its format (so never a key).
+ */
+class ApiThrottlingTemplateTest {
+    private static final Set<String> HEARTBEAT_ROUTES = Set.of("POST /v1/teams/{team}/agents/{agentId}/heartbeat",
+            "POST /v1/teams/{team}/heartbeats");
+
+    @Test
+    void httpApi_throttlesEveryRoute_andTheHeartbeatRoutesLessTightly_withAnAccessLogKeptForADefinedTime()
+            throws Exception {
+        JsonNode root = new ObjectMapper(new YAMLFactory()).readTree(TestStack.templatePath().toFile());
+        JsonNode api = root.at("/Resources/HttpApi/Properties");
+        JsonNode defaults = api.get("DefaultRouteSettings");
+        int defaultRate = defaults.get("ThrottlingRateLimit").asInt();
+        int defaultBurst = defaults.get("ThrottlingBurstLimit").asInt();
+        assertTrue(defaultRate > 0 && defaultBurst >= defaultRate, defaults.toString());
+
+        Set<String> routeKeys = new HashSet<>(LocalGatewayRoutes.of(TestStack.template()));
+        JsonNode routes = api.get("RouteSettings");
+        Set<String> overridden = new HashSet<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = routes.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> r = it.next();
+            assertTrue(routeKeys.contains(r.getKey()), "not a route of the template: " + r.getKey());
+            assertTrue(r.getValue().get("ThrottlingRateLimit").asInt() > defaultRate, r.toString());
+            assertTrue(r.getValue().get("ThrottlingBurstLimit").asInt() > defaultBurst, r.toString());
+            overridden.add(r.getKey());
+        }
+        assertEquals(HEARTBEAT_ROUTES, overridden, "only the heartbeat routes are looser");
+
+        JsonNode log = api.get("AccessLogSettings");
+        assertFalse(log.get("Format").asText().contains("$context.identity.apiKey"), log.toString());
+        assertFalse(log.get("Format").asText().toLowerCase().contains("header"), log.toString());
+        JsonNode group = root.at("/Resources/HttpApiAccessLogs");
+        assertEquals("AWS::Logs::LogGroup", group.get("Type").asText());
+        assertTrue(group.at("/Properties/RetentionInDays").asInt() > 0, group.toString());
+    }
+
+    /** The route keys template.yaml declares on its functions, as Local's gateway serves them. */
+    private static final class LocalGatewayRoutes {
+        static Set<String> of(SamTemplate template) {
+            Set<String> keys = new HashSet<>();
+            template.functions(Map.of(), LifelineLocal.resourceNames(template, "t", "b")).forEach(f -> f.routes().forEach(r -> keys.add(r.routeKey())));
+            return keys;
+        }
+    }
+}
