@@ -470,7 +470,7 @@ class LifelineCliTest {
     }
 
     @Test
-    void daemon_withAnExitingCommand_reportsCrashRestartsAndKeepsOthersAlive() {
+    void daemon_withAnExitingCommand_reportsCrashRestartsAndKeepsOthersAlive() throws Exception {
         run("register", "cli-d1", "--host", "h-d");
         run("register", "cli-d2", "--host", "h-d");
         // A full second between the two rounds: on a busy machine `exit 3` may not have exited 300 ms after start.
@@ -481,8 +481,11 @@ class LifelineCliTest {
         assertTrue(r.out().contains("restarted: cli-d2"), r.out());
         assertTrue(r.out().contains("joined: cli-d1"), r.out());
         assertEquals("ready", client.agent("cli-d1").status());
-        assertTrue(client.transitions("cli-d2", 10).transitions().stream()
-                .anyMatch(t -> "reported_failure".equals(t.trigger())));
+        // The history of changes before the newest comes from the outbox, a moment after the change: wait for it.
+        assertTrue(io.lifeline.client.LocalHarness.eventually(java.time.Duration.ofSeconds(20),
+                () -> client.transitions("cli-d2", 10).transitions().stream()
+                        .anyMatch(t -> "reported_failure".equals(t.trigger()))),
+                () -> "no reported_failure in " + client.transitions("cli-d2", 10).transitions());
     }
 
     @Test

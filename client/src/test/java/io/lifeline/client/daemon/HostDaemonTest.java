@@ -130,7 +130,7 @@ class HostDaemonTest {
     }
 
     @Test
-    void runOnce_whenProcessExited_reportsCrashOnceAtOnce() {
+    void runOnce_whenProcessExited_reportsCrashOnceAtOnce() throws Exception {
         client.register(RegisterAgent.of("d-crash", "Crash", "worker").withHost("host-b"));
         client.join("d-crash");
         FakeProcesses p = new FakeProcesses();
@@ -143,8 +143,10 @@ class HostDaemonTest {
         String status = client.agent("d-crash").status();
         Set<String> expected = r.restarted().contains("d-crash") ? Set.of("ready") : Set.of("dead", "restarting");
         assertTrue(expected.contains(status), () -> status + " " + r + " " + client.transitions("d-crash", 5));
-        assertTrue(client.transitions("d-crash", 5).transitions().stream()
-                .anyMatch(t -> "reported_failure".equals(t.trigger()) && "dead".equals(t.to())));
+        // Changes before the newest are recorded by the outbox a moment later: wait for the death's record.
+        assertTrue(LocalHarness.eventually(Duration.ofSeconds(20), () -> client.transitions("d-crash", 5).transitions()
+                .stream().anyMatch(t -> "reported_failure".equals(t.trigger()) && "dead".equals(t.to()))),
+                () -> "no reported_failure in " + client.transitions("d-crash", 5));
         assertTrue(d.runOnce().crashesReported().isEmpty(), "a crash is reported once");
     }
 
