@@ -5,15 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lifeline.auth.Scope;
 import io.lifeline.store.KeyStore;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -24,43 +19,17 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * The keys they print are the ones the store then knows, with the scope and team they should have.
  */
 class BootstrapCommandsTest {
-    private static final Pattern KEY = Pattern.compile("^(ll_\\S+)$", Pattern.MULTILINE);
-
-    record Run(int exit, String out, String err) {
-        String key() {
-            Matcher m = KEY.matcher(out);
-            assertTrue(m.find(), out);
-            return m.group(1);
-        }
-    }
-
-    private static Run run(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        PrintStream stdout = System.out;
-        PrintStream stderr = System.err;
-        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-        try {
-            int exit = LocalMain.commandLine().execute(args);
-            return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-        } finally {
-            System.setOut(stdout);
-            System.setErr(stderr);
-        }
-    }
-
     @Test
     void createOperatorKey_andCreateTeam_onADataDir_printKeysTheStoreKnows(@TempDir Path dir) throws Exception {
-        Run operator = run("--data-dir", dir.toString(), "create-operator-key");
+        LocalCommandLine.Run operator = LocalCommandLine.run("--data-dir", dir.toString(), "create-operator-key");
         assertEquals(0, operator.exit(), operator.err());
         Path file = dir.resolve(LifelineLocal.OPERATOR_KEY_FILE);
         assertEquals(operator.key(), Files.readString(file).strip());
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
 
-        Run team = run("--data-dir", dir.toString(), "create-team", "boot");
+        LocalCommandLine.Run team = LocalCommandLine.run("--data-dir", dir.toString(), "create-team", "boot");
         assertEquals(0, team.exit(), team.err());
-        Run again = run("--data-dir", dir.toString(), "create-team", "boot");
+        LocalCommandLine.Run again = LocalCommandLine.run("--data-dir", dir.toString(), "create-team", "boot");
         assertEquals(1, again.exit());
         assertTrue(again.err().contains("already exists"), again.err());
 
@@ -77,7 +46,7 @@ class BootstrapCommandsTest {
 
     @Test
     void createOperatorKey_inMemory_hasNothingToDo() {
-        Run r = run("--in-memory", "create-operator-key");
+        LocalCommandLine.Run r = LocalCommandLine.run("--in-memory", "create-operator-key");
         assertEquals(2, r.exit());
         assertTrue(r.err().contains("makes its own operator key"), r.err());
     }

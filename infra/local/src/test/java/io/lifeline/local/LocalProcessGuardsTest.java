@@ -4,9 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -104,7 +102,7 @@ class LocalProcessGuardsTest {
     void bootstrapCommands_onAHeldDataDir_areRefusedInOneLineNamingThePid() throws Exception {
         for (String[] args : List.of(new String[] {"--data-dir", dataDir.toString(), "create-team", "other"},
                 new String[] {"--data-dir", dataDir.toString(), "create-operator-key"})) {
-            Run run = run(args);
+            LocalCommandLine.Run run = LocalCommandLine.run(args);
             assertEquals(1, run.exit(), run.err());
             assertEquals("", run.out());
             assertOneLineNaming(run.err(), "process " + local.pid() + ";");
@@ -117,26 +115,6 @@ class LocalProcessGuardsTest {
         assertTrue(lines.get(0).contains(expected), lines.get(0));
         assertTrue(lines.get(0).contains("is in use"), lines.get(0));
         assertFalse(output.contains("Exception") || output.contains("\tat "), output);
-    }
-
-    /** One run of the command line in this JVM: exit code, stdout, stderr. */
-    record Run(int exit, String out, String err) {
-    }
-
-    static Run run(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        PrintStream stdout = System.out;
-        PrintStream stderr = System.err;
-        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-        try {
-            int exit = LocalMain.commandLine().execute(args);
-            return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-        } finally {
-            System.setOut(stdout);
-            System.setErr(stderr);
-        }
     }
 
     /**

@@ -31,7 +31,7 @@ class LocalStartRefusalsTest {
         try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             int port = taken.getLocalPort();
             // --verbose: the default console filter is a process-wide log sink; leave this JVM's alone.
-            LocalProcessGuardsTest.Run run = LocalProcessGuardsTest.run("--verbose", "--in-memory", "--port",
+            LocalCommandLine.Run run = LocalCommandLine.run("--verbose", "--in-memory", "--port",
                     Integer.toString(port));
             assertEquals(1, run.exit(), run.err());
             assertEquals(List.of("port " + port + " is in use; use --port"), lines(run.err()));
@@ -41,7 +41,7 @@ class LocalStartRefusalsTest {
 
     @Test
     void start_withAnUnknownParam_isRefusedInOneLineNamingTheKnownParameters() throws Exception {
-        LocalProcessGuardsTest.Run run = LocalProcessGuardsTest.run("--verbose", "--in-memory", "--port", "0",
+        LocalCommandLine.Run run = LocalCommandLine.run("--verbose", "--in-memory", "--port", "0",
                 "--param", "StaleAfterSecs=5");
         assertEquals(1, run.exit(), run.err());
         List<String> lines = lines(run.err());

@@ -17,7 +17,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -44,37 +43,16 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  */
 class OrphanedReviveTest {
     private static final Instant T0 = TestStack.START;
-    private static final List<TestStack> STACKS = Collections.synchronizedList(new ArrayList<>());
+    private static final TestStack.Opened STACKS = new TestStack.Opened();
 
     @AfterAll
     static void stop() {
-        STACKS.forEach(TestStack::close);
-    }
-
-    private static TestStack open(TestStack.Builder builder) throws Exception {
-        TestStack s = builder.build();
-        STACKS.add(s);
-        return s;
+        STACKS.closeAll();
     }
 
     /** The Sweep function's configuration, as template.yaml gives it. */
     private static Config sweepConfig(TestStack s) {
         return Config.fromEnvironment(s.host.function("SweepFunction").environment());
-    }
-
-    /**
-     * The agent (on host-1) reports a crash at the clock's time; the outbox starts its revive flow, whose first
-     * step makes it restarting and asks the host. The flow then waits for a wake-up the test never gives it: to
-     * the sweep, it is a flow that died.
-     */
-    private static Execution restartingWithItsFlowGone(TestStack s, String id) {
-        ok(s.ready(id));
-        ok(s.agent("fail", id, "{\"reason\":\"oom\"}"));
-        s.pump.drain();
-        List<Execution> flows = s.executionsFor(id);
-        assertEquals(1, flows.size(), () -> "one revive flow for " + id + ": " + flows);
-        assertEquals("restarting", s.status(id));
-        return flows.get(0);
     }
 
     private static List<String> triggers(TestStack s, String id) {
@@ -90,8 +68,8 @@ class OrphanedReviveTest {
 
     @Test
     void restartingPastTheFlowsLongestRun_endsRestartExhausted_notAMillisecondBefore() throws Exception {
-        TestStack s = open(TestStack.builder());
-        Execution flow = restartingWithItsFlowGone(s, "orphan");
+        TestStack s = STACKS.open(TestStack.builder());
+        Execution flow = s.restartingAfterACrash("orphan");
         Duration longest = sweepConfig(s).reviveLongestRun();
         assertEquals(Duration.parse("PT1H20M54S"), longest, "the template's defaults");
 
@@ -130,11 +108,11 @@ class OrphanedReviveTest {
 
     @Test
     void restartingInsideTheFlowsLongestRun_isLeftAlone() throws Exception {
-        TestStack s = open(TestStack.builder());
+        TestStack s = STACKS.open(TestStack.builder());
         Duration longest = sweepConfig(s).reviveLongestRun();
-        restartingWithItsFlowGone(s, "early");
+        s.restartingAfterACrash("early");
         s.clock.set(T0.plusSeconds(300));
-        restartingWithItsFlowGone(s, "late");
+        s.restartingAfterACrash("late");
 
         s.clock.set(T0.plus(longest).plusSeconds(1));
         s.sweep();
@@ -181,8 +159,8 @@ class OrphanedReviveTest {
     @Test
     void joinLandingBetweenTheSweepsReadAndItsWrite_wins() throws Exception {
         JoinInTheGap race = new JoinInTheGap();
-        TestStack s = open(TestStack.builder().interceptor(race));
-        restartingWithItsFlowGone(s, "racer");
+        TestStack s = STACKS.open(TestStack.builder().interceptor(race));
+        s.restartingAfterACrash("racer");
         Config config = sweepConfig(s);
         Sweeper sweeper = new Sweeper(new SweepStore(s.dynamo, s.table, 2), new TeamStore(s.dynamo, s.table),
                 new SweepPlan.Policy(0.5, 4), new Sweeper.Timing(config.missSpacing(), config.reviveLongestRun()),

@@ -20,22 +20,11 @@ class RevivalStoreTest {
         return new RevivalStore(s.dynamo, s.table, Duration.ofDays(30));
     }
 
-    /** The agent (on host-1) reports a crash; the outbox starts its revive flow, which makes it restarting. */
-    private static Execution restarting(TestStack s, String id) {
-        ok(s.ready(id));
-        ok(s.agent("fail", id, "{\"reason\":\"oom\"}"));
-        s.pump.drain();
-        List<Execution> flows = s.executionsFor(id);
-        assertEquals(1, flows.size(), () -> "one revive flow for " + id + ": " + flows);
-        assertEquals("restarting", s.status(id));
-        return flows.get(0);
-    }
-
     @Test
     void pending_agentsLeftRestarting_listsEachWithTheExecutionThatClaimedItsRevive() throws Exception {
         try (TestStack s = TestStack.start()) {
-            Execution first = restarting(s, "r1");
-            Execution second = restarting(s, "r2");
+            Execution first = s.restartingAfterACrash("r1");
+            Execution second = s.restartingAfterACrash("r2");
             ok(s.ready("fine"));
 
             List<RevivalStore.Pending> pending = revivals(s).pending().stream()
@@ -56,7 +45,7 @@ class RevivalStoreTest {
     @Test
     void pending_agentThatLeftRestarting_isNoLongerListed() throws Exception {
         try (TestStack s = TestStack.start()) {
-            restarting(s, "back");
+            s.restartingAfterACrash("back");
             assertEquals(1, revivals(s).pending().size());
 
             ok(s.agent("join", "back", null));

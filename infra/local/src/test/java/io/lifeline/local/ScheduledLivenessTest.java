@@ -10,8 +10,6 @@ import io.lifeline.schedule.Deadlines;
 import io.lifeline.schedule.Schedules;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -30,17 +28,11 @@ class ScheduledLivenessTest {
     private static final Instant T0 = TestStack.START;
     private static final Duration GRACE = Duration.ofSeconds(60);
     private static final String TEAM = TestStack.TEAM;
-    private static final List<TestStack> STACKS = Collections.synchronizedList(new ArrayList<>());
+    private static final TestStack.Opened STACKS = new TestStack.Opened();
 
     @AfterAll
     static void stop() {
-        STACKS.forEach(TestStack::close);
-    }
-
-    private static TestStack open() throws Exception {
-        TestStack s = TestStack.start();
-        STACKS.add(s);
-        return s;
+        STACKS.closeAll();
     }
 
     private static TestStack shared;
@@ -48,7 +40,7 @@ class ScheduledLivenessTest {
     /** One stack for the tests that never sweep or move the clock (refused registrations). */
     private static synchronized TestStack shared() throws Exception {
         if (shared == null) {
-            shared = open();
+            shared = STACKS.open();
         }
         return shared;
     }
@@ -105,7 +97,7 @@ class ScheduledLivenessTest {
 
     @Test
     void every_deadlineIsIntervalPlusGrace_fromEachHeartbeat_sweepKillsOnlyAfterIt() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         TestStack.Reply join = joinScheduled(s, "e5", "every:5m", null);
         assertEquals(deadline("2026-03-01T12:06:00Z", "every:5m", null, T0), join.text("deadline"));
 
@@ -125,7 +117,7 @@ class ScheduledLivenessTest {
 
     @Test
     void every_heartbeatIsNeverEarly() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         joinScheduled(s, "e5", "every:5m", null);
         // Ten seconds after the join: the interval runs from this heartbeat, it does not count for a slot.
         TestStack.Reply hb = heartbeatAt(s, T0.plusSeconds(10), "e5", "{}");
@@ -136,7 +128,7 @@ class ScheduledLivenessTest {
 
     @Test
     void cron_inTimeZone_slotsFollowTheZonesWallClock() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         String cron = "cron:*/10 * * * *";
         String zone = "Asia/Kathmandu"; // UTC+05:45, so local :50 is 12:05Z, not a multiple of ten in UTC
         TestStack.Reply join = joinScheduled(s, "c10", cron, zone);
@@ -161,7 +153,7 @@ class ScheduledLivenessTest {
 
     @Test
     void cron_heartbeatMoreThanGraceBeforeSlot_isNotEarly() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         joinScheduled(s, "c10", "cron:*/10 * * * *", "UTC");
         TestStack.Reply hb = heartbeatAt(s, at("2026-03-01T12:08:59Z"), "c10", "{}");
         assertEquals(deadline("2026-03-01T12:11:00Z", "cron:*/10 * * * *", "UTC", at("2026-03-01T12:08:59Z")),
@@ -172,7 +164,7 @@ class ScheduledLivenessTest {
 
     @Test
     void daily_inBerlin_earlyHeartbeatCountsForTodaysSlot_sweepWaitsForTomorrows() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         String daily = "daily:02:00";
         String zone = "Europe/Berlin";
         TestStack.Reply join = joinScheduled(s, "d2", daily, zone);
@@ -196,7 +188,7 @@ class ScheduledLivenessTest {
 
     @Test
     void hourly_inKolkata_slotsAtHalfPastUtc() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         TestStack.Reply join = joinScheduled(s, "h1", "hourly", "Asia/Kolkata");
         // 12:00Z is 17:30 IST; the top of the next hour is 18:00 IST = 12:30Z.
         assertEquals(deadline("2026-03-01T12:31:00Z", "hourly", "Asia/Kolkata", T0), join.text("deadline"));
@@ -206,7 +198,7 @@ class ScheduledLivenessTest {
 
     @Test
     void at_beforeTheInstant_deadlineIsItPlusGrace_silentAgentDiesAfterIt() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         TestStack.Reply join = joinScheduled(s, "once", "at:2026-03-01T13:30:00+01:00", null);
         assertEquals("at:2026-03-01T12:30:00Z", s.agentView("once").get("schedule").asText(), "canonical UTC");
         assertEquals(deadline("2026-03-01T12:31:00Z", "at:2026-03-01T12:30:00Z", null, T0), join.text("deadline"));
@@ -219,7 +211,7 @@ class ScheduledLivenessTest {
 
     @Test
     void at_heartbeatForTheInstant_leavesNoDeadline_answersNever_neverSwept() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         joinScheduled(s, "once", "at:2026-03-01T12:30:00Z", null);
 
         // Early (30 s before): it counts for the one expected time, and nothing is expected after it.
@@ -241,7 +233,7 @@ class ScheduledLivenessTest {
 
     @Test
     void nextHeartbeatWithinSeconds_overridesTheSchedule_forOneDeadline() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         joinScheduled(s, "e5", "every:5m", null);
 
         TestStack.Reply hb = heartbeatAt(s, T0, "e5", "{\"nextHeartbeatWithinSeconds\":900}");
@@ -260,7 +252,7 @@ class ScheduledLivenessTest {
 
     @Test
     void nextHeartbeatWithinSeconds_shorterThanTheSchedule_alsoWins() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         joinScheduled(s, "d2", "daily:02:00", "Europe/Berlin");
         TestStack.Reply hb = heartbeatAt(s, T0, "d2", "{\"nextHeartbeatWithinSeconds\":30}");
         assertEquals("2026-03-01T12:00:30Z", hb.text("nextDeadline"));
@@ -311,7 +303,7 @@ class ScheduledLivenessTest {
 
     @Test
     void daily_berlinSpringForward_slotMovesToThreeOclock_thenTheDayIs23Hours() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         String daily = "daily:02:00";
         String zone = "Europe/Berlin";
         // 28 March, 02:00:10 CET (01:00:10Z): just after that day's slot.
@@ -341,7 +333,7 @@ class ScheduledLivenessTest {
 
     @Test
     void daily_berlinFallBack_repeatedTwoOclockIsOneSlot_thenTheDayIs25Hours() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         String daily = "daily:02:00";
         String zone = "Europe/Berlin";
         // 24 October, 02:00:10 CEST (00:00:10Z).

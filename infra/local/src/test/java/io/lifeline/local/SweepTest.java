@@ -47,21 +47,11 @@ import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
 class SweepTest {
     private static final Instant T0 = TestStack.START;
     private static final String TEAM = TestStack.TEAM;
-    private static final List<TestStack> STACKS = Collections.synchronizedList(new ArrayList<>());
+    private static final TestStack.Opened STACKS = new TestStack.Opened();
 
     @AfterAll
     static void stop() {
-        STACKS.forEach(TestStack::close);
-    }
-
-    private static TestStack open(TestStack.Builder builder) throws Exception {
-        TestStack s = builder.build();
-        STACKS.add(s);
-        return s;
-    }
-
-    private static TestStack open() throws Exception {
-        return open(TestStack.builder());
+        STACKS.closeAll();
     }
 
     // ---- helpers ------------------------------------------------------------------------------------------
@@ -153,7 +143,7 @@ class SweepTest {
 
     @Test
     void sweep_beforeDeadline_recordsNoMiss() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         readyAll(s, "a1");
 
         assertEquals(List.of(), sweepAt(s, 15));
@@ -166,7 +156,7 @@ class SweepTest {
 
     @Test
     void sweep_exactlyAtDeadline_recordsNoMiss_oneMilliLater_recordsOne() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         readyAll(s, "a1");
         assertEquals(t(60).toString(), s.agentView("a1").get("deadline").asText());
 
@@ -179,7 +169,7 @@ class SweepTest {
 
     @Test
     void sweep_afterDeadline_recordsOneMiss_agentStaysAlive() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         readyAll(s, "a1");
 
         assertEquals(List.of(), sweepAt(s, 75));
@@ -193,7 +183,7 @@ class SweepTest {
 
     @Test
     void sweep_atGrace_marksDeadWithHeartbeatExpired_reasonSaysHowLongSilent() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         readyAll(s, "a1");
 
         assertEquals(List.of(), sweepAt(s, 75));
@@ -220,7 +210,7 @@ class SweepTest {
 
     @Test
     void sweep_workingAgent_diesLikeAReadyOne() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         readyAll(s, "w1");
         ok(s.heartbeat("w1", "{\"status\":\"working\"}"));
 
@@ -231,7 +221,7 @@ class SweepTest {
 
     @Test
     void sweep_agentWithGraceThree_diesAtTheThirdMiss() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         ok(s.team("register", "{\"agentId\":\"g3\",\"name\":\"G3\",\"role\":\"worker\",\"graceMisses\":3}"));
         ok(s.agent("join", "g3", null));
 
@@ -244,7 +234,7 @@ class SweepTest {
 
     @Test
     void sweep_agentWithOwnStaleAfter_usesIt() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         ok(s.team("register", "{\"agentId\":\"slow\",\"name\":\"Slow\",\"role\":\"worker\",\"staleAfterSeconds\":300}"));
         ok(s.agent("join", "slow", null));
         readyAll(s, "fast");
@@ -258,7 +248,7 @@ class SweepTest {
 
     @Test
     void heartbeat_afterAMiss_resetsMissesToZero() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         readyAll(s, "a1");
         sweepAt(s, 75);
         assertEquals(1, misses(s, "a1"));
@@ -281,7 +271,7 @@ class SweepTest {
 
     @Test
     void twoSweepsASecondApart_pastTheDeadline_recordOneMiss() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         ok(s.team("register", "{\"agentId\":\"g3\",\"name\":\"G3\",\"role\":\"worker\",\"graceMisses\":3}"));
         ok(s.agent("join", "g3", null));
         Sweeper sweeper = sweeper(s);
@@ -306,7 +296,7 @@ class SweepTest {
 
     @Test
     void sweepRightAfterTheSweepThatCountedAMiss_cannotTurnItIntoDeath() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         readyAll(s, "a1");
 
         assertEquals(List.of(), sweepAt(s, 61));
@@ -322,7 +312,7 @@ class SweepTest {
 
     @Test
     void missAfterAHeartbeat_isNotHeldBackByTheMissBeforeIt() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         ok(s.team("register", "{\"agentId\":\"g3\",\"name\":\"G3\",\"role\":\"worker\",\"graceMisses\":3}"));
         ok(s.agent("join", "g3", null));
         assertEquals(List.of(), sweepAt(s, 61));
@@ -392,7 +382,7 @@ class SweepTest {
     @Test
     void sweep_whenHeartbeatLandsBetweenReadAndKill_agentStaysAlive_reportsRaceLost() throws Exception {
         HeartbeatInTheGap race = new HeartbeatInTheGap();
-        TestStack s = open(TestStack.builder().interceptor(race));
+        TestStack s = STACKS.open(TestStack.builder().interceptor(race));
         readyAll(s, "racer");
         Sweeper sweeper = sweeper(s);
         s.clock.set(t(75));
@@ -422,7 +412,7 @@ class SweepTest {
     @Test
     void sweep_whenHeartbeatLandsBetweenReadAndMiss_missIsNotRecorded() throws Exception {
         HeartbeatInTheGap race = new HeartbeatInTheGap();
-        TestStack s = open(TestStack.builder().interceptor(race));
+        TestStack s = STACKS.open(TestStack.builder().interceptor(race));
         readyAll(s, "racer");
 
         race.arm(s, "racer");
@@ -475,7 +465,7 @@ class SweepTest {
     @Test
     void sweep_whenNoAgentIsStale_writesNothing() throws Exception {
         Operations ops = new Operations();
-        TestStack s = open(TestStack.builder().interceptor(ops));
+        TestStack s = STACKS.open(TestStack.builder().interceptor(ops));
         readyAll(s, "h1", "h2", "h3", "h4", "h5", "late");
         ok(s.createTask("job"));
         ok(s.task("claim", "job", "{\"agentId\":\"h2\"}"));
@@ -507,7 +497,7 @@ class SweepTest {
 
     @Test
     void pauseAgent_holdsBackMissesAndDeath_untilResumed_thenKilledNormally() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         readyAll(s, "p1", "control");
 
         TestStack.Reply paused = ok(s.agent("pause-agent", "p1", "{\"seconds\":3600,\"reason\":\"kernel upgrade\"}"));
@@ -539,7 +529,7 @@ class SweepTest {
 
     @Test
     void pauseAgent_whenWindowEnds_killedNormallyWithoutResume() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         readyAll(s, "p1");
         ok(s.agent("pause-agent", "p1", "{\"until\":\"" + t(120) + "\"}"));
 
@@ -553,7 +543,7 @@ class SweepTest {
 
     @Test
     void pauseAgent_doesNotHoldBackHeartbeats() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         readyAll(s, "p1");
         ok(s.agent("pause-agent", "p1", "{\"seconds\":600}"));
         s.clock.set(t(30));
@@ -564,7 +554,7 @@ class SweepTest {
 
     @Test
     void pauseTeam_holdsBackTheTeam_untilResumed_otherTeamUnaffected() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         readyAll(s, "a1", "a2");
         Team beta = Team.of(s, "beta");
         beta.ready("b1");
@@ -593,7 +583,7 @@ class SweepTest {
 
     @Test
     void pauseTeam_whenWindowEnds_sweepResumesByItself() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         readyAll(s, "a1");
         ok(s.team("pause-team", "{\"seconds\":100}"));
         assertEquals(List.of(), sweepAt(s, 75));
@@ -620,7 +610,7 @@ class SweepTest {
 
     @Test
     void selfPreservation_fourOfSixSilent_marksNone_countsNoMisses_raisesOneAlert() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         fourOfSixGoSilent(s);
 
         for (String id : SIX) {
@@ -643,7 +633,7 @@ class SweepTest {
 
     @Test
     void selfPreservation_whenSilentOnesRecover_normalMarkingResumesForTheStillSilent() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         fourOfSixGoSilent(s);
 
         // a1 and a2 come back: 2 of 6 stale is under the threshold.
@@ -675,7 +665,7 @@ class SweepTest {
 
     @Test
     void selfPreservation_whenSilentOnesAreCleanedUp_normalMarkingResumesForTheRest() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         fourOfSixGoSilent(s);
 
         // The operator reports a1 and a2 failed and cleans them up: 2 of the 4 still alive are stale (50%).
@@ -696,7 +686,7 @@ class SweepTest {
 
     @Test
     void selfPreservation_teamOfThree_isNeverHeld() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         readyAll(s, "a1", "a2", "a3");
         sweepAt(s, 75);
         assertEquals(Set.of(TEAM + "/a1", TEAM + "/a2", TEAM + "/a3"), new HashSet<>(sweepAt(s, 90)));
@@ -706,7 +696,7 @@ class SweepTest {
 
     @Test
     void selfPreservation_teamMinAliveSetting_holdsTeamOfThree() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         JsonNode set = ok(s.team("put-settings", "{\"selfPreservationMinAlive\":3}")).body();
         assertEquals(3, set.get("selfPreservationMinAlive").asInt());
         assertEquals(3, ok(s.team("get-settings", null)).body().get("selfPreservationMinAlive").asInt());
@@ -726,7 +716,7 @@ class SweepTest {
 
     @Test
     void selfPreservation_teamThresholdSetting_letsFourOfSixBeMarked() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         ok(s.team("put-settings", "{\"selfPreservationThreshold\":0.8}"));
         readyAll(s, SIX);
         s.clock.set(t(75));
@@ -742,7 +732,7 @@ class SweepTest {
 
     @Test
     void selfPreservation_serviceParameter_isTheDefault() throws Exception {
-        TestStack s = open(TestStack.builder().parameter("SelfPreservationThreshold", "0.9"));
+        TestStack s = STACKS.open(TestStack.builder().parameter("SelfPreservationThreshold", "0.9"));
         readyAll(s, SIX);
         s.clock.set(t(75));
         heartbeatAll(s, "a6");
@@ -752,7 +742,7 @@ class SweepTest {
 
     @Test
     void selfPreservation_oneTeamHeld_otherTeamsSweptNormally() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         readyAll(s, SIX);
         Team beta = Team.of(s, "beta");
         beta.ready("b1", "b2", "b3", "b4");
@@ -792,7 +782,7 @@ class SweepTest {
 
     @Test
     void death_withTask_handsItBackOnce_andReplayChangesNothing() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         readyAll(s, "a1");
         ok(s.createTask("t1"));
         ok(s.task("claim", "t1", "{\"agentId\":\"a1\"}"));
@@ -827,7 +817,7 @@ class SweepTest {
 
     @Test
     void replay_afterAgentRejoinedAndReclaimedTheTask_doesNotHandItBackAgain() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         readyAll(s, "a1");
         ok(s.createTask("t1"));
         ok(s.task("claim", "t1", "{\"agentId\":\"a1\"}"));
@@ -856,7 +846,7 @@ class SweepTest {
 
     @Test
     void death_withLeader_givesLeaderOneInboxMessage() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         readyAll(s, "lead", "a1");
         JsonNode settings = ok(s.team("put-settings", "{\"leaderAgentId\":\"lead\"}")).body();
         assertEquals("lead", settings.get("leaderAgentId").asText());
@@ -896,7 +886,7 @@ class SweepTest {
 
     @Test
     void death_withoutTask_leaderMessageSaysNoTasks() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         readyAll(s, "lead", "a1");
         ok(s.team("put-settings", "{\"leaderAgentId\":\"lead\"}"));
         s.clock.set(t(10));
@@ -910,7 +900,7 @@ class SweepTest {
 
     @Test
     void leadersOwnDeath_givesNoSelfNotice() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         readyAll(s, "lead", "a1");
         ok(s.team("put-settings", "{\"leaderAgentId\":\"lead\"}"));
         for (int sec : new int[] {75, 90}) {
@@ -929,7 +919,7 @@ class SweepTest {
 
     @Test
     void fail_whenWorking_movesToDeadAtOnce_handsBackTaskViaOutbox() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         readyAll(s, "a1");
         ok(s.createTask("t1"));
         ok(s.task("claim", "t1", "{\"agentId\":\"a1\"}"));
@@ -961,7 +951,7 @@ class SweepTest {
 
     @Test
     void fail_whenReady_movesToDeadWithoutReason() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         readyAll(s, "a1");
         TestStack.Reply r = ok(s.agent("fail", "a1", null));
         assertEquals("dead", r.text("status"));
@@ -971,7 +961,7 @@ class SweepTest {
 
     @Test
     void fail_whenNotAlive_answers409AndWritesNothing() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         ok(s.register("off"));
         readyAll(s, "gone");
         ok(s.agent("fail", "gone", null));
@@ -987,7 +977,7 @@ class SweepTest {
 
     @Test
     void fail_needsAgentScope() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         readyAll(s, "a1");
         String readKey = s.key(TEAM, Scope.READ);
         Map<String, String> path = Map.of("team", TEAM, "agentId", "a1");
@@ -1006,7 +996,7 @@ class SweepTest {
 
     @Test
     void fail_unknownAgentOrBadBody_isRefused() throws Exception {
-        TestStack s = open();
+        TestStack s = STACKS.open();
         readyAll(s, "a1");
         TestStack.Reply unknown = s.writesNothing(() -> s.agent("fail", "nobody", null));
         assertEquals(404, unknown.status());

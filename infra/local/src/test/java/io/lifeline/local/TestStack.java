@@ -101,6 +101,28 @@ public final class TestStack implements AutoCloseable {
         return builder().build();
     }
 
+    /**
+     * The stacks a test class opens as it goes (each with its own clock or faults), closed together by the class's
+     * {@code @AfterAll}: a stack's close fails on a call its functions' policies do not allow.
+     */
+    static final class Opened {
+        private final List<TestStack> stacks = java.util.Collections.synchronizedList(new ArrayList<>());
+
+        TestStack open(Builder builder) throws Exception {
+            TestStack s = builder.build();
+            stacks.add(s);
+            return s;
+        }
+
+        TestStack open() throws Exception {
+            return open(builder());
+        }
+
+        void closeAll() {
+            stacks.forEach(TestStack::close);
+        }
+    }
+
     public static Builder builder() {
         return new Builder();
     }
@@ -332,6 +354,20 @@ public final class TestStack implements AutoCloseable {
     }
 
     /** The names of the states the execution entered, in order. */
+    /**
+     * The agent (on host-1) reports a crash; the outbox starts its revive flow, whose first step makes it
+     * restarting and asks the host. Answers that flow, which then waits for a wake-up only the test can give.
+     */
+    public Execution restartingAfterACrash(String agentId) {
+        ok(ready(agentId));
+        ok(agent("fail", agentId, "{\"reason\":\"oom\"}"));
+        pump.drain();
+        List<Execution> flows = executionsFor(agentId);
+        org.junit.jupiter.api.Assertions.assertEquals(1, flows.size(), () -> "one revive flow for " + agentId + ": " + flows);
+        org.junit.jupiter.api.Assertions.assertEquals("restarting", status(agentId));
+        return flows.get(0);
+    }
+
     public static List<String> statesEntered(Execution e) {
         return e.history().stream().filter(h -> h.type().equals("StateEntered")).map(HistoryEvent::state).toList();
     }
