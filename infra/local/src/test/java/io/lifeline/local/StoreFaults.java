@@ -141,8 +141,7 @@ final class StoreFaults implements ExecutionInterceptor {
         if (pk == null || sk == null || pk.s() == null || sk.s() == null) {
             return false;
         }
-        return pk.s().equals("TEAM#" + team) && sk.s().equals("AGENT#" + agentId)
-                || pk.s().equals("TEAM#" + team + "#AGENT#" + agentId)
+        return pk.s().equals("TEAM#" + team + "#AGENT#" + agentId)
                 || pk.s().startsWith("TEAM#" + team + "#HOST#") && AttributeValue.fromS(agentId).equals(key.get("agentId"));
     }
 
