@@ -16,9 +16,26 @@ import java.util.TreeMap;
  */
 public final class SweepPlan {
 
-    /** An agent as the sweep read it; {@code beats} is what its conditional write will insist on. */
+    /**
+     * An agent as the sweep read it; {@code beats} is what its conditional write will insist on, and for an agent
+     * that beats through a host lease ({@code hosted}, else null) also its lease entry.
+     */
     public record Observed(String team, String agentId, AgentStatus status, Instant heartbeatAt, Instant deadline,
-                           int misses, int graceMisses, long beats, Instant pausedUntil) {
+                           int misses, int graceMisses, long beats, Instant pausedUntil, Hosted hosted) {
+        public Observed(String team, String agentId, AgentStatus status, Instant heartbeatAt, Instant deadline,
+                        int misses, int graceMisses, long beats, Instant pausedUntil) {
+            this(team, agentId, status, heartbeatAt, deadline, misses, graceMisses, beats, pausedUntil, null);
+        }
+    }
+
+    /**
+     * An agent's link to the host lease it beats through (DESIGN.md section 11): the lease, its key there, the
+     * lease beat the sweep saw ({@code leaseBeatMs}, null when the lease had none) and the sign of life it was
+     * judged from ({@code judgedFrom}, stamped with a miss so a newer beat voids it) and the answer the lease had
+     * cached for it ({@code answer}, or null). The sweep's writes on such an agent insist that the lease entry is
+     * still what it saw, so a renewal that lands meanwhile wins; its death also removes that answer.
+     */
+    public record Hosted(String hostId, String key, Long leaseBeatMs, Instant judgedFrom, String answer) {
     }
 
     /**
@@ -74,7 +91,8 @@ public final class SweepPlan {
             }
             Instant fromStart = startedAt.plus(Duration.between(a.heartbeatAt(), a.deadline()));
             out.add(fromStart.isAfter(a.deadline()) ? new Observed(a.team(), a.agentId(), a.status(),
-                    a.heartbeatAt(), fromStart, a.misses(), a.graceMisses(), a.beats(), a.pausedUntil()) : a);
+                    a.heartbeatAt(), fromStart, a.misses(), a.graceMisses(), a.beats(), a.pausedUntil(), a.hosted())
+                    : a);
         }
         return out;
     }

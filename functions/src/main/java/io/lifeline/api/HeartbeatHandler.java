@@ -16,6 +16,7 @@ import io.lifeline.config.Config;
 import io.lifeline.config.Wiring;
 import io.lifeline.store.AgentDataStore;
 import io.lifeline.store.AgentStore;
+import io.lifeline.store.HostLeaseStore;
 import io.lifeline.support.Json;
 import java.time.Clock;
 import java.time.Duration;
@@ -30,11 +31,14 @@ public final class HeartbeatHandler extends HttpApiHandler {
     static final Set<String> HEARTBEAT_FIELDS = Set.of("status", "source", "metadata", "stats", "checkpoint",
             "nextHeartbeatWithinSeconds");
     private static final Set<String> BATCH_ENTRY_FIELDS = union(HEARTBEAT_FIELDS, Set.of("agentId"));
+    /** In a batch that names its host: each entry may say how long ago the daemon last heard the agent locally. */
+    private static final Set<String> HOSTED_ENTRY_FIELDS = union(BATCH_ENTRY_FIELDS, Set.of("localBeatAgeMs"));
     private static final Set<String> STATS_FIELDS = Set.of("messagesProcessed", "toolCallsExecuted",
             "errorsEncountered", "uptime");
 
     private final AgentStore agents;
     private final AgentDataStore data;
+    private final HostLeaseStore leases;
     private final Config config;
     private final Clock clock;
 
@@ -45,6 +49,7 @@ public final class HeartbeatHandler extends HttpApiHandler {
     public HeartbeatHandler(Wiring wiring) {
         this.agents = new AgentStore(wiring.dynamo(), wiring.config().tables());
         this.data = new AgentDataStore(wiring.dynamo(), wiring.config().tables());
+        this.leases = new HostLeaseStore(wiring.dynamo(), wiring.config().tables());
         this.config = wiring.config();
         this.clock = wiring.clock();
         countHeartbeats(clock);
@@ -63,7 +68,7 @@ public final class HeartbeatHandler extends HttpApiHandler {
     private Reply batch(ApiRequest request) {
         String team = request.id("team");
         JsonNode body = request.body();
-        Fields.of(body, "the batch", Set.of("heartbeats"));
+        String hostId = Fields.of(body, "the batch", Set.of("heartbeats", "hostId")).id("hostId");
         JsonNode entries = body.get("heartbeats");
         if (entries == null || !entries.isArray() || entries.isEmpty()) {
             throw LifelineException.badInput("INVALID_FIELD", "'heartbeats' must be a non-empty array");
@@ -74,17 +79,33 @@ public final class HeartbeatHandler extends HttpApiHandler {
         }
         // Validate every entry before writing any, so a bad batch writes nothing.
         List<Heartbeat> beats = new ArrayList<>();
+        List<Long> ages = new ArrayList<>();
         Set<String> seen = new HashSet<>();
         for (int i = 0; i < entries.size(); i++) {
-            Fields entry = Fields.of(entries.get(i), "heartbeats[" + i + "]", BATCH_ENTRY_FIELDS);
+            Fields entry = Fields.of(entries.get(i), "heartbeats[" + i + "]",
+                    hostId == null ? BATCH_ENTRY_FIELDS : HOSTED_ENTRY_FIELDS);
             String agentId = entry.requiredId("agentId");
             if (!seen.add(agentId)) {
                 throw LifelineException.badInput("DUPLICATE_AGENT", "Agent '" + agentId
                         + "' appears twice in the batch");
             }
             beats.add(parse(team, agentId, entry));
+            ages.add(hostId == null ? null : entry.integer("localBeatAgeMs", 0,
+                    Limits.MAX_STALE_AFTER_SECONDS * 1000L));
         }
         Instant now = clock.instant();
+        if (hostId != null) {
+            ArrayNode results = Json.MAPPER.createArrayNode();
+            new HostedBatch(agents, data, leases, config).beat(team, hostId, beats, ages, now).forEach(r -> {
+                if (r.path("success").asBoolean()) {
+                    request.accepted();
+                } else {
+                    request.refusedEntry(r.path("code").asText());
+                }
+                results.add(r);
+            });
+            return Reply.ok(Json.object().set("results", results));
+        }
         ArrayNode results = Json.MAPPER.createArrayNode();
         for (Heartbeat hb : beats) {
             ObjectNode result;
@@ -107,6 +128,11 @@ public final class HeartbeatHandler extends HttpApiHandler {
     private ObjectNode beat(Heartbeat hb, Instant now) {
         Agent after = agents.heartbeat(hb, now);
         data.save(hb.team(), hb.agentId(), hb.metadataJson(), hb.checkpointJson(), now);
+        return answer(after, hb, config);
+    }
+
+    /** Seed 000's answer for an agent as written. */
+    static ObjectNode answer(Agent after, Heartbeat hb, Config config) {
         ObjectNode body = Json.object().put("success", true);
         Json.putTime(body, "heartbeatTs", after.heartbeatAt());
         Json.putTime(body, "nextDeadline", HeartbeatAdvice.answeredDeadline(after));

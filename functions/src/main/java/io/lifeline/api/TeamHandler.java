@@ -24,7 +24,8 @@ public final class TeamHandler extends HttpApiHandler {
      * does not depend on events, which depends on api): any other filter is a mistake, not "no events".
      */
     static final List<String> EVENT_TYPES = List.of("AgentStatusChanged", "TasksReassigned", "LeaderNotified",
-            "MassStaleSuspected", "SessionRotationRequested", "AgentRestartRequested", "AdminKeyMinted");
+            "MassStaleSuspected", "SessionRotationRequested", "AgentRestartRequested", "AdminKeyMinted",
+            "HostLeaseExpired");
 
     private final TeamStore teams;
     private final EventLog events;

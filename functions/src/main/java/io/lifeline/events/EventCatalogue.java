@@ -17,6 +17,7 @@ public final class EventCatalogue {
     public static final String SESSION_ROTATION_REQUESTED = "SessionRotationRequested";
     public static final String ADMIN_KEY_MINTED = "AdminKeyMinted";
     public static final String AGENT_RESTART_REQUESTED = "AgentRestartRequested";
+    public static final String HOST_LEASE_EXPIRED = "HostLeaseExpired";
 
     private EventCatalogue() {
     }
@@ -68,6 +69,16 @@ public final class EventCatalogue {
             ObjectNode d = base(id, c.team()).put("keyId", c.keyId()).put("scope", "admin")
                     .put("operatorKeyId", c.operatorKeyId()).put("at", c.at().toString());
             return new LifelineEvent(c.team(), ADMIN_KEY_MINTED, id, c.at(), d);
+        }
+        if (change instanceof StreamChanges.HostLeaseExpired c) {
+            String id = c.team() + "/" + c.hostId() + "/lease-expired/" + c.at().toEpochMilli();
+            ObjectNode d = base(id, c.team()).put("hostId", c.hostId()).put("agentCount", c.agentCount());
+            d.set("agentIds", Json.MAPPER.valueToTree(c.agents()));
+            if (c.lastRenewedAt() != null) {
+                d.put("lastRenewedAt", c.lastRenewedAt().toString());
+            }
+            d.put("at", c.at().toString());
+            return new LifelineEvent(c.team(), HOST_LEASE_EXPIRED, id, c.at(), d);
         }
         StreamChanges.SessionRotation c = (StreamChanges.SessionRotation) change;
         Instant at = c.at() == null ? Instant.EPOCH : c.at();

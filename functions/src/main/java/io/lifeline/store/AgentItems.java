@@ -63,6 +63,17 @@ final class AgentItems {
      * whose new image carries it, so heartbeats and misses never invoke the publisher (DESIGN.md section 9).
      */
     static final String OUTBOX = "ob";
+    /**
+     * The host lease the agent beats through (its host id as the daemon's batch named it), set by the first beat
+     * through it that is written to the item; the sweep then judges the agent from that lease too (DESIGN.md
+     * section 11). Kept when the agent beats directly: it is then judged from the later of the two.
+     */
+    static final String LEASE = "lease";
+    /**
+     * On an agent with a lease: the sign of life (ms) the sweep judged from when it counted the misses; a newer
+     * one (a lease beat, which does not touch the item) voids them. Removed with the misses by every beat written.
+     */
+    static final String MISS_BASIS = "mb";
     /** The newest restart command issued for the agent (a map), stamped by the write that issues it. */
     static final String RESTART_COMMAND = "rc";
     /** Session rotations requested for the agent (a context-limit error), and the newest one's time. */
@@ -167,6 +178,7 @@ final class AgentItems {
             u.setExpression(DEADLINE, u.name(STALE_AFTER_MS) + " + " + u.value(ms(now)));
         }
         u.set(MISSES, n(0));
+        u.remove(MISS_BASIS);
         u.setExpression(BEATS, u.name(BEATS) + " + " + u.value(n(1)));
     }
 

@@ -118,11 +118,31 @@ public final class AgentStore {
      * returns the current item and a second write makes the change, conditional on the status it saw.
      */
     public Agent heartbeat(Heartbeat hb, Instant now) {
+        return heartbeat(hb, now, now, null);
+    }
+
+    /**
+     * A beat through a host lease that must be written to the agent's item (its first through this host, a status
+     * change, data sent, or no answer cached on the lease): the heartbeat above, with the sign of life at
+     * {@code beatAt} (the agent's last local beat as its daemon reported it, never after {@code now}) and the
+     * item naming the lease {@code hostId}, so the sweep judges it from there too (DESIGN.md section 11).
+     */
+    public Agent hostedBeat(Heartbeat hb, Instant now, Instant beatAt, String hostId) {
+        return heartbeat(hb, now, beatAt, hostId);
+    }
+
+    private Agent heartbeat(Heartbeat hb, Instant now, Instant beatAt, String hostId) {
         AgentStatus expected = hb.reported();
         Instant at = now;
         for (int attempt = 0; attempt < STATUS_RACE_ATTEMPTS; attempt++) {
             Update u = new Update(table, AgentItems.key(hb.team(), hb.agentId()));
-            AgentItems.stampLiveness(u, now, hb.nextWithin());
+            AgentItems.stampLiveness(u, beatAt, hb.nextWithin());
+            if (hostId != null) {
+                u.set(AgentItems.LEASE, s(hostId));
+                // A local beat reported late never moves the item's sign of life backwards.
+                String hbAt = u.name(AgentItems.HEARTBEAT_AT);
+                u.condition("attribute_not_exists(" + hbAt + ") OR " + hbAt + " <= " + u.value(Items.ms(beatAt)));
+            }
             AgentItems.stampStats(u, hb.stats());
             if (expected == null || expected == hb.reported()) {
                 AgentItems.quiet(u);
@@ -154,6 +174,10 @@ public final class AgentStore {
                 Instant later = AgentItems.laterStamp(e.item(), at);
                 if (later != null) {
                     at = later; // a transition committed meanwhile at a later time: this one is not stamped earlier
+                }
+                Instant newer = Items.instant(e.item(), AgentItems.HEARTBEAT_AT);
+                if (hostId != null && newer != null && newer.isAfter(beatAt)) {
+                    beatAt = newer; // the agent was heard later (directly): keep that
                 }
                 // Alive in another status than this attempt assumed: the next attempt starts from there. A
                 // working agent that holds a task stays working: the heartbeat only renews its liveness.

@@ -18,7 +18,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 public final class StreamChanges {
 
     public sealed interface Change permits StatusChanged, TaskReassigned, LeaderNotice, MassStale, SessionRotation,
-            RestartRequested, AdminKeyMinted {
+            RestartRequested, AdminKeyMinted, HostLeaseExpired {
         String team();
     }
 
@@ -46,6 +46,15 @@ public final class StreamChanges {
 
     /** An operator minted an admin key for the team ({@code operatorKeyId}: the operator key that did). */
     public record AdminKeyMinted(String team, String keyId, String operatorKeyId, Instant at) implements Change {
+    }
+
+    /**
+     * A host's lease went silent (DESIGN.md section 11): no renewal within the shortest stale-after of the
+     * {@code agentCount} alive agents it carried ({@code agents}: up to 25 of their ids). Their deaths follow as
+     * the sweep judges each of them, held back by self-preservation where it applies.
+     */
+    public record HostLeaseExpired(String team, String hostId, List<String> agents, int agentCount,
+                                   Instant lastRenewedAt, Instant at) implements Change {
     }
 
     private StreamChanges() {
@@ -80,6 +89,13 @@ public final class StreamChanges {
             if (rotations > Items.num(before, AgentItems.ROTATIONS, 0)) {
                 changes.add(new SessionRotation(AgentItems.team(newImage), AgentItems.agentId(newImage), rotations,
                         Items.instant(newImage, AgentItems.ROTATED_AT)));
+            }
+        } else if (HostLeaseStore.isLease(newImage)) {
+            HostLeaseStore.Expiry expiry = HostLeaseStore.expiry(newImage);
+            HostLeaseStore.Expiry previous = before.isEmpty() ? null : HostLeaseStore.expiry(before);
+            if (expiry != null && (previous == null || !expiry.at().equals(previous.at()))) {
+                changes.add(new HostLeaseExpired(expiry.team(), expiry.hostId(), expiry.agents(), expiry.count(),
+                        expiry.lastRenewedAt(), expiry.at()));
             }
         } else if (TeamItems.isTeam(newImage)) {
             String team = Keys.idAfter("TEAM#", pk);

@@ -5,6 +5,7 @@ import static io.lifeline.store.Items.n;
 import static io.lifeline.store.Items.s;
 
 import io.lifeline.agent.AgentStatus;
+import io.lifeline.agent.HostLease;
 import io.lifeline.agent.SweepPlan;
 import io.lifeline.agent.TeamSettings;
 import io.lifeline.agent.TransitionTable;
@@ -36,12 +37,21 @@ import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
  */
 public final class SweepStore {
     private static final String PROJECTION = String.join(", ", "#pk", "#sk", "#status", "#hbAt", "#deadline",
-            "#misses", "#grace", "#beats", "#paused", "#leader", "#spT", "#spM", "#massStale", "#tseq", "#tAt");
+            "#misses", "#grace", "#beats", "#paused", "#leader", "#spT", "#spM", "#massStale", "#tseq", "#tAt",
+            "#lease", "#schedule", "#staleMs", "#mb", "#at", "#a", "#s", "#exp");
 
-    /** What one scan saw. {@code consumedReadUnits} is as DynamoDB reported it (0 where it does not). */
+    /**
+     * What one scan saw. {@code consumedReadUnits} is as DynamoDB reported it (0 where it does not). Host leases
+     * ({@code leases}) and the agents that name one ({@code linked}, of any status) are read by the same Scan; an
+     * alive agent with a lease is in {@code agents} as judged through it ({@link HostLease#judged}).
+     */
     public record Snapshot(List<SweepPlan.Observed> agents, List<SweepPlan.Restarting> restarting,
                            Map<String, TeamSettings> teams, Set<String> teamsWithMassStaleFlag, int itemsScanned,
-                           double consumedReadUnits) {
+                           double consumedReadUnits, List<HostLease.Seen> leases, List<HostLease.Linked> linked) {
+    }
+
+    /** One segment's part: agents with a lease are judged once every lease is read. */
+    private record Part(Snapshot snapshot, List<Map<String, AttributeValue>> hostedItems) {
     }
 
     /** How a sweep's conditional write ended. */
@@ -64,6 +74,7 @@ public final class SweepStore {
 
     private final DynamoDbClient dynamo;
     private final String table;
+    private final HostLeaseStore leases;
     private final int minSegments;
     private final ExecutorService pool;
     /** The segments the next scan uses: grown with the live table, from the item count the last scan saw. */
@@ -72,6 +83,7 @@ public final class SweepStore {
     public SweepStore(DynamoDbClient dynamo, Tables tables, int minSegments) {
         this.dynamo = dynamo;
         this.table = tables.live();
+        this.leases = new HostLeaseStore(dynamo, tables);
         this.minSegments = Math.max(1, Math.min(MAX_SEGMENTS, minSegments));
         this.segments = this.minSegments;
         this.pool = Executors.newCachedThreadPool(r -> {
@@ -94,21 +106,26 @@ public final class SweepStore {
 
     public Snapshot scan() {
         int segments = this.segments;
-        List<Future<Snapshot>> parts = new ArrayList<>();
+        List<Future<Part>> parts = new ArrayList<>();
         for (int segment = 0; segment < segments; segment++) {
             int seg = segment;
             parts.add(pool.submit(() -> scanSegment(seg, segments)));
         }
+        List<HostLease.Seen> leases = new ArrayList<>();
+        List<HostLease.Linked> linked = new ArrayList<>();
+        List<Map<String, AttributeValue>> hostedItems = new ArrayList<>();
         List<SweepPlan.Observed> agents = new ArrayList<>();
         List<SweepPlan.Restarting> restarting = new ArrayList<>();
         Map<String, TeamSettings> teams = new HashMap<>();
         Set<String> flagged = new HashSet<>();
         int scanned = 0;
         double units = 0;
-        for (Future<Snapshot> part : parts) {
+        for (Future<Part> part : parts) {
             Snapshot s;
             try {
-                s = part.get();
+                Part p = part.get();
+                s = p.snapshot();
+                hostedItems.addAll(p.hostedItems());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("sweep scan interrupted", e);
@@ -121,12 +138,36 @@ public final class SweepStore {
             flagged.addAll(s.teamsWithMassStaleFlag());
             scanned += s.itemsScanned();
             units += s.consumedReadUnits();
+            leases.addAll(s.leases());
+            linked.addAll(s.linked());
+        }
+        Map<String, HostLease.Seen> byHost = new HashMap<>();
+        leases.forEach(l -> byHost.put(l.team() + "/" + l.hostId(), l));
+        for (Map<String, AttributeValue> item : hostedItems) {
+            agents.add(hostedObserved(item, byHost));
         }
         this.segments = segmentsFor(scanned, minSegments);
-        return new Snapshot(agents, restarting, teams, flagged, scanned, units);
+        return new Snapshot(agents, restarting, teams, flagged, scanned, units, leases, linked);
     }
 
-    private Snapshot scanSegment(int segment, int segments) {
+    /** An alive agent that names a lease, judged from its item and its lease entry (DESIGN.md section 11). */
+    private static SweepPlan.Observed hostedObserved(Map<String, AttributeValue> item,
+                                                     Map<String, HostLease.Seen> byHost) {
+        String hostId = Items.str(item, AgentItems.LEASE);
+        String key = HostLease.key(AgentItems.agentId(item));
+        HostLease.Seen lease = byHost.get(AgentItems.team(item) + "/" + hostId);
+        Long beat = lease == null ? null : lease.beats().get(key);
+        SweepPlan.Observed direct = observed(item);
+        SweepPlan.Observed withLink = new SweepPlan.Observed(direct.team(), direct.agentId(), direct.status(),
+                direct.heartbeatAt(), direct.deadline(), direct.misses(), direct.graceMisses(), direct.beats(),
+                direct.pausedUntil(), new SweepPlan.Hosted(hostId, key, beat, null,
+                lease == null ? null : lease.answers().get(key)));
+        return HostLease.judged(withLink, Duration.ofMillis(Items.num(item, AgentItems.STALE_AFTER_MS, 0)),
+                Items.str(item, AgentItems.SCHEDULE), beat == null ? null : Instant.ofEpochMilli(beat),
+                Items.instant(item, AgentItems.MISS_BASIS));
+    }
+
+    private Part scanSegment(int segment, int segments) {
         Map<String, String> names = new HashMap<>();
         names.put("#pk", Keys.PK);
         names.put("#sk", Keys.SK);
@@ -143,9 +184,21 @@ public final class SweepStore {
         names.put("#massStale", TeamItems.MASS_STALE_SINCE);
         names.put("#tseq", AgentItems.T_SEQ);
         names.put("#tAt", AgentItems.T_AT);
+        names.put("#lease", AgentItems.LEASE);
+        names.put("#schedule", AgentItems.SCHEDULE);
+        names.put("#staleMs", AgentItems.STALE_AFTER_MS);
+        names.put("#mb", AgentItems.MISS_BASIS);
+        names.put("#at", HostLeaseStore.RENEWED_AT);
+        names.put("#a", HostLeaseStore.BEATS);
+        names.put("#s", HostLeaseStore.ANSWERS);
+        names.put("#exp", HostLeaseStore.EXPIRED_AT);
         Map<String, AttributeValue> values = Map.of(":agent", s(Keys.AGENT_SK), ":team", s(Keys.TEAM_SK),
+                ":host", s(HostLeaseStore.SK),
                 ":ready", s(AgentStatus.READY.wire()), ":working", s(AgentStatus.WORKING.wire()),
                 ":restarting", s(AgentStatus.RESTARTING.wire()));
+        List<HostLease.Seen> leases = new ArrayList<>();
+        List<HostLease.Linked> linked = new ArrayList<>();
+        List<Map<String, AttributeValue>> hostedItems = new ArrayList<>();
         List<SweepPlan.Observed> agents = new ArrayList<>();
         List<SweepPlan.Restarting> restarting = new ArrayList<>();
         Map<String, TeamSettings> teams = new HashMap<>();
@@ -155,7 +208,8 @@ public final class SweepStore {
         Map<String, AttributeValue> start = null;
         do {
             ScanRequest request = ScanRequest.builder().tableName(table).segment(segment).totalSegments(segments)
-                    .filterExpression("(#sk = :agent AND #status IN (:ready, :working, :restarting)) OR #sk = :team")
+                    .filterExpression("(#sk = :agent AND (#status IN (:ready, :working, :restarting)"
+                            + " OR attribute_exists(#lease))) OR #sk = :team OR #sk = :host")
                     .projectionExpression(PROJECTION)
                     .expressionAttributeNames(names).expressionAttributeValues(values)
                     .returnConsumedCapacity("TOTAL")
@@ -172,18 +226,32 @@ public final class SweepStore {
                     if (item.containsKey(TeamItems.MASS_STALE_SINCE)) {
                         flagged.add(settings.team());
                     }
+                } else if (HostLeaseStore.isLease(item)) {
+                    leases.add(HostLeaseStore.seen(item));
                 } else if (AgentItems.isAgent(item)) {
-                    if (AgentStatus.RESTARTING.wire().equals(Items.str(item, AgentItems.STATUS))) {
+                    AgentStatus status = AgentStatus.fromWire(Items.str(item, AgentItems.STATUS)).orElseThrow();
+                    String hostId = Items.str(item, AgentItems.LEASE);
+                    if (hostId != null) {
+                        linked.add(new HostLease.Linked(AgentItems.team(item), AgentItems.agentId(item), hostId,
+                                status, Duration.ofMillis(Items.num(item, AgentItems.STALE_AFTER_MS, 0)),
+                                Items.str(item, AgentItems.SCHEDULE)));
+                    }
+                    if (status == AgentStatus.RESTARTING) {
                         restarting.add(new SweepPlan.Restarting(AgentItems.team(item), AgentItems.agentId(item),
                                 Items.num(item, AgentItems.T_SEQ, 0), Items.instant(item, AgentItems.T_AT)));
-                    } else {
-                        agents.add(observed(item));
+                    } else if (status.isAlive()) {
+                        if (hostId != null) {
+                            hostedItems.add(item);
+                        } else {
+                            agents.add(observed(item));
+                        }
                     }
                 }
             }
             start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
         } while (start != null);
-        return new Snapshot(agents, restarting, teams, flagged, scanned, units);
+        return new Part(new Snapshot(agents, restarting, teams, flagged, scanned, units, leases, linked),
+                hostedItems);
     }
 
     private static SweepPlan.Observed observed(Map<String, AttributeValue> item) {
@@ -204,7 +272,54 @@ public final class SweepStore {
         Update u = missWrite(a, misses, now, spacing);
         AgentItems.quiet(u);
         u.condition(u.in(AgentItems.STATUS, List.of(s(AgentStatus.READY.wire()), s(AgentStatus.WORKING.wire()))));
+        if (a.hosted() != null) {
+            try {
+                return withLease("record a missed sweep", a, false, u);
+            } catch (ConditionalCheckFailedException e) {
+                return refused(a, e);
+            }
+        }
         return write("record a missed sweep", a, u);
+    }
+
+    /**
+     * The write {@code u} on a hosted agent's item, in one transaction with its lease: the lease entry must still
+     * be the one the sweep judged from, so a renewal that lands meanwhile wins as a heartbeat does. A death
+     * ({@code death}) also removes the lease's answer for the agent, so its next beat through the lease is written
+     * to its item and answered {@code rejoinRequired}. A refusal of the item's own condition is thrown as a
+     * ConditionalCheckFailedException carrying the item.
+     */
+    private Write withLease(String what, SweepPlan.Observed a, boolean death, Update u) {
+        SweepPlan.Hosted h = a.hosted();
+        Update lease = new Update(table, HostLeaseStore.key(a.team(), h.hostId()));
+        String entry = lease.mapPath(HostLeaseStore.BEATS, h.key());
+        lease.condition(h.leaseBeatMs() == null ? "attribute_not_exists(" + entry + ")"
+                : entry + " = " + lease.value(n(h.leaseBeatMs())));
+        software.amazon.awssdk.services.dynamodb.model.TransactWriteItem leaseItem;
+        if (death && h.answer() != null) {
+            String answer = lease.mapPath(HostLeaseStore.ANSWERS, h.key());
+            lease.condition(answer + " = " + lease.value(s(h.answer())));
+            lease.removePath(answer);
+            AgentItems.quiet(lease);
+            leaseItem = lease.transactItem();
+        } else {
+            leaseItem = lease.conditionCheckItem();
+        }
+        try {
+            StoreFailures.call(what, () -> dynamo.transactWriteItems(t -> t.transactItems(leaseItem,
+                    u.transactItem())));
+            return Write.DONE;
+        } catch (software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException e) {
+            var reasons = e.cancellationReasons();
+            if (Transactions.failedCondition(reasons.get(0))) {
+                return Write.RACE_LOST; // the host renewed the agent's lease beat after the scan
+            }
+            if (Transactions.failedCondition(reasons.get(1))) {
+                throw ConditionalCheckFailedException.builder().message(what + " refused")
+                        .item(reasons.get(1).item()).build();
+            }
+            throw Transactions.failure(what, e);
+        }
     }
 
     /**
@@ -221,6 +336,9 @@ public final class SweepStore {
             AgentItems.stampTransition(u, Trigger.HEARTBEAT_EXPIRED,
                     TransitionTable.rule(Trigger.HEARTBEAT_EXPIRED).to(), reason, at);
             try {
+                if (a.hosted() != null) {
+                    return withLease("mark the agent dead", a, true, u);
+                }
                 StoreFailures.call("mark the agent dead", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
                 return Write.DONE;
             } catch (ConditionalCheckFailedException e) {
@@ -259,6 +377,16 @@ public final class SweepStore {
         }
     }
 
+    /** Flags a host lease that went silent (one {@code HostLeaseExpired}); false when it was renewed meanwhile. */
+    public boolean flagLeaseExpired(HostLease.Expired expired, Instant now) {
+        return leases.flagExpired(expired, now);
+    }
+
+    /** Removes an answer a lease must no longer give; false when it changed meanwhile. */
+    public boolean dropLeaseAnswer(HostLease.StaleAnswer stale) {
+        return leases.dropAnswer(stale);
+    }
+
     private static List<AttributeValue> from(Trigger trigger) {
         List<AttributeValue> from = new ArrayList<>();
         TransitionTable.rule(trigger).from().forEach(status -> from.add(s(status.wire())));
@@ -271,8 +399,17 @@ public final class SweepStore {
         u.condition(u.name(AgentItems.BEATS) + " = " + u.value(n(a.beats())));
         String missesName = u.name(AgentItems.MISSES);
         String last = u.name(AgentItems.LAST_MISS_AT);
+        String voided = "";
+        SweepPlan.Hosted h = a.hosted();
+        if (h != null && h.judgedFrom() != null) {
+            // Misses counted against an older sign of life than the one judged now no longer count (see judged).
+            String basis = u.name(AgentItems.MISS_BASIS);
+            voided = " OR (attribute_exists(" + basis + ") AND " + basis + " <> " + u.value(ms(h.judgedFrom())) + ")";
+            u.set(AgentItems.MISS_BASIS, ms(h.judgedFrom()));
+        }
         u.condition("attribute_not_exists(" + missesName + ") OR " + missesName + " = " + u.value(n(0))
-                + " OR attribute_not_exists(" + last + ") OR " + last + " <= " + u.value(ms(now.minus(spacing))));
+                + " OR attribute_not_exists(" + last + ") OR " + last + " <= " + u.value(ms(now.minus(spacing)))
+                + voided);
         u.set(AgentItems.MISSES, n(misses));
         u.set(AgentItems.LAST_MISS_AT, ms(now));
         return u;

@@ -23,6 +23,7 @@ final class Update {
     private final Map<String, String> names = new HashMap<>();
     private final Map<String, AttributeValue> values = new HashMap<>();
     private int nextValue;
+    private int nextPath;
 
     Update(String table, Map<String, AttributeValue> key) {
         this.table = table;
@@ -51,6 +52,28 @@ final class Update {
     /** SET with a raw right-hand side, e.g. {@code #beats + :v1}; build operands with name()/value(). */
     Update setExpression(String attribute, String expression) {
         sets.add(name(attribute) + " = " + expression);
+        return this;
+    }
+
+    /**
+     * {@code #attr.#pN}: a path to the entry {@code key} of the map attribute {@code attribute}, the key through a
+     * placeholder of its own (map keys may hold characters a placeholder name may not).
+     */
+    String mapPath(String attribute, String key) {
+        String placeholder = "#p" + nextPath++;
+        names.put(placeholder, key);
+        return name(attribute) + "." + placeholder;
+    }
+
+    /** SET of a path built with {@link #mapPath}. */
+    Update setPath(String path, AttributeValue v) {
+        sets.add(path + " = " + value(v));
+        return this;
+    }
+
+    /** REMOVE of a path built with {@link #mapPath}. */
+    Update removePath(String path) {
+        removes.add(path);
         return this;
     }
 
@@ -98,6 +121,18 @@ final class Update {
                 .expressionAttributeValues(values.isEmpty() ? null : values)
                 .returnValues(returnValue)
                 .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
+                .build();
+    }
+
+    /** This update's condition alone, as a ConditionCheck of a transaction (its SET and REMOVE are not used). */
+    TransactWriteItem conditionCheckItem() {
+        return TransactWriteItem.builder().conditionCheck(c -> c
+                .tableName(table)
+                .key(key)
+                .conditionExpression(conditionExpression())
+                .expressionAttributeNames(names)
+                .expressionAttributeValues(values.isEmpty() ? null : values)
+                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD))
                 .build();
     }
 

@@ -1,5 +1,6 @@
 package io.lifeline.sweep;
 
+import io.lifeline.agent.HostLease;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.SweepPlan;
 import io.lifeline.store.SweepStore;
@@ -30,7 +31,8 @@ public final class Sweeper {
      */
     public record Report(Instant at, int itemsScanned, int aliveSeen, List<String> markedDead, int missesRecorded,
                          int raceLostToHeartbeat, int skippedOnError, List<String> teamsHeld,
-                         double consumedReadUnits, Duration took, int missesTooSoon, List<String> revivesEnded) {
+                         double consumedReadUnits, Duration took, int missesTooSoon, List<String> revivesEnded,
+                         List<String> hostsExpired, int leaseAnswersDropped) {
     }
 
     /**
@@ -190,7 +192,28 @@ public final class Sweeper {
                 }
             }
         }
+        // Host leases (DESIGN.md section 11): a host gone silent is one HostLeaseExpired (its agents are judged
+        // above, like any others); an answer a lease must no longer give is dropped, so the next beat is exact.
+        List<String> hostsExpired = new ArrayList<>();
+        int answersDropped = 0;
+        for (HostLease.Expired e : HostLease.expired(snapshot.leases(), snapshot.linked(), snapshot.teams(), now)) {
+            try {
+                if (store.flagLeaseExpired(e, now)) {
+                    hostsExpired.add(e.lease().team() + "/" + e.lease().hostId());
+                }
+            } catch (LifelineException ex) {
+                skipped++;
+            }
+        }
+        for (HostLease.StaleAnswer stale : HostLease.staleAnswers(snapshot.leases(), snapshot.linked())) {
+            try {
+                answersDropped += store.dropLeaseAnswer(stale) ? 1 : 0;
+            } catch (LifelineException ex) {
+                skipped++;
+            }
+        }
         return new Report(now, snapshot.itemsScanned(), snapshot.agents().size(), dead, misses, lost, skipped, held,
-                snapshot.consumedReadUnits(), Duration.ofNanos(System.nanoTime() - started), tooSoon, revivesEnded);
+                snapshot.consumedReadUnits(), Duration.ofNanos(System.nanoTime() - started), tooSoon, revivesEnded,
+                hostsExpired, answersDropped);
     }
 }

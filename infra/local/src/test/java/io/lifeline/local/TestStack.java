@@ -383,9 +383,12 @@ public final class TestStack implements AutoCloseable {
 
     // ---- direct store access for setup and inspection ------------------------------------------------
 
-    /** An item by its key, from the table that holds it: agent and team items on the live table, the rest on the ledger. */
+    /**
+     * An item by its key, from the table that holds it: agent, team and host lease items on the live table, the rest
+     * on the ledger.
+     */
     public Map<String, AttributeValue> item(String pk, String sk) {
-        String table = "AGENT".equals(sk) || "TEAM".equals(sk) ? tables.live() : tables.ledger();
+        String table = "AGENT".equals(sk) || "TEAM".equals(sk) || "HOST".equals(sk) ? tables.live() : tables.ledger();
         return dynamo.getItem(g -> g.tableName(table).consistentRead(true)
                 .key(Map.of("pk", AttributeValue.fromS(pk), "sk", AttributeValue.fromS(sk)))).item();
     }

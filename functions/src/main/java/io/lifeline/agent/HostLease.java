@@ -1,0 +1,187 @@
+package io.lifeline.agent;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Host leases (DESIGN.md section 11), the pure part: a daemon's batched beat renews one small item per host
+ * carrying each hosted agent's last local beat, and the sweep judges hosted agents from it. This class holds
+ * the lease's compact encoding and the sweep's decisions about leases; the store writes them.
+ *
+ * <p>A lease holds, per agent, under a {@link #key short key}: its last local beat (epoch ms, server clock: the
+ * renewal's time less the age the daemon reported) in the beat map, and in the answer map what the lease may
+ * answer for it without touching its item ({@link Cached}: alive status and stale-after), set only after an exact
+ * write of the agent's item and removed by every change that makes it untrue.
+ */
+public final class HostLease {
+    /** Characters of a lease key: 36 bits of SHA-256 of the agent id, unique within one lease in practice. */
+    public static final int KEY_CHARS = 6;
+
+    private HostLease() {
+    }
+
+    /** The agent's key within a lease: 6 URL-safe base64 characters of SHA-256 of its id. */
+    public static String key(String agentId) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(agentId.getBytes(StandardCharsets.UTF_8));
+            return Base64.getUrlEncoder().withoutPadding().encodeToString(digest).substring(0, KEY_CHARS);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is always present", e);
+        }
+    }
+
+    /** What a lease answers for an agent without writing its item: it is alive in {@code status}. */
+    public record Cached(AgentStatus status, Duration staleAfter) {
+        /** {@code r60}: the status's first letter and the stale-after in whole seconds. */
+        public String wire() {
+            return (status == AgentStatus.WORKING ? "w" : "r") + staleAfter.toSeconds();
+        }
+
+        public static Optional<Cached> parse(String wire) {
+            if (wire == null || wire.length() < 2 || (wire.charAt(0) != 'r' && wire.charAt(0) != 'w')) {
+                return Optional.empty();
+            }
+            try {
+                long seconds = Long.parseLong(wire.substring(1));
+                return seconds <= 0 ? Optional.empty() : Optional.of(new Cached(
+                        wire.charAt(0) == 'w' ? AgentStatus.WORKING : AgentStatus.READY, Duration.ofSeconds(seconds)));
+            } catch (NumberFormatException e) {
+                return Optional.empty();
+            }
+        }
+
+        /**
+         * What a lease may cache for an agent in {@code status}: alive, with no schedule (a scheduled agent's
+         * deadline follows its schedule, so each of its beats is written to its item) and a stale-after of whole
+         * seconds; else empty, and every beat of it goes to its item.
+         */
+        public static Optional<Cached> of(AgentStatus status, Duration staleAfter, String schedule) {
+            if (status == null || !status.isAlive() || schedule != null || staleAfter == null
+                    || staleAfter.isZero() || staleAfter.isNegative() || staleAfter.toMillis() % 1000 != 0) {
+                return Optional.empty();
+            }
+            return Optional.of(new Cached(status, staleAfter));
+        }
+    }
+
+    /** A lease as the sweep read it: its renewal, whether it is flagged expired, and its two maps. */
+    public record Seen(String team, String hostId, Instant renewedAt, Instant expiredAt, Map<String, Long> beats,
+                       Map<String, String> answers) {
+    }
+
+    /**
+     * An agent item that names a lease ({@code linked}: it beat through that host at least once), of any
+     * status, as the sweep read it.
+     */
+    public record Linked(String team, String agentId, String hostId, AgentStatus status, Duration staleAfter,
+                         String schedule) {
+        public String key() {
+            return HostLease.key(agentId);
+        }
+    }
+
+    /** An answer a lease must stop giving: remove {@code key}'s entry if it is still {@code seen}. */
+    public record StaleAnswer(String team, String hostId, String key, String seen) {
+    }
+
+    /** A lease the sweep flags expired: no renewal within the shortest stale-after of the agents it carries. */
+    public record Expired(Seen lease, List<String> agents, Duration shortestStaleAfter) {
+    }
+
+    /**
+     * The agent as judged through its lease: its newest sign of life is the later of its item's heartbeat and
+     * its lease beat, and its deadline the later of its item's and the lease beat plus its stale-after; misses
+     * the sweep counted against an older sign of life ({@code missBasis} differs from it) no longer count. An
+     * agent on a schedule is judged from its item alone (each of its beats is written there).
+     */
+    public static SweepPlan.Observed judged(SweepPlan.Observed item, Duration staleAfter, String schedule,
+                                            Instant leaseBeat, Instant missBasis) {
+        Instant heartbeatAt = item.heartbeatAt();
+        Instant deadline = item.deadline();
+        if (schedule == null && leaseBeat != null) {
+            if (heartbeatAt == null || leaseBeat.isAfter(heartbeatAt)) {
+                heartbeatAt = leaseBeat;
+            }
+            Instant viaLease = leaseBeat.plus(staleAfter);
+            if (deadline == null || viaLease.isAfter(deadline)) {
+                deadline = viaLease;
+            }
+        }
+        int misses = item.misses();
+        if (missBasis != null && !missBasis.equals(heartbeatAt)) {
+            misses = 0;
+        }
+        SweepPlan.Hosted h = item.hosted();
+        SweepPlan.Hosted hosted = h == null ? null : new SweepPlan.Hosted(h.hostId(), h.key(), h.leaseBeatMs(),
+                heartbeatAt, h.answer());
+        return new SweepPlan.Observed(item.team(), item.agentId(), item.status(), heartbeatAt, deadline, misses,
+                item.graceMisses(), item.beats(), item.pausedUntil(), hosted);
+    }
+
+    /**
+     * The answers leases must stop giving: an entry whose agent no longer names that lease, is not alive, or is
+     * alive in another status or with another stale-after than cached. Removing it sends the agent's next beat
+     * to its item, exactly; the next beat caches it again.
+     */
+    public static List<StaleAnswer> staleAnswers(List<Seen> leases, List<Linked> linked) {
+        Map<String, Linked> byKey = new HashMap<>();
+        for (Linked l : linked) {
+            byKey.put(l.team() + "/" + l.hostId() + "/" + l.key(), l);
+        }
+        List<StaleAnswer> out = new ArrayList<>();
+        for (Seen lease : leases) {
+            for (Map.Entry<String, String> e : lease.answers().entrySet()) {
+                Linked agent = byKey.get(lease.team() + "/" + lease.hostId() + "/" + e.getKey());
+                String expected = agent == null ? null : Cached.of(agent.status(), agent.staleAfter(), agent.schedule())
+                        .map(Cached::wire).orElse(null);
+                if (!e.getValue().equals(expected)) {
+                    out.add(new StaleAnswer(lease.team(), lease.hostId(), e.getKey(), e.getValue()));
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The leases that went silent at {@code now}: not flagged yet, carrying at least one alive agent
+     * that is judged from it, and not renewed within the shortest stale-after of those agents. A team that is
+     * paused is left alone, as its agents are.
+     */
+    public static List<Expired> expired(List<Seen> leases, List<Linked> linked, Map<String, TeamSettings> teams,
+                                        Instant now) {
+        List<Expired> out = new ArrayList<>();
+        for (Seen lease : leases) {
+            if (lease.expiredAt() != null || lease.renewedAt() == null) {
+                continue;
+            }
+            TeamSettings settings = teams.get(lease.team());
+            if (settings != null && settings.pausedAt(now)) {
+                continue;
+            }
+            List<String> agents = new ArrayList<>();
+            Duration shortest = null;
+            for (Linked l : linked) {
+                if (l.team().equals(lease.team()) && l.hostId().equals(lease.hostId()) && l.status().isAlive()
+                        && l.schedule() == null && lease.beats().containsKey(l.key()) && l.staleAfter() != null
+                        && !l.staleAfter().isZero()) {
+                    agents.add(l.agentId());
+                    shortest = shortest == null || l.staleAfter().compareTo(shortest) < 0 ? l.staleAfter() : shortest;
+                }
+            }
+            if (shortest != null && now.isAfter(lease.renewedAt().plus(shortest))) {
+                agents.sort(null);
+                out.add(new Expired(lease, agents, shortest));
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,280 @@
+package io.lifeline.store;
+
+import static io.lifeline.store.Items.ms;
+import static io.lifeline.store.Items.n;
+import static io.lifeline.store.Items.s;
+
+import io.lifeline.agent.HostLease;
+import io.lifeline.agent.LifelineException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
+
+/**
+ * Host leases on the live table (DESIGN.md section 11): one item per host, {@code TEAM#<team>#HOST#<hostId> /
+ * HOST}, renewed by a daemon's batched beat with one conditional UpdateItem that sets each agent's lease beat
+ * ({@code a.<key>}, epoch ms) and nothing else, so it carries no fact for the bus and its stream record is
+ * filtered out. The answer map ({@code s.<key>}, {@link HostLease.Cached}) is written only after an exact write
+ * of the agent's item, and removed by the sweep's death of the agent and by the sweep when it no longer holds.
+ * Each entry is about 30 bytes, so 25 agents and the longest ids stay within one write unit.
+ */
+public final class HostLeaseStore {
+    static final String SK = "HOST";
+    static final String HOST_INFIX = "#HOST#";
+    /** The last renewal (ms, server clock) and the number of renewals. */
+    static final String RENEWED_AT = "at";
+    static final String RENEWALS = "n";
+    /** Map: agent key -> lease beat (ms). */
+    static final String BEATS = "a";
+    /** Map: agent key -> {@link HostLease.Cached#wire()}. */
+    static final String ANSWERS = "s";
+    /** Set by the sweep when the lease went silent (ms), with the agents it carried; removed by a renewal. */
+    static final String EXPIRED_AT = "exp";
+    static final String EXPIRED_AGENTS = "xa";
+    static final String EXPIRED_COUNT = "xn";
+    /** How many agent ids an expiry names (the count is always whole). */
+    static final int MAX_NAMED = 25;
+    /**
+     * A beat entry of an agent that is not in the batch and has no answer (it is not alive, or unknown) goes away
+     * after this long; an entry of an alive agent stays until the agent is no longer alive.
+     */
+    static final Duration PRUNE_AFTER = Duration.ofMinutes(10);
+    private static final int ATTEMPTS = 4;
+
+    /** An agent's lease beat: when its daemon last heard from it locally, on the server's clock. */
+    public record Beat(String agentId, Instant at) {
+    }
+
+    /** What a renewal found: the answers cached before it, by agent id of the batch, and entries to prune. */
+    public record Renewed(Map<String, HostLease.Cached> cached, List<String> prunable) {
+    }
+
+    private final DynamoDbClient dynamo;
+    private final String table;
+
+    public HostLeaseStore(DynamoDbClient dynamo, Tables tables) {
+        this.dynamo = dynamo;
+        this.table = tables.live();
+    }
+
+    static Map<String, AttributeValue> key(String team, String hostId) {
+        return Map.of(Keys.PK, s(Keys.team(team) + HOST_INFIX + hostId), Keys.SK, s(SK));
+    }
+
+    static boolean isLease(Map<String, AttributeValue> item) {
+        String pk = Items.str(item, Keys.PK);
+        return SK.equals(Items.str(item, Keys.SK)) && pk != null && pk.contains(HOST_INFIX);
+    }
+
+    static String team(Map<String, AttributeValue> item) {
+        String pk = Items.str(item, Keys.PK);
+        return pk.substring("TEAM#".length(), pk.indexOf(HOST_INFIX));
+    }
+
+    static String hostId(Map<String, AttributeValue> item) {
+        String pk = Items.str(item, Keys.PK);
+        return pk.substring(pk.indexOf(HOST_INFIX) + HOST_INFIX.length());
+    }
+
+    /** The lease as the sweep reads it. */
+    static HostLease.Seen seen(Map<String, AttributeValue> item) {
+        Map<String, Long> beats = new HashMap<>();
+        AttributeValue a = item.get(BEATS);
+        if (a != null && a.hasM()) {
+            a.m().forEach((k, v) -> beats.put(k, Long.parseLong(v.n())));
+        }
+        Map<String, String> answers = new HashMap<>();
+        AttributeValue sv = item.get(ANSWERS);
+        if (sv != null && sv.hasM()) {
+            sv.m().forEach((k, v) -> answers.put(k, v.s()));
+        }
+        return new HostLease.Seen(team(item), hostId(item), Items.instant(item, RENEWED_AT),
+                Items.instant(item, EXPIRED_AT), beats, answers);
+    }
+
+    /**
+     * Renews the lease: one UpdateItem (the first renewal of a host makes its item with a second form of it),
+     * returning what it replaced, which costs no read. Removes an expiry flag: the host is heard again.
+     */
+    public Renewed renew(String team, String hostId, List<Beat> beats, Instant now) {
+        for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+            Update u = renewal(team, hostId, now);
+            for (Beat b : beats) {
+                u.setPath(u.mapPath(BEATS, HostLease.key(b.agentId())), ms(b.at()));
+            }
+            u.condition("attribute_exists(" + u.name(BEATS) + ")");
+            try {
+                return renewed(StoreFailures.call("renew the host lease",
+                        () -> dynamo.updateItem(u.request(ReturnValue.ALL_OLD))).attributes(), beats, now);
+            } catch (ConditionalCheckFailedException firstRenewal) {
+                Update create = renewal(team, hostId, now);
+                Map<String, AttributeValue> all = new LinkedHashMap<>();
+                beats.forEach(b -> all.put(HostLease.key(b.agentId()), ms(b.at())));
+                create.set(BEATS, AttributeValue.fromM(all));
+                create.condition("attribute_not_exists(" + create.name(BEATS) + ")");
+                try {
+                    return renewed(StoreFailures.call("make the host lease",
+                            () -> dynamo.updateItem(create.request(ReturnValue.ALL_OLD))).attributes(), beats, now);
+                } catch (ConditionalCheckFailedException madeMeanwhile) {
+                    // another renewal made it first: renew it
+                }
+            }
+        }
+        throw new LifelineException(LifelineException.Kind.UNAVAILABLE, "CONTENDED",
+                "The host lease kept changing under this renewal; retry");
+    }
+
+    private Update renewal(String team, String hostId, Instant now) {
+        Update u = new Update(table, key(team, hostId));
+        u.set(RENEWED_AT, ms(now));
+        u.setExpression(RENEWALS, "if_not_exists(" + u.name(RENEWALS) + ", " + u.value(n(0)) + ") + "
+                + u.value(n(1)));
+        u.remove(EXPIRED_AT).remove(EXPIRED_AGENTS).remove(EXPIRED_COUNT);
+        AgentItems.quiet(u);
+        return u;
+    }
+
+    private static Renewed renewed(Map<String, AttributeValue> old, List<Beat> beats, Instant now) {
+        Map<String, HostLease.Cached> cached = new HashMap<>();
+        Set<String> inBatch = new HashSet<>();
+        Map<String, AttributeValue> answers = old == null || old.get(ANSWERS) == null || !old.get(ANSWERS).hasM()
+                ? Map.of() : old.get(ANSWERS).m();
+        for (Beat b : beats) {
+            String k = HostLease.key(b.agentId());
+            inBatch.add(k);
+            AttributeValue v = answers.get(k);
+            if (v != null) {
+                HostLease.Cached.parse(v.s()).ifPresent(c -> cached.put(b.agentId(), c));
+            }
+        }
+        List<String> prunable = new ArrayList<>();
+        AttributeValue a = old == null ? null : old.get(BEATS);
+        if (a != null && a.hasM()) {
+            long before = now.minus(PRUNE_AFTER).toEpochMilli();
+            a.m().forEach((k, v) -> {
+                if (!inBatch.contains(k) && !answers.containsKey(k) && Long.parseLong(v.n()) < before) {
+                    prunable.add(k);
+                }
+            });
+        }
+        return new Renewed(cached, prunable);
+    }
+
+    /**
+     * After the exact writes of some agents' items: caches each one's answer ({@code null}: removes it) and prunes
+     * entries; one UpdateItem, and none when there is nothing to do.
+     */
+    public void settle(String team, String hostId, Map<String, HostLease.Cached> answers, List<String> prune) {
+        if (answers.isEmpty() && prune.isEmpty()) {
+            return;
+        }
+        Update u = new Update(table, key(team, hostId));
+        answers.forEach((agentId, cached) -> {
+            String path = u.mapPath(ANSWERS, HostLease.key(agentId));
+            if (cached == null) {
+                u.removePath(path);
+            } else {
+                u.setPath(path, s(cached.wire()));
+            }
+        });
+        for (String k : prune) {
+            u.removePath(u.mapPath(BEATS, k));
+        }
+        u.condition("attribute_exists(" + u.name(ANSWERS) + ")");
+        AgentItems.quiet(u);
+        try {
+            StoreFailures.call("settle the host lease", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
+        } catch (ConditionalCheckFailedException noAnswersYet) {
+            // The lease's first answers: the map is made whole (an empty map is never stored).
+            Map<String, AttributeValue> first = new LinkedHashMap<>();
+            answers.forEach((agentId, cached) -> {
+                if (cached != null) {
+                    first.put(HostLease.key(agentId), s(cached.wire()));
+                }
+            });
+            Update make = new Update(table, key(team, hostId));
+            if (!first.isEmpty()) {
+                make.set(ANSWERS, AttributeValue.fromM(first));
+            }
+            for (String k : prune) {
+                make.removePath(make.mapPath(BEATS, k));
+            }
+            if (first.isEmpty() && prune.isEmpty()) {
+                return;
+            }
+            make.condition("attribute_not_exists(" + make.name(ANSWERS) + ") AND attribute_exists("
+                    + make.name(BEATS) + ")");
+            AgentItems.quiet(make);
+            try {
+                StoreFailures.call("settle the host lease", () -> dynamo.updateItem(make.request(ReturnValue.NONE)));
+            } catch (ConditionalCheckFailedException meanwhile) {
+                // answers were cached meanwhile, or the lease is gone: the next beat settles again
+            }
+        }
+    }
+
+    /**
+     * Flags a lease the sweep found silent: conditional on the renewal the sweep read and on no flag yet, so one
+     * silence is one {@code HostLeaseExpired} (the flag carries the outbox mark) and a renewal meanwhile wins.
+     */
+    public boolean flagExpired(HostLease.Expired expired, Instant now) {
+        HostLease.Seen lease = expired.lease();
+        Update u = new Update(table, key(lease.team(), lease.hostId()));
+        u.condition(u.name(RENEWED_AT) + " = " + u.value(ms(lease.renewedAt())));
+        u.condition("attribute_not_exists(" + u.name(EXPIRED_AT) + ")");
+        u.set(EXPIRED_AT, ms(now));
+        List<AttributeValue> named = expired.agents().stream().limit(MAX_NAMED).map(Items::s).toList();
+        u.set(EXPIRED_AGENTS, AttributeValue.fromL(named));
+        u.set(EXPIRED_COUNT, n(expired.agents().size()));
+        u.set(AgentItems.OUTBOX, AttributeValue.fromBool(true));
+        try {
+            StoreFailures.call("flag the host lease expired", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
+            return true;
+        } catch (ConditionalCheckFailedException renewedMeanwhile) {
+            return false;
+        }
+    }
+
+    /** Removes an answer the lease must no longer give, if it is still the one the sweep saw. */
+    public boolean dropAnswer(HostLease.StaleAnswer stale) {
+        Update u = new Update(table, key(stale.team(), stale.hostId()));
+        String path = u.mapPath(ANSWERS, stale.key());
+        u.condition(path + " = " + u.value(s(stale.seen())));
+        u.removePath(path);
+        AgentItems.quiet(u);
+        try {
+            StoreFailures.call("drop a host lease answer", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
+            return true;
+        } catch (ConditionalCheckFailedException changedMeanwhile) {
+            return false;
+        }
+    }
+
+    /** The lease's expiry facts on a stream image, or null: {@code [expiredAtMs, renewedAtMs, count]} and ids. */
+    static Expiry expiry(Map<String, AttributeValue> image) {
+        Instant at = image == null ? null : Items.instant(image, EXPIRED_AT);
+        if (at == null) {
+            return null;
+        }
+        List<String> agents = new ArrayList<>();
+        AttributeValue l = image.get(EXPIRED_AGENTS);
+        if (l != null && l.hasL()) {
+            l.l().forEach(v -> agents.add(v.s()));
+        }
+        return new Expiry(team(image), hostId(image), at, Items.instant(image, RENEWED_AT), agents,
+                (int) Items.num(image, EXPIRED_COUNT, agents.size()));
+    }
+
+    record Expiry(String team, String hostId, Instant at, Instant lastRenewedAt, List<String> agents, int count) {
+    }
+}
