@@ -152,6 +152,31 @@ public final class LifelineClient {
         return call("POST", teamPath("heartbeats"), Map.of("heartbeats", list), BatchResult.class);
     }
 
+    /**
+     * A host daemon's batch through its host lease ({@code hostId}; DESIGN.md section 11): one write on the server
+     * for all of them. {@code localBeatAgesMs}: per agent, how long ago the daemon last heard it locally (absent:
+     * now). Each agent is answered as by {@link #heartbeats(List)}.
+     */
+    public BatchResult hostHeartbeats(String hostId, List<BatchEntry> entries, Map<String, Long> localBeatAgesMs) {
+        if (entries.size() > MAX_BATCH) {
+            throw new IllegalArgumentException("A batch holds at most " + MAX_BATCH + " heartbeats; got "
+                    + entries.size());
+        }
+        List<ObjectNode> list = new ArrayList<>();
+        for (BatchEntry e : entries) {
+            ObjectNode n = MAPPER.createObjectNode().put("agentId", e.agentId());
+            if (e.heartbeat() != null) {
+                n.setAll((ObjectNode) MAPPER.valueToTree(e.heartbeat()));
+            }
+            Long age = localBeatAgesMs == null ? null : localBeatAgesMs.get(e.agentId());
+            if (age != null) {
+                n.put("localBeatAgeMs", Math.max(0, age));
+            }
+            list.add(n);
+        }
+        return call("POST", teamPath("heartbeats"), Map.of("hostId", hostId, "heartbeats", list), BatchResult.class);
+    }
+
     public AgentView leave(String agentId, String reason) {
         return call("POST", agentPath(agentId, "/leave"), reasonBody(reason), AgentView.class);
     }

@@ -66,7 +66,7 @@ final class HostedBatch {
                 leaseBeats.add(new HostLeaseStore.Beat(beats.get(i).agentId(), at));
             }
         }
-        HostLeaseStore.Renewed renewed = leaseBeats.isEmpty() ? new HostLeaseStore.Renewed(Map.of(), List.of())
+        HostLeaseStore.Renewed renewed = leaseBeats.isEmpty() ? new HostLeaseStore.Renewed(Map.of(), List.of(), Map.of())
                 : leases.renew(team, hostId, leaseBeats, now);
         Map<String, HostLease.Cached> settle = new LinkedHashMap<>();
         List<ObjectNode> out = new ArrayList<>();
@@ -99,7 +99,7 @@ final class HostedBatch {
             }
             out.add(Json.object().put("agentId", hb.agentId()).setAll(result));
         }
-        leases.settle(team, hostId, settle, renewed.prunable());
+        leases.settle(team, hostId, settle, renewed.prunable(), renewed.newer());
         return out;
     }
 

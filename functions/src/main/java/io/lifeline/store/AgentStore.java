@@ -38,10 +38,12 @@ public final class AgentStore {
 
     private final DynamoDbClient dynamo;
     private final String table;
+    private final HostLeaseStore leases;
 
     public AgentStore(DynamoDbClient dynamo, Tables tables) {
         this.dynamo = dynamo;
         this.table = tables.live();
+        this.leases = new HostLeaseStore(dynamo, tables);
     }
 
     public Agent register(NewAgent a, Instant now) {
@@ -206,8 +208,13 @@ public final class AgentStore {
             AgentItems.stampTransition(u, trigger, rule.to(), reason, at);
             extra.accept(u);
             try {
-                return AgentItems.toAgent(StoreFailures.call(trigger.wire(),
-                        () -> dynamo.updateItem(u.request(ReturnValue.ALL_NEW))).attributes());
+                Map<String, AttributeValue> after = StoreFailures.call(trigger.wire(),
+                        () -> dynamo.updateItem(u.request(ReturnValue.ALL_NEW))).attributes();
+                String hostId = Items.str(after, AgentItems.LEASE);
+                if (hostId != null && !rule.to().isAlive()) {
+                    leases.forget(team, hostId, agentId);
+                }
+                return AgentItems.toAgent(after);
             } catch (ConditionalCheckFailedException e) {
                 AgentStatus current = currentStatusOrThrow(e, agentId);
                 Instant later = AgentItems.laterStamp(e.item(), at);

@@ -55,8 +55,12 @@ public final class HostLeaseStore {
     public record Beat(String agentId, Instant at) {
     }
 
-    /** What a renewal found: the answers cached before it, by agent id of the batch, and entries to prune. */
-    public record Renewed(Map<String, HostLease.Cached> cached, List<String> prunable) {
+    /**
+     * What a renewal found: the answers cached before it, by agent id of the batch; entries to prune; and lease
+     * beats it moved backwards ({@code newer}: the later beat it replaced, by agent id), which a daemon reporting a
+     * larger age than before can cause and the settling write puts back.
+     */
+    public record Renewed(Map<String, HostLease.Cached> cached, List<String> prunable, Map<String, Instant> newer) {
     }
 
     private final DynamoDbClient dynamo;
@@ -158,8 +162,15 @@ public final class HostLeaseStore {
             }
         }
         List<String> prunable = new ArrayList<>();
+        Map<String, Instant> newer = new HashMap<>();
         AttributeValue a = old == null ? null : old.get(BEATS);
         if (a != null && a.hasM()) {
+            for (Beat b : beats) {
+                AttributeValue was = a.m().get(HostLease.key(b.agentId()));
+                if (was != null && Long.parseLong(was.n()) > b.at().toEpochMilli()) {
+                    newer.put(b.agentId(), Instant.ofEpochMilli(Long.parseLong(was.n())));
+                }
+            }
             long before = now.minus(PRUNE_AFTER).toEpochMilli();
             a.m().forEach((k, v) -> {
                 if (!inBatch.contains(k) && !answers.containsKey(k) && Long.parseLong(v.n()) < before) {
@@ -167,18 +178,20 @@ public final class HostLeaseStore {
                 }
             });
         }
-        return new Renewed(cached, prunable);
+        return new Renewed(cached, prunable, newer);
     }
 
     /**
      * After the exact writes of some agents' items: caches each one's answer ({@code null}: removes it) and prunes
      * entries; one UpdateItem, and none when there is nothing to do.
      */
-    public void settle(String team, String hostId, Map<String, HostLease.Cached> answers, List<String> prune) {
-        if (answers.isEmpty() && prune.isEmpty()) {
+    public void settle(String team, String hostId, Map<String, HostLease.Cached> answers, List<String> prune,
+                       Map<String, Instant> newer) {
+        if (answers.isEmpty() && prune.isEmpty() && newer.isEmpty()) {
             return;
         }
         Update u = new Update(table, key(team, hostId));
+        newer.forEach((agentId, at) -> u.setPath(u.mapPath(BEATS, HostLease.key(agentId)), ms(at)));
         answers.forEach((agentId, cached) -> {
             String path = u.mapPath(ANSWERS, HostLease.key(agentId));
             if (cached == null) {
@@ -203,13 +216,14 @@ public final class HostLeaseStore {
                 }
             });
             Update make = new Update(table, key(team, hostId));
+            newer.forEach((agentId, at) -> make.setPath(make.mapPath(BEATS, HostLease.key(agentId)), ms(at)));
             if (!first.isEmpty()) {
                 make.set(ANSWERS, AttributeValue.fromM(first));
             }
             for (String k : prune) {
                 make.removePath(make.mapPath(BEATS, k));
             }
-            if (first.isEmpty() && prune.isEmpty()) {
+            if (first.isEmpty() && prune.isEmpty() && newer.isEmpty()) {
                 return;
             }
             make.condition("attribute_not_exists(" + make.name(ANSWERS) + ") AND attribute_exists("
@@ -242,6 +256,24 @@ public final class HostLeaseStore {
             return true;
         } catch (ConditionalCheckFailedException renewedMeanwhile) {
             return false;
+        }
+    }
+
+    /**
+     * After a change that ends the agent's life (leave, a host's failure report, cleanup): the lease stops answering
+     * for it, so its next beat through the lease is written to its item and answered {@code rejoinRequired}. Best
+     * effort: if this write fails, the next sweep drops the answer ({@link HostLease#staleAnswers}).
+     */
+    public void forget(String team, String hostId, String agentId) {
+        Update u = new Update(table, key(team, hostId));
+        String path = u.mapPath(ANSWERS, HostLease.key(agentId));
+        u.condition("attribute_exists(" + path + ")");
+        u.removePath(path);
+        AgentItems.quiet(u);
+        try {
+            StoreFailures.call("forget a host lease answer", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
+        } catch (ConditionalCheckFailedException | LifelineException nothingCachedOrLater) {
+            // nothing was cached, or the sweep drops it
         }
     }
 

@@ -141,8 +141,19 @@ final class Commands {
         @Option(names = "--no-rejoin", description = "Do not join when the server asks; fail instead")
         boolean noRejoin;
 
+        @Option(names = "--direct", description = "Send to Lifeline even when LIFELINE_DAEMON names a host daemon")
+        boolean direct;
+
         @Override
         int run() {
+            // Under a host daemon (LIFELINE_DAEMON), a plain beat is a local one: the daemon's batch carries it.
+            var daemon = direct || status != null || nextWithin != null ? java.util.Optional.<io.lifeline.client.LocalBeat>empty()
+                    : io.lifeline.client.LocalBeat.fromEnvironment(env());
+            if (daemon.isPresent()) {
+                daemon.get().beat(agentId);
+                out().println(agentId + ": local beat sent to the host daemon at " + daemon.get().url());
+                return 0;
+            }
             Beat beat = heartbeat(agentId, new Heartbeat(status, null, null, null, null, nextWithin), !noRejoin);
             HeartbeatResult r = beat.result();
             return print(r, agentId + " " + r.agentStatus() + (beat.rejoined() ? " (rejoined)" : "")

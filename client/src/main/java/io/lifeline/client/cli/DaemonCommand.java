@@ -2,6 +2,7 @@ package io.lifeline.client.cli;
 
 import io.lifeline.client.daemon.CommandProcesses;
 import io.lifeline.client.daemon.HostDaemon;
+import io.lifeline.client.daemon.LocalBeats;
 import io.lifeline.client.daemon.TickReport;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -42,20 +43,35 @@ final class DaemonCommand extends BaseCommand {
     @Option(names = "--log-dir", description = "Write each agent's output to DIR/<id>.log")
     Path logDir;
 
+    @Option(names = "--local-beats", description = "Agents prove they are not hung by local beats: the daemon "
+            + "listens on 127.0.0.1 and sets LIFELINE_DAEMON for them ('lifeline beat ID' sends one there); an agent "
+            + "whose process runs but that stops beating goes stale like any silent agent")
+    boolean localBeats;
+
     @Override
     int run() {
         Duration every = interval == null ? null : duration(interval);
         Map<String, String> childEnv = new HashMap<>();
         childEnv.put("LIFELINE_URL", global.url(env()));
         childEnv.put("LIFELINE_TEAM", global.team(env()));
-        try (CommandProcesses processes = new CommandProcesses(agents, childEnv, logDir)) {
+        LocalBeats channel = null;
+        if (localBeats) {
+            try {
+                channel = LocalBeats.start(agents.keySet(), java.time.Clock.systemUTC());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            childEnv.put(LocalBeats.ENV, channel.url());
+        }
+        try (LocalBeats ignored = channel;
+             CommandProcesses processes = new CommandProcesses(agents, childEnv, logDir)) {
             try {
                 processes.startAll();
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
             HostDaemon daemon = HostDaemon.builder(client(), host, processes).agents(agents.keySet())
-                    .interval(every).restartOnExit(!noRestart).onTick(this::report).build();
+                    .interval(every).restartOnExit(!noRestart).localBeats(channel).onTick(this::report).build();
             out().println("daemon on host " + host + ": " + agents.size() + " agent(s), a round every "
                     + (every == null ? "interval the server advises" : every.toMillis() + " ms"));
             out().flush();

@@ -34,8 +34,10 @@ import java.util.function.Consumer;
  * <ol>
  * <li>an agent whose process exited is reported at once ({@code POST .../fail}), then, with
  * {@code restartOnExit}, restarted and joined;</li>
- * <li>the running agents' heartbeats go in batches of at most 25 ({@code POST .../heartbeats}); an entry the
- * server answers with rejoinRequired is joined again;</li>
+ * <li>the running agents' heartbeats go in batches of at most 25 ({@code POST .../heartbeats}), each renewing
+ * one host lease (the host id for the first 25 agents of the list, {@code <hostId>.2} for the next, ...), with each
+ * agent's time since its last local beat when a {@link LocalBeats} channel is given; an entry the server answers
+ * with rejoinRequired is joined again;</li>
  * <li>the host's pending commands ({@code GET .../hosts/{hostId}/commands}) are handled: a restart request is
  * acknowledged first, then the agent is restarted and joined. An acknowledgement refused with
  * {@code COMMAND_SUPERSEDED} means the revive flow that asked has ended (the agent is back, or the flow gave up
@@ -59,6 +61,8 @@ public final class HostDaemon implements AutoCloseable {
     private final Consumer<TickReport> onTick;
     private final Set<String> crashReported = ConcurrentHashMap.newKeySet();
     private final Map<String, Instant> startedAt = new ConcurrentHashMap<>();
+    /** The local beat channel, or null: the agents' processes running is then their sign of life. */
+    private final LocalBeats localBeats;
     private volatile ScheduledExecutorService executor;
 
     private HostDaemon(Builder b) {
@@ -71,6 +75,7 @@ public final class HostDaemon implements AutoCloseable {
         this.restartOnExit = b.restartOnExit;
         this.clock = b.clock;
         this.onTick = b.onTick;
+        this.localBeats = b.localBeats;
         Instant now = clock.instant();
         agents.forEach(a -> startedAt.put(a, now));
     }
@@ -211,14 +216,16 @@ public final class HostDaemon implements AutoCloseable {
 
         int calls = 0;
         List<HeartbeatResult> results = new ArrayList<>();
-        for (int i = 0; i < running.size(); i += LifelineClient.MAX_BATCH) {
+        for (Map.Entry<Integer, List<String>> lease : leaseChunks(running).entrySet()) {
             List<BatchEntry> chunk = new ArrayList<>();
-            for (String a : running.subList(i, Math.min(running.size(), i + LifelineClient.MAX_BATCH))) {
+            for (String a : lease.getValue()) {
                 chunk.add(new BatchEntry(a, Heartbeat.empty()));
             }
+            String leaseId = leaseId(lease.getKey());
             try {
                 calls++;
-                BatchResult answer = client.heartbeats(chunk);
+                BatchResult answer = leaseId == null ? client.heartbeats(chunk)
+                        : client.hostHeartbeats(leaseId, chunk, localBeatAges(lease.getValue()));
                 for (HeartbeatResult r : answer.results()) {
                     results.add(r);
                     advise(r.agentId(), r.heartbeatIntervalSeconds());
@@ -235,6 +242,44 @@ public final class HostDaemon implements AutoCloseable {
 
         handleCommands(restarted, rejoined, acked, problems);
         return new TickReport(calls, results, crashes, restarted, rejoined, acked, problems);
+    }
+
+    /**
+     * The running agents by host lease: each agent's lease is fixed by its place in the daemon's list (25 a lease),
+     * so an agent that stops and starts stays on the same lease, and only running agents are sent.
+     */
+    private Map<Integer, List<String>> leaseChunks(List<String> running) {
+        Map<Integer, List<String>> out = new java.util.TreeMap<>();
+        for (String a : running) {
+            out.computeIfAbsent(agents.indexOf(a) / LifelineClient.MAX_BATCH, k -> new ArrayList<>()).add(a);
+        }
+        return out;
+    }
+
+    /** The lease of chunk {@code k}: the host id, then {@code <hostId>.2}, ...; null if that is no valid id. */
+    private String leaseId(int k) {
+        String id = k == 0 ? hostId : hostId + "." + (k + 1);
+        return id.length() <= 64 ? id : null;
+    }
+
+    /**
+     * With a local beat channel: how long ago (ms) each agent last beat locally, or since its process was (re)started
+     * if it has not beaten since; without one, none (the server takes the batch's time).
+     */
+    private Map<String, Long> localBeatAges(List<String> ids) {
+        if (localBeats == null) {
+            return Map.of();
+        }
+        Instant now = clock.instant();
+        Map<String, Long> ages = new java.util.HashMap<>();
+        for (String a : ids) {
+            Instant started = startedAt.get(a);
+            Instant last = localBeats.last(a).filter(t -> started == null || t.isAfter(started)).orElse(started);
+            if (last != null) {
+                ages.put(a, Math.max(0, Duration.between(last, now).toMillis()));
+            }
+        }
+        return ages;
     }
 
     private void handleCommands(List<String> restarted, List<String> rejoined, List<String> acked,
@@ -330,6 +375,7 @@ public final class HostDaemon implements AutoCloseable {
         private boolean restartOnExit = true;
         private Clock clock = Clock.systemUTC();
         private Consumer<TickReport> onTick;
+        private LocalBeats localBeats;
 
         private Builder(LifelineClient client, String hostId, AgentProcesses processes) {
             this.client = client;
@@ -367,6 +413,15 @@ public final class HostDaemon implements AutoCloseable {
 
         public Builder clock(Clock c) {
             this.clock = c;
+            return this;
+        }
+
+        /**
+         * The local beat channel the agents beat on ({@link LocalBeats}): each batch then says how long ago each
+         * agent last beat locally, so a hung agent whose process still runs goes stale on the server.
+         */
+        public Builder localBeats(LocalBeats b) {
+            this.localBeats = b;
             return this;
         }
 

@@ -33,7 +33,8 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 /**
  * Issue 8 part 1: a seeded random driver. {@value #THREADS} threads fire {@value #OPS} operations each over a
  * pool of {@value #AGENTS} agents (all with a host, so deaths start the revive flow) and {@value #TASKS} tasks:
- * heartbeats reporting a random status, joins, leaves, fail reports, manual revives, task claims and completes.
+ * heartbeats reporting a random status (directly, or in a daemon's batch through one of two host leases), joins,
+ * leaves, fail reports, manual revives, task claims and completes.
  * Thread 0 also moves the clock, sweeps, runs due revive-flow steps and drains the outbox, while the others
  * call. After each run the outbox is drained and the end state and the records are checked against an
  * oracle of the answers (see {@link #check}). The seed is printed; replay with {@code -Dlifeline.modelSeed=N}
@@ -73,6 +74,7 @@ class ModelConcurrencyTest {
     }
 
     private final AtomicLong ticks = new AtomicLong();
+    private final AtomicLong hostedBeats = new AtomicLong();
 
     @Test
     void randomInterleavings_keepEveryInvariant() throws Exception {
@@ -92,8 +94,9 @@ class ModelConcurrencyTest {
             deaths += counts[1];
         }
         String report = String.format("ModelConcurrencyTest (seed %d): %d runs (interleavings) x %d threads, %d"
-                + " operations (%d sweeps), %d transitions checked, %d heartbeat_expired deaths%n", base, RUNS, THREADS,
-                operations, sweeps, transitions, deaths);
+                + " operations (%d sweeps, %d hosted batches), %d transitions checked, %d heartbeat_expired deaths%n",
+                base, RUNS, THREADS, operations, sweeps, hostedBeats.get(), transitions, deaths);
+        assertTrue(hostedBeats.get() > 0, "the model beat through host leases");
         System.out.print(report);
         java.nio.file.Path out = java.nio.file.Path.of("target", "reliability");
         java.nio.file.Files.createDirectories(out);
@@ -135,7 +138,7 @@ class ModelConcurrencyTest {
                         }
                         continue;
                     }
-                    calls.add(call(prefix, random));
+                    calls.addAll(call(prefix, random));
                 }
                 return null;
             }));
@@ -158,7 +161,57 @@ class ModelConcurrencyTest {
         return new Result(List.copyOf(calls), List.copyOf(sweeps));
     }
 
-    private Call call(String prefix, Random random) {
+    /**
+     * A daemon's batch through a host lease (issue 13): agents a0, a2, a4 are on host h0, the others on h1; one to
+     * three of the host's agents, each reporting a random status or none. Each entry's answer is a call of
+     * {@code heartbeat} (hosted), checked as a heartbeat is.
+     */
+    private List<Call> hostedCall(String prefix, Random random) {
+        int host = random.nextInt(2);
+        List<String> ids = new ArrayList<>();
+        for (int a = host; a < AGENTS; a += 2) {
+            if (random.nextInt(3) > 0) {
+                ids.add(prefix + "a" + a);
+            }
+        }
+        if (ids.isEmpty()) {
+            ids.add(prefix + "a" + host);
+        }
+        StringBuilder body = new StringBuilder("{\"hostId\":\"" + prefix + "h" + host + "\",\"heartbeats\":[");
+        for (int i = 0; i < ids.size(); i++) {
+            int st = random.nextInt(3);
+            body.append(i == 0 ? "" : ",").append("{\"agentId\":\"").append(ids.get(i)).append('"')
+                    .append(st == 0 ? "" : st == 1 ? ",\"status\":\"ready\"" : ",\"status\":\"working\"")
+                    .append('}');
+        }
+        body.append("]}");
+        long start = ticks.incrementAndGet();
+        TestStack.Reply r = stack.team("batch-heartbeats", body.toString());
+        long end = ticks.incrementAndGet();
+        assertTrue(r.status() == 200 || "CONTENDED".equals(r.code()) || "THROTTLED".equals(r.code()),
+                "hosted batch answered " + r.status() + " " + r.body());
+        List<Call> out = new ArrayList<>();
+        if (r.status() != 200) {
+            return out;
+        }
+        for (JsonNode result : r.body().get("results")) {
+            boolean ok = result.get("success").asBoolean();
+            out.add(new Call("heartbeat", result.get("agentId").asText(), null, start, end, ok ? 200
+                    : result.path("rejoinRequired").asBoolean() ? 409 : 503, ok ? null : result.path("code").asText(),
+                    result));
+        }
+        hostedBeats.incrementAndGet();
+        return out;
+    }
+
+    private List<Call> call(String prefix, Random random) {
+        if (random.nextInt(100) < 20) {
+            return hostedCall(prefix, random);
+        }
+        return List.of(directCall(prefix, random));
+    }
+
+    private Call directCall(String prefix, Random random) {
         String agent = prefix + "a" + random.nextInt(AGENTS);
         String task = prefix + "t" + random.nextInt(TASKS);
         int p = random.nextInt(100);
