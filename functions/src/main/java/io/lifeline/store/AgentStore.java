@@ -184,7 +184,8 @@ public final class AgentStore {
                 // Alive in another status than this attempt assumed: the next attempt starts from there. A
                 // working agent that holds a task stays working: the heartbeat only renews its liveness.
                 boolean holdsTask = e.item().containsKey(AgentItems.HOLD);
-                expected = current == AgentStatus.WORKING && hb.reported() == AgentStatus.READY && holdsTask
+                expected = hb.reported() == null // reports no status: refused only for a newer sign of life
+                        || current == AgentStatus.WORKING && hb.reported() == AgentStatus.READY && holdsTask
                         ? null : current;
             }
         }

@@ -331,6 +331,29 @@ class HostLeaseTest {
     }
 
     @Test
+    void hostedBatch_localBeatOlderThanTheAgentsLastBeat_neverMovesItsSignOfLifeBack() throws Exception {
+        TestStack s = STACKS.open();
+        ok(s.ready("old0")); // joined at 0
+        at(s, 20);
+        ok(s.heartbeat("old0", "{}"));
+        at(s, 25);
+
+        // First beat through the host (written to the item), reporting a local beat 10 s ago: before the item's 20 s.
+        JsonNode r = result(hosted(s, "host-old", List.of("old0"), Map.of("old0", 10_000L)), "old0");
+        assertTrue(r.get("success").asBoolean(), r::toString);
+        assertEquals(t(20).toString(), s.agentView("old0").get("heartbeatTs").asText(), "kept at 20 s, not 15 s");
+        assertEquals("host-old", s.agentItem("old0").get("lease").s());
+
+        // A renewal whose age goes backwards (a later beat before an earlier one) is put back.
+        at(s, 40);
+        hosted(s, "host-old", List.of("old0"), Map.of("old0", 0L));
+        at(s, 45);
+        hosted(s, "host-old", List.of("old0"), Map.of("old0", 30_000L));
+        assertEquals(t(40).toEpochMilli(), Long.parseLong(lease(s, TEAM, "host-old").get("a").m()
+                .get(io.lifeline.agent.HostLease.key("old0")).n()));
+    }
+
+    @Test
     void hostedBatch_withLocalBeatAgeButNoHost_isRefusedAndWritesNothing() throws Exception {
         TestStack s = STACKS.open();
         ok(s.ready("bad0"));

@@ -34,8 +34,10 @@ import org.junit.jupiter.api.Test;
  * Issue 8 part 4: healthy agents heartbeat through Lifeline Local's HTTP front door on the real clock with
  * scaled timing (a beat every 2 s with up to half an interval of jitter either way, stale after 5 s, a sweep
  * every second, grace 2), while the service is stopped for up to 2 s at random moments (every function and the
- * sweep, as in a GC pause: {@link LifelineLocal#stopTheWorld}). Phase 1: no agent may be marked dead. Phase 2:
- * 5% of the agents stop; exactly those die. Throughput and detection latency are printed and written to
+ * sweep, as in a GC pause: {@link LifelineLocal#stopTheWorld}). Hosted agents (issue 13) beat in batches of 25 through
+ * host leases, each with its time since its last local beat. Phase 1: no agent may be marked dead. Phase 2: 5% of
+ * the agents stop (a hosted one stops beating locally while its process runs), and one host is killed; exactly
+ * those die, and the killed host is the one HostLeaseExpired. Throughput and detection latency are printed and written to
  * target/reliability/. The short run is in the default build; the full one (2,000 agents, minutes) runs with
  * {@code -Psoak}.
  */
@@ -49,16 +51,20 @@ class SoakTest {
     static final Timing FULL = new Timing(Duration.ofSeconds(10), 20, Duration.ofSeconds(5), 2, Duration.ofSeconds(2));
 
     @Test
-    void shortSoak_200Agents_noFalseDeaths_thenExactlyTheStoppedDie() throws Exception {
-        soak("short", SHORT, 200, Duration.ofSeconds(20), Duration.ofSeconds(15));
+    void shortSoak_200DirectAnd100HostedAgents_noFalseDeaths_thenExactlyTheStoppedDie() throws Exception {
+        soak("short", SHORT, 200, 4, Duration.ofSeconds(20), Duration.ofSeconds(15));
     }
 
     @Test
     @Tag("soak")
-    void fullSoak_2000Agents_noFalseDeaths_thenExactlyTheStoppedDie() throws Exception {
+    void fullSoak_2000DirectAnd500HostedAgents_noFalseDeaths_thenExactlyTheStoppedDie() throws Exception {
         soak("full", FULL, Integer.getInteger("lifeline.soakAgents", 2000),
+                Integer.getInteger("lifeline.soakHosts", 20),
                 Duration.ofSeconds(Long.getLong("lifeline.soakSeconds", 180)), Duration.ofSeconds(60));
     }
+
+    /** Agents per simulated host daemon (one batch, one host lease). */
+    static final int PER_HOST = 25;
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
@@ -67,13 +73,31 @@ class SoakTest {
         final String id;
         final AtomicBoolean beating = new AtomicBoolean(true);
         volatile Instant lastBeat;
+        /** A hosted agent: when it stopped beating locally (its process still runs), on the local clock (ns). */
+        volatile long stoppedNanos;
 
         Agent(String id) {
             this.id = id;
         }
     }
 
-    private void soak(String name, Timing timing, int agents, Duration healthy, Duration stoppedPhase)
+    /**
+     * One simulated host daemon (issue 13): every interval, with jitter, one batch through its host lease for its
+     * agents, each with its time since its last local beat (a running agent beats locally every interval / 2;
+     * a stopped one stopped beating, though its process runs). A killed host sends nothing more.
+     */
+    final class Host {
+        final String id;
+        final List<Agent> agents;
+        final AtomicBoolean alive = new AtomicBoolean(true);
+
+        Host(String id, List<Agent> agents) {
+            this.id = id;
+            this.agents = agents;
+        }
+    }
+
+    private void soak(String name, Timing timing, int agents, int hosts, Duration healthy, Duration stoppedPhase)
             throws Exception {
         Duration interval = timing.interval();
         int staleAfterSeconds = timing.staleAfterSeconds();
@@ -112,6 +136,23 @@ class SoakTest {
                 schedule(timers, a, base, key, random.nextInt((int) interval.toMillis()), interval, random, sent,
                         answered, refused, latenciesMicros, running);
             }
+            List<Host> daemons = new ArrayList<>();
+            for (int h = 0; h < hosts; h++) {
+                List<Agent> onHost = new ArrayList<>();
+                for (int i = 0; i < PER_HOST; i++) {
+                    Agent a = new Agent(String.format("soak-h%02d-%02d", h, i));
+                    call(base, key, "POST", "/v1/teams/local/agents",
+                            "{\"agentId\":\"" + a.id + "\",\"name\":\"" + a.id + "\",\"role\":\"worker\"}", 201);
+                    a.lastBeat = Instant.parse(Json.parse(call(base, key, "POST", "/v1/teams/local/agents/" + a.id
+                            + "/join", null, 200)).get("heartbeatTs").asText());
+                    onHost.add(a);
+                }
+                Host host = new Host(String.format("soak-host-%02d", h), onHost);
+                daemons.add(host);
+                fleet.addAll(onHost);
+                scheduleHost(timers, host, base, key, random.nextInt((int) interval.toMillis()), interval, random,
+                        sent, answered, refused, latenciesMicros, running);
+            }
             Thread pauser = new Thread(() -> {
                 Random r = new Random(seed + 1);
                 while (running.get()) {
@@ -135,11 +176,17 @@ class SoakTest {
             Set<String> deadAfterPhase1 = deadAgents(base, key);
             int pausesPhase1 = pauses.size();
 
-            // Phase 2: every 20th agent stops.
+            // Phase 2: every 20th agent stops (a hosted one stops beating locally: it hangs); one host is killed.
             List<Agent> stopped = new ArrayList<>();
             for (int i = 0; i < fleet.size(); i += 20) {
                 stopped.add(fleet.get(i));
+                fleet.get(i).stoppedNanos = System.nanoTime();
                 fleet.get(i).beating.set(false);
+            }
+            Host killed = daemons.isEmpty() ? null : daemons.get(daemons.size() - 1);
+            if (killed != null) {
+                killed.alive.set(false);
+                killed.agents.stream().filter(a -> !stopped.contains(a)).forEach(stopped::add);
             }
             Instant stopAt = Instant.now();
             Set<String> expected = new TreeSet<>();
@@ -193,6 +240,14 @@ class SoakTest {
             Files.createDirectories(out);
             Files.writeString(out.resolve("soak-" + name + ".txt"), report);
 
+            if (killed != null) {
+                JsonNode expired = Json.parse(call(base, key, "GET", "/v1/teams/local/events?type=HostLeaseExpired",
+                        null, 200)).get("events");
+                List<String> silentHosts = new ArrayList<>();
+                expired.forEach(e -> silentHosts.add(e.path("detail").path("hostId").asText()));
+                System.out.println("  hosts: " + hosts + " x " + PER_HOST + " agents; HostLeaseExpired: " + silentHosts);
+                assertEquals(List.of(killed.id), silentHosts, "the killed host, and only it, went silent");
+            }
             assertEquals(Set.of(), deadAfterPhase1, "healthy agents were marked dead");
             assertEquals(expected, dead, "exactly the stopped agents die");
             assertEquals(0, refused.get(), "every heartbeat of a healthy agent was accepted");
@@ -242,6 +297,78 @@ class SoakTest {
                                 jitter = (long) ((random.nextDouble() - 0.5) * interval.toMillis());
                             }
                             schedule(timers, a, base, key, interval.toMillis() + jitter, interval, random, sent,
+                                    answered, refused, latencies, running);
+                        });
+            }, delayMillis, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException stopping) {
+            // The run is over.
+        }
+    }
+
+    private void scheduleHost(ScheduledExecutorService timers, Host host, URI base, String key, long delayMillis,
+                              Duration interval, Random random, AtomicLong sent, AtomicLong answered,
+                              AtomicLong refused, List<Long> latencies, AtomicBoolean running) {
+        if (!running.get() || timers.isShutdown()) {
+            return;
+        }
+        try {
+            timers.schedule(() -> {
+                if (!host.alive.get() || !running.get()) {
+                    return;
+                }
+                StringBuilder body = new StringBuilder("{\"hostId\":\"" + host.id + "\",\"heartbeats\":[");
+                long now = System.nanoTime();
+                for (int i = 0; i < host.agents.size(); i++) {
+                    Agent a = host.agents.get(i);
+                    long age;
+                    if (a.beating.get()) {
+                        synchronized (random) {
+                            age = random.nextInt((int) interval.toMillis() / 2); // its last local beat
+                        }
+                    } else {
+                        age = (now - a.stoppedNanos) / 1_000_000;
+                    }
+                    body.append(i == 0 ? "" : ",").append("{\"agentId\":\"").append(a.id)
+                            .append("\",\"localBeatAgeMs\":").append(age).append('}');
+                }
+                body.append("]}");
+                sent.addAndGet(host.agents.size());
+                long start = System.nanoTime();
+                http.sendAsync(HttpRequest.newBuilder(base.resolve("/v1/teams/local/heartbeats"))
+                                .timeout(Duration.ofSeconds(30)).header("Authorization", "Bearer " + key)
+                                .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build(),
+                        HttpResponse.BodyHandlers.ofString()).whenComplete((r, e) -> {
+                            if (r != null && r.statusCode() == 200) {
+                                latencies.add((System.nanoTime() - start) / 1000);
+                                try {
+                                    for (JsonNode result : Json.parse(r.body()).get("results")) {
+                                        Agent a = host.agents.stream()
+                                                .filter(x -> x.id.equals(result.get("agentId").asText()))
+                                                .findFirst().orElseThrow();
+                                        if (result.get("success").asBoolean()) {
+                                            answered.incrementAndGet();
+                                            Instant ts = Instant.parse(result.get("heartbeatTs").asText());
+                                            if (a.lastBeat == null || ts.isAfter(a.lastBeat)) {
+                                                a.lastBeat = ts;
+                                            }
+                                        } else if (a.beating.get() && running.get()) {
+                                            refused.incrementAndGet();
+                                            System.out.println("hosted heartbeat of " + a.id + " refused: " + result);
+                                        }
+                                    }
+                                } catch (Exception parse) {
+                                    refused.incrementAndGet();
+                                }
+                            } else if (running.get()) {
+                                refused.addAndGet(host.agents.size());
+                                System.out.println("batch of " + host.id + " failed: "
+                                        + (r != null ? r.statusCode() + " " + r.body() : e));
+                            }
+                            long jitter;
+                            synchronized (random) {
+                                jitter = (long) ((random.nextDouble() - 0.5) * interval.toMillis());
+                            }
+                            scheduleHost(timers, host, base, key, interval.toMillis() + jitter, interval, random, sent,
                                     answered, refused, latencies, running);
                         });
             }, delayMillis, TimeUnit.MILLISECONDS);
