@@ -83,12 +83,31 @@ public final class CostModel {
         Usage batched = new Usage(30, 10, wcuBatch, ms * 10, 300, 1, 4, sweep, 1, 3, 12, 100);
         Cost s = perAgentMonth(single, p);
         Cost b = perAgentMonth(batched, p);
+        // Host leases (issue 13): one request and one lease write per host per beat; the handler's time assumed
+        // twice a single heartbeat's (one write, N answers); one stream record per renewal (filtered out by the
+        // outbox's FilterCriteria on AWS, so counted here as the batched case counts them, an upper bound).
+        double w10 = Double.isNaN(m.hosted10WriteUnitsPerAgent) ? 0.1 : m.hosted10WriteUnitsPerAgent;
+        double w25 = Double.isNaN(m.hosted25WriteUnitsPerAgent) ? 0.04 : m.hosted25WriteUnitsPerAgent;
+        Usage hosted10 = new Usage(30, 10, w10, ms * 2, 300, 1, 4, sweep, 1, 3, 12, 100 * 10);
+        Usage hosted25 = new Usage(30, 25, w25, ms * 2, 300, 1, 4, sweep, 1, 3, 12, 100 * 25);
+        Cost h10 = perAgentMonth(hosted10, p);
+        Cost h25 = perAgentMonth(hosted25, p);
         double floor = SECONDS_PER_MONTH / 30 * p.wruPerMillion() / 1e6;
         report.add("6", "$ per agent-month, single agent, 30 s beats", s.total(), "USD",
                 "DynamoDB 1 WRU/beat alone", floor, "<= 0.10", s.total() <= 0.10);
         report.add("6", "$ per agent-month, daemon batching 10, 30 s", b.total(), "USD",
                 "DynamoDB 1 WRU/beat alone", floor, "<= 0.06", b.total() <= 0.06);
+        report.add("6", "$ per agent-month, host lease of 10, 30 s", h10.total(), "USD",
+                "batched 10 today", b.total(), "<= 0.02", h10.total() <= 0.02);
+        report.add("6", "$ per agent-month, host lease of 25, 30 s", h25.total(), "USD",
+                "batched 10 today", b.total(), null, null);
         var d = report.details().putObject("costModel");
+        d.set("hosted10Usage", Json.MAPPER.valueToTree(hosted10));
+        d.set("hosted10", Json.MAPPER.valueToTree(h10));
+        d.set("hosted25Usage", Json.MAPPER.valueToTree(hosted25));
+        d.set("hosted25", Json.MAPPER.valueToTree(h25));
+        System.out.println("  hosted 10: " + h10);
+        System.out.println("  hosted 25: " + h25);
         d.set("prices", Json.MAPPER.valueToTree(p));
         d.set("singleUsage", Json.MAPPER.valueToTree(single));
         d.set("single", Json.MAPPER.valueToTree(s));

@@ -27,6 +27,19 @@ final class Figures {
             if (c == plain) {
                 continue;
             }
+            if (c.operation().startsWith("hosted batch of ")) {
+                boolean ten = c.operation().startsWith("hosted batch of 10");
+                if (ten) {
+                    measured.hosted10WriteUnitsPerAgent = c.writeUnits() + c.gsiWriteUnits();
+                } else {
+                    measured.hosted25WriteUnitsPerAgent = c.writeUnits() + c.gsiWriteUnits();
+                }
+                measured.hostedReadUnitsPerAgent = c.readUnits();
+                int n = ten ? 10 : 25;
+                report.add("1", c.operation() + ": write units per agent", c.writeUnits() + c.gsiWriteUnits(), "WCU",
+                        "1/N (one lease write)", 1.0 / n, "<= 1/" + n, c.writeUnits() + c.gsiWriteUnits() <= 1.0 / n + 1e-9);
+                report.add("1", c.operation() + ": read units", c.readUnits(), "RCU", "0", 0, "0", c.readUnits() == 0);
+            }
             if (c.operation().startsWith("batched")) {
                 measured.batchedWriteUnitsPerAgent = c.writeUnits() + c.gsiWriteUnits();
                 measured.batchSize = 10;

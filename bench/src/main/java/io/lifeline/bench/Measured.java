@@ -6,6 +6,10 @@ public final class Measured {
     public double heartbeatWriteUnits = Double.NaN;
     public double heartbeatRequests = Double.NaN;
     public double batchedWriteUnitsPerAgent = Double.NaN;
+    /** A plain batch through a host lease of 10 / 25 agents (issue 13): write and read units per agent. */
+    public double hosted10WriteUnitsPerAgent = Double.NaN;
+    public double hosted25WriteUnitsPerAgent = Double.NaN;
+    public double hostedReadUnitsPerAgent = Double.NaN;
     public double batchSize = Double.NaN;
     /** Sweep read units per agent per sweep, at the largest N measured. */
     public double sweepReadUnitsPerAgent = Double.NaN;

@@ -85,6 +85,32 @@ public final class StoreCost {
                         batch.add(id);
                     }
                 }));
+        for (int hostSize : new int[] {10, 25}) {
+            // A daemon's batch through its host lease (issue 13): its agents linked by a first batch, then the plain
+            // batch measured, once per sample.
+            List<String> hosted = new ArrayList<>();
+            String host = "host-" + hostSize;
+            java.util.function.Supplier<String> body = () -> {
+                StringBuilder b = new StringBuilder("{\"hostId\":\"" + host + "\",\"heartbeats\":[");
+                for (int i = 0; i < hosted.size(); i++) {
+                    b.append(i == 0 ? "" : ",").append("{\"agentId\":\"").append(hosted.get(i))
+                            .append("\",\"localBeatAgeMs\":1000}");
+                }
+                return b.append("]}").toString();
+            };
+            out.put("hosted batch of " + hostSize + " (per agent)", measure("hosted batch of " + hostSize, samples,
+                    hostSize, () -> stack.expect(200, "POST", "/v1/teams/" + MeteredStack.TEAM + "/heartbeats",
+                            body.get()), () -> {
+                        if (hosted.isEmpty()) {
+                            for (int i = 0; i < hostSize; i++) {
+                                String id = newId("h" + hostSize + "-");
+                                stack.readyAgent(id);
+                                hosted.add(id);
+                            }
+                            stack.expect(200, "POST", "/v1/teams/" + MeteredStack.TEAM + "/heartbeats", body.get());
+                        }
+                    }));
+        }
         List<String> tasks = new ArrayList<>();
         out.put("task create", measure("task create", samples, 1, () -> {
             String t = newId("task");

@@ -1,6 +1,7 @@
 package io.lifeline.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
@@ -33,5 +34,20 @@ class CostModelTest {
                 PRICES);
         assertEquals(one.api() / 10, ten.api(), 1e-12);
         assertEquals(one.dynamoWrites(), ten.dynamoWrites(), 1e-12);
+    }
+
+    @Test
+    void perAgentMonth_hostLeaseOfTenAnd25_isOneWriteAndOneRequestPerHost_withinTwoCents() {
+        CostModel.Cost one = CostModel.perAgentMonth(new CostModel.Usage(30, 1, 1, 3, 300, 1, 4, 0.025, 1, 3, 12, 100),
+                PRICES);
+        CostModel.Cost ten = CostModel.perAgentMonth(new CostModel.Usage(30, 10, 0.1, 6, 300, 1, 4, 0.025, 1, 3, 12,
+                1000), PRICES);
+        CostModel.Cost many = CostModel.perAgentMonth(new CostModel.Usage(30, 25, 0.04, 6, 300, 1, 4, 0.025, 1, 3, 12,
+                2500), PRICES);
+        assertEquals(one.dynamoWrites() / 10, ten.dynamoWrites(), 1e-12);
+        assertEquals(one.dynamoWrites() / 25, many.dynamoWrites(), 1e-12);
+        assertEquals(one.api() / 25, many.api(), 1e-12);
+        assertTrue(ten.total() <= 0.02, "host of 10: " + ten);
+        assertTrue(many.total() < ten.total(), "host of 25: " + many);
     }
 }

@@ -82,7 +82,16 @@ public final class AgentStore {
     public Optional<Agent> get(String team, String agentId) {
         Map<String, AttributeValue> item = StoreFailures.call("read the agent", () -> dynamo.getItem(
                 r -> r.tableName(table).key(AgentItems.key(team, agentId)).consistentRead(true))).item();
-        return item == null || item.isEmpty() ? Optional.empty() : Optional.of(AgentItems.toAgent(item));
+        if (item == null || item.isEmpty()) {
+            return Optional.empty();
+        }
+        String hostId = Items.str(item, AgentItems.LEASE);
+        if (hostId != null && AgentStatus.fromWire(Items.str(item, STATUS)).map(AgentStatus::isAlive).orElse(false)) {
+            Map<String, AttributeValue> lease = StoreFailures.call("read the agent's host lease", () -> dynamo.getItem(
+                    r -> r.tableName(table).key(HostLeaseStore.key(team, hostId)).consistentRead(true))).item();
+            item = AgentItems.throughLease(item, lease);
+        }
+        return Optional.of(AgentItems.toAgent(item));
     }
 
     public Agent require(String team, String agentId) {
@@ -104,7 +113,25 @@ public final class AgentStore {
             return null;
         });
         List<Agent> out = new ArrayList<>();
-        for (Map<String, AttributeValue> item : BatchReads.get(dynamo, table, keys, k -> k, "list agents")) {
+        List<Map<String, AttributeValue>> items = BatchReads.get(dynamo, table, keys, k -> k, "list agents");
+        // Hosted agents are shown as the sweep judges them: through their host's lease (read once per host).
+        Map<String, Map<String, AttributeValue>> leaseKeys = new HashMap<>();
+        for (Map<String, AttributeValue> item : items) {
+            String hostId = Items.str(item, AgentItems.LEASE);
+            if (hostId != null) {
+                leaseKeys.putIfAbsent(hostId, HostLeaseStore.key(team, hostId));
+            }
+        }
+        Map<String, Map<String, AttributeValue>> leases = new HashMap<>();
+        if (!leaseKeys.isEmpty()) {
+            for (Map<String, AttributeValue> lease : BatchReads.get(dynamo, table, new ArrayList<>(leaseKeys.values()),
+                    k -> k, "list agents")) {
+                leases.put(HostLeaseStore.hostId(lease), lease);
+            }
+        }
+        for (Map<String, AttributeValue> raw : items) {
+            String hostId = Items.str(raw, AgentItems.LEASE);
+            Map<String, AttributeValue> item = hostId == null ? raw : AgentItems.throughLease(raw, leases.get(hostId));
             Agent agent = AgentItems.toAgent(item);
             if (status == null || agent.status() == status) {
                 out.add(agent);
