@@ -253,6 +253,17 @@ class HostLeaseTest {
         JsonNode r1 = result(results, "w1");
         assertEquals(t(40).toString(), r1.get("heartbeatTs").asText(), "no age given: the renewal's time");
         assertEquals(t(100).toString(), r1.get("nextDeadline").asText());
+
+        // The agent as shown (GET, list) is the agent as the sweep judges it: through its lease.
+        JsonNode view = s.agentView("w0");
+        assertEquals(t(35).toString(), view.get("heartbeatTs").asText());
+        assertEquals(t(95).toString(), view.get("deadline").asText());
+        for (JsonNode a : ok(s.team("list-agents", null)).body().get("agents")) {
+            if (a.get("agentId").asText().equals("w1")) {
+                assertEquals(t(40).toString(), a.get("heartbeatTs").asText());
+                assertEquals(t(100).toString(), a.get("deadline").asText());
+            }
+        }
     }
 
     @Test
