@@ -1,0 +1,127 @@
+package io.lifeline.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link HostLease} over hand-built values: the lease key and cached answer encodings, how a hosted agent is
+ * judged from its item and its lease beat, which cached answers no longer hold, and when a lease has expired.
+ * Pure: no store, no clock.
+ */
+class HostLeaseJudgingTest {
+    private static final Instant NOW = Instant.parse("2026-03-01T12:00:00Z");
+    private static final Duration MINUTE = Duration.ofSeconds(60);
+
+    private static SweepPlan.Observed item(Instant heartbeat, Instant deadline, int misses) {
+        return new SweepPlan.Observed("t", "a1", AgentStatus.READY, heartbeat, deadline, misses, 2, 7, null,
+                new SweepPlan.Hosted("h1", HostLease.key("a1"), null, null, null));
+    }
+
+    @Test
+    void key_isSixUrlSafeCharacters_stablePerId_differentForAnother() {
+        String k = HostLease.key("agent-1");
+        assertEquals(HostLease.KEY_CHARS, k.length());
+        assertTrue(k.matches("[A-Za-z0-9_-]{6}"), k);
+        assertEquals(k, HostLease.key("agent-1"));
+        assertNotEquals(k, HostLease.key("agent-2"));
+    }
+
+    @Test
+    void cached_roundTripsThroughItsWire_andRefusesWhatItCannotCache() {
+        HostLease.Cached c = new HostLease.Cached(AgentStatus.WORKING, Duration.ofSeconds(604_800));
+        assertEquals("w604800", c.wire());
+        assertEquals(Optional.of(c), HostLease.Cached.parse("w604800"));
+        assertEquals(Optional.empty(), HostLease.Cached.parse("x60"));
+        assertEquals(Optional.empty(), HostLease.Cached.parse("r"));
+        assertEquals(Optional.empty(), HostLease.Cached.parse("r0"));
+        assertEquals(Optional.empty(), HostLease.Cached.of(AgentStatus.DEAD, MINUTE, null), "not alive");
+        assertEquals(Optional.empty(), HostLease.Cached.of(AgentStatus.READY, MINUTE, "every:5m"), "scheduled");
+        assertEquals(Optional.empty(), HostLease.Cached.of(AgentStatus.READY, Duration.ofMillis(1500), null));
+        assertEquals("r60", HostLease.Cached.of(AgentStatus.READY, MINUTE, null).orElseThrow().wire());
+    }
+
+    @Test
+    void judged_leaseBeatLaterThanItem_movesHeartbeatAndDeadline() {
+        SweepPlan.Observed j = HostLease.judged(item(NOW.minusSeconds(300), NOW.minusSeconds(240), 0), MINUTE, null,
+                NOW.minusSeconds(10), null);
+        assertEquals(NOW.minusSeconds(10), j.heartbeatAt());
+        assertEquals(NOW.plusSeconds(50), j.deadline());
+        assertEquals(NOW.minusSeconds(10), j.hosted().judgedFrom());
+    }
+
+    @Test
+    void judged_itemLaterThanLeaseBeat_keepsTheItemsSignOfLifeAndLaterDeadline() {
+        // A direct beat with nextHeartbeatWithinSeconds: its deadline is later than lease beat + stale-after.
+        SweepPlan.Observed j = HostLease.judged(item(NOW.minusSeconds(5), NOW.plusSeconds(600), 0), MINUTE, null,
+                NOW.minusSeconds(20), null);
+        assertEquals(NOW.minusSeconds(5), j.heartbeatAt());
+        assertEquals(NOW.plusSeconds(600), j.deadline());
+    }
+
+    @Test
+    void judged_missesCountedAgainstAnOlderSignOfLife_areVoided_againstThisOne_stand() {
+        Instant beat = NOW.minusSeconds(80);
+        assertEquals(0, HostLease.judged(item(null, null, 1), MINUTE, null, beat, beat.minusSeconds(30)).misses());
+        assertEquals(1, HostLease.judged(item(null, null, 1), MINUTE, null, beat, beat).misses());
+        assertEquals(1, HostLease.judged(item(null, null, 1), MINUTE, null, beat, null).misses(), "no basis: direct");
+    }
+
+    @Test
+    void judged_scheduledAgent_isJudgedFromItsItemAlone() {
+        SweepPlan.Observed j = HostLease.judged(item(NOW.minusSeconds(100), null, 0), MINUTE, "every:5m",
+                NOW.minusSeconds(1), null);
+        assertEquals(NOW.minusSeconds(100), j.heartbeatAt());
+        assertEquals(null, j.deadline(), "an at: agent past its slot keeps having no deadline");
+    }
+
+    private static HostLease.Linked linked(String id, String host, AgentStatus status) {
+        return new HostLease.Linked("t", id, host, status, MINUTE, null);
+    }
+
+    private static HostLease.Seen lease(String host, Instant renewed, Map<String, String> answers) {
+        return new HostLease.Seen("t", host, renewed, null, Map.of(HostLease.key("a1"), renewed.toEpochMilli(),
+                HostLease.key("a2"), renewed.toEpochMilli()), answers);
+    }
+
+    @Test
+    void staleAnswers_dropsAnswersOfAgentsNotAliveElsewhereOrInAnotherStatus_keepsTrueOnes() {
+        String k1 = HostLease.key("a1");
+        String k2 = HostLease.key("a2");
+        String k3 = HostLease.key("a3");
+        String k4 = HostLease.key("a4");
+        HostLease.Seen seen = lease("h1", NOW, Map.of(k1, "r60", k2, "r60", k3, "r60", k4, "r60"));
+        List<HostLease.StaleAnswer> stale = HostLease.staleAnswers(List.of(seen), List.of(
+                linked("a1", "h1", AgentStatus.READY), // holds
+                linked("a2", "h1", AgentStatus.DEAD), // died elsewhere (a fail report)
+                linked("a3", "h2", AgentStatus.READY), // moved to another host
+                linked("a4", "h1", AgentStatus.WORKING))); // claimed a task
+        assertEquals(List.of(k2, k3, k4), stale.stream().map(HostLease.StaleAnswer::key).sorted(
+                (a, b) -> List.of(k2, k3, k4).indexOf(a) - List.of(k2, k3, k4).indexOf(b)).toList());
+        stale.forEach(s -> assertEquals("r60", s.seen()));
+    }
+
+    @Test
+    void expired_onlyStrictlyAfterTheShortestStaleAfter_onlyWithAliveAgents_notWhenTeamPausedOrFlagged() {
+        HostLease.Seen seen = lease("h1", NOW.minusSeconds(60), Map.of());
+        List<HostLease.Linked> agents = List.of(linked("a1", "h1", AgentStatus.READY),
+                linked("a2", "h1", AgentStatus.READY));
+        assertEquals(List.of(), HostLease.expired(List.of(seen), agents, Map.of(), NOW), "exactly at: not yet");
+        List<HostLease.Expired> e = HostLease.expired(List.of(seen), agents, Map.of(), NOW.plusMillis(1));
+        assertEquals(1, e.size());
+        assertEquals(List.of("a1", "a2"), e.get(0).agents());
+        assertEquals(List.of(), HostLease.expired(List.of(seen), List.of(linked("a1", "h1", AgentStatus.DEAD)),
+                Map.of(), NOW.plusSeconds(600)), "no alive agent on it");
+        assertEquals(List.of(), HostLease.expired(List.of(seen), agents, Map.of("t", new TeamSettings("t", null,
+                NOW.plusSeconds(3600), "deploy", null, null)), NOW.plusSeconds(600)), "team paused");
+        HostLease.Seen flagged = new HostLease.Seen("t", "h1", seen.renewedAt(), NOW, seen.beats(), Map.of());
+        assertEquals(List.of(), HostLease.expired(List.of(flagged), agents, Map.of(), NOW.plusSeconds(600)));
+    }
+}
