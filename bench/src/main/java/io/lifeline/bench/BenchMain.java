@@ -66,6 +66,7 @@ public final class BenchMain {
         if (all || only.contains(5)) {
             section("5 detection latency");
             DetectionBench.run(report, quick ? 40 : 200);
+            DetectionBench.runHosted(report, quick ? 40 : 200);
         }
         if (all || only.contains(6)) {
             section("6 cost model");

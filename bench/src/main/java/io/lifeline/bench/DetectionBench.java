@@ -82,6 +82,91 @@ final class DetectionBench {
         }
     }
 
+    /**
+     * Figure 5 for hosted agents (issue 13): the same timing; agents in hosts of 10, each host renewing its lease
+     * every 250 ms (its daemon stays alive) with each agent's time since its last local beat; each agent hangs (its
+     * local beats stop, its process runs) at a different moment over one second. For each, the time from its last
+     * sign of life (the {@code heartbeatTs} its host's batch was answered with) to its death, against the same bound.
+     */
+    static void runHosted(Report r, int n) throws Exception {
+        Duration bound = STALE_AFTER.plus(SWEEP.multipliedBy(GRACE));
+        HttpClient http = HttpClient.newHttpClient();
+        try (LifelineLocal local = LifelineLocal.start(new LifelineLocal.Options(0, null, SamTemplate.bundled(),
+                Map.of("StaleAfterSeconds", Long.toString(STALE_AFTER.toSeconds()),
+                        "SweepIntervalMillis", Long.toString(SWEEP.toMillis()), "GraceMisses", Integer.toString(GRACE),
+                        "SelfPreservationMinAlive", "1000000"), Clock.systemUTC()))) {
+            URI base = local.url();
+            String key = local.adminKey();
+            for (int i = 0; i < n; i++) {
+                call(http, base, key, "POST", "/v1/teams/local/agents",
+                        "{\"agentId\":\"hd-" + i + "\",\"name\":\"hd" + i + "\",\"role\":\"bench\"}");
+                call(http, base, key, "POST", "/v1/teams/local/agents/hd-" + i + "/join", null);
+            }
+            long t0 = System.nanoTime();
+            long[] stopNanos = new long[n];
+            for (int i = 0; i < n; i++) {
+                stopNanos[i] = t0 + Duration.ofMillis(1000 + (i * 617L) % 1000).toNanos();
+            }
+            Map<String, Instant> lastBeat = new java.util.HashMap<>();
+            Map<String, Instant> died = new java.util.HashMap<>();
+            Instant giveUp = Instant.now().plus(bound.multipliedBy(4)).plusSeconds(30);
+            long nextCheck = 0;
+            while (Instant.now().isBefore(giveUp) && died.size() < n) {
+                for (int h = 0; h * 10 < n; h++) {
+                    StringBuilder body = new StringBuilder("{\"hostId\":\"bench-host-" + h + "\",\"heartbeats\":[");
+                    long now = System.nanoTime();
+                    boolean any = false;
+                    for (int i = h * 10; i < Math.min(n, h * 10 + 10); i++) {
+                        if (died.containsKey("hd-" + i)) {
+                            continue;
+                        }
+                        long age = Math.max(0, (now - stopNanos[i]) / 1_000_000);
+                        body.append(any ? "," : "").append("{\"agentId\":\"hd-").append(i)
+                                .append("\",\"localBeatAgeMs\":").append(age).append('}');
+                        any = true;
+                    }
+                    if (!any) {
+                        continue;
+                    }
+                    JsonNode answer = Json.parse(call(http, base, key, "POST", "/v1/teams/local/heartbeats",
+                            body.append("]}").toString()));
+                    for (JsonNode res : answer.path("results")) {
+                        if (res.path("success").asBoolean()) {
+                            lastBeat.put(res.get("agentId").asText(), Instant.parse(res.get("heartbeatTs").asText()));
+                        }
+                    }
+                }
+                if (System.nanoTime() > nextCheck) {
+                    for (JsonNode a : Json.parse(call(http, base, key, "GET", "/v1/teams/local/agents?status=dead",
+                            null)).get("agents")) {
+                        if (a.get("agentId").asText().startsWith("hd-")) {
+                            died.putIfAbsent(a.get("agentId").asText(),
+                                    Instant.parse(a.get("lastTransition").get("at").asText()));
+                        }
+                    }
+                    nextCheck = System.nanoTime() + 200_000_000L;
+                }
+                Thread.sleep(250);
+            }
+            if (died.size() < n) {
+                r.note("figure 5 (hosted): only " + died.size() + " of " + n + " agents were reported dead in time");
+                return;
+            }
+            List<Double> latencies = new ArrayList<>();
+            died.forEach((id, at) -> latencies.add(Duration.between(lastBeat.get(id), at).toMillis() / 1000.0));
+            Collections.sort(latencies);
+            double boundS = bound.toMillis() / 1000.0;
+            r.add("5", "hosted: detection latency p50 (" + n + " hung, hosts of 10)", pct(latencies, 50), "s",
+                    "bound stale+grace x sweep", boundS, "-", null);
+            r.add("5", "hosted: detection latency p99 (" + n + " hung, hosts of 10)", pct(latencies, 99), "s",
+                    "bound stale+grace x sweep", boundS, "<= bound + 1 s", pct(latencies, 99) <= boundS + 1);
+            r.add("5", "hosted: detection latency max (" + n + " hung, hosts of 10)", latencies.get(latencies.size() - 1),
+                    "s", "bound stale+grace x sweep", boundS, "-", null);
+            long early = latencies.stream().filter(l -> l < STALE_AFTER.toMillis() / 1000.0).count();
+            r.add("5", "hosted: deaths before stale-after (false early deaths)", early, "agents", "0", early == 0);
+        }
+    }
+
     static double pct(List<Double> sorted, int p) {
         int i = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
         return sorted.get(Math.max(0, Math.min(sorted.size() - 1, i)));

@@ -100,11 +100,12 @@ public final class HostLease {
     /**
      * The agent as judged through its lease: its newest sign of life is the later of its item's heartbeat and
      * its lease beat, and its deadline the later of its item's and the lease beat plus its stale-after; misses
-     * the sweep counted against an older sign of life ({@code missBasis} differs from it) no longer count. An
-     * agent on a schedule is judged from its item alone (each of its beats is written there).
+     * the sweep counted before the lease beat ({@code lastMissAt} earlier than it: the agent was heard since) no
+     * longer count, as a beat written to the item resets them. An agent on a schedule is judged from its item alone
+     * (each of its beats is written there).
      */
     public static SweepPlan.Observed judged(SweepPlan.Observed item, Duration staleAfter, String schedule,
-                                            Instant leaseBeat, Instant missBasis) {
+                                            Instant leaseBeat, Instant lastMissAt) {
         Instant heartbeatAt = item.heartbeatAt();
         Instant deadline = item.deadline();
         if (schedule == null && leaseBeat != null) {
@@ -117,14 +118,11 @@ public final class HostLease {
             }
         }
         int misses = item.misses();
-        if (missBasis != null && !missBasis.equals(heartbeatAt)) {
+        if (schedule == null && leaseBeat != null && lastMissAt != null && leaseBeat.isAfter(lastMissAt)) {
             misses = 0;
         }
-        SweepPlan.Hosted h = item.hosted();
-        SweepPlan.Hosted hosted = h == null ? null : new SweepPlan.Hosted(h.hostId(), h.key(), h.leaseBeatMs(),
-                heartbeatAt, h.answer());
         return new SweepPlan.Observed(item.team(), item.agentId(), item.status(), heartbeatAt, deadline, misses,
-                item.graceMisses(), item.beats(), item.pausedUntil(), hosted);
+                item.graceMisses(), item.beats(), item.pausedUntil(), item.hosted());
     }
 
     /**

@@ -30,12 +30,12 @@ public final class SweepPlan {
 
     /**
      * An agent's link to the host lease it beats through (DESIGN.md section 11): the lease, its key there, the
-     * lease beat the sweep saw ({@code leaseBeatMs}, null when the lease had none) and the sign of life it was
-     * judged from ({@code judgedFrom}, stamped with a miss so a newer beat voids it) and the answer the lease had
-     * cached for it ({@code answer}, or null). The sweep's writes on such an agent insist that the lease entry is
-     * still what it saw, so a renewal that lands meanwhile wins; its death also removes that answer.
+     * lease beat the sweep saw ({@code leaseBeatMs}, null when the lease had none), the agent's stale-after and the
+     * answer the lease had cached for it ({@code answer}, or null). The sweep's writes on such an agent insist that
+     * the lease beat still leaves it stale (earlier than the judging time less its stale-after), so a renewal that
+     * lands meanwhile with a later sign of life wins; its death also removes that answer.
      */
-    public record Hosted(String hostId, String key, Long leaseBeatMs, Instant judgedFrom, String answer) {
+    public record Hosted(String hostId, String key, Long leaseBeatMs, Duration staleAfter, String answer) {
     }
 
     /**

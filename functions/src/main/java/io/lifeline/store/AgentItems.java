@@ -69,11 +69,6 @@ final class AgentItems {
      * section 11). Kept when the agent beats directly: it is then judged from the later of the two.
      */
     static final String LEASE = "lease";
-    /**
-     * On an agent with a lease: the sign of life (ms) the sweep judged from when it counted the misses; a newer
-     * one (a lease beat, which does not touch the item) voids them. Removed with the misses by every beat written.
-     */
-    static final String MISS_BASIS = "mb";
     /** The newest restart command issued for the agent (a map), stamped by the write that issues it. */
     static final String RESTART_COMMAND = "rc";
     /** Session rotations requested for the agent (a context-limit error), and the newest one's time. */
@@ -173,7 +168,7 @@ final class AgentItems {
                 agentId(item), status, instant(item, HEARTBEAT_AT), instant(item, DEADLINE), (int) num(item, MISSES, 0),
                 (int) num(item, GRACE, 0), num(item, BEATS, 0), instant(item, PAUSED_UNTIL));
         io.lifeline.agent.SweepPlan.Observed judged = io.lifeline.agent.HostLease.judged(direct,
-                Duration.ofMillis(num(item, STALE_AFTER_MS, 0)), null, leaseBeat, instant(item, MISS_BASIS));
+                Duration.ofMillis(num(item, STALE_AFTER_MS, 0)), null, leaseBeat, instant(item, LAST_MISS_AT));
         Map<String, AttributeValue> out = new java.util.HashMap<>(item);
         out.put(HEARTBEAT_AT, ms(judged.heartbeatAt()));
         out.put(DEADLINE, ms(judged.deadline()));
@@ -207,7 +202,6 @@ final class AgentItems {
             u.setExpression(DEADLINE, u.name(STALE_AFTER_MS) + " + " + u.value(ms(now)));
         }
         u.set(MISSES, n(0));
-        u.remove(MISS_BASIS);
         u.setExpression(BEATS, u.name(BEATS) + " + " + u.value(n(1)));
     }
 

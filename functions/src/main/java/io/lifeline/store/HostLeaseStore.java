@@ -50,6 +50,12 @@ public final class HostLeaseStore {
      */
     static final Duration PRUNE_AFTER = Duration.ofMinutes(10);
     private static final int ATTEMPTS = 4;
+    /**
+     * A lease beat moved back by less than this is the request's own latency (the server's time less an age the
+     * daemon measured a moment earlier), not a daemon going back in time: it is not put back, so an agent whose
+     * local beats are rarer than its host's renewals costs no second write.
+     */
+    static final Duration JITTER = Duration.ofSeconds(1);
 
     /** An agent's lease beat: when its daemon last heard from it locally, on the server's clock. */
     public record Beat(String agentId, Instant at) {
@@ -167,7 +173,7 @@ public final class HostLeaseStore {
         if (a != null && a.hasM()) {
             for (Beat b : beats) {
                 AttributeValue was = a.m().get(HostLease.key(b.agentId()));
-                if (was != null && Long.parseLong(was.n()) > b.at().toEpochMilli()) {
+                if (was != null && Long.parseLong(was.n()) > b.at().plus(JITTER).toEpochMilli()) {
                     newer.put(b.agentId(), Instant.ofEpochMilli(Long.parseLong(was.n())));
                 }
             }

@@ -38,7 +38,7 @@ import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
 public final class SweepStore {
     private static final String PROJECTION = String.join(", ", "#pk", "#sk", "#status", "#hbAt", "#deadline",
             "#misses", "#grace", "#beats", "#paused", "#leader", "#spT", "#spM", "#massStale", "#tseq", "#tAt",
-            "#lease", "#schedule", "#staleMs", "#mb", "#at", "#a", "#s", "#exp");
+            "#lease", "#schedule", "#staleMs", "#lastMiss", "#at", "#a", "#s", "#exp");
 
     /**
      * What one scan saw. {@code consumedReadUnits} is as DynamoDB reported it (0 where it does not). Host leases
@@ -158,13 +158,16 @@ public final class SweepStore {
         HostLease.Seen lease = byHost.get(AgentItems.team(item) + "/" + hostId);
         Long beat = lease == null ? null : lease.beats().get(key);
         SweepPlan.Observed direct = observed(item);
+        if (item.containsKey(AgentItems.SCHEDULE)) {
+            return direct; // every beat of a scheduled agent is written to its item: judged from there alone
+        }
+        Duration staleAfter = Duration.ofMillis(Items.num(item, AgentItems.STALE_AFTER_MS, 0));
         SweepPlan.Observed withLink = new SweepPlan.Observed(direct.team(), direct.agentId(), direct.status(),
                 direct.heartbeatAt(), direct.deadline(), direct.misses(), direct.graceMisses(), direct.beats(),
-                direct.pausedUntil(), new SweepPlan.Hosted(hostId, key, beat, null,
+                direct.pausedUntil(), new SweepPlan.Hosted(hostId, key, beat, staleAfter,
                 lease == null ? null : lease.answers().get(key)));
-        return HostLease.judged(withLink, Duration.ofMillis(Items.num(item, AgentItems.STALE_AFTER_MS, 0)),
-                Items.str(item, AgentItems.SCHEDULE), beat == null ? null : Instant.ofEpochMilli(beat),
-                Items.instant(item, AgentItems.MISS_BASIS));
+        return HostLease.judged(withLink, staleAfter, null, beat == null ? null : Instant.ofEpochMilli(beat),
+                Items.instant(item, AgentItems.LAST_MISS_AT));
     }
 
     private Part scanSegment(int segment, int segments) {
@@ -187,7 +190,7 @@ public final class SweepStore {
         names.put("#lease", AgentItems.LEASE);
         names.put("#schedule", AgentItems.SCHEDULE);
         names.put("#staleMs", AgentItems.STALE_AFTER_MS);
-        names.put("#mb", AgentItems.MISS_BASIS);
+        names.put("#lastMiss", AgentItems.LAST_MISS_AT);
         names.put("#at", HostLeaseStore.RENEWED_AT);
         names.put("#a", HostLeaseStore.BEATS);
         names.put("#s", HostLeaseStore.ANSWERS);
@@ -274,7 +277,7 @@ public final class SweepStore {
         u.condition(u.in(AgentItems.STATUS, List.of(s(AgentStatus.READY.wire()), s(AgentStatus.WORKING.wire()))));
         if (a.hosted() != null) {
             try {
-                return withLease("record a missed sweep", a, false, u);
+                return withLease("record a missed sweep", a, false, u, now);
             } catch (ConditionalCheckFailedException e) {
                 return refused(a, e);
             }
@@ -289,12 +292,14 @@ public final class SweepStore {
      * to its item and answered {@code rejoinRequired}. A refusal of the item's own condition is thrown as a
      * ConditionalCheckFailedException carrying the item.
      */
-    private Write withLease(String what, SweepPlan.Observed a, boolean death, Update u) {
+    private Write withLease(String what, SweepPlan.Observed a, boolean death, Update u, Instant now) {
         SweepPlan.Hosted h = a.hosted();
         Update lease = new Update(table, HostLeaseStore.key(a.team(), h.hostId()));
         String entry = lease.mapPath(HostLeaseStore.BEATS, h.key());
-        lease.condition(h.leaseBeatMs() == null ? "attribute_not_exists(" + entry + ")"
-                : entry + " = " + lease.value(n(h.leaseBeatMs())));
+        // Still stale at `now` through the lease: no lease beat, or one older than now less the stale-after. A
+        // renewal that re-reports the same silence (its beat recomputed a few ms apart) does not cancel the write.
+        lease.condition("attribute_not_exists(" + entry + ") OR " + entry + " < "
+                + lease.value(ms(now.minus(h.staleAfter()))));
         software.amazon.awssdk.services.dynamodb.model.TransactWriteItem leaseItem;
         if (death && h.answer() != null) {
             String answer = lease.mapPath(HostLeaseStore.ANSWERS, h.key());
@@ -337,7 +342,7 @@ public final class SweepStore {
                     TransitionTable.rule(Trigger.HEARTBEAT_EXPIRED).to(), reason, at);
             try {
                 if (a.hosted() != null) {
-                    return withLease("mark the agent dead", a, true, u);
+                    return withLease("mark the agent dead", a, true, u, now);
                 }
                 StoreFailures.call("mark the agent dead", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
                 return Write.DONE;
@@ -401,11 +406,9 @@ public final class SweepStore {
         String last = u.name(AgentItems.LAST_MISS_AT);
         String voided = "";
         SweepPlan.Hosted h = a.hosted();
-        if (h != null && h.judgedFrom() != null) {
-            // Misses counted against an older sign of life than the one judged now no longer count (see judged).
-            String basis = u.name(AgentItems.MISS_BASIS);
-            voided = " OR (attribute_exists(" + basis + ") AND " + basis + " <> " + u.value(ms(h.judgedFrom())) + ")";
-            u.set(AgentItems.MISS_BASIS, ms(h.judgedFrom()));
+        if (h != null && h.leaseBeatMs() != null) {
+            // Misses counted before the lease beat no longer count (see HostLease.judged): no spacing to keep.
+            voided = " OR " + last + " < " + u.value(n(h.leaseBeatMs()));
         }
         u.condition("attribute_not_exists(" + missesName + ") OR " + missesName + " = " + u.value(n(0))
                 + " OR attribute_not_exists(" + last + ") OR " + last + " <= " + u.value(ms(now.minus(spacing)))

@@ -22,7 +22,7 @@ class HostLeaseJudgingTest {
 
     private static SweepPlan.Observed item(Instant heartbeat, Instant deadline, int misses) {
         return new SweepPlan.Observed("t", "a1", AgentStatus.READY, heartbeat, deadline, misses, 2, 7, null,
-                new SweepPlan.Hosted("h1", HostLease.key("a1"), null, null, null));
+                new SweepPlan.Hosted("h1", HostLease.key("a1"), null, MINUTE, null));
     }
 
     @Test
@@ -54,7 +54,6 @@ class HostLeaseJudgingTest {
                 NOW.minusSeconds(10), null);
         assertEquals(NOW.minusSeconds(10), j.heartbeatAt());
         assertEquals(NOW.plusSeconds(50), j.deadline());
-        assertEquals(NOW.minusSeconds(10), j.hosted().judgedFrom());
     }
 
     @Test
@@ -67,11 +66,13 @@ class HostLeaseJudgingTest {
     }
 
     @Test
-    void judged_missesCountedAgainstAnOlderSignOfLife_areVoided_againstThisOne_stand() {
+    void judged_missesCountedBeforeTheLeaseBeat_areVoided_afterIt_stand() {
         Instant beat = NOW.minusSeconds(80);
-        assertEquals(0, HostLease.judged(item(null, null, 1), MINUTE, null, beat, beat.minusSeconds(30)).misses());
-        assertEquals(1, HostLease.judged(item(null, null, 1), MINUTE, null, beat, beat).misses());
-        assertEquals(1, HostLease.judged(item(null, null, 1), MINUTE, null, beat, null).misses(), "no basis: direct");
+        assertEquals(0, HostLease.judged(item(null, null, 1), MINUTE, null, beat, beat.minusSeconds(30)).misses(),
+                "heard after the miss");
+        assertEquals(1, HostLease.judged(item(null, null, 1), MINUTE, null, beat, beat.plusSeconds(75)).misses(),
+                "a hung agent's lease beat, re-reported after the miss");
+        assertEquals(1, HostLease.judged(item(null, null, 1), MINUTE, null, beat, null).misses(), "no miss time");
     }
 
     @Test
