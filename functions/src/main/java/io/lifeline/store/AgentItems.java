@@ -68,6 +68,14 @@ final class AgentItems {
     /** Session rotations requested for the agent (a context-limit error), and the newest one's time. */
     static final String ROTATIONS = "rot";
     static final String ROTATED_AT = "rotAt";
+    /**
+     * The newest transition seq the outbox has fully published (its record, hand-back, notice and events), and the
+     * replay stamp the outbox repair sets on a transition that stayed unpublished (seq and when), which the stream
+     * carries to the publisher again.
+     */
+    static final String PUBLISHED_SEQ = "ps";
+    static final String REPLAY_SEQ = "rp";
+    static final String REPLAY_AT = "rpAt";
 
     private AgentItems() {
     }

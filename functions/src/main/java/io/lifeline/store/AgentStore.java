@@ -325,6 +325,24 @@ public final class AgentStore {
         }
     }
 
+    /**
+     * Records that the outbox has fully published the agent's transition {@code seq} (the watermark the outbox
+     * repair reads), unless a later one is recorded already. A quiet write: it never invokes the publisher.
+     */
+    public void markPublished(String team, String agentId, long seq) {
+        Update u = new Update(table, AgentItems.key(team, agentId));
+        u.set(AgentItems.PUBLISHED_SEQ, n(seq));
+        AgentItems.quiet(u);
+        String ps = u.name(AgentItems.PUBLISHED_SEQ);
+        u.condition("attribute_exists(" + u.name(Keys.PK) + ")");
+        u.condition("attribute_not_exists(" + ps + ") OR " + ps + " < " + u.value(n(seq)));
+        try {
+            StoreFailures.call("mark the transition published", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
+        } catch (ConditionalCheckFailedException e) {
+            // a later transition is published already, or the agent is gone
+        }
+    }
+
     static AgentStatus currentStatusOrThrow(ConditionalCheckFailedException e, String agentId) {
         Map<String, AttributeValue> old = e.item();
         if (old == null || old.isEmpty()) {
