@@ -111,6 +111,8 @@ public final class LifelineLocal implements AutoCloseable {
             // A sweep counts as late while a request that reached the front door waits for its answer (FrontDoor).
             scheduler = new Scheduler(host, options.template().schedules(), options.clock(), System::nanoTime,
                     frontDoor::oldestWaitNanos);
+            // The sweeps queued between two schedules: delivered when due, late by the same measure.
+            runtime.queues.startDelivering(frontDoor::oldestWaitNanos);
             resumeInterruptedRevives(options.template());
             demo = options.demo() ? new Demo(gateway, adminKey) : null;
         } catch (Exception e) {
@@ -155,10 +157,9 @@ public final class LifelineLocal implements AutoCloseable {
         return names;
     }
 
-    /** Local invokes the sweep once per sweep interval itself, so each invocation runs one sweep. */
+    /** The template's parameters as Local runs them: the overrides, and Local's own defaults. */
     static Map<String, String> localParameters(Map<String, String> overrides) {
         Map<String, String> p = new java.util.HashMap<>(overrides);
-        p.put("SweepsPerInvocation", "1");
         // Heartbeats and the sweep share Local's one process: a late schedule means beats queued behind the stall.
         p.putIfAbsent("SweepSkipsLateSchedules", "true");
         return p;
@@ -279,6 +280,11 @@ public final class LifelineLocal implements AutoCloseable {
 
     public LocalStepFunctions stepFunctions() {
         return stepFunctions;
+    }
+
+    /** The template's SQS queues: the sweeps queued between two schedules. */
+    public LocalQueues queues() {
+        return runtime.queues;
     }
 
     @Override
