@@ -154,6 +154,7 @@ public final class LifelineLocal implements AutoCloseable {
         names.put(template.eventBusLogicalId(), bus);
         template.logicalIds("AWS::Serverless::Function").forEach(id -> names.put(id, FunctionHost.functionArn(id)));
         template.logicalIds("AWS::Serverless::StateMachine").forEach(id -> names.put(id, LocalStepFunctions.arn(id)));
+        template.logicalIds("AWS::SQS::Queue").forEach(id -> names.put(id, LocalQueues.queueUrl(id)));
         return names;
     }
 

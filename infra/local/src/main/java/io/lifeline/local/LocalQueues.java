@@ -96,9 +96,13 @@ public final class LocalQueues implements AutoCloseable {
         return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
     }
 
-    /** The URL a function's environment gets for the queue ({@code !Ref} of an SQS queue is its URL). */
-    public String queueUrl(String queueId) {
-        return endpoint() + "/" + ACCOUNT + "/" + queueId;
+    /**
+     * The URL a function's environment gets for the queue ({@code !Ref} of an SQS queue is its URL). The SDK sends
+     * to the client's endpoint and carries the URL in the request; the host resolves nowhere, so a client that ever
+     * sent to it would fail loudly.
+     */
+    public static String queueUrl(String queueId) {
+        return "http://sqs.local.invalid/" + ACCOUNT + "/" + queueId;
     }
 
     public SqsClient client() {

@@ -56,7 +56,6 @@ public final class LocalRuntime implements AutoCloseable {
         this.parameters = LifelineLocal.localParameters(b.parameters);
         this.queues = new LocalQueues(template, clock);
         this.names = LifelineLocal.resourceNames(template, b.table, b.busName);
-        template.logicalIds("AWS::SQS::Queue").forEach(id -> names.put(id, queues.queueUrl(id)));
         this.bus = new LocalEventBus(template.rules(parameters), clock);
         AtomicReference<LocalStepFunctions> sfn = new AtomicReference<>();
         this.stepFunctionsClient = b.stepFunctions ? () -> sfn.get().client() : () -> {
