@@ -1,6 +1,7 @@
 package io.lifeline.local;
 
 import io.lifeline.config.Wiring;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.HashMap;
@@ -54,9 +55,14 @@ public final class LocalRuntime implements AutoCloseable {
         }
         this.busClient = b.busClient;
         this.parameters = LifelineLocal.localParameters(b.parameters);
-        this.queues = new LocalQueues(template, clock);
         this.names = LifelineLocal.resourceNames(template, b.table, b.busName);
-        this.bus = new LocalEventBus(template.rules(parameters), clock);
+        this.queues = new LocalQueues(template, clock);
+        try {
+            this.bus = new LocalEventBus(template.rules(parameters), clock);
+        } catch (IOException | RuntimeException e) {
+            queues.close();
+            throw e;
+        }
         AtomicReference<LocalStepFunctions> sfn = new AtomicReference<>();
         this.stepFunctionsClient = b.stepFunctions ? () -> sfn.get().client() : () -> {
             throw new IllegalStateException("no Step Functions in this runtime");
