@@ -12,6 +12,7 @@ import io.lifeline.store.AgentStore;
 import io.lifeline.store.EventLog;
 import io.lifeline.store.InboxStore;
 import io.lifeline.store.StreamChanges;
+import io.lifeline.store.Tables;
 import io.lifeline.store.TaskStore;
 import io.lifeline.store.TeamStore;
 import io.lifeline.store.TransitionLog;
@@ -25,9 +26,11 @@ import java.util.Set;
 import software.amazon.awssdk.services.dynamodb.model.Record;
 
 /**
- * The outbox. For each record of the table's stream, in order: a status change becomes its transition
- * record and, on death, the hand-back and the leader's notice; every meaningful change becomes an event.
- * Events go on the bus with PutEvents, checked entry by entry, then into the team's event log. A record
+ * The outbox, one pass per change. For each record of the live table's stream, in order: a status change
+ * becomes its transition record and, on death, the hand-back and the leader's notice (all on the ledger); the
+ * change and everything it caused ({@code TasksReassigned}, {@code LeaderNotified}) become events sent in the
+ * same PutEvents, checked entry by entry, then kept in the team's event log. Records that carry no fact never
+ * reach this handler: the stream mapping's FilterCriteria passes only records marked for the outbox. A record
  * whose work or events could not be done is reported back (ReportBatchItemFailures): the stream delivers
  * it and everything after it again, and since every write here is idempotent, nothing is lost and
  * nothing doubled.
@@ -50,11 +53,11 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
     public PublisherHandler(Wiring wiring) {
         Config config = wiring.config();
         this.clock = wiring.clock();
-        String table = config.tableName();
-        this.transitions = new TransitionLog(wiring.dynamo(), table, config.transitionRetention());
-        this.deaths = new DeathFollowUp(new AgentStore(wiring.dynamo(), table), new TaskStore(wiring.dynamo(), table),
-                new TeamStore(wiring.dynamo(), table), new InboxStore(wiring.dynamo(), table, config.eventRetention()));
-        this.eventLog = new EventLog(wiring.dynamo(), table, config.eventRetention());
+        Tables tables = config.tables();
+        this.transitions = new TransitionLog(wiring.dynamo(), tables, config.transitionRetention());
+        this.deaths = new DeathFollowUp(new AgentStore(wiring.dynamo(), tables), new TaskStore(wiring.dynamo(), tables),
+                new TeamStore(wiring.dynamo(), tables), new InboxStore(wiring.dynamo(), tables, config.eventRetention()));
+        this.eventLog = new EventLog(wiring.dynamo(), tables, config.eventRetention());
         this.bus = config.eventBusName() == null ? null
                 : new EventBridgePublisher(wiring.eventBridge().get(), config.eventBusName(), PUT_EVENTS_BACKOFF);
     }
@@ -127,11 +130,11 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
         List<LifelineEvent> events = new ArrayList<>();
         for (StreamChanges.Change change : StreamChanges.decode(record.dynamodb().oldImage(),
                 record.dynamodb().newImage())) {
+            events.add(EventCatalogue.of(change));
             if (change instanceof StreamChanges.StatusChanged c) {
                 transitions.record(new TransitionLog.Change(c.team(), c.agentId(), c.transition()));
-                deaths.handle(c);
+                deaths.handle(c).forEach(caused -> events.add(EventCatalogue.of(caused)));
             }
-            events.add(EventCatalogue.of(change));
         }
         return events;
     }

@@ -41,9 +41,9 @@ public final class EventLog {
     private final String table;
     private final Duration retention;
 
-    public EventLog(DynamoDbClient dynamo, String table, Duration retention) {
+    public EventLog(DynamoDbClient dynamo, Tables tables, Duration retention) {
         this.dynamo = dynamo;
-        this.table = table;
+        this.table = tables.ledger();
         this.retention = retention;
     }
 

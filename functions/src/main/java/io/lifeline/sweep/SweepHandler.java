@@ -76,7 +76,7 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
             throw new IllegalStateException("SWEEP_QUEUE_URL is not set: the sweep queues "
                     + (config.sweepsPerInvocation() - 1) + " sweeps a minute there (SWEEPS_PER_INVOCATION)");
         }
-        String table = config.tableName();
+        io.lifeline.store.Tables table = config.tables();
         this.sweeper = new Sweeper(new SweepStore(wiring.dynamo(), table, config.sweepSegments()),
                 new TeamStore(wiring.dynamo(), table),
                 new SweepPlan.Policy(config.selfPreservationThreshold(), config.selfPreservationMinAlive()),

@@ -32,14 +32,17 @@ public final class StreamPump {
 
     private final DynamoDbStreamsClient streams;
     private final String streamArn;
-    private final List<RequestHandler<DynamodbEvent, StreamsEventResponse>> consumers;
+    private final List<Consumer> consumers;
     private final Path checkpointFile;
     /** Shard id -> sequence number of the last record every consumer handled. */
     private final Map<String, String> checkpoints = new ConcurrentHashMap<>();
     private final Map<String, Boolean> finishedShards = new ConcurrentHashMap<>();
+    private final Map<String, Long> invocations = new ConcurrentHashMap<>();
+    private final Map<String, Long> recordsDelivered = new ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.AtomicLong recordsRead = new java.util.concurrent.atomic.AtomicLong();
 
     public StreamPump(DynamoDbStreamsClient streams, String streamArn,
-                      List<RequestHandler<DynamodbEvent, StreamsEventResponse>> consumers, Path checkpointFile)
+                      List<Consumer> consumers, Path checkpointFile)
             throws IOException {
         this.streams = streams;
         this.streamArn = streamArn;
@@ -95,6 +98,7 @@ public final class StreamPump {
                 }
                 return delivered;
             }
+            recordsRead.addAndGet(records.size());
             int accepted = deliver(records);
             delivered += accepted;
             if (accepted > 0) {
@@ -109,14 +113,24 @@ public final class StreamPump {
         return delivered;
     }
 
-    /** Invokes every consumer; returns how many leading records all of them accepted. */
+    /**
+     * Invokes every consumer with the records its filter passes (none passing: not invoked, as Lambda does);
+     * returns how many leading records all of them accepted.
+     */
     private int deliver(List<Record> records) {
         int accepted = records.size();
-        DynamodbEvent event = StreamEvents.toEvent(records, streamArn);
-        for (RequestHandler<DynamodbEvent, StreamsEventResponse> consumer : consumers) {
+        for (Consumer consumer : consumers) {
+            List<Record> passed = records.stream().filter(consumer.filter()::passes).toList();
+            if (passed.isEmpty()) {
+                continue;
+            }
+            invocations.merge(consumer.functionId(), 1L, Long::sum);
+            recordsDelivered.merge(consumer.functionId(), (long) passed.size(), Long::sum);
+            DynamodbEvent event = StreamEvents.toEvent(passed, streamArn);
             StreamsEventResponse response;
             try {
-                response = consumer.handleRequest(event, new LocalContext("stream", UUID.randomUUID().toString()));
+                response = consumer.handler().handleRequest(event,
+                        new LocalContext("stream", UUID.randomUUID().toString()));
             } catch (RuntimeException e) {
                 System.err.println("stream consumer failed, the batch will be retried: " + e);
                 return 0;
@@ -152,10 +166,31 @@ public final class StreamPump {
         }
     }
 
-    /** Consumers as their handler type, for the host's stream functions. */
-    public static List<RequestHandler<DynamodbEvent, StreamsEventResponse>> consumers(FunctionHost host) {
-        List<RequestHandler<DynamodbEvent, StreamsEventResponse>> out = new ArrayList<>();
-        host.streamConsumers().forEach(id -> out.add(host.handler(id)));
+    /** A stream function: its handler and its event source mapping's filter. */
+    public record Consumer(String functionId, RequestHandler<DynamodbEvent, StreamsEventResponse> handler,
+                           StreamFilter filter) {
+    }
+
+    /** The host's stream functions, each with the FilterCriteria its mapping declares in template.yaml. */
+    public static List<Consumer> consumers(FunctionHost host) {
+        List<Consumer> out = new ArrayList<>();
+        host.streamConsumers().forEach(id -> out.add(new Consumer(id, host.handler(id),
+                StreamFilter.of(host.function(id).streamFilters()))));
         return out;
+    }
+
+    /** How many times the pump invoked the function (batches its filter passed at least one record of). */
+    public long invocations(String functionId) {
+        return invocations.getOrDefault(functionId, 0L);
+    }
+
+    /** How many records the function was given (after its filter), replays included. */
+    public long recordsDelivered(String functionId) {
+        return recordsDelivered.getOrDefault(functionId, 0L);
+    }
+
+    /** How many records the pump read from the stream, replays included. */
+    public long recordsRead() {
+        return recordsRead.get();
     }
 }
