@@ -161,6 +161,19 @@ public final class LifelineClient {
         return call("POST", agentPath(agentId, "/fail"), reasonBody(reason), AgentView.class);
     }
 
+    /**
+     * A host stopped restarting its crash-looping agent: {@code dead_failed_revive} at once
+     * ({@code host_gave_up}), with one alert and no revive flow. {@code reason} is at most 160 characters.
+     */
+    public AgentView giveUp(String agentId, String reason) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        if (reason != null) {
+            body.put("reason", reason);
+        }
+        body.put("giveUp", true);
+        return call("POST", agentPath(agentId, "/fail"), body, AgentView.class);
+    }
+
     public AgentView cleanup(String agentId, String reason) {
         return call("POST", agentPath(agentId, "/cleanup"), reasonBody(reason), AgentView.class);
     }

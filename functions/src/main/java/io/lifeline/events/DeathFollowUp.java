@@ -39,7 +39,8 @@ final class DeathFollowUp {
             agents.clearTask(c.team(), c.agentId(), c.currentTaskId());
             return;
         }
-        if (t.to() != AgentStatus.DEAD || !t.from().isAlive()) {
+        // A host's give-up (host_gave_up) may end a life straight from alive: it is a death like the others.
+        if ((t.to() != AgentStatus.DEAD && t.to() != AgentStatus.DEAD_FAILED_REVIVE) || !t.from().isAlive()) {
             return;
         }
         List<String> handedBack = List.of();

@@ -185,6 +185,9 @@ final class Commands {
                     .append('\n');
             s.append("  host:            ").append(dash(a.hostId())).append('\n');
             s.append("  task:            ").append(dash(a.currentTaskId()));
+            if (a.stats() != null && a.stats().restartsLastHour() != null) {
+                s.append("\n  restarts (1 h):  ").append(a.stats().restartsLastHour()).append(" (as its host reported)");
+            }
             if (a.pausedUntil() != null) {
                 s.append("\n  paused until:    ").append(a.pausedUntil()).append(a.pauseReason() == null ? ""
                         : " (" + a.pauseReason() + ")");

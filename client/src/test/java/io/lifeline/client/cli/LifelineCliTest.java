@@ -480,12 +480,57 @@ class LifelineCliTest {
         assertTrue(r.out().contains("crash reported: cli-d2"), r.out());
         assertTrue(r.out().contains("restarted: cli-d2"), r.out());
         assertTrue(r.out().contains("joined: cli-d1"), r.out());
-        assertEquals("ready", client.agent("cli-d1").status());
+        // The end of --iterations is a stop: the commands stop, then every agent leaves.
+        assertTrue(r.out().contains("daemon stopped: 2 of 2 agent(s) left (offline)"), r.out());
+        assertTrue(r.out().contains("left: cli-d1") && r.out().contains("left: cli-d2"), r.out());
+        assertEquals("offline", client.agent("cli-d1").status());
         // The history of changes before the newest comes from the outbox, a moment after the change: wait for it.
         assertTrue(io.lifeline.client.LocalHarness.eventually(java.time.Duration.ofSeconds(20),
                 () -> client.transitions("cli-d2", 10).transitions().stream()
-                        .anyMatch(t -> "reported_failure".equals(t.trigger()))),
+                        .anyMatch(t -> "reported_failure".equals(t.trigger())
+                                && t.reason().contains("process exited with status 3 on host h-d"))),
                 () -> "no reported_failure in " + client.transitions("cli-d2", 10).transitions());
+    }
+
+    @Test
+    void daemon_withNoLeaveOnStop_stopsWithoutLeaving_andSaysSo() {
+        run("register", "cli-nl", "--host", "h-nl");
+        Run r = run("daemon", "--host", "h-nl", "--agent", "cli-nl=sleep 30", "--interval", "1s", "--iterations", "1",
+                "--no-leave-on-stop", "--log-dir", dir.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("did not leave (--no-leave-on-stop)"), r.out());
+        assertEquals("ready", client.agent("cli-nl").status());
+    }
+
+    @Test
+    @org.junit.jupiter.api.Timeout(value = 90, unit = java.util.concurrent.TimeUnit.SECONDS)
+    void daemon_onSigterm_stopsItsCommandThenLeavesItsAgent() throws Exception {
+        run("register", "cli-term", "--host", "h-term");
+        Path pidFile = dir.resolve("child.pid");
+        // The real command line in its own JVM, so that SIGTERM reaches it the way Ctrl-C or a service manager does.
+        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "daemon", "--host", "h-term",
+                "--agent", "cli-term=echo $$ > '" + pidFile + "'; exec sleep 300", "--interval", "1s")
+                .redirectErrorStream(true).redirectOutput(dir.resolve("daemon.out").toFile());
+        pb.environment().put("LIFELINE_URL", local.url().toString());
+        pb.environment().put("LIFELINE_KEY", local.adminKey());
+        pb.environment().put("XDG_CONFIG_HOME", noConfig.toString());
+        Process daemon = pb.start();
+        try {
+            assertTrue(io.lifeline.client.LocalHarness.eventually(java.time.Duration.ofSeconds(40),
+                    () -> "ready".equals(client.agent("cli-term").status()) && java.nio.file.Files.exists(pidFile)),
+                    "the daemon joined its agent");
+            long child = Long.parseLong(java.nio.file.Files.readString(pidFile).trim());
+            daemon.destroy(); // SIGTERM
+            assertTrue(daemon.waitFor(30, java.util.concurrent.TimeUnit.SECONDS), "the daemon exits after SIGTERM");
+            String out = java.nio.file.Files.readString(dir.resolve("daemon.out"));
+            assertTrue(out.contains("daemon stopped: 1 of 1 agent(s) left (offline)"), out);
+            assertEquals("offline", client.agent("cli-term").status());
+            assertEquals("leave", client.agent("cli-term").lastTransition().trigger());
+            assertTrue(ProcessHandle.of(child).map(h -> !h.isAlive()).orElse(true), "the command was stopped");
+        } finally {
+            daemon.destroyForcibly();
+        }
     }
 
     @Test
