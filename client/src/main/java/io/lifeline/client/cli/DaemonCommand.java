@@ -110,6 +110,10 @@ final class DaemonCommand extends BaseCommand {
                     + (every == null ? "interval the server advises" : every.toMillis() + " ms"));
             out().flush();
             if (iterations != null) {
+                List<String> joined = daemon.joinAll();
+                if (!joined.isEmpty()) {
+                    out().println("joined: " + String.join(", ", joined));
+                }
                 for (int i = 0; i < iterations; i++) {
                     report(daemon.runOnce());
                     if (i + 1 < iterations) {

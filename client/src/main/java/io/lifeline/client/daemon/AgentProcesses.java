@@ -9,7 +9,8 @@ public interface AgentProcesses {
     void restart(String agentId, String reason) throws Exception;
 
     /**
-     * How the agent's last process ended, for a person (e.g. "exited with status 3; last stderr line: boom"), or
+     * How the agent's last process ended, for a person (e.g. "exited with status 3: boom", with the last line
+     * the process wrote to stderr), or
      * null when unknown. The daemon puts it in the crash report's reason.
      */
     default String exitDescription(String agentId) {

@@ -67,7 +67,7 @@ public final class CommandProcesses implements AgentProcesses, AutoCloseable {
         return r == null || r.process.isAlive() ? null : r.process.exitValue();
     }
 
-    /** "exited with status 3; last stderr line: boom" (the line once the copier has read to the end, at most 1 s). */
+    /** "exited with status 3: boom", boom being the last stderr line (once the copier has read to the end, at most 1 s). */
     @Override
     public String exitDescription(String agentId) {
         Run r = running.get(agentId);
@@ -80,7 +80,7 @@ public final class CommandProcesses implements AgentProcesses, AutoCloseable {
             Thread.currentThread().interrupt();
         }
         String line = r.lastStderrLine;
-        return "exited with status " + r.process.exitValue() + (line == null ? "" : "; last stderr line: " + line);
+        return "exited with status " + r.process.exitValue() + (line == null ? "" : ": " + line);
     }
 
     @Override

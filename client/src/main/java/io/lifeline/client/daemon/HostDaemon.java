@@ -149,18 +149,29 @@ public final class HostDaemon implements AutoCloseable {
         }
     }
 
+    /**
+     * Joins every agent (as {@link #start()} does first); answers the ones that joined. One that did not is
+     * joined by a later round (its heartbeat answers rejoinRequired), or the round reports the problem.
+     */
+    public List<String> joinAll() {
+        List<String> joined = new ArrayList<>();
+        for (String a : agents) {
+            try {
+                joinAndAdvise(a);
+                joined.add(a);
+            } catch (LifelineException e) {
+                // the round's heartbeat answers rejoinRequired and joins again, or reports the problem
+            }
+        }
+        return joined;
+    }
+
     /** Joins every agent, then runs a round now and every interval on a background thread. */
     public synchronized void start() {
         if (executor != null) {
             throw new IllegalStateException("already started");
         }
-        for (String a : agents) {
-            try {
-                joinAndAdvise(a);
-            } catch (LifelineException e) {
-                // the round's heartbeat answers rejoinRequired and joins again, or reports the problem
-            }
-        }
+        joinAll();
         executor = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "lifeline-daemon-" + hostId);
             t.setDaemon(true);
@@ -331,16 +342,16 @@ public final class HostDaemon implements AutoCloseable {
         times.addLast(now);
         int k = crashesInWindow(agentId, now);
         String how = processes.exitDescription(agentId);
-        String ended = how == null ? "process exited" : "process " + how;
+        String ended = how == null ? "process exited" : how;
+        // Short, the essentials first: the server keeps the first 100 bytes of a reason on the agent.
         if (restartOnExit && k >= maxCrashes) {
             restartDue.remove(agentId);
             failPending.remove(agentId);
-            givenUp.put(agentId, reason("gave up after " + k + " crashes in " + span(crashWindow) + ", on host "
-                    + hostId + "; last: " + ended));
+            givenUp.put(agentId, reason(k + " crashes in " + span(crashWindow) + "; " + ended));
             return;
         }
-        failPending.put(agentId, reason(ended + " on host " + hostId + (k > 1 ? " (crash " + k + " of " + maxCrashes
-                + " in " + span(crashWindow) + ")" : "")));
+        failPending.put(agentId, reason((k > 1 ? "crash " + k + " of " + maxCrashes + " in " + span(crashWindow) + ": "
+                : "") + ended));
         if (restartOnExit) {
             restartDue.put(agentId, now.plus(backoff(k)));
         }
@@ -429,7 +440,9 @@ public final class HostDaemon implements AutoCloseable {
     /**
      * The graceful end of a stop (seed 004: leave -> offline): every agent this daemon hosts leaves, in
      * parallel, within {@code within}. Call it after the agents' processes are stopped (a process still running
-     * could beat, be told to rejoin, and come back). Answers one line per agent: "left: ID", or "not left: ID: why".
+     * could beat, be told to rejoin, and come back). An agent that crashed just before (dead or restarting) joins
+     * and then leaves, which ends its revive flow: no restart is asked of a host that is gone. An agent given up
+     * stays dead_failed_revive (it awaits a decision). Answers one line per agent: "left: ID", or "not left: ID: why".
      */
     public List<String> leaveAll(String reason, Duration within) {
         stop();
@@ -474,6 +487,17 @@ public final class HostDaemon implements AutoCloseable {
         } catch (LifelineApiException e) {
             if ("offline".equals(e.agentStatus())) {
                 return "left: " + agentId + " (already offline)";
+            }
+            if ("dead".equals(e.agentStatus()) || "restarting".equals(e.agentStatus())) {
+                // It crashed just before the stop and waited for its restart: this host will not restart it now,
+                // so it ends its revive (join) and leaves, rather than have restarts asked of a host that is gone.
+                try {
+                    client.join(agentId);
+                    client.leave(agentId, reason + " (it had crashed)");
+                    return "left: " + agentId + " (it had crashed: joined, then left)";
+                } catch (LifelineException again) {
+                    return "not left: " + agentId + ": " + again.getMessage();
+                }
             }
             return "not left: " + agentId + ": " + e.code() + (e.agentStatus() == null ? "" : " (it is "
                     + e.agentStatus() + ")");
