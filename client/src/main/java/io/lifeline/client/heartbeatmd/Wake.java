@@ -366,8 +366,14 @@ public final class Wake {
             if (a.field("last_run") != null) {
                 a.set("last_run", at.toString());
             }
-            // What the action was when this result was made: an edit after it makes the action run afresh.
-            a.set("definition_hash", a.definitionHash());
+            // What the action was when a result that holds it back was made (a failure, or the completion of a one-shot
+            // action): an edit after it makes the action run afresh. A recurring action's completion holds nothing
+            // back (it runs again on its schedule), so its block stays in the seed's format.
+            if (!outcome.success() || !a.schedule().recurring()) {
+                a.set("definition_hash", a.definitionHash());
+            } else {
+                a.remove("definition_hash");
+            }
             if (watchHashes.containsKey(a.id())) {
                 a.set("watched_hash", watchHashes.get(a.id()));
             }
