@@ -199,6 +199,9 @@ public final class HostDaemon implements AutoCloseable {
         return next;
     }
 
+    /** A restart due this close to a round's start is made in that round (the round was scheduled for it). */
+    private static final Duration DUE_TOLERANCE = Duration.ofMillis(100);
+
     /** One background round, then the next one interval later (the interval as advised by now). */
     private void round() {
         try {
@@ -287,7 +290,7 @@ public final class HostDaemon implements AutoCloseable {
             if (!restartOnExit || due == null) {
                 continue;
             }
-            if (due.isAfter(now)) {
+            if (due.isAfter(now.plus(DUE_TOLERANCE))) {
                 backingOff.add(a + " restarts in " + Duration.between(now, due).toSeconds() + " s (crash "
                         + crashesInWindow(a, now) + " of " + maxCrashes + " in " + span(crashWindow) + ")");
                 continue;
@@ -331,7 +334,7 @@ public final class HostDaemon implements AutoCloseable {
             }
         }
 
-        handleCommands(restarted, rejoined, acked, problems);
+        handleCommands(restarted, rejoined, acked, problems, backingOff);
         return new TickReport(calls, results, crashesReported, restarted, rejoined, acked, problems, gaveUp,
                 backingOff);
     }
@@ -455,11 +458,9 @@ public final class HostDaemon implements AutoCloseable {
         try {
             Map<String, Future<String>> leaving = new LinkedHashMap<>();
             for (String a : agents) {
-                if (givenUp.containsKey(a)) {
-                    lines.add("not left: " + a + ": the daemon gave up on it (dead_failed_revive)");
-                    continue;
-                }
-                leaving.put(a, pool.submit(() -> leaveOne(a, reason)));
+                leaving.put(a, givenUp.containsKey(a) ? java.util.concurrent.CompletableFuture.completedFuture(
+                        "not left: " + a + ": the daemon gave up on it (dead_failed_revive)")
+                        : pool.submit(() -> leaveOne(a, reason)));
             }
             long deadline = System.nanoTime() + within.toNanos();
             for (Map.Entry<String, Future<String>> e : leaving.entrySet()) {
@@ -507,7 +508,7 @@ public final class HostDaemon implements AutoCloseable {
     }
 
     private void handleCommands(List<String> restarted, List<String> rejoined, List<String> acked,
-            List<String> problems) {
+            List<String> problems, List<String> backingOff) {
         List<HostCommand> commands;
         try {
             commands = client.hostCommands(hostId).commands();
@@ -545,8 +546,13 @@ public final class HostDaemon implements AutoCloseable {
                 crashes.remove(c.agentId());
                 exitCounted.remove(c.agentId());
             } else if (restartDue.containsKey(c.agentId())) {
-                problems.add(c.agentId() + ": restart requested; it restarts when its crash backoff ends, at "
-                        + restartDue.get(c.agentId()));
+                backingOff.add(c.agentId() + " was asked for by the revive flow; it restarts when its crash backoff "
+                        + "ends, at " + restartDue.get(c.agentId()));
+                continue;
+            } else if (restartOnExit && !processes.isRunning(c.agentId()) && !exitCounted.contains(c.agentId())) {
+                // It exited again since this round looked: the next round counts the crash and restarts it after its
+                // backoff, so a revive flow's request never bypasses the crash loop's accounting.
+                backingOff.add(c.agentId() + " exited again; the next round restarts it (crash backoff applies)");
                 continue;
             }
             Instant started = startedAt.get(c.agentId());
