@@ -45,13 +45,14 @@ final class DeathFollowUp {
     FollowUp handle(StreamChanges.StatusChanged c) {
         Transition t = c.transition();
         List<StreamChanges.Change> told = new ArrayList<>();
-        boolean stopped = t.from().isAlive() && c.currentTaskId() != null
-                && (t.to() == AgentStatus.OFFLINE || t.to() == AgentStatus.DEAD);
+        boolean stopped = t.from().isAlive() && c.currentTaskId() != null && !t.to().isAlive();
         if (t.to() == AgentStatus.OFFLINE && stopped) {
             handBack(c, told);
             return new FollowUp(told, c.currentTaskId());
         }
-        if (t.to() != AgentStatus.DEAD || !t.from().isAlive()) {
+        // A host's give-up (host_gave_up) may end a life straight from alive: it is a death like the others.
+        boolean death = t.to() == AgentStatus.DEAD || t.to() == AgentStatus.DEAD_FAILED_REVIVE;
+        if (!death || !t.from().isAlive()) {
             return new FollowUp(told, null);
         }
         List<String> handedBack = c.currentTaskId() != null && handBack(c, told) ? List.of(c.currentTaskId())

@@ -264,6 +264,14 @@ public final class AgentStore {
     }
 
     /**
+     * A host stopped restarting its crash-looping agent: alive, dead or restarting -> dead_failed_revive at once.
+     */
+    public Agent giveUp(String team, String agentId, String reason, Instant now) {
+        return transition(team, agentId, Trigger.HOST_GAVE_UP, reason == null ? "host gave up restarting it" : reason,
+                now, u -> { });
+    }
+
+    /**
      * Holds back the sweep's dead-marking of this agent until {@code until} (a maintenance window). The
      * reason, if any, is kept with the agent's side data by the caller: the agent item stays small.
      */
