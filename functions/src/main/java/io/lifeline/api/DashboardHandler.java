@@ -26,7 +26,8 @@ public final class DashboardHandler implements RequestHandler<APIGatewayV2HTTPEv
     private static final Map<String, String> TYPES = Map.of(
             "index.html", "text/html; charset=utf-8",
             "app.js", "text/javascript; charset=utf-8",
-            "style.css", "text/css; charset=utf-8");
+            "style.css", "text/css; charset=utf-8",
+            "favicon.svg", "image/svg+xml");
 
     private final Map<String, String> files = new HashMap<>();
 
