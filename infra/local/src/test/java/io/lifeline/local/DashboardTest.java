@@ -191,6 +191,8 @@ class DashboardTest {
                 return false;
             }
         });
+        // Trouble first: Cyd (dead, restarting or unrecoverable) heads the table.
+        assertEquals("cyd", driver.findElement(By.cssSelector("tr.agent")).getAttribute("data-agent-id"));
         assertEquals("READY", badgeOf("ada"));
         assertEquals("WORKING", badgeOf("bob"));
         assertEquals("OFFLINE", badgeOf("dee"));
