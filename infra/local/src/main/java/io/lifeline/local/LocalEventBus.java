@@ -33,8 +33,9 @@ import software.amazon.event.ruler.Machine;
  * Tests can make it refuse chosen entries, as the real service sometimes does.
  */
 public final class LocalEventBus implements AutoCloseable {
-    /** An event the bus accepted, with the rules it matched. */
-    public record Delivered(String eventId, String detailType, JsonNode event, List<String> rules) {
+    /** An event the bus accepted, with the rules it matched, and when it arrived (wall clock, epoch ms). */
+    public record Delivered(String eventId, String detailType, JsonNode event, List<String> rules,
+                            long receivedAtMillis) {
     }
 
     private final HttpServer server;
@@ -111,7 +112,8 @@ public final class LocalEventBus implements AutoCloseable {
             } catch (Exception e) {
                 throw new IllegalStateException("event-ruler could not read " + event, e);
             }
-            delivered.add(new Delivered(id, event.path("detail-type").asText(), event, matched));
+            delivered.add(new Delivered(id, event.path("detail-type").asText(), event, matched,
+                    System.currentTimeMillis()));
             for (String ruleId : matched) {
                 for (SamTemplate.Target t : rules.get(ruleId).targets()) {
                     deliver(ruleId, t, event);
