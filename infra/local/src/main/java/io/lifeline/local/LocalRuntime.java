@@ -28,6 +28,11 @@ public final class LocalRuntime implements AutoCloseable {
     public final Map<String, String> parameters;
     /** Local names of the template's resources ({@link LifelineLocal#resourceNames}). */
     public final Map<String, String> names;
+    /**
+     * The template's generated secrets (logical id to value) as Local made them: what the webhooks' connections
+     * send in their X-Lifeline-Token header.
+     */
+    public final Map<String, String> secrets;
     public final LocalEventBus bus;
     public final FunctionHost host;
     /** Null when built {@link Builder#withoutStepFunctions()}. */
@@ -52,7 +57,12 @@ public final class LocalRuntime implements AutoCloseable {
         this.busClient = b.busClient;
         this.parameters = LifelineLocal.localParameters(b.parameters);
         this.names = LifelineLocal.resourceNames(template, b.table, b.busName);
-        this.bus = new LocalEventBus(template.rules(parameters), clock);
+        Map<String, String> secrets = new java.util.LinkedHashMap<>();
+        for (String id : template.generatedSecrets()) {
+            secrets.put(id, b.secrets.containsKey(id) ? b.secrets.get(id) : newSecret());
+        }
+        this.secrets = java.util.Collections.unmodifiableMap(secrets);
+        this.bus = new LocalEventBus(template.rules(parameters, secrets), clock);
         AtomicReference<LocalStepFunctions> sfn = new AtomicReference<>();
         this.stepFunctionsClient = b.stepFunctions ? () -> sfn.get().client() : () -> {
             throw new IllegalStateException("no Step Functions in this runtime");
@@ -82,6 +92,18 @@ public final class LocalRuntime implements AutoCloseable {
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
+
+    /** A secret as the template's GenerateSecretString makes one: 48 letters and digits. */
+    static String newSecret() {
+        String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+        StringBuilder out = new StringBuilder(48);
+        for (int i = 0; i < 48; i++) {
+            out.append(alphabet.charAt(RANDOM.nextInt(alphabet.length())));
+        }
+        return out.toString();
     }
 
     /**
@@ -117,8 +139,15 @@ public final class LocalRuntime implements AutoCloseable {
         private String streamArn;
         private Path checkpoints;
         private Function<LocalEventBus, EventBridgeClient> busClient = LocalEventBus::client;
+        private Map<String, String> secrets = Map.of();
 
         private Builder() {
+        }
+
+        /** Values for the template's generated secrets (a data dir's, kept across starts); the rest are made anew. */
+        public Builder secrets(Map<String, String> secrets) {
+            this.secrets = Map.copyOf(secrets);
+            return this;
         }
 
         public Builder template(SamTemplate template) {
