@@ -398,6 +398,22 @@ public final class SamTemplate {
         return out;
     }
 
+    /**
+     * A function's ReservedConcurrentExecutions for these parameters ({@code !If} evaluated; {@code AWS::NoValue}
+     * or none: empty). Lambda runs at most that many invocations of it at once and throttles the rest.
+     */
+    public java.util.OptionalInt reservedConcurrency(String logicalId, Map<String, String> parameters) {
+        JsonNode v = resources().path(logicalId).path("Properties").path("ReservedConcurrentExecutions");
+        if (v.has("Fn::If")) {
+            JsonNode branches = v.get("Fn::If");
+            v = condition(branches.get(0).asText(), parameters) ? branches.get(1) : branches.get(2);
+        }
+        if (v.isMissingNode() || (v.has("Ref") && "AWS::NoValue".equals(v.get("Ref").asText()))) {
+            return java.util.OptionalInt.empty();
+        }
+        return java.util.OptionalInt.of(Integer.parseInt(resolve(v, parameters, Map.of())));
+    }
+
     /** Logical ids of every resource of {@code type}. */
     public List<String> logicalIds(String type) {
         return resourcesOfType(type);
