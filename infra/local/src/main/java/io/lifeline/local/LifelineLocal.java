@@ -256,6 +256,11 @@ public final class LifelineLocal implements AutoCloseable {
         return adminKey;
     }
 
+    /** The template's functions as Local hosts them (their reserved concurrency and throttles included). */
+    public FunctionHost host() {
+        return host;
+    }
+
     public LocalGateway gateway() {
         return gateway;
     }
