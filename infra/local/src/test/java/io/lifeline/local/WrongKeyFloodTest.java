@@ -100,6 +100,8 @@ class WrongKeyFloodTest {
 
             Map<Integer, Integer> flood = new java.util.TreeMap<>();
             floodAnswers.forEach((status, n) -> flood.put(status, n.get()));
+            System.out.println("wrong-key flood: answers " + flood + ", authorizer throttles "
+                    + local.host().throttles("AuthorizerFunction") + ", fleet beats taken " + fleetBeats.get());
             assertTrue(flood.keySet().stream().allMatch(s -> s == 401 || s == 403 || s == 500 || s == 429),
                     "the flood was refused, never served: " + flood);
             assertTrue(flood.getOrDefault(500, 0) > 0 && local.host().throttles("AuthorizerFunction") > 0,
@@ -112,6 +114,7 @@ class WrongKeyFloodTest {
                     .filter(l -> l.path("msg").asText().equals("sweep")
                             && !l.path("outcome").asText().equals("skipped_late")).count();
             assertTrue(judged >= 4, "sweeps kept judging during the flood: " + judged);
+            System.out.println("wrong-key flood: sweeps that judged " + judged);
             for (String id : fleet) {
                 JsonNode agent = Json.parse(call(base, key, "GET", "/v1/teams/local/agents/" + id, null).body());
                 assertTrue(agent.path("alive").asBoolean(), "no false death: " + agent);
