@@ -455,4 +455,52 @@ class AlertRulesTest {
         assertEquals(4, connectionOf.size(), connectionOf.toString());
         assertEquals(connectionOf.size(), new java.util.HashSet<>(connectionOf.values()).size(), connectionOf.toString());
     }
+
+    /** The rules' logical ids named by {@code !GetAtt X.Arn} anywhere under {@code node} (tags dropped: "X.Arn"). */
+    private static Set<String> namedRuleArns(JsonNode node) {
+        Set<String> out = new TreeSet<>();
+        if (node.isTextual() && node.asText().endsWith("Rule.Arn")) {
+            out.add(node.asText().substring(0, node.asText().length() - ".Arn".length()));
+        }
+        node.forEach(child -> out.addAll(namedRuleArns(child)));
+        return out;
+    }
+
+    /**
+     * The alerts topic lets EventBridge publish only for the rules that target it, and the dead-letter queue takes
+     * messages only for the rules whose targets name it (aws:SourceArn), so no other rule of the account can use
+     * either.
+     */
+    @Test
+    void topicAndDeadLetterPolicies_nameExactlyTheRulesThatUseThem() throws Exception {
+        JsonNode resources = new ObjectMapper(new YAMLFactory()).readTree(TestStack.templatePath().toFile())
+                .path("Resources");
+        Set<String> topicRules = new TreeSet<>();
+        Set<String> queueRules = new TreeSet<>();
+        resources.fields().forEachRemaining(r -> {
+            if ("AWS::Events::Rule".equals(r.getValue().path("Type").asText())) {
+                for (JsonNode t : r.getValue().path("Properties").path("Targets")) {
+                    if (t.path("Arn").asText().equals("AlertsTopic")) {
+                        topicRules.add(r.getKey());
+                    }
+                    if (t.path("DeadLetterConfig").path("Arn").asText().equals("DeliveryDeadLetterQueue.Arn")) {
+                        queueRules.add(r.getKey());
+                    }
+                }
+            }
+        });
+        JsonNode eventsOnTopic = null;
+        for (JsonNode st : resources.path("AlertsTopicPolicy").path("Properties").path("PolicyDocument").path("Statement")) {
+            if (st.path("Principal").path("Service").asText().equals("events.amazonaws.com")) {
+                eventsOnTopic = st;
+            }
+        }
+        assertEquals(topicRules, namedRuleArns(eventsOnTopic.path("Condition").path("ArnEquals")),
+                "the topic policy's aws:SourceArn");
+        JsonNode queueStatement = resources.path("DeliveryDeadLetterQueuePolicy").path("Properties")
+                .path("PolicyDocument").path("Statement").get(0);
+        assertEquals(queueRules, namedRuleArns(queueStatement.path("Condition").path("ArnEquals")),
+                "the queue policy's aws:SourceArn");
+        assertEquals(rules.keySet(), queueRules, "every rule's target has the queue");
+    }
 }
