@@ -48,8 +48,9 @@ final class ColdStartBench {
             }
         }
         try (LocalDynamo server = LocalDynamo.start(null); DynamoDbClient dynamo = server.client()) {
-            LocalDynamo.ensureTable(dynamo, SamTemplate.bundled(), "cold");
-            AgentStore agents = new AgentStore(dynamo, "cold");
+            io.lifeline.local.LocalTables tables = io.lifeline.local.LocalTables.named(SamTemplate.bundled(), "cold");
+            tables.ensure(dynamo, SamTemplate.bundled());
+            AgentStore agents = new AgentStore(dynamo, tables.tables());
             agents.register(new NewAgent("bench", "cold-1", "cold", "bench", null, Duration.ofSeconds(60), 2, null, null),
                     Instant.now());
             agents.join("bench", "cold-1", Instant.now());
@@ -61,8 +62,8 @@ final class ColdStartBench {
                 long[] h = child(cp, ColdStartHandlerMain.class, server.endpoint().toString(), "cold", "bench", "cold-1");
                 handler.add(h[0]);
                 handlerInit.add(h[1]);
-                bare.add(child(cp, ColdStartBareMain.class, server.endpoint().toString(), "cold", "TEAM#bench",
-                        "AGENT#cold-1")[0]);
+                bare.add(child(cp, ColdStartBareMain.class, server.endpoint().toString(), tables.tables().live(),
+                        "TEAM#bench#AGENT#cold-1", "AGENT")[0]);
             }
             double h = median(handler);
             double b = median(bare);

@@ -30,7 +30,8 @@ public final class ColdStartHandlerMain {
                 .httpClient(UrlConnectionHttpClient.create())
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
                 .build();
-        HeartbeatHandler handler = new HeartbeatHandler(new Wiring(Config.fromEnvironment(Map.of("TABLE_NAME", args[1])),
+        HeartbeatHandler handler = new HeartbeatHandler(new Wiring(Config.fromEnvironment(Map.of("LIVE_TABLE", args[1] + "-live",
+                "LEDGER_TABLE", args[1] + "-ledger")),
                 Clock.systemUTC(), dynamo));
         long init = System.nanoTime();
         APIGatewayV2HTTPEvent event = APIGatewayV2HTTPEvent.builder().withVersion("2.0")

@@ -28,7 +28,8 @@ public final class MeteredStack implements AutoCloseable {
     public final DynamoDbClient plain;
     public final DynamoDbClient metered;
     public final CapacityMeter meter = new CapacityMeter();
-    public final String table;
+    public final io.lifeline.store.Tables tables;
+    private final io.lifeline.local.LocalTables localTables;
     public final LocalGateway gateway;
     public final String adminKey;
     public final SamTemplate template;
@@ -45,10 +46,11 @@ public final class MeteredStack implements AutoCloseable {
     public MeteredStack(LocalDynamo server, String table, Map<String, String> parameters, Clock clock)
             throws Exception {
         this.server = server;
-        this.table = table;
         this.template = SamTemplate.bundled();
+        this.localTables = io.lifeline.local.LocalTables.named(template, table);
+        this.tables = localTables.tables();
         this.plain = server.client();
-        LocalDynamo.ensureTable(plain, template, table);
+        localTables.ensure(plain, template);
         this.metered = DynamoDbClient.builder().endpointOverride(server.endpoint()).region(Region.US_EAST_1)
                 .httpClient(UrlConnectionHttpClient.create())
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
@@ -57,10 +59,10 @@ public final class MeteredStack implements AutoCloseable {
         // The bench's figures were measured without Local's late-schedule skip: keep the template's default.
         Map<String, String> params = new HashMap<>(parameters);
         params.putIfAbsent("SweepSkipsLateSchedules", "false");
-        this.runtime = LocalRuntime.builder().template(template).table(metered, table).busName("bench-bus")
+        this.runtime = LocalRuntime.builder().template(template).tables(metered, localTables).busName("bench-bus")
                 .clock(clock).parameters(params).withoutStepFunctions().build();
         this.gateway = runtime.gateway;
-        this.adminKey = new KeyStore(plain, table).createTeam(TEAM, clock.instant()).key();
+        this.adminKey = new KeyStore(plain, tables).createTeam(TEAM, clock.instant()).key();
     }
 
     /** A request through the gateway, as the HTTP front door would make it. */

@@ -41,10 +41,10 @@ public final class SweepBench {
         try (LocalDynamo dynamo = LocalDynamo.start(null);
              MeteredStack stack = new MeteredStack(dynamo, "sweep-sample", Map.of(), Clock.systemUTC())) {
             stack.readyAgent("sample");
-            Map<String, AttributeValue> sampleAgent = stack.plain.getItem(g -> g.tableName(stack.table)
-                    .key(Map.of("pk", AttributeValue.fromS("TEAM#" + MeteredStack.TEAM),
-                            "sk", AttributeValue.fromS("AGENT#sample")))).item();
-            Map<String, AttributeValue> sampleTeam = stack.plain.getItem(g -> g.tableName(stack.table)
+            Map<String, AttributeValue> sampleAgent = stack.plain.getItem(g -> g.tableName(stack.tables.live())
+                    .key(Map.of("pk", AttributeValue.fromS("TEAM#" + MeteredStack.TEAM + "#AGENT#sample"),
+                            "sk", AttributeValue.fromS("AGENT")))).item();
+            Map<String, AttributeValue> sampleTeam = stack.plain.getItem(g -> g.tableName(stack.tables.live())
                     .key(Map.of("pk", AttributeValue.fromS("TEAM#" + MeteredStack.TEAM),
                             "sk", AttributeValue.fromS("TEAM")))).item();
             var details = report.details().putObject("sweep");
@@ -54,7 +54,8 @@ public final class SweepBench {
                 String table = "sweep-" + n;
                 // The template's table without its stream: DynamoDB Local's stream makes bulk seeding several
                 // times slower, and neither the sweep's Scan nor a bare Scan reads it.
-                stack.plain.createTable(stack.template.createTableRequest(table).toBuilder()
+                stack.plain.createTable(stack.template.createTableRequest(
+                        stack.template.globalEnvironmentReference("LIVE_TABLE"), table).toBuilder()
                         .streamSpecification((software.amazon.awssdk.services.dynamodb.model.StreamSpecification) null)
                         .build());
                 long t0 = System.nanoTime();
@@ -62,10 +63,12 @@ public final class SweepBench {
                 seed(stack.plain, table, sampleAgent, sampleTeam, n, stale, Instant.now());
                 double seedSeconds = (System.nanoTime() - t0) / 1e9;
                 System.out.printf("  seeded %d agents in %.1f s%n", n, seedSeconds);
-                SweepStore store = new SweepStore(stack.metered, table, SEGMENTS);
+                // The sweep reads and writes the live table only; the ledger is named but never touched.
+                io.lifeline.store.Tables tables = new io.lifeline.store.Tables(table, table + "-ledger");
+                SweepStore store = new SweepStore(stack.metered, tables, SEGMENTS);
                 // The template's default timing: misses 11.25 s apart at least (each rep reseeds the agents, so
                 // the spacing never refuses a rep's writes), restarting agents ended after the flow's longest run.
-                Sweeper sweeper = new Sweeper(store, new TeamStore(stack.metered, table),
+                Sweeper sweeper = new Sweeper(store, new TeamStore(stack.metered, tables),
                         new SweepPlan.Policy(0.5, 4),
                         new Sweeper.Timing(java.time.Duration.ofMillis(11_250), java.time.Duration.ofMinutes(11)),
                         Clock.systemUTC());
@@ -234,8 +237,11 @@ public final class SweepBench {
                                                  boolean stale) {
         Map<String, AttributeValue> item = new HashMap<>(sample);
         String id = String.format("agent-%06d", i);
-        item.put("pk", AttributeValue.fromS("TEAM#" + teamName(i / AGENTS_PER_TEAM)));
-        item.put("sk", AttributeValue.fromS("AGENT#" + id));
+        String team = teamName(i / AGENTS_PER_TEAM);
+        item.put("pk", AttributeValue.fromS("TEAM#" + team + "#AGENT#" + id));
+        item.put("sk", AttributeValue.fromS("AGENT"));
+        item.put("tpk", AttributeValue.fromS("TEAM#" + team));
+        item.put("tsk", AttributeValue.fromS(id));
         item.put("name", AttributeValue.fromS(id));
         item.put("status", AttributeValue.fromS("ready"));
         item.put("misses", AttributeValue.fromN("0"));

@@ -61,7 +61,8 @@ public final class ThroughputBench {
             }
             DynamoDbClient dynamo = local.dynamo();
             Map<String, String> env = new HashMap<>();
-            env.put("TABLE_NAME", LifelineLocal.TABLE_NAME);
+            env.put("LIVE_TABLE", local.tables().live());
+            env.put("LEDGER_TABLE", local.tables().ledger());
             HeartbeatHandler handler = new HeartbeatHandler(new Wiring(Config.fromEnvironment(env), Clock.systemUTC(),
                     dynamo));
             Beat http = t -> expect(200, post(clients[t], base + "/v1/teams/local/agents/http-" + t + "/heartbeat",
@@ -127,8 +128,8 @@ public final class ThroughputBench {
     /** What a heartbeat's write is at its core: one conditional UpdateItem on the agent item. */
     static void bareUpdate(DynamoDbClient dynamo, String agentId) {
         long now = System.currentTimeMillis();
-        dynamo.updateItem(u -> u.tableName(LifelineLocal.TABLE_NAME)
-                .key(Map.of("pk", AttributeValue.fromS("TEAM#local"), "sk", AttributeValue.fromS("AGENT#" + agentId)))
+        dynamo.updateItem(u -> u.tableName(LifelineLocal.TABLE_PREFIX + "-live")
+                .key(Map.of("pk", AttributeValue.fromS("TEAM#local#AGENT#" + agentId), "sk", AttributeValue.fromS("AGENT")))
                 .updateExpression("SET hbAt = :now, deadline = :d, misses = :zero ADD beats :one")
                 .conditionExpression("#s IN (:ready, :working)")
                 .expressionAttributeNames(Map.of("#s", "status"))

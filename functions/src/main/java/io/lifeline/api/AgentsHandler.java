@@ -49,7 +49,7 @@ public final class AgentsHandler extends HttpApiHandler {
     }
 
     public AgentsHandler(Wiring wiring) {
-        String table = wiring.config().tableName();
+        io.lifeline.store.Tables table = wiring.config().tables();
         this.agents = new AgentStore(wiring.dynamo(), table);
         this.data = new AgentDataStore(wiring.dynamo(), table);
         this.tasks = new TaskStore(wiring.dynamo(), table);

@@ -32,7 +32,7 @@ public final class AuthorizerHandler
     }
 
     public AuthorizerHandler(Wiring wiring) {
-        this.keys = new KeyStore(wiring.dynamo(), wiring.config().tableName());
+        this.keys = new KeyStore(wiring.dynamo(), wiring.config().tables());
     }
 
     @Override

@@ -43,8 +43,8 @@ public final class HeartbeatHandler extends HttpApiHandler {
     }
 
     public HeartbeatHandler(Wiring wiring) {
-        this.agents = new AgentStore(wiring.dynamo(), wiring.config().tableName());
-        this.data = new AgentDataStore(wiring.dynamo(), wiring.config().tableName());
+        this.agents = new AgentStore(wiring.dynamo(), wiring.config().tables());
+        this.data = new AgentDataStore(wiring.dynamo(), wiring.config().tables());
         this.config = wiring.config();
         this.clock = wiring.clock();
         countHeartbeats(clock);

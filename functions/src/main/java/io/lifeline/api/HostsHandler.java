@@ -20,7 +20,7 @@ public final class HostsHandler extends HttpApiHandler {
     }
 
     public HostsHandler(Wiring wiring) {
-        this.commands = new HostCommandStore(wiring.dynamo(), wiring.config().tableName(), wiring.config().commandTtl());
+        this.commands = new HostCommandStore(wiring.dynamo(), wiring.config().tables(), wiring.config().commandTtl());
         this.clock = wiring.clock();
         route("GET /v1/teams/{team}/hosts/{hostId}/commands", Scope.AGENT, this::pending);
         route("POST /v1/teams/{team}/hosts/{hostId}/commands/{commandId}/ack", Scope.AGENT, this::ack);

@@ -28,7 +28,7 @@ public final class KeysHandler extends HttpApiHandler {
     }
 
     public KeysHandler(Wiring wiring) {
-        this.keys = new KeyStore(wiring.dynamo(), wiring.config().tableName());
+        this.keys = new KeyStore(wiring.dynamo(), wiring.config().tables());
         this.clock = wiring.clock();
         route("POST /v1/teams", Scope.OPERATOR, this::createTeam);
         route("POST /v1/teams/{team}/admin-keys", Scope.OPERATOR, this::mintAdminKey);

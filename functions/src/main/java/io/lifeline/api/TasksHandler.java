@@ -26,7 +26,7 @@ public final class TasksHandler extends HttpApiHandler {
     }
 
     public TasksHandler(Wiring wiring) {
-        this.tasks = new TaskStore(wiring.dynamo(), wiring.config().tableName());
+        this.tasks = new TaskStore(wiring.dynamo(), wiring.config().tables());
         this.clock = wiring.clock();
         route("POST /v1/teams/{team}/tasks", Scope.AGENT, this::create);
         route("GET /v1/teams/{team}/tasks", Scope.READ, this::list);

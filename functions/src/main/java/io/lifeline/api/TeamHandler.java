@@ -35,7 +35,7 @@ public final class TeamHandler extends HttpApiHandler {
     }
 
     public TeamHandler(Wiring wiring) {
-        String table = wiring.config().tableName();
+        io.lifeline.store.Tables table = wiring.config().tables();
         this.teams = new TeamStore(wiring.dynamo(), table);
         this.events = new EventLog(wiring.dynamo(), table, wiring.config().eventRetention());
         this.clock = wiring.clock();

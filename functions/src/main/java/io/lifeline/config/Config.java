@@ -1,5 +1,6 @@
 package io.lifeline.config;
 
+import io.lifeline.store.Tables;
 import java.time.Duration;
 import java.util.Map;
 
@@ -8,7 +9,7 @@ import java.util.Map;
  * them (by {@code !Ref} where they name a resource); Lifeline Local passes the same map.
  */
 public record Config(
-        String tableName,
+        Tables tables,
         Duration defaultStaleAfter,
         int defaultGraceMisses,
         Duration heartbeatInterval,
@@ -30,12 +31,8 @@ public record Config(
         java.time.Instant sweepGraceFrom) {
 
     public static Config fromEnvironment(Map<String, String> env) {
-        String table = env.get("TABLE_NAME");
-        if (table == null || table.isBlank()) {
-            throw new IllegalStateException("TABLE_NAME is not set");
-        }
         return new Config(
-                table,
+                new Tables(required(env, "LIVE_TABLE"), required(env, "LEDGER_TABLE")),
                 Duration.ofSeconds(positive(env, "STALE_AFTER_SECONDS", 60)),
                 (int) positive(env, "GRACE_MISSES", 2),
                 Duration.ofSeconds(positive(env, "HEARTBEAT_INTERVAL_SECONDS", 30)),
@@ -55,6 +52,14 @@ public record Config(
                 Duration.ofSeconds(positive(env, "COMMAND_TTL_SECONDS", 600)),
                 blankToNull(env.get("REVIVE_STATE_MACHINE_ARN")),
                 graceFrom(env.get("SWEEP_GRACE_FROM_MS")));
+    }
+
+    private static String required(Map<String, String> env, String name) {
+        String value = env.get(name);
+        if (value == null || value.isBlank()) {
+            throw new IllegalStateException(name + " is not set");
+        }
+        return value;
     }
 
     /**

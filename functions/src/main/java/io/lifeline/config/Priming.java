@@ -52,7 +52,7 @@ public final class Priming implements Resource {
     public boolean prime() {
         Json.write(Json.object().put("success", true).put("heartbeatTs", "2026-01-01T00:00:00Z"));
         try {
-            wiring.dynamo().getItem(g -> g.tableName(wiring.config().tableName()).key(NO_SUCH_ITEM));
+            wiring.dynamo().getItem(g -> g.tableName(wiring.config().tables().ledger()).key(NO_SUCH_ITEM));
             return true;
         } catch (RuntimeException e) {
             Log.emit(Log.line("WARN", "priming call failed; the snapshot is taken without it")

@@ -8,6 +8,7 @@ import io.lifeline.store.InboxStore;
 import io.lifeline.store.StreamChanges;
 import io.lifeline.store.TaskStore;
 import io.lifeline.store.TeamStore;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -18,6 +19,8 @@ import java.util.List;
  * does it at once; this is the same conditional write, so whichever runs second changes nothing, and a
  * leave whose caller stopped before its hand-back still gets one). The write that ended the life already
  * ended its hold, so no answer depends on when this runs: a complete from that life is refused either way.
+ * It answers what it did as changes for the bus ({@code TasksReassigned}, {@code LeaderNotified}), the same on a
+ * replay, so the publisher sends them in the same PutEvents as the status change: one pass per change.
  */
 final class DeathFollowUp {
     private final AgentStore agents;
@@ -32,27 +35,36 @@ final class DeathFollowUp {
         this.inbox = inbox;
     }
 
-    void handle(StreamChanges.StatusChanged c) {
+    List<StreamChanges.Change> handle(StreamChanges.StatusChanged c) {
         Transition t = c.transition();
+        List<StreamChanges.Change> told = new ArrayList<>();
         if (t.to() == AgentStatus.OFFLINE && t.from().isAlive() && c.currentTaskId() != null) {
-            tasks.handBack(c.team(), c.currentTaskId(), c.agentId(), t.at());
-            agents.clearTask(c.team(), c.agentId(), c.currentTaskId());
-            return;
+            handBack(c, told);
+            return told;
         }
         if (t.to() != AgentStatus.DEAD || !t.from().isAlive()) {
-            return;
+            return told;
         }
-        List<String> handedBack = List.of();
-        if (c.currentTaskId() != null) {
-            tasks.handBack(c.team(), c.currentTaskId(), c.agentId(), t.at());
-            agents.clearTask(c.team(), c.agentId(), c.currentTaskId());
-            handedBack = List.of(c.currentTaskId());
-        }
+        List<String> handedBack = c.currentTaskId() != null && handBack(c, told) ? List.of(c.currentTaskId())
+                : List.of();
         TeamSettings team = teams.get(c.team());
         String leader = team.leaderAgentId();
         if (leader != null && !leader.equals(c.agentId())) {
-            inbox.notify(c.team(), leader, c.agentId(), t.seq(), message(c, handedBack), handedBack, t.at());
+            told.add(new StreamChanges.LeaderNotice(c.team(), leader, inbox.notify(c.team(), leader, c.agentId(),
+                    t.seq(), message(c, handedBack), handedBack, t.at())));
         }
+        return told;
+    }
+
+    /** Hands back the task the stopped life held; true (and told) when it went back for this stop. */
+    private boolean handBack(StreamChanges.StatusChanged c, List<StreamChanges.Change> told) {
+        Transition t = c.transition();
+        boolean handed = tasks.handBack(c.team(), c.currentTaskId(), c.agentId(), t.at());
+        agents.clearTask(c.team(), c.agentId(), c.currentTaskId());
+        if (handed) {
+            told.add(new StreamChanges.TaskReassigned(c.team(), c.currentTaskId(), c.agentId(), t.at()));
+        }
+        return handed;
     }
 
     static String message(StreamChanges.StatusChanged c, List<String> handedBack) {

@@ -50,7 +50,7 @@ public final class ReviveHandler implements RequestHandler<Map<String, Object>, 
 
     public ReviveHandler(Wiring wiring) {
         this.config = wiring.config();
-        String table = config.tableName();
+        io.lifeline.store.Tables table = config.tables();
         this.agents = new AgentStore(wiring.dynamo(), table);
         this.data = new AgentDataStore(wiring.dynamo(), table);
         this.commands = new HostCommandStore(wiring.dynamo(), table, config.commandTtl());

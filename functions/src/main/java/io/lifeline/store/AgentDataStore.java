@@ -41,10 +41,12 @@ public final class AgentDataStore {
 
     private final DynamoDbClient dynamo;
     private final String table;
+    private final String live;
 
-    public AgentDataStore(DynamoDbClient dynamo, String table) {
+    public AgentDataStore(DynamoDbClient dynamo, Tables tables) {
         this.dynamo = dynamo;
-        this.table = table;
+        this.table = tables.ledger();
+        this.live = tables.live();
     }
 
     static Map<String, AttributeValue> key(String team, String agentId) {
@@ -105,10 +107,23 @@ public final class AgentDataStore {
             u.setExpression(SESSION_ROTATIONS, "if_not_exists(" + u.name(SESSION_ROTATIONS) + ", "
                     + u.value(n(0)) + ") + " + u.value(n(1)));
         }
-        TransactWriteItem agentExists = TransactWriteItem.builder().conditionCheck(c -> c
-                .tableName(table).key(AgentItems.key(team, agentId))
-                .conditionExpression("attribute_exists(#pk)")
-                .expressionAttributeNames(Map.of("#pk", Keys.PK))).build();
+        TransactWriteItem agentExists;
+        if (category == ErrorClassifier.Category.CONTEXT_LIMIT) {
+            // A rotation is a fact for the bus (SessionRotationRequested): stamped on the agent's live item in the
+            // same transaction, with the outbox mark, since the ledger has no stream.
+            Update rotation = new Update(live, AgentItems.key(team, agentId));
+            rotation.condition("attribute_exists(" + rotation.name(Keys.PK) + ")");
+            rotation.setExpression(AgentItems.ROTATIONS, "if_not_exists(" + rotation.name(AgentItems.ROTATIONS) + ", "
+                    + rotation.value(n(0)) + ") + " + rotation.value(n(1)));
+            rotation.set(AgentItems.ROTATED_AT, ms(now));
+            rotation.set(AgentItems.OUTBOX, AttributeValue.fromBool(true));
+            agentExists = rotation.transactItem();
+        } else {
+            agentExists = TransactWriteItem.builder().conditionCheck(c -> c
+                    .tableName(live).key(AgentItems.key(team, agentId))
+                    .conditionExpression("attribute_exists(#pk)")
+                    .expressionAttributeNames(Map.of("#pk", Keys.PK))).build();
+        }
         try {
             StoreFailures.call("record the error",
                     () -> dynamo.transactWriteItems(t -> t.transactItems(agentExists, u.transactItem())));

@@ -57,23 +57,50 @@ final class AgentItems {
     static final String T_TRIGGER = "tTrigger";
     static final String T_REASON = "tReason";
     static final String T_AT = "tAt";
+    /**
+     * The outbox mark: set by every write that carries a fact for the bus (a transition, a restart command, a
+     * session rotation), removed by every other write. The stream mapping's FilterCriteria passes only records
+     * whose new image carries it, so heartbeats and misses never invoke the publisher (DESIGN.md section 9).
+     */
+    static final String OUTBOX = "ob";
+    /** The newest restart command issued for the agent (a map), stamped by the write that issues it. */
+    static final String RESTART_COMMAND = "rc";
+    /** Session rotations requested for the agent (a context-limit error), and the newest one's time. */
+    static final String ROTATIONS = "rot";
+    static final String ROTATED_AT = "rotAt";
+    /**
+     * The newest transition seq the outbox has fully published (its record, hand-back, notice and events), and the
+     * replay stamp the outbox repair sets on a transition that stayed unpublished (seq and when), which the stream
+     * carries to the publisher again.
+     */
+    static final String PUBLISHED_SEQ = "ps";
+    static final String REPLAY_SEQ = "rp";
+    static final String REPLAY_AT = "rpAt";
 
     private AgentItems() {
     }
 
+    /** The agent item's key on the live table: a partition of its own (DESIGN.md section 9). */
     static Map<String, AttributeValue> key(String team, String agentId) {
-        return Map.of(Keys.PK, s(Keys.team(team)), Keys.SK, s(Keys.agentSk(agentId)));
+        return Map.of(Keys.PK, s(Keys.agentScope(team, agentId)), Keys.SK, s(Keys.AGENT_SK));
     }
 
     static boolean isAgent(Map<String, AttributeValue> item) {
-        String sk = str(item, Keys.SK);
         String pk = str(item, Keys.PK);
-        return sk != null && sk.startsWith(Keys.AGENT_PREFIX) && pk != null && !pk.contains("#AGENT#");
+        return Keys.AGENT_SK.equals(str(item, Keys.SK)) && pk != null && pk.contains("#AGENT#");
+    }
+
+    static String team(Map<String, AttributeValue> item) {
+        return Keys.teamOfAgentPk(str(item, Keys.PK));
+    }
+
+    static String agentId(Map<String, AttributeValue> item) {
+        return Keys.agentOfAgentPk(str(item, Keys.PK));
     }
 
     static Agent toAgent(Map<String, AttributeValue> item) {
-        String team = Keys.idAfter("TEAM#", str(item, Keys.PK));
-        String agentId = Keys.idAfter(Keys.AGENT_PREFIX, str(item, Keys.SK));
+        String team = team(item);
+        String agentId = agentId(item);
         AgentStats stats = new AgentStats(num(item, MESSAGES), num(item, TOOL_CALLS), num(item, ERRORS),
                 num(item, UPTIME_S));
         return new Agent(team, agentId, str(item, NAME), str(item, ROLE), str(item, HOST),
@@ -115,10 +142,16 @@ final class AgentItems {
         }
         u.set(T_AT, ms(now));
         u.setExpression(T_SEQ, u.name(T_SEQ) + " + " + u.value(n(1)));
+        u.set(OUTBOX, AttributeValue.fromBool(true));
         if (!to.isAlive()) {
             // A life ends here: its hold on a task ends in the same write (issue 14, item 3).
             u.remove(HOLD);
         }
+    }
+
+    /** A write that carries no fact for the bus: its stream record is filtered out before the publisher. */
+    static void quiet(Update u) {
+        u.remove(OUTBOX);
     }
 
     /**

@@ -39,13 +39,15 @@ public final class AgentStore {
     private final DynamoDbClient dynamo;
     private final String table;
 
-    public AgentStore(DynamoDbClient dynamo, String table) {
+    public AgentStore(DynamoDbClient dynamo, Tables tables) {
         this.dynamo = dynamo;
-        this.table = table;
+        this.table = tables.live();
     }
 
     public Agent register(NewAgent a, Instant now) {
         Map<String, AttributeValue> item = new HashMap<>(AgentItems.key(a.team(), a.agentId()));
+        item.put(Keys.TEAM_INDEX_PK, s(Keys.team(a.team())));
+        item.put(Keys.TEAM_INDEX_SK, s(a.agentId()));
         item.put(STATUS, s(AgentStatus.OFFLINE.wire()));
         item.put(AgentItems.NAME, s(a.name()));
         item.put(AgentItems.ROLE, s(a.role()));
@@ -85,10 +87,29 @@ public final class AgentStore {
         return get(team, agentId).orElseThrow(() -> LifelineException.agentNotFound(agentId));
     }
 
-    /** The team's agents, optionally only those in {@code status}, ordered by id. */
+    /**
+     * The team's agents, optionally only those in {@code status}, ordered by id: their keys from the team index
+     * (keys only, so no heartbeat ever writes it), then the items themselves by BatchGetItem.
+     */
     public List<Agent> list(String team, AgentStatus status) {
-        return Partitions.withPrefix(dynamo, table, Keys.team(team), Keys.AGENT_PREFIX,
-                status == null ? null : status.wire(), "list agents").stream().map(AgentItems::toAgent).toList();
+        List<Map<String, AttributeValue>> keys = new ArrayList<>();
+        StoreFailures.call("list agents", () -> {
+            dynamo.queryPaginator(q -> q.tableName(table).indexName(Tables.TEAM_INDEX)
+                    .keyConditionExpression("#tpk = :tpk")
+                    .expressionAttributeNames(Map.of("#tpk", Keys.TEAM_INDEX_PK))
+                    .expressionAttributeValues(Map.of(":tpk", s(Keys.team(team)))))
+                    .items().forEach(k -> keys.add(Map.of(Keys.PK, k.get(Keys.PK), Keys.SK, k.get(Keys.SK))));
+            return null;
+        });
+        List<Agent> out = new ArrayList<>();
+        for (Map<String, AttributeValue> item : BatchReads.get(dynamo, table, keys, k -> k, "list agents")) {
+            Agent agent = AgentItems.toAgent(item);
+            if (status == null || agent.status() == status) {
+                out.add(agent);
+            }
+        }
+        out.sort(java.util.Comparator.comparing(Agent::agentId));
+        return out;
     }
 
     /**
@@ -104,6 +125,7 @@ public final class AgentStore {
             AgentItems.stampLiveness(u, now, hb.nextWithin());
             AgentItems.stampStats(u, hb.stats());
             if (expected == null || expected == hb.reported()) {
+                AgentItems.quiet(u);
                 u.condition(u.in(STATUS, List.of(s(AgentStatus.READY.wire()), s(AgentStatus.WORKING.wire()))));
                 if (expected != null) {
                     u.condition(u.name(STATUS) + " = " + u.value(s(expected.wire())));
@@ -208,6 +230,7 @@ public final class AgentStore {
         }
         Update u = new Update(table, AgentItems.key(after.team(), after.agentId()));
         u.condition(u.name(AgentItems.BEATS) + " = " + u.value(n(after.beats())));
+        AgentItems.quiet(u);
         if (deadline == null) {
             u.remove(AgentItems.DEADLINE);
         } else {
@@ -248,6 +271,7 @@ public final class AgentStore {
         Update u = new Update(table, AgentItems.key(team, agentId));
         u.condition("attribute_exists(" + u.name(Keys.PK) + ")");
         u.set(AgentItems.PAUSED_UNTIL, ms(until));
+        AgentItems.quiet(u);
         return write("pause the agent", agentId, u);
     }
 
@@ -255,6 +279,7 @@ public final class AgentStore {
         Update u = new Update(table, AgentItems.key(team, agentId));
         u.condition("attribute_exists(" + u.name(Keys.PK) + ")");
         u.remove(AgentItems.PAUSED_UNTIL);
+        AgentItems.quiet(u);
         return write("resume the agent", agentId, u);
     }
 
@@ -289,6 +314,7 @@ public final class AgentStore {
     public void clearTask(String team, String agentId, String taskId) {
         Update u = new Update(table, AgentItems.key(team, agentId));
         u.remove(AgentItems.TASK);
+        AgentItems.quiet(u);
         u.condition(u.name(AgentItems.TASK) + " = " + u.value(s(taskId)));
         String hold = u.name(AgentItems.HOLD);
         u.condition("attribute_not_exists(" + hold + ") OR " + hold + " <> " + u.value(s(taskId)));
@@ -296,6 +322,24 @@ public final class AgentStore {
             StoreFailures.call("clear the agent's task", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
         } catch (ConditionalCheckFailedException e) {
             // Someone else moved on (a new claim, or it was already cleared): nothing to do.
+        }
+    }
+
+    /**
+     * Records that the outbox has fully published the agent's transition {@code seq} (the watermark the outbox
+     * repair reads), unless a later one is recorded already. A quiet write: it never invokes the publisher.
+     */
+    public void markPublished(String team, String agentId, long seq) {
+        Update u = new Update(table, AgentItems.key(team, agentId));
+        u.set(AgentItems.PUBLISHED_SEQ, n(seq));
+        AgentItems.quiet(u);
+        String ps = u.name(AgentItems.PUBLISHED_SEQ);
+        u.condition("attribute_exists(" + u.name(Keys.PK) + ")");
+        u.condition("attribute_not_exists(" + ps + ") OR " + ps + " < " + u.value(n(seq)));
+        try {
+            StoreFailures.call("mark the transition published", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
+        } catch (ConditionalCheckFailedException e) {
+            // a later transition is published already, or the agent is gone
         }
     }
 

@@ -56,18 +56,15 @@ public final class HostCommandStore {
                           String state, Instant createdAt, Instant expiresAt, Instant ackedAt) {
     }
 
-    /** BatchGetItem's limit of keys per call. */
-    private static final int BATCH_GET_MAX_KEYS = 100;
-    /** Calls for one batch before unprocessed keys (the store is busy) answer 503. */
-    private static final int BATCH_GET_ROUNDS = 4;
-
     private final DynamoDbClient dynamo;
+    private final Tables tables;
     private final String table;
     private final Duration ttl;
 
-    public HostCommandStore(DynamoDbClient dynamo, String table, Duration ttl) {
+    public HostCommandStore(DynamoDbClient dynamo, Tables tables, Duration ttl) {
         this.dynamo = dynamo;
-        this.table = table;
+        this.tables = tables;
+        this.table = tables.ledger();
         this.ttl = ttl;
     }
 
@@ -94,14 +91,38 @@ public final class HostCommandStore {
         item.put(STATE, s(PENDING));
         item.put(CREATED_AT, ms(now));
         item.put(Keys.EXPIRES_AT, n(now.plus(ttl).getEpochSecond()));
+        TransactWriteItem put = TransactWriteItem.builder().put(p -> p.tableName(table).item(item)
+                .conditionExpression("attribute_not_exists(#pk)")
+                .expressionAttributeNames(Map.of("#pk", Keys.PK))).build();
+        // The fact reaches the bus through the agent's live item (the ledger has no stream): the same transaction
+        // stamps the command there, with the outbox mark, and the publisher sends AgentRestartRequested from it.
+        Update stamp = new Update(tables.live(), AgentItems.key(team, agentId));
+        stamp.condition("attribute_exists(" + stamp.name(Keys.PK) + ")");
+        stamp.set(AgentItems.RESTART_COMMAND, AttributeValue.fromM(Map.of("id", s(commandId), "host", s(hostId),
+                "attempt", n(attempt), "reason", s(reason), "at", ms(now), "exp", item.get(Keys.EXPIRES_AT))));
+        stamp.set(AgentItems.OUTBOX, AttributeValue.fromBool(true));
         try {
-            StoreFailures.call("issue the restart command", () -> dynamo.putItem(p -> p.tableName(table).item(item)
-                    .conditionExpression("attribute_not_exists(#pk)")
-                    .expressionAttributeNames(Map.of("#pk", Keys.PK))));
+            StoreFailures.call("issue the restart command",
+                    () -> dynamo.transactWriteItems(t -> t.transactItems(put, stamp.transactItem())));
             return true;
-        } catch (ConditionalCheckFailedException e) {
-            return false;
+        } catch (TransactionCanceledException e) {
+            if (e.cancellationReasons().stream().anyMatch(Transactions::failedCondition)) {
+                return false; // issued before (a replayed task), or the agent is gone
+            }
+            throw Transactions.failure("issue the restart command", e);
         }
+    }
+
+    /** The restart command an agent image carries ({@link AgentItems#RESTART_COMMAND}), or null. */
+    static Command stampedCommand(Map<String, AttributeValue> agent) {
+        AttributeValue rc = agent.get(AgentItems.RESTART_COMMAND);
+        if (rc == null || !rc.hasM()) {
+            return null;
+        }
+        Map<String, AttributeValue> m = rc.m();
+        return new Command(Items.str(m, "id"), Items.str(m, "host"), "restart", AgentItems.agentId(agent),
+                (int) Items.num(m, "attempt", 0), Items.str(m, "reason"), PENDING, Items.instant(m, "at"),
+                Instant.ofEpochSecond(Items.num(m, "exp", 0)), null);
     }
 
     /** Readable when it fits an id (64 characters), else a stable hash of the same parts. */
@@ -149,29 +170,13 @@ public final class HostCommandStore {
     /** Each named agent's status and seq, by agent id (absent: no such agent), read consistently. */
     private Map<String, Map<String, AttributeValue>> agentItems(String team, Set<String> agentIds) {
         Map<String, Map<String, AttributeValue>> out = new HashMap<>();
-        List<String> ids = new ArrayList<>(agentIds);
-        for (int from = 0; from < ids.size(); from += BATCH_GET_MAX_KEYS) {
-            List<Map<String, AttributeValue>> keys = new ArrayList<>();
-            for (String id : ids.subList(from, Math.min(ids.size(), from + BATCH_GET_MAX_KEYS))) {
-                keys.add(AgentItems.key(team, id));
-            }
-            KeysAndAttributes wanted = KeysAndAttributes.builder().keys(keys).consistentRead(true)
-                    .projectionExpression("#sk, #status, #tseq")
-                    .expressionAttributeNames(Map.of("#sk", Keys.SK, "#status", AgentItems.STATUS,
-                            "#tseq", AgentItems.T_SEQ)).build();
-            Map<String, KeysAndAttributes> request = Map.of(table, wanted);
-            for (int round = 0; !request.isEmpty(); round++) {
-                if (round == BATCH_GET_ROUNDS) {
-                    throw StoreFailures.throttled("read the commands' agents", null);
-                }
-                Map<String, KeysAndAttributes> ask = request;
-                BatchGetItemResponse r = StoreFailures.call("read the commands' agents",
-                        () -> dynamo.batchGetItem(b -> b.requestItems(ask)));
-                r.responses().getOrDefault(table, List.of()).forEach(item ->
-                        out.put(Keys.idAfter(Keys.AGENT_PREFIX, Items.str(item, Keys.SK)), item));
-                request = r.hasUnprocessedKeys() ? r.unprocessedKeys() : Map.of();
-            }
-        }
+        List<Map<String, AttributeValue>> keys = new ArrayList<>();
+        agentIds.forEach(id -> keys.add(AgentItems.key(team, id)));
+        BatchReads.get(dynamo, tables.live(), keys, k -> k.consistentRead(true)
+                .projectionExpression("#pk, #status, #tseq")
+                .expressionAttributeNames(Map.of("#pk", Keys.PK, "#status", AgentItems.STATUS,
+                        "#tseq", AgentItems.T_SEQ)), "read the commands' agents")
+                .forEach(item -> out.put(AgentItems.agentId(item), item));
         return out;
     }
 
@@ -197,7 +202,7 @@ public final class HostCommandStore {
         u.condition(u.name(STATE) + " = " + u.value(s(PENDING)));
         u.condition(u.name(Keys.EXPIRES_AT) + " > " + u.value(n(now.getEpochSecond())));
         u.set(STATE, s(ACKED)).set(ACKED_AT, ms(now));
-        TransactWriteItem flowStands = TransactWriteItem.builder().conditionCheck(c -> c.tableName(table)
+        TransactWriteItem flowStands = TransactWriteItem.builder().conditionCheck(c -> c.tableName(tables.live())
                 .key(AgentItems.key(team, agentId))
                 .conditionExpression("#status = :restarting AND #tseq = :seq")
                 .expressionAttributeNames(Map.of("#status", AgentItems.STATUS, "#tseq", AgentItems.T_SEQ))
@@ -254,12 +259,6 @@ public final class HostCommandStore {
         }
         return new LifelineException(LifelineException.Kind.CONFLICT, "COMMAND_SUPERSEDED",
                 "Command '" + commandId + "' is superseded: " + why, status, null);
-    }
-
-    static boolean isCommand(Map<String, AttributeValue> item) {
-        String pk = Items.str(item, Keys.PK);
-        String sk = Items.str(item, Keys.SK);
-        return pk != null && pk.contains("#HOST#") && sk != null && sk.startsWith(CMD_PREFIX);
     }
 
     static Command toCommand(Map<String, AttributeValue> item) {

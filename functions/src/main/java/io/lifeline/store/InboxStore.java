@@ -34,18 +34,19 @@ public final class InboxStore {
     private final String table;
     private final Duration retention;
 
-    public InboxStore(DynamoDbClient dynamo, String table, Duration retention) {
+    public InboxStore(DynamoDbClient dynamo, Tables tables, Duration retention) {
         this.dynamo = dynamo;
-        this.table = table;
+        this.table = tables.ledger();
         this.retention = retention;
     }
 
     /**
-     * Writes the notice unless it exists; true when this call wrote it. Its key is made of its cause (the
-     * agent, the transition's seq and time), so a replay writes nothing new.
+     * Writes the notice unless it exists, and returns it either way: its key is made of its cause (the agent, the
+     * transition's seq and time), so a replay writes nothing new and returns the same notice, which the outbox
+     * tells on the bus.
      */
-    public boolean notify(String team, String leaderAgentId, String aboutAgentId, long transitionSeq, String message,
-                          List<String> tasks, Instant causeAt) {
+    public Notice notify(String team, String leaderAgentId, String aboutAgentId, long transitionSeq, String message,
+                         List<String> tasks, Instant causeAt) {
         Map<String, AttributeValue> item = new HashMap<>();
         item.put(Keys.PK, s(Keys.agentScope(team, leaderAgentId)));
         item.put(Keys.SK, s(INBOX_PREFIX + String.format("%013d", causeAt.toEpochMilli()) + "#" + aboutAgentId + "#"
@@ -61,10 +62,10 @@ public final class InboxStore {
             StoreFailures.call("write the inbox notice", () -> dynamo.putItem(p -> p.tableName(table).item(item)
                     .conditionExpression("attribute_not_exists(#pk)")
                     .expressionAttributeNames(Map.of("#pk", Keys.PK))));
-            return true;
         } catch (ConditionalCheckFailedException e) {
-            return false;
+            // written by an earlier pass over the same death
         }
+        return toNotice(item);
     }
 
     public List<Notice> list(String team, String agentId, int limit) {
@@ -76,11 +77,6 @@ public final class InboxStore {
                         ":prefix", s(INBOX_PREFIX)))
                 .scanIndexForward(false).limit(limit))).items().forEach(item -> out.add(toNotice(item)));
         return out;
-    }
-
-    static boolean isNotice(Map<String, AttributeValue> item) {
-        String sk = Items.str(item, Keys.SK);
-        return sk != null && sk.startsWith(INBOX_PREFIX);
     }
 
     static Notice toNotice(Map<String, AttributeValue> item) {

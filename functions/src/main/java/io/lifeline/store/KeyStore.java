@@ -57,11 +57,15 @@ public final class KeyStore {
     }
 
     private final DynamoDbClient dynamo;
+    /** Keys and their references (ledger). */
     private final String table;
+    /** The team item (live). */
+    private final String live;
 
-    public KeyStore(DynamoDbClient dynamo, String table) {
+    public KeyStore(DynamoDbClient dynamo, Tables tables) {
         this.dynamo = dynamo;
-        this.table = table;
+        this.table = tables.ledger();
+        this.live = tables.live();
     }
 
     /** Creates the team and its first admin key; refused when the team exists. */
@@ -77,7 +81,7 @@ public final class KeyStore {
         Map<String, AttributeValue> teamItem = new HashMap<>(settings);
         teamItem.putAll(Map.of(Keys.PK, s(Keys.team(team)), Keys.SK, s(Keys.TEAM_SK), CREATED_AT, ms(now),
                 ADMIN_KEYS, n(1)));
-        TransactWriteItem putTeam = TransactWriteItem.builder().put(Put.builder().tableName(table).item(teamItem)
+        TransactWriteItem putTeam = TransactWriteItem.builder().put(Put.builder().tableName(live).item(teamItem)
                 .conditionExpression("attribute_not_exists(#pk)")
                 .expressionAttributeNames(Map.of("#pk", Keys.PK)).build()).build();
         try {
@@ -105,7 +109,7 @@ public final class KeyStore {
 
     public boolean teamExists(String team) {
         Map<String, AttributeValue> item = StoreFailures.call("read the team", () -> dynamo.getItem(g -> g
-                .tableName(table).key(Map.of(Keys.PK, s(Keys.team(team)), Keys.SK, s(Keys.TEAM_SK))))).item();
+                .tableName(live).key(TeamItems.key(team)))).item();
         return item != null && !item.isEmpty();
     }
 
@@ -132,9 +136,18 @@ public final class KeyStore {
 
     private NewKey addAdminKey(String team, String label, String mintedBy, Instant now) {
         boolean counted = true;
+        String key = ApiKeys.generate();
         for (int attempt = 1; ; attempt++) {
-            Update u = new Update(table, TeamItems.key(team));
+            Update u = new Update(live, TeamItems.key(team));
             u.condition("attribute_exists(" + u.name(Keys.PK) + ")");
+            if (mintedBy == null) {
+                TeamItems.quiet(u);
+            } else {
+                // The fact reaches the bus through the team's live item (the ledger has no stream).
+                u.set(TeamItems.MINTED, AttributeValue.fromM(Map.of("key", s(ApiKeys.idOf(ApiKeys.hash(key))),
+                        "by", s(mintedBy), "at", ms(now))));
+                u.set(TeamItems.OUTBOX, AttributeValue.fromBool(true));
+            }
             if (counted) {
                 u.condition("attribute_exists(" + u.name(ADMIN_KEYS) + ")");
                 u.setExpression(ADMIN_KEYS, u.name(ADMIN_KEYS) + " + " + u.value(n(1)));
@@ -143,7 +156,7 @@ public final class KeyStore {
                 u.set(ADMIN_KEYS, n(countAdminKeys(team) + 1));
             }
             try {
-                return create(team, Scope.ADMIN, label, now, u.transactItem(), mintedBy);
+                return create(key, team, Scope.ADMIN, label, now, u.transactItem(), mintedBy);
             } catch (TransactionCanceledException e) {
                 CancellationReason onTeam = e.cancellationReasons().get(0);
                 if (attempt >= ATTEMPTS || !(Transactions.failedCondition(onTeam) || conflicted(e))) {
@@ -166,7 +179,7 @@ public final class KeyStore {
             return reason.item();
         }
         Map<String, AttributeValue> item = StoreFailures.call("read the team", () -> dynamo.getItem(g -> g
-                .tableName(table).key(TeamItems.key(team)).consistentRead(true))).item();
+                .tableName(live).key(TeamItems.key(team)).consistentRead(true))).item();
         return item == null ? Map.of() : item;
     }
 
@@ -187,7 +200,11 @@ public final class KeyStore {
     /** {@code team} null: an operator key (no team on its hash item, its reference in the OPERATOR partition). */
     private NewKey create(String team, Scope scope, String label, Instant now, TransactWriteItem with,
                           String mintedBy) {
-        String key = ApiKeys.generate();
+        return create(ApiKeys.generate(), team, scope, label, now, with, mintedBy);
+    }
+
+    private NewKey create(String key, String team, Scope scope, String label, Instant now, TransactWriteItem with,
+                          String mintedBy) {
         String hash = ApiKeys.hash(key);
         String keyId = ApiKeys.idOf(hash);
         Map<String, AttributeValue> byHash = new HashMap<>(Map.of(Keys.PK, s(Keys.apiKey(hash)), Keys.SK,
@@ -268,8 +285,9 @@ public final class KeyStore {
             writes.add(TransactWriteItem.builder().delete(d -> d.tableName(table)
                     .key(Map.of(Keys.PK, s(Keys.apiKey(hash)), Keys.SK, s(Keys.KEY_SK)))).build());
             if (admin) {
-                Update u = new Update(table, TeamItems.key(team));
+                Update u = new Update(live, TeamItems.key(team));
                 u.condition("attribute_exists(" + u.name(Keys.PK) + ")");
+                TeamItems.quiet(u);
                 if (counted) {
                     u.condition(u.name(ADMIN_KEYS) + " > " + u.value(n(1)));
                     u.setExpression(ADMIN_KEYS, u.name(ADMIN_KEYS) + " - " + u.value(n(1)));

@@ -1,9 +1,12 @@
 package io.lifeline.store;
 
 /**
- * The single table's key layout. A team's agents, tasks and key references share the partition
- * {@code TEAM#<team>}; an agent's history and side data live in {@code TEAM#<team>#AGENT#<id>} so that
- * listing agents never reads them; API keys are found by their hash.
+ * The key layout of both tables ({@link Tables}). Live: an agent item is its own partition
+ * {@code TEAM#<team>#AGENT#<id> / AGENT}, so no partition key gathers a team's heartbeats; the team item is
+ * {@code TEAM#<team> / TEAM}; the sparse, keys-only index {@link Tables#TEAM_INDEX} ({@code tpk = TEAM#<team>},
+ * {@code tsk = <id>}) lists a team's agents and is written only when an agent is registered. Ledger: a team's
+ * tasks and key references share {@code TEAM#<team>}; an agent's history and side data live in
+ * {@code TEAM#<team>#AGENT#<id>}; API keys are found by their hash.
  */
 final class Keys {
     static final String PK = "pk";
@@ -14,6 +17,12 @@ final class Keys {
     /** TTL attribute (epoch seconds), as named in template.yaml. */
     static final String EXPIRES_AT = "expiresAt";
 
+    /** The team index's key attributes on a live agent item (set once, at registration). */
+    static final String TEAM_INDEX_PK = "tpk";
+    static final String TEAM_INDEX_SK = "tsk";
+
+    /** The sort key of a live agent item. */
+    static final String AGENT_SK = "AGENT";
     static final String AGENT_PREFIX = "AGENT#";
     static final String TASK_PREFIX = "TASK#";
     static final String KEY_REF_PREFIX = "KEY#";
@@ -53,6 +62,16 @@ final class Keys {
 
     static String apiKey(String hash) {
         return "KEY#" + hash;
+    }
+
+    /** The team of a live agent item's partition key {@code TEAM#<team>#AGENT#<id>}. */
+    static String teamOfAgentPk(String pk) {
+        return pk.substring("TEAM#".length(), pk.indexOf("#AGENT#"));
+    }
+
+    /** The agent id of a live agent item's partition key. */
+    static String agentOfAgentPk(String pk) {
+        return pk.substring(pk.indexOf("#AGENT#") + "#AGENT#".length());
     }
 
     static String idAfter(String prefix, String sk) {

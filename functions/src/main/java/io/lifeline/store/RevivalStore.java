@@ -47,11 +47,13 @@ public final class RevivalStore {
 
     private final DynamoDbClient dynamo;
     private final String table;
+    private final String live;
     private final Duration retention;
 
-    public RevivalStore(DynamoDbClient dynamo, String table, Duration retention) {
+    public RevivalStore(DynamoDbClient dynamo, Tables tables, Duration retention) {
         this.dynamo = dynamo;
-        this.table = table;
+        this.table = tables.ledger();
+        this.live = tables.live();
         this.retention = retention;
     }
 
@@ -112,19 +114,19 @@ public final class RevivalStore {
      * Every agent left {@code restarting} whose revive an execution has claimed, with that execution: what a
      * runtime that lost its running executions (Lifeline Local after a crash) needs to start each flow again under
      * the same name. An agent in restarting with no claimed revival record (its flow never started a step) is not
-     * listed. Reads strongly consistent agent items with a filtered Scan of the table, then each listed agent's
+     * listed. Reads strongly consistent agent items with a filtered Scan of the live table, then each listed agent's
      * newest revival records; a start-up path, not a hot one.
      */
     public List<Pending> pending() {
         Map<String, AttributeValue> values = Map.of(":restarting", s(AgentStatus.RESTARTING.wire()),
-                ":agent", s(Keys.AGENT_PREFIX));
+                ":agent", s(Keys.AGENT_SK));
         List<Pending> out = new ArrayList<>();
         Map<String, AttributeValue> start = null;
         do {
             Map<String, AttributeValue> from = start;
             ScanResponse page = StoreFailures.call("scan for agents left restarting", () -> dynamo.scan(r -> r
-                    .tableName(table).consistentRead(true)
-                    .filterExpression("#status = :restarting AND begins_with(#sk, :agent)")
+                    .tableName(live).consistentRead(true)
+                    .filterExpression("#status = :restarting AND #sk = :agent")
                     .expressionAttributeNames(Map.of("#status", AgentItems.STATUS, "#sk", Keys.SK))
                     .expressionAttributeValues(values).exclusiveStartKey(from)));
             for (Map<String, AttributeValue> item : page.items()) {

@@ -8,9 +8,12 @@ import java.util.Map;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
- * What a change to the table means, read from a stream record's old and new images. Only these changes
- * become events; every other write (heartbeats that change nothing but liveness, history records, the
- * event log itself) means nothing here.
+ * What a change to the live table means, read from a stream record's old and new images. The live table holds
+ * agent and team items only; every fact for the bus is stamped on one of them by the write that makes it (a
+ * transition, a restart command, a session rotation on the agent item; the mass-stale flag and a minted admin
+ * key on the team item). What follows a status change (its transition record, the hand-back, the leader's
+ * notice) is the publisher's own work in the same pass, so {@link TaskReassigned} and {@link LeaderNotice} come
+ * from the publisher, never from a record.
  */
 public final class StreamChanges {
 
@@ -48,6 +51,26 @@ public final class StreamChanges {
     private StreamChanges() {
     }
 
+    /**
+     * The agent's newest transition again, when the write is the outbox repair's replay stamp for it (a new
+     * {@code rpAt}, with {@code rp} equal to the item's seq): the publisher handles it as if its record had come.
+     */
+    private static java.util.Optional<TransitionLog.Change> replayed(Map<String, AttributeValue> before,
+                                                                    Map<String, AttributeValue> after) {
+        Instant at = Items.instant(after, AgentItems.REPLAY_AT);
+        Transition t = AgentItems.lastTransition(after);
+        if (at == null || at.equals(Items.instant(before, AgentItems.REPLAY_AT)) || t == null
+                || Items.num(after, AgentItems.REPLAY_SEQ, -1) != t.seq()) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(new TransitionLog.Change(AgentItems.team(after), AgentItems.agentId(after), t));
+    }
+
+    private static Map<String, AttributeValue> mintedKey(Map<String, AttributeValue> team) {
+        AttributeValue v = team.get(TeamItems.MINTED);
+        return v == null || !v.hasM() ? null : v.m();
+    }
+
     public static List<Change> decode(Map<String, AttributeValue> oldImage, Map<String, AttributeValue> newImage) {
         List<Change> changes = new ArrayList<>();
         Map<String, AttributeValue> before = oldImage == null ? Map.of() : oldImage;
@@ -60,38 +83,34 @@ public final class StreamChanges {
             return changes;
         }
         if (AgentItems.isAgent(newImage)) {
-            TransitionLog.carriedBy(before, newImage).ifPresent(c -> changes.add(new StatusChanged(c.team(),
-                    c.agentId(), Items.str(newImage, AgentItems.NAME), Items.str(newImage, AgentItems.HOST),
-                    c.transition(), Items.str(newImage, AgentItems.TASK))));
-        } else if (sk.startsWith(Keys.TASK_PREFIX) && !pk.contains("#AGENT#")) {
-            Instant at = Items.instant(newImage, TaskStore.REASSIGNED_AT);
-            if (at != null && !at.equals(Items.instant(before, TaskStore.REASSIGNED_AT))) {
-                changes.add(new TaskReassigned(Keys.idAfter("TEAM#", pk), Keys.idAfter(Keys.TASK_PREFIX, sk),
-                        Items.str(newImage, TaskStore.REASSIGNED_FROM), at));
+            TransitionLog.carriedBy(before, newImage).or(() -> replayed(before, newImage)).ifPresent(c -> changes.add(
+                    new StatusChanged(c.team(), c.agentId(), Items.str(newImage, AgentItems.NAME),
+                            Items.str(newImage, AgentItems.HOST), c.transition(), Items.str(newImage, AgentItems.TASK))));
+            HostCommandStore.Command command = HostCommandStore.stampedCommand(newImage);
+            HostCommandStore.Command previous = before.isEmpty() ? null : HostCommandStore.stampedCommand(before);
+            if (command != null && (previous == null || !command.commandId().equals(previous.commandId()))) {
+                changes.add(new RestartRequested(AgentItems.team(newImage), command));
             }
-        } else if (InboxStore.isNotice(newImage) && before.isEmpty()) {
-            String[] scope = pk.split("#");
-            changes.add(new LeaderNotice(scope[1], scope[3], InboxStore.toNotice(newImage)));
+            long rotations = Items.num(newImage, AgentItems.ROTATIONS, 0);
+            if (rotations > Items.num(before, AgentItems.ROTATIONS, 0)) {
+                changes.add(new SessionRotation(AgentItems.team(newImage), AgentItems.agentId(newImage), rotations,
+                        Items.instant(newImage, AgentItems.ROTATED_AT)));
+            }
         } else if (TeamItems.isTeam(newImage)) {
+            String team = Keys.idAfter("TEAM#", pk);
             Instant since = Items.instant(newImage, TeamItems.MASS_STALE_SINCE);
             if (since != null && !since.equals(Items.instant(before, TeamItems.MASS_STALE_SINCE))) {
-                changes.add(new MassStale(Keys.idAfter("TEAM#", pk),
+                changes.add(new MassStale(team,
                         (int) Items.num(newImage, TeamItems.MASS_STALE_ALIVE, 0),
                         (int) Items.num(newImage, TeamItems.MASS_STALE_STALE, 0),
                         Double.parseDouble(newImage.get(TeamItems.MASS_STALE_THRESHOLD).n()), since));
             }
-        } else if (HostCommandStore.isCommand(newImage) && before.isEmpty()) {
-            changes.add(new RestartRequested(pk.split("#")[1], HostCommandStore.toCommand(newImage)));
-        } else if (sk.startsWith(Keys.KEY_REF_PREFIX) && pk.startsWith("TEAM#") && before.isEmpty()
-                && Items.str(newImage, KeyStore.MINTED_BY) != null) {
-            changes.add(new AdminKeyMinted(Keys.idAfter("TEAM#", pk), Keys.idAfter(Keys.KEY_REF_PREFIX, sk),
-                    Items.str(newImage, KeyStore.MINTED_BY), Items.instant(newImage, "createdAt")));
-        } else if (Keys.DATA_SK.equals(sk)) {
-            long rotations = Items.num(newImage, AgentDataStore.SESSION_ROTATIONS, 0);
-            if (rotations > Items.num(before, AgentDataStore.SESSION_ROTATIONS, 0)) {
-                String[] scope = pk.split("#");
-                changes.add(new SessionRotation(scope[1], scope[3], rotations,
-                        Items.instant(newImage, AgentDataStore.LAST_ERROR_AT)));
+            Map<String, AttributeValue> minted = mintedKey(newImage);
+            Map<String, AttributeValue> mintedBefore = mintedKey(before);
+            if (minted != null && (mintedBefore == null
+                    || !Items.str(minted, "key").equals(Items.str(mintedBefore, "key")))) {
+                changes.add(new AdminKeyMinted(team, Items.str(minted, "key"), Items.str(minted, "by"),
+                        Items.instant(minted, "at")));
             }
         }
         return changes;

@@ -54,27 +54,50 @@ public final class SweepStore {
         TOO_SOON
     }
 
+    /**
+     * Items per Scan segment the sweep aims at: a segment reads about this many small live items (~400 bytes
+     * each, so ~2 MB, two 1 MB pages) before the parallel Scan adds a segment.
+     */
+    static final int ITEMS_PER_SEGMENT = 5_000;
+    /** The most segments one sweep scans with (DynamoDB allows 1,000,000; one Lambda's threads are the bound). */
+    static final int MAX_SEGMENTS = 64;
+
     private final DynamoDbClient dynamo;
     private final String table;
-    private final int segments;
+    private final int minSegments;
     private final ExecutorService pool;
+    /** The segments the next scan uses: grown with the live table, from the item count the last scan saw. */
+    private volatile int segments;
 
-    public SweepStore(DynamoDbClient dynamo, String table, int segments) {
+    public SweepStore(DynamoDbClient dynamo, Tables tables, int minSegments) {
         this.dynamo = dynamo;
-        this.table = table;
-        this.segments = segments;
-        this.pool = Executors.newFixedThreadPool(segments, r -> {
+        this.table = tables.live();
+        this.minSegments = Math.max(1, Math.min(MAX_SEGMENTS, minSegments));
+        this.segments = this.minSegments;
+        this.pool = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "sweep-scan");
             t.setDaemon(true);
             return t;
         });
     }
 
+    /** How many segments a scan of a live table of {@code items} items uses, at least {@code min}. */
+    static int segmentsFor(int items, int min) {
+        int wanted = (items + ITEMS_PER_SEGMENT - 1) / ITEMS_PER_SEGMENT;
+        return Math.max(min, Math.min(MAX_SEGMENTS, wanted));
+    }
+
+    /** The segments the next scan will use. */
+    public int segments() {
+        return segments;
+    }
+
     public Snapshot scan() {
+        int segments = this.segments;
         List<Future<Snapshot>> parts = new ArrayList<>();
         for (int segment = 0; segment < segments; segment++) {
             int seg = segment;
-            parts.add(pool.submit(() -> scanSegment(seg)));
+            parts.add(pool.submit(() -> scanSegment(seg, segments)));
         }
         List<SweepPlan.Observed> agents = new ArrayList<>();
         List<SweepPlan.Restarting> restarting = new ArrayList<>();
@@ -99,10 +122,11 @@ public final class SweepStore {
             scanned += s.itemsScanned();
             units += s.consumedReadUnits();
         }
+        this.segments = segmentsFor(scanned, minSegments);
         return new Snapshot(agents, restarting, teams, flagged, scanned, units);
     }
 
-    private Snapshot scanSegment(int segment) {
+    private Snapshot scanSegment(int segment, int segments) {
         Map<String, String> names = new HashMap<>();
         names.put("#pk", Keys.PK);
         names.put("#sk", Keys.SK);
@@ -119,7 +143,7 @@ public final class SweepStore {
         names.put("#massStale", TeamItems.MASS_STALE_SINCE);
         names.put("#tseq", AgentItems.T_SEQ);
         names.put("#tAt", AgentItems.T_AT);
-        Map<String, AttributeValue> values = Map.of(":agent", s(Keys.AGENT_PREFIX), ":team", s(Keys.TEAM_SK),
+        Map<String, AttributeValue> values = Map.of(":agent", s(Keys.AGENT_SK), ":team", s(Keys.TEAM_SK),
                 ":ready", s(AgentStatus.READY.wire()), ":working", s(AgentStatus.WORKING.wire()),
                 ":restarting", s(AgentStatus.RESTARTING.wire()));
         List<SweepPlan.Observed> agents = new ArrayList<>();
@@ -131,7 +155,7 @@ public final class SweepStore {
         Map<String, AttributeValue> start = null;
         do {
             ScanRequest request = ScanRequest.builder().tableName(table).segment(segment).totalSegments(segments)
-                    .filterExpression("(begins_with(#sk, :agent) AND #status IN (:ready, :working, :restarting)) OR #sk = :team")
+                    .filterExpression("(#sk = :agent AND #status IN (:ready, :working, :restarting)) OR #sk = :team")
                     .projectionExpression(PROJECTION)
                     .expressionAttributeNames(names).expressionAttributeValues(values)
                     .returnConsumedCapacity("TOTAL")
@@ -150,8 +174,7 @@ public final class SweepStore {
                     }
                 } else if (AgentItems.isAgent(item)) {
                     if (AgentStatus.RESTARTING.wire().equals(Items.str(item, AgentItems.STATUS))) {
-                        restarting.add(new SweepPlan.Restarting(Keys.idAfter("TEAM#", Items.str(item, Keys.PK)),
-                                Keys.idAfter(Keys.AGENT_PREFIX, Items.str(item, Keys.SK)),
+                        restarting.add(new SweepPlan.Restarting(AgentItems.team(item), AgentItems.agentId(item),
                                 Items.num(item, AgentItems.T_SEQ, 0), Items.instant(item, AgentItems.T_AT)));
                     } else {
                         agents.add(observed(item));
@@ -164,8 +187,7 @@ public final class SweepStore {
     }
 
     private static SweepPlan.Observed observed(Map<String, AttributeValue> item) {
-        return new SweepPlan.Observed(Keys.idAfter("TEAM#", Items.str(item, Keys.PK)),
-                Keys.idAfter(Keys.AGENT_PREFIX, Items.str(item, Keys.SK)),
+        return new SweepPlan.Observed(AgentItems.team(item), AgentItems.agentId(item),
                 AgentStatus.fromWire(Items.str(item, AgentItems.STATUS)).orElseThrow(),
                 Items.instant(item, AgentItems.HEARTBEAT_AT), Items.instant(item, AgentItems.DEADLINE),
                 (int) Items.num(item, AgentItems.MISSES, 0), (int) Items.num(item, AgentItems.GRACE, 1),
@@ -180,6 +202,7 @@ public final class SweepStore {
      */
     public Write recordMiss(SweepPlan.Observed a, int misses, Instant now, Duration spacing) {
         Update u = missWrite(a, misses, now, spacing);
+        AgentItems.quiet(u);
         u.condition(u.in(AgentItems.STATUS, List.of(s(AgentStatus.READY.wire()), s(AgentStatus.WORKING.wire()))));
         return write("record a missed sweep", a, u);
     }

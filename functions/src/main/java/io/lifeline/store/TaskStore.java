@@ -46,10 +46,12 @@ public final class TaskStore {
 
     private final DynamoDbClient dynamo;
     private final String table;
+    private final String live;
 
-    public TaskStore(DynamoDbClient dynamo, String table) {
+    public TaskStore(DynamoDbClient dynamo, Tables tables) {
         this.dynamo = dynamo;
-        this.table = table;
+        this.table = tables.ledger();
+        this.live = tables.live();
     }
 
     private static Map<String, AttributeValue> key(String team, String taskId) {
@@ -92,7 +94,7 @@ public final class TaskStore {
                 .remove(REASSIGNED_FROM).remove(REASSIGNED_AT);
 
         Function<Instant, Update> agent = at -> {
-            Update a = new Update(table, AgentItems.key(team, agentId));
+            Update a = new Update(live, AgentItems.key(team, agentId));
             a.condition(a.name(STATUS) + " = " + a.value(s(AgentStatus.READY.wire())));
             AgentItems.stampTransition(a, Trigger.CLAIM_TASK, AgentStatus.WORKING, "claimed task " + taskId, at);
             a.set(AgentItems.TASK, s(taskId)).set(AgentItems.HOLD, s(taskId));
@@ -121,7 +123,7 @@ public final class TaskStore {
         }
 
         Function<Instant, Update> agent = at -> {
-            Update a = new Update(table, AgentItems.key(team, agentId));
+            Update a = new Update(live, AgentItems.key(team, agentId));
             a.condition(a.name(STATUS) + " = " + a.value(s(AgentStatus.WORKING.wire())));
             a.condition(a.name(AgentItems.HOLD) + " = " + a.value(s(taskId)));
             AgentItems.stampTransition(a, Trigger.TASK_COMPLETE, AgentStatus.READY, "completed task " + taskId, at);
@@ -135,10 +137,12 @@ public final class TaskStore {
     }
 
     /**
-     * Returns an in-progress task of {@code agentId} to pending with no assignee; true when this call did
-     * it. Conditional on the task still being that agent's, so it happens exactly once, and on the agent's
-     * current life not holding that very task: if it does, it took the task again after the stop this hand-back
-     * is for (a replayed death record after a rejoin and a new claim), and that claim is live.
+     * Returns an in-progress task of {@code agentId} to pending with no assignee, stamped with the stop it is for
+     * ({@code now}: the time of the transition that ended the life); true when the task is handed back for that
+     * stop, by this call or by an earlier one (a replay), so the outbox tells it on the bus either way.
+     * Conditional on the task still being that agent's, so it happens exactly once, and on the agent's current
+     * life not holding that very task: if it does, it took the task again after the stop this hand-back is for
+     * (a replayed death record after a rejoin and a new claim), and that claim is live.
      */
     public boolean handBack(String team, String taskId, String agentId, Instant now) {
         Update u = new Update(table, key(team, taskId));
@@ -147,7 +151,7 @@ public final class TaskStore {
         u.condition(u.name(ASSIGNEE) + " = " + u.value(s(agentId)));
         u.set(STATUS, s(TaskStatus.PENDING.wire())).remove(ASSIGNEE).remove(CLAIMED_AT)
                 .remove(Keys.GSI1_PK).remove(Keys.GSI1_SK);
-        TransactWriteItem agentNotOnIt = TransactWriteItem.builder().conditionCheck(c -> c.tableName(table)
+        TransactWriteItem agentNotOnIt = TransactWriteItem.builder().conditionCheck(c -> c.tableName(live)
                 .key(AgentItems.key(team, agentId))
                 .conditionExpression("attribute_not_exists(#hold) OR #hold <> :task")
                 .expressionAttributeNames(Map.of("#hold", AgentItems.HOLD))
@@ -159,7 +163,10 @@ public final class TaskStore {
             return true;
         } catch (TransactionCanceledException e) {
             if (e.cancellationReasons().stream().anyMatch(Transactions::failedCondition)) {
-                return false;
+                Map<String, AttributeValue> task = e.cancellationReasons().get(0).item();
+                return task != null && TaskStatus.PENDING.wire().equals(Items.str(task, STATUS))
+                        && agentId.equals(Items.str(task, REASSIGNED_FROM))
+                        && now.equals(Items.instant(task, REASSIGNED_AT));
             }
             throw Transactions.failure("hand the task back", e);
         }
@@ -171,7 +178,10 @@ public final class TaskStore {
         if (taskId == null) {
             return List.of();
         }
-        boolean handed = handBack(stopped.team(), taskId, stopped.agentId(), now);
+        // Stamped with the stop's own time, as the outbox's hand-back for the same stop is: whichever runs second
+        // finds it done for that stop and changes nothing.
+        Instant stop = stopped.lastTransition() == null ? now : stopped.lastTransition().at();
+        boolean handed = handBack(stopped.team(), taskId, stopped.agentId(), stop);
         agents.clearTask(stopped.team(), stopped.agentId(), taskId);
         return handed ? List.of(taskId) : List.of();
     }

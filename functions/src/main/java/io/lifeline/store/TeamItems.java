@@ -6,7 +6,7 @@ import io.lifeline.agent.TeamSettings;
 import java.util.Map;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
-/** The team item ({@code TEAM#<team> / TEAM}): settings, pause, and the mass-stale alert flag. */
+/** The team item on the live table ({@code TEAM#<team> / TEAM}): settings, pause, the mass-stale flag, minted keys. */
 final class TeamItems {
     static final String LEADER = "leaderAgentId";
     static final String PAUSED_UNTIL = "pausedUntil";
@@ -18,12 +18,21 @@ final class TeamItems {
     static final String MASS_STALE_ALIVE = "massStaleAlive";
     static final String MASS_STALE_STALE = "massStaleStale";
     static final String MASS_STALE_THRESHOLD = "massStaleThreshold";
+    /** The newest admin key an operator minted for the team (a map), stamped by the write that mints it. */
+    static final String MINTED = "minted";
+    /** The outbox mark, as on agent items ({@link AgentItems#OUTBOX}). */
+    static final String OUTBOX = AgentItems.OUTBOX;
 
     private TeamItems() {
     }
 
     static Map<String, AttributeValue> key(String team) {
         return Map.of(Keys.PK, s(Keys.team(team)), Keys.SK, s(Keys.TEAM_SK));
+    }
+
+    /** A write that carries no fact for the bus: its stream record is filtered out before the publisher. */
+    static void quiet(Update u) {
+        u.remove(OUTBOX);
     }
 
     static boolean isTeam(Map<String, AttributeValue> item) {

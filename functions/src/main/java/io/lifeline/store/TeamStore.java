@@ -19,9 +19,9 @@ public final class TeamStore {
     private final DynamoDbClient dynamo;
     private final String table;
 
-    public TeamStore(DynamoDbClient dynamo, String table) {
+    public TeamStore(DynamoDbClient dynamo, Tables tables) {
         this.dynamo = dynamo;
-        this.table = table;
+        this.table = tables.live();
     }
 
     public TeamSettings get(String team) {
@@ -58,6 +58,7 @@ public final class TeamStore {
                                Integer minAlive) {
         Update u = new Update(table, TeamItems.key(team));
         u.condition("attribute_exists(" + u.name(Keys.PK) + ")");
+        TeamItems.quiet(u);
         if (clearLeader) {
             u.remove(TeamItems.LEADER);
         } else if (leaderAgentId != null) {
@@ -78,6 +79,7 @@ public final class TeamStore {
         Update u = new Update(table, TeamItems.key(team));
         u.condition("attribute_exists(" + u.name(Keys.PK) + ")");
         u.set(TeamItems.PAUSED_UNTIL, ms(until));
+        TeamItems.quiet(u);
         if (reason != null) {
             u.set(TeamItems.PAUSE_REASON, s(Limits.cut(reason, Limits.MAX_REASON_CHARS)));
         } else {
@@ -90,6 +92,7 @@ public final class TeamStore {
         Update u = new Update(table, TeamItems.key(team));
         u.condition("attribute_exists(" + u.name(Keys.PK) + ")");
         u.remove(TeamItems.PAUSED_UNTIL).remove(TeamItems.PAUSE_REASON);
+        TeamItems.quiet(u);
         return TeamItems.toSettings(write("resume the team", team, u));
     }
 
@@ -112,7 +115,8 @@ public final class TeamStore {
         u.condition("attribute_not_exists(" + u.name(TeamItems.MASS_STALE_SINCE) + ")");
         u.set(TeamItems.MASS_STALE_SINCE, ms(now)).set(TeamItems.MASS_STALE_ALIVE, n(alive))
                 .set(TeamItems.MASS_STALE_STALE, n(stale))
-                .set(TeamItems.MASS_STALE_THRESHOLD, AttributeValue.fromN(Double.toString(threshold)));
+                .set(TeamItems.MASS_STALE_THRESHOLD, AttributeValue.fromN(Double.toString(threshold)))
+                .set(TeamItems.OUTBOX, AttributeValue.fromBool(true));
         return conditional("raise the mass-stale flag", u);
     }
 
@@ -122,6 +126,7 @@ public final class TeamStore {
         u.condition("attribute_exists(" + u.name(TeamItems.MASS_STALE_SINCE) + ")");
         u.remove(TeamItems.MASS_STALE_SINCE).remove(TeamItems.MASS_STALE_ALIVE).remove(TeamItems.MASS_STALE_STALE)
                 .remove(TeamItems.MASS_STALE_THRESHOLD);
+        TeamItems.quiet(u);
         return conditional("clear the mass-stale flag", u);
     }
 

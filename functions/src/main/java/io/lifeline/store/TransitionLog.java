@@ -35,9 +35,9 @@ public final class TransitionLog {
     private final String table;
     private final Duration retention;
 
-    public TransitionLog(DynamoDbClient dynamo, String table, Duration retention) {
+    public TransitionLog(DynamoDbClient dynamo, Tables tables, Duration retention) {
         this.dynamo = dynamo;
-        this.table = table;
+        this.table = tables.ledger();
         this.retention = retention;
     }
 
@@ -59,8 +59,7 @@ public final class TransitionLog {
         if (t == null || t.seq() <= before) {
             return Optional.empty();
         }
-        return Optional.of(new Change(Keys.idAfter("TEAM#", Items.str(newImage, Keys.PK)),
-                Keys.idAfter(Keys.AGENT_PREFIX, Items.str(newImage, Keys.SK)), t));
+        return Optional.of(new Change(AgentItems.team(newImage), AgentItems.agentId(newImage), t));
     }
 
     /** Stores the change; true when this call wrote it, false when it was already there. */

@@ -42,7 +42,7 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
         this.config = wiring.config();
         this.clock = wiring.clock();
         this.nanoTime = nanoTime;
-        String table = config.tableName();
+        io.lifeline.store.Tables table = config.tables();
         this.sweeper = new Sweeper(new SweepStore(wiring.dynamo(), table, config.sweepSegments()),
                 new TeamStore(wiring.dynamo(), table),
                 new SweepPlan.Policy(config.selfPreservationThreshold(), config.selfPreservationMinAlive()),

@@ -21,7 +21,10 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * 127.0.0.1, and the stream pump feeding the outbox. Everything it runs is read from template.yaml.
  */
 public final class LifelineLocal implements AutoCloseable {
-    public static final String TABLE_NAME = "lifeline";
+    /** Local's tables are {@code lifeline-live} and {@code lifeline-ledger} (DESIGN.md section 9). */
+    public static final String TABLE_PREFIX = "lifeline";
+    /** The one table of data dirs written before the live/ledger split; migrated on start. */
+    static final String OLD_SINGLE_TABLE = "lifeline";
     public static final String LOCAL_TEAM = "local";
     public static final String EVENT_BUS_NAME = "lifeline-local";
     static final String ADMIN_KEY_FILE = "local-admin-key";
@@ -58,6 +61,7 @@ public final class LifelineLocal implements AutoCloseable {
     private final LocalDynamo dynamoServer;
     private final LocalRuntime runtime;
     private final DynamoDbClient dynamo;
+    private final io.lifeline.store.Tables tables;
     private final FunctionHost host;
     private final LocalGateway gateway;
     private final StreamPump pump;
@@ -79,16 +83,20 @@ public final class LifelineLocal implements AutoCloseable {
         try {
             FrontDoor.requireFree(options.port());
             dynamo = dynamoServer.client();
-            LocalDynamo.ensureTable(dynamo, options.template(), TABLE_NAME);
+            LocalTables tables = LocalTables.named(options.template(), TABLE_PREFIX);
+            SingleTableMigration.run(dynamo, tables, options.template(), OLD_SINGLE_TABLE,
+                    options.dataDir() == null ? null : options.dataDir().resolve(LocalDynamo.STREAM_CHECKPOINTS_FILE));
+            tables.ensure(dynamo, options.template());
+            this.tables = tables.tables();
             Map<String, String> parameters = new java.util.HashMap<>(options.parameters());
             // After a restart, the sweep gives every alive agent one full stale-after from now (SweepPlan.afterStart):
             // clients that kept beating while Local was down are not blamed for Local's own outage.
             parameters.put("SweepGraceFromMillis", Long.toString(options.clock().millis()));
-            runtime = LocalRuntime.builder().template(options.template()).table(dynamo, TABLE_NAME)
+            runtime = LocalRuntime.builder().template(options.template()).tables(dynamo, tables)
                     .busName(EVENT_BUS_NAME).clock(options.clock()).parameters(parameters)
                     .stepFunctions(options.timeScale(), true)
                     .streams(dynamoServer.streamsClient(),
-                            dynamo.describeTable(d -> d.tableName(TABLE_NAME)).table().latestStreamArn(),
+                            tables.streamArn(dynamo),
                             options.dataDir() == null ? null : options.dataDir().resolve(LocalDynamo.STREAM_CHECKPOINTS_FILE))
                     .secrets(readSecrets(options))
                     .build();
@@ -107,11 +115,11 @@ public final class LifelineLocal implements AutoCloseable {
             stepFunctions = runtime.stepFunctions;
             gateway = runtime.gateway;
             pump = runtime.pump;
-            adminKey = ensureLocalTeam(new KeyStore(dynamo, TABLE_NAME), options);
+            adminKey = ensureLocalTeam(new KeyStore(dynamo, this.tables), options);
             Path operatorFile = options.dataDir() == null ? null : options.dataDir().resolve(OPERATOR_KEY_FILE);
-            String existing = existingKey(new KeyStore(dynamo, TABLE_NAME), operatorFile);
+            String existing = existingKey(new KeyStore(dynamo, this.tables), operatorFile);
             operatorKeyNew = existing == null;
-            operatorKey = operatorKeyNew ? writeKeyFile(operatorFile, new KeyStore(dynamo, TABLE_NAME)
+            operatorKey = operatorKeyNew ? writeKeyFile(operatorFile, new KeyStore(dynamo, this.tables)
                     .createOperatorKey("Lifeline Local", options.clock().instant()).key()) : existing;
             frontDoor = new FrontDoor(gateway, options.port());
             background = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -143,7 +151,7 @@ public final class LifelineLocal implements AutoCloseable {
             return;
         }
         String machine = LocalStepFunctions.arn(template.logicalIds("AWS::Serverless::StateMachine").get(0));
-        for (RevivalStore.Pending pending : new RevivalStore(dynamo, TABLE_NAME, Duration.ofDays(30)).pending()) {
+        for (RevivalStore.Pending pending : new RevivalStore(dynamo, tables, Duration.ofDays(30)).pending()) {
             String name = pending.executionId().substring(pending.executionId().lastIndexOf(':') + 1);
             var input = Json.object().put("team", pending.team()).put("agentId", pending.agentId())
                     .put("startSeq", pending.startSeq()).put("hostId", pending.hostId());
@@ -159,9 +167,8 @@ public final class LifelineLocal implements AutoCloseable {
     }
 
     /** Local names of the template's resources that functions and state machines refer to. */
-    static Map<String, String> resourceNames(SamTemplate template, String table, String bus) {
-        Map<String, String> names = new java.util.HashMap<>();
-        names.put(template.tableLogicalId(), table);
+    static Map<String, String> resourceNames(SamTemplate template, LocalTables tables, String bus) {
+        Map<String, String> names = new java.util.HashMap<>(tables.resourceNames());
         names.put(template.eventBusLogicalId(), bus);
         template.logicalIds("AWS::Serverless::Function").forEach(id -> names.put(id, FunctionHost.functionArn(id)));
         template.logicalIds("AWS::Serverless::StateMachine").forEach(id -> names.put(id, LocalStepFunctions.arn(id)));
@@ -309,6 +316,11 @@ public final class LifelineLocal implements AutoCloseable {
     /** Fault injection (the soak test): every function stops for {@code duration}, as in a long GC pause. */
     public void stopTheWorld(java.time.Duration duration) throws InterruptedException {
         host.stopTheWorld(duration);
+    }
+
+    /** The tables the functions use. */
+    public io.lifeline.store.Tables tables() {
+        return tables;
     }
 
     public StreamPump pump() {

@@ -219,14 +219,14 @@ public final class LocalDynamo implements AutoCloseable {
         return embedded != null ? embeddedStreams : LocalClients.build(DynamoDbStreamsClient.builder(), endpoint);
     }
 
-    /** Creates {@code tableName} from the template's definition unless it exists; true when created. */
-    public static boolean ensureTable(DynamoDbClient dynamo, SamTemplate template, String tableName) {
+    /** Creates {@code tableName} from the template's table {@code logicalId} unless it exists; true when created. */
+    public static boolean ensureTable(DynamoDbClient dynamo, SamTemplate template, String logicalId, String tableName) {
         try {
             dynamo.describeTable(d -> d.tableName(tableName));
             return false;
         } catch (ResourceNotFoundException e) {
-            dynamo.createTable(template.createTableRequest(tableName));
-            String ttl = template.timeToLiveAttribute();
+            dynamo.createTable(template.createTableRequest(logicalId, tableName));
+            String ttl = template.timeToLiveAttribute(logicalId);
             if (ttl != null) {
                 dynamo.updateTimeToLive(u -> u.tableName(tableName)
                         .timeToLiveSpecification(t -> t.attributeName(ttl).enabled(true)));

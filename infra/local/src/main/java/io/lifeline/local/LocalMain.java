@@ -77,25 +77,51 @@ public final class LocalMain implements Callable<Integer> {
         return template == null ? SamTemplate.bundled() : SamTemplate.read(template);
     }
 
-    /** What a bootstrap command does with a table: its exit code. */
+    /** What a bootstrap command does with the tables: its exit code. */
     interface TableWork {
-        int run(DynamoDbClient dynamo, String table) throws Exception;
+        int run(DynamoDbClient dynamo, io.lifeline.store.Tables tables) throws Exception;
+    }
+
+    /** The deployed stack's two tables (its LiveTableName and LedgerTableName outputs), for bootstrap commands. */
+    static final class AwsTables {
+        @Option(names = "--aws-live-table", description = "The deployed stack's LiveTableName output: work on AWS "
+                + "(default credentials and region) instead of Local's data dir; give --aws-ledger-table with it")
+        String live;
+
+        @Option(names = "--aws-ledger-table", description = "The deployed stack's LedgerTableName output")
+        String ledger;
+
+        /** Null when neither is given (Local's own store). */
+        io.lifeline.store.Tables tables() throws StartRefusedException {
+            if (live == null && ledger == null) {
+                return null;
+            }
+            if (live == null || ledger == null) {
+                throw new StartRefusedException("give both --aws-live-table and --aws-ledger-table (the stack's "
+                        + "LiveTableName and LedgerTableName outputs)");
+            }
+            return new io.lifeline.store.Tables(live, ledger);
+        }
     }
 
     /**
-     * Runs {@code work} on the deployed table {@code awsTable} (default AWS credentials and region), or, when it
-     * is null, on Local's own store, which refuses a data dir a running Local holds (one process per data dir).
+     * Runs {@code work} on the deployed tables {@code aws} (default AWS credentials and region), or, when it is
+     * null, on Local's own store (an old single-table data dir migrated first), which refuses a data dir a running
+     * Local holds (one process per data dir).
      */
-    int onTable(String awsTable, TableWork work) throws Exception {
-        if (awsTable != null) {
+    int onTables(io.lifeline.store.Tables aws, TableWork work) throws Exception {
+        if (aws != null) {
             try (DynamoDbClient dynamo = DynamoDbClient.builder().httpClient(UrlConnectionHttpClient.create()).build()) {
-                return work.run(dynamo, awsTable);
+                return work.run(dynamo, aws);
             }
         }
         try (LocalDynamo store = LocalDynamo.open(inMemory ? null : dataDir)) {
             DynamoDbClient dynamo = store.client();
-            LocalDynamo.ensureTable(dynamo, template(), LifelineLocal.TABLE_NAME);
-            return work.run(dynamo, LifelineLocal.TABLE_NAME);
+            LocalTables tables = LocalTables.named(template(), LifelineLocal.TABLE_PREFIX);
+            SingleTableMigration.run(dynamo, tables, template(), LifelineLocal.OLD_SINGLE_TABLE,
+                    inMemory ? null : dataDir.resolve(LocalDynamo.STREAM_CHECKPOINTS_FILE));
+            tables.ensure(dynamo, template());
+            return work.run(dynamo, tables.tables());
         }
     }
 
@@ -185,19 +211,18 @@ public final class LocalMain implements Callable<Integer> {
         @Parameters(index = "0", description = "Team id: [A-Za-z0-9._-]{1,64}")
         String team;
 
-        @Option(names = "--aws-table", description = "Create the team in this deployed DynamoDB table (the stack's "
-                + "TableName output), with the default AWS credentials and region, instead of in Local's data dir")
-        String awsTable;
+        @CommandLine.Mixin
+        AwsTables aws = new AwsTables();
 
         @Override
         public Integer call() throws Exception {
             io.lifeline.agent.Limits.requireId("team", team);
-            return parent.onTable(awsTable, this::create);
+            return parent.onTables(aws.tables(), this::create);
         }
 
-        private int create(DynamoDbClient dynamo, String table) {
+        private int create(DynamoDbClient dynamo, io.lifeline.store.Tables tables) {
             try {
-                KeyStore.NewKey key = new KeyStore(dynamo, table).createTeam(team, Clock.systemUTC().instant());
+                KeyStore.NewKey key = new KeyStore(dynamo, tables).createTeam(team, Clock.systemUTC().instant());
                 System.out.println("Team " + team + " created. Admin key (shown once, store it now):");
                 System.out.println(key.key());
                 return 0;
@@ -216,22 +241,22 @@ public final class LocalMain implements Callable<Integer> {
         @CommandLine.ParentCommand
         LocalMain parent;
 
-        @Option(names = "--aws-table", description = "Create it in this deployed DynamoDB table (the stack's "
-                + "TableName output), with the default AWS credentials and region, instead of in Local's data dir")
-        String awsTable;
+        @CommandLine.Mixin
+        AwsTables aws = new AwsTables();
 
         @Option(names = "--label", description = "A note kept with the key (default ${DEFAULT-VALUE})")
         String label = "operator";
 
         @Override
         public Integer call() throws Exception {
-            if (awsTable == null && parent.inMemory) {
+            io.lifeline.store.Tables awsTables = aws.tables();
+            if (awsTables == null && parent.inMemory) {
                 System.err.println("An in-memory Local makes its own operator key each start; nothing to do.");
                 return 2;
             }
-            return parent.onTable(awsTable, (dynamo, table) -> {
-                String key = new KeyStore(dynamo, table).createOperatorKey(label, Clock.systemUTC().instant()).key();
-                Path file = awsTable == null ? parent.dataDir.resolve(LifelineLocal.OPERATOR_KEY_FILE) : null;
+            return parent.onTables(awsTables, (dynamo, tables) -> {
+                String key = new KeyStore(dynamo, tables).createOperatorKey(label, Clock.systemUTC().instant()).key();
+                Path file = awsTables == null ? parent.dataDir.resolve(LifelineLocal.OPERATOR_KEY_FILE) : null;
                 if (file != null) {
                     LifelineLocal.writeKeyFile(file, key);
                 }

@@ -50,13 +50,13 @@ public final class LocalRuntime implements AutoCloseable {
         this.template = Objects.requireNonNull(b.template, "template");
         this.dynamo = Objects.requireNonNull(b.dynamo, "dynamo");
         this.clock = Objects.requireNonNull(b.clock, "clock");
-        Objects.requireNonNull(b.table, "table");
+        Objects.requireNonNull(b.tables, "tables");
         if (b.streams != null) {
             Objects.requireNonNull(b.streamArn, "streamArn");
         }
         this.busClient = b.busClient;
         this.parameters = LifelineLocal.localParameters(b.parameters);
-        this.names = LifelineLocal.resourceNames(template, b.table, b.busName);
+        this.names = LifelineLocal.resourceNames(template, b.tables, b.busName);
         Map<String, String> secrets = new java.util.LinkedHashMap<>();
         for (String id : template.generatedSecrets()) {
             secrets.put(id, b.secrets.containsKey(id) ? b.secrets.get(id) : newSecret());
@@ -128,7 +128,7 @@ public final class LocalRuntime implements AutoCloseable {
     public static final class Builder {
         private SamTemplate template;
         private DynamoDbClient dynamo;
-        private String table;
+        private LocalTables tables;
         private String busName;
         private Clock clock;
         private Map<String, String> parameters = Map.of();
@@ -155,10 +155,10 @@ public final class LocalRuntime implements AutoCloseable {
             return this;
         }
 
-        /** The functions' DynamoDB client and the table they use (it must exist, with its stream). */
-        public Builder table(DynamoDbClient dynamo, String table) {
+        /** The functions' DynamoDB client and the tables they use (they must exist, the live one with its stream). */
+        public Builder tables(DynamoDbClient dynamo, LocalTables tables) {
             this.dynamo = dynamo;
-            this.table = table;
+            this.tables = tables;
             return this;
         }
 

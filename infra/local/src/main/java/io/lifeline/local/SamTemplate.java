@@ -42,7 +42,8 @@ public final class SamTemplate {
 
     /** A function of the template. {@code handler} is the class name without {@code ::handleRequest}. */
     public record Function(String logicalId, String handlerClass, Map<String, String> environment,
-                           List<Route> routes, boolean readsTableStream, FunctionPolicy policy) {
+                           List<Route> routes, boolean readsTableStream, List<String> streamFilters,
+                           FunctionPolicy policy) {
     }
 
     /**
@@ -153,9 +154,22 @@ public final class SamTemplate {
         return root.path("Resources");
     }
 
-    /** The logical id of the one DynamoDB table. */
-    public String tableLogicalId() {
-        return resourcesOfType("AWS::DynamoDB::Table").get(0);
+    /** The logical ids of the DynamoDB tables, in template order. */
+    public List<String> tableLogicalIds() {
+        return resourcesOfType("AWS::DynamoDB::Table");
+    }
+
+    /**
+     * The logical id of the resource a global environment variable names with {@code !Ref} (e.g. the table behind
+     * {@code LIVE_TABLE}); refused when the template does not declare it so.
+     */
+    public String globalEnvironmentReference(String variable) {
+        JsonNode v = root.path("Globals").path("Function").path("Environment").path("Variables").path(variable);
+        if (!v.has("Ref")) {
+            throw new IllegalStateException("template.yaml: Globals.Function.Environment." + variable
+                    + " must be a !Ref to a resource");
+        }
+        return v.path("Ref").asText();
     }
 
     private List<String> resourcesOfType(String type) {
@@ -168,9 +182,9 @@ public final class SamTemplate {
         return ids;
     }
 
-    /** CreateTable for the template's table under {@code tableName}: keys, GSIs and stream as declared. */
-    public CreateTableRequest createTableRequest(String tableName) {
-        JsonNode p = resources().path(tableLogicalId()).path("Properties");
+    /** CreateTable for the template's table {@code logicalId} under {@code tableName}: keys, GSIs and stream as declared. */
+    public CreateTableRequest createTableRequest(String logicalId, String tableName) {
+        JsonNode p = resources().path(logicalId).path("Properties");
         List<AttributeDefinition> attributes = new ArrayList<>();
         p.path("AttributeDefinitions").forEach(a -> attributes.add(AttributeDefinition.builder()
                 .attributeName(a.path("AttributeName").asText()).attributeType(a.path("AttributeType").asText())
@@ -194,9 +208,9 @@ public final class SamTemplate {
                 .build();
     }
 
-    /** The TTL attribute the table declares, or null. */
-    public String timeToLiveAttribute() {
-        JsonNode ttl = resources().path(tableLogicalId()).path("Properties").path("TimeToLiveSpecification");
+    /** The TTL attribute the table {@code logicalId} declares, or null. */
+    public String timeToLiveAttribute(String logicalId) {
+        JsonNode ttl = resources().path(logicalId).path("Properties").path("TimeToLiveSpecification");
         return ttl.path("Enabled").asBoolean(false) ? ttl.path("AttributeName").asText() : null;
     }
 
@@ -223,6 +237,7 @@ public final class SamTemplate {
                     .forEachRemaining(e -> env.put(e.getKey(), resolve(e.getValue(), parameters, resourceNames)));
             List<Route> routes = new ArrayList<>();
             boolean stream = false;
+            List<String> filters = new ArrayList<>();
             for (Iterator<JsonNode> it = p.path("Events").elements(); it.hasNext(); ) {
                 JsonNode event = it.next();
                 String type = event.path("Type").asText();
@@ -232,11 +247,13 @@ public final class SamTemplate {
                             "NONE".equals(props.path("Auth").path("Authorizer").asText())));
                 } else if ("DynamoDB".equals(type)) {
                     stream = true;
+                    event.path("Properties").path("FilterCriteria").path("Filters")
+                            .forEach(f -> filters.add(f.path("Pattern").asText()));
                 }
             }
             String handler = p.path("Handler").asText();
             out.add(new Function(id, handler.contains("::") ? handler.substring(0, handler.indexOf("::")) : handler,
-                    env, routes, stream, FunctionPolicy.of(id, p.path("Policies"))));
+                    env, routes, stream, List.copyOf(filters), FunctionPolicy.of(id, p.path("Policies"))));
         }
         return out;
     }

@@ -32,14 +32,17 @@ public final class StreamPump {
 
     private final DynamoDbStreamsClient streams;
     private final String streamArn;
-    private final List<RequestHandler<DynamodbEvent, StreamsEventResponse>> consumers;
+    private final List<Consumer> consumers;
     private final Path checkpointFile;
     /** Shard id -> sequence number of the last record every consumer handled. */
     private final Map<String, String> checkpoints = new ConcurrentHashMap<>();
     private final Map<String, Boolean> finishedShards = new ConcurrentHashMap<>();
+    private final Map<String, Long> invocations = new ConcurrentHashMap<>();
+    private final Map<String, Long> recordsDelivered = new ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.AtomicLong recordsRead = new java.util.concurrent.atomic.AtomicLong();
 
     public StreamPump(DynamoDbStreamsClient streams, String streamArn,
-                      List<RequestHandler<DynamodbEvent, StreamsEventResponse>> consumers, Path checkpointFile)
+                      List<Consumer> consumers, Path checkpointFile)
             throws IOException {
         this.streams = streams;
         this.streamArn = streamArn;
@@ -63,6 +66,36 @@ public final class StreamPump {
             }
         }
         return delivered;
+    }
+
+    /**
+     * Skips every record available now without delivering it, as the stream's 24-hour retention drops records a
+     * stalled consumer never read; answers how many were lost. For tests of what the outbox repair restores.
+     */
+    public synchronized int discardPending() {
+        int lost = 0;
+        for (Shard shard : streams.describeStream(d -> d.streamArn(streamArn)).streamDescription().shards()) {
+            String last = checkpoints.get(shard.shardId());
+            String iterator = streams.getShardIterator(g -> {
+                g.streamArn(streamArn).shardId(shard.shardId());
+                if (last == null) {
+                    g.shardIteratorType(ShardIteratorType.TRIM_HORIZON);
+                } else {
+                    g.shardIteratorType(ShardIteratorType.AFTER_SEQUENCE_NUMBER).sequenceNumber(last);
+                }
+            }).shardIterator();
+            while (iterator != null) {
+                String current = iterator;
+                GetRecordsResponse page = streams.getRecords(g -> g.shardIterator(current).limit(BATCH_SIZE));
+                if (page.records().isEmpty()) {
+                    break;
+                }
+                lost += page.records().size();
+                checkpoint(shard.shardId(), page.records().get(page.records().size() - 1).dynamodb().sequenceNumber());
+                iterator = page.nextShardIterator();
+            }
+        }
+        return lost;
     }
 
     /** Pumps until a pass delivers nothing; for tests that want the outbox caught up. */
@@ -95,6 +128,7 @@ public final class StreamPump {
                 }
                 return delivered;
             }
+            recordsRead.addAndGet(records.size());
             int accepted = deliver(records);
             delivered += accepted;
             if (accepted > 0) {
@@ -109,14 +143,24 @@ public final class StreamPump {
         return delivered;
     }
 
-    /** Invokes every consumer; returns how many leading records all of them accepted. */
+    /**
+     * Invokes every consumer with the records its filter passes (none passing: not invoked, as Lambda does);
+     * returns how many leading records all of them accepted.
+     */
     private int deliver(List<Record> records) {
         int accepted = records.size();
-        DynamodbEvent event = StreamEvents.toEvent(records, streamArn);
-        for (RequestHandler<DynamodbEvent, StreamsEventResponse> consumer : consumers) {
+        for (Consumer consumer : consumers) {
+            List<Record> passed = records.stream().filter(consumer.filter()::passes).toList();
+            if (passed.isEmpty()) {
+                continue;
+            }
+            invocations.merge(consumer.functionId(), 1L, Long::sum);
+            recordsDelivered.merge(consumer.functionId(), (long) passed.size(), Long::sum);
+            DynamodbEvent event = StreamEvents.toEvent(passed, streamArn);
             StreamsEventResponse response;
             try {
-                response = consumer.handleRequest(event, new LocalContext("stream", UUID.randomUUID().toString()));
+                response = consumer.handler().handleRequest(event,
+                        new LocalContext("stream", UUID.randomUUID().toString()));
             } catch (RuntimeException e) {
                 System.err.println("stream consumer failed, the batch will be retried: " + e);
                 return 0;
@@ -152,10 +196,31 @@ public final class StreamPump {
         }
     }
 
-    /** Consumers as their handler type, for the host's stream functions. */
-    public static List<RequestHandler<DynamodbEvent, StreamsEventResponse>> consumers(FunctionHost host) {
-        List<RequestHandler<DynamodbEvent, StreamsEventResponse>> out = new ArrayList<>();
-        host.streamConsumers().forEach(id -> out.add(host.handler(id)));
+    /** A stream function: its handler and its event source mapping's filter. */
+    public record Consumer(String functionId, RequestHandler<DynamodbEvent, StreamsEventResponse> handler,
+                           StreamFilter filter) {
+    }
+
+    /** The host's stream functions, each with the FilterCriteria its mapping declares in template.yaml. */
+    public static List<Consumer> consumers(FunctionHost host) {
+        List<Consumer> out = new ArrayList<>();
+        host.streamConsumers().forEach(id -> out.add(new Consumer(id, host.handler(id),
+                StreamFilter.of(host.function(id).streamFilters()))));
         return out;
+    }
+
+    /** How many times the pump invoked the function (batches its filter passed at least one record of). */
+    public long invocations(String functionId) {
+        return invocations.getOrDefault(functionId, 0L);
+    }
+
+    /** How many records the function was given (after its filter), replays included. */
+    public long recordsDelivered(String functionId) {
+        return recordsDelivered.getOrDefault(functionId, 0L);
+    }
+
+    /** How many records the pump read from the stream, replays included. */
+    public long recordsRead() {
+        return recordsRead.get();
     }
 }

@@ -94,7 +94,10 @@ class AdminKeysTest {
             List<Integer> statuses = concurrently(() -> revoke(a, team, idOf(b)).status(),
                     () -> revoke(b, team, idOf(a)).status());
             assertEquals(1, statuses.stream().filter(s -> s == 200).count(), "round " + round + ": " + statuses);
-            assertTrue(statuses.stream().allMatch(s -> s == 200 || s == 409 || s == 503), statuses.toString());
+            // The loser is refused 409 (the last admin key), 503 (a conflict), or 401 when the winner's revoke of its
+            // own key landed before its request was authorized.
+            assertTrue(statuses.stream().allMatch(s -> s == 200 || s == 409 || s == 503 || s == 401),
+                    statuses.toString());
             assertEquals(1, counter(team), "round " + round);
             assertEquals(1, stack.keys().list(team).stream().filter(k -> k.scope() == Scope.ADMIN).count());
         }
@@ -245,7 +248,7 @@ class AdminKeysTest {
 
     /** Test setup only: the team item as it was before it counted its admin keys. */
     private static void dropCounter(String team) {
-        stack.dynamo.updateItem(u -> u.tableName(stack.table)
+        stack.dynamo.updateItem(u -> u.tableName(stack.tables.live())
                 .key(Map.of("pk", AttributeValue.fromS("TEAM#" + team), "sk", AttributeValue.fromS("TEAM")))
                 .updateExpression("REMOVE adminKeys"));
         assertEquals(-1, counter(team));

@@ -56,7 +56,7 @@ class ApiThrottlingTemplateTest {
     private static final class LocalGatewayRoutes {
         static Set<String> of(SamTemplate template) {
             Set<String> keys = new HashSet<>();
-            template.functions(Map.of(), LifelineLocal.resourceNames(template, "t", "b")).forEach(f -> f.routes().forEach(r -> keys.add(r.routeKey())));
+            template.functions(Map.of(), LifelineLocal.resourceNames(template, LocalTables.named(template, "t"), "b")).forEach(f -> f.routes().forEach(r -> keys.add(r.routeKey())));
             return keys;
         }
     }

@@ -36,7 +36,7 @@ class BootstrapCommandsTest {
         // Local's own store on the data dir: the commands released its lock when they ended.
         try (LocalDynamo store = LocalDynamo.open(dir)) {
             DynamoDbClient dynamo = store.client();
-            KeyStore keys = new KeyStore(dynamo, LifelineLocal.TABLE_NAME);
+            KeyStore keys = new KeyStore(dynamo, LocalTables.named(SamTemplate.bundled(), LifelineLocal.TABLE_PREFIX).tables());
             assertEquals(List.of(Scope.OPERATOR, "none"), keys.find(operator.key())
                     .map(k -> List.<Object>of(k.scope(), k.team() == null ? "none" : k.team())).orElseThrow());
             assertEquals(List.of(Scope.ADMIN, "boot"), keys.find(team.key())

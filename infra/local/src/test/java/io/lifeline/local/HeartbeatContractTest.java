@@ -78,7 +78,7 @@ class HeartbeatContractTest {
         String id = newId("live");
         stack.ready(id);
         // As if a sweep had counted two misses already.
-        stack.dynamo.updateItem(u -> u.tableName(stack.table).key(agentKey(id))
+        stack.dynamo.updateItem(u -> u.tableName(stack.tables.live()).key(agentKey(id))
                 .updateExpression("SET misses = :m").expressionAttributeValues(Map.of(":m", AttributeValue.fromN("2"))));
         long beatsBefore = Long.parseLong(stack.agentItem(id).get("beats").n());
         stack.clock.advance(Duration.ofSeconds(17));
@@ -808,7 +808,7 @@ class HeartbeatContractTest {
     }
 
     private static Map<String, AttributeValue> agentKey(String id) {
-        return Map.of("pk", AttributeValue.fromS("TEAM#" + TestStack.TEAM), "sk", AttributeValue.fromS("AGENT#" + id));
+        return Map.of("pk", AttributeValue.fromS(TestStack.agentPartition(id)), "sk", AttributeValue.fromS("AGENT"));
     }
 
     /** {@code {"k":"<fill...>"}} whose compact JSON is exactly {@code bytes} UTF-8 bytes ({@code fill} 1 or 2 bytes). */

@@ -116,7 +116,7 @@ class HeartbeatCostTest {
         assertEquals(200, stack.heartbeat(id, "{}").status());
 
         assertEquals(List.of("UpdateItem"), counter.operations);
-        assertEquals(List.of("AGENT#" + id), counter.updatedSortKeys);
+        assertEquals(List.of("AGENT"), counter.updatedSortKeys);
     }
 
     @ParameterizedTest
@@ -143,7 +143,7 @@ class HeartbeatCostTest {
         assertEquals(200, stack.heartbeat(id, "{\"metadata\":{\"task\":\"t-1\"}}").status());
 
         assertEquals(List.of("UpdateItem", "UpdateItem"), counter.operations);
-        assertEquals(List.of("AGENT#" + id, "DATA"), counter.updatedSortKeys);
+        assertEquals(List.of("AGENT", "DATA"), counter.updatedSortKeys);
     }
 
     @Test
@@ -154,7 +154,7 @@ class HeartbeatCostTest {
         assertEquals(200, stack.heartbeat(id, "{\"metadata\":{\"a\":1},\"checkpoint\":{\"b\":2}}").status());
 
         assertEquals(List.of("UpdateItem", "UpdateItem"), counter.operations);
-        assertEquals(List.of("AGENT#" + id, "DATA"), counter.updatedSortKeys);
+        assertEquals(List.of("AGENT", "DATA"), counter.updatedSortKeys);
     }
 
     @Test
@@ -166,7 +166,7 @@ class HeartbeatCostTest {
 
         // The first write assumes the reported status and is refused (ALL_OLD says ready); the second changes it.
         assertEquals(List.of("UpdateItem", "UpdateItem"), counter.operations);
-        assertEquals(List.of("AGENT#" + id, "AGENT#" + id), counter.updatedSortKeys);
+        assertEquals(List.of("AGENT", "AGENT"), counter.updatedSortKeys);
     }
 
     @Test
@@ -203,7 +203,7 @@ class HeartbeatCostTest {
 
         assertEquals(200, r.status(), r.body()::toString);
         assertEquals(Collections.nCopies(n, "UpdateItem"), counter.operations);
-        assertEquals(ids.stream().map(id -> "AGENT#" + id).toList(), counter.updatedSortKeys);
+        assertEquals(ids.stream().map(id -> "AGENT").toList(), counter.updatedSortKeys);
     }
 
     @Test
@@ -236,8 +236,8 @@ class HeartbeatCostTest {
         assertEquals(200, claim.status(), claim.body()::toString);
         stack.clock.advance(Duration.ofDays(3650));
         // A long-lived agent: a billion heartbeats (30 years at one a second) and ten million status changes.
-        stack.dynamo.updateItem(u -> u.tableName(stack.table)
-                .key(Map.of("pk", AttributeValue.fromS("TEAM#" + team), "sk", AttributeValue.fromS("AGENT#" + agentId)))
+        stack.dynamo.updateItem(u -> u.tableName(stack.tables.live())
+                .key(Map.of("pk", AttributeValue.fromS("TEAM#" + team + "#AGENT#" + agentId), "sk", AttributeValue.fromS("AGENT")))
                 .updateExpression("SET beats = :b, tseq = :t")
                 .expressionAttributeValues(Map.of(":b", AttributeValue.fromN("999999999"),
                         ":t", AttributeValue.fromN("9999999"))));
@@ -251,7 +251,7 @@ class HeartbeatCostTest {
         List<String> operations = List.copyOf(counter.operations);
         List<ConsumedCapacity> capacities = List.copyOf(counter.capacities);
 
-        Map<String, AttributeValue> item = stack.item("TEAM#" + team, "AGENT#" + agentId);
+        Map<String, AttributeValue> item = stack.agentItem(team, agentId);
         assertEquals(taskId, item.get("taskId").s());
         assertEquals(name, item.get("name").s());
         int size = itemSizeUpperBound(item);
@@ -276,7 +276,7 @@ class HeartbeatCostTest {
         counter.measureCapacity = true;
         assertEquals(200, stack.heartbeat(id, "{\"metadata\":" + metadata + "}").status());
         counter.measureCapacity = false;
-        assertEquals(List.of("AGENT#" + id, "DATA"), counter.updatedSortKeys);
+        assertEquals(List.of("AGENT", "DATA"), counter.updatedSortKeys);
         assertEquals(List.of(1.0, 5.0), counter.capacities.stream().map(ConsumedCapacity::capacityUnits).toList());
     }
 

@@ -251,7 +251,7 @@ class HostileInputFuzzTest {
     }
 
     private Fixture setUp(LifelineLocal local) throws Exception {
-        KeyStore keys = new KeyStore(local.dynamo(), LifelineLocal.TABLE_NAME);
+        KeyStore keys = new KeyStore(local.dynamo(), local.tables());
         java.time.Instant now = java.time.Instant.now();
         String otherAdmin = keys.createTeam(OTHER_TEAM, now).key();
         String read = keys.createKey(TEAM, Scope.READ, "fuzz read", now).key();
@@ -723,8 +723,11 @@ class HostileInputFuzzTest {
 
     static Map<String, Map<String, AttributeValue>> snapshot(DynamoDbClient dynamo) {
         Map<String, Map<String, AttributeValue>> items = new TreeMap<>();
-        dynamo.scanPaginator(s -> s.tableName(LifelineLocal.TABLE_NAME).consistentRead(true)).items()
-                .forEach(i -> items.put(i.get("pk").s() + " | " + i.get("sk").s(), i));
+        var tables = new io.lifeline.store.Tables(LifelineLocal.TABLE_PREFIX + "-live", LifelineLocal.TABLE_PREFIX + "-ledger");
+        for (String table : List.of(tables.live(), tables.ledger())) {
+            dynamo.scanPaginator(s -> s.tableName(table).consistentRead(true)).items()
+                    .forEach(i -> items.put(table + " | " + i.get("pk").s() + " | " + i.get("sk").s(), i));
+        }
         return items;
     }
 

@@ -105,6 +105,9 @@ class IamPolicyTest {
             assertEquals(202, stack.agent("revive", "w2", null).status());
             stack.pump.drain();
             stack.stepFunctions.runDue();
+            // The outbox repair: re-drives parked records (none) and replays nothing unpublished.
+            stack.host.<com.amazonaws.services.lambda.runtime.events.ScheduledEvent, Object>handler("OutboxRepairFunction")
+                    .handleRequest(new com.amazonaws.services.lambda.runtime.events.ScheduledEvent(), null);
             ok(stack.agent("pause-agent", "w1", "{\"seconds\":60}"));
             ok(stack.agent("resume-agent", "w1", null));
 
@@ -124,7 +127,7 @@ class IamPolicyTest {
                 }
             }
             assertTrue(byFunction.get("PublisherFunction").contains("events:PutEvents EventBus"), byFunction.toString());
-            assertTrue(byFunction.get("SweepFunction").contains("dynamodb:Scan AgentsTable"), byFunction.toString());
+            assertTrue(byFunction.get("SweepFunction").contains("dynamodb:Scan LiveTable"), byFunction.toString());
         }
     }
 
@@ -138,7 +141,7 @@ class IamPolicyTest {
         Path template = variant(dir, "Action: [dynamodb:UpdateItem, dynamodb:GetItem]", "Action: dynamodb:UpdateItem");
         try (TestStack stack = TestStack.builder().template(template).build().expectingDenials()) {
             assertFalse(stack.host.prime("HeartbeatFunction"));
-            assertEquals(List.of(new PolicyGuard.Call("HeartbeatFunction", "dynamodb:GetItem", "AgentsTable", false)),
+            assertEquals(List.of(new PolicyGuard.Call("HeartbeatFunction", "dynamodb:GetItem", "LedgerTable", false)),
                     stack.host.policies().denied());
         }
     }
@@ -152,7 +155,7 @@ class IamPolicyTest {
             TestStack.Reply r = stack.heartbeat("a1", "{}");
             assertEquals(500, r.status(), r.body().toString());
             assertEquals("INTERNAL_ERROR", r.code());
-            assertEquals(List.of(new PolicyGuard.Call("HeartbeatFunction", "dynamodb:UpdateItem", "AgentsTable",
+            assertEquals(List.of(new PolicyGuard.Call("HeartbeatFunction", "dynamodb:UpdateItem", "LiveTable",
                     false)), stack.host.policies().denied());
         }
     }

@@ -143,7 +143,7 @@ class OrphanedReviveTest {
         @Override
         public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
             if (context.request() instanceof UpdateItemRequest u
-                    && ("AGENT#" + agentId).equals(u.key().get("sk").s())
+                    && TestStack.agentPartition(agentId).equals(u.key().get("pk").s())
                     && u.expressionAttributeValues().containsValue(AttributeValue.fromS("restart_exhausted"))
                     && armed.compareAndSet(true, false)) {
                 fired.incrementAndGet();
@@ -162,7 +162,7 @@ class OrphanedReviveTest {
         TestStack s = STACKS.open(TestStack.builder().interceptor(race));
         s.restartingAfterACrash("racer");
         Config config = sweepConfig(s);
-        Sweeper sweeper = new Sweeper(new SweepStore(s.dynamo, s.table, 2), new TeamStore(s.dynamo, s.table),
+        Sweeper sweeper = new Sweeper(new SweepStore(s.dynamo, s.tables, 2), new TeamStore(s.dynamo, s.tables),
                 new SweepPlan.Policy(0.5, 4), new Sweeper.Timing(config.missSpacing(), config.reviveLongestRun()),
                 s.clock);
         race.stack = s;
@@ -245,7 +245,7 @@ class OrphanedReviveTest {
     private static Map<String, String> environment(String function) throws Exception {
         SamTemplate template = TestStack.template();
         return template.functions(LifelineLocal.localParameters(Map.of()),
-                        LifelineLocal.resourceNames(template, "t", "b")).stream()
+                        LifelineLocal.resourceNames(template, LocalTables.named(template, "t"), "b")).stream()
                 .filter(f -> f.logicalId().equals(function)).findFirst().orElseThrow().environment();
     }
 }

@@ -29,7 +29,8 @@ class PrimingTest {
         try (TestStack stack = TestStack.builder().interceptor(count).build()) {
             int before = stack.allItems().size();
             operations.clear();
-            new Priming(new Wiring(Config.fromEnvironment(Map.of("TABLE_NAME", stack.table)), Clock.systemUTC(),
+            new Priming(new Wiring(Config.fromEnvironment(Map.of("LIVE_TABLE", stack.tables.live(),
+                    "LEDGER_TABLE", stack.tables.ledger())), Clock.systemUTC(),
                     stack.dynamo)).prime();
             assertEquals(List.of("GetItem"), List.copyOf(operations));
             assertEquals(before, stack.allItems().size(), "priming wrote nothing");

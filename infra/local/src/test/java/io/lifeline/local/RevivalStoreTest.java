@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 class RevivalStoreTest {
 
     private static RevivalStore revivals(TestStack s) {
-        return new RevivalStore(s.dynamo, s.table, Duration.ofDays(30));
+        return new RevivalStore(s.dynamo, s.tables, Duration.ofDays(30));
     }
 
     @Test

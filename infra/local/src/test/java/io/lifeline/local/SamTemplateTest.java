@@ -149,17 +149,27 @@ class SamTemplateTest {
     }
 
     @Test
-    void table_streamsNewAndOldImages_andExpiresByExpiresAt() {
-        JsonNode table = root.path("Resources").path(template.tableLogicalId()).path("Properties");
-        assertEquals("NEW_AND_OLD_IMAGES", table.path("StreamSpecification").path("StreamViewType").asText());
-        assertEquals("expiresAt", table.path("TimeToLiveSpecification").path("AttributeName").asText());
-        assertTrue(table.path("TimeToLiveSpecification").path("Enabled").asBoolean());
-        assertEquals("expiresAt", template.timeToLiveAttribute());
-        // And the table Local built from it.
-        TableDescription built = stack.dynamo.describeTable(d -> d.tableName(stack.table)).table();
+    void liveTable_streamsNewAndOldImages_ledgerExpiresByExpiresAt_withoutAStream() {
+        String liveId = template.globalEnvironmentReference("LIVE_TABLE");
+        String ledgerId = template.globalEnvironmentReference("LEDGER_TABLE");
+        assertEquals(Set.of(liveId, ledgerId), Set.copyOf(template.tableLogicalIds()), "two tables, each named once");
+        JsonNode live = root.path("Resources").path(liveId).path("Properties");
+        JsonNode ledger = root.path("Resources").path(ledgerId).path("Properties");
+        assertEquals("NEW_AND_OLD_IMAGES", live.path("StreamSpecification").path("StreamViewType").asText());
+        assertTrue(ledger.path("StreamSpecification").isMissingNode(), "the ledger has no stream");
+        assertEquals("expiresAt", ledger.path("TimeToLiveSpecification").path("AttributeName").asText());
+        assertTrue(ledger.path("TimeToLiveSpecification").path("Enabled").asBoolean());
+        assertEquals("expiresAt", template.timeToLiveAttribute(ledgerId));
+        // The publisher reads the live table's stream, and only it.
+        assertEquals(liveId + ".StreamArn", root.path("Resources").path("PublisherFunction").path("Properties")
+                .path("Events").path("Stream").path("Properties").path("Stream").asText());
+        // And the tables Local built from it.
+        TableDescription built = stack.dynamo.describeTable(d -> d.tableName(stack.tables.live())).table();
         assertEquals(StreamViewType.NEW_AND_OLD_IMAGES, built.streamSpecification().streamViewType());
         assertTrue(built.streamSpecification().streamEnabled());
-        assertEquals("expiresAt", stack.dynamo.describeTimeToLive(d -> d.tableName(stack.table))
+        TableDescription builtLedger = stack.dynamo.describeTable(d -> d.tableName(stack.tables.ledger())).table();
+        assertTrue(builtLedger.streamSpecification() == null || !builtLedger.streamSpecification().streamEnabled());
+        assertEquals("expiresAt", stack.dynamo.describeTimeToLive(d -> d.tableName(stack.tables.ledger()))
                 .timeToLiveDescription().attributeName());
     }
 
@@ -203,30 +213,38 @@ class SamTemplateTest {
     }
 
     @Test
-    void everyFunction_getsTableNameAsRefToTheTable() {
-        String tableId = template.tableLogicalId();
-        Node globalValue = get(tagged, "Globals", "Function", "Environment", "Variables", "TABLE_NAME");
-        for (Map.Entry<String, Node> f : resourcesTagged().entrySet()) {
-            Node own = get(f.getValue(), "Properties", "Environment", "Variables", "TABLE_NAME");
-            Node value = own != null ? own : globalValue;
-            assertNotNull(value, f.getKey() + " has no TABLE_NAME");
-            assertEquals("!Ref", value.getTag().getValue(), f.getKey() + ": TABLE_NAME is a !Ref, not a name");
-            assertEquals(tableId, scalar(value), f.getKey());
+    void everyFunction_getsBothTableNamesAsRefsToTheTables() {
+        for (String variable : List.of("LIVE_TABLE", "LEDGER_TABLE")) {
+            String tableId = template.globalEnvironmentReference(variable);
+            Node globalValue = get(tagged, "Globals", "Function", "Environment", "Variables", variable);
+            for (Map.Entry<String, Node> f : resourcesTagged().entrySet()) {
+                Node own = get(f.getValue(), "Properties", "Environment", "Variables", variable);
+                Node value = own != null ? own : globalValue;
+                assertNotNull(value, f.getKey() + " has no " + variable);
+                assertEquals("!Ref", value.getTag().getValue(), f.getKey() + ": " + variable + " is a !Ref, not a name");
+                assertEquals(tableId, scalar(value), f.getKey());
+            }
         }
-        // Resolved as Local resolves it, every function sees the table's name.
-        template.functions(Map.of(), names("the-table")).forEach(
-                f -> assertEquals("the-table", f.environment().get("TABLE_NAME"), f.logicalId()));
+        // Resolved as Local resolves it, every function sees the tables' names.
+        LocalTables tables = LocalTables.named(template, "the");
+        template.functions(Map.of(), LifelineLocal.resourceNames(template, tables, "bus")).forEach(f -> {
+            assertEquals("the-live", f.environment().get("LIVE_TABLE"), f.logicalId());
+            assertEquals("the-ledger", f.environment().get("LEDGER_TABLE"), f.logicalId());
+        });
     }
 
     /** Local names for the resources functions' environments refer to. */
-    private static Map<String, String> names(String table) {
-        return LifelineLocal.resourceNames(template, table, "bus");
+    private static Map<String, String> names(String prefix) {
+        return LifelineLocal.resourceNames(template, LocalTables.named(template, prefix), "bus");
     }
 
     @Test
     void everyFunction_hasPolicies_scopedToTheTableOrTheBus() {
-        Set<String> allowed = Set.of(template.tableLogicalId() + ".Arn", template.eventBusLogicalId() + ".Arn",
-                "ReviveStateMachine");
+        Set<String> allowed = new HashSet<>(Set.of(template.eventBusLogicalId() + ".Arn", "ReviveStateMachine"));
+        for (String table : template.tableLogicalIds()) {
+            allowed.add(table + ".Arn");
+            allowed.add("${" + table + ".Arn}/index/byTeam");
+        }
         for (Map.Entry<String, Node> f : resourcesTagged().entrySet()) {
             Node policies = get(f.getValue(), "Properties", "Policies");
             if ("DashboardFunction".equals(f.getKey())) {
@@ -239,8 +257,15 @@ class SamTemplateTest {
             assertTrue(tree.isArray() && !tree.isEmpty(), f.getKey() + " has an empty Policies list");
             for (JsonNode policy : tree) {
                 for (JsonNode statement : policy.path("Statement")) {
-                    assertTrue(allowed.contains(statement.path("Resource").asText()),
-                            f.getKey() + ": statements name the table or the bus, not '*': " + statement);
+                    JsonNode resource = statement.path("Resource");
+                    List<String> named = new ArrayList<>();
+                    if (resource.isArray()) {
+                        resource.forEach(r -> named.add(r.isTextual() ? r.asText() : r.path("Fn::Sub").asText()));
+                    } else {
+                        named.add(resource.isTextual() ? resource.asText() : resource.path("Fn::Sub").asText());
+                    }
+                    named.forEach(r -> assertTrue(allowed.contains(r),
+                            f.getKey() + ": statements name a table, an index or the bus, not '*': " + statement));
                     assertTrue(statement.path("Action").size() > 0 || statement.path("Action").isTextual());
                 }
             }
@@ -257,6 +282,7 @@ class SamTemplateTest {
         }
         assertEquals(Set.of("SweepNotRunningAlarm", "PublishFailuresAlarm", "PublisherErrorsAlarm", "PublisherLagAlarm",
                 "DeadAgentRateAlarm", "HeartbeatErrorsAlarm", "HeartbeatInternalErrorsAlarm", "AuthorizerErrorsAlarm",
+                "OutboxParkedAlarm", "OutboxFailedAlarm",
                 // issue 19: deliveries, starvation, the store, revives and the sweep's writes
                 "SweepWriteErrorsAlarm", "DeliveryDeadLettersAlarm", "DeliveryFailuresAlarm", "ApiServerErrorsAlarm",
                 "HeartbeatThrottlesAlarm", "AuthorizerThrottlesAlarm", "ControlLoopThrottlesAlarm", "ReviveFailuresAlarm",

@@ -358,7 +358,7 @@ class SweepTest {
             // The sweep's write sets misses without a heartbeat time (a heartbeat sets both); recognised by what
             // it writes, not by its condition, so a sweep that forgot the condition is still raced.
             if (context.request() instanceof UpdateItemRequest u
-                    && ("AGENT#" + agentId).equals(u.key().get("sk").s())
+                    && TestStack.agentPartition(agentId).equals(u.key().get("pk").s())
                     && u.updateExpression().contains("#misses =") && !u.updateExpression().contains("#hbAt")
                     && armed.compareAndSet(true, false)) {
                 fired.incrementAndGet();
@@ -374,7 +374,7 @@ class SweepTest {
     private static Sweeper sweeper(TestStack s) {
         io.lifeline.config.Config config = io.lifeline.config.Config.fromEnvironment(
                 s.host.function("SweepFunction").environment());
-        return new Sweeper(new SweepStore(s.dynamo, s.table, 2), new TeamStore(s.dynamo, s.table),
+        return new Sweeper(new SweepStore(s.dynamo, s.tables, 2), new TeamStore(s.dynamo, s.tables),
                 new SweepPlan.Policy(0.5, 4), new Sweeper.Timing(config.missSpacing(), config.reviveLongestRun()),
                 s.clock);
     }

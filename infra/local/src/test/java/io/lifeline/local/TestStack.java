@@ -47,7 +47,9 @@ public final class TestStack implements AutoCloseable {
 
     public final MutableClock clock;
     public final DynamoDbClient dynamo;
-    public final String table;
+    /** This stack's live and ledger tables (fresh names in the shared DynamoDB Local). */
+    public final io.lifeline.store.Tables tables;
+    private final LocalTables localTables;
     public final LocalGateway gateway;
     public final StreamPump pump;
     public final FunctionHost host;
@@ -73,18 +75,20 @@ public final class TestStack implements AutoCloseable {
         this.busInterceptors = List.copyOf(busInterceptors);
         java.net.URI endpoint = dynamoEndpoint != null ? dynamoEndpoint : SharedDynamo.get().endpoint();
         this.clock = clock;
-        this.table = "t-" + UUID.randomUUID();
         this.admin = LocalClients.build(DynamoDbClient.builder(), endpoint);
         this.template = templateFile == null ? template() : SamTemplate.read(templateFile);
-        LocalDynamo.ensureTable(admin, template, table);
+        this.localTables = LocalTables.named(template, "t-" + UUID.randomUUID());
+        this.tables = localTables.tables();
+        localTables.ensure(admin, template);
         this.dynamo = interceptors.isEmpty() ? admin : LocalClients.build(DynamoDbClient.builder()
                 .overrideConfiguration(c -> interceptors.forEach(c::addExecutionInterceptor)), endpoint);
         this.streams = LocalClients.build(
                 software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient.builder(), endpoint);
         // No background tick: tests move the clock and call stepFunctions.runDue() themselves.
-        this.runtime = LocalRuntime.builder().template(template).table(dynamo, table).busName("bus-" + table)
+        this.runtime = LocalRuntime.builder().template(template).tables(dynamo, localTables)
+                .busName("bus-" + tables.live())
                 .clock(clock).parameters(parameters).stepFunctions(1.0, false)
-                .streams(streams, admin.describeTable(d -> d.tableName(table)).table().latestStreamArn(), null)
+                .streams(streams, localTables.streamArn(admin), null)
                 .busClient(this::busClient).build();
         this.bus = runtime.bus;
         this.host = runtime.host;
@@ -92,7 +96,7 @@ public final class TestStack implements AutoCloseable {
         this.stepFunctions = runtime.stepFunctions;
         this.gateway = runtime.gateway;
         this.pump = runtime.pump;
-        this.keys = new KeyStore(admin, table);
+        this.keys = new KeyStore(admin, tables);
         this.adminKey = keys.createTeam(TEAM, clock.instant()).key();
         this.operatorKey = keys.createOperatorKey("test", clock.instant()).key();
     }
@@ -384,19 +388,26 @@ public final class TestStack implements AutoCloseable {
 
     // ---- direct store access for setup and inspection ------------------------------------------------
 
+    /** An item by its key, from the table that holds it: agent and team items on the live table, the rest on the ledger. */
     public Map<String, AttributeValue> item(String pk, String sk) {
+        String table = "AGENT".equals(sk) || "TEAM".equals(sk) ? tables.live() : tables.ledger();
         return dynamo.getItem(g -> g.tableName(table).consistentRead(true)
                 .key(Map.of("pk", AttributeValue.fromS(pk), "sk", AttributeValue.fromS(sk)))).item();
     }
 
+    /** An agent of {@link #TEAM}'s live item. */
     public Map<String, AttributeValue> agentItem(String agentId) {
-        return item("TEAM#" + TEAM, "AGENT#" + agentId);
+        return agentItem(TEAM, agentId);
+    }
+
+    public Map<String, AttributeValue> agentItem(String team, String agentId) {
+        return item("TEAM#" + team + "#AGENT#" + agentId, "AGENT");
     }
 
     /** Test setup only: puts an agent straight into {@code status}, as if earlier transitions had happened. */
     public void forceStatus(String agentId, String status) {
-        dynamo.updateItem(u -> u.tableName(table)
-                .key(Map.of("pk", AttributeValue.fromS("TEAM#" + TEAM), "sk", AttributeValue.fromS("AGENT#" + agentId)))
+        dynamo.updateItem(u -> u.tableName(tables.live())
+                .key(Map.of("pk", AttributeValue.fromS(agentPartition(agentId)), "sk", AttributeValue.fromS("AGENT")))
                 .updateExpression("SET #s = :s")
                 .expressionAttributeNames(Map.of("#s", "status"))
                 .expressionAttributeValues(Map.of(":s", AttributeValue.fromS(status))));
@@ -408,7 +419,7 @@ public final class TestStack implements AutoCloseable {
      */
     public List<Map<String, AttributeValue>> recordedTransitions(String agentId) {
         List<Map<String, AttributeValue>> items = new ArrayList<>();
-        dynamo.queryPaginator(q -> q.tableName(table).consistentRead(true)
+        dynamo.queryPaginator(q -> q.tableName(tables.ledger()).consistentRead(true)
                 .keyConditionExpression("pk = :pk AND begins_with(sk, :t)")
                 .expressionAttributeValues(Map.of(":pk", AttributeValue.fromS(agentPartition(agentId)),
                         ":t", AttributeValue.fromS("T#"))))
@@ -416,15 +427,17 @@ public final class TestStack implements AutoCloseable {
         return items;
     }
 
-    /** The ARN of this stack's table stream, for a second {@link StreamPump} over the same records. */
+    /** The ARN of this stack's live table stream, for a second {@link StreamPump} over the same records. */
     public String streamArn() {
-        return admin.describeTable(d -> d.tableName(table)).table().latestStreamArn();
+        return localTables.streamArn(admin);
     }
 
-    /** Every item in this stack's table; for tests that check nothing was written. */
+    /** Every item in this stack's two tables; for tests that check nothing was written. */
     public List<Map<String, AttributeValue>> allItems() {
         List<Map<String, AttributeValue>> items = new ArrayList<>();
-        dynamo.scanPaginator(s -> s.tableName(table).consistentRead(true)).items().forEach(items::add);
+        for (String table : List.of(tables.live(), tables.ledger())) {
+            dynamo.scanPaginator(s -> s.tableName(table).consistentRead(true)).items().forEach(items::add);
+        }
         return items;
     }
 
@@ -451,7 +464,7 @@ public final class TestStack implements AutoCloseable {
     @Override
     public void close() {
         runtime.close();
-        admin.deleteTable(d -> d.tableName(table));
+        localTables.delete(admin);
         if (dynamo != admin) {
             dynamo.close();
         }

@@ -40,7 +40,7 @@ class TransitionWalkTest {
     @BeforeAll
     static void start() throws Exception {
         stack = TestStack.start();
-        store = new AgentStore(stack.dynamo, stack.table);
+        store = new AgentStore(stack.dynamo, stack.tables);
     }
 
     @AfterAll

@@ -1,0 +1,43 @@
+package io.lifeline.local;
+
+import io.lifeline.store.Tables;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+
+/**
+ * The template's two tables as Local names them ({@code <prefix>-live}, {@code <prefix>-ledger}): which logical id
+ * is which is read from the functions' global environment ({@code LIVE_TABLE: !Ref ...}, {@code LEDGER_TABLE}),
+ * so template.yaml stays the one source of the tables' definitions.
+ */
+public record LocalTables(Tables tables, String liveLogicalId, String ledgerLogicalId) {
+
+    public static LocalTables named(SamTemplate template, String prefix) {
+        return new LocalTables(new Tables(prefix + "-live", prefix + "-ledger"),
+                template.globalEnvironmentReference("LIVE_TABLE"), template.globalEnvironmentReference("LEDGER_TABLE"));
+    }
+
+    /** Logical id -> Local's table name, for resolving the template's references. */
+    public Map<String, String> resourceNames() {
+        Map<String, String> names = new LinkedHashMap<>();
+        names.put(liveLogicalId, tables.live());
+        names.put(ledgerLogicalId, tables.ledger());
+        return names;
+    }
+
+    /** Creates both tables from the template unless they exist. */
+    public void ensure(DynamoDbClient dynamo, SamTemplate template) {
+        LocalDynamo.ensureTable(dynamo, template, liveLogicalId, tables.live());
+        LocalDynamo.ensureTable(dynamo, template, ledgerLogicalId, tables.ledger());
+    }
+
+    /** The live table's stream, which the outbox reads. */
+    public String streamArn(DynamoDbClient dynamo) {
+        return dynamo.describeTable(d -> d.tableName(tables.live())).table().latestStreamArn();
+    }
+
+    public void delete(DynamoDbClient dynamo) {
+        dynamo.deleteTable(d -> d.tableName(tables.live()));
+        dynamo.deleteTable(d -> d.tableName(tables.ledger()));
+    }
+}
