@@ -82,8 +82,12 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
                 : new EventBridgePublisher(wiring.eventBridge().get(), config.eventBusName(), PUT_EVENTS_BACKOFF);
     }
 
-    /** What one record led to: its events and the status changes among them (for the published watermark). */
-    record Work(List<LifelineEvent> events, List<StreamChanges.StatusChanged> changes) {
+    /** What one record led to: its events, and for each status change what finishing it writes on the agent item. */
+    record Work(List<LifelineEvent> events, List<Finish> finishes) {
+    }
+
+    /** A status change to finish once its events are out: the watermark to {@code seq}, the task to clear if any. */
+    record Finish(String team, String agentId, long seq, String taskToClear) {
     }
 
     /** One record's images and its place in the stream. */
@@ -171,7 +175,7 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
     private void finish(Work w) {
         w.events().forEach(e -> eventLog.append(e.team(),
                 new EventLog.Entry(e.eventId(), e.type(), e.at(), Json.write(e.detail()), e.agentId())));
-        w.changes().forEach(c -> agents.markPublished(c.team(), c.agentId(), c.transition().seq()));
+        w.finishes().forEach(f -> agents.finishChange(f.team(), f.agentId(), f.seq(), f.taskToClear()));
     }
 
     /** Sends what the event log does not hold yet (an earlier pass's send); answers the ids still not on the bus. */
@@ -276,15 +280,16 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
     /** A record's work: the transition record, what a death causes, and every event, in the order they happened. */
     Work handle(Map<String, AttributeValue> oldImage, Map<String, AttributeValue> newImage) {
         List<LifelineEvent> events = new ArrayList<>();
-        List<StreamChanges.StatusChanged> changes = new ArrayList<>();
+        List<Finish> finishes = new ArrayList<>();
         for (StreamChanges.Change change : StreamChanges.decode(oldImage, newImage)) {
             events.add(EventCatalogue.of(change));
             if (change instanceof StreamChanges.StatusChanged c) {
                 transitions.record(new TransitionLog.Change(c.team(), c.agentId(), c.transition()));
-                deaths.handle(c).forEach(caused -> events.add(EventCatalogue.of(caused)));
-                changes.add(c);
+                DeathFollowUp.FollowUp followUp = deaths.handle(c);
+                followUp.told().forEach(caused -> events.add(EventCatalogue.of(caused)));
+                finishes.add(new Finish(c.team(), c.agentId(), c.transition().seq(), followUp.taskToClear()));
             }
         }
-        return new Work(events, changes);
+        return new Work(events, finishes);
     }
 }
