@@ -40,6 +40,9 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class McpServerTest {
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The Inspector's CLI proper (its bin, cli.js, is a launcher that also wants the web UI's package). */
+    private static final Path INSPECTOR = NpmTools.DIR.resolve(
+            "node_modules/@modelcontextprotocol/inspector-cli/build/index.js");
     private static LifelineLocal local;
     private static LifelineClient admin;
 
@@ -278,20 +281,20 @@ class McpServerTest {
         NpmTools.assumeInstalled("@modelcontextprotocol/inspector-cli");
         register("mcp-i1");
         admin.join("mcp-i1");
-        List<String> stdio = new ArrayList<>(List.of(NpmTools.bin("mcp-inspector-cli").toString(), "--cli"));
-        stdio.addAll(NpmTools.lifeline(serverArgs(local.url().toString())));
-        List<String> list = new ArrayList<>(stdio);
+        // The server's command line first, the Inspector's options after it. The Inspector reads its own
+        // package.json relative to the working directory (0.17.5), so it runs from its build directory.
+        List<String> list = new ArrayList<>(List.of("node", INSPECTOR.toString()));
+        list.addAll(NpmTools.lifeline(serverArgs(local.url().toString())));
         list.addAll(List.of("--method", "tools/list"));
-        NpmTools.Run listed = NpmTools.run(list, Map.of(), 120);
+        NpmTools.Run listed = NpmTools.run(list, Map.of(), 120, INSPECTOR.getParent());
         assertEquals(0, listed.exit(), listed.stderr() + listed.stdout());
         JsonNode tools = JSON.readTree(listed.stdout()).path("tools");
         assertEquals(LifelineTools.names().size(), tools.size(), listed.stdout());
 
         try (HttpServer server = HttpServer.start(local.url().toString())) {
-            NpmTools.Run called = NpmTools.run(List.of(NpmTools.bin("mcp-inspector-cli").toString(), "--cli",
-                    server.url(), "--transport", "http", "--method", "tools/call", "--tool-name", "heartbeat",
+            NpmTools.Run called = NpmTools.run(List.of("node", INSPECTOR.toString(), server.url(), "--transport", "http", "--method", "tools/call", "--tool-name", "heartbeat",
                     "--tool-arg", "agentId=mcp-i1", "--tool-arg", "teamName=" + LifelineLocal.LOCAL_TEAM,
-                    "--tool-arg", "status=active"), Map.of(), 120);
+                    "--tool-arg", "status=active"), Map.of(), 120, INSPECTOR.getParent());
             assertEquals(0, called.exit(), called.stderr() + called.stdout());
             JsonNode answer = JSON.readTree(called.stdout());
             assertEquals("working", answer.path("structuredContent").path("agentStatus").asText(), called.stdout());

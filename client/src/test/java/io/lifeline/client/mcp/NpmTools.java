@@ -63,7 +63,15 @@ final class NpmTools {
 
     /** Runs a command with a bound; a command still running after {@code seconds} is killed and fails the test. */
     static Run run(List<String> command, Map<String, String> env, long seconds) throws Exception {
+        return run(command, env, seconds, null);
+    }
+
+    /** As {@link #run(List, Map, long)}, in the working directory {@code dir} (null: this process's). */
+    static Run run(List<String> command, Map<String, String> env, long seconds, Path dir) throws Exception {
         ProcessBuilder pb = new ProcessBuilder(command);
+        if (dir != null) {
+            pb.directory(dir.toFile());
+        }
         pb.environment().putAll(env);
         Path out = Files.createTempFile("npm-run", ".out");
         Path err = Files.createTempFile("npm-run", ".err");
