@@ -18,13 +18,13 @@ import java.util.concurrent.TimeUnit;
  * opencode, installed by {@code .ci/run} (pinned, once) into {@code $LIFELINE_NPM_TOOLS} (default
  * {@code /tmp/lifeline-npm-tools}). Tests skip, saying so, only when that directory or node is missing.
  */
-final class NpmTools {
-    static final Path DIR = Path.of(System.getenv().getOrDefault("LIFELINE_NPM_TOOLS", "/tmp/lifeline-npm-tools"));
+public final class NpmTools {
+    public static final Path DIR = Path.of(System.getenv().getOrDefault("LIFELINE_NPM_TOOLS", "/tmp/lifeline-npm-tools"));
 
     private NpmTools() {
     }
 
-    static void assumeInstalled(String... packages) {
+    public static void assumeInstalled(String... packages) {
         assumeTrue(onPath("node"), "node is not installed: the MCP client tests need Node.js (.ci/run installs the "
                 + "npm tools with it)");
         for (String p : packages) {
@@ -95,7 +95,7 @@ final class NpmTools {
     }
 
     /** {@code java -cp <this test's classpath> io.lifeline.client.cli.Main args...}: the real CLI, in a new JVM. */
-    static List<String> lifeline(String... args) {
+    public static List<String> lifeline(String... args) {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), "io.lifeline.client.cli.Main"));
         cmd.addAll(List.of(args));
