@@ -34,7 +34,9 @@ public final class OpencodeApi {
         String u = base.toString();
         this.base = URI.create(u.endsWith("/") ? u.substring(0, u.length() - 1) : u);
         this.password = password;
-        this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        // HTTP/1.1: a POST offered an h2c upgrade gets no answer from opencode's server (1.18).
+        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5))
+                .build();
     }
 
     public URI base() {
