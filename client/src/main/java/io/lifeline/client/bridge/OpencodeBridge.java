@@ -83,6 +83,8 @@ public final class OpencodeBridge implements AutoCloseable {
     private final Set<String> retired = new HashSet<>();
     private final Map<String, String> lastError = new HashMap<>();
     private final Map<AgentRef, AgentBeat> beats = new LinkedHashMap<>();
+    /** Agents whose refusal was logged: a mapped session of an unregistered agent is logged once, not per beat. */
+    private final Set<AgentRef> refusalLogged = new HashSet<>();
 
     private long beatsSent;
     private long coalesced;
@@ -352,6 +354,7 @@ public final class OpencodeBridge implements AutoCloseable {
             b.pendingSource = null;
             b.pendingMetadata = null;
             beatsSent++;
+            refusalLogged.remove(agent);
         } catch (LifelineApiException e) {
             failedBeats++;
             if (e.isTransient() || e.status() >= 500) {
@@ -360,7 +363,9 @@ public final class OpencodeBridge implements AutoCloseable {
                 b.pendingSource = null; // refused for good (unknown agent, wrong team): retrying cannot help
                 b.pendingMetadata = null;
             }
-            log.accept("heartbeat for " + agent.team() + "/" + agent.agentId() + " refused: " + e.getMessage());
+            if (refusalLogged.add(agent)) {
+                log.accept("heartbeat for " + agent.team() + "/" + agent.agentId() + " refused: " + e.getMessage());
+            }
         } catch (LifelineException e) {
             failedBeats++;
             keepPending(b, source, metadata);

@@ -277,6 +277,29 @@ class McpServerTest {
     }
 
     @Test
+    void streamableHttp_requestFromAWebPageOrigin_isRefusedBeforeAnyTool() throws Exception {
+        try (HttpServer server = HttpServer.start(local.url().toString())) {
+            String initialize = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
+                    + "\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"page\","
+                    + "\"version\":\"1\"}}}";
+            java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder()
+                    .version(java.net.http.HttpClient.Version.HTTP_1_1).build();
+            java.net.http.HttpResponse<String> refused = http.send(java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create(server.url())).header("Origin", "http://attacker.example")
+                    .header("Content-Type", "application/json").header("Accept", "application/json, text/event-stream")
+                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString(initialize)).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertEquals(403, refused.statusCode(), refused.body());
+            java.net.http.HttpResponse<String> local = http.send(java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create(server.url())).header("Origin", "http://127.0.0.1:3000")
+                    .header("Content-Type", "application/json").header("Accept", "application/json, text/event-stream")
+                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString(initialize)).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, local.statusCode(), local.body());
+        }
+    }
+
+    @Test
     void inspectorCli_listsToolsAndCallsHeartbeatOverStdioAndHttp() throws Exception {
         NpmTools.assumeInstalled("@modelcontextprotocol/inspector-cli");
         register("mcp-i1");
