@@ -45,12 +45,15 @@ class McpServerTest {
             "node_modules/@modelcontextprotocol/inspector-cli/build/index.js");
     private static LifelineLocal local;
     private static LifelineClient admin;
+    /** The key the MCP server uses: agent scope, as the README advises for agents. */
+    private static String agentKey;
 
     @BeforeAll
     static void start() throws Exception {
         NpmTools.assumeInstalled("@modelcontextprotocol/sdk");
         local = LocalHarness.start();
         admin = LocalHarness.client(local);
+        agentKey = admin.createKey("agent", "mcp tests").key();
     }
 
     @AfterAll
@@ -74,7 +77,7 @@ class McpServerTest {
     }
 
     private static String[] serverArgs(String url) {
-        return new String[] {"mcp", "--url", url, "--team", LifelineLocal.LOCAL_TEAM, "--key", local.adminKey()};
+        return new String[] {"mcp", "--url", url, "--team", LifelineLocal.LOCAL_TEAM, "--key", agentKey};
     }
 
     private static JsonNode drive(ObjectNode plan) throws Exception {
