@@ -354,12 +354,8 @@ public final class AgentStore {
             markPublished(team, agentId, seq);
             return;
         }
-        Update u = new Update(table, AgentItems.key(team, agentId));
-        u.set(AgentItems.PUBLISHED_SEQ, n(seq));
+        Update u = publishedWrite(team, agentId, seq);
         u.remove(AgentItems.TASK);
-        AgentItems.quiet(u);
-        String ps = u.name(AgentItems.PUBLISHED_SEQ);
-        u.condition("attribute_not_exists(" + ps + ") OR " + ps + " < " + u.value(n(seq)));
         u.condition(u.name(AgentItems.TASK) + " = " + u.value(s(taskId)));
         String hold = u.name(AgentItems.HOLD);
         u.condition("attribute_not_exists(" + hold + ") OR " + hold + " <> " + u.value(s(taskId)));
@@ -368,6 +364,16 @@ public final class AgentStore {
         } catch (ConditionalCheckFailedException e) {
             markPublished(team, agentId, seq);
         }
+    }
+
+    /** The quiet write that moves the published watermark to {@code seq}, unless a later one is there. */
+    private Update publishedWrite(String team, String agentId, long seq) {
+        Update u = new Update(table, AgentItems.key(team, agentId));
+        u.set(AgentItems.PUBLISHED_SEQ, n(seq));
+        AgentItems.quiet(u);
+        String ps = u.name(AgentItems.PUBLISHED_SEQ);
+        u.condition("attribute_not_exists(" + ps + ") OR " + ps + " < " + u.value(n(seq)));
+        return u;
     }
 
     /** Clears the agent's task if it is still {@code taskId} and the agent's current life does not hold it. */
@@ -390,12 +396,8 @@ public final class AgentStore {
      * repair reads), unless a later one is recorded already. A quiet write: it never invokes the publisher.
      */
     public void markPublished(String team, String agentId, long seq) {
-        Update u = new Update(table, AgentItems.key(team, agentId));
-        u.set(AgentItems.PUBLISHED_SEQ, n(seq));
-        AgentItems.quiet(u);
-        String ps = u.name(AgentItems.PUBLISHED_SEQ);
+        Update u = publishedWrite(team, agentId, seq);
         u.condition("attribute_exists(" + u.name(Keys.PK) + ")");
-        u.condition("attribute_not_exists(" + ps + ") OR " + ps + " < " + u.value(n(seq)));
         try {
             StoreFailures.call("mark the transition published", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
         } catch (ConditionalCheckFailedException e) {

@@ -75,15 +75,7 @@ public final class StreamPump {
     public synchronized int discardPending() {
         int lost = 0;
         for (Shard shard : streams.describeStream(d -> d.streamArn(streamArn)).streamDescription().shards()) {
-            String last = checkpoints.get(shard.shardId());
-            String iterator = streams.getShardIterator(g -> {
-                g.streamArn(streamArn).shardId(shard.shardId());
-                if (last == null) {
-                    g.shardIteratorType(ShardIteratorType.TRIM_HORIZON);
-                } else {
-                    g.shardIteratorType(ShardIteratorType.AFTER_SEQUENCE_NUMBER).sequenceNumber(last);
-                }
-            }).shardIterator();
+            String iterator = iteratorAfterCheckpoint(shard);
             while (iterator != null) {
                 String current = iterator;
                 GetRecordsResponse page = streams.getRecords(g -> g.shardIterator(current).limit(BATCH_SIZE));
@@ -108,15 +100,7 @@ public final class StreamPump {
     }
 
     private int pumpShard(Shard shard) {
-        String last = checkpoints.get(shard.shardId());
-        String iterator = streams.getShardIterator(g -> {
-            g.streamArn(streamArn).shardId(shard.shardId());
-            if (last == null) {
-                g.shardIteratorType(ShardIteratorType.TRIM_HORIZON);
-            } else {
-                g.shardIteratorType(ShardIteratorType.AFTER_SEQUENCE_NUMBER).sequenceNumber(last);
-            }
-        }).shardIterator();
+        String iterator = iteratorAfterCheckpoint(shard);
         int delivered = 0;
         while (iterator != null) {
             String current = iterator;
