@@ -65,7 +65,7 @@ public final class BenchMain {
             // Agents with the full 30 days of history on the ledger (the first ones of every size): seeding is
             // the bench's slowest part on DynamoDB Local.
             int h = historyAgents >= 0 ? historyAgents : quick ? 100 : 1_000;
-            SweepBench.run(report, n, 3, h, measured);
+            SweepBench.run(report, n, 5, h, measured);
         }
         if (all || only.contains(3)) {
             section("3 heartbeat throughput");
