@@ -94,7 +94,7 @@ public final class CostModel {
                               double dashboardRequestsPerPoll) {
         static Assumptions defaults() {
             return new Assumptions(10, 25, 10, 15, 30, 60, 0.02,
-                    430, 330, 280, 620, 440, 190,
+                    430, 330, 280, 760, 440, 190,
                     450, 15, 2,
                     1, 0.05,
                     13, 3, 2, 2, 1, 3, 12, 100, 2, 3);
@@ -340,8 +340,8 @@ public final class CostModel {
         double itemBytes = m.liveAgentItemBytes;
         if (Double.isNaN(units)) {
             // Section 2's last published figures (BENCHMARKS.md), when this run did not measure them.
-            units = 0.0495;
-            unitsNoHistory = 0.0495;
+            units = 0.0444;
+            unitsNoHistory = 0.045;
             itemBytes = 361;
             assumed.add("sweep units per agent and live item size from BENCHMARKS.md section 2 (not run now)");
         }
