@@ -28,7 +28,8 @@ public record Config(
         double reviveBackoffRate,
         Duration commandTtl,
         String reviveStateMachineArn,
-        java.time.Instant sweepGraceFrom) {
+        java.time.Instant sweepGraceFrom,
+        String sweepQueueUrl) {
 
     public static Config fromEnvironment(Map<String, String> env) {
         return new Config(
@@ -51,7 +52,8 @@ public record Config(
                 rate(env, "REVIVE_BACKOFF_RATE", 2.0),
                 Duration.ofSeconds(positive(env, "COMMAND_TTL_SECONDS", 600)),
                 blankToNull(env.get("REVIVE_STATE_MACHINE_ARN")),
-                graceFrom(env.get("SWEEP_GRACE_FROM_MS")));
+                graceFrom(env.get("SWEEP_GRACE_FROM_MS")),
+                blankToNull(env.get("SWEEP_QUEUE_URL")));
     }
 
     private static String required(Map<String, String> env, String name) {

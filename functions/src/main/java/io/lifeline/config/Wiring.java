@@ -8,6 +8,7 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
 import software.amazon.awssdk.services.sfn.SfnClient;
+import software.amazon.awssdk.services.sqs.SqsClient;
 
 /**
  * What a handler needs from outside: configuration, the clock and the DynamoDB client. Built once per
@@ -15,7 +16,7 @@ import software.amazon.awssdk.services.sfn.SfnClient;
  * and tests.
  */
 public record Wiring(Config config, Clock clock, DynamoDbClient dynamo, Supplier<EventBridgeClient> eventBridge,
-                     Supplier<SfnClient> stepFunctions) {
+                     Supplier<SfnClient> stepFunctions, Supplier<SqsClient> sqs) {
     /** CRaC holds its resources weakly: keep the priming hooks of this container reachable. */
     private static final java.util.List<Priming> PRIMING = new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -25,6 +26,14 @@ public record Wiring(Config config, Clock clock, DynamoDbClient dynamo, Supplier
      */
     public Wiring {
         clock = Clock.tick(clock, java.time.Duration.ofMillis(1));
+    }
+
+    /** Wiring for functions that send no SQS message (every function but the sweep). */
+    public Wiring(Config config, Clock clock, DynamoDbClient dynamo, Supplier<EventBridgeClient> eventBridge,
+                  Supplier<SfnClient> stepFunctions) {
+        this(config, clock, dynamo, eventBridge, stepFunctions, () -> {
+            throw new IllegalStateException("this function has no SQS client");
+        });
     }
 
     /** Wiring for functions that use neither EventBridge nor Step Functions. */
@@ -45,8 +54,8 @@ public record Wiring(Config config, Clock clock, DynamoDbClient dynamo, Supplier
                 .region(Region.of(System.getenv("AWS_REGION")))
                 .credentialsProvider(DefaultCredentialsProvider.builder().build())
                 .build();
-        // Only the publisher uses EventBridge and only a manual revive Step Functions: build those clients on
-        // first use, so other functions start leaner.
+        // Only the publisher uses EventBridge, only a manual revive Step Functions and only the sweep SQS: build
+        // those clients on first use, so other functions start leaner.
         Supplier<EventBridgeClient> eventBridge = memoize(() -> EventBridgeClient.builder()
                 .httpClient(UrlConnectionHttpClient.create())
                 .region(Region.of(System.getenv("AWS_REGION")))
@@ -57,7 +66,12 @@ public record Wiring(Config config, Clock clock, DynamoDbClient dynamo, Supplier
                 .region(Region.of(System.getenv("AWS_REGION")))
                 .credentialsProvider(DefaultCredentialsProvider.builder().build())
                 .build());
-        Wiring wiring = new Wiring(config, Clock.systemUTC(), dynamo, eventBridge, stepFunctions);
+        Supplier<SqsClient> sqs = memoize(() -> SqsClient.builder()
+                .httpClient(UrlConnectionHttpClient.create())
+                .region(Region.of(System.getenv("AWS_REGION")))
+                .credentialsProvider(DefaultCredentialsProvider.builder().build())
+                .build());
+        Wiring wiring = new Wiring(config, Clock.systemUTC(), dynamo, eventBridge, stepFunctions, sqs);
         PRIMING.add(Priming.register(wiring));
         return wiring;
     }

@@ -54,11 +54,11 @@ class SweepGraceTest {
 
     @Test
     void config_readsTheStartOnlyWhenSet() {
-        Map<String, String> env = Map.of("TABLE_NAME", "t");
+        Map<String, String> env = Map.of("LIVE_TABLE", "live", "LEDGER_TABLE", "ledger");
         assertEquals(null, Config.fromEnvironment(env).sweepGraceFrom());
-        assertEquals(null, Config.fromEnvironment(Map.of("TABLE_NAME", "t", "SWEEP_GRACE_FROM_MS", "0"))
+        assertEquals(null, Config.fromEnvironment(Map.of("LIVE_TABLE", "live", "LEDGER_TABLE", "ledger", "SWEEP_GRACE_FROM_MS", "0"))
                 .sweepGraceFrom());
-        assertEquals(Instant.ofEpochMilli(1_795_000_000_000L), Config.fromEnvironment(Map.of("TABLE_NAME", "t",
+        assertEquals(Instant.ofEpochMilli(1_795_000_000_000L), Config.fromEnvironment(Map.of("LIVE_TABLE", "live", "LEDGER_TABLE", "ledger",
                 "SWEEP_GRACE_FROM_MS", "1795000000000")).sweepGraceFrom());
     }
 

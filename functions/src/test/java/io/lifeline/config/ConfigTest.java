@@ -14,7 +14,8 @@ class ConfigTest {
 
     private static Config config(Map<String, String> env) {
         java.util.Map<String, String> all = new java.util.HashMap<>(env);
-        all.put("TABLE_NAME", "t");
+        all.put("LIVE_TABLE", "live");
+        all.put("LEDGER_TABLE", "ledger");
         return Config.fromEnvironment(all);
     }
 

@@ -13,6 +13,7 @@ import java.util.function.Supplier;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
 import software.amazon.awssdk.services.sfn.SfnClient;
+import software.amazon.awssdk.services.sqs.SqsClient;
 
 /**
  * The template's functions, each instantiated once (as a Lambda container would be) from the handler class
@@ -28,7 +29,7 @@ public final class FunctionHost {
     /** {@code resourceNames}: the local name of each template resource a function's environment refers to. */
     public FunctionHost(SamTemplate template, Map<String, String> parameters, Map<String, String> resourceNames,
                         DynamoDbClient dynamo, Supplier<EventBridgeClient> eventBridge,
-                        Supplier<SfnClient> stepFunctions, Clock clock) {
+                        Supplier<SfnClient> stepFunctions, Supplier<SqsClient> sqs, Clock clock) {
         Clock pausable = new PausableClock(clock, pause);
         this.guard = new PolicyGuard(resourceNames);
         for (SamTemplate.Function f : template.functions(parameters, resourceNames)) {
@@ -36,7 +37,7 @@ public final class FunctionHost {
             // Each function's clients answer only what its policy in the template allows, as IAM would.
             Wiring wiring = new Wiring(Config.fromEnvironment(f.environment()), pausable,
                     guard.dynamo(f.policy(), dynamo), guard.eventBridge(f.policy(), eventBridge),
-                    guard.stepFunctions(f.policy(), stepFunctions));
+                    guard.stepFunctions(f.policy(), stepFunctions), guard.sqs(f.policy(), sqs));
             wirings.put(f.logicalId(), wiring);
             handlers.put(f.logicalId(), instantiate(f, wiring));
         }
@@ -84,6 +85,38 @@ public final class FunctionHost {
             throw new IllegalArgumentException("No function " + logicalId + " in the template");
         }
         return (RequestHandler<I, O>) h;
+    }
+
+    /**
+     * Invokes a function with an event as JSON, through the handler method the template names, which must take
+     * {@code (InputStream, OutputStream, Context)}: the way Lambda's runtime calls it (the queues' event sources
+     * do, so a function that reads more than one kind of event reads them as it does in AWS). Answers the output.
+     */
+    public String invokeJson(String logicalId, String event, com.amazonaws.services.lambda.runtime.Context context) {
+        SamTemplate.Function f = functions.get(logicalId);
+        if (f == null) {
+            throw new IllegalArgumentException("No function " + logicalId + " in the template");
+        }
+        Object handler = handlers.get(logicalId);
+        java.lang.reflect.Method method;
+        try {
+            method = handler.getClass().getMethod(String.valueOf(f.handlerMethod()), java.io.InputStream.class,
+                    java.io.OutputStream.class, com.amazonaws.services.lambda.runtime.Context.class);
+        } catch (NoSuchMethodException e) {
+            throw new IllegalStateException(logicalId + ": Local invokes it with JSON through its Handler method, "
+                    + "which must take (InputStream, OutputStream, Context); " + f.handlerClass() + "::"
+                    + f.handlerMethod() + " does not", e);
+        }
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        try {
+            method.invoke(handler, new java.io.ByteArrayInputStream(
+                    event.getBytes(java.nio.charset.StandardCharsets.UTF_8)), out, context);
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException(e);
+        }
+        return out.toString(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     /** Where an invocation arrives (the gateway, the schedule): waits out a stopped world, see {@link #stopTheWorld}. */

@@ -119,6 +119,8 @@ public final class LifelineLocal implements AutoCloseable {
             // A sweep counts as late while a request that reached the front door waits for its answer (FrontDoor).
             scheduler = new Scheduler(host, options.template().schedules(), options.clock(), System::nanoTime,
                     frontDoor::oldestWaitNanos);
+            // The sweeps queued between two schedules: delivered when due, late by the same measure.
+            runtime.queues.startDelivering(frontDoor::oldestWaitNanos);
             resumeInterruptedRevives(options.template());
             demo = options.demo() ? new Demo(gateway, adminKey) : null;
         } catch (Exception e) {
@@ -159,13 +161,13 @@ public final class LifelineLocal implements AutoCloseable {
         names.put(template.eventBusLogicalId(), bus);
         template.logicalIds("AWS::Serverless::Function").forEach(id -> names.put(id, FunctionHost.functionArn(id)));
         template.logicalIds("AWS::Serverless::StateMachine").forEach(id -> names.put(id, LocalStepFunctions.arn(id)));
+        template.logicalIds("AWS::SQS::Queue").forEach(id -> names.put(id, LocalQueues.queueUrl(id)));
         return names;
     }
 
-    /** Local invokes the sweep once per sweep interval itself, so each invocation runs one sweep. */
+    /** The template's parameters as Local runs them: the overrides, and Local's own defaults. */
     static Map<String, String> localParameters(Map<String, String> overrides) {
         Map<String, String> p = new java.util.HashMap<>(overrides);
-        p.put("SweepsPerInvocation", "1");
         // Heartbeats and the sweep share Local's one process: a late schedule means beats queued behind the stall.
         p.putIfAbsent("SweepSkipsLateSchedules", "true");
         return p;
@@ -291,6 +293,11 @@ public final class LifelineLocal implements AutoCloseable {
 
     public LocalStepFunctions stepFunctions() {
         return stepFunctions;
+    }
+
+    /** The template's SQS queues: the sweeps queued between two schedules. */
+    public LocalQueues queues() {
+        return runtime.queues;
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.lifeline.local;
 
 import io.lifeline.config.Wiring;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.HashMap;
@@ -18,7 +19,8 @@ import software.amazon.awssdk.services.sfn.SfnClient;
  * The template's functions wired the way Lifeline Local runs them, over a table that already exists: the
  * EventBridge stand-in with the template's rules, the function host, the Step Functions stand-in (the bus starts
  * its machines), the gateway in front of the host and, given a streams client, the stream pump feeding the
- * outbox. One assembly for {@link LifelineLocal}, the integration tests' stack and the bench's metered stack;
+ * outbox, and the SQS stand-in with the template's queues and their event sources. One assembly for
+ * {@link LifelineLocal}, the integration tests' stack and the bench's metered stack;
  * each adds only what is its own (front door, scheduler, test clock, capacity meter). The DynamoDB and streams
  * clients stay the caller's: {@link #close} ends only what it started.
  */
@@ -35,6 +37,8 @@ public final class LocalRuntime implements AutoCloseable {
     public final LocalGateway gateway;
     /** Null when built without a streams client. */
     public final StreamPump pump;
+    /** The template's SQS queues and their event sources (the sweep's clock). */
+    public final LocalQueues queues;
 
     private final DynamoDbClient dynamo;
     private final Clock clock;
@@ -52,13 +56,20 @@ public final class LocalRuntime implements AutoCloseable {
         this.busClient = b.busClient;
         this.parameters = LifelineLocal.localParameters(b.parameters);
         this.names = LifelineLocal.resourceNames(template, b.tables, b.busName);
-        this.bus = new LocalEventBus(template.rules(parameters), clock);
+        this.queues = new LocalQueues(template, clock);
+        try {
+            this.bus = new LocalEventBus(template.rules(parameters), clock);
+        } catch (IOException | RuntimeException e) {
+            queues.close();
+            throw e;
+        }
         AtomicReference<LocalStepFunctions> sfn = new AtomicReference<>();
         this.stepFunctionsClient = b.stepFunctions ? () -> sfn.get().client() : () -> {
             throw new IllegalStateException("no Step Functions in this runtime");
         };
         try {
             this.host = newHost();
+            queues.deliverTo(host);
             if (b.stepFunctions) {
                 this.stepFunctions = new LocalStepFunctions(template.stateMachines(parameters, names), host, clock,
                         b.timeScale, b.tick);
@@ -90,7 +101,7 @@ public final class LocalRuntime implements AutoCloseable {
      */
     public FunctionHost newHost() {
         return new FunctionHost(template, parameters, names, dynamo, Wiring.memoize(() -> busClient.apply(bus)),
-                Wiring.memoize(stepFunctionsClient), clock);
+                Wiring.memoize(stepFunctionsClient), Wiring.memoize(queues::client), clock);
     }
 
     @Override
@@ -101,6 +112,7 @@ public final class LocalRuntime implements AutoCloseable {
         if (bus != null) {
             bus.close();
         }
+        queues.close();
     }
 
     public static final class Builder {

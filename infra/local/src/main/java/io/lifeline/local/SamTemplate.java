@@ -40,10 +40,13 @@ public final class SamTemplate {
         }
     }
 
-    /** A function of the template. {@code handler} is the class name without {@code ::handleRequest}. */
+    /**
+     * A function of the template. {@code handlerClass} is the class name without {@code ::method};
+     * {@code handlerMethod} is the method the Handler names (null when it names a class only).
+     */
     public record Function(String logicalId, String handlerClass, Map<String, String> environment,
                            List<Route> routes, boolean readsTableStream, List<String> streamFilters,
-                           FunctionPolicy policy) {
+                           FunctionPolicy policy, String handlerMethod) {
     }
 
     /**
@@ -68,6 +71,10 @@ public final class SamTemplate {
 
     /** A function's Schedule event. */
     public record Schedule(String functionId, String expression) {
+    }
+
+    /** A function's SQS event: the queue (its logical id) whose messages invoke it, at most {@code batchSize} a time. */
+    public record QueueEvent(String functionId, String queueId, int batchSize) {
     }
 
     private final JsonNode root;
@@ -236,7 +243,8 @@ public final class SamTemplate {
             }
             String handler = p.path("Handler").asText();
             out.add(new Function(id, handler.contains("::") ? handler.substring(0, handler.indexOf("::")) : handler,
-                    env, routes, stream, List.copyOf(filters), FunctionPolicy.of(id, p.path("Policies"))));
+                    env, routes, stream, List.copyOf(filters), FunctionPolicy.of(id, p.path("Policies")),
+                    handler.contains("::") ? handler.substring(handler.indexOf("::") + 2) : null));
         }
         return out;
     }
@@ -284,6 +292,21 @@ public final class SamTemplate {
             for (JsonNode event : resources().path(id).path("Properties").path("Events")) {
                 if ("Schedule".equals(event.path("Type").asText())) {
                     out.add(new Schedule(id, event.path("Properties").path("Schedule").asText()));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Every function's SQS events, in template order (SAM's default batch size is 10). */
+    public List<QueueEvent> queueEvents() {
+        List<QueueEvent> out = new ArrayList<>();
+        for (String id : resourcesOfType("AWS::Serverless::Function")) {
+            for (JsonNode event : resources().path(id).path("Properties").path("Events")) {
+                if ("SQS".equals(event.path("Type").asText())) {
+                    JsonNode props = event.path("Properties");
+                    out.add(new QueueEvent(id, referencedResource(props.path("Queue")),
+                            props.path("BatchSize").asInt(10)));
                 }
             }
         }

@@ -122,11 +122,14 @@ final class StoreFaults implements ExecutionInterceptor {
                 && u.expressionAttributeValues().containsValue(AttributeValue.fromS(trigger));
     }
 
-    /** A restart command put for the agent. */
+    /** A restart command put for the agent (in the transaction that also stamps it on the agent's live item). */
     static Predicate<SdkRequest> commandPut(String team, String agentId) {
-        return r -> r instanceof PutItemRequest p && p.item().get("sk").s().startsWith("CMD#")
-                && p.item().get("pk").s().startsWith("TEAM#" + team + "#HOST#")
-                && AttributeValue.fromS(agentId).equals(p.item().get("agentId"));
+        Predicate<Map<String, AttributeValue>> command = item -> item.get("sk").s().startsWith("CMD#")
+                && item.get("pk").s().startsWith("TEAM#" + team + "#HOST#")
+                && AttributeValue.fromS(agentId).equals(item.get("agentId"));
+        return r -> r instanceof PutItemRequest p && command.test(p.item())
+                || r instanceof TransactWriteItemsRequest t && t.transactItems().stream()
+                        .anyMatch(i -> i.put() != null && command.test(i.put().item()));
     }
 
     /** The write of a revive step's record ({@code REV#...} under the agent). */
