@@ -59,7 +59,8 @@ public final class CostModel {
      * {@code fleetMetrics}: the further ones a fleet's heartbeats, publisher and revive flow emit.
      */
     public record Deployment(int alarms, int idleMetrics, int fleetMetrics, double sweepsPerMinute, int minSegments,
-                             double memoryGb, double dashboardMemoryGb, double authorizerCacheSeconds) {
+                             double memoryGb, double dashboardMemoryGb, double authorizerCacheSeconds,
+                             boolean sweepTraced, double repairsPerMonth) {
         /** The template's figures: alarms counted in template.yaml, the rest from the code (see BENCHMARKS.md). */
         static Deployment fromTemplate() throws Exception {
             String template;
@@ -71,10 +72,18 @@ public final class CostModel {
             while (m.find()) {
                 alarms++;
             }
-            // Sweep: SweepDuration, AgentsScanned, AgentsMarkedDead, SelfPreservationHolds (io.lifeline.sweep).
+            // The sweep function's block: traced unless it says PassThrough (the clock's decision turned it off).
+            // (the resource's lines: indented more than the resource names, up to the next resource)
+            Matcher block = Pattern.compile("\n  SweepFunction:\n((?:(?:    .*)?\n)*)").matcher(template);
+            String sweepBlock = block.find() ? block.group(1) : "";
+            boolean traced = !sweepBlock.contains("Tracing: PassThrough");
+            // Every sweep: SweepDuration, AgentsScanned, AgentsMarkedDead, SelfPreservationHolds (io.lifeline.sweep);
+            // every repair run: RecordsRedriven, ReplaysStamped (io.lifeline.events.OutboxRepairHandler).
             // Fleet: Heartbeats, HeartbeatsRejected by code (~2 codes seen), EventsPublished, EventsFailed,
             // ReviveOutcomes by step and outcome (~4 seen).
-            return new Deployment(alarms, 4, 1 + 2 + 2 + 4, 4, 4, 1.0, 0.5, 300);
+            double repairs = template.contains("OutboxRepairFunction:") ? MINUTES_PER_MONTH / 15 : 0;
+            return new Deployment(alarms, 4 + (repairs > 0 ? 2 : 0), 1 + 2 + 2 + 4, 4, 4, 1.0, 0.5, 300, traced,
+                    repairs);
         }
     }
 
@@ -91,13 +100,13 @@ public final class CostModel {
                               double writeUnitsPerTask, double writeUnitsPerChange, double changesPerTask,
                               double changesPerAgentDay, double eventsPerChange, double eventsPerDeath,
                               double sfnTransitionsPerDeath, double itemOverheadBytes, double dashboardPollSeconds,
-                              double dashboardRequestsPerPoll) {
+                              double dashboardRequestsPerPoll, double repairBaseMillis, double repairLogBytes) {
         static Assumptions defaults() {
             return new Assumptions(10, 25, 10, 15, 30, 60, 0.02,
                     430, 330, 280, 760, 440, 190,
                     450, 15, 2,
                     1, 0.05,
-                    13, 3, 2, 2, 1, 3, 12, 100, 2, 3);
+                    13, 4, 2, 2, 1, 3, 12, 100, 2, 3, 100, 450);
         }
     }
 
@@ -174,21 +183,31 @@ public final class CostModel {
         // ---- fixed: there with no agents at all ---------------------------------------------------------------
         lines.add(new Line(FIXED, "CloudWatch alarms (" + d.alarms() + ")", d.alarms() * p.alarmPerMonth(),
                 d.alarms() + " x $" + p.alarmPerMonth() + " a month (template.yaml)"));
-        lines.add(new Line(FIXED, "custom metrics every sweep emits (" + d.idleMetrics() + ")",
-                d.idleMetrics() * p.metricPerMonth(), d.idleMetrics() + " EMF metrics x $" + p.metricPerMonth()));
+        lines.add(new Line(FIXED, "custom metrics emitted with no agents (" + d.idleMetrics() + ")",
+                d.idleMetrics() * p.metricPerMonth(), d.idleMetrics() + " EMF metrics x $" + p.metricPerMonth()
+                        + " (the sweep's 4 on every sweep" + (d.repairsPerMonth() > 0 ? ", the repair's 2" : "") + ")"));
         double extraSweeps = (d.sweepsPerMinute() - 1) * MINUTES_PER_MONTH;
         lines.add(new Line(FIXED, "sweep clock: the schedule (1 a minute)",
                 MINUTES_PER_MONTH * p.schedulerPerMillion() / 1e6, fmt(MINUTES_PER_MONTH)
                         + " scheduled invocations, priced as EventBridge Scheduler"));
-        double sqsRequests = a.sqsIdleReceivesPerMinute() * MINUTES_PER_MONTH
+        double sqsRequests = a.sqsIdleReceivesPerMinute() * MINUTES_PER_MONTH + MINUTES_PER_MONTH
                 + a.sqsRequestsPerExtraSweep() * extraSweeps;
         lines.add(new Line(FIXED, "sweep clock: SQS (delayed messages for the minute's other sweeps)",
                 sqsRequests * p.sqsPerMillion() / 1e6, fmt(sqsRequests) + " requests: Lambda's long polls of an idle "
-                        + "queue (" + fmt(a.sqsIdleReceivesPerMinute()) + "/min) + send and delete per extra sweep"));
+                        + "queue (" + fmt(a.sqsIdleReceivesPerMinute()) + "/min), a SendMessageBatch a minute, a "
+                        + "receive and a delete per queued sweep"));
         lines.add(new Line(FIXED, "sweep clock: Lambda requests (" + fmt(d.sweepsPerMinute()) + " sweeps a minute)",
                 sweeps * p.lambdaPerMillion() / 1e6, fmt(sweeps) + " invocations"));
-        lines.add(new Line(FIXED, "sweep: X-Ray traces (Tracing: Active)", sweeps * p.xrayPerMillionTraces() / 1e6,
-                fmt(sweeps) + " traces (a sweep a 15 s is within the default rule's 1/s reservoir)"));
+        lines.add(new Line(FIXED, "sweep: X-Ray traces", d.sweepTraced() ? sweeps * p.xrayPerMillionTraces() / 1e6 : 0,
+                d.sweepTraced() ? fmt(sweeps) + " traces (a sweep a 15 s is within the default rule's 1/s reservoir)"
+                        : "none: the sweep function is Tracing: PassThrough"));
+        if (d.repairsPerMonth() > 0) {
+            double r = d.repairsPerMonth();
+            lines.add(new Line(FIXED, "outbox repair every 15 min: Lambda, trace, its line",
+                    lambda(r, a.repairBaseMillis(), d.memoryGb(), p) + r * p.xrayPerMillionTraces() / 1e6
+                            + logs(r, a.repairLogBytes() + a.platformLogBytes(), p),
+                    fmt(r) + " runs x " + fmt(a.repairBaseMillis()) + " ms (+ its Scan, below)"));
+        }
         lines.add(new Line(FIXED, "sweep: log lines (its line + Lambda's START/END/REPORT)",
                 logs(sweeps, a.sweepLogBytes() + a.platformLogBytes(), p),
                 fmt(a.sweepLogBytes() + a.platformLogBytes()) + " bytes a sweep"));
@@ -201,6 +220,11 @@ public final class CostModel {
                 sweeps * unitsPerSweep * p.rruPerMillion() / 1e6, fmt(unitsPerSweep) + " RRU a sweep ("
                         + (n == 0 ? "0.5 per segment, " + d.minSegments() + " segments"
                                 : fmt4(w.sweepUnitsPerAgent()) + " per alive agent") + ")"));
+        if (d.repairsPerMonth() > 0) {
+            double repairUnits = Math.max(0.5, n * w.sweepUnitsPerAgent()) + 0.5;
+            lines.add(new Line(SWEEP, "outbox repair: Scan of the live table + the parked records",
+                    d.repairsPerMonth() * repairUnits * p.rruPerMillion() / 1e6, fmt(repairUnits) + " RRU a run"));
+        }
         double sweepMillis = a.sweepBaseMillis() + a.sweepMillisPerAgent() * n;
         lines.add(new Line(SWEEP, "sweep: Lambda duration", sweeps * Math.ceil(sweepMillis) / 1000.0 * d.memoryGb()
                 * p.lambdaPerGbSecond(), fmt(sweepMillis) + " ms a sweep at " + d.memoryGb() + " GB"));
@@ -253,10 +277,12 @@ public final class CostModel {
             double all = changes + deaths;
             lines.add(new Line(WORK, "publisher per change: Lambda", lambda(all, a.publisherMillisPerChange(),
                     d.memoryGb(), p), fmt(all) + " changes, one invocation each (a busy stream batches more)"));
-            lines.add(new Line(WORK, "publisher per change: ledger writes (transition + 2 event copies)",
+            lines.add(new Line(WORK, "publisher per change: writes (transition + 2 event copies + the watermark)",
                     all * a.writeUnitsPerChange() * p.wruPerMillion() / 1e6, fmt(a.writeUnitsPerChange())
                             + " WRU a change"));
             double events = changes * a.eventsPerChange() + deaths * a.eventsPerDeath();
+            lines.add(new Line(WORK, "publisher: the event log read before sending (dedup)",
+                    events * p.rruPerMillion() / 1e6, "1 RRU an event (a strongly consistent BatchGetItem)"));
             lines.add(new Line(WORK, "EventBridge events (PutEvents)", events * p.eventsPerMillion() / 1e6,
                     fmt(events) + " events"));
             lines.add(new Line(WORK, "publisher: logs", logs(all, a.publishLogBytes() + a.platformLogBytes(), p),
@@ -307,13 +333,14 @@ public final class CostModel {
     /**
      * The idle bill less the allowances every account has each month, whatever its age: 10 alarms, 10 custom
      * metrics, 5 GB of logs, 1 M Lambda requests and 400,000 GB-s, 1 M SQS requests, 14 M Scheduler invocations,
-     * 100,000 X-Ray traces, 25 GB of DynamoDB storage. What is left: the traces past 100,000 and the sweep's reads
-     * (on-demand reads have no free allowance).
+     * 100,000 X-Ray traces, 25 GB of DynamoDB storage. What is left: traces past 100,000, alarms and metrics past
+     * 10, and the sweep's and the repair's reads (on-demand reads have no free allowance).
      */
     static double idleAfterFreeTier(Deployment d, Assumptions a, Prices p) {
         double sweeps = d.sweepsPerMinute() * MINUTES_PER_MONTH;
-        double traces = Math.max(0, sweeps - 100_000) * p.xrayPerMillionTraces() / 1e6;
-        double reads = sweeps * d.minSegments() * 0.5 * p.rruPerMillion() / 1e6;
+        double traces = Math.max(0, (d.sweepTraced() ? sweeps : 0) + d.repairsPerMonth() - 100_000)
+                * p.xrayPerMillionTraces() / 1e6;
+        double reads = (sweeps * d.minSegments() * 0.5 + d.repairsPerMonth()) * p.rruPerMillion() / 1e6;
         double alarms = Math.max(0, d.alarms() - 10) * p.alarmPerMonth();
         double metrics = Math.max(0, d.idleMetrics() - 10) * p.metricPerMonth();
         return traces + reads + alarms + metrics;
