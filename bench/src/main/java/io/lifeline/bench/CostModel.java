@@ -31,7 +31,8 @@ public final class CostModel {
                          double wruPerMillion, double rruPerMillion, double eventsPerMillion, double sfnPerThousand,
                          double sqsPerMillion, double schedulerPerMillion, double alarmPerMonth, double metricPerMonth,
                          double logsIngestPerGb, double logsStoragePerGbMonth, double xrayPerMillionTraces,
-                         double storagePerGbMonth, double pitrPerGbMonth, double transferOutPerGb) {
+                         double storagePerGbMonth, double pitrPerGbMonth, double transferOutPerGb,
+                         double archivePerGb, double archiveStoragePerGbMonth) {
         static Prices load() throws Exception {
             try (InputStream in = CostModel.class.getResourceAsStream("/prices.json")) {
                 JsonNode p = Json.MAPPER.readTree(in);
@@ -48,7 +49,8 @@ public final class CostModel {
                         p.get("cloudWatchLogsStoragePerGbMonth").asDouble(),
                         p.get("xrayPerMillionTracesRecorded").asDouble(),
                         p.get("dynamoDbStoragePerGbMonth").asDouble(), p.get("dynamoDbPitrPerGbMonth").asDouble(),
-                        p.get("dataTransferOutPerGb").asDouble());
+                        p.get("dataTransferOutPerGb").asDouble(), p.get("eventBridgeArchivePerGb").asDouble(),
+                        p.get("eventBridgeArchiveStoragePerGbMonth").asDouble());
             }
         }
     }
@@ -58,32 +60,38 @@ public final class CostModel {
      * CloudWatch alarms; {@code idleMetrics}: custom metrics every sweep emits (so even with no agents);
      * {@code fleetMetrics}: the further ones a fleet's heartbeats, publisher and revive flow emit.
      */
-    public record Deployment(int alarms, int idleMetrics, int fleetMetrics, double sweepsPerMinute, int minSegments,
+    public record Deployment(int alarms, int alarmMetrics, int idleMetrics, int fleetMetrics, double sweepsPerMinute, int minSegments,
                              double memoryGb, double dashboardMemoryGb, double authorizerCacheSeconds,
-                             boolean sweepTraced, double repairsPerMonth) {
+                             boolean sweepTraced, double repairsPerMonth, boolean archived) {
         /** The template's figures: alarms counted in template.yaml, the rest from the code (see BENCHMARKS.md). */
         static Deployment fromTemplate() throws Exception {
             String template;
             try (InputStream in = CostModel.class.getResourceAsStream("/template.yaml")) {
                 template = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             }
-            Matcher m = Pattern.compile("Type:\\s*AWS::CloudWatch::Alarm").matcher(template);
+            // Each alarm is billed per metric it watches: one, or each MetricStat of a metric-math alarm.
             int alarms = 0;
-            while (m.find()) {
-                alarms++;
+            int alarmMetrics = 0;
+            for (String resource : template.substring(template.indexOf("\nResources:"))
+                    .split("\n  (?=[A-Za-z0-9]+:\n)")) {
+                if (resource.contains("Type: AWS::CloudWatch::Alarm")) {
+                    alarms++;
+                    alarmMetrics += Math.max(1, resource.split("MetricStat:", -1).length - 1);
+                }
             }
             // The sweep function's block: traced unless it says PassThrough (the clock's decision turned it off).
             // (the resource's lines: indented more than the resource names, up to the next resource)
             Matcher block = Pattern.compile("\n  SweepFunction:\n((?:(?:    .*)?\n)*)").matcher(template);
             String sweepBlock = block.find() ? block.group(1) : "";
             boolean traced = !sweepBlock.contains("Tracing: PassThrough");
-            // Every sweep: SweepDuration, AgentsScanned, AgentsMarkedDead, SelfPreservationHolds (io.lifeline.sweep);
+            // Every sweep: SweepDuration, AgentsScanned, AgentsMarkedDead, SelfPreservationHolds, SweepWriteErrors
+            // (io.lifeline.sweep.SweepHandler);
             // every repair run: RecordsRedriven, ReplaysStamped (io.lifeline.events.OutboxRepairHandler).
             // Fleet: Heartbeats, HeartbeatsRejected by code (~2 codes seen), EventsPublished, EventsFailed,
             // ReviveOutcomes by step and outcome (~4 seen).
             double repairs = template.contains("OutboxRepairFunction:") ? MINUTES_PER_MONTH / 15 : 0;
-            return new Deployment(alarms, 4 + (repairs > 0 ? 2 : 0), 1 + 2 + 2 + 4, 4, 4, 1.0, 0.5, 300, traced,
-                    repairs);
+            return new Deployment(alarms, alarmMetrics, 5 + (repairs > 0 ? 2 : 0), 1 + 2 + 2 + 4, 4, 4, 1.0, 0.5, 300, traced,
+                    repairs, template.contains("Type: AWS::Events::Archive"));
         }
     }
 
@@ -100,13 +108,14 @@ public final class CostModel {
                               double writeUnitsPerTask, double writeUnitsPerChange, double changesPerTask,
                               double changesPerAgentDay, double eventsPerChange, double eventsPerDeath,
                               double sfnTransitionsPerDeath, double itemOverheadBytes, double dashboardPollSeconds,
-                              double dashboardRequestsPerPoll, double repairBaseMillis, double repairLogBytes) {
+                              double dashboardRequestsPerPoll, double repairBaseMillis, double repairLogBytes,
+                              double eventBytes) {
         static Assumptions defaults() {
             return new Assumptions(10, 25, 10, 15, 30, 60, 0.02,
                     430, 330, 280, 760, 440, 190,
                     450, 15, 2,
                     1, 0.05,
-                    13, 4, 2, 2, 1, 3, 12, 100, 2, 3, 100, 450);
+                    13, 4, 2, 2, 1, 3, 12, 100, 2, 3, 100, 450, 1_000);
         }
     }
 
@@ -181,11 +190,12 @@ public final class CostModel {
         double sweeps = d.sweepsPerMinute() * MINUTES_PER_MONTH;
 
         // ---- fixed: there with no agents at all ---------------------------------------------------------------
-        lines.add(new Line(FIXED, "CloudWatch alarms (" + d.alarms() + ")", d.alarms() * p.alarmPerMonth(),
-                d.alarms() + " x $" + p.alarmPerMonth() + " a month (template.yaml)"));
+        lines.add(new Line(FIXED, "CloudWatch alarms (" + d.alarms() + ", watching " + d.alarmMetrics() + " metrics)",
+                d.alarmMetrics() * p.alarmPerMonth(), d.alarmMetrics() + " alarm metrics x $" + p.alarmPerMonth()
+                        + " a month (template.yaml; a metric-math alarm pays for each metric)"));
         lines.add(new Line(FIXED, "custom metrics emitted with no agents (" + d.idleMetrics() + ")",
                 d.idleMetrics() * p.metricPerMonth(), d.idleMetrics() + " EMF metrics x $" + p.metricPerMonth()
-                        + " (the sweep's 4 on every sweep" + (d.repairsPerMonth() > 0 ? ", the repair's 2" : "") + ")"));
+                        + " (the sweep's on every sweep" + (d.repairsPerMonth() > 0 ? ", the repair's 2 on every run" : "") + ")"));
         double extraSweeps = (d.sweepsPerMinute() - 1) * MINUTES_PER_MONTH;
         lines.add(new Line(FIXED, "sweep clock: the schedule (1 a minute)",
                 MINUTES_PER_MONTH * p.schedulerPerMillion() / 1e6, fmt(MINUTES_PER_MONTH)
@@ -285,6 +295,12 @@ public final class CostModel {
                     events * p.rruPerMillion() / 1e6, "1 RRU an event (a strongly consistent BatchGetItem)"));
             lines.add(new Line(WORK, "EventBridge events (PutEvents)", events * p.eventsPerMillion() / 1e6,
                     fmt(events) + " events"));
+            if (d.archived()) {
+                double gb = events * a.eventBytes() / GB;
+                lines.add(new Line(WORK, "EventBridge archive (every event, kept 30 days)", gb
+                        * (p.archivePerGb() + p.archiveStoragePerGbMonth()), fmt(gb) + " GB of " + fmt(a.eventBytes())
+                        + "-byte events archived and kept"));
+            }
             lines.add(new Line(WORK, "publisher: logs", logs(all, a.publishLogBytes() + a.platformLogBytes(), p),
                     "its line + Lambda's, per invocation"));
             double traces = tracesPerMonth(all / SECONDS_PER_MONTH, a);
@@ -341,7 +357,7 @@ public final class CostModel {
         double traces = Math.max(0, (d.sweepTraced() ? sweeps : 0) + d.repairsPerMonth() - 100_000)
                 * p.xrayPerMillionTraces() / 1e6;
         double reads = (sweeps * d.minSegments() * 0.5 + d.repairsPerMonth()) * p.rruPerMillion() / 1e6;
-        double alarms = Math.max(0, d.alarms() - 10) * p.alarmPerMonth();
+        double alarms = Math.max(0, d.alarmMetrics() - 10) * p.alarmPerMonth();
         double metrics = Math.max(0, d.idleMetrics() - 10) * p.metricPerMonth();
         return traces + reads + alarms + metrics;
     }

@@ -9,9 +9,10 @@ import org.junit.jupiter.api.Test;
 
 class CostModelTest {
     private static final CostModel.Prices PRICES = new CostModel.Prices(1.0, 0.2, 0.0000133334, 0.625, 0.125, 1.0,
-            0.025, 0.40, 1.0, 0.10, 0.30, 0.50, 0.03, 5.0, 0.25, 0.20, 0.09);
-    private static final CostModel.Deployment DEPLOYMENT = new CostModel.Deployment(8, 4, 9, 4, 4, 1.0, 0.5, 300, true,
-            0);
+            0.025, 0.40, 1.0, 0.10, 0.30, 0.50, 0.03, 5.0, 0.25, 0.20, 0.09, 0.10,
+            0.023);
+    private static final CostModel.Deployment DEPLOYMENT = new CostModel.Deployment(8, 8, 4, 9, 4, 4, 1.0, 0.5, 300,
+            true, 0, false);
     private static final CostModel.Assumptions ASSUMED = CostModel.Assumptions.defaults();
 
     private static CostModel.Workload fleet(int agents, int perRequest, double tasks, double historyBytes,
@@ -28,14 +29,15 @@ class CostModelTest {
         CostModel.Bill idle = CostModel.bill(fleet(0, 1, 0, 0, 0.05), DEPLOYMENT, ASSUMED, PRICES);
         Map<String, Double> lines = byItem(idle);
         double sweeps = 4 * 43_200;
-        assertEquals(0.80, lines.get("CloudWatch alarms (8)"), 1e-12);
+        assertEquals(0.80, lines.get("CloudWatch alarms (8, watching 8 metrics)"), 1e-12);
         assertEquals(1.20, lines.get("custom metrics emitted with no agents (4)"), 1e-12);
         assertEquals(43_200 * 1.0 / 1e6, lines.get("sweep clock: the schedule (1 a minute)"), 1e-12);
         assertEquals((15 * 43_200 + 43_200 + 2 * 3 * 43_200) * 0.40 / 1e6,
                 lines.get("sweep clock: SQS (delayed messages for the minute's other sweeps)"), 1e-12);
         assertEquals(sweeps * 0.2 / 1e6, lines.get("sweep clock: Lambda requests (4 sweeps a minute)"), 1e-12);
         assertEquals(sweeps * 5.0 / 1e6, lines.get("sweep: X-Ray traces"), 1e-12);
-        CostModel.Deployment untraced = new CostModel.Deployment(8, 4, 9, 4, 4, 1.0, 0.5, 300, false, 0);
+        CostModel.Deployment untraced = new CostModel.Deployment(8, 8, 4, 9, 4, 4, 1.0, 0.5, 300, false, 0,
+                false);
         assertEquals(0, byItem(CostModel.bill(fleet(0, 1, 0, 0, 0.05), untraced, ASSUMED, PRICES))
                 .get("sweep: X-Ray traces"));
         // An empty live table still costs the minimum per segment: 4 x 0.5 RRU a sweep.
@@ -80,6 +82,7 @@ class CostModelTest {
         CostModel.Deployment d = CostModel.Deployment.fromTemplate();
         String template = new String(TestStackTemplate.bytes(), java.nio.charset.StandardCharsets.UTF_8);
         assertEquals(template.split("Type: AWS::CloudWatch::Alarm", -1).length - 1, d.alarms());
+        assertTrue(d.alarmMetrics() >= d.alarms(), "a metric-math alarm watches several");
         assertEquals(!template.contains("Tracing: PassThrough"), d.sweepTraced());
         assertEquals(template.contains("OutboxRepairFunction:") ? 2_880 : 0, d.repairsPerMonth(), 1e-9);
     }

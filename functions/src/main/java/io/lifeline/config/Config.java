@@ -219,4 +219,24 @@ public record Config(
             throw new IllegalStateException(name + " must be a whole number, was " + raw, e);
         }
     }
+
+    /**
+     * How long one AWS SDK call may take in all ({@code call}, retries included) and one attempt of it
+     * ({@code attempt}): {@code DYNAMODB_CALL_TIMEOUT_MS} and {@code DYNAMODB_ATTEMPT_TIMEOUT_MS}, set in
+     * template.yaml's Globals far below every function's Timeout, so one hung attempt cannot use up an invocation.
+     * Absent (tests, Local), 3 s and 1 s. An attempt longer than its call is refused.
+     */
+    public record CallTimeouts(Duration call, Duration attempt) {
+        public CallTimeouts {
+            if (attempt.compareTo(call) > 0) {
+                throw new IllegalStateException("DYNAMODB_ATTEMPT_TIMEOUT_MS (" + attempt.toMillis()
+                        + ") must not exceed DYNAMODB_CALL_TIMEOUT_MS (" + call.toMillis() + ")");
+            }
+        }
+
+        public static CallTimeouts fromEnvironment(Map<String, String> env) {
+            return new CallTimeouts(Duration.ofMillis(positive(env, "DYNAMODB_CALL_TIMEOUT_MS", 3000)),
+                    Duration.ofMillis(positive(env, "DYNAMODB_ATTEMPT_TIMEOUT_MS", 1000)));
+        }
+    }
 }

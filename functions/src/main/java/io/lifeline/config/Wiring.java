@@ -49,24 +49,27 @@ public record Wiring(Config config, Clock clock, DynamoDbClient dynamo, Supplier
      * from the default chain (SnapStart functions get theirs from the container endpoint, not env vars). */
     public static Wiring fromEnvironment() {
         Config config = Config.fromEnvironment(System.getenv());
-        DynamoDbClient dynamo = DynamoDbClient.builder()
+        Config.CallTimeouts timeouts = Config.CallTimeouts.fromEnvironment(System.getenv());
+        DynamoDbClient dynamo = dynamoDb(timeouts, DynamoDbClient.builder()
                 .httpClient(UrlConnectionHttpClient.create())
                 .region(Region.of(System.getenv("AWS_REGION")))
-                .credentialsProvider(DefaultCredentialsProvider.builder().build())
-                .build();
+                .credentialsProvider(DefaultCredentialsProvider.builder().build()));
         // Only the publisher uses EventBridge, only a manual revive Step Functions and only the sweep SQS: build
         // those clients on first use, so other functions start leaner.
         Supplier<EventBridgeClient> eventBridge = memoize(() -> EventBridgeClient.builder()
+                .overrideConfiguration(c -> c.apiCallTimeout(timeouts.call()).apiCallAttemptTimeout(timeouts.attempt()))
                 .httpClient(UrlConnectionHttpClient.create())
                 .region(Region.of(System.getenv("AWS_REGION")))
                 .credentialsProvider(DefaultCredentialsProvider.builder().build())
                 .build());
         Supplier<SfnClient> stepFunctions = memoize(() -> SfnClient.builder()
+                .overrideConfiguration(c -> c.apiCallTimeout(timeouts.call()).apiCallAttemptTimeout(timeouts.attempt()))
                 .httpClient(UrlConnectionHttpClient.create())
                 .region(Region.of(System.getenv("AWS_REGION")))
                 .credentialsProvider(DefaultCredentialsProvider.builder().build())
                 .build());
         Supplier<SqsClient> sqs = memoize(() -> SqsClient.builder()
+                .overrideConfiguration(c -> c.apiCallTimeout(timeouts.call()).apiCallAttemptTimeout(timeouts.attempt()))
                 .httpClient(UrlConnectionHttpClient.create())
                 .region(Region.of(System.getenv("AWS_REGION")))
                 .credentialsProvider(DefaultCredentialsProvider.builder().build())
@@ -74,6 +77,16 @@ public record Wiring(Config config, Clock clock, DynamoDbClient dynamo, Supplier
         Wiring wiring = new Wiring(config, Clock.systemUTC(), dynamo, eventBridge, stepFunctions, sqs);
         PRIMING.add(Priming.register(wiring));
         return wiring;
+    }
+
+    /**
+     * A DynamoDB client from {@code builder} whose every call ends within {@code timeouts.call()} and every attempt
+     * within {@code timeouts.attempt()} (the SDK's retries happen inside the call's time).
+     */
+    public static DynamoDbClient dynamoDb(Config.CallTimeouts timeouts,
+                                          software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder builder) {
+        return builder.overrideConfiguration(c -> c.apiCallTimeout(timeouts.call())
+                .apiCallAttemptTimeout(timeouts.attempt())).build();
     }
 
     public static <T> Supplier<T> memoize(Supplier<T> supplier) {

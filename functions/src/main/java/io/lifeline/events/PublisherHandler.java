@@ -103,7 +103,7 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
                 records.add(new Images(r.dynamodb().sequenceNumber(), r.dynamodb().oldImage(), r.dynamodb().newImage()));
             }
             Batch batch = run(records);
-            log(records.size(), batch, started);
+            log(records, batch, started);
             if (batch.failedAt >= records.size()) {
                 return StreamsEventResponse.builder().withBatchItemFailures(List.of()).build();
             }
@@ -260,11 +260,14 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
      * The batch's one line and metrics: records, events published and failed, records parked, and where the
      * batch was handed back ({@code outcome} {@code retry}: the stream delivers that record and the rest again).
      */
-    private void log(int records, Batch batch, long started) {
-        boolean handedBack = batch.failedAt < records;
+    private void log(List<Images> records, Batch batch, long started) {
+        boolean handedBack = batch.failedAt < records.size();
         ObjectNode line = Log.line(batch.failure != null || batch.parked > 0 ? "ERROR" : handedBack ? "WARN" : "INFO",
-                "publish").put("outcome", handedBack ? "retry" : "ok").put("records", records);
+                "publish").put("outcome", handedBack ? "retry" : "ok").put("records", records.size());
         line.set("teams", Json.MAPPER.valueToTree(batch.teams));
+        if (handedBack) {
+            line.put("retryFrom", records.get(batch.failedAt).sequenceNumber());
+        }
         if (batch.parked > 0) {
             line.put("parked", batch.parked);
         }

@@ -32,6 +32,11 @@ public final class Metrics {
     public static final String SWEEP_DURATION = "SweepDuration";
     public static final String AGENTS_SCANNED = "AgentsScanned";
     public static final String AGENTS_MARKED_DEAD = "AgentsMarkedDead";
+    /**
+     * The sweep's writes that failed (throttled, the table out of reach) and were skipped, to be retried next sweep.
+     * A sweep whose every write fails still reports its duration; this is what shows nobody is being judged.
+     */
+    public static final String SWEEP_WRITE_ERRORS = "SweepWriteErrors";
     /** Teams whose dead-marking self-preservation held back in one sweep. */
     public static final String SELF_PRESERVATION_HOLDS = "SelfPreservationHolds";
     public static final String EVENTS_PUBLISHED = "EventsPublished";

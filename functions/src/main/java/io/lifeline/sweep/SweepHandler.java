@@ -326,6 +326,7 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
                 .count(Metrics.AGENTS_SCANNED, r.aliveSeen())
                 .count(Metrics.AGENTS_MARKED_DEAD, r.markedDead().size())
                 .count(Metrics.SELF_PRESERVATION_HOLDS, r.teamsHeld().size())
+                .count(Metrics.SWEEP_WRITE_ERRORS, r.skippedOnError())
                 .emit();
     }
 }

@@ -25,6 +25,9 @@ public final class FunctionHost {
     private final Map<String, Wiring> wirings = new HashMap<>();
     private final Pause pause = new Pause();
     private final PolicyGuard guard;
+    /** Each function's reserved concurrency as permits (none: unlimited), and the invocations it throttled. */
+    private final Map<String, java.util.concurrent.Semaphore> concurrency = new HashMap<>();
+    private final Map<String, java.util.concurrent.atomic.AtomicInteger> throttled = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** {@code resourceNames}: the local name of each template resource a function's environment refers to. */
     public FunctionHost(SamTemplate template, Map<String, String> parameters, Map<String, String> resourceNames,
@@ -40,7 +43,42 @@ public final class FunctionHost {
                     guard.stepFunctions(f.policy(), stepFunctions), guard.sqs(f.policy(), sqs));
             wirings.put(f.logicalId(), wiring);
             handlers.put(f.logicalId(), instantiate(f, wiring));
+            template.reservedConcurrency(f.logicalId(), parameters).ifPresent(n ->
+                    concurrency.put(f.logicalId(), new java.util.concurrent.Semaphore(n)));
         }
+    }
+
+    /** Lambda's answer to an invocation past the function's reserved concurrency (TooManyRequestsException). */
+    public static final class ThrottledException extends RuntimeException {
+        ThrottledException(String logicalId) {
+            super("Rate Exceeded: " + logicalId + " is at its reserved concurrency (TooManyRequestsException)");
+        }
+    }
+
+    /**
+     * Runs {@code invocation} as one invocation of {@code logicalId} under its reserved concurrency: past it, Lambda
+     * throttles ({@link ThrottledException}, counted in {@link #throttles}) instead of running it.
+     */
+    public <T> T invoke(String logicalId, Supplier<T> invocation) {
+        java.util.concurrent.Semaphore permits = concurrency.get(logicalId);
+        if (permits == null) {
+            return invocation.get();
+        }
+        if (!permits.tryAcquire()) {
+            throttled.computeIfAbsent(logicalId, k -> new java.util.concurrent.atomic.AtomicInteger()).incrementAndGet();
+            throw new ThrottledException(logicalId);
+        }
+        try {
+            return invocation.get();
+        } finally {
+            permits.release();
+        }
+    }
+
+    /** Invocations of {@code logicalId} throttled so far (Lambda's Throttles metric). */
+    public int throttles(String logicalId) {
+        java.util.concurrent.atomic.AtomicInteger n = throttled.get(logicalId);
+        return n == null ? 0 : n.get();
     }
 
     /** The IAM check of every function's calls: what each asked for, and what its policy refused. */

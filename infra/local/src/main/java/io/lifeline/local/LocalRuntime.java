@@ -30,6 +30,11 @@ public final class LocalRuntime implements AutoCloseable {
     public final Map<String, String> parameters;
     /** Local names of the template's resources ({@link LifelineLocal#resourceNames}). */
     public final Map<String, String> names;
+    /**
+     * The template's generated secrets (logical id to value) as Local made them: what the webhooks' connections
+     * send in their X-Lifeline-Token header.
+     */
+    public final Map<String, String> secrets;
     public final LocalEventBus bus;
     public final FunctionHost host;
     /** Null when built {@link Builder#withoutStepFunctions()}. */
@@ -56,9 +61,14 @@ public final class LocalRuntime implements AutoCloseable {
         this.busClient = b.busClient;
         this.parameters = LifelineLocal.localParameters(b.parameters);
         this.names = LifelineLocal.resourceNames(template, b.tables, b.busName);
+        Map<String, String> secrets = new java.util.LinkedHashMap<>();
+        for (String id : template.generatedSecrets()) {
+            secrets.put(id, b.secrets.containsKey(id) ? b.secrets.get(id) : newSecret());
+        }
+        this.secrets = java.util.Collections.unmodifiableMap(secrets);
         this.queues = new LocalQueues(template, clock);
         try {
-            this.bus = new LocalEventBus(template.rules(parameters), clock);
+            this.bus = new LocalEventBus(template.rules(parameters, secrets), clock);
         } catch (IOException | RuntimeException e) {
             queues.close();
             throw e;
@@ -95,6 +105,18 @@ public final class LocalRuntime implements AutoCloseable {
         return new Builder();
     }
 
+    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
+
+    /** A secret as the template's GenerateSecretString makes one: 48 letters and digits. */
+    static String newSecret() {
+        String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+        StringBuilder out = new StringBuilder(48);
+        for (int i = 0; i < 48; i++) {
+            out.append(alphabet.charAt(RANDOM.nextInt(alphabet.length())));
+        }
+        return out.toString();
+    }
+
     /**
      * The template's functions instantiated afresh over the same table, bus and Step Functions, as a new Lambda
      * container would be: nothing remembered from earlier invocations.
@@ -129,8 +151,15 @@ public final class LocalRuntime implements AutoCloseable {
         private String streamArn;
         private Path checkpoints;
         private Function<LocalEventBus, EventBridgeClient> busClient = LocalEventBus::client;
+        private Map<String, String> secrets = Map.of();
 
         private Builder() {
+        }
+
+        /** Values for the template's generated secrets (a data dir's, kept across starts); the rest are made anew. */
+        public Builder secrets(Map<String, String> secrets) {
+            this.secrets = Map.copyOf(secrets);
+            return this;
         }
 
         public Builder template(SamTemplate template) {

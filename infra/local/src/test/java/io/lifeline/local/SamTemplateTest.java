@@ -294,7 +294,11 @@ class SamTemplateTest {
         }
         assertEquals(Set.of("SweepNotRunningAlarm", "PublishFailuresAlarm", "PublisherErrorsAlarm", "PublisherLagAlarm",
                 "DeadAgentRateAlarm", "HeartbeatErrorsAlarm", "HeartbeatInternalErrorsAlarm", "AuthorizerErrorsAlarm",
-                "OutboxParkedAlarm", "OutboxFailedAlarm"),
+                "OutboxParkedAlarm", "OutboxFailedAlarm",
+                // issue 19: deliveries, starvation, the store, revives and the sweep's writes
+                "SweepWriteErrorsAlarm", "DeliveryDeadLettersAlarm", "DeliveryFailuresAlarm", "ApiServerErrorsAlarm",
+                "HeartbeatThrottlesAlarm", "AuthorizerThrottlesAlarm", "ControlLoopThrottlesAlarm", "ReviveFailuresAlarm",
+                "StoreThrottlesAlarm"),
                 alarms.keySet());
         for (Map.Entry<String, Node> a : alarms.entrySet()) {
             for (String actions : List.of("AlarmActions", "OKActions")) {

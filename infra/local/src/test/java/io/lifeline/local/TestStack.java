@@ -148,6 +148,11 @@ public final class TestStack implements AutoCloseable {
      * The template's functions instantiated afresh over this stack's table, bus and clock, as a new Lambda
      * container would be: nothing remembered from earlier invocations (the publisher's sent ids included).
      */
+    /** The template's generated secrets as this stack made them (what the webhooks send in X-Lifeline-Token). */
+    public Map<String, String> secrets() {
+        return runtime.secrets;
+    }
+
     public FunctionHost freshHost() {
         FunctionHost fresh = runtime.newHost();
         hosts.add(fresh);
