@@ -439,6 +439,8 @@ class AlertRulesTest {
         assertEquals(key, body.path("routing_key").asText());
         assertEquals("trigger", body.path("event_action").asText());
         assertEquals("lifeline/acme/a-1", body.path("dedup_key").asText());
+        // The transition's seq rides along, so a receiver can order a trigger and its resolve (issue 19, item 3).
+        assertTrue(body.path("payload").path("custom_details").path("seq").isNumber(), body.toString());
     }
 
     /** Each destination has its own connection, so a credential reaches only the endpoint it is for. */
