@@ -11,7 +11,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code java -jar bench/target/lifeline-bench.jar [--quick] [--only=1,2,...]}: measures the figures of
+ * {@code java -jar bench/target/lifeline-bench.jar [--quick] [--only=1,2,...] [--sizes=1000,10000]
+ * [--history-agents=N]}: measures the figures of
  * issue 7 side by side with their references, prints the table and writes bench/results/latest.json.
  * Exits 0 when it ran; it asserts no timings.
  */
@@ -22,6 +23,8 @@ public final class BenchMain {
         // JDK reads it once: set it first so section 3's front door runs as Lifeline Local does on its own.
         System.setProperty("sun.net.httpserver.nodelay", "true");
         boolean quick = false;
+        int[] sizes = null;
+        int historyAgents = -1;
         List<Integer> only = new ArrayList<>();
         Path out = Path.of("bench/results/latest.json");
         for (String a : args) {
@@ -31,10 +34,16 @@ public final class BenchMain {
                 for (String s : a.substring(7).split(",")) {
                     only.add(Integer.parseInt(s.trim()));
                 }
+            } else if (a.startsWith("--sizes=")) {
+                sizes = java.util.Arrays.stream(a.substring(8).split(",")).mapToInt(x -> Integer.parseInt(x.trim()))
+                        .toArray();
+            } else if (a.startsWith("--history-agents=")) {
+                historyAgents = Integer.parseInt(a.substring(17));
             } else if (a.startsWith("--out=")) {
                 out = Path.of(a.substring(6));
             } else {
-                System.err.println("usage: java -jar lifeline-bench.jar [--quick] [--only=1,2,3,4,5,6] [--out=file]");
+                System.err.println("usage: java -jar lifeline-bench.jar [--quick] [--only=1,2,3,4,5,6,7] [--sizes=N,...] "
+                        + "[--history-agents=N] [--out=file]");
                 System.exit(2);
             }
         }
@@ -52,8 +61,11 @@ public final class BenchMain {
         }
         if (all || only.contains(2)) {
             section("2 sweep cost and scaling");
-            int[] sizes = quick ? new int[] {1_000, 5_000} : new int[] {1_000, 10_000, 100_000};
-            SweepBench.run(report, sizes, 3, measured);
+            int[] n = sizes != null ? sizes : quick ? new int[] {1_000, 5_000} : new int[] {1_000, 10_000, 100_000};
+            // Agents with the full 30 days of history on the ledger (the first ones of every size): seeding is
+            // the bench's slowest part on DynamoDB Local.
+            int h = historyAgents >= 0 ? historyAgents : quick ? 100 : 1_000;
+            SweepBench.run(report, n, 5, h, measured);
         }
         if (all || only.contains(3)) {
             section("3 heartbeat throughput");
@@ -67,6 +79,10 @@ public final class BenchMain {
             section("5 detection latency");
             DetectionBench.run(report, quick ? 40 : 200);
             DetectionBench.runHosted(report, quick ? 40 : 200);
+        }
+        if (all || only.contains(7)) {
+            section("7 outbox lag under load");
+            OutboxLagBench.run(report, quick ? 10 : 30, 300, 20);
         }
         if (all || only.contains(6)) {
             section("6 cost model");

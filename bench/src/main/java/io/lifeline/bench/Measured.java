@@ -13,6 +13,13 @@ public final class Measured {
     public double batchSize = Double.NaN;
     /** Sweep read units per agent per sweep, at the largest N measured. */
     public double sweepReadUnitsPerAgent = Double.NaN;
+    /** The same at the smallest N before any history was on the ledger. */
+    public double sweepReadUnitsPerAgentNoHistory = Double.NaN;
+    /** The N {@link #sweepReadUnitsPerAgent} was measured at. */
+    public int sweepAgents;
+    /** The busy sample agent's live item (bytes, DynamoDB's rules) and its 30 days of ledger items. */
+    public double liveAgentItemBytes = Double.NaN;
+    public double historyItemsPerAgent = Double.NaN;
     /** The heartbeat handler's warm duration in-process (p50), ms: the Lambda billed-duration stand-in. */
     public double handlerWarmMillis = Double.NaN;
 }

@@ -34,6 +34,8 @@ public final class MeteredStack implements AutoCloseable {
     public final String adminKey;
     public final SamTemplate template;
     private final LocalRuntime runtime;
+    /** The live table's stream feeding the template's stream functions (the outbox), when asked for; else null. */
+    public final io.lifeline.local.StreamPump pump;
 
     /** An answer with its parsed body. */
     public record Reply(int status, JsonNode body) {
@@ -45,6 +47,15 @@ public final class MeteredStack implements AutoCloseable {
 
     public MeteredStack(LocalDynamo server, String table, Map<String, String> parameters, Clock clock)
             throws Exception {
+        this(server, table, parameters, clock, false);
+    }
+
+    /**
+     * With {@code outbox}, the live table's stream feeds the publisher through {@link #pump} (no Step Functions:
+     * a death's revive rule has nowhere to go, so callers make none).
+     */
+    public MeteredStack(LocalDynamo server, String table, Map<String, String> parameters, Clock clock,
+                        boolean outbox) throws Exception {
         this.server = server;
         this.template = SamTemplate.bundled();
         this.localTables = io.lifeline.local.LocalTables.named(template, table);
@@ -59,8 +70,13 @@ public final class MeteredStack implements AutoCloseable {
         // The bench's figures were measured without Local's late-schedule skip: keep the template's default.
         Map<String, String> params = new HashMap<>(parameters);
         params.putIfAbsent("SweepSkipsLateSchedules", "false");
-        this.runtime = LocalRuntime.builder().template(template).tables(metered, localTables).busName("bench-bus")
-                .clock(clock).parameters(params).withoutStepFunctions().build();
+        LocalRuntime.Builder builder = LocalRuntime.builder().template(template).tables(metered, localTables)
+                .busName("bench-bus").clock(clock).parameters(params).withoutStepFunctions();
+        if (outbox) {
+            builder.streams(server.streamsClient(), localTables.streamArn(plain), null);
+        }
+        this.runtime = builder.build();
+        this.pump = runtime.pump;
         this.gateway = runtime.gateway;
         this.adminKey = new KeyStore(plain, tables).createTeam(TEAM, clock.instant()).key();
     }
