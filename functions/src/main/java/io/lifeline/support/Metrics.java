@@ -29,6 +29,8 @@ public final class Metrics {
     /** Heartbeats refused, with dimension {@link #CODE}: whole requests and single entries of a batch. */
     public static final String HEARTBEATS_REJECTED = "HeartbeatsRejected";
     public static final String CODE = "code";
+    /** Keys the heartbeat function looked up itself (its Function URL has no authorizer): one GetItem each. */
+    public static final String KEY_LOOKUPS = "KeyLookups";
     public static final String SWEEP_DURATION = "SweepDuration";
     public static final String AGENTS_SCANNED = "AgentsScanned";
     public static final String AGENTS_MARKED_DEAD = "AgentsMarkedDead";
