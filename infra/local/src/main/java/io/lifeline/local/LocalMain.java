@@ -173,6 +173,10 @@ public final class LocalMain implements Callable<Integer> {
         String url = local.url().toString();
         System.out.println("Lifeline Local is running at " + url + (inMemory ? " (in memory)"
                 : " (data in " + dataDir.toAbsolutePath() + ")"));
+        if (local.heartbeatUrl() != null) {
+            System.out.println("Heartbeat URL (the Function URL's event shape; heartbeats only): "
+                    + local.heartbeatUrl());
+        }
         System.out.println("Team: " + LifelineLocal.LOCAL_TEAM + "   admin key: " + local.adminKey());
         Path operatorFile = dataDir.resolve(LifelineLocal.OPERATOR_KEY_FILE).toAbsolutePath();
         if (local.operatorKeyNew()) {
