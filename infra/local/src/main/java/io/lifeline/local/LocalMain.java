@@ -128,6 +128,7 @@ public final class LocalMain implements Callable<Integer> {
     /** INFO lines of requests, batches, sweeps and key checks that went as usual. */
     static boolean routine(String line) {
         return line.startsWith("{\"level\":\"INFO\"") && (line.contains("\"outcome\":\"ok\"")
+                || line.startsWith("{\"level\":\"INFO\",\"msg\":\"summary\"")
                 || line.contains("\"outcome\":\"idle\"") || line.contains("\"outcome\":\"known_key\""));
     }
 

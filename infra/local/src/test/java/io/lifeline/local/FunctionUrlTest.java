@@ -360,6 +360,32 @@ class FunctionUrlTest {
         assertEquals(theirBeat, theirView.path("heartbeatTs").asText());
     }
 
+    @Test
+    void keys_neverAppearInTheLogs_throughTheUrl() {
+        String id = readyAgent();
+        String good = stack.key(TEAM, Scope.AGENT);
+        String read = stack.key(TEAM, Scope.READ);
+        String unknown = "ll_" + "q".repeat(43);
+        List<String> lines = java.util.Collections.synchronizedList(new ArrayList<>());
+        io.lifeline.support.Log.sink(lines::add);
+        try {
+            viaUrl("heartbeat", bearer(good), TEAM, id, "{\"status\":\"working\"}");
+            viaUrl("heartbeat", bearer(good), TEAM, "ghost-" + id, "{}");
+            viaUrl("heartbeat", bearer(read), TEAM, id, "{}");
+            viaUrl("heartbeat", bearer(unknown), TEAM, id, "{}");
+            viaUrl("batch", bearer(good), OTHER, null, "{\"heartbeats\":[{\"agentId\":\"" + id + "\"}]}");
+        } finally {
+            io.lifeline.support.Log.sink(null);
+        }
+        assertTrue(lines.size() >= 4, "the refusals and the status change were logged: " + lines);
+        for (String line : lines) {
+            for (String key : List.of(good, read, unknown, io.lifeline.auth.ApiKeys.hash(good))) {
+                assertFalse(line.contains(key), "a key in a log line: " + line);
+            }
+        }
+        assertTrue(lines.stream().anyMatch(l -> l.contains("\"via\":\"url\"")), "URL requests are marked: " + lines);
+    }
+
     // ---- the cache bound ----------------------------------------------------------------------------------
 
     static long getItems() {
