@@ -133,6 +133,11 @@ public final class SamTemplate {
         }
     }
 
+    /** The whole template as read (CloudFormation's short-form tags in their long form), for checks of its parts. */
+    JsonNode tree() {
+        return root;
+    }
+
     private JsonNode resources() {
         return root.path("Resources");
     }
