@@ -210,7 +210,7 @@ public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPE
         if (summary != null) {
             summary.add(Metrics.HEARTBEATS, request.acceptedCount());
             if (keyCache != null) {
-                summary.add(Metrics.KEY_LOOKUPS, keyCache.drainLookups());
+                summary.note(Metrics.KEY_LOOKUPS, keyCache.drainLookups());
             }
             if (code == null && failure == null && request.changes().isEmpty() && request.refusedEntries().isEmpty()) {
                 summary.flushIfDue();

@@ -19,6 +19,8 @@ public final class Summary {
     private final Clock clock;
     private final Duration every;
     private final Map<String, Long> counts = new LinkedHashMap<>();
+    /** Counts written as plain properties of the document, not metrics (a custom metric costs $0.30 a month). */
+    private final Map<String, Long> notes = new LinkedHashMap<>();
     /** When the interval's first count arrived; null while nothing is counted. */
     private Instant since;
 
@@ -30,6 +32,15 @@ public final class Summary {
 
     /** Adds {@code n} to {@code metric} (a {@link Metrics} name counted in {@link Metrics.Unit#COUNT}). */
     public void add(String metric, long n) {
+        add(counts, metric, n);
+    }
+
+    /** Adds {@code n} to {@code property}, a count the document carries for Logs Insights but not as a metric. */
+    public void note(String property, long n) {
+        add(notes, property, n);
+    }
+
+    private void add(Map<String, Long> to, String name, long n) {
         if (n <= 0) {
             return;
         }
@@ -37,7 +48,7 @@ public final class Summary {
             if (since == null) {
                 since = clock.instant();
             }
-            counts.merge(metric, n, Long::sum);
+            to.merge(name, n, Long::sum);
         }
     }
 
@@ -45,15 +56,23 @@ public final class Summary {
     public boolean flushIfDue() {
         Instant now = clock.instant();
         Map<String, Long> due;
+        Map<String, Long> noted;
         synchronized (counts) {
             if (since == null || now.isBefore(since.plus(every))) {
                 return false;
             }
             due = new LinkedHashMap<>(counts);
+            noted = new LinkedHashMap<>(notes);
             counts.clear();
+            notes.clear();
             since = null;
         }
         ObjectNode line = Json.object().put("level", "INFO").put("msg", "summary");
+        noted.forEach(line::put);
+        if (due.isEmpty()) {
+            Log.emit(line.put(Metrics.SERVICE, service));
+            return true;
+        }
         Metrics metrics = Metrics.on(line, service, now);
         due.forEach(metrics::count);
         metrics.emit();
