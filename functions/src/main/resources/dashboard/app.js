@@ -7,6 +7,10 @@
     restarting: "RESTARTING", dead_failed_revive: "DEAD (UNRECOVERABLE)"
   };
   var ORDER = ["ready", "working", "restarting", "offline", "dead", "dead_failed_revive"];
+  // Triage: the table lists trouble first, in this order, then flapping agents, then the rest (by name).
+  var TRIAGE = { dead: 0, dead_failed_revive: 1, restarting: 2 };
+  var FLAPPING_RESTARTS = 3;   // restarts in the last hour from which an agent counts as flapping
+  var TROUBLED = { dead: 1, dead_failed_revive: 1, restarting: 1 };
   var POLL_MS = 2000;
   // The last-hour bar: 60 one-minute slots from the team's status changes, read at most every BAR_MS: the
   // first time the whole hour (up to BAR_PAGES answers of BAR_LIMIT), then only what came since the newest
@@ -17,7 +21,12 @@
   var TROUBLE = { restarting: 1, dead: 2, dead_failed_revive: 3 };
 
   var state = { team: null, key: null, agents: [], timer: null, polling: false, drawn: [],
-    bar: { events: {}, newest: 0, known: 0, version: 0, at: 0 },
+    view: null,       // the view on screen: login, team or agent (focus moves to its heading when it changes)
+    focusView: false, // the next view drawn takes the focus (set by sign-in, a change of page)
+    seen: null,       // agentId -> status at the last poll, for the announcements
+    rows: {},         // agentId -> its table row, updated in place
+    alertsOnly: false,
+    bar: { events: {}, newest: 0, known: 0, version: 0, at: 0, rotations: {}, rotationsSig: "" },
     settings: null,   // the team's settings (its maintenance pause), read with every poll
     agent: null,      // the agent the agent page shows
     revive: { busy: false, result: null } };
@@ -39,8 +48,20 @@
   }
 
   function badge(status) {
-    return el("span", { className: "badge status-" + status, "data-status": status, text: LABELS[status] || String(status).toUpperCase() });
+    return el("span", { className: "badge status-" + status, "data-status": status, text: label(status) });
   }
+
+  function label(status) { return LABELS[status] || String(status).toUpperCase(); }
+
+  /** Sets a node's text only when it changed, so a poll that changes nothing touches nothing. */
+  function setText(node, text) { if (node.textContent !== text) { node.textContent = text; } }
+
+  function setAttr(node, name, value) {
+    if (value === null || value === undefined) { if (node.hasAttribute(name)) { node.removeAttribute(name); } }
+    else if (node.getAttribute(name) !== value) { node.setAttribute(name, value); }
+  }
+
+  function name(a) { return a.name || a.agentId; }
 
   function span(s) {
     if (s < 60) { return s + "s"; }
@@ -135,7 +156,78 @@
     $("team-view").hidden = view !== "team";
     $("agent-view").hidden = view !== "agent";
     $("sign-out").hidden = view === "login";
-    $("team-name").textContent = view === "login" ? "" : "team " + state.team;
+    setText($("team-name"), view === "login" ? "" : "team " + state.team);
+    if (state.view !== view) { state.focusView = true; }
+    state.view = view;
+    renderTitle();
+  }
+
+  /**
+   * After a change of view (sign-in, sign-out, opening an agent, going back) focus moves to the view's
+   * heading once it is drawn, so keyboard and screen-reader users start at the top of what they asked for.
+   */
+  function placeFocus() {
+    if (!state.focusView) { return; }
+    state.focusView = false;
+    var heading = $(state.view === "login" ? "login-title" : state.view === "team" ? "team-title" : "agent-title");
+    if (heading) { heading.focus(); }
+  }
+
+  /** The tab's title: how many agents need attention, then the view ("2 dead · Agents · Lifeline"). */
+  function renderTitle() {
+    var parts = [];
+    if (state.view !== "login" && state.key) {
+      var n = {};
+      state.agents.forEach(function (a) { if (TROUBLED[a.status]) { n[a.status] = (n[a.status] || 0) + 1; } });
+      var need = [];
+      if (n.dead) { need.push(n.dead + " dead"); }
+      if (n.dead_failed_revive) { need.push(n.dead_failed_revive + " unrecoverable"); }
+      if (n.restarting) { need.push(n.restarting + " restarting"); }
+      if (need.length) { parts.push(need.join(", ")); }
+    }
+    if (state.view === "login") { parts.push("Sign in"); }
+    else if (state.view === "team") { parts.push("Agents"); }
+    else if (state.view === "agent") { parts.push(state.agent ? name(state.agent) + " (" + label(state.agent.status) + ")" : "Agent"); }
+    parts.push("Lifeline");
+    var title = parts.join(" \u00b7 ");
+    if (document.title !== title) { document.title = title; }
+  }
+
+  // ---- announcements ------------------------------------------------------------------------------------
+
+  /**
+   * One polite message per poll at most, for the changes worth hearing: an agent died, needs a decision
+   * (its revive gave up), or recovered. Nothing on the first poll after sign-in (the title says it).
+   */
+  function announceChanges(agents) {
+    var before = state.seen;
+    state.seen = {};
+    agents.forEach(function (a) { state.seen[a.agentId] = a.status; });
+    if (!before) { return; }
+    var died = [], decide = [], back = [];
+    agents.forEach(function (a) {
+      var was = before[a.agentId];
+      if (!was || was === a.status) { return; }
+      if (a.status === "dead") { died.push(name(a)); }
+      else if (a.status === "dead_failed_revive") { decide.push(name(a)); }
+      else if (TROUBLED[was] && (a.status === "ready" || a.status === "working")) { back.push(name(a)); }
+    });
+    var parts = [];
+    if (died.length) { parts.push(list(died) + (died.length === 1 ? " died." : " died.")); }
+    if (decide.length) { parts.push(list(decide) + " could not be revived and " + (decide.length === 1 ? "needs" : "need") + " a decision."); }
+    if (back.length) { parts.push(list(back) + (back.length === 1 ? " recovered." : " recovered.")); }
+    if (parts.length) { announce(parts.join(" ")); }
+  }
+
+  function list(names) {
+    if (names.length > 3) { return names.length + " agents (" + names.slice(0, 3).join(", ") + " and more)"; }
+    return names.length === 1 ? names[0] : names.slice(0, -1).join(", ") + " and " + names[names.length - 1];
+  }
+
+  function announce(message) {
+    var box = $("announcer");
+    // The same words twice in a row are still a new message: a no-break space makes the text differ.
+    box.textContent = box.textContent === message ? message + "\u00a0" : message;
   }
 
   function refresh() {
@@ -147,20 +239,29 @@
       $("updated").textContent = "updated " + new Date().toLocaleTimeString();
     }, function (e) {
       if (e instanceof AuthError) { authFailed(e); }
-    }).then(function () { state.polling = false; });
+    }).then(function () { state.polling = false; placeFocus(); });
   }
 
   function refreshTeam() {
     show("team");
     var barDue = Date.now() - state.bar.at >= BAR_MS;
-    return Promise.all([api("/agents"), api("/events?limit=25"), barDue ? loadBar() : null]).then(function (res) {
+    var alertsOnly = state.alertsOnly;
+    return Promise.all([api("/agents"), alertsOnly ? api("/events?type=MassStaleSuspected&limit=25") : api("/events?limit=25"),
+      barDue ? loadBar() : null]).then(function (res) {
       // Unchanged answers (304s give back the same objects) in the same minute: leave the page as it is, so a
-      // selection or hover survives; tick() keeps the ages counting.
-      if (unchanged(["team", res[0], res[1], state.bar.version, barStart()])) { return; }
+      // selection or hover survives; tick() keeps the ages counting. Even when they changed, rows are updated
+      // in place, never rebuilt, so reading position and focus survive a poll.
+      if (unchanged(["team", res[0], res[1], state.bar.version, barStart(), alertsOnly])) { return; }
       state.agents = res[0].agents || [];
+      announceChanges(state.agents);
+      renderTitle();
       renderCounts();
       renderAgents();
-      renderEvents($("events"), res[1].events || []);
+      // A poll asked before the feed's filter changed draws no feed: the next one will.
+      if (alertsOnly !== state.alertsOnly) { return; }
+      $("events").setAttribute("data-mode", alertsOnly ? "alerts" : "all");
+      renderEvents($("events"), alertsOnly ? alertEvents(res[1].events || []) : res[1].events || [],
+        alertsOnly ? "No alerts in the last hour." : "No events yet.");
     });
   }
 
@@ -214,7 +315,15 @@
         bar.version++;
       });
     }
-    return page(null, 0).then(function () {
+    // Context-limit errors of the hour (each one asks for a session rotation): a marker on the agent's row.
+    var rotations = api("/events?type=SessionRotationRequested&limit=" + BAR_LIMIT + "&since="
+      + encodeURIComponent(new Date(start).toISOString()), true).then(function (body) {
+      var per = {};
+      (body.events || []).forEach(function (e) { var id = (e.detail || {}).agentId; if (id) { per[id] = (per[id] || 0) + 1; } });
+      var sig = JSON.stringify(per);
+      if (sig !== bar.rotationsSig) { bar.rotations = per; bar.rotationsSig = sig; bar.version++; }
+    });
+    return Promise.all([page(null, 0), rotations]).then(function () {
       bar.at = Date.now();
       Object.keys(bar.events).forEach(function (id) {
         if (Date.parse(bar.events[id].at) < start) { delete bar.events[id]; }
@@ -232,40 +341,144 @@
     return out;
   }
 
+  /** The count tiles: buttons that filter the table (pressed while their filter is on), made once, updated in place. */
   function renderCounts() {
     var counts = {};
     state.agents.forEach(function (a) { counts[a.status] = (counts[a.status] || 0) + 1; });
     var box = $("counts");
-    box.textContent = "";
-    box.appendChild(el("div", { className: "count", "data-status": "all" }, [
-      el("span", { className: "n", text: String(state.agents.length) }), el("span", { text: "agents" })]));
-    ORDER.forEach(function (s) {
-      box.appendChild(el("div", { className: "count", "data-status": s }, [
-        el("span", { className: "n", text: String(counts[s] || 0) }), badge(s)]));
+    if (!box.firstChild) {
+      box.appendChild(el("button", { type: "button", className: "count", "data-status": "all" }, [
+        el("span", { className: "n" }), el("span", { text: "agents" })]));
+      ORDER.forEach(function (s) {
+        box.appendChild(el("button", { type: "button", className: "count", "data-status": s }, [
+          el("span", { className: "n" }), badge(s)]));
+      });
+    }
+    var filter = $("status-filter").value;
+    Array.prototype.forEach.call(box.children, function (b) {
+      var s = b.getAttribute("data-status");
+      setText(b.querySelector(".n"), String(s === "all" ? state.agents.length : counts[s] || 0));
+      setAttr(b, "aria-pressed", String(s === "all" ? !filter : filter === s));
     });
   }
 
+  /** Restarts (changes to RESTARTING) in the last hour, per agent, from the bar's status changes. */
+  function restartsByAgent(changes) {
+    var out = {};
+    Object.keys(changes).forEach(function (id) {
+      out[id] = changes[id].filter(function (c) { return c.to === "restarting"; }).length;
+    });
+    return out;
+  }
+
+  function triage(a, restarts) {
+    if (TRIAGE[a.status] !== undefined) { return TRIAGE[a.status]; }
+    return (restarts[a.agentId] || 0) >= FLAPPING_RESTARTS ? 3 : 4;
+  }
+
+  function agentHref(agentId) { return "#agent/" + encodeURIComponent(agentId); }
+
+  /** A new row: its cells are filled by updateRow. The name is a real link (a tab stop with its own URL). */
+  function newRow(a) {
+    var tr = el("tr", { className: "agent", "data-agent-id": a.agentId }, [
+      el("td", { className: "name", "data-label": "Agent" }, [
+        el("a", { className: "agent-link", href: agentHref(a.agentId) }),
+        el("div", { className: "muted id", text: a.agentId }), el("div", { className: "markers" })]),
+      el("td", { className: "status", "data-label": "Status" }, [badge(a.status), el("span", { className: "until muted" })]),
+      el("td", { className: "age", "data-label": "Last heartbeat" }),
+      el("td", { className: "deadline", "data-label": "Deadline" }),
+      el("td", { className: "misses", "data-label": "Misses" }),
+      el("td", { className: "task", "data-label": "Task" }),
+      el("td", { className: "host", "data-label": "Host" }),
+      el("td", { className: "hour", "data-label": "Last hour" })
+    ]);
+    // The whole row answers a mouse click too; the link is what the keyboard and screen readers use.
+    tr.addEventListener("click", function (ev) {
+      if (!ev.target.closest("a")) { location.hash = agentHref(a.agentId); }
+    });
+    return tr;
+  }
+
+  function cell(tr, cls) { return tr.querySelector("td." + cls); }
+
+  function updateRow(tr, a, changes, restarts) {
+    setAttr(tr, "data-status", a.status);
+    setAttr(tr, "data-paused", paused(a) ? "true" : null);
+    setText(tr.querySelector("a.agent-link"), name(a));
+    // Markers: a crash loop (restarts in the last hour) and reported errors (a context limit among them).
+    var marks = [];
+    var r = restarts[a.agentId] || 0;
+    if (r) { marks.push({ cls: "restarts", text: "\u21BB " + r + (r === 1 ? " restart" : " restarts") + " in the last hour" + (r >= FLAPPING_RESTARTS ? " (flapping)" : "") }); }
+    var ctx = state.bar.rotations[a.agentId] || 0;
+    if (ctx) {
+      marks.push({ cls: "errors", text: "\u26A0 " + ctx + (ctx === 1 ? " context-limit error" : " context-limit errors") + " in the last hour" });
+    }
+    var box = tr.querySelector(".markers");
+    var sig = marks.map(function (m) { return m.cls + ":" + m.text; }).join("|");
+    if (box.getAttribute("data-sig") !== sig) {
+      box.setAttribute("data-sig", sig);
+      box.textContent = "";
+      marks.forEach(function (m) { box.appendChild(el("span", { className: "marker " + m.cls, text: m.text })); });
+    }
+    // Status: a paused agent shows PAUSED and until when (its status in the title), else its status.
+    var shown = paused(a) ? "paused" : a.status;
+    var b = cell(tr, "status").querySelector(".badge");
+    setAttr(b, "class", "badge status-" + shown);
+    setAttr(b, "data-status", shown);
+    setText(b, shown === "paused" ? "PAUSED" : label(a.status));
+    setAttr(b, "title", shown === "paused" ? "Status " + label(a.status) + ", paused for maintenance" : null);
+    setText(cell(tr, "status").querySelector(".until"), shown === "paused" ? "until " + clock(a.pausedUntil) : "");
+    var ageTd = cell(tr, "age");
+    setAttr(ageTd, "data-ts", a.heartbeatTs || "");
+    setText(ageTd, age(a.heartbeatTs));
+    var dl = cell(tr, "deadline");
+    if (paused(a)) {
+      setAttr(dl, "data-deadline", null);
+      setAttr(dl, "title", a.pauseReason || null);
+      setText(dl, "paused until " + clock(a.pausedUntil));
+    } else {
+      setAttr(dl, "title", null);
+      setAttr(dl, "data-deadline", (a.alive && a.deadline) || "");
+      setText(dl, until(a.alive ? a.deadline : null));
+    }
+    setText(cell(tr, "misses"), String(a.consecutiveMisses || 0));
+    setText(cell(tr, "task"), a.currentTaskId || "\u2013");
+    setText(cell(tr, "host"), a.hostId || "\u2013");
+    var hour = cell(tr, "hour");
+    var bar = lastHour(a, changes);
+    var old = hour.firstChild;
+    if (!old || old.getAttribute("data-sig") !== bar.getAttribute("data-sig")) {
+      if (old) { hour.replaceChild(bar, old); } else { hour.appendChild(bar); }
+    }
+  }
+
+  /**
+   * The table, trouble first (dead, unrecoverable, restarting, flapping, then the rest, each by name). Rows are
+   * kept per agent and updated in place; a row moves only when its place in that order changed.
+   */
   function renderAgents() {
     var filter = $("status-filter").value;
     var body = $("agent-rows");
-    body.textContent = "";
-    var shown = state.agents.filter(function (a) { return !filter || a.status === filter; });
     var changes = changesByAgent();
-    shown.forEach(function (a) {
-      var tr = el("tr", { className: "agent", "data-agent-id": a.agentId, "data-status": a.status }, [
-        el("td", { className: "name", "data-label": "Agent" }, [
-          el("strong", { text: a.name || a.agentId }), el("div", { className: "muted", text: a.agentId })]),
-        el("td", { "data-label": "Status" }, [badge(a.status)]),
-        el("td", { className: "age", "data-label": "Last heartbeat", "data-ts": a.heartbeatTs || "", text: age(a.heartbeatTs) }),
-        paused(a) ? el("td", { className: "deadline", "data-label": "Deadline", title: a.pauseReason || "", text: "paused until " + clock(a.pausedUntil) })
-          : el("td", { className: "deadline", "data-label": "Deadline", "data-deadline": (a.alive && a.deadline) || "", text: until(a.alive ? a.deadline : null) }),
-        el("td", { className: "misses", "data-label": "Misses", text: String(a.consecutiveMisses || 0) }),
-        el("td", { className: "task", "data-label": "Task", text: a.currentTaskId || "\u2013" }),
-        el("td", { className: "host", "data-label": "Host", text: a.hostId || "\u2013" }),
-        el("td", { className: "hour", "data-label": "Last hour" }, [lastHour(a, changes)])
-      ]);
-      tr.addEventListener("click", function () { location.hash = "#agent/" + encodeURIComponent(a.agentId); });
-      body.appendChild(tr);
+    var restarts = restartsByAgent(changes);
+    var shown = state.agents.filter(function (a) { return !filter || a.status === filter; });
+    shown.sort(function (x, y) {
+      return triage(x, restarts) - triage(y, restarts) || name(x).localeCompare(name(y)) || x.agentId.localeCompare(y.agentId);
+    });
+    var keep = {};
+    shown.forEach(function (a, i) {
+      var tr = state.rows[a.agentId] || (state.rows[a.agentId] = newRow(a));
+      keep[a.agentId] = true;
+      updateRow(tr, a, changes, restarts);
+      var at = body.children[i];
+      if (at !== tr) { body.insertBefore(tr, at || null); }
+    });
+    Object.keys(state.rows).forEach(function (id) {
+      if (!keep[id]) {
+        var tr = state.rows[id];
+        if (tr.parentNode) { tr.parentNode.removeChild(tr); }
+        if (!state.agents.some(function (a) { return a.agentId === id; })) { delete state.rows[id]; }
+      }
     });
     $("no-agents").hidden = shown.length > 0;
   }
@@ -304,7 +517,8 @@
     for (var i = 0; i < SLOTS; i++) {
       slots.push(slotStatus(spans, start + i * SLOT_MS, start + (i + 1) * SLOT_MS, known));
     }
-    var bar = el("div", { className: "hourbar", role: "img", "aria-label": "Last hour: " + summary(slots) });
+    var bar = el("div", { className: "hourbar", role: "img", "aria-label": "Last hour: " + summary(slots),
+      "data-sig": clock(new Date(start).toISOString()) + "|" + slots.join(",") });
     bar.title = bar.getAttribute("aria-label");
     slots.forEach(function (st, k) {
       var minute = clock(new Date(start + k * SLOT_MS).toISOString());
@@ -345,11 +559,25 @@
       && (d.to === "dead" || d.to === "dead_failed_revive"));
   }
 
-  function renderEvents(list, events) {
+  /** The alerts of the last hour, newest first: deaths from the bar's status changes, and mass-stale suspicions. */
+  function alertEvents(massStale) {
+    var all = massStale.slice();
+    Object.keys(state.bar.events).forEach(function (id) {
+      if (isAlert(state.bar.events[id])) { all.push(state.bar.events[id]); }
+    });
+    all.sort(function (x, y) { return Date.parse(y.at) - Date.parse(x.at) || (y.eventId < x.eventId ? -1 : 1); });
+    return all.slice(0, 25);
+  }
+
+  function renderEvents(list, events, none) {
+    // Unchanged (the same events in the same order): left alone, so reading position survives a poll.
+    var sig = events.map(function (e) { return e.eventId; }).join("|") + "|" + (none || "");
+    if (list.getAttribute("data-sig") === sig) { return; }
+    list.setAttribute("data-sig", sig);
     list.textContent = "";
     events.forEach(function (e) {
       var d = e.detail || {};
-      var who = d.agentId || d.fromAgentId || d.aboutAgentId;
+      var who = d.agentId || d.fromAgentId || d.aboutAgentId || d.keyId;
       list.appendChild(el("li", { "data-event-id": e.eventId, "data-type": e.type, className: isAlert(e) ? "alert" : "" }, [
         el("span", { className: "muted when", text: time(e.at) }),
         el("span", { className: "type", text: e.type }),
@@ -359,10 +587,11 @@
         d.reason || d.message ? el("span", { className: "muted", text: d.reason || d.message }) : null
       ]));
     });
-    if (!events.length) { list.appendChild(el("li", { className: "muted", text: "No events yet." })); }
+    if (!events.length) { list.appendChild(el("li", { className: "muted", text: none || "No events yet." })); }
   }
 
   function facts(dl, pairs) {
+    dl.hidden = false;
     dl.textContent = "";
     pairs.forEach(function (p) {
       if (p[1] === undefined || p[1] === null || p[1] === "") { return; }
@@ -374,16 +603,24 @@
   function refreshAgent(agentId) {
     show("agent");
     var base = "/agents/" + encodeURIComponent(agentId);
+    // The team's agents too (a 304 when unchanged): the tab's title counts the agents needing attention, and
+    // a death elsewhere is announced on this page as well.
     return Promise.all([api(base), api(base + "/transitions?limit=50"), api(base + "/revivals"),
-      api("/events?limit=20&agentId=" + encodeURIComponent(agentId))]).then(function (res) {
+      api("/events?limit=20&agentId=" + encodeURIComponent(agentId)), api("/agents")]).then(function (res) {
       if (unchanged(["agent", agentId].concat(res))) { return; }
+      state.agents = res[4].agents || [];
+      announceChanges(state.agents);
       var a = res[0];
       state.agent = a;
+      renderTitle();
       renderRevive();
       var title = $("agent-title");
-      title.textContent = "";
-      title.appendChild(document.createTextNode((a.name || a.agentId) + " "));
-      title.appendChild(badge(a.status));
+      var heading = name(a) + " " + label(a.status);
+      if (title.textContent !== heading) {
+        title.textContent = "";
+        title.appendChild(document.createTextNode(name(a) + " "));
+        title.appendChild(badge(a.status));
+      }
       var ageEl = el("span", { className: "age", "data-ts": a.heartbeatTs || "", text: age(a.heartbeatTs) });
       var err = a.lastError;
       facts($("agent-facts"), [["Id", a.agentId], ["Role", a.role], ["Host", a.hostId], ["Last heartbeat", ageEl],
@@ -395,7 +632,8 @@
       var s = a.stats || {};
       facts($("agent-stats"), [["Messages", s.messagesProcessed], ["Tool calls", s.toolCallsExecuted],
         ["Errors", s.errorsEncountered], ["Uptime", s.uptime !== undefined ? duration(s.uptime) : undefined]]);
-      if (!$("agent-stats").childNodes.length) { $("agent-stats").appendChild(el("dd", { className: "muted", text: "No stats reported." })); }
+      $("agent-stats").hidden = !$("agent-stats").childNodes.length;
+      $("no-stats").hidden = !$("agent-stats").hidden;
       renderCheckpoint(a.checkpointSummary);
       $("agent-metadata").textContent = a.metadata ? JSON.stringify(a.metadata, null, 2) : "No metadata.";
       $("metadata-at").textContent = a.metadataAt ? "sent " + age(a.metadataAt) : "";
@@ -460,6 +698,7 @@
   }
 
   function cancelRevive() {
+    if ($("revive-confirm").hidden || state.revive.busy) { return; }
     $("revive-confirm").hidden = true;
     renderRevive();
     $("revive-button").focus();
@@ -493,6 +732,8 @@
       rv.result = result;
       $("revive-confirm").hidden = true;
       renderRevive();
+      // The confirmation that held the focus is gone: the answer takes it (and, as a status, is read out).
+      $("revive-result").focus();
       state.polling = false;
       refresh();
     });
@@ -501,9 +742,10 @@
   // A summary, never the contents: a checkpoint can be kilobytes of an agent's private state.
   function renderCheckpoint(c) {
     var dl = $("agent-checkpoint");
+    $("no-checkpoint").hidden = !!c;
     if (!c) {
       dl.textContent = "";
-      dl.appendChild(el("dd", { className: "muted", text: "No checkpoint saved." }));
+      dl.hidden = true;
       return;
     }
     var keys = c.keys ? c.keys.join(", ") + (c.keyCount > c.keys.length ? " and " + (c.keyCount - c.keys.length) + " more" : "") : undefined;
@@ -539,9 +781,11 @@
     sessionStorage.setItem("lifeline.key", key);
     $("auth-error").hidden = true;
     etags = {};
-    state.bar = { events: {}, newest: 0, known: 0, version: 0, at: 0 };
+    state.bar = { events: {}, newest: 0, known: 0, version: 0, at: 0, rotations: {}, rotationsSig: "" };
     state.settings = null;
     state.drawn = [];
+    state.seen = null;
+    state.focusView = true;
     resetRevive();
     start();
   }
@@ -557,8 +801,11 @@
     $("team-input").value = state.team || sessionStorage.getItem("lifeline.team") || "local";
     $("key-input").value = "";
     state.settings = null;
+    state.seen = null;
+    state.agents = [];
     renderTeamPause();
     show("login");
+    placeFocus();
   }
 
   function start() {
@@ -573,10 +820,23 @@
       signIn($("team-input").value.trim(), $("key-input").value.trim());
     });
     $("sign-out").addEventListener("click", function () { signOut(null); });
-    $("status-filter").addEventListener("change", function () { renderAgents(); });
+    $("status-filter").addEventListener("change", function () { renderCounts(); renderAgents(); });
     $("counts").addEventListener("click", function (ev) {
       var c = ev.target.closest(".count");
-      if (c) { $("status-filter").value = c.getAttribute("data-status") === "all" ? "" : c.getAttribute("data-status"); renderAgents(); }
+      if (c) {
+        $("status-filter").value = c.getAttribute("data-status") === "all" ? "" : c.getAttribute("data-status");
+        renderCounts();
+        renderAgents();
+      }
+    });
+    $("alerts-only").addEventListener("change", function () {
+      state.alertsOnly = $("alerts-only").checked;
+      state.polling = false;
+      refresh();
+    });
+    // Escape cancels the revive confirmation (from anywhere on the page while it is open).
+    document.addEventListener("keydown", function (ev) {
+      if (ev.key === "Escape" && !$("revive-confirm").hidden) { ev.preventDefault(); cancelRevive(); }
     });
     $("back-link").addEventListener("click", function (ev) { ev.preventDefault(); location.hash = ""; });
     $("home-link").addEventListener("click", function (ev) { ev.preventDefault(); location.hash = ""; });
@@ -584,6 +844,7 @@
     $("revive-no").addEventListener("click", cancelRevive);
     $("revive-yes").addEventListener("click", revive);
     window.addEventListener("hashchange", function () {
+      state.focusView = true;
       resetRevive();
       state.polling = false;
       refresh();

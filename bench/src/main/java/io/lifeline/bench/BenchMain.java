@@ -34,7 +34,7 @@ public final class BenchMain {
             } else if (a.startsWith("--out=")) {
                 out = Path.of(a.substring(6));
             } else {
-                System.err.println("usage: java -jar lifeline-bench.jar [--quick] [--only=1,2,3,4,5,6] [--out=file]");
+                System.err.println("usage: java -jar lifeline-bench.jar [--quick] [--only=1,2,3,4,5,6,7] [--out=file]");
                 System.exit(2);
             }
         }
@@ -66,6 +66,10 @@ public final class BenchMain {
         if (all || only.contains(5)) {
             section("5 detection latency");
             DetectionBench.run(report, quick ? 40 : 200);
+        }
+        if (all || only.contains(7)) {
+            section("7 outbox lag under load");
+            OutboxLagBench.run(report, quick ? 10 : 30, 300, 20);
         }
         if (all || only.contains(6)) {
             section("6 cost model");

@@ -73,6 +73,7 @@ public final class LifelineClient {
     private final RetryPolicy retry;
     private final Sleeper sleeper;
     private final Duration requestTimeout;
+    private final java.util.function.Consumer<String> onRetry;
 
     private LifelineClient(Builder b) {
         String url = Objects.requireNonNull(b.url, "url").toString();
@@ -85,6 +86,7 @@ public final class LifelineClient {
         this.retry = b.retry;
         this.sleeper = b.sleeper;
         this.requestTimeout = b.requestTimeout;
+        this.onRetry = b.onRetry;
         this.http = HttpClient.newBuilder().connectTimeout(b.connectTimeout).build();
     }
 
@@ -169,6 +171,19 @@ public final class LifelineClient {
     /** A host reports its agent crashed: {@code dead} at once. */
     public AgentView fail(String agentId, String reason) {
         return call("POST", agentPath(agentId, "/fail"), reasonBody(reason), AgentView.class);
+    }
+
+    /**
+     * A host stopped restarting its crash-looping agent: {@code dead_failed_revive} at once
+     * ({@code host_gave_up}), with one alert and no revive flow. {@code reason} is at most 160 characters.
+     */
+    public AgentView giveUp(String agentId, String reason) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        if (reason != null) {
+            body.put("reason", reason);
+        }
+        body.put("giveUp", true);
+        return call("POST", agentPath(agentId, "/fail"), body, AgentView.class);
     }
 
     public AgentView cleanup(String agentId, String reason) {
@@ -408,7 +423,8 @@ public final class LifelineClient {
                 failure = e;
                 retryAfter = response.headers().firstValue("Retry-After").map(LifelineClient::seconds).orElse(null);
             } catch (IOException e) {
-                failure = new LifelineConnectionException("Cannot reach Lifeline at " + base + ": " + e, e);
+                failure = new LifelineConnectionException("Cannot reach Lifeline at " + base + " (" + describe(e)
+                        + ")", e);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new LifelineConnectionException("Interrupted while calling " + method + " " + path, e);
@@ -416,13 +432,48 @@ public final class LifelineClient {
             if (attempt >= retry.maxRetries()) {
                 throw failure;
             }
+            Duration wait = retry.delay(attempt, retryAfter);
+            if (onRetry != null) {
+                onRetry.accept(retryNotice(failure, wait, attempt));
+            }
             try {
-                sleeper.sleep(retry.delay(attempt, retryAfter));
+                sleeper.sleep(wait);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw failure;
             }
         }
+    }
+
+    /**
+     * "cannot reach http://127.0.0.1:8787 (Connection refused), retrying in 2 s (attempt 2 of 4; is Lifeline Local
+     * running?)", or for a busy server "Lifeline is busy (503 THROTTLED), retrying in 2 s (attempt 2 of 4)".
+     */
+    private String retryNotice(RuntimeException failure, Duration wait, int attempt) {
+        String in = "retrying in " + (wait.toMillis() < 1000 ? wait.toMillis() + " ms" : Math.round(wait.toMillis()
+                / 1000.0) + " s") + " (attempt " + (attempt + 2) + " of " + (retry.maxRetries() + 1);
+        if (failure instanceof LifelineApiException api) {
+            return "Lifeline is busy (" + api.status() + " " + api.code() + "), " + in + ")";
+        }
+        String why = failure.getCause() instanceof IOException io ? " (" + describe(io) + ")" : "";
+        String host = baseUrl.getHost() == null ? "" : baseUrl.getHost();
+        boolean loopback = host.equals("127.0.0.1") || host.equals("localhost") || host.equals("[::1]");
+        return "cannot reach " + baseUrl + why + ", " + in + (loopback ? "; is Lifeline Local running?)"
+                : "; is the URL right?)");
+    }
+
+    /** "connection refused", "timed out", "unknown host", or the exception's own message. */
+    static String describe(IOException e) {
+        if (e instanceof java.net.ConnectException) {
+            return "connection refused";
+        }
+        if (e instanceof java.net.http.HttpTimeoutException) {
+            return "timed out";
+        }
+        if (e instanceof java.net.UnknownHostException || e.getCause() instanceof java.nio.channels.UnresolvedAddressException) {
+            return "unknown host";
+        }
+        return e.getMessage() == null || e.getMessage().isBlank() ? e.getClass().getSimpleName() : e.getMessage();
     }
 
     private static Duration seconds(String header) {
@@ -476,6 +527,7 @@ public final class LifelineClient {
         private Sleeper sleeper = Sleeper.REAL;
         private Duration connectTimeout = Duration.ofSeconds(5);
         private Duration requestTimeout = Duration.ofSeconds(15);
+        private java.util.function.Consumer<String> onRetry;
 
         public Builder url(URI u) {
             this.url = u;
@@ -526,6 +578,15 @@ public final class LifelineClient {
 
         public Builder requestTimeout(Duration d) {
             this.requestTimeout = d;
+            return this;
+        }
+
+        /**
+         * Told, before each wait, why a call is being retried and when, as one line for a person: "cannot reach
+         * URL (why), retrying in 2 s (attempt 2 of 4; is Lifeline Local running?)". The CLI prints it at once.
+         */
+        public Builder onRetry(java.util.function.Consumer<String> listener) {
+            this.onRetry = listener;
             return this;
         }
 

@@ -1,11 +1,16 @@
 package io.lifeline.agent;
 
-/** Counters an agent reports with its heartbeats (seed 002). Null fields were never reported. */
-public record AgentStats(Long messagesProcessed, Long toolCallsExecuted, Long errorsEncountered, Long uptimeSeconds) {
-    public static final AgentStats NONE = new AgentStats(null, null, null, null);
+/**
+ * Counters an agent reports with its heartbeats (seed 002). Null fields were never reported.
+ * {@code restartsLastHour} is how often the agent's host restarted it in the hour before the report (a daemon's
+ * crash loop shows here).
+ */
+public record AgentStats(Long messagesProcessed, Long toolCallsExecuted, Long errorsEncountered, Long uptimeSeconds,
+                         Long restartsLastHour) {
+    public static final AgentStats NONE = new AgentStats(null, null, null, null, null);
 
     public boolean isEmpty() {
         return messagesProcessed == null && toolCallsExecuted == null && errorsEncountered == null
-                && uptimeSeconds == null;
+                && uptimeSeconds == null && restartsLastHour == null;
     }
 }

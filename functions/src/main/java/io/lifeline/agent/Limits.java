@@ -20,6 +20,8 @@ public final class Limits {
     public static final int MAX_ROLE_BYTES = 64;
     /** A reason given with leave, fail, cleanup or pause, in characters. */
     public static final int MAX_REASON_CHARS = 160;
+    /** The most restarts in an hour a host may report (one a second). */
+    public static final long MAX_RESTARTS_LAST_HOUR = 3600;
     /** A reason as stamped on the agent item, in UTF-8 bytes; longer ones are cut there, not refused. */
     public static final int MAX_STORED_REASON_BYTES = 100;
     /** A schedule expression and its IANA time zone id, on the agent item. */

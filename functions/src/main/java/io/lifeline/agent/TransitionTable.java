@@ -38,6 +38,9 @@ public final class TransitionTable {
         add(Trigger.HEARTBEAT_EXPIRED, EnumSet.of(READY, WORKING), DEAD, "sweep");
         add(Trigger.REPORTED_FAILURE, EnumSet.of(READY, WORKING), DEAD, "host");
         add(Trigger.LEAVE, EnumSet.of(READY, WORKING), OFFLINE, "agent");
+        // A host's daemon gave up restarting a crash-looping agent (issue 15): whatever the agent's death and
+        // revive had reached, it ends unrecoverable until someone decides (join, revive or cleanup).
+        add(Trigger.HOST_GAVE_UP, EnumSet.of(READY, WORKING, DEAD, RESTARTING), DEAD_FAILED_REVIVE, "host");
         // dead_failed_revive -> restarting: an operator's manual revive starts the flow again.
         add(Trigger.RESTART_INITIATED, EnumSet.of(DEAD, DEAD_FAILED_REVIVE), RESTARTING, "revive flow");
         // The sweep ends a restart no flow is left to end (restarting past the flow's longest possible run).

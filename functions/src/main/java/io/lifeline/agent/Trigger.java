@@ -16,6 +16,11 @@ public enum Trigger {
     /** A host that knows its agent crashed said so. */
     REPORTED_FAILURE,
     LEAVE,
+    /**
+     * A host that kept restarting its agent gave up (a crash loop: too many crashes in a short time). It ends the
+     * agent {@code dead_failed_revive} in one write, so the give-up is one alert and no revive flow starts.
+     */
+    HOST_GAVE_UP,
     RESTART_INITIATED,
     RESTART_EXHAUSTED,
     CLEANUP;

@@ -132,10 +132,20 @@ public final class AgentsHandler extends HttpApiHandler {
                 })));
     }
 
+    /**
+     * A host reports its agent crashed (dead, reported_failure), or with {@code giveUp: true} that it stopped
+     * restarting it after a crash loop (dead_failed_revive, host_gave_up: one alert, no revive flow).
+     */
     private Reply fail(ApiRequest request) {
-        String reason = Fields.of(request.optionalBody(), "the failure report", Set.of("reason"))
-                .string("reason", Limits.MAX_REASON_CHARS);
-        return Reply.ok(Views.agent(agents.fail(request.id("team"), request.id("agentId"),
+        Fields f = Fields.of(request.optionalBody(), "the failure report", Set.of("reason", "giveUp"));
+        String reason = f.string("reason", Limits.MAX_REASON_CHARS);
+        String team = request.id("team");
+        String agentId = request.id("agentId");
+        if (Boolean.TRUE.equals(f.bool("giveUp"))) {
+            return Reply.ok(Views.agent(agents.giveUp(team, agentId,
+                    reason == null ? null : "host gave up: " + reason, clock.instant())));
+        }
+        return Reply.ok(Views.agent(agents.fail(team, agentId,
                 reason == null ? null : "failure reported: " + reason, clock.instant())));
     }
 

@@ -11,7 +11,7 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The dashboard: a static page (HTML, CSS and JS kept under {@code dashboard/} in this jar) served with no
+ * The dashboard: a static page (HTML, CSS, JS and an SVG favicon kept under {@code dashboard/} in this jar) served with no
  * key on {@code GET /} and {@code GET /dashboard/{file}}. The page asks for a team and key and calls the JSON
  * API from the browser; nothing here reads the table. The Content-Security-Policy allows only this origin:
  * no inline script or style, nothing fetched from elsewhere.
@@ -26,7 +26,8 @@ public final class DashboardHandler implements RequestHandler<APIGatewayV2HTTPEv
     private static final Map<String, String> TYPES = Map.of(
             "index.html", "text/html; charset=utf-8",
             "app.js", "text/javascript; charset=utf-8",
-            "style.css", "text/css; charset=utf-8");
+            "style.css", "text/css; charset=utf-8",
+            "favicon.svg", "image/svg+xml");
 
     private final Map<String, String> files = new HashMap<>();
 

@@ -97,6 +97,17 @@ final class Fields {
         return s;
     }
 
+    Boolean bool(String field) {
+        if (!has(field)) {
+            return null;
+        }
+        JsonNode v = body.get(field);
+        if (!v.isBoolean()) {
+            throw wrongType(field, "true or false");
+        }
+        return v.booleanValue();
+    }
+
     Long integer(String field, long min, long max) {
         if (!has(field)) {
             return null;

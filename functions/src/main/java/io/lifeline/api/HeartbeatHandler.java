@@ -31,7 +31,7 @@ public final class HeartbeatHandler extends HttpApiHandler {
             "nextHeartbeatWithinSeconds");
     private static final Set<String> BATCH_ENTRY_FIELDS = union(HEARTBEAT_FIELDS, Set.of("agentId"));
     private static final Set<String> STATS_FIELDS = Set.of("messagesProcessed", "toolCallsExecuted",
-            "errorsEncountered", "uptime");
+            "errorsEncountered", "uptime", "restartsLastHour");
 
     private final AgentStore agents;
     private final AgentDataStore data;
@@ -157,7 +157,8 @@ public final class HeartbeatHandler extends HttpApiHandler {
         }
         long max = Long.MAX_VALUE / 2;
         return new AgentStats(s.integer("messagesProcessed", 0, max), s.integer("toolCallsExecuted", 0, max),
-                s.integer("errorsEncountered", 0, max), s.integer("uptime", 0, max));
+                s.integer("errorsEncountered", 0, max), s.integer("uptime", 0, max),
+                s.integer("restartsLastHour", 0, Limits.MAX_RESTARTS_LAST_HOUR));
     }
 
     private static Set<String> union(Set<String> a, Set<String> b) {

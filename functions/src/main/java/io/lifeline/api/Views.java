@@ -61,6 +61,9 @@ final class Views {
         if (s.uptimeSeconds() != null) {
             n.put("uptime", s.uptimeSeconds());
         }
+        if (s.restartsLastHour() != null) {
+            n.put("restartsLastHour", s.restartsLastHour());
+        }
         return n;
     }
 

@@ -29,6 +29,7 @@ public record Config(
         Duration commandTtl,
         String reviveStateMachineArn,
         java.time.Instant sweepGraceFrom,
+        String sweepQueueUrl,
         Duration keyCacheTtl,
         Duration metricsSummaryInterval) {
 
@@ -54,6 +55,7 @@ public record Config(
                 Duration.ofSeconds(positive(env, "COMMAND_TTL_SECONDS", 600)),
                 blankToNull(env.get("REVIVE_STATE_MACHINE_ARN")),
                 graceFrom(env.get("SWEEP_GRACE_FROM_MS")),
+                blankToNull(env.get("SWEEP_QUEUE_URL")),
                 // The heartbeat function's own key cache (its Function URL has no authorizer): template.yaml sets
                 // it to the authorizer's ReauthorizeEvery, so a revoked key stops working within one bound.
                 Duration.ofSeconds(nonNegative(env, "KEY_CACHE_SECONDS", 300)),
@@ -238,6 +240,26 @@ public record Config(
             return value;
         } catch (NumberFormatException e) {
             throw new IllegalStateException(name + " must be a whole number, was " + raw, e);
+        }
+    }
+
+    /**
+     * How long one AWS SDK call may take in all ({@code call}, retries included) and one attempt of it
+     * ({@code attempt}): {@code DYNAMODB_CALL_TIMEOUT_MS} and {@code DYNAMODB_ATTEMPT_TIMEOUT_MS}, set in
+     * template.yaml's Globals far below every function's Timeout, so one hung attempt cannot use up an invocation.
+     * Absent (tests, Local), 3 s and 1 s. An attempt longer than its call is refused.
+     */
+    public record CallTimeouts(Duration call, Duration attempt) {
+        public CallTimeouts {
+            if (attempt.compareTo(call) > 0) {
+                throw new IllegalStateException("DYNAMODB_ATTEMPT_TIMEOUT_MS (" + attempt.toMillis()
+                        + ") must not exceed DYNAMODB_CALL_TIMEOUT_MS (" + call.toMillis() + ")");
+            }
+        }
+
+        public static CallTimeouts fromEnvironment(Map<String, String> env) {
+            return new CallTimeouts(Duration.ofMillis(positive(env, "DYNAMODB_CALL_TIMEOUT_MS", 3000)),
+                    Duration.ofMillis(positive(env, "DYNAMODB_ATTEMPT_TIMEOUT_MS", 1000)));
         }
     }
 }

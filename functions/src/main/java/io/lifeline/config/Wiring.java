@@ -8,6 +8,7 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
 import software.amazon.awssdk.services.sfn.SfnClient;
+import software.amazon.awssdk.services.sqs.SqsClient;
 
 /**
  * What a handler needs from outside: configuration, the clock and the DynamoDB client. Built once per
@@ -15,7 +16,7 @@ import software.amazon.awssdk.services.sfn.SfnClient;
  * and tests.
  */
 public record Wiring(Config config, Clock clock, DynamoDbClient dynamo, Supplier<EventBridgeClient> eventBridge,
-                     Supplier<SfnClient> stepFunctions) {
+                     Supplier<SfnClient> stepFunctions, Supplier<SqsClient> sqs) {
     /** CRaC holds its resources weakly: keep the priming hooks of this container reachable. */
     private static final java.util.List<Priming> PRIMING = new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -25,6 +26,14 @@ public record Wiring(Config config, Clock clock, DynamoDbClient dynamo, Supplier
      */
     public Wiring {
         clock = Clock.tick(clock, java.time.Duration.ofMillis(1));
+    }
+
+    /** Wiring for functions that send no SQS message (every function but the sweep). */
+    public Wiring(Config config, Clock clock, DynamoDbClient dynamo, Supplier<EventBridgeClient> eventBridge,
+                  Supplier<SfnClient> stepFunctions) {
+        this(config, clock, dynamo, eventBridge, stepFunctions, () -> {
+            throw new IllegalStateException("this function has no SQS client");
+        });
     }
 
     /** Wiring for functions that use neither EventBridge nor Step Functions. */
@@ -40,26 +49,44 @@ public record Wiring(Config config, Clock clock, DynamoDbClient dynamo, Supplier
      * from the default chain (SnapStart functions get theirs from the container endpoint, not env vars). */
     public static Wiring fromEnvironment() {
         Config config = Config.fromEnvironment(System.getenv());
-        DynamoDbClient dynamo = DynamoDbClient.builder()
+        Config.CallTimeouts timeouts = Config.CallTimeouts.fromEnvironment(System.getenv());
+        DynamoDbClient dynamo = dynamoDb(timeouts, DynamoDbClient.builder()
                 .httpClient(UrlConnectionHttpClient.create())
                 .region(Region.of(System.getenv("AWS_REGION")))
-                .credentialsProvider(DefaultCredentialsProvider.builder().build())
-                .build();
-        // Only the publisher uses EventBridge and only a manual revive Step Functions: build those clients on
-        // first use, so other functions start leaner.
+                .credentialsProvider(DefaultCredentialsProvider.builder().build()));
+        // Only the publisher uses EventBridge, only a manual revive Step Functions and only the sweep SQS: build
+        // those clients on first use, so other functions start leaner.
         Supplier<EventBridgeClient> eventBridge = memoize(() -> EventBridgeClient.builder()
+                .overrideConfiguration(c -> c.apiCallTimeout(timeouts.call()).apiCallAttemptTimeout(timeouts.attempt()))
                 .httpClient(UrlConnectionHttpClient.create())
                 .region(Region.of(System.getenv("AWS_REGION")))
                 .credentialsProvider(DefaultCredentialsProvider.builder().build())
                 .build());
         Supplier<SfnClient> stepFunctions = memoize(() -> SfnClient.builder()
+                .overrideConfiguration(c -> c.apiCallTimeout(timeouts.call()).apiCallAttemptTimeout(timeouts.attempt()))
                 .httpClient(UrlConnectionHttpClient.create())
                 .region(Region.of(System.getenv("AWS_REGION")))
                 .credentialsProvider(DefaultCredentialsProvider.builder().build())
                 .build());
-        Wiring wiring = new Wiring(config, Clock.systemUTC(), dynamo, eventBridge, stepFunctions);
+        Supplier<SqsClient> sqs = memoize(() -> SqsClient.builder()
+                .overrideConfiguration(c -> c.apiCallTimeout(timeouts.call()).apiCallAttemptTimeout(timeouts.attempt()))
+                .httpClient(UrlConnectionHttpClient.create())
+                .region(Region.of(System.getenv("AWS_REGION")))
+                .credentialsProvider(DefaultCredentialsProvider.builder().build())
+                .build());
+        Wiring wiring = new Wiring(config, Clock.systemUTC(), dynamo, eventBridge, stepFunctions, sqs);
         PRIMING.add(Priming.register(wiring));
         return wiring;
+    }
+
+    /**
+     * A DynamoDB client from {@code builder} whose every call ends within {@code timeouts.call()} and every attempt
+     * within {@code timeouts.attempt()} (the SDK's retries happen inside the call's time).
+     */
+    public static DynamoDbClient dynamoDb(Config.CallTimeouts timeouts,
+                                          software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder builder) {
+        return builder.overrideConfiguration(c -> c.apiCallTimeout(timeouts.call())
+                .apiCallAttemptTimeout(timeouts.attempt())).build();
     }
 
     public static <T> Supplier<T> memoize(Supplier<T> supplier) {

@@ -35,15 +35,25 @@ final class DeathFollowUp {
         this.inbox = inbox;
     }
 
-    List<StreamChanges.Change> handle(StreamChanges.StatusChanged c) {
+    /**
+     * What a change led to: the changes to tell on the bus, and the task to clear from the stopped agent's item once
+     * they are told (null: none), which the publisher does in the same write that records the change as published.
+     */
+    record FollowUp(List<StreamChanges.Change> told, String taskToClear) {
+    }
+
+    FollowUp handle(StreamChanges.StatusChanged c) {
         Transition t = c.transition();
         List<StreamChanges.Change> told = new ArrayList<>();
-        if (t.to() == AgentStatus.OFFLINE && t.from().isAlive() && c.currentTaskId() != null) {
+        boolean stopped = t.from().isAlive() && c.currentTaskId() != null && !t.to().isAlive();
+        if (t.to() == AgentStatus.OFFLINE && stopped) {
             handBack(c, told);
-            return told;
+            return new FollowUp(told, c.currentTaskId());
         }
-        if (t.to() != AgentStatus.DEAD || !t.from().isAlive()) {
-            return told;
+        // A host's give-up (host_gave_up) may end a life straight from alive: it is a death like the others.
+        boolean death = t.to() == AgentStatus.DEAD || t.to() == AgentStatus.DEAD_FAILED_REVIVE;
+        if (!death || !t.from().isAlive()) {
+            return new FollowUp(told, null);
         }
         List<String> handedBack = c.currentTaskId() != null && handBack(c, told) ? List.of(c.currentTaskId())
                 : List.of();
@@ -53,14 +63,13 @@ final class DeathFollowUp {
             told.add(new StreamChanges.LeaderNotice(c.team(), leader, inbox.notify(c.team(), leader, c.agentId(),
                     t.seq(), message(c, handedBack), handedBack, t.at())));
         }
-        return told;
+        return new FollowUp(told, stopped ? c.currentTaskId() : null);
     }
 
     /** Hands back the task the stopped life held; true (and told) when it went back for this stop. */
     private boolean handBack(StreamChanges.StatusChanged c, List<StreamChanges.Change> told) {
         Transition t = c.transition();
         boolean handed = tasks.handBack(c.team(), c.currentTaskId(), c.agentId(), t.at());
-        agents.clearTask(c.team(), c.agentId(), c.currentTaskId());
         if (handed) {
             told.add(new StreamChanges.TaskReassigned(c.team(), c.currentTaskId(), c.agentId(), t.at()));
         }

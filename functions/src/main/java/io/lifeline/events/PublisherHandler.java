@@ -6,11 +6,13 @@ import com.amazonaws.services.lambda.runtime.events.DynamodbEvent;
 import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
 import com.amazonaws.services.lambda.runtime.events.transformers.v2.DynamodbEventTransformer;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lifeline.agent.LifelineException;
 import io.lifeline.config.Config;
 import io.lifeline.config.Wiring;
 import io.lifeline.store.AgentStore;
 import io.lifeline.store.EventLog;
 import io.lifeline.store.InboxStore;
+import io.lifeline.store.OutboxParking;
 import io.lifeline.store.StreamChanges;
 import io.lifeline.store.Tables;
 import io.lifeline.store.TaskStore;
@@ -20,31 +22,47 @@ import io.lifeline.support.Json;
 import io.lifeline.support.Log;
 import io.lifeline.support.Metrics;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.Record;
 
 /**
  * The outbox, one pass per change. For each record of the live table's stream, in order: a status change
  * becomes its transition record and, on death, the hand-back and the leader's notice (all on the ledger); the
  * change and everything it caused ({@code TasksReassigned}, {@code LeaderNotified}) become events sent in the
- * same PutEvents, checked entry by entry, then kept in the team's event log. Records that carry no fact never
- * reach this handler: the stream mapping's FilterCriteria passes only records marked for the outbox. A record
- * whose work or events could not be done is reported back (ReportBatchItemFailures): the stream delivers
- * it and everything after it again, and since every write here is idempotent, nothing is lost and
- * nothing doubled.
+ * same PutEvents, checked entry by entry, then kept in the team's event log, and the agent's published watermark
+ * moves to the change's seq. Records that carry no fact never reach this handler: the stream mapping's
+ * FilterCriteria passes only records marked for the outbox.
+ *
+ * <p>Failures are told apart. A transient one (the store or the bus throttled or unavailable) hands the record back
+ * (ReportBatchItemFailures): the stream delivers it and everything after it again, and since every write here is
+ * idempotent and events already in the event log are not sent again, nothing is lost and nothing doubled. A record
+ * that fails for any other reason, or keeps failing transiently for longer than {@link #PARK_AFTER}, is parked on
+ * the ledger with its images and error ({@link OutboxParking}; metric {@code RecordsParked}, alarmed) and the shard
+ * moves on; {@link OutboxRepairHandler} re-drives parked records.
  */
 public final class PublisherHandler implements RequestHandler<DynamodbEvent, StreamsEventResponse> {
     /** In-invocation retries of entries PutEvents refused, before the record is handed back to the stream. */
     static final List<Duration> PUT_EVENTS_BACKOFF = List.of(Duration.ofMillis(100), Duration.ofMillis(200),
             Duration.ofMillis(400), Duration.ofMillis(800), Duration.ofMillis(1600));
+    /** How long a record may keep failing transiently (first failure seen by this container) before it is parked. */
+    static final Duration PARK_AFTER = Duration.ofMinutes(15);
 
     private final TransitionLog transitions;
     private final DeathFollowUp deaths;
     private final EventLog eventLog;
+    private final AgentStore agents;
+    private final OutboxParking parking;
     private final EventBridgePublisher bus;
     private final java.time.Clock clock;
+    /** Sequence number -> when this container first saw it fail transiently. */
+    private final Map<String, Instant> failingSince = new ConcurrentHashMap<>();
 
     public PublisherHandler() {
         this(Wiring.fromEnvironment());
@@ -55,87 +73,226 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
         this.clock = wiring.clock();
         Tables tables = config.tables();
         this.transitions = new TransitionLog(wiring.dynamo(), tables, config.transitionRetention());
-        this.deaths = new DeathFollowUp(new AgentStore(wiring.dynamo(), tables), new TaskStore(wiring.dynamo(), tables),
+        this.agents = new AgentStore(wiring.dynamo(), tables);
+        this.deaths = new DeathFollowUp(agents, new TaskStore(wiring.dynamo(), tables),
                 new TeamStore(wiring.dynamo(), tables), new InboxStore(wiring.dynamo(), tables, config.eventRetention()));
         this.eventLog = new EventLog(wiring.dynamo(), tables, config.eventRetention());
+        this.parking = new OutboxParking(wiring.dynamo(), tables, config.transitionRetention());
         this.bus = config.eventBusName() == null ? null
                 : new EventBridgePublisher(wiring.eventBridge().get(), config.eventBusName(), PUT_EVENTS_BACKOFF);
+    }
+
+    /** What one record led to: its events, and for each status change what finishing it writes on the agent item. */
+    record Work(List<LifelineEvent> events, List<Finish> finishes) {
+    }
+
+    /** A status change to finish once its events are out: the watermark to {@code seq}, the task to clear if any. */
+    record Finish(String team, String agentId, long seq, String taskToClear) {
+    }
+
+    /** One record's images and its place in the stream. */
+    record Images(String sequenceNumber, Map<String, AttributeValue> oldImage, Map<String, AttributeValue> newImage) {
     }
 
     @Override
     public StreamsEventResponse handleRequest(DynamodbEvent event, Context context) {
         long started = System.nanoTime();
         try (Log.Invocation ignored = Log.invocation(context == null ? null : context.getAwsRequestId(), "publish")) {
-            List<Record> records = DynamodbEventTransformer.toRecordsV2(event);
-            List<List<LifelineEvent>> eventsByRecord = new ArrayList<>();
-            int failedAt = records.size();
-            String failure = null;
-            for (int i = 0; i < records.size(); i++) {
-                try {
-                    eventsByRecord.add(handle(records.get(i)));
-                } catch (RuntimeException e) {
-                    failure = e.toString();
-                    failedAt = i;
-                    break;
-                }
+            List<Images> records = new ArrayList<>();
+            for (Record r : DynamodbEventTransformer.toRecordsV2(event)) {
+                records.add(new Images(r.dynamodb().sequenceNumber(), r.dynamodb().oldImage(), r.dynamodb().newImage()));
             }
-            List<LifelineEvent> all = new ArrayList<>();
-            eventsByRecord.forEach(all::addAll);
-            EventBridgePublisher.Outcome sent = bus == null ? new EventBridgePublisher.Outcome(0, Set.of())
-                    : bus.send(all);
-            Set<String> unsent = sent.unsent();
-            for (int i = 0; i < eventsByRecord.size() && i < failedAt; i++) {
-                boolean delivered = eventsByRecord.get(i).stream().noneMatch(e -> unsent.contains(e.eventId()));
-                if (!delivered) {
-                    failedAt = i;
-                    break;
-                }
-                eventsByRecord.get(i).forEach(e -> eventLog.append(e.team(),
-                        new EventLog.Entry(e.eventId(), e.type(), e.at(), Json.write(e.detail()), e.agentId())));
-            }
-            log(records, all, sent, failedAt, failure, started);
-            if (failedAt >= records.size()) {
+            Batch batch = run(records);
+            log(records, batch, started);
+            if (batch.failedAt >= records.size()) {
                 return StreamsEventResponse.builder().withBatchItemFailures(List.of()).build();
             }
             return StreamsEventResponse.builder().withBatchItemFailures(List.of(
-                    new StreamsEventResponse.BatchItemFailure(records.get(failedAt).dynamodb().sequenceNumber())))
+                    new StreamsEventResponse.BatchItemFailure(records.get(batch.failedAt).sequenceNumber())))
                     .build();
         }
     }
 
-    /**
-     * The batch's one line and metrics: records, events published and failed, and where the batch was handed
-     * back ({@code outcome} {@code retry}: the stream delivers that record and the rest again).
-     */
-    private void log(List<Record> records, List<LifelineEvent> all, EventBridgePublisher.Outcome sent, int failedAt,
-                     String failure, long started) {
-        boolean handedBack = failedAt < records.size();
-        ObjectNode line = Log.line(failure != null ? "ERROR" : handedBack ? "WARN" : "INFO", "publish")
-                .put("outcome", handedBack ? "retry" : "ok").put("records", records.size());
-        Set<String> teams = new java.util.TreeSet<>();
-        all.forEach(e -> teams.add(e.team()));
-        line.set("teams", Json.MAPPER.valueToTree(teams));
-        if (handedBack) {
-            line.put("retryFrom", records.get(failedAt).dynamodb().sequenceNumber());
+    /** How a batch ended: where it was handed back (size: nowhere), why, and what it put on the bus or parked. */
+    static final class Batch {
+        int failedAt;
+        String failure;
+        int put;
+        int unsent;
+        int parked;
+        final Set<String> teams = new java.util.TreeSet<>();
+    }
+
+    /** Handles records in order, parking what cannot be handled; the first transient failure hands the rest back. */
+    Batch run(List<Images> records) {
+        Batch batch = new Batch();
+        batch.failedAt = records.size();
+        List<Work> works = new ArrayList<>();
+        List<Integer> indexes = new ArrayList<>();
+        for (int i = 0; i < records.size(); i++) {
+            Images r = records.get(i);
+            try {
+                works.add(handle(r.oldImage(), r.newImage()));
+                indexes.add(i);
+            } catch (RuntimeException e) {
+                if (transientFailure(e) && !failedTooLong(r.sequenceNumber())) {
+                    batch.failedAt = i;
+                    batch.failure = e.toString();
+                    break;
+                }
+                if (!park(r, e.toString(), 1, batch)) {
+                    batch.failedAt = i;
+                    break;
+                }
+            }
         }
-        Json.putIfPresent(line, "error", failure);
+        List<LifelineEvent> all = new ArrayList<>();
+        works.forEach(w -> all.addAll(w.events()));
+        all.forEach(e -> batch.teams.add(e.team()));
+        Set<String> unsent = send(all, batch);
+        for (int k = 0; k < works.size(); k++) {
+            int i = indexes.get(k);
+            if (i >= batch.failedAt) {
+                break;
+            }
+            Work w = works.get(k);
+            boolean delivered = w.events().stream().noneMatch(e -> unsent.contains(e.eventId()));
+            if (!delivered) {
+                if (failedTooLong(records.get(i).sequenceNumber())
+                        && park(records.get(i), "events not delivered to the bus", 1, batch)) {
+                    continue;
+                }
+                batch.failedAt = i;
+                break;
+            }
+            finish(w);
+            failingSince.remove(records.get(i).sequenceNumber());
+        }
+        return batch;
+    }
+
+    /** After a record's events are on the bus: the event log, then the published watermark. */
+    private void finish(Work w) {
+        w.events().forEach(e -> eventLog.append(e.team(),
+                new EventLog.Entry(e.eventId(), e.type(), e.at(), Json.write(e.detail()), e.agentId())));
+        w.finishes().forEach(f -> agents.finishChange(f.team(), f.agentId(), f.seq(), f.taskToClear()));
+    }
+
+    /** Sends what the event log does not hold yet (an earlier pass's send); answers the ids still not on the bus. */
+    private Set<String> send(List<LifelineEvent> events, Batch batch) {
+        if (bus == null || events.isEmpty()) {
+            return Set.of();
+        }
+        List<Map.Entry<String, EventLog.Entry>> entries = new ArrayList<>();
+        events.forEach(e -> entries.add(Map.entry(e.team(), new EventLog.Entry(e.eventId(), e.type(), e.at(), null,
+                e.agentId()))));
+        Set<String> logged;
+        try {
+            logged = eventLog.logged(entries);
+        } catch (LifelineException e) {
+            logged = Set.of(); // the bus's own dedup by id still protects consumers; better twice than never
+        }
+        Set<String> already = logged;
+        EventBridgePublisher.Outcome sent = bus.send(events.stream().filter(e -> !already.contains(e.eventId()))
+                .toList());
+        batch.put += sent.put();
+        batch.unsent += sent.unsent().size();
+        return sent.unsent();
+    }
+
+    private boolean park(Images r, String error, int attempts, Batch batch) {
+        try {
+            parking.park(r.sequenceNumber(), r.oldImage(), r.newImage(), error, attempts, clock.instant());
+        } catch (RuntimeException e) {
+            batch.failure = "could not park the record: " + e;
+            return false;
+        }
+        failingSince.remove(r.sequenceNumber());
+        batch.parked++;
+        Log.emit(Log.line("ERROR", "stream record parked").put("sequenceNumber", r.sequenceNumber())
+                .put("error", error));
+        return true;
+    }
+
+    /** The store or the bus throttled or out of reach: worth retrying. Anything else will fail the same way again. */
+    static boolean transientFailure(RuntimeException e) {
+        if (e instanceof LifelineException le) {
+            return le.kind() == LifelineException.Kind.THROTTLED || le.kind() == LifelineException.Kind.UNAVAILABLE;
+        }
+        return e instanceof SdkException && !(e instanceof software.amazon.awssdk.awscore.exception.AwsServiceException
+                ase && ase.statusCode() >= 400 && ase.statusCode() < 500 && ase.statusCode() != 429);
+    }
+
+    private boolean failedTooLong(String sequenceNumber) {
+        Instant now = clock.instant();
+        Instant since = failingSince.computeIfAbsent(sequenceNumber, k -> now);
+        return !now.isBefore(since.plus(PARK_AFTER));
+    }
+
+    /**
+     * Re-drives parked records, oldest first, at most {@code limit}: each is handled as if the stream had brought
+     * it; one that fails again stays parked with one more attempt. Answers how many were handled.
+     */
+    int redrive(int limit) {
+        int handled = 0;
+        for (OutboxParking.Parked p : parking.list(limit)) {
+            Batch batch = new Batch();
+            try {
+                Work w = handle(p.oldImage(), p.newImage());
+                Set<String> unsent = send(w.events(), batch);
+                if (!unsent.isEmpty()) {
+                    parking.park(p.sequenceNumber(), p.oldImage(), p.newImage(), "events not delivered to the bus",
+                            p.attempts() + 1, clock.instant());
+                    continue;
+                }
+                finish(w);
+                parking.remove(p);
+                handled++;
+            } catch (RuntimeException e) {
+                parking.park(p.sequenceNumber(), p.oldImage(), p.newImage(), e.toString(), p.attempts() + 1,
+                        clock.instant());
+            }
+        }
+        return handled;
+    }
+
+    /**
+     * The batch's one line and metrics: records, events published and failed, records parked, and where the
+     * batch was handed back ({@code outcome} {@code retry}: the stream delivers that record and the rest again).
+     */
+    private void log(List<Images> records, Batch batch, long started) {
+        boolean handedBack = batch.failedAt < records.size();
+        ObjectNode line = Log.line(batch.failure != null || batch.parked > 0 ? "ERROR" : handedBack ? "WARN" : "INFO",
+                "publish").put("outcome", handedBack ? "retry" : "ok").put("records", records.size());
+        line.set("teams", Json.MAPPER.valueToTree(batch.teams));
+        if (handedBack) {
+            line.put("retryFrom", records.get(batch.failedAt).sequenceNumber());
+        }
+        if (batch.parked > 0) {
+            line.put("parked", batch.parked);
+        }
+        Json.putIfPresent(line, "error", batch.failure);
         line.put("durationMs", Duration.ofNanos(System.nanoTime() - started).toMillis());
         Metrics.on(line, Metrics.PUBLISHER_FUNCTION, clock.instant())
-                .count(Metrics.EVENTS_PUBLISHED, sent.put())
-                .count(Metrics.EVENTS_FAILED, sent.unsent().size())
+                .count(Metrics.EVENTS_PUBLISHED, batch.put)
+                .count(Metrics.EVENTS_FAILED, batch.unsent)
+                .count(Metrics.RECORDS_PARKED, batch.parked)
                 .emit();
     }
 
-    private List<LifelineEvent> handle(Record record) {
+    /** A record's work: the transition record, what a death causes, and every event, in the order they happened. */
+    Work handle(Map<String, AttributeValue> oldImage, Map<String, AttributeValue> newImage) {
         List<LifelineEvent> events = new ArrayList<>();
-        for (StreamChanges.Change change : StreamChanges.decode(record.dynamodb().oldImage(),
-                record.dynamodb().newImage())) {
+        List<Finish> finishes = new ArrayList<>();
+        for (StreamChanges.Change change : StreamChanges.decode(oldImage, newImage)) {
             events.add(EventCatalogue.of(change));
             if (change instanceof StreamChanges.StatusChanged c) {
                 transitions.record(new TransitionLog.Change(c.team(), c.agentId(), c.transition()));
-                deaths.handle(c).forEach(caused -> events.add(EventCatalogue.of(caused)));
+                DeathFollowUp.FollowUp followUp = deaths.handle(c);
+                followUp.told().forEach(caused -> events.add(EventCatalogue.of(caused)));
+                finishes.add(new Finish(c.team(), c.agentId(), c.transition().seq(), followUp.taskToClear()));
             }
         }
-        return events;
+        return new Work(events, finishes);
     }
 }

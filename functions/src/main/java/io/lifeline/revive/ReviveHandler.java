@@ -135,9 +135,9 @@ public final class ReviveHandler implements RequestHandler<Map<String, Object>, 
             // Another execution took this death: not ours to act on, nor to record.
             return new Answer(result(ReviveOutcome.SUPERSEDED, 0, 0, 0), 0);
         }
-        Optional<Agent> restarting = agents.reviveStep(s.team(), s.agentId(), Trigger.RESTART_INITIATED, s.startSeq(),
+        Optional<Agent> restarting = agents.restartInitiated(s.team(), s.agentId(), s.startSeq(),
                 "restart requested from host " + agent.hostId() + " (attempt 1 of " + config.reviveMaxAttempts() + ")",
-                now);
+                commands, agent.hostId(), "agent is dead", now);
         long seq;
         if (restarting.isPresent()) {
             seq = restarting.get().lastTransition().seq();
@@ -151,7 +151,9 @@ public final class ReviveHandler implements RequestHandler<Map<String, Object>, 
             // This step is being retried after its own restarting write (only the claim's holder makes it).
             seq = current.lastTransition().seq();
         }
-        commands.issueRestart(s.team(), agent.hostId(), s.agentId(), s.startSeq(), seq, 1, "agent is dead", now);
+        // The restarting write stamped the command (one stream record for both); this puts the command itself.
+        commands.issueRestart(s.team(), agent.hostId(), s.agentId(), s.startSeq(), seq, 1, "agent is dead", now,
+                true);
         return answer(s, ReviveOutcome.RESTART_REQUESTED, 1, 1, waitSeconds(1), seq);
     }
 
@@ -175,7 +177,7 @@ public final class ReviveHandler implements RequestHandler<Map<String, Object>, 
         int next = s.attempt() + 1;
         if (agent.hostId() != null) {
             commands.issueRestart(s.team(), agent.hostId(), s.agentId(), s.startSeq(), s.seq(), next,
-                    "agent did not rejoin after attempt " + s.attempt(), now);
+                    "agent did not rejoin after attempt " + s.attempt(), now, false);
         }
         return answer(s, ReviveOutcome.RETRY, s.attempt(), next, waitSeconds(next), s.seq());
     }

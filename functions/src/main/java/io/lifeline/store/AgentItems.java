@@ -47,6 +47,8 @@ final class AgentItems {
     static final String TOOL_CALLS = "tools";
     static final String ERRORS = "errs";
     static final String UPTIME_S = "upS";
+    /** Restarts in the last hour, as the agent's host last reported them (stats.restartsLastHour). */
+    static final String RESTARTS_LAST_HOUR = "rsH";
     static final String REGISTERED_AT = "regAt";
     static final String PAUSED_UNTIL = "pausedUntil";
     static final String SCHEDULE = "schedule";
@@ -68,6 +70,14 @@ final class AgentItems {
     /** Session rotations requested for the agent (a context-limit error), and the newest one's time. */
     static final String ROTATIONS = "rot";
     static final String ROTATED_AT = "rotAt";
+    /**
+     * The newest transition seq the outbox has fully published (its record, hand-back, notice and events), and the
+     * replay stamp the outbox repair sets on a transition that stayed unpublished (seq and when), which the stream
+     * carries to the publisher again.
+     */
+    static final String PUBLISHED_SEQ = "ps";
+    static final String REPLAY_SEQ = "rp";
+    static final String REPLAY_AT = "rpAt";
 
     private AgentItems() {
     }
@@ -94,7 +104,7 @@ final class AgentItems {
         String team = team(item);
         String agentId = agentId(item);
         AgentStats stats = new AgentStats(num(item, MESSAGES), num(item, TOOL_CALLS), num(item, ERRORS),
-                num(item, UPTIME_S));
+                num(item, UPTIME_S), num(item, RESTARTS_LAST_HOUR));
         return new Agent(team, agentId, str(item, NAME), str(item, ROLE), str(item, HOST),
                 AgentStatus.fromWire(str(item, STATUS)).orElseThrow(),
                 instant(item, HEARTBEAT_AT), instant(item, DEADLINE),
@@ -178,6 +188,7 @@ final class AgentItems {
         setIfPresent(u, TOOL_CALLS, stats.toolCallsExecuted());
         setIfPresent(u, ERRORS, stats.errorsEncountered());
         setIfPresent(u, UPTIME_S, stats.uptimeSeconds());
+        setIfPresent(u, RESTARTS_LAST_HOUR, stats.restartsLastHour());
     }
 
     private static void setIfPresent(Update u, String attribute, Long value) {

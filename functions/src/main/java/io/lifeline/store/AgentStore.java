@@ -264,6 +264,14 @@ public final class AgentStore {
     }
 
     /**
+     * A host stopped restarting its crash-looping agent: alive, dead or restarting -> dead_failed_revive at once.
+     */
+    public Agent giveUp(String team, String agentId, String reason, Instant now) {
+        return transition(team, agentId, Trigger.HOST_GAVE_UP, reason == null ? "host gave up restarting it" : reason,
+                now, u -> { });
+    }
+
+    /**
      * Holds back the sweep's dead-marking of this agent until {@code until} (a maintenance window). The
      * reason, if any, is kept with the agent's side data by the caller: the agent item stays small.
      */
@@ -310,6 +318,58 @@ public final class AgentStore {
         }
     }
 
+    /**
+     * The revive flow's first step: dead -> restarting ({@code restart_initiated}), conditional as
+     * {@link #reviveStep}, stamping in the same write the first restart command the flow issues (its id from
+     * {@link HostCommandStore#commandId}), so the transition and the request reach the bus from one stream record;
+     * the caller then puts the command itself ({@link HostCommandStore#issueRestart} with {@code stampedAlready}).
+     */
+    public Optional<Agent> restartInitiated(String team, String agentId, long expectedSeq, String reason,
+                                            HostCommandStore commands, String hostId, String commandReason,
+                                            Instant now) {
+        String commandId = HostCommandStore.commandId(agentId, expectedSeq, 1);
+        try {
+            return Optional.of(transition(team, agentId, Trigger.RESTART_INITIATED, reason, now, u -> {
+                u.condition(u.name(AgentItems.T_SEQ) + " = " + u.value(n(expectedSeq)));
+                if (hostId != null) {
+                    u.set(AgentItems.RESTART_COMMAND, HostCommandStore.commandStamp(commandId, hostId, 1,
+                            commandReason, now, commands.expiry(now)));
+                }
+            }));
+        } catch (LifelineException e) {
+            if (e.kind() == LifelineException.Kind.CONFLICT) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Finishes a published change on the agent item in one quiet write: the published watermark moves to {@code seq}
+     * and, when {@code taskId} is given, the task the stopped life was on is cleared (as {@link #clearTask}); when the
+     * task's conditions no longer hold (a new claim), only the watermark moves.
+     */
+    public void finishChange(String team, String agentId, long seq, String taskId) {
+        if (taskId == null) {
+            markPublished(team, agentId, seq);
+            return;
+        }
+        Update u = new Update(table, AgentItems.key(team, agentId));
+        u.set(AgentItems.PUBLISHED_SEQ, n(seq));
+        u.remove(AgentItems.TASK);
+        AgentItems.quiet(u);
+        String ps = u.name(AgentItems.PUBLISHED_SEQ);
+        u.condition("attribute_not_exists(" + ps + ") OR " + ps + " < " + u.value(n(seq)));
+        u.condition(u.name(AgentItems.TASK) + " = " + u.value(s(taskId)));
+        String hold = u.name(AgentItems.HOLD);
+        u.condition("attribute_not_exists(" + hold + ") OR " + hold + " <> " + u.value(s(taskId)));
+        try {
+            StoreFailures.call("finish the change", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
+        } catch (ConditionalCheckFailedException e) {
+            markPublished(team, agentId, seq);
+        }
+    }
+
     /** Clears the agent's task if it is still {@code taskId} and the agent's current life does not hold it. */
     public void clearTask(String team, String agentId, String taskId) {
         Update u = new Update(table, AgentItems.key(team, agentId));
@@ -322,6 +382,24 @@ public final class AgentStore {
             StoreFailures.call("clear the agent's task", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
         } catch (ConditionalCheckFailedException e) {
             // Someone else moved on (a new claim, or it was already cleared): nothing to do.
+        }
+    }
+
+    /**
+     * Records that the outbox has fully published the agent's transition {@code seq} (the watermark the outbox
+     * repair reads), unless a later one is recorded already. A quiet write: it never invokes the publisher.
+     */
+    public void markPublished(String team, String agentId, long seq) {
+        Update u = new Update(table, AgentItems.key(team, agentId));
+        u.set(AgentItems.PUBLISHED_SEQ, n(seq));
+        AgentItems.quiet(u);
+        String ps = u.name(AgentItems.PUBLISHED_SEQ);
+        u.condition("attribute_exists(" + u.name(Keys.PK) + ")");
+        u.condition("attribute_not_exists(" + ps + ") OR " + ps + " < " + u.value(n(seq)));
+        try {
+            StoreFailures.call("mark the transition published", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
+        } catch (ConditionalCheckFailedException e) {
+            // a later transition is published already, or the agent is gone
         }
     }
 

@@ -75,6 +75,28 @@ public final class EventLog {
         }
     }
 
+    /**
+     * Which of {@code entries} are already in their team's log, by event id: what an earlier pass put on the bus (the
+     * log is written right after the send), so a replayed or re-driven record does not send them again. One
+     * BatchGetItem per 100 events, of the keys the log would have.
+     */
+    public java.util.Set<String> logged(List<Map.Entry<String, Entry>> entries) {
+        List<Map<String, AttributeValue>> keys = new ArrayList<>();
+        java.util.Set<Map<String, AttributeValue>> seen = new java.util.HashSet<>();
+        for (Map.Entry<String, Entry> e : entries) {
+            Map<String, AttributeValue> key = Map.of(Keys.PK, s(Keys.team(e.getKey()) + EVENTS_SUFFIX),
+                    Keys.SK, s(PREFIX + millis(e.getValue().at()) + "#" + e.getValue().eventId()));
+            if (seen.add(key)) {
+                keys.add(key);
+            }
+        }
+        java.util.Set<String> out = new java.util.HashSet<>();
+        BatchReads.get(dynamo, table, keys, k -> k.consistentRead(true).projectionExpression("#id")
+                .expressionAttributeNames(Map.of("#id", EVENT_ID)), "read the event log")
+                .forEach(item -> out.add(Items.str(item, EVENT_ID)));
+        return out;
+    }
+
     private static String millis(Instant at) {
         return String.format("%013d", Math.max(0, at.toEpochMilli()));
     }

@@ -75,10 +75,12 @@ public final class HostCommandStore {
     /**
      * Issues a restart command of the revive started for the death at {@code reviveSeq}, for the agent's
      * {@code restarting} state at transition seq {@code restartingSeq}; true when this call issued it (a replay
-     * finds it there).
+     * finds it there). The command reaches the bus through the agent's live item (the ledger has no stream): the
+     * same transaction stamps it there with the outbox mark, unless {@code stampedAlready} (the write that moved the
+     * agent to restarting stamped it: {@link AgentStore#restartInitiated}), when only the command is put.
      */
     public boolean issueRestart(String team, String hostId, String agentId, long reviveSeq, long restartingSeq,
-                                int attempt, String reason, Instant now) {
+                                int attempt, String reason, Instant now, boolean stampedAlready) {
         String commandId = commandId(agentId, reviveSeq, attempt);
         Map<String, AttributeValue> item = new HashMap<>();
         item.put(Keys.PK, s(hostScope(team, hostId)));
@@ -90,20 +92,18 @@ public final class HostCommandStore {
         item.put(REASON, s(reason));
         item.put(STATE, s(PENDING));
         item.put(CREATED_AT, ms(now));
-        item.put(Keys.EXPIRES_AT, n(now.plus(ttl).getEpochSecond()));
+        item.put(Keys.EXPIRES_AT, n(expiry(now)));
         TransactWriteItem put = TransactWriteItem.builder().put(p -> p.tableName(table).item(item)
                 .conditionExpression("attribute_not_exists(#pk)")
                 .expressionAttributeNames(Map.of("#pk", Keys.PK))).build();
-        // The fact reaches the bus through the agent's live item (the ledger has no stream): the same transaction
-        // stamps the command there, with the outbox mark, and the publisher sends AgentRestartRequested from it.
         Update stamp = new Update(tables.live(), AgentItems.key(team, agentId));
         stamp.condition("attribute_exists(" + stamp.name(Keys.PK) + ")");
-        stamp.set(AgentItems.RESTART_COMMAND, AttributeValue.fromM(Map.of("id", s(commandId), "host", s(hostId),
-                "attempt", n(attempt), "reason", s(reason), "at", ms(now), "exp", item.get(Keys.EXPIRES_AT))));
+        stamp.set(AgentItems.RESTART_COMMAND, commandStamp(commandId, hostId, attempt, reason, now, expiry(now)));
         stamp.set(AgentItems.OUTBOX, AttributeValue.fromBool(true));
+        List<TransactWriteItem> writes = stampedAlready ? List.of(put) : List.of(put, stamp.transactItem());
         try {
             StoreFailures.call("issue the restart command",
-                    () -> dynamo.transactWriteItems(t -> t.transactItems(put, stamp.transactItem())));
+                    () -> dynamo.transactWriteItems(t -> t.transactItems(writes)));
             return true;
         } catch (TransactionCanceledException e) {
             if (e.cancellationReasons().stream().anyMatch(Transactions::failedCondition)) {
@@ -111,6 +111,18 @@ public final class HostCommandStore {
             }
             throw Transactions.failure("issue the restart command", e);
         }
+    }
+
+    /** When a command issued at {@code now} expires (epoch seconds). */
+    long expiry(Instant now) {
+        return now.plus(ttl).getEpochSecond();
+    }
+
+    /** The restart command as stamped on the agent's live item ({@link AgentItems#RESTART_COMMAND}). */
+    static AttributeValue commandStamp(String commandId, String hostId, int attempt, String reason, Instant at,
+                                       long expiresAtSeconds) {
+        return AttributeValue.fromM(Map.of("id", s(commandId), "host", s(hostId), "attempt", n(attempt),
+                "reason", s(reason), "at", ms(at), "exp", n(expiresAtSeconds)));
     }
 
     /** The restart command an agent image carries ({@link AgentItems#RESTART_COMMAND}), or null. */

@@ -51,6 +51,21 @@ public final class StreamChanges {
     private StreamChanges() {
     }
 
+    /**
+     * The agent's newest transition again, when the write is the outbox repair's replay stamp for it (a new
+     * {@code rpAt}, with {@code rp} equal to the item's seq): the publisher handles it as if its record had come.
+     */
+    private static java.util.Optional<TransitionLog.Change> replayed(Map<String, AttributeValue> before,
+                                                                    Map<String, AttributeValue> after) {
+        Instant at = Items.instant(after, AgentItems.REPLAY_AT);
+        Transition t = AgentItems.lastTransition(after);
+        if (at == null || at.equals(Items.instant(before, AgentItems.REPLAY_AT)) || t == null
+                || Items.num(after, AgentItems.REPLAY_SEQ, -1) != t.seq()) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(new TransitionLog.Change(AgentItems.team(after), AgentItems.agentId(after), t));
+    }
+
     private static Map<String, AttributeValue> mintedKey(Map<String, AttributeValue> team) {
         AttributeValue v = team.get(TeamItems.MINTED);
         return v == null || !v.hasM() ? null : v.m();
@@ -68,9 +83,9 @@ public final class StreamChanges {
             return changes;
         }
         if (AgentItems.isAgent(newImage)) {
-            TransitionLog.carriedBy(before, newImage).ifPresent(c -> changes.add(new StatusChanged(c.team(),
-                    c.agentId(), Items.str(newImage, AgentItems.NAME), Items.str(newImage, AgentItems.HOST),
-                    c.transition(), Items.str(newImage, AgentItems.TASK))));
+            TransitionLog.carriedBy(before, newImage).or(() -> replayed(before, newImage)).ifPresent(c -> changes.add(
+                    new StatusChanged(c.team(), c.agentId(), Items.str(newImage, AgentItems.NAME),
+                            Items.str(newImage, AgentItems.HOST), c.transition(), Items.str(newImage, AgentItems.TASK))));
             HostCommandStore.Command command = HostCommandStore.stampedCommand(newImage);
             HostCommandStore.Command previous = before.isEmpty() ? null : HostCommandStore.stampedCommand(before);
             if (command != null && (previous == null || !command.commandId().equals(previous.commandId()))) {

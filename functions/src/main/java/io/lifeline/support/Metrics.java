@@ -37,11 +37,21 @@ public final class Metrics {
     public static final String SWEEP_DURATION = "SweepDuration";
     public static final String AGENTS_SCANNED = "AgentsScanned";
     public static final String AGENTS_MARKED_DEAD = "AgentsMarkedDead";
+    /**
+     * The sweep's writes that failed (throttled, the table out of reach) and were skipped, to be retried next sweep.
+     * A sweep whose every write fails still reports its duration; this is what shows nobody is being judged.
+     */
+    public static final String SWEEP_WRITE_ERRORS = "SweepWriteErrors";
     /** Teams whose dead-marking self-preservation held back in one sweep. */
     public static final String SELF_PRESERVATION_HOLDS = "SelfPreservationHolds";
     public static final String EVENTS_PUBLISHED = "EventsPublished";
     /** Events still not on the bus after every retry of a batch (their record goes back to the stream). */
     public static final String EVENTS_FAILED = "EventsFailed";
+    /** Stream records the outbox could not handle and parked on the ledger (OutboxParking). */
+    public static final String RECORDS_PARKED = "RecordsParked";
+    /** Parked records the outbox repair re-drove, and replays it stamped for transitions left unpublished. */
+    public static final String RECORDS_REDRIVEN = "RecordsRedriven";
+    public static final String REPLAYS_STAMPED = "ReplaysStamped";
     /** One revive step's answer, with dimensions {@link #STEP} and {@link #OUTCOME}. */
     public static final String REVIVE_OUTCOMES = "ReviveOutcomes";
     public static final String STEP = "step";

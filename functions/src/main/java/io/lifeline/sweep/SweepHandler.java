@@ -2,7 +2,10 @@ package io.lifeline.sweep;
 
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
+import com.amazonaws.services.lambda.runtime.events.SQSEvent;
 import com.amazonaws.services.lambda.runtime.events.ScheduledEvent;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lifeline.agent.SweepPlan;
 import io.lifeline.config.Config;
 import io.lifeline.config.Wiring;
@@ -11,37 +14,68 @@ import io.lifeline.store.TeamStore;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
 import io.lifeline.support.Metrics;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
-import java.util.function.LongSupplier;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import org.joda.time.DateTime;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.BatchResultErrorEntry;
+import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
+import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
+import software.amazon.awssdk.services.sqs.model.SendMessageBatchResponse;
 
 /**
- * The scheduled sweep. EventBridge schedules fire at most once a minute, so one invocation runs
- * {@code SWEEPS_PER_INVOCATION} sweeps spaced by {@code SWEEP_INTERVAL_MS} (4 x 15 s by default). Every
- * sweep logs one JSON line that is also its metrics document (EMF), so a sweep that stops running shows as
- * missing data; it answers the ids it marked dead.
+ * The sweep and its clock. EventBridge schedules fire at most once a minute, and a Lambda that sleeps between
+ * sweeps pays for the sleep, so the minute's other sweeps travel as delayed SQS messages: the scheduled
+ * invocation ({@link #handleRequest}) first queues sweeps 2..{@code SWEEPS_PER_INVOCATION}, each due
+ * {@code SWEEP_INTERVAL_MS} after the one before (timed from the invocation's start) and delayed by SQS until
+ * then, and then sweeps; the same function, fed by the queue's event source, sweeps once per message
+ * ({@link #handleQueued}), judging its lateness against the due time the message carries. A lost message
+ * costs one sweep: the next minute's schedule sweeps and queues again. In AWS the runtime enters through
+ * {@link #handleEvent}, which tells the two kinds of event apart. Every sweep logs one JSON line that is also
+ * its metrics document (EMF), so a sweep that stops running shows as missing data; it answers the ids it
+ * marked dead.
  */
 public final class SweepHandler implements RequestHandler<ScheduledEvent, List<String>> {
+    /** The message attribute (and body field) that carries a queued sweep's due time, ISO-8601. */
+    public static final String DUE_AT = "dueAt";
+    /** SQS's longest message delay. */
+    static final int MAX_DELAY_SECONDS = 900;
+    /** SQS's most entries in one SendMessageBatch. */
+    static final int MAX_BATCH = 10;
+
     private final Sweeper sweeper;
     private final Config config;
     private final java.time.Clock clock;
-    /** A monotonic clock in nanoseconds ({@link System#nanoTime} outside tests), for the spacing of sweeps. */
-    private final LongSupplier nanoTime;
+    private final Supplier<SqsClient> sqs;
+    /**
+     * With {@code SWEEP_SKIPS_LATE_SCHEDULES} (Lifeline Local): no sweep judges before this instant, one interval
+     * after a sweep that was skipped as late, whichever way the next sweep arrives (schedule or queue).
+     */
+    private final AtomicReference<Instant> heldUntil = new AtomicReference<>(Instant.MIN);
 
     public SweepHandler() {
         this(Wiring.fromEnvironment());
     }
 
     public SweepHandler(Wiring wiring) {
-        this(wiring, System::nanoTime);
-    }
-
-    public SweepHandler(Wiring wiring, LongSupplier nanoTime) {
         this.config = wiring.config();
         this.clock = wiring.clock();
-        this.nanoTime = nanoTime;
+        this.sqs = wiring.sqs();
+        if (config.sweepsPerInvocation() > 1 && config.sweepQueueUrl() == null) {
+            throw new IllegalStateException("SWEEP_QUEUE_URL is not set: the sweep queues "
+                    + (config.sweepsPerInvocation() - 1) + " sweeps a minute there (SWEEPS_PER_INVOCATION)");
+        }
         io.lifeline.store.Tables table = config.tables();
         this.sweeper = new Sweeper(new SweepStore(wiring.dynamo(), table, config.sweepSegments()),
                 new TeamStore(wiring.dynamo(), table),
@@ -50,67 +84,207 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
                 config.sweepGraceFrom());
     }
 
+    /**
+     * The scheduled invocation: queues the minute's other sweeps, then sweeps. Queuing comes first, so a sweep
+     * that fails (a throttled Scan) still leaves the rest of the minute's sweeps on their way; a queue that
+     * refuses them fails the invocation after the sweep ran.
+     */
     @Override
     public List<String> handleRequest(ScheduledEvent event, Context context) {
-        List<String> dead = new ArrayList<>();
-        long start = nanoTime.getAsLong();
         try (Log.Invocation ignored = Log.invocation(context == null ? null : context.getAwsRequestId(), "sweep")) {
-            for (int i = 0; i < config.sweepsPerInvocation(); i++) {
-                long dueNanos = start + config.sweepInterval().multipliedBy(i).toNanos();
-                waitUntil(dueNanos);
-                // One reading of the time decides both whether this sweep is late and what it judges: a stall
-                // after the check cannot make it judge at a time the heartbeats queued behind the stall missed.
-                Instant now = clock.instant();
-                Duration late = i == 0 ? lateAfter(event, now)
-                        : Duration.ofNanos(Math.max(0, nanoTime.getAsLong() - dueNanos));
-                if (config.sweepSkipsLateSchedules() && late.compareTo(config.sweepInterval().dividedBy(2)) > 0) {
-                    // Only where heartbeats share this process (SWEEP_SKIPS_LATE_SCHEDULES, Lifeline Local): the
-                    // process or its scheduler was stalled (GC pause, a frozen host), and heartbeats that queued
-                    // meanwhile are landing now. Judging before they land would blame agents for our own silence,
-                    // so this sweep judges nobody; the next one, a whole interval later, does. Lateness is measured
-                    // on a monotonic clock: Local's scheduler stamps each event with the time it was due, never the
-                    // time it ran. It writes no SweepDuration, so sweeps that are always late show as a sweep that
-                    // does not run.
-                    Log.emit(Log.line("WARN", "sweep").put("outcome", "skipped_late")
-                            .put("lateMs", late.toMillis()).put("due", now.minus(late).toString()));
-                    continue;
-                }
-                long sweepStart = System.nanoTime();
-                Sweeper.Report report;
-                try {
-                    report = sweeper.sweepOnce(now);
-                } catch (RuntimeException e) {
-                    // The invocation fails (and Lambda counts the error); the line says why.
-                    Log.emit(Log.line("ERROR", "sweep").put("outcome", "error").put("error", e.toString())
-                            .put("durationMs", Duration.ofNanos(System.nanoTime() - sweepStart).toMillis()));
-                    throw e;
-                }
-                dead.addAll(report.markedDead());
-                log(report, clock.instant());
+            Instant start = clock.instant();
+            RuntimeException queueFailure = null;
+            int queued = 0;
+            try {
+                queued = queueRest(start);
+            } catch (SdkException | IllegalStateException e) {
+                Log.emit(Log.line("ERROR", "sweep_clock").put("outcome", "queue_failed").put("error", e.toString()));
+                queueFailure = e;
+            }
+            List<String> dead = sweepDue(scheduledTime(event), queued);
+            if (queueFailure != null) {
+                throw queueFailure;
+            }
+            return dead;
+        }
+    }
+
+    /**
+     * A batch from the sweep queue (the template gives it one message at a time): one sweep per message, each
+     * judged late or not against the due time it carries. A message without one is on time, like a scheduled
+     * event without a time.
+     */
+    public List<String> handleQueued(SQSEvent event, Context context) {
+        List<String> dead = new ArrayList<>();
+        try (Log.Invocation ignored = Log.invocation(context == null ? null : context.getAwsRequestId(), "sweep")) {
+            for (SQSEvent.SQSMessage message : event.getRecords() == null ? List.<SQSEvent.SQSMessage>of()
+                    : event.getRecords()) {
+                dead.addAll(sweepDue(dueAt(message), -1));
             }
         }
         return dead;
     }
 
     /**
-     * How late the first sweep is: from the time its schedule was due (the event's time) to {@code now}. An
-     * event without a time (a manual invoke, a test) is on time.
+     * The Lambda runtime's way in (the template's {@code Handler}): the function gets EventBridge's scheduled
+     * events and the queue's SQS events, so it reads the JSON itself and hands each to its typed handler. It
+     * reads only the fields the sweep uses: a scheduled event's {@code id} and {@code time}; a record's
+     * {@code messageId}, {@code body}, {@code eventSourceARN} and string message attributes.
      */
-    private static Duration lateAfter(ScheduledEvent event, Instant now) {
-        if (event == null || event.getTime() == null) {
-            return Duration.ZERO;
-        }
-        return Duration.between(Instant.ofEpochMilli(event.getTime().getMillis()), now);
+    public void handleEvent(InputStream input, OutputStream output, Context context) throws IOException {
+        JsonNode event = Json.MAPPER.readTree(input);
+        List<String> dead = event != null && event.has("Records") ? handleQueued(sqsEvent(event), context)
+                : handleRequest(scheduledEvent(event), context);
+        output.write(Json.MAPPER.writeValueAsBytes(dead));
     }
 
-    private void waitUntil(long dueNanos) {
-        long wait = dueNanos - nanoTime.getAsLong();
-        if (wait > 0) {
-            try {
-                Thread.sleep(Duration.ofNanos(wait).toMillis());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+    static ScheduledEvent scheduledEvent(JsonNode json) {
+        ScheduledEvent event = new ScheduledEvent();
+        if (json == null) {
+            return event;
+        }
+        event.setId(json.path("id").asText(null));
+        event.setSource(json.path("source").asText(null));
+        event.setDetailType(json.path("detail-type").asText(null));
+        String time = json.path("time").asText(null);
+        if (time != null) {
+            event.setTime(new DateTime(Instant.parse(time).toEpochMilli()));
+        }
+        return event;
+    }
+
+    static SQSEvent sqsEvent(JsonNode json) {
+        List<SQSEvent.SQSMessage> records = new ArrayList<>();
+        for (JsonNode r : json.path("Records")) {
+            SQSEvent.SQSMessage m = new SQSEvent.SQSMessage();
+            m.setMessageId(r.path("messageId").asText(null));
+            m.setBody(r.path("body").asText(null));
+            m.setEventSource(r.path("eventSource").asText(null));
+            m.setEventSourceArn(r.path("eventSourceARN").asText(null));
+            Map<String, SQSEvent.MessageAttribute> attributes = new HashMap<>();
+            r.path("messageAttributes").fields().forEachRemaining(e -> {
+                SQSEvent.MessageAttribute a = new SQSEvent.MessageAttribute();
+                a.setDataType(e.getValue().path("dataType").asText(null));
+                a.setStringValue(e.getValue().path("stringValue").asText(null));
+                attributes.put(e.getKey(), a);
+            });
+            m.setMessageAttributes(attributes);
+            records.add(m);
+        }
+        SQSEvent event = new SQSEvent();
+        event.setRecords(records);
+        return event;
+    }
+
+    /**
+     * Queues sweeps 2..n of this invocation's minute, each due {@code i} intervals after {@code start}. SQS delays
+     * in whole seconds, so each message is delayed by its offset rounded up: a queued sweep never runs early, and
+     * runs at most a second after its due time (plus the poller's pick-up). Answers how many it queued.
+     */
+    int queueRest(Instant start) {
+        int n = config.sweepsPerInvocation();
+        if (n <= 1) {
+            return 0;
+        }
+        List<SendMessageBatchRequestEntry> entries = new ArrayList<>();
+        for (int i = 1; i < n; i++) {
+            Duration offset = config.sweepInterval().multipliedBy(i);
+            String due = start.plus(offset).toString();
+            int delay = (int) Math.min(MAX_DELAY_SECONDS, (offset.toMillis() + 999) / 1000);
+            entries.add(SendMessageBatchRequestEntry.builder().id("sweep-" + (i + 1)).delaySeconds(delay)
+                    .messageBody(Json.write(Json.object().put(DUE_AT, due)))
+                    .messageAttributes(Map.of(DUE_AT, MessageAttributeValue.builder().dataType("String")
+                            .stringValue(due).build()))
+                    .build());
+        }
+        List<String> failed = new ArrayList<>();
+        for (int from = 0; from < entries.size(); from += MAX_BATCH) {
+            List<SendMessageBatchRequestEntry> chunk = entries.subList(from, Math.min(entries.size(), from + MAX_BATCH));
+            SendMessageBatchResponse response = sqs.get().sendMessageBatch(b -> b.queueUrl(config.sweepQueueUrl())
+                    .entries(chunk));
+            for (BatchResultErrorEntry f : response.failed()) {
+                failed.add(f.id() + ": " + f.code());
             }
+        }
+        if (!failed.isEmpty()) {
+            throw new IllegalStateException("the sweep queue refused " + failed);
+        }
+        return entries.size();
+    }
+
+    /** A queued sweep's due time, from its message attribute; null (on time) when it has none it can read. */
+    private static Instant dueAt(SQSEvent.SQSMessage message) {
+        SQSEvent.MessageAttribute a = message.getMessageAttributes() == null ? null
+                : message.getMessageAttributes().get(DUE_AT);
+        if (a == null || a.getStringValue() == null) {
+            return null;
+        }
+        try {
+            return Instant.parse(a.getStringValue());
+        } catch (DateTimeParseException e) {
+            Log.emit(Log.line("WARN", "sweep_clock").put("outcome", "bad_due_time")
+                    .put("messageId", message.getMessageId()).put("dueAt", a.getStringValue()));
+            return null;
+        }
+    }
+
+    /** When a schedule was due (the event's time); null for an event without a time (a manual invoke, a test). */
+    private static Instant scheduledTime(ScheduledEvent event) {
+        return event == null || event.getTime() == null ? null : Instant.ofEpochMilli(event.getTime().getMillis());
+    }
+
+    /**
+     * One sweep that was due at {@code due} (null: now). {@code queued}: how many sweeps this invocation queued,
+     * for its line (-1: a queued sweep, which queues none).
+     */
+    private List<String> sweepDue(Instant due, int queued) {
+        // One reading of the time decides both whether this sweep is late and what it judges: a stall after the
+        // check cannot make it judge at a time the heartbeats queued behind the stall missed.
+        Instant now = clock.instant();
+        Duration late = due == null || due.isAfter(now) ? Duration.ZERO : Duration.between(due, now);
+        if (config.sweepSkipsLateSchedules()) {
+            // Only where heartbeats share this process (SWEEP_SKIPS_LATE_SCHEDULES, Lifeline Local): the process or
+            // its scheduler was stalled (GC pause, a frozen host), and heartbeats that queued meanwhile are landing
+            // now. Judging before they land would blame agents for our own silence, so this sweep judges nobody,
+            // and neither does any sweep in the interval after it (the schedule and the queue keep separate
+            // times, so the next may come sooner): the first to judge comes a whole interval later. Local stamps
+            // each due time on a monotonic clock, never with the time it ran. A skipped sweep writes no
+            // SweepDuration, so sweeps that are always late show as a sweep that does not run.
+            Instant held = heldUntil.get();
+            if (late.compareTo(config.sweepInterval().dividedBy(2)) > 0 || now.isBefore(held)) {
+                ObjectNode line = Log.line("WARN", "sweep").put("outcome", "skipped_late")
+                        .put("lateMs", late.toMillis()).put("due", now.minus(late).toString());
+                if (late.compareTo(config.sweepInterval().dividedBy(2)) > 0) {
+                    heldUntil.accumulateAndGet(now.plus(config.sweepInterval()),
+                            (a, b) -> a.isAfter(b) ? a : b);
+                } else {
+                    line.put("heldUntil", held.toString());
+                }
+                putQueued(line, queued);
+                Log.emit(line);
+                return List.of();
+            }
+        }
+        long sweepStart = System.nanoTime();
+        Sweeper.Report report;
+        try {
+            report = sweeper.sweepOnce(now);
+        } catch (RuntimeException e) {
+            // The invocation fails (and Lambda counts the error); the line says why.
+            Log.emit(Log.line("ERROR", "sweep").put("outcome", "error").put("error", e.toString())
+                    .put("durationMs", Duration.ofNanos(System.nanoTime() - sweepStart).toMillis()));
+            throw e;
+        }
+        ObjectNode line = line(report);
+        line.put("due", now.minus(late).toString());
+        putQueued(line, queued);
+        emit(line, report, clock.instant());
+        return report.markedDead();
+    }
+
+    private static void putQueued(ObjectNode line, int queued) {
+        if (queued >= 0) {
+            line.put("queued", queued);
         }
     }
 
@@ -130,8 +304,9 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
                 || r.missesTooSoon() > 0 || !r.revivesEnded().isEmpty() ? "acted" : "idle";
     }
 
-    static void log(Sweeper.Report r, java.time.Instant now) {
-        var line = Log.line(r.skippedOnError() > 0 ? "WARN" : "INFO", "sweep");
+    /** The sweep's line: what it read, what it wrote, what it held back. */
+    static ObjectNode line(Sweeper.Report r) {
+        ObjectNode line = Log.line(r.skippedOnError() > 0 ? "WARN" : "INFO", "sweep");
         line.put("outcome", outcome(r)).put("at", r.at().toString())
                 .put("itemsScanned", r.itemsScanned()).put("aliveSeen", r.aliveSeen())
                 .put("missesRecorded", r.missesRecorded()).put("raceLostToHeartbeat", r.raceLostToHeartbeat())
@@ -141,11 +316,17 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
         line.set("markedDead", Json.MAPPER.valueToTree(r.markedDead()));
         line.set("teamsHeld", Json.MAPPER.valueToTree(r.teamsHeld()));
         line.set("revivesEnded", Json.MAPPER.valueToTree(r.revivesEnded()));
+        return line;
+    }
+
+    /** Writes the line with its metrics (EMF). */
+    static void emit(ObjectNode line, Sweeper.Report r, Instant now) {
         Metrics.on(line, Metrics.SWEEP_FUNCTION, now)
                 .put(Metrics.SWEEP_DURATION, Metrics.Unit.MILLISECONDS, r.took().toMillis())
                 .count(Metrics.AGENTS_SCANNED, r.aliveSeen())
                 .count(Metrics.AGENTS_MARKED_DEAD, r.markedDead().size())
                 .count(Metrics.SELF_PRESERVATION_HOLDS, r.teamsHeld().size())
+                .count(Metrics.SWEEP_WRITE_ERRORS, r.skippedOnError())
                 .emit();
     }
 }

@@ -47,6 +47,8 @@ class TransitionTableTest {
             // Issue 3 adds this row: a host that knows its agent crashed reports it.
             new Row(EnumSet.of(READY, WORKING), DEAD, Trigger.REPORTED_FAILURE, "host"),
             new Row(EnumSet.of(READY, WORKING), OFFLINE, Trigger.LEAVE, "agent"),
+            // Issue 15 adds this row: a host's daemon gives up on a crash-looping agent.
+            new Row(EnumSet.of(READY, WORKING, DEAD, RESTARTING), DEAD_FAILED_REVIVE, Trigger.HOST_GAVE_UP, "host"),
             // Issue 4 widens this row: a manual revive restarts a dead_failed_revive agent too.
             new Row(EnumSet.of(DEAD, DEAD_FAILED_REVIVE), RESTARTING, Trigger.RESTART_INITIATED, "revive flow"),
             new Row(EnumSet.of(RESTARTING), DEAD_FAILED_REVIVE, Trigger.RESTART_EXHAUSTED, "revive flow, or the sweep"),
@@ -84,8 +86,8 @@ class TransitionTableTest {
             }
         }
         assertEquals(design, code);
-        assertEquals(19, code.size(), "DESIGN.md section 2 (with the two heartbeat-report triggers, reported_failure"
-                + " and manual revive from dead_failed_revive) allows 19 pairs");
+        assertEquals(23, code.size(), "DESIGN.md section 2 (with the two heartbeat-report triggers, reported_failure,"
+                + " manual revive from dead_failed_revive and a host's give-up) allows 23 pairs");
     }
 
     @Test
@@ -189,12 +191,12 @@ class TransitionTableTest {
     }
 
     @Test
-    void wire_vocabulary_isExactlyTheSixStatusesAndElevenTriggers() {
+    void wire_vocabulary_isExactlyTheSixStatusesAndTwelveTriggers() {
         assertEquals(List.of("offline", "ready", "working", "dead", "restarting", "dead_failed_revive"),
                 EnumSet.allOf(AgentStatus.class).stream().map(AgentStatus::wire).toList());
         assertEquals(Set.of("join", "claim_task", "task_complete", "report_working", "report_ready",
-                        "heartbeat_expired", "reported_failure", "leave", "restart_initiated", "restart_exhausted",
-                        "cleanup"),
+                        "heartbeat_expired", "reported_failure", "host_gave_up", "leave", "restart_initiated",
+                        "restart_exhausted", "cleanup"),
                 Set.copyOf(EnumSet.allOf(Trigger.class).stream().map(Trigger::wire).toList()));
     }
 

@@ -41,6 +41,9 @@ abstract class BaseCommand implements Callable<Integer> {
         } catch (LifelineException e) {
             err().println("lifeline: " + e.getMessage());
             return LifelineCli.REFUSED;
+        } catch (java.io.UncheckedIOException e) {
+            err().println("lifeline: " + e.getMessage());
+            return LifelineCli.REFUSED;
         }
     }
 
@@ -68,7 +71,7 @@ abstract class BaseCommand implements Callable<Integer> {
 
     LifelineClient client() {
         if (client == null) {
-            client = global.client(env(), sleeper());
+            client = global.client(env(), sleeper(), global.team(env()), global.key(env()), this::retrying);
         }
         return client;
     }
@@ -91,6 +94,12 @@ abstract class BaseCommand implements Callable<Integer> {
             client().join(agentId);
             return new Beat(client().heartbeat(agentId, hb), true);
         }
+    }
+
+    /** A retry, said at once on stderr ("cannot reach URL (why), retrying in 2 s ..."), not after the last one. */
+    void retrying(String notice) {
+        err().println("lifeline: " + notice);
+        err().flush();
     }
 
     PrintWriter out() {

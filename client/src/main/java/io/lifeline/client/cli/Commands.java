@@ -46,7 +46,7 @@ final class Commands {
                         + "operator_key in the config file, or .lifeline/operator.key of a Lifeline Local started here");
                 return LifelineCli.USAGE;
             }
-            NewTeam t = global.client(env(), sleeper(), team, key).createTeam(team, settings.given());
+            NewTeam t = global.client(env(), sleeper(), team, key, this::retrying).createTeam(team, settings.given());
             return print(t, "Team " + t.team() + " created. Admin key (shown once, store it now):\n"
                     + t.adminKey().key());
         }
@@ -73,7 +73,7 @@ final class Commands {
                         + "operator_key in the config file, or .lifeline/operator.key of a Lifeline Local started here");
                 return LifelineCli.USAGE;
             }
-            ApiKey k = global.client(env(), sleeper(), team, key).mintAdminKey(team, label);
+            ApiKey k = global.client(env(), sleeper(), team, key, this::retrying).mintAdminKey(team, label);
             return print(k, "Admin key " + k.keyId() + " minted for team " + team + " (shown once, store it now):\n"
                     + k.key());
         }
@@ -185,6 +185,9 @@ final class Commands {
                     .append('\n');
             s.append("  host:            ").append(dash(a.hostId())).append('\n');
             s.append("  task:            ").append(dash(a.currentTaskId()));
+            if (a.stats() != null && a.stats().restartsLastHour() != null) {
+                s.append("\n  restarts (1 h):  ").append(a.stats().restartsLastHour()).append(" (as its host reported)");
+            }
             if (a.pausedUntil() != null) {
                 s.append("\n  paused until:    ").append(a.pausedUntil()).append(a.pauseReason() == null ? ""
                         : " (" + a.pauseReason() + ")");

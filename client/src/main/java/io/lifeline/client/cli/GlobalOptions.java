@@ -95,6 +95,12 @@ public final class GlobalOptions {
     }
 
     LifelineClient client(Map<String, String> env, io.lifeline.client.Sleeper sleeper, String teamId, String apiKey) {
+        return client(env, sleeper, teamId, apiKey, null);
+    }
+
+    /** {@code onRetry} hears, at once, why a call is retried and when (null: silent). */
+    LifelineClient client(Map<String, String> env, io.lifeline.client.Sleeper sleeper, String teamId, String apiKey,
+                          java.util.function.Consumer<String> onRetry) {
         String u = url(env);
         String beats = heartbeatUrl(env);
         if (beats != null) {
@@ -106,7 +112,7 @@ public final class GlobalOptions {
         }
         try {
             return LifelineClient.builder().url(u).heartbeatUrl(beats).team(teamId).apiKey(apiKey).sleeper(sleeper)
-                    .build();
+                    .onRetry(onRetry).build();
         } catch (IllegalArgumentException e) {
             throw new ConfigFile.ConfigException("not a URL: '" + u + "'");
         }

@@ -55,6 +55,12 @@ final class WakeCommand extends BaseCommand {
             err().println("lifeline: --bg-parallelism must be at least 1");
             return LifelineCli.USAGE;
         }
+        if (!java.nio.file.Files.isRegularFile(file)) {
+            err().println("lifeline: no heartbeat.md at " + file.toAbsolutePath().normalize()
+                    + (java.nio.file.Files.isDirectory(file) ? " (that is a directory)" : "")
+                    + "; give the agent's file: lifeline wake PATH [--agent ID]");
+            return LifelineCli.USAGE;
+        }
         WakeOptions options = WakeOptions.defaults().withStartup(startup)
                 .withLockTimeout(Duration.ofSeconds(lockTimeoutSeconds)).withBudget(budgetTime)
                 .withBackgroundParallelism(bgParallelism);
@@ -81,17 +87,30 @@ final class WakeCommand extends BaseCommand {
             human.append("held   ").append(h.actionId()).append(" (").append(h.verdict().name().toLowerCase())
                     .append("): ").append(h.reason()).append('\n');
         }
+        for (WakeResult.NotRun n : r.notRun()) {
+            human.append("later  ").append(n.actionId()).append(": ").append(n.reason()).append('\n');
+        }
         human.append(r.ran().isEmpty() ? "nothing ran; " : "").append("next wake: ")
                 .append(r.nextWake() == null ? "none" : r.nextWake().toString());
-        if (r.heartbeatError() != null) {
-            human.append("\nheartbeat not sent: ").append(r.heartbeatError());
-        }
         print(r, human.toString());
+        if (r.heartbeatError() != null) {
+            err().println("lifeline: heartbeat not sent: " + r.heartbeatError());
+            err().flush();
+        }
         return r.failed().isEmpty() && r.heartbeatError() == null ? 0 : LifelineCli.REFUSED;
     }
 
     /** The heartbeat after the wake; a dead or offline agent joins first (self-healing, seed 004). */
     private void beat(long nextWithinSeconds) {
-        heartbeat(agentId, new Heartbeat(null, null, null, null, null, nextWithinSeconds), true);
+        try {
+            heartbeat(agentId, new Heartbeat(null, null, null, null, null, nextWithinSeconds), true);
+        } catch (io.lifeline.client.LifelineApiException e) {
+            if (e.status() == 404) {
+                throw new io.lifeline.client.LifelineApiException(e.status(), e.code(), "agent '" + agentId
+                        + "' is not registered in team '" + client().team() + "' (lifeline register " + agentId
+                        + " first)", e.agentStatus(), false);
+            }
+            throw e;
+        }
     }
 }

@@ -7,4 +7,13 @@ public interface AgentProcesses {
 
     /** Starts the agent's process again, stopping the old one if it still runs. */
     void restart(String agentId, String reason) throws Exception;
+
+    /**
+     * How the agent's last process ended, for a person (e.g. "exited with status 3: boom", with the last line
+     * the process wrote to stderr), or
+     * null when unknown. The daemon puts it in the crash report's reason.
+     */
+    default String exitDescription(String agentId) {
+        return null;
+    }
 }

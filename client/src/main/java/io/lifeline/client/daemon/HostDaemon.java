@@ -13,7 +13,15 @@ import io.lifeline.client.manager.HeartbeatManager;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import io.lifeline.client.model.Stats;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeoutException;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -32,17 +40,25 @@ import java.util.function.Consumer;
  * {@link #start()}ed; the interval is the smallest {@code heartbeatIntervalSeconds} the server advised for any
  * of its agents, on join and on every heartbeat, unless the builder pinned one):
  * <ol>
- * <li>an agent whose process exited is reported at once ({@code POST .../fail}), then, with
- * {@code restartOnExit}, restarted and joined;</li>
- * <li>the running agents' heartbeats go in batches of at most 25 ({@code POST .../heartbeats}); an entry the
- * server answers with rejoinRequired is joined again;</li>
+ * <li>an agent whose process exited is reported at once ({@code POST .../fail}, the reason saying how it ended:
+ * exit status and last stderr line where the processes know them), then, with {@code restartOnExit}, restarted
+ * and joined: at once after its first crash in {@code crashWindow}, then after a backoff that doubles with each
+ * crash in the window ({@code restartBackoff}, 2x, 4x, ... at most {@code maxRestartBackoff}). At
+ * {@code maxCrashes} crashes in the window the daemon gives up: it reports the agent given up
+ * ({@code dead_failed_revive} at once, one alert, no revive flow) and restarts it no more, unless a restart
+ * command of a new revive (an operator's) asks for it;</li>
+ * <li>the running agents' heartbeats go in batches of at most 25 ({@code POST .../heartbeats}), each with the
+ * agent's restarts in the last hour ({@code stats.restartsLastHour}) once it has any; an entry the server
+ * answers with rejoinRequired is joined again;</li>
  * <li>the host's pending commands ({@code GET .../hosts/{hostId}/commands}) are handled: a restart request is
  * acknowledged first, then the agent is restarted and joined. An acknowledgement refused with
  * {@code COMMAND_SUPERSEDED} means the revive flow that asked has ended (the agent is back, or the flow gave up
  * or was replaced): the agent is left alone. A request for an agent this daemon (re)started within
  * {@code restartDedupWindow} is acknowledged without a second restart: it is the revive flow answering a
- * crash the daemon already handled.</li>
+ * crash the daemon already handled. A request for an agent waiting out its crash backoff is acknowledged and
+ * the agent restarted when the backoff ends.</li>
  * </ol>
+ * {@link #leaveAll} is the graceful end of a stop: every agent leaves ({@code offline}), within a bound.
  */
 public final class HostDaemon implements AutoCloseable {
     private final LifelineClient client;
@@ -57,7 +73,25 @@ public final class HostDaemon implements AutoCloseable {
     private final boolean restartOnExit;
     private final Clock clock;
     private final Consumer<TickReport> onTick;
-    private final Set<String> crashReported = ConcurrentHashMap.newKeySet();
+    private final int maxCrashes;
+    private final Duration crashWindow;
+    private final Duration restartBackoff;
+    private final Duration maxRestartBackoff;
+    /** Agents whose current exit has been counted (cleared when the agent runs again). */
+    private final Set<String> exitCounted = ConcurrentHashMap.newKeySet();
+    /** Crash reports not yet accepted by the server: agent -> reason. */
+    private final Map<String, String> failPending = new ConcurrentHashMap<>();
+    /** Each agent's crashes within {@code crashWindow}, oldest first. */
+    private final Map<String, Deque<Instant>> crashes = new ConcurrentHashMap<>();
+    /** Each agent's restarts within the last hour, oldest first. */
+    private final Map<String, Deque<Instant>> restarts = new ConcurrentHashMap<>();
+    /** When an agent in crash backoff is to be restarted. */
+    private final Map<String, Instant> restartDue = new ConcurrentHashMap<>();
+    /** Agents the daemon gave up on, with the give-up's reason; true once the server has it. */
+    private final Map<String, String> givenUp = new ConcurrentHashMap<>();
+    private final Set<String> giveUpReported = ConcurrentHashMap.newKeySet();
+    /** The restarts-in-the-last-hour count last sent per agent. */
+    private final Map<String, Long> restartsSent = new ConcurrentHashMap<>();
     private final Map<String, Instant> startedAt = new ConcurrentHashMap<>();
     private volatile ScheduledExecutorService executor;
 
@@ -69,6 +103,10 @@ public final class HostDaemon implements AutoCloseable {
         this.pinned = b.interval;
         this.restartDedupWindow = b.restartDedupWindow;
         this.restartOnExit = b.restartOnExit;
+        this.maxCrashes = b.maxCrashes;
+        this.crashWindow = b.crashWindow;
+        this.restartBackoff = b.restartBackoff;
+        this.maxRestartBackoff = b.maxRestartBackoff;
         this.clock = b.clock;
         this.onTick = b.onTick;
         Instant now = clock.instant();
@@ -111,18 +149,29 @@ public final class HostDaemon implements AutoCloseable {
         }
     }
 
+    /**
+     * Joins every agent (as {@link #start()} does first); answers the ones that joined. One that did not is
+     * joined by a later round (its heartbeat answers rejoinRequired), or the round reports the problem.
+     */
+    public List<String> joinAll() {
+        List<String> joined = new ArrayList<>();
+        for (String a : agents) {
+            try {
+                joinAndAdvise(a);
+                joined.add(a);
+            } catch (LifelineException e) {
+                // the round's heartbeat answers rejoinRequired and joins again, or reports the problem
+            }
+        }
+        return joined;
+    }
+
     /** Joins every agent, then runs a round now and every interval on a background thread. */
     public synchronized void start() {
         if (executor != null) {
             throw new IllegalStateException("already started");
         }
-        for (String a : agents) {
-            try {
-                joinAndAdvise(a);
-            } catch (LifelineException e) {
-                // the round's heartbeat answers rejoinRequired and joins again, or reports the problem
-            }
-        }
+        joinAll();
         executor = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "lifeline-daemon-" + hostId);
             t.setDaemon(true);
@@ -130,6 +179,28 @@ public final class HostDaemon implements AutoCloseable {
         });
         executor.execute(this::round);
     }
+
+    /**
+     * The time to the next round: the interval, or less when an agent's crash backoff ends sooner (its restart
+     * is not left waiting for a round).
+     */
+    public Duration nextRoundIn() {
+        Duration next = interval();
+        Instant now = clock.instant();
+        for (Instant due : restartDue.values()) {
+            Duration d = Duration.between(now, due);
+            if (d.isNegative()) {
+                d = Duration.ZERO;
+            }
+            if (d.compareTo(next) < 0) {
+                next = d;
+            }
+        }
+        return next;
+    }
+
+    /** A restart due this close to a round's start is made in that round (the round was scheduled for it). */
+    private static final Duration DUE_TOLERANCE = Duration.ofMillis(100);
 
     /** One background round, then the next one interval later (the interval as advised by now). */
     private void round() {
@@ -144,7 +215,7 @@ public final class HostDaemon implements AutoCloseable {
             ScheduledExecutorService ex = executor;
             if (ex != null) {
                 try {
-                    ex.schedule(this::round, interval().toMillis(), TimeUnit.MILLISECONDS);
+                    ex.schedule(this::round, nextRoundIn().toMillis(), TimeUnit.MILLISECONDS);
                 } catch (RejectedExecutionException stopped) {
                     // stop() shut the executor down meanwhile
                 }
@@ -175,32 +246,57 @@ public final class HostDaemon implements AutoCloseable {
 
     /** One round: crashes, batched heartbeats, commands. */
     public synchronized TickReport runOnce() {
-        List<String> crashes = new ArrayList<>();
+        List<String> crashesReported = new ArrayList<>();
         List<String> restarted = new ArrayList<>();
         List<String> rejoined = new ArrayList<>();
         List<String> acked = new ArrayList<>();
         List<String> problems = new ArrayList<>();
         List<String> running = new ArrayList<>();
+        List<String> gaveUp = new ArrayList<>();
+        List<String> backingOff = new ArrayList<>();
+        Instant now = clock.instant();
 
         for (String a : agents) {
+            if (givenUp.containsKey(a)) {
+                reportGiveUp(a, gaveUp, problems);
+                continue;
+            }
             if (processes.isRunning(a)) {
-                crashReported.remove(a);
+                exitCounted.remove(a);
                 running.add(a);
                 continue;
             }
-            if (crashReported.add(a)) {
+            if (exitCounted.add(a)) {
+                onExit(a, now, problems);
+            }
+            if (givenUp.containsKey(a)) {
+                reportGiveUp(a, gaveUp, problems);
+                continue;
+            }
+            String reason = failPending.get(a);
+            if (reason != null) {
                 try {
-                    client.fail(a, "process exited on host " + hostId);
-                    crashes.add(a);
+                    client.fail(a, reason);
+                    crashesReported.add(a);
+                    failPending.remove(a);
                 } catch (LifelineApiException e) {
-                    // already dead or offline: nothing to report
+                    failPending.remove(a); // already dead or offline: nothing to report
                     problems.add(a + ": crash report refused: " + e.code());
                 } catch (LifelineException e) {
-                    crashReported.remove(a); // try again next round
-                    problems.add(a + ": crash report failed: " + e.getMessage());
+                    problems.add(a + ": crash report failed: " + e.getMessage()); // tried again next round
                 }
             }
-            if (restartOnExit && restart(a, "process exited", problems)) {
+            Instant due = restartDue.get(a);
+            if (!restartOnExit || due == null) {
+                continue;
+            }
+            if (due.isAfter(now.plus(DUE_TOLERANCE))) {
+                backingOff.add(a + " restarts in " + Duration.between(now, due).toSeconds() + " s (crash "
+                        + crashesInWindow(a, now) + " of " + maxCrashes + " in " + span(crashWindow) + ")");
+                continue;
+            }
+            if (restart(a, "process exited", problems)) {
+                restartDue.remove(a);
                 restarted.add(a);
                 if (join(a, problems)) {
                     rejoined.add(a);
@@ -214,11 +310,16 @@ public final class HostDaemon implements AutoCloseable {
         for (int i = 0; i < running.size(); i += LifelineClient.MAX_BATCH) {
             List<BatchEntry> chunk = new ArrayList<>();
             for (String a : running.subList(i, Math.min(running.size(), i + LifelineClient.MAX_BATCH))) {
-                chunk.add(new BatchEntry(a, Heartbeat.empty()));
+                chunk.add(new BatchEntry(a, beat(a, now)));
             }
             try {
                 calls++;
                 BatchResult answer = client.heartbeats(chunk);
+                for (BatchEntry sent : chunk) {
+                    if (sent.heartbeat().stats() != null) {
+                        restartsSent.put(sent.agentId(), sent.heartbeat().stats().restartsLastHour());
+                    }
+                }
                 for (HeartbeatResult r : answer.results()) {
                     results.add(r);
                     advise(r.agentId(), r.heartbeatIntervalSeconds());
@@ -233,12 +334,181 @@ public final class HostDaemon implements AutoCloseable {
             }
         }
 
-        handleCommands(restarted, rejoined, acked, problems);
-        return new TickReport(calls, results, crashes, restarted, rejoined, acked, problems);
+        handleCommands(restarted, rejoined, acked, problems, backingOff);
+        return new TickReport(calls, results, crashesReported, restarted, rejoined, acked, problems, gaveUp,
+                backingOff);
+    }
+
+    /** An exit seen for the first time: counted; then either a crash report and a restart due, or the give-up. */
+    private void onExit(String agentId, Instant now, List<String> problems) {
+        Deque<Instant> times = crashes.computeIfAbsent(agentId, k -> new ArrayDeque<>());
+        times.addLast(now);
+        int k = crashesInWindow(agentId, now);
+        String how = processes.exitDescription(agentId);
+        String ended = how == null ? "process exited" : how;
+        // Short, the essentials first: the server keeps the first 100 bytes of a reason on the agent.
+        if (restartOnExit && k >= maxCrashes) {
+            restartDue.remove(agentId);
+            failPending.remove(agentId);
+            givenUp.put(agentId, reason(k + " crashes in " + span(crashWindow) + "; " + ended));
+            return;
+        }
+        failPending.put(agentId, reason((k > 1 ? "crash " + k + " of " + maxCrashes + " in " + span(crashWindow) + ": "
+                : "") + ended));
+        if (restartOnExit) {
+            restartDue.put(agentId, now.plus(backoff(k)));
+        }
+    }
+
+    /** "10 min", "90 s". */
+    static String span(Duration d) {
+        return d.toSeconds() % 60 == 0 && d.toMinutes() > 0 ? d.toMinutes() + " min" : d.toSeconds() + " s";
+    }
+
+    /** The server takes reasons of at most 160 characters. */
+    private static String reason(String text) {
+        return text.length() <= 160 ? text : text.substring(0, 157) + "...";
+    }
+
+    private void reportGiveUp(String agentId, List<String> gaveUp, List<String> problems) {
+        if (giveUpReported.contains(agentId)) {
+            return;
+        }
+        try {
+            client.giveUp(agentId, givenUp.get(agentId));
+            giveUpReported.add(agentId);
+            gaveUp.add(agentId);
+        } catch (LifelineApiException e) {
+            giveUpReported.add(agentId); // offline or unknown: nothing to end
+            problems.add(agentId + ": give-up refused: " + e.code());
+        } catch (LifelineException e) {
+            problems.add(agentId + ": give-up report failed: " + e.getMessage()); // tried again next round
+        }
+    }
+
+    /** The wait before restarting after the k-th crash in the window: none, then the backoff, doubling. */
+    Duration backoff(int k) {
+        if (k <= 1) {
+            return Duration.ZERO;
+        }
+        Duration d = restartBackoff;
+        for (int i = 2; i < k && d.compareTo(maxRestartBackoff) < 0; i++) {
+            d = d.multipliedBy(2);
+        }
+        return d.compareTo(maxRestartBackoff) > 0 ? maxRestartBackoff : d;
+    }
+
+    private int crashesInWindow(String agentId, Instant now) {
+        Deque<Instant> times = crashes.get(agentId);
+        if (times == null) {
+            return 0;
+        }
+        while (!times.isEmpty() && !times.peekFirst().isAfter(now.minus(crashWindow))) {
+            times.pollFirst();
+        }
+        return times.size();
+    }
+
+    /** How often this daemon restarted the agent in the hour before {@code now}. */
+    public synchronized int restartsLastHour(String agentId) {
+        return restartsLastHour(agentId, clock.instant());
+    }
+
+    private int restartsLastHour(String agentId, Instant now) {
+        Deque<Instant> times = restarts.get(agentId);
+        if (times == null) {
+            return 0;
+        }
+        while (!times.isEmpty() && !times.peekFirst().isAfter(now.minus(Duration.ofHours(1)))) {
+            times.pollFirst();
+        }
+        return times.size();
+    }
+
+    /** The agent's beat: its restarts in the last hour once it has any (and the 0 that follows them). */
+    private Heartbeat beat(String agentId, Instant now) {
+        long n = restartsLastHour(agentId, now);
+        Long sent = restartsSent.get(agentId);
+        if (n == 0 && (sent == null || sent == 0)) {
+            return Heartbeat.empty();
+        }
+        return Heartbeat.empty().withStats(Stats.restarts(n));
+    }
+
+    /** The agents this daemon gave up on (crash loop), with the reason it reported. */
+    public Map<String, String> givenUp() {
+        return Map.copyOf(givenUp);
+    }
+
+    /**
+     * The graceful end of a stop (seed 004: leave -> offline): every agent this daemon hosts leaves, in
+     * parallel, within {@code within}. Call it after the agents' processes are stopped (a process still running
+     * could beat, be told to rejoin, and come back). An agent that crashed just before (dead or restarting) joins
+     * and then leaves, which ends its revive flow: no restart is asked of a host that is gone. An agent given up
+     * stays dead_failed_revive (it awaits a decision). Answers one line per agent: "left: ID", or "not left: ID: why".
+     */
+    public List<String> leaveAll(String reason, Duration within) {
+        stop();
+        List<String> lines = new ArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(Math.min(8, agents.size()), r -> {
+            Thread t = new Thread(r, "lifeline-leave-" + hostId);
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            Map<String, Future<String>> leaving = new LinkedHashMap<>();
+            for (String a : agents) {
+                leaving.put(a, givenUp.containsKey(a) ? java.util.concurrent.CompletableFuture.completedFuture(
+                        "not left: " + a + ": the daemon gave up on it (dead_failed_revive)")
+                        : pool.submit(() -> leaveOne(a, reason)));
+            }
+            long deadline = System.nanoTime() + within.toNanos();
+            for (Map.Entry<String, Future<String>> e : leaving.entrySet()) {
+                try {
+                    lines.add(e.getValue().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+                } catch (TimeoutException t) {
+                    lines.add("not left: " + e.getKey() + ": no answer within " + within.toSeconds() + " s");
+                } catch (ExecutionException x) {
+                    lines.add("not left: " + e.getKey() + ": " + x.getCause().getMessage());
+                } catch (InterruptedException i) {
+                    Thread.currentThread().interrupt();
+                    lines.add("not left: " + e.getKey() + ": interrupted");
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        return lines;
+    }
+
+    private String leaveOne(String agentId, String reason) {
+        try {
+            client.leave(agentId, reason);
+            return "left: " + agentId;
+        } catch (LifelineApiException e) {
+            if ("offline".equals(e.agentStatus())) {
+                return "left: " + agentId + " (already offline)";
+            }
+            if ("dead".equals(e.agentStatus()) || "restarting".equals(e.agentStatus())) {
+                // It crashed just before the stop and waited for its restart: this host will not restart it now,
+                // so it ends its revive (join) and leaves, rather than have restarts asked of a host that is gone.
+                try {
+                    client.join(agentId);
+                    client.leave(agentId, reason + " (it had crashed)");
+                    return "left: " + agentId + " (it had crashed: joined, then left)";
+                } catch (LifelineException again) {
+                    return "not left: " + agentId + ": " + again.getMessage();
+                }
+            }
+            return "not left: " + agentId + ": " + e.code() + (e.agentStatus() == null ? "" : " (it is "
+                    + e.agentStatus() + ")");
+        } catch (LifelineException e) {
+            return "not left: " + agentId + ": " + e.getMessage();
+        }
     }
 
     private void handleCommands(List<String> restarted, List<String> rejoined, List<String> acked,
-            List<String> problems) {
+            List<String> problems, List<String> backingOff) {
         List<HostCommand> commands;
         try {
             commands = client.hostCommands(hostId).commands();
@@ -270,6 +540,21 @@ public final class HostDaemon implements AutoCloseable {
                 problems.add("ack of " + c.commandId() + " failed: " + e.getMessage());
                 continue; // still pending; the next round tries again
             }
+            if (givenUp.remove(c.agentId()) != null) {
+                // The give-up ended every flow before it, so this is a new revive (an operator's): start afresh.
+                giveUpReported.remove(c.agentId());
+                crashes.remove(c.agentId());
+                exitCounted.remove(c.agentId());
+            } else if (restartDue.containsKey(c.agentId())) {
+                backingOff.add(c.agentId() + " was asked for by the revive flow; it restarts when its crash backoff "
+                        + "ends, at " + restartDue.get(c.agentId()));
+                continue;
+            } else if (restartOnExit && !processes.isRunning(c.agentId()) && !exitCounted.contains(c.agentId())) {
+                // It exited again since this round looked: the next round counts the crash and restarts it after its
+                // backoff, so a revive flow's request never bypasses the crash loop's accounting.
+                backingOff.add(c.agentId() + " exited again; the next round restarts it (crash backoff applies)");
+                continue;
+            }
             Instant started = startedAt.get(c.agentId());
             boolean fresh = started != null && processes.isRunning(c.agentId())
                     && Duration.between(started, clock.instant()).compareTo(restartDedupWindow()) < 0;
@@ -289,8 +574,10 @@ public final class HostDaemon implements AutoCloseable {
     private boolean restart(String agentId, String reason, List<String> problems) {
         try {
             processes.restart(agentId, reason);
-            startedAt.put(agentId, clock.instant());
-            crashReported.remove(agentId);
+            Instant now = clock.instant();
+            startedAt.put(agentId, now);
+            restarts.computeIfAbsent(agentId, k -> new ArrayDeque<>()).addLast(now);
+            exitCounted.remove(agentId);
             return true;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -328,6 +615,10 @@ public final class HostDaemon implements AutoCloseable {
         private Duration interval;
         private Duration restartDedupWindow;
         private boolean restartOnExit = true;
+        private int maxCrashes = 5;
+        private Duration crashWindow = Duration.ofMinutes(10);
+        private Duration restartBackoff = Duration.ofSeconds(2);
+        private Duration maxRestartBackoff = Duration.ofMinutes(5);
         private Clock clock = Clock.systemUTC();
         private Consumer<TickReport> onTick;
 
@@ -362,6 +653,32 @@ public final class HostDaemon implements AutoCloseable {
 
         public Builder restartOnExit(boolean b) {
             this.restartOnExit = b;
+            return this;
+        }
+
+        /**
+         * The crash loop's limit: at {@code max} crashes within {@code window} (default 5 in 10 minutes) the daemon
+         * gives the agent up ({@code dead_failed_revive}) instead of restarting it again.
+         */
+        public Builder giveUpAfter(int max, Duration window) {
+            if (max < 1 || window == null || window.isNegative() || window.isZero()) {
+                throw new IllegalArgumentException("give up after at least 1 crash in a positive window");
+            }
+            this.maxCrashes = max;
+            this.crashWindow = window;
+            return this;
+        }
+
+        /**
+         * The wait before the restart after the second crash in the window (default 2 s); it doubles with each
+         * further crash, up to {@code max} (default 5 min). The first crash restarts at once.
+         */
+        public Builder restartBackoff(Duration base, Duration max) {
+            if (base == null || base.isNegative() || max == null || max.compareTo(base) < 0) {
+                throw new IllegalArgumentException("backoff: 0 <= base <= max");
+            }
+            this.restartBackoff = base;
+            this.maxRestartBackoff = max;
             return this;
         }
 

@@ -10,7 +10,10 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 
-/** Writes a file so a reader sees the old bytes or the new, never a mix: temp file, fsync, rename, fsync folder. */
+/**
+ * Writes a file so a reader sees the old bytes or the new, never a mix: temp file, fsync, rename, fsync folder. The
+ * new file keeps the old one's permissions (the temp file is created 0600; a rewrite must not change who may read).
+ */
 final class AtomicFiles {
     private AtomicFiles() {
     }
@@ -26,6 +29,7 @@ final class AtomicFiles {
                 }
                 ch.force(true);
             }
+            keepPermissions(target, temp);
             try {
                 Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             } catch (AtomicMoveNotSupportedException e) {
@@ -34,6 +38,17 @@ final class AtomicFiles {
             fsyncDirectory(dir);
         } finally {
             Files.deleteIfExists(temp);
+        }
+    }
+
+    private static void keepPermissions(Path from, Path to) throws IOException {
+        if (!Files.exists(from)) {
+            return;
+        }
+        try {
+            Files.setPosixFilePermissions(to, Files.getPosixFilePermissions(from));
+        } catch (UnsupportedOperationException notPosix) {
+            // Windows: the folder's ACLs apply to the new file as to the old
         }
     }
 

@@ -32,6 +32,8 @@ import java.util.function.Function;
  * </ul>
  * Recurring forms (every, cron, daily, hourly, startup, on_change) run again whether the last run completed or
  * failed; one-shot forms (none, at) do not run again after completing or using up their attempts.
+ * An action a person asked to run afresh ({@link Action#rerunAsked()}: edited since its last result, or set back
+ * to {@code status: pending}) is due now (an {@code at:} one at its instant), with its retries counted anew.
  *
  * <p>A due action whose condition does not hold is SKIPPED; otherwise, one whose {@code depends_on} action(s) are not
  * {@code completed} is BLOCKED ({@link Wake} looks again just before running, so a dependency that completes
@@ -121,6 +123,9 @@ public final class Evaluator {
     static Instant dueAt(Action a, Instant lastWake, Instant now, boolean startupWake, String watchHash) {
         ScheduleSpec spec = a.schedule();
         ActionStatus status = a.status();
+        if (a.rerunAsked()) {
+            return spec.kind() == ScheduleSpec.Kind.AT ? spec.schedule().nextAfter(Instant.MIN) : now;
+        }
         if (status == ActionStatus.FAILED) {
             Instant retry = a.instantField("next_retry");
             if (retry != null && attemptsSoFar(a) < a.maxAttempts()) {
@@ -157,7 +162,7 @@ public final class Evaluator {
     /** The n of {@code retry_count: n/max} while in a retry chain, else 0. */
     static int attemptsSoFar(Action a) {
         String rc = a.field("retry_count");
-        if (rc == null || a.status() != ActionStatus.FAILED) {
+        if (rc == null || a.status() != ActionStatus.FAILED || a.rerunAsked()) {
             return 0;
         }
         return Integer.parseInt(rc.substring(0, rc.indexOf('/')));
@@ -173,6 +178,35 @@ public final class Evaluator {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read watched file " + path, e);
         }
+    }
+
+    /**
+     * Why an action that did not run in a wake did not, and when it next will, for a person: {@code due} is when it
+     * is next due after the wake (null: nothing expected from it).
+     */
+    static String notRunReason(Action a, Instant due) {
+        if (due != null) {
+            if (a.status() == ActionStatus.FAILED && a.instantField("next_retry") != null
+                    && attemptsSoFar(a) < a.maxAttempts()) {
+                return "retry " + (attemptsSoFar(a) + 1) + "/" + a.maxAttempts() + " due at " + due;
+            }
+            return "not due; next at " + due;
+        }
+        ScheduleSpec.Kind kind = a.schedule().kind();
+        if (kind == ScheduleSpec.Kind.STARTUP) {
+            return "runs on a startup wake (--startup)";
+        }
+        if (kind == ScheduleSpec.Kind.ON_CHANGE) {
+            return "runs when " + a.schedule().watchPath() + " changes";
+        }
+        if (a.status() == ActionStatus.FAILED) {
+            return "failed, no attempts left (" + a.field("retry_count") + "); fix it (an edited action runs again) or "
+                    + "set status: pending to run it again";
+        }
+        if (a.status() == ActionStatus.COMPLETED) {
+            return "completed, and runs once; set status: pending (or edit it) to run it again";
+        }
+        return "nothing expected from it";
     }
 
     /** The retry delay for attempt n (1-based) is base * 2^(n-1), at most 1h. */

@@ -25,8 +25,9 @@ import java.util.regex.Pattern;
  *
  * <p>The file keeps every original line. {@link #render()} gives back the parsed text byte for byte until something
  * is changed, and a change rewrites only the lines it touches: a frontmatter key's line, an action field's line, or
- * a new line at the end of the frontmatter or of the block. Unknown frontmatter keys, unknown action fields, prose,
- * headings and fenced code (headings inside fences are not actions) are kept as they are.
+ * a new line at the end of the frontmatter or of the block. Unknown frontmatter keys, prose, headings and fenced
+ * code (headings inside fences are not actions) are kept as they are; an unknown action field is a mistake, refused
+ * with its line and the field probably meant ({@link Action#KNOWN_FIELDS}).
  *
  * <p>Not thread-safe; {@link Wake} holds the file lock while it reads, changes and writes one.
  */
@@ -272,6 +273,15 @@ public final class HeartbeatFile {
             byId.put(id, a);
             if (a.type() == null || a.type().isEmpty()) {
                 throw HeartbeatParseException.invalid(a.lineNumber, "action '" + id + "' has no '- **type**:' line");
+            }
+            for (Action.Entry e : a.entries) {
+                if (!e.param && !Action.KNOWN_FIELDS.contains(e.key)) {
+                    String meant = Action.meant(e.key);
+                    throw HeartbeatParseException.invalid(lineOf(a, e.key), "unknown field '" + printable(e.key)
+                            + "' in action '" + id + "'" + (meant == null ? "" : "; did you mean '" + meant + "'?")
+                            + " (fields: id, type, status, schedule, command, target, params, retry, retry_delay, "
+                            + "timeout, depends_on, condition, description)");
+                }
             }
             if (a.field("status") != null && a.status() == null) {
                 throw HeartbeatParseException.invalid(lineOf(a, "status"), "unknown status '" + a.field("status")

@@ -50,7 +50,11 @@ import java.util.stream.Stream;
  *   <li>call the heartbeat callback with the seconds until next_wake.</li>
  * </ol>
  * Retries happen across wakes: a failed attempt with attempts left gets {@code next_retry}, and next_wake includes
- * it, so the agent is woken for it.
+ * it, so the agent is woken for it; next_wake is never later than the earliest pending retry or due action (one that
+ * fell due during the wake makes it the wake's end). Each result carries the action's {@code definition_hash}: an
+ * action edited after its result, or set back to {@code status: pending}, runs afresh when due. Actions that did
+ * not run are listed in the result ({@link WakeResult#heldBack()}, {@link WakeResult#notRun()}) with why and when
+ * they next will.
  */
 public final class Wake {
     private static final System.Logger LOG = System.getLogger(Wake.class.getName());
@@ -83,10 +87,11 @@ public final class Wake {
             try {
                 options.heartbeat().send(result.nextHeartbeatWithinSeconds().getAsLong());
             } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, "heartbeat after wake of " + file + " failed", e);
+                // One line: the caller reports it (heartbeatError); a stack trace helps nobody here.
+                LOG.log(System.Logger.Level.DEBUG, "heartbeat after wake of " + file + " failed: " + e.getMessage());
                 return new WakeResult(result.wokeAt(), result.ran(), result.heldBack(), result.nextWake(),
                         result.nextHeartbeatWithinSeconds(), result.backup(), result.recovery(),
-                        result.staleLockBroken(), String.valueOf(e.getMessage()));
+                        result.staleLockBroken(), String.valueOf(e.getMessage()), result.notRun());
             }
         }
         return result;
@@ -205,10 +210,22 @@ public final class Wake {
 
         Instant end = clock.instant().truncatedTo(ChronoUnit.SECONDS);
         Instant nextWake = null;
+        java.util.Set<String> ranIds = new java.util.HashSet<>();
+        ran.forEach(r -> ranIds.add(r.actionId()));
+        java.util.Set<String> heldIds = new java.util.HashSet<>();
+        heldBack.forEach(h -> heldIds.add(h.actionId()));
+        List<WakeResult.NotRun> notRun = new ArrayList<>();
         for (Action a : hb.actions()) {
             Instant due = Evaluator.dueAt(a, now, end, false, watchHashes.get(a.id()));
-            if (due != null && due.isAfter(end) && (nextWake == null || due.isBefore(nextWake))) {
-                nextWake = due;
+            // Due by the end of this wake (a retry that fell due while it ran, an action that became due meanwhile):
+            // the next wake is now. Not for one held back in this wake (condition, dependency, CRITICAL failure,
+            // budget): those wait on something else, which brings its own next wake.
+            Instant wake = due == null ? null : due.isAfter(end) ? due : heldIds.contains(a.id()) ? null : end;
+            if (wake != null && (nextWake == null || wake.isBefore(nextWake))) {
+                nextWake = wake;
+            }
+            if (!ranIds.contains(a.id()) && !heldIds.contains(a.id())) {
+                notRun.add(new WakeResult.NotRun(a.id(), Evaluator.notRunReason(a, due), due));
             }
         }
         if (tally.deferred) {
@@ -238,7 +255,7 @@ public final class Wake {
         OptionalLong within = until == null ? OptionalLong.empty()
                 : OptionalLong.of(Math.max(1, until.getSeconds() + (until.getNano() > 0 ? 1 : 0)));
         return new WakeResult(now, List.copyOf(ran), List.copyOf(heldBack), nextWake, within, backup, recovery,
-                staleLock, null);
+                staleLock, null, List.copyOf(notRun));
     }
 
     /** An attempt's outcome and when it ended. */
@@ -348,6 +365,14 @@ public final class Wake {
             }
             if (a.field("last_run") != null) {
                 a.set("last_run", at.toString());
+            }
+            // What the action was when a result that holds it back was made (a failure, or the completion of a one-shot
+            // action): an edit after it makes the action run afresh. A recurring action's completion holds nothing
+            // back (it runs again on its schedule), so its block stays in the seed's format.
+            if (!outcome.success() || !a.schedule().recurring()) {
+                a.set("definition_hash", a.definitionHash());
+            } else {
+                a.remove("definition_hash");
             }
             if (watchHashes.containsKey(a.id())) {
                 a.set("watched_hash", watchHashes.get(a.id()));

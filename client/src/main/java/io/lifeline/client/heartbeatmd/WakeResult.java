@@ -20,10 +20,15 @@ import java.util.OptionalLong;
  *                                    otherwise null
  * @param staleLockBroken             when a stale lock was broken to run, what it said; otherwise null
  * @param heartbeatError              when the heartbeat callback threw, its message (the file is written anyway)
+ * @param notRun                      every other action that did not run (not due), with why and when it next is
  */
 public record WakeResult(Instant wokeAt, List<Attempt> ran, List<HeldBack> heldBack, Instant nextWake,
         OptionalLong nextHeartbeatWithinSeconds, Path backup, String recovery, String staleLockBroken,
-        String heartbeatError) {
+        String heartbeatError, List<NotRun> notRun) {
+
+    /** An action that was not due in this wake: why, and when it next is ({@code nextDue} null: nothing expected). */
+    public record NotRun(String actionId, String reason, Instant nextDue) {
+    }
 
     /** One attempt: the result on success or the error on failure, and the attempt number out of the maximum. */
     public record Attempt(String actionId, Priority priority, boolean success, String message, int attempt,

@@ -18,17 +18,26 @@
  *   <li><b>Corrupt vs. malformed.</b> Not a heartbeat.md at all (empty, NUL bytes, not UTF-8, no or unterminated
  *       frontmatter, frontmatter that is not YAML) is corrupt and is restored from the newest backup that parses,
  *       keeping the corrupt bytes as {@code history/corrupt-*.md}. A field-level mistake (bad priority, schedule,
- *       status, retry, timeout, condition, duplicate id, unknown dependency) is an error naming the line and the
- *       file is left untouched, so a person's edit is never reverted behind their back.</li>
+ *       status, retry, timeout, condition, duplicate id, unknown dependency, an unknown action field, with the field
+ *       probably meant: {@code url} for {@code target}, {@code comand} for {@code command}) is an error naming the
+ *       line and the file is left untouched, so a person's edit is never reverted behind their back.</li>
+ *   <li><b>Edits and resets.</b> A failure, and the completion of a one-shot action, carry the action's
+ *       {@code definition_hash} (priority, name, defining fields and params). An action edited since (the hash no
+ *       longer fits), or set back to {@code status: pending} with an old result still on it, is due at once (an
+ *       {@code at:} one at its instant) and its attempts are counted afresh; the old result goes when it runs.</li>
  *   <li><b>Recurring actions.</b> {@code completed} is written as the seed shows, and recurring forms run again when
  *       their schedule says so; one-shot forms (no schedule, {@code at:}) run once.</li>
  *   <li><b>Retries across wakes.</b> {@code retry} is the maximum number of attempts. Each wake makes one attempt;
  *       a failure with attempts left gets {@code next_retry} = failed_at + retry_delay × 2^(n−1) (default 1 min,
- *       at most 1 h), which next_wake includes.</li>
+ *       at most 1 h), which next_wake includes: next_wake is never later than the earliest pending retry or due
+ *       action, and one that fell due while the wake ran makes it the wake's end.</li>
  *   <li><b>Conditions.</b> {@code file_exists:<path>}, {@code env:<NAME>}, {@code env:<NAME>=<value>},
  *       {@code not:<condition>}, {@code always}, {@code never}; anything else is a parse error.</li>
  *   <li><b>Held-back actions</b> (condition false: SKIPPED; dependency not completed: BLOCKED) are reported in the
- *       result, not written to the file, and looked at again next wake.</li>
+ *       result, not written to the file, and looked at again next wake. Every other action that did not run is in
+ *       the result's {@code notRun}, with why and when it next is due ({@code lifeline wake} prints them as
+ *       {@code later} lines).</li>
+ *   <li><b>Permissions.</b> The atomic rewrite gives the new file the old one's POSIX permissions.</li>
  *   <li><b>[BG]</b> ("non-blocking, async") actions start when the wake starts, on a pool of
  *       {@code backgroundParallelism} threads (default 4), and run alongside the others; the wake awaits them
  *       before it writes the file, so their results are recorded like any other under the same lock. One whose

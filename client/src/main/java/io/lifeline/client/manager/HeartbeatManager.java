@@ -79,7 +79,11 @@ public final class HeartbeatManager implements AutoCloseable {
     /**
      * Sends the first heartbeat now (joining if the server asks), then one every interval on a background
      * thread (each beat is scheduled one interval after the previous one, at the interval its answer advised).
-     * Answers the first beat.
+     * Answers the first beat. A first beat the server refuses for good stops the manager and is thrown: the
+     * agent must be registered first (404 AGENT_NOT_FOUND, said so), and the key must be right (401/403). A
+     * passing failure (unreachable, 429/503) does not: the manager keeps beating.
+     *
+     * @throws LifelineApiException when the first beat is refused for good
      */
     public HeartbeatEvent start() {
         synchronized (this) {
@@ -98,6 +102,17 @@ public final class HeartbeatManager implements AutoCloseable {
             });
         }
         HeartbeatEvent first = beatNow();
+        if (first.failure() instanceof LifelineApiException refused && refused.status() / 100 == 4
+                && !refused.isTransient() && !refused.rejoinRequired()) {
+            // Not a passing problem: an unregistered agent, a wrong key or team. Fail now, not beat forever.
+            stop();
+            if (refused.status() == 404) {
+                throw new LifelineApiException(refused.status(), refused.code(), "Agent '" + agentId
+                        + "' is not registered in team '" + client.team() + "': register it first (client.register("
+                        + "RegisterAgent.of(...)) or lifeline register " + agentId + ")", refused.agentStatus(), false);
+            }
+            throw refused;
+        }
         scheduleNext();
         return first;
     }

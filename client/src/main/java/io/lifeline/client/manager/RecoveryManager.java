@@ -6,12 +6,15 @@ import io.lifeline.client.model.RecoveryAnswer;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Objects;
 
 /**
  * Seed 002's recovery decision, from the local state file and the server's recovery route:
  * <ol>
- * <li>no local file: the server's checkpoint if it offers one, else "No saved state";</li>
+ * <li>no local file: the server's checkpoint if it offers one (as a {@link PersistedState} with the checkpoint,
+ * {@code savedAt} and {@code heartbeatAt}, and no local {@code state}, {@code stats} or {@code cwd}), else
+ * "No saved state";</li>
  * <li>a file older than {@code maxAge}: "State too old";</li>
  * <li>the session is still alive: "Session still active" (the server's word when it can be asked; without
  * the server, a local heartbeat younger than {@code staleThreshold});</li>
@@ -47,7 +50,8 @@ public final class RecoveryManager {
         RecoveryAnswer server = askServer();
         if (local == null) {
             if (server != null && server.available()) {
-                return new RecoveryCheck(true, null, null, server);
+                // The same shape as a local state: state() is never null when available.
+                return new RecoveryCheck(true, null, fromServer(server), server);
             }
             return new RecoveryCheck(false, RecoveryCheck.NO_SAVED_STATE, null, server);
         }
@@ -58,6 +62,15 @@ public final class RecoveryManager {
             return new RecoveryCheck(false, RecoveryCheck.SESSION_STILL_ACTIVE, local, server);
         }
         return new RecoveryCheck(true, null, local, server);
+    }
+
+    /** The server's checkpoint as a {@link PersistedState}: who, the checkpoint, when it was saved and beat. */
+    @SuppressWarnings("unchecked")
+    private PersistedState fromServer(RecoveryAnswer server) {
+        Map<String, Object> checkpoint = server.checkpoint() == null || server.checkpoint().isNull() ? Map.of()
+                : LifelineClient.mapper().convertValue(server.checkpoint(), Map.class);
+        return new PersistedState(agentId, client.team(), null, server.heartbeatTs(), null, checkpoint, null,
+                server.savedAt());
     }
 
     private boolean sessionActive(PersistedState local, RecoveryAnswer server, Instant now) {

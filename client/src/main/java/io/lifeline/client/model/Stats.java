@@ -1,5 +1,18 @@
 package io.lifeline.client.model;
 
-/** Seed 002's counters, sent with a heartbeat. {@code uptime} is in seconds. */
-public record Stats(Long messagesProcessed, Long toolCallsExecuted, Long errorsEncountered, Long uptime) {
+/**
+ * Seed 002's counters, sent with a heartbeat. {@code uptime} is in seconds; {@code restartsLastHour} is how often
+ * the agent's host restarted it in the hour before the beat (a {@code HostDaemon} sends it).
+ */
+public record Stats(Long messagesProcessed, Long toolCallsExecuted, Long errorsEncountered, Long uptime,
+        Long restartsLastHour) {
+
+    public Stats(Long messagesProcessed, Long toolCallsExecuted, Long errorsEncountered, Long uptime) {
+        this(messagesProcessed, toolCallsExecuted, errorsEncountered, uptime, null);
+    }
+
+    /** Only the host's count of restarts in the last hour. */
+    public static Stats restarts(long lastHour) {
+        return new Stats(null, null, null, null, lastHour);
+    }
 }

@@ -496,6 +496,51 @@ class LifelineCliTest {
     }
 
     @Test
+    void anyCommand_whenLifelineUnreachable_saysSoAtOnceWithARetryHint_andNoStackTrace() {
+        Run r = runWith(Map.of("LIFELINE_URL", "http://127.0.0.1:1", "LIFELINE_KEY", "k"), "agents");
+        assertEquals(LifelineCli.UNREACHABLE, r.exit());
+        List<String> lines = r.err().lines().toList();
+        assertEquals(4, lines.size(), r.err());
+        assertEquals("lifeline: cannot reach http://127.0.0.1:1 (connection refused), retrying in 2 s (attempt 2 of 4; "
+                + "is Lifeline Local running?)", lines.get(0));
+        // 4 s and 8 s, each plus up to 20 % jitter
+        assertTrue(lines.get(2).matches(".*retrying in (8|9|10) s \\(attempt 4 of 4;.*"), lines.get(2));
+        assertEquals("lifeline: Cannot reach Lifeline at http://127.0.0.1:1 (connection refused)", lines.get(3));
+        assertTrue(r.err().lines().noneMatch(l -> l.startsWith("\tat ") || l.contains("Exception")), r.err());
+    }
+
+    @Test
+    void wake_onAMissingFile_printsOneLineAndExitsWithUsage() {
+        Run r = run("wake", dir.resolve("nowhere/heartbeat.md").toString(), "--agent", "wake-missing");
+        assertEquals(LifelineCli.USAGE, r.exit());
+        assertEquals(1, r.err().lines().count(), r.err());
+        assertTrue(r.err().startsWith("lifeline: no heartbeat.md at " + dir.resolve("nowhere/heartbeat.md")), r.err());
+        assertEquals("", r.out());
+    }
+
+    @Test
+    void wake_forAnUnregisteredAgent_runsTheFileThenSaysInOneLineThatTheAgentIsNotRegistered() throws Exception {
+        Path file = dir.resolve("heartbeat.md");
+        java.nio.file.Files.writeString(file, String.join("\n",
+                "---", "version: 1", "---", "", "## Pending Actions", "", "### [HIGH] Say hello", "- **id**: hello-1",
+                "- **type**: shell", "- **command**: echo hello", "- **schedule**: every:1h", ""));
+        java.io.ByteArrayOutputStream jvmErr = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream realErr = System.err;
+        System.setErr(new java.io.PrintStream(jvmErr, true, java.nio.charset.StandardCharsets.UTF_8));
+        Run r;
+        try {
+            r = run("wake", file.toString(), "--agent", "wake-nobody");
+        } finally {
+            System.setErr(realErr);
+        }
+        assertEquals(LifelineCli.REFUSED, r.exit());
+        assertTrue(r.out().contains("ok     hello-1"), r.out());
+        assertEquals(List.of("lifeline: heartbeat not sent: agent 'wake-nobody' is not registered in team 'local' "
+                + "(lifeline register wake-nobody first) (404 AGENT_NOT_FOUND)"), r.err().lines().toList());
+        assertEquals("", jvmErr.toString(java.nio.charset.StandardCharsets.UTF_8), "nothing else, no stack trace");
+    }
+
+    @Test
     void anyCommand_withBadKey_exitsOneWithCode() {
         Run r = runWith(Map.of("LIFELINE_URL", local.url().toString(), "LIFELINE_KEY", "wrong"), "agents");
         assertEquals(LifelineCli.REFUSED, r.exit());
@@ -513,12 +558,57 @@ class LifelineCliTest {
         assertTrue(r.out().contains("crash reported: cli-d2"), r.out());
         assertTrue(r.out().contains("restarted: cli-d2"), r.out());
         assertTrue(r.out().contains("joined: cli-d1"), r.out());
-        assertEquals("ready", client.agent("cli-d1").status());
+        // The end of --iterations is a stop: the commands stop, then every agent leaves.
+        assertTrue(r.out().contains("daemon stopped: 2 of 2 agent(s) left (offline)"), r.out());
+        assertTrue(r.out().contains("left: cli-d1") && r.out().contains("left: cli-d2"), r.out());
+        assertEquals("offline", client.agent("cli-d1").status());
         // The history of changes before the newest comes from the outbox, a moment after the change: wait for it.
         assertTrue(io.lifeline.client.LocalHarness.eventually(java.time.Duration.ofSeconds(20),
                 () -> client.transitions("cli-d2", 10).transitions().stream()
-                        .anyMatch(t -> "reported_failure".equals(t.trigger()))),
+                        .anyMatch(t -> "reported_failure".equals(t.trigger())
+                                && t.reason().contains("exited with status 3"))),
                 () -> "no reported_failure in " + client.transitions("cli-d2", 10).transitions());
+    }
+
+    @Test
+    void daemon_withNoLeaveOnStop_stopsWithoutLeaving_andSaysSo() {
+        run("register", "cli-nl", "--host", "h-nl");
+        Run r = run("daemon", "--host", "h-nl", "--agent", "cli-nl=sleep 30", "--interval", "1s", "--iterations", "1",
+                "--no-leave-on-stop", "--log-dir", dir.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("did not leave (--no-leave-on-stop)"), r.out());
+        assertEquals("ready", client.agent("cli-nl").status());
+    }
+
+    @Test
+    @org.junit.jupiter.api.Timeout(value = 90, unit = java.util.concurrent.TimeUnit.SECONDS)
+    void daemon_onSigterm_stopsItsCommandThenLeavesItsAgent() throws Exception {
+        run("register", "cli-term", "--host", "h-term");
+        Path pidFile = dir.resolve("child.pid");
+        // The real command line in its own JVM, so that SIGTERM reaches it the way Ctrl-C or a service manager does.
+        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "daemon", "--host", "h-term",
+                "--agent", "cli-term=echo $$ > '" + pidFile + "'; exec sleep 300", "--interval", "1s")
+                .redirectErrorStream(true).redirectOutput(dir.resolve("daemon.out").toFile());
+        pb.environment().put("LIFELINE_URL", local.url().toString());
+        pb.environment().put("LIFELINE_KEY", local.adminKey());
+        pb.environment().put("XDG_CONFIG_HOME", noConfig.toString());
+        Process daemon = pb.start();
+        try {
+            assertTrue(io.lifeline.client.LocalHarness.eventually(java.time.Duration.ofSeconds(40),
+                    () -> "ready".equals(client.agent("cli-term").status()) && java.nio.file.Files.exists(pidFile)),
+                    "the daemon joined its agent");
+            long child = Long.parseLong(java.nio.file.Files.readString(pidFile).trim());
+            daemon.destroy(); // SIGTERM
+            assertTrue(daemon.waitFor(30, java.util.concurrent.TimeUnit.SECONDS), "the daemon exits after SIGTERM");
+            String out = java.nio.file.Files.readString(dir.resolve("daemon.out"));
+            assertTrue(out.contains("daemon stopped: 1 of 1 agent(s) left (offline)"), out);
+            assertEquals("offline", client.agent("cli-term").status());
+            assertEquals("leave", client.agent("cli-term").lastTransition().trigger());
+            assertTrue(ProcessHandle.of(child).map(h -> !h.isAlive()).orElse(true), "the command was stopped");
+        } finally {
+            daemon.destroyForcibly();
+        }
     }
 
     @Test

@@ -115,6 +115,7 @@ class HttpCheckRunnerTest {
         assertEquals(ActionStatus.COMPLETED, done.status());
         assertEquals("OK (200)", done.field("result"));
         assertEquals("2024-01-15T10:33:15Z", done.field("completed_at"));
-        assertEquals(2, r.ran().get(0).attempt());
+        // The fix is an edit of the action's definition: it runs afresh, a new chain of attempts.
+        assertEquals(1, r.ran().get(0).attempt());
     }
 }

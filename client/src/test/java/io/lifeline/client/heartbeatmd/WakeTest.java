@@ -95,7 +95,8 @@ class WakeTest {
                 + HeartbeatFile.parse(read(file)).configHash() + "\n---\n\n### [HIGH] Flaky\n- **id**: flaky\n"
                 + "- **type**: shell\n- **command**: echo boom >&2; exit 3\n- **retry**: 3\n- **status**: failed\n"
                 + "- **failed_at**: 2024-01-15T10:32:15Z\n- **error**: Exit code 3: boom\n- **retry_count**: 1/3\n"
-                + "- **next_retry**: 2024-01-15T10:33:15Z\n", read(file));
+                + "- **next_retry**: 2024-01-15T10:33:15Z\n- **definition_hash**: "
+                + HeartbeatFile.parse(read(file)).action("flaky").definitionHash() + "\n", read(file));
 
         clock.advance(Duration.ofSeconds(30));
         assertTrue(Wake.run(file, clock).ran().isEmpty(), "not yet at next_retry");

@@ -43,6 +43,17 @@ class HeartbeatManagerTest {
     }
 
     @Test
+    void start_onAnUnregisteredAgent_failsAtOnceSayingToRegisterFirst_andBeatsNoMore() {
+        HeartbeatManager m = HeartbeatManager.builder(client, "m-never-registered").build();
+        io.lifeline.client.LifelineApiException e = org.junit.jupiter.api.Assertions.assertThrows(
+                io.lifeline.client.LifelineApiException.class, m::start);
+        assertEquals(404, e.status());
+        assertEquals("AGENT_NOT_FOUND", e.code());
+        assertTrue(e.getMessage().contains("not registered in team 'local': register it first"), e.getMessage());
+        assertEquals(ActivityState.STOPPED, m.state());
+    }
+
+    @Test
     void start_onRegisteredAgent_joinsAndBeatsAtStartThenEveryInterval() throws Exception {
         client.register(RegisterAgent.of("m-int", "Interval", "worker"));
         List<HeartbeatEvent> events = new CopyOnWriteArrayList<>();

@@ -11,7 +11,7 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * How Local's AWS stand-ins (the bus, Step Functions) answer the SDK: the AWS JSON protocol, the operation named
- * by the X-Amz-Target header, a JSON body each way. Each stand-in speaks one operation.
+ * by the X-Amz-Target header, a JSON body each way. Each stand-in speaks the few operations Lifeline uses.
  */
 final class AwsJsonEndpoint {
     /** The HTTP status and the JSON body of an answer. */
@@ -36,6 +36,11 @@ final class AwsJsonEndpoint {
 
     /** Answers the target {@code name} with {@code operation}'s answer to the request body, any other with 400. */
     static HttpHandler serving(String name, String contentType, String speaksOnly, Operation operation) {
+        return serving(java.util.Map.of(name, operation), contentType, speaksOnly);
+    }
+
+    /** Answers each target of {@code operations} with its operation's answer, any other with 400. */
+    static HttpHandler serving(java.util.Map<String, Operation> operations, String contentType, String speaksOnly) {
         return exchange -> {
             try (exchange) {
                 String target = exchange.getRequestHeaders().getFirst("X-Amz-Target");
@@ -43,7 +48,8 @@ final class AwsJsonEndpoint {
                 try (InputStream in = exchange.getRequestBody()) {
                     body = in.readAllBytes();
                 }
-                Answer answer = name.equals(target)
+                Operation operation = target == null ? null : operations.get(target);
+                Answer answer = operation != null
                         ? operation.answer(Json.parse(new String(body, StandardCharsets.UTF_8)))
                         : Answer.error("UnknownOperationException", speaksOnly);
                 byte[] out = Json.write(answer.body()).getBytes(StandardCharsets.UTF_8);

@@ -13,6 +13,7 @@ import java.util.function.Supplier;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
 import software.amazon.awssdk.services.sfn.SfnClient;
+import software.amazon.awssdk.services.sqs.SqsClient;
 
 /**
  * The template's functions, each instantiated once (as a Lambda container would be) from the handler class
@@ -24,11 +25,14 @@ public final class FunctionHost {
     private final Map<String, Wiring> wirings = new HashMap<>();
     private final Pause pause = new Pause();
     private final PolicyGuard guard;
+    /** Each function's reserved concurrency as permits (none: unlimited), and the invocations it throttled. */
+    private final Map<String, java.util.concurrent.Semaphore> concurrency = new HashMap<>();
+    private final Map<String, java.util.concurrent.atomic.AtomicInteger> throttled = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** {@code resourceNames}: the local name of each template resource a function's environment refers to. */
     public FunctionHost(SamTemplate template, Map<String, String> parameters, Map<String, String> resourceNames,
                         DynamoDbClient dynamo, Supplier<EventBridgeClient> eventBridge,
-                        Supplier<SfnClient> stepFunctions, Clock clock) {
+                        Supplier<SfnClient> stepFunctions, Supplier<SqsClient> sqs, Clock clock) {
         Clock pausable = new PausableClock(clock, pause);
         this.guard = new PolicyGuard(resourceNames);
         for (SamTemplate.Function f : template.functions(parameters, resourceNames)) {
@@ -36,10 +40,45 @@ public final class FunctionHost {
             // Each function's clients answer only what its policy in the template allows, as IAM would.
             Wiring wiring = new Wiring(Config.fromEnvironment(f.environment()), pausable,
                     guard.dynamo(f.policy(), dynamo), guard.eventBridge(f.policy(), eventBridge),
-                    guard.stepFunctions(f.policy(), stepFunctions));
+                    guard.stepFunctions(f.policy(), stepFunctions), guard.sqs(f.policy(), sqs));
             wirings.put(f.logicalId(), wiring);
             handlers.put(f.logicalId(), instantiate(f, wiring));
+            template.reservedConcurrency(f.logicalId(), parameters).ifPresent(n ->
+                    concurrency.put(f.logicalId(), new java.util.concurrent.Semaphore(n)));
         }
+    }
+
+    /** Lambda's answer to an invocation past the function's reserved concurrency (TooManyRequestsException). */
+    public static final class ThrottledException extends RuntimeException {
+        ThrottledException(String logicalId) {
+            super("Rate Exceeded: " + logicalId + " is at its reserved concurrency (TooManyRequestsException)");
+        }
+    }
+
+    /**
+     * Runs {@code invocation} as one invocation of {@code logicalId} under its reserved concurrency: past it, Lambda
+     * throttles ({@link ThrottledException}, counted in {@link #throttles}) instead of running it.
+     */
+    public <T> T invoke(String logicalId, Supplier<T> invocation) {
+        java.util.concurrent.Semaphore permits = concurrency.get(logicalId);
+        if (permits == null) {
+            return invocation.get();
+        }
+        if (!permits.tryAcquire()) {
+            throttled.computeIfAbsent(logicalId, k -> new java.util.concurrent.atomic.AtomicInteger()).incrementAndGet();
+            throw new ThrottledException(logicalId);
+        }
+        try {
+            return invocation.get();
+        } finally {
+            permits.release();
+        }
+    }
+
+    /** Invocations of {@code logicalId} throttled so far (Lambda's Throttles metric). */
+    public int throttles(String logicalId) {
+        java.util.concurrent.atomic.AtomicInteger n = throttled.get(logicalId);
+        return n == null ? 0 : n.get();
     }
 
     /** The IAM check of every function's calls: what each asked for, and what its policy refused. */
@@ -84,6 +123,38 @@ public final class FunctionHost {
             throw new IllegalArgumentException("No function " + logicalId + " in the template");
         }
         return (RequestHandler<I, O>) h;
+    }
+
+    /**
+     * Invokes a function with an event as JSON, through the handler method the template names, which must take
+     * {@code (InputStream, OutputStream, Context)}: the way Lambda's runtime calls it (the queues' event sources
+     * do, so a function that reads more than one kind of event reads them as it does in AWS). Answers the output.
+     */
+    public String invokeJson(String logicalId, String event, com.amazonaws.services.lambda.runtime.Context context) {
+        SamTemplate.Function f = functions.get(logicalId);
+        if (f == null) {
+            throw new IllegalArgumentException("No function " + logicalId + " in the template");
+        }
+        Object handler = handlers.get(logicalId);
+        java.lang.reflect.Method method;
+        try {
+            method = handler.getClass().getMethod(String.valueOf(f.handlerMethod()), java.io.InputStream.class,
+                    java.io.OutputStream.class, com.amazonaws.services.lambda.runtime.Context.class);
+        } catch (NoSuchMethodException e) {
+            throw new IllegalStateException(logicalId + ": Local invokes it with JSON through its Handler method, "
+                    + "which must take (InputStream, OutputStream, Context); " + f.handlerClass() + "::"
+                    + f.handlerMethod() + " does not", e);
+        }
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        try {
+            method.invoke(handler, new java.io.ByteArrayInputStream(
+                    event.getBytes(java.nio.charset.StandardCharsets.UTF_8)), out, context);
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException(e);
+        }
+        return out.toString(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     /** Where an invocation arrives (the gateway, the schedule): waits out a stopped world, see {@link #stopTheWorld}. */

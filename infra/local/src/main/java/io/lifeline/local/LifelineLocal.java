@@ -73,6 +73,8 @@ public final class LifelineLocal implements AutoCloseable {
     private final ScheduledExecutorService background;
     private final String adminKey;
     private final String operatorKey;
+    /** The deployed webhooks' generated secrets (logical id to value), kept in the data dir across starts. */
+    private final Map<String, String> webhookSecrets;
     private final boolean operatorKeyNew;
 
     private LifelineLocal(Options options) throws Exception {
@@ -96,7 +98,18 @@ public final class LifelineLocal implements AutoCloseable {
                     .streams(dynamoServer.streamsClient(),
                             tables.streamArn(dynamo),
                             options.dataDir() == null ? null : options.dataDir().resolve(LocalDynamo.STREAM_CHECKPOINTS_FILE))
+                    .secrets(readSecrets(options))
                     .build();
+            Map<String, String> deployed = new java.util.LinkedHashMap<>();
+            for (Map.Entry<String, String> e : runtime.secrets.entrySet()) {
+                if (options.dataDir() != null) {
+                    writeKeyFile(options.dataDir().resolve(SECRET_FILE_PREFIX + e.getKey()), e.getValue());
+                }
+                if (options.template().deployed(e.getKey(), runtime.parameters)) {
+                    deployed.put(e.getKey(), e.getValue());
+                }
+            }
+            webhookSecrets = java.util.Collections.unmodifiableMap(deployed);
             host = runtime.host;
             bus = runtime.bus;
             stepFunctions = runtime.stepFunctions;
@@ -119,6 +132,8 @@ public final class LifelineLocal implements AutoCloseable {
             // A sweep counts as late while a request that reached the front door waits for its answer (FrontDoor).
             scheduler = new Scheduler(host, options.template().schedules(), options.clock(), System::nanoTime,
                     frontDoor::oldestWaitNanos);
+            // The sweeps queued between two schedules: delivered when due, late by the same measure.
+            runtime.queues.startDelivering(frontDoor::oldestWaitNanos);
             resumeInterruptedRevives(options.template());
             demo = options.demo() ? new Demo(gateway, adminKey) : null;
         } catch (Exception e) {
@@ -159,16 +174,44 @@ public final class LifelineLocal implements AutoCloseable {
         names.put(template.eventBusLogicalId(), bus);
         template.logicalIds("AWS::Serverless::Function").forEach(id -> names.put(id, FunctionHost.functionArn(id)));
         template.logicalIds("AWS::Serverless::StateMachine").forEach(id -> names.put(id, LocalStepFunctions.arn(id)));
+        template.logicalIds("AWS::SQS::Queue").forEach(id -> names.put(id, LocalQueues.queueUrl(id)));
         return names;
     }
 
-    /** Local invokes the sweep once per sweep interval itself, so each invocation runs one sweep. */
+    /** The template's parameters as Local runs them: the overrides, and Local's own defaults. */
     static Map<String, String> localParameters(Map<String, String> overrides) {
         Map<String, String> p = new java.util.HashMap<>(overrides);
-        p.put("SweepsPerInvocation", "1");
         // Heartbeats and the sweep share Local's one process: a late schedule means beats queued behind the stall.
         p.putIfAbsent("SweepSkipsLateSchedules", "true");
         return p;
+    }
+
+    /** Where a data dir keeps a generated secret of the template (0600), so a host's copy stays right after a restart. */
+    static final String SECRET_FILE_PREFIX = "secret-";
+
+    private static Map<String, String> readSecrets(Options options) throws IOException {
+        Map<String, String> out = new java.util.HashMap<>();
+        if (options.dataDir() == null) {
+            return out;
+        }
+        for (String id : options.template().generatedSecrets()) {
+            Path file = options.dataDir().resolve(SECRET_FILE_PREFIX + id);
+            if (Files.exists(file)) {
+                String value = Files.readString(file).trim();
+                if (!value.isEmpty()) {
+                    out.put(id, value);
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The secrets the deployed webhooks send in X-Lifeline-Token (e.g. RestartWebhookSecret when RestartWebhookUrl
+     * is set): what a host compares the header with. Kept in the data dir, so they survive a restart.
+     */
+    public Map<String, String> webhookSecrets() {
+        return webhookSecrets;
     }
 
     public static LifelineLocal start(Options options) throws Exception {
@@ -275,6 +318,11 @@ public final class LifelineLocal implements AutoCloseable {
         return adminKey;
     }
 
+    /** The template's functions as Local hosts them (their reserved concurrency and throttles included). */
+    public FunctionHost host() {
+        return host;
+    }
+
     public LocalGateway gateway() {
         return gateway;
     }
@@ -303,6 +351,11 @@ public final class LifelineLocal implements AutoCloseable {
 
     public LocalStepFunctions stepFunctions() {
         return stepFunctions;
+    }
+
+    /** The template's SQS queues: the sweeps queued between two schedules. */
+    public LocalQueues queues() {
+        return runtime.queues;
     }
 
     @Override

@@ -28,14 +28,57 @@ import software.amazon.event.ruler.Machine;
 
 /**
  * EventBridge for Lifeline Local: an endpoint that speaks PutEvents (the publisher uses the real SDK
- * client against it), routing each event by the template's rules, matched with AWS's event-ruler. An
- * alerts-topic target prints the alert on the console; an API destination target is POSTed the event.
+ * client against it) and StartReplay, routing each event by the template's rules, matched with AWS's
+ * event-ruler. An alerts-topic target prints the alert on the console; an API destination target is POSTed
+ * the event (shaped by its InputTransformer, with its connection's header and body parameters); a state machine
+ * target starts an execution. A target that fails is retried as its RetryPolicy says (an API destination's
+ * 4xx other than 401, 407, 409 and 429 is not retried, as in EventBridge); one that fails past it goes to its
+ * dead-letter queue ({@link #deadLetters()}, printed on the console) or, without one, is dropped. Every accepted
+ * event is archived; {@link #startReplay} sends archived events again to chosen rules, as an archive replay does.
  * Tests can make it refuse chosen entries, as the real service sometimes does.
  */
 public final class LocalEventBus implements AutoCloseable {
-    /** An event the bus accepted, with the rules it matched. */
-    public record Delivered(String eventId, String detailType, JsonNode event, List<String> rules) {
+    /** An event the bus accepted, with the rules it matched, and when it arrived (wall clock, epoch ms). */
+    public record Delivered(String eventId, String detailType, JsonNode event, List<String> rules,
+                            long receivedAtMillis) {
     }
+
+    /**
+     * An event a target never took, as EventBridge writes it to the target's dead-letter queue: the event, and the
+     * message attributes RULE_ARN, TARGET_ARN, ERROR_CODE, ERROR_MESSAGE and RETRY_ATTEMPTS.
+     */
+    public record DeadLetter(String queue, String ruleId, String ruleArn, String targetId, JsonNode event,
+                             String errorCode, String errorMessage, int retryAttempts, Instant at) {
+    }
+
+    /** An event in the archive, with when the bus received it (a replay's window is of these times). */
+    public record Archived(JsonNode event, Instant receivedAt) {
+    }
+
+    /** What one try of a target came to: taken, or failed (retryable or not) with EventBridge's error code. */
+    private record Outcome(boolean ok, boolean retryable, String code, String message) {
+        static final Outcome OK = new Outcome(true, false, null, null);
+
+        static Outcome retry(String code, String message) {
+            return new Outcome(false, true, code, message);
+        }
+
+        static Outcome fail(String code, String message) {
+            return new Outcome(false, false, code, message);
+        }
+    }
+
+    /** One event on its way to one target. */
+    private record Delivery(String ruleId, SamTemplate.Target target, JsonNode event, Instant firstTry) {
+    }
+
+    /** Local's rule ARNs: the bus is {@code lifeline-local}, in Local's account and region. */
+    public static String ruleArn(String ruleId) {
+        return "arn:aws:events:us-east-1:000000000000:rule/" + LifelineLocal.EVENT_BUS_NAME + "/" + ruleId;
+    }
+
+    public static final String ARCHIVE_ARN = "arn:aws:events:us-east-1:000000000000:archive/"
+            + LifelineLocal.EVENT_BUS_NAME;
 
     private final HttpServer server;
     private final ExecutorService workers;
@@ -44,9 +87,17 @@ public final class LocalEventBus implements AutoCloseable {
     private final Clock clock;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
     private final List<Delivered> delivered = Collections.synchronizedList(new ArrayList<>());
+    private final List<Archived> archive = Collections.synchronizedList(new ArrayList<>());
+    private final List<DeadLetter> deadLetters = Collections.synchronizedList(new ArrayList<>());
+    private final java.util.concurrent.atomic.AtomicInteger dropped = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.ScheduledExecutorService retries;
+    /** The wait before retry n is {@code base x 2^n}, at most {@code cap} (EventBridge's backoff, without jitter). */
+    private volatile Duration retryBase = Duration.ofMillis(100);
+    private volatile Duration retryCap = Duration.ofSeconds(5);
     private volatile Predicate<JsonNode> refuse = entry -> false;
     private volatile java.util.function.BiConsumer<String, JsonNode> stateMachines = (machine, input) -> {
-        throw new IllegalStateException("no state machines wired to the bus");
+        throw new NoStateMachinesException();
     };
 
     public LocalEventBus(List<SamTemplate.Rule> templateRules, Clock clock) throws IOException {
@@ -63,8 +114,15 @@ public final class LocalEventBus implements AutoCloseable {
             return t;
         });
         server.setExecutor(workers);
-        server.createContext("/", AwsJsonEndpoint.serving("AWSEvents.PutEvents", "application/x-amz-json-1.1",
-                "Lifeline Local's bus only speaks PutEvents", r -> AwsJsonEndpoint.Answer.ok(putEvents(r))));
+        server.createContext("/", AwsJsonEndpoint.serving(Map.of(
+                "AWSEvents.PutEvents", r -> AwsJsonEndpoint.Answer.ok(putEvents(r)),
+                "AWSEvents.StartReplay", this::startReplayRequest), "application/x-amz-json-1.1",
+                "Lifeline Local's bus speaks PutEvents and StartReplay"));
+        retries = Executors.newScheduledThreadPool(2, r -> {
+            Thread t = new Thread(r, "local-event-bus-delivery");
+            t.setDaemon(true);
+            return t;
+        });
         server.start();
     }
 
@@ -93,6 +151,107 @@ public final class LocalEventBus implements AutoCloseable {
         }
     }
 
+    /** The waits between a target's retries: {@code base}, doubling, at most {@code cap} (tests shorten them). */
+    public void retryBackoff(Duration base, Duration cap) {
+        this.retryBase = base;
+        this.retryCap = cap;
+    }
+
+    /** Every event a target gave up on and that went to its dead-letter queue, oldest first. */
+    public List<DeadLetter> deadLetters() {
+        synchronized (deadLetters) {
+            return List.copyOf(deadLetters);
+        }
+    }
+
+    /** Empties the dead-letter queues (as {@code aws sqs purge-queue} does once their events were replayed). */
+    public void purgeDeadLetters() {
+        deadLetters.clear();
+    }
+
+    /** Events a target gave up on that had no dead-letter queue: lost, as EventBridge drops them. */
+    public int dropped() {
+        return dropped.get();
+    }
+
+    /** Deliveries still trying (a first try or a retry not yet settled). */
+    public int inFlight() {
+        return inFlight.get();
+    }
+
+    /** The archive: every accepted event, oldest first. */
+    public List<Archived> archive() {
+        synchronized (archive) {
+            return List.copyOf(archive);
+        }
+    }
+
+    /**
+     * An archive replay: every archived event the bus received in [{@code from}, {@code to}) goes again to the
+     * rules named in {@code ruleIds} (every rule when empty) that match it, with {@code replay-name} set, through
+     * the same retries and dead-letter queues. Answers how many (event, rule) deliveries it started.
+     */
+    public int startReplay(String name, Instant from, Instant to, List<String> ruleIds) {
+        if (name == null || name.isBlank() || !from.isBefore(to)) {
+            throw new IllegalArgumentException("a replay needs a name and a start before its end");
+        }
+        for (String id : ruleIds) {
+            if (!rules.containsKey(id)) {
+                throw new IllegalArgumentException("no rule " + id + " on this bus; its rules are " + rules.keySet());
+            }
+        }
+        int started = 0;
+        for (Archived a : archive()) {
+            if (a.receivedAt().isBefore(from) || !a.receivedAt().isBefore(to)) {
+                continue;
+            }
+            ObjectNode event = ((ObjectNode) a.event()).deepCopy().put("replay-name", name);
+            List<String> matched;
+            try {
+                matched = machine.rulesForJSONEvent(Json.write(event));
+            } catch (Exception e) {
+                throw new IllegalStateException("event-ruler could not read " + event, e);
+            }
+            for (String ruleId : matched) {
+                if (!ruleIds.isEmpty() && !ruleIds.contains(ruleId)) {
+                    continue;
+                }
+                for (SamTemplate.Target t : rules.get(ruleId).targets()) {
+                    deliver(ruleId, t, event);
+                    started++;
+                }
+            }
+        }
+        return started;
+    }
+
+    /** StartReplay as the SDK and {@code aws events start-replay --endpoint-url} send it. */
+    private AwsJsonEndpoint.Answer startReplayRequest(JsonNode r) {
+        List<String> ruleIds = new ArrayList<>();
+        for (JsonNode arn : r.path("Destination").path("FilterArns")) {
+            String text = arn.asText();
+            ruleIds.add(text.substring(text.lastIndexOf('/') + 1));
+        }
+        String name = r.path("ReplayName").asText(null);
+        if (!r.has("EventStartTime") || !r.has("EventEndTime")) {
+            return AwsJsonEndpoint.Answer.error("ValidationException", "EventStartTime and EventEndTime are required");
+        }
+        if (!ARCHIVE_ARN.equals(r.path("EventSourceArn").asText())) {
+            return AwsJsonEndpoint.Answer.error("ResourceNotFoundException", "Local's one archive is " + ARCHIVE_ARN);
+        }
+        Instant from = Instant.ofEpochMilli((long) (r.get("EventStartTime").asDouble() * 1000));
+        Instant to = Instant.ofEpochMilli((long) (r.get("EventEndTime").asDouble() * 1000));
+        try {
+            int started = startReplay(name, from, to, ruleIds);
+            System.out.println("[replay] " + name + ": " + started + " deliveries from the archive");
+        } catch (IllegalArgumentException e) {
+            return AwsJsonEndpoint.Answer.error("ValidationException", e.getMessage());
+        }
+        return AwsJsonEndpoint.Answer.ok(Json.object()
+                .put("ReplayArn", "arn:aws:events:us-east-1:000000000000:replay/" + name)
+                .put("State", "STARTING").put("ReplayStartTime", clock.millis() / 1000.0));
+    }
+
     private ObjectNode putEvents(JsonNode request) {
         ArrayNode results = Json.MAPPER.createArrayNode();
         int failed = 0;
@@ -111,7 +270,9 @@ public final class LocalEventBus implements AutoCloseable {
             } catch (Exception e) {
                 throw new IllegalStateException("event-ruler could not read " + event, e);
             }
-            delivered.add(new Delivered(id, event.path("detail-type").asText(), event, matched));
+            delivered.add(new Delivered(id, event.path("detail-type").asText(), event, matched,
+                    System.currentTimeMillis()));
+            archive.add(new Archived(event, clock.instant()));
             for (String ruleId : matched) {
                 for (SamTemplate.Target t : rules.get(ruleId).targets()) {
                     deliver(ruleId, t, event);
@@ -137,30 +298,128 @@ public final class LocalEventBus implements AutoCloseable {
         return event;
     }
 
-    private void deliver(String ruleId, SamTemplate.Target t, ObjectNode event) {
-        JsonNode d = event.path("detail");
+    /**
+     * Sends {@code event} to one target: a topic or a state machine at once (in the PutEvents call, as the tests
+     * expect of a drained pump), an endpoint on a delivery thread; a failed try is retried on a delivery thread.
+     */
+    private void deliver(String ruleId, SamTemplate.Target t, JsonNode event) {
+        Delivery d = new Delivery(ruleId, t, event, clock.instant());
+        inFlight.incrementAndGet();
+        if (t.endpoint() != null) {
+            retries.execute(() -> attempt(d, 0));
+        } else {
+            attempt(d, 0);
+        }
+    }
+
+    /** Try {@code n} (0 is the first) of a delivery, and what follows from its outcome. */
+    private void attempt(Delivery d, int n) {
+        Outcome o;
+        try {
+            o = invoke(d);
+        } catch (RuntimeException e) {
+            o = Outcome.retry("INTERNAL_ERROR", e.toString());
+        }
+        if (o.ok()) {
+            inFlight.decrementAndGet();
+            return;
+        }
+        SamTemplate.RetryPolicy policy = d.target().retry();
+        boolean tooOld = !clock.instant().isBefore(d.firstTry().plus(policy.maximumEventAge()));
+        if (o.retryable() && n < policy.maximumRetryAttempts() && !tooOld) {
+            long wait = Math.min(retryCap.toNanos(), retryBase.toNanos() << Math.min(n, 30));
+            try {
+                retries.schedule(() -> attempt(d, n + 1), Math.max(wait, 0), java.util.concurrent.TimeUnit.NANOSECONDS);
+                return;
+            } catch (java.util.concurrent.RejectedExecutionException closed) {
+                // the bus is closing: the delivery ends here, as below
+            }
+        }
+        giveUp(d, o, n);
+        inFlight.decrementAndGet();
+    }
+
+    private void giveUp(Delivery d, Outcome o, int retries) {
+        String where = "rule " + d.ruleId() + " target " + d.target().id() + " (" + d.target().destination() + ")";
+        String event = d.event().path("detail-type").asText() + " " + d.event().path("id").asText();
+        if (d.target().deadLetterQueue() == null) {
+            dropped.incrementAndGet();
+            System.err.println("[dropped] " + where + ": " + o.code() + " " + o.message() + "; " + event
+                    + " is lost (the target has no dead-letter queue)");
+            return;
+        }
+        deadLetters.add(new DeadLetter(d.target().deadLetterQueue(), d.ruleId(), ruleArn(d.ruleId()), d.target().id(),
+                d.event(), o.code(), o.message(), retries, clock.instant()));
+        System.err.println("[dead-letter] " + where + ": " + o.code() + " " + o.message() + " after " + retries
+                + " retries; " + event + " is in " + d.target().deadLetterQueue() + ". Replay it once the target is "
+                + "fixed: aws events start-replay --endpoint-url " + endpoint() + " --event-source-arn " + ARCHIVE_ARN
+                + " --destination Arn=...,FilterArns=" + ruleArn(d.ruleId()) + " --event-start-time ... --event-end-time ...");
+    }
+
+    /** One try: the topic prints, a state machine starts, an endpoint is POSTed (EventBridge's 5 s timeout). */
+    private Outcome invoke(Delivery d) {
+        SamTemplate.Target t = d.target();
+        JsonNode event = d.event();
+        JsonNode detail = event.path("detail");
         if (t.topic() != null) {
-            System.out.println("[alert] " + event.path("detail-type").asText() + " team=" + d.path("team").asText()
-                    + (d.has("agentId") ? " agent=" + d.path("agentId").asText() : "")
-                    + (d.has("from") ? " " + d.path("from").asText() + " -> " + d.path("to").asText() : "")
-                    + (d.has("reason") ? " (" + d.path("reason").asText() + ")" : "")
-                    + (d.has("staleAgents") ? " stale=" + d.path("staleAgents").asText() + "/"
-                            + d.path("aliveAgents").asText() : "")
-                    + "  [rule " + ruleId + "]");
-        } else if (t.stateMachine() != null) {
+            System.out.println("[alert] " + event.path("detail-type").asText() + " team=" + detail.path("team").asText()
+                    + (detail.has("agentId") ? " agent=" + detail.path("agentId").asText() : "")
+                    + (detail.has("from") ? " " + detail.path("from").asText() + " -> " + detail.path("to").asText() : "")
+                    + (detail.has("reason") ? " (" + detail.path("reason").asText() + ")" : "")
+                    + (detail.has("staleAgents") ? " stale=" + detail.path("staleAgents").asText() + "/"
+                            + detail.path("aliveAgents").asText() : "")
+                    + "  [rule " + d.ruleId() + "]");
+            return Outcome.OK;
+        }
+        if (t.stateMachine() != null) {
             try {
                 stateMachines.accept(t.stateMachine(), transform(t, event));
-            } catch (RuntimeException e) {
-                System.err.println("rule " + ruleId + " could not start " + t.stateMachine() + ": " + e);
+                return Outcome.OK;
+            } catch (NoStateMachinesException e) {
+                return Outcome.fail("NO_RESOURCE", e.getMessage());
             }
-        } else if (t.endpoint() != null && !t.endpoint().isBlank()) {
-            HttpRequest post = HttpRequest.newBuilder(URI.create(t.endpoint())).timeout(Duration.ofSeconds(5))
-                    .header("Content-Type", "application/json").header("X-Lifeline-Source", "lifeline")
-                    .POST(HttpRequest.BodyPublishers.ofString(Json.write(event))).build();
-            http.sendAsync(post, HttpResponse.BodyHandlers.discarding()).exceptionally(e -> {
-                System.err.println("webhook " + t.endpoint() + " failed: " + e);
-                return null;
-            });
+        }
+        if (t.endpoint() == null || t.endpoint().isBlank()) {
+            return Outcome.fail("NO_RESOURCE", "the API destination has no endpoint");
+        }
+        JsonNode body = transform(t, event);
+        if (body.isObject() && !t.bodyParameters().isEmpty()) {
+            ObjectNode merged = ((ObjectNode) body).deepCopy();
+            t.bodyParameters().forEach(merged::put);
+            body = merged;
+        }
+        HttpRequest.Builder post = HttpRequest.newBuilder(URI.create(t.endpoint())).timeout(Duration.ofSeconds(5))
+                .header("Content-Type", "application/json");
+        t.headers().forEach(post::header);
+        HttpResponse<Void> answer;
+        try {
+            answer = http.send(post.POST(HttpRequest.BodyPublishers.ofString(Json.write(body))).build(),
+                    HttpResponse.BodyHandlers.discarding());
+        } catch (IOException e) {
+            return Outcome.retry("CONNECTION_FAILURE", e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Outcome.fail("INTERNAL_ERROR", "interrupted");
+        }
+        return apiDestinationOutcome(answer.statusCode());
+    }
+
+    /** EventBridge's rule for API destinations: 2xx taken; 401, 407, 409, 429 and 5xx retried; the rest not. */
+    static Outcome apiDestinationOutcome(int status) {
+        if (status >= 200 && status < 300) {
+            return Outcome.OK;
+        }
+        String message = "the endpoint answered HTTP " + status;
+        if (status == 401 || status == 407 || status == 409 || status == 429 || status >= 500) {
+            return Outcome.retry("ERROR_FROM_TARGET", message);
+        }
+        return Outcome.fail("ERROR_FROM_TARGET", message);
+    }
+
+    /** No Step Functions stand-in is wired: a state machine target has nothing to start (not worth a retry). */
+    static final class NoStateMachinesException extends IllegalStateException {
+        NoStateMachinesException() {
+            super("no state machines wired to the bus");
         }
     }
 
@@ -193,5 +452,6 @@ public final class LocalEventBus implements AutoCloseable {
     public void close() {
         server.stop(0);
         workers.shutdownNow();
+        retries.shutdownNow();
     }
 }

@@ -300,6 +300,8 @@ public final class LocalGateway {
             CachedAuth auth;
             try {
                 auth = authorize(event, authorization);
+            } catch (FunctionHost.ThrottledException e) {
+                return gatewayError(500, "Internal Server Error");
             } catch (RuntimeException e) {
                 System.err.println("authorizer failed: " + e);
                 return gatewayError(500, "Internal Server Error");
@@ -312,14 +314,17 @@ public final class LocalGateway {
         }
         RequestHandler<APIGatewayV2HTTPEvent, APIGatewayV2HTTPResponse> handler = host.handler(functionId);
         try {
-            APIGatewayV2HTTPResponse r = handler.handleRequest(event,
-                    new LocalContext(functionId, event.getRequestContext().getRequestId()));
+            APIGatewayV2HTTPResponse r = host.invoke(functionId, () -> handler.handleRequest(event,
+                    new LocalContext(functionId, event.getRequestContext().getRequestId())));
             Map<String, String> headers = r.getHeaders() == null ? Map.of() : r.getHeaders();
             String body = r.getBody();
             if (r.getIsBase64Encoded() && body != null) {
                 body = new String(java.util.Base64.getDecoder().decode(body), StandardCharsets.UTF_8);
             }
             return new Response(r.getStatusCode(), headers, body == null ? "" : body);
+        } catch (FunctionHost.ThrottledException e) {
+            // As API Gateway does for a Lambda throttle (429 from Lambda): 500, no detail.
+            return gatewayError(500, "Internal Server Error");
         } catch (RuntimeException e) {
             // An unhandled exception in a function: the gateway answers 500 with no detail.
             System.err.println(functionId + " failed: " + e);
@@ -349,8 +354,8 @@ public final class LocalGateway {
                 .build();
         RequestHandler<APIGatewayV2CustomAuthorizerEvent, SimpleIAMPolicyResponse> authorizer =
                 host.handler(authorizerId);
-        SimpleIAMPolicyResponse answer = authorizer.handleRequest(authEvent,
-                new LocalContext(authorizerId, UUID.randomUUID().toString()));
+        SimpleIAMPolicyResponse answer = host.invoke(authorizerId, () -> authorizer.handleRequest(authEvent,
+                new LocalContext(authorizerId, UUID.randomUUID().toString())));
         CachedAuth result = new CachedAuth(answer.getContext() == null ? Map.of() : answer.getContext(),
                 answer.getIsAuthorized(), now.plusSeconds(authorizerCacheSeconds));
         if (authorizerCacheSeconds > 0) {

@@ -187,6 +187,12 @@ public final class LocalMain implements Callable<Integer> {
         } else {
             System.out.println("Operator key: in " + operatorFile + " (creates teams: lifeline create-team NAME)");
         }
+        for (Map.Entry<String, String> secret : local.webhookSecrets().entrySet()) {
+            // What the webhook's receiver compares X-Lifeline-Token with (README, "The restart channel").
+            System.out.println(secret.getKey() + " (sent in X-Lifeline-Token): " + secret.getValue());
+        }
+        System.out.println("Event bus (PutEvents, StartReplay): " + local.bus().endpoint() + "   archive: "
+                + LocalEventBus.ARCHIVE_ARN);
         System.out.println("Try it:");
         System.out.println("  export LIFELINE_KEY=" + local.adminKey());
         System.out.println("  curl -s -X POST " + url + "/v1/teams/local/agents -H \"Authorization: Bearer $LIFELINE_KEY\""

@@ -1,6 +1,7 @@
 package io.lifeline.local;
 
 import io.lifeline.config.Wiring;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.HashMap;
@@ -18,7 +19,8 @@ import software.amazon.awssdk.services.sfn.SfnClient;
  * The template's functions wired the way Lifeline Local runs them, over a table that already exists: the
  * EventBridge stand-in with the template's rules, the function host, the Step Functions stand-in (the bus starts
  * its machines), the gateway in front of the host and, given a streams client, the stream pump feeding the
- * outbox. One assembly for {@link LifelineLocal}, the integration tests' stack and the bench's metered stack;
+ * outbox, and the SQS stand-in with the template's queues and their event sources. One assembly for
+ * {@link LifelineLocal}, the integration tests' stack and the bench's metered stack;
  * each adds only what is its own (front door, scheduler, test clock, capacity meter). The DynamoDB and streams
  * clients stay the caller's: {@link #close} ends only what it started.
  */
@@ -28,6 +30,11 @@ public final class LocalRuntime implements AutoCloseable {
     public final Map<String, String> parameters;
     /** Local names of the template's resources ({@link LifelineLocal#resourceNames}). */
     public final Map<String, String> names;
+    /**
+     * The template's generated secrets (logical id to value) as Local made them: what the webhooks' connections
+     * send in their X-Lifeline-Token header.
+     */
+    public final Map<String, String> secrets;
     public final LocalEventBus bus;
     public final FunctionHost host;
     /** Null when built {@link Builder#withoutStepFunctions()}. */
@@ -35,6 +42,8 @@ public final class LocalRuntime implements AutoCloseable {
     public final LocalGateway gateway;
     /** Null when built without a streams client. */
     public final StreamPump pump;
+    /** The template's SQS queues and their event sources (the sweep's clock). */
+    public final LocalQueues queues;
 
     private final DynamoDbClient dynamo;
     private final Clock clock;
@@ -52,13 +61,25 @@ public final class LocalRuntime implements AutoCloseable {
         this.busClient = b.busClient;
         this.parameters = LifelineLocal.localParameters(b.parameters);
         this.names = LifelineLocal.resourceNames(template, b.tables, b.busName);
-        this.bus = new LocalEventBus(template.rules(parameters), clock);
+        Map<String, String> secrets = new java.util.LinkedHashMap<>();
+        for (String id : template.generatedSecrets()) {
+            secrets.put(id, b.secrets.containsKey(id) ? b.secrets.get(id) : newSecret());
+        }
+        this.secrets = java.util.Collections.unmodifiableMap(secrets);
+        this.queues = new LocalQueues(template, clock);
+        try {
+            this.bus = new LocalEventBus(template.rules(parameters, secrets), clock);
+        } catch (IOException | RuntimeException e) {
+            queues.close();
+            throw e;
+        }
         AtomicReference<LocalStepFunctions> sfn = new AtomicReference<>();
         this.stepFunctionsClient = b.stepFunctions ? () -> sfn.get().client() : () -> {
             throw new IllegalStateException("no Step Functions in this runtime");
         };
         try {
             this.host = newHost();
+            queues.deliverTo(host);
             if (b.stepFunctions) {
                 this.stepFunctions = new LocalStepFunctions(template.stateMachines(parameters, names), host, clock,
                         b.timeScale, b.tick);
@@ -84,13 +105,25 @@ public final class LocalRuntime implements AutoCloseable {
         return new Builder();
     }
 
+    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
+
+    /** A secret as the template's GenerateSecretString makes one: 48 letters and digits. */
+    static String newSecret() {
+        String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+        StringBuilder out = new StringBuilder(48);
+        for (int i = 0; i < 48; i++) {
+            out.append(alphabet.charAt(RANDOM.nextInt(alphabet.length())));
+        }
+        return out.toString();
+    }
+
     /**
      * The template's functions instantiated afresh over the same table, bus and Step Functions, as a new Lambda
      * container would be: nothing remembered from earlier invocations.
      */
     public FunctionHost newHost() {
         return new FunctionHost(template, parameters, names, dynamo, Wiring.memoize(() -> busClient.apply(bus)),
-                Wiring.memoize(stepFunctionsClient), clock);
+                Wiring.memoize(stepFunctionsClient), Wiring.memoize(queues::client), clock);
     }
 
     @Override
@@ -101,6 +134,7 @@ public final class LocalRuntime implements AutoCloseable {
         if (bus != null) {
             bus.close();
         }
+        queues.close();
     }
 
     public static final class Builder {
@@ -117,8 +151,15 @@ public final class LocalRuntime implements AutoCloseable {
         private String streamArn;
         private Path checkpoints;
         private Function<LocalEventBus, EventBridgeClient> busClient = LocalEventBus::client;
+        private Map<String, String> secrets = Map.of();
 
         private Builder() {
+        }
+
+        /** Values for the template's generated secrets (a data dir's, kept across starts); the rest are made anew. */
+        public Builder secrets(Map<String, String> secrets) {
+            this.secrets = Map.copyOf(secrets);
+            return this;
         }
 
         public Builder template(SamTemplate template) {

@@ -69,9 +69,17 @@ public final class LocalStepFunctions implements AutoCloseable {
         if (!resource.startsWith(prefix)) {
             throw new TaskFailure("States.TaskFailed", "Local cannot run the resource " + resource);
         }
-        RequestHandler<Map<String, Object>, Object> handler = host.handler(resource.substring(prefix.length()));
+        String function = resource.substring(prefix.length());
+        RequestHandler<Map<String, Object>, Object> handler = host.handler(function);
         Map<String, Object> in = Json.MAPPER.convertValue(input, new TypeReference<>() { });
-        Object out = handler.handleRequest(in, new LocalContext(resource, UUID.randomUUID().toString()));
+        Object out;
+        try {
+            // Under the function's reserved concurrency, as Lambda runs it; a throttle is the error a Task sees.
+            out = host.invoke(function, () -> handler.handleRequest(in,
+                    new LocalContext(resource, UUID.randomUUID().toString())));
+        } catch (FunctionHost.ThrottledException e) {
+            throw new TaskFailure("Lambda.TooManyRequestsException", e.getMessage());
+        }
         return Json.MAPPER.valueToTree(out);
     }
 

@@ -28,6 +28,8 @@ import software.amazon.awssdk.services.eventbridge.model.PutEventsRequest;
 import software.amazon.awssdk.services.eventbridge.model.PutEventsRequestEntry;
 import software.amazon.awssdk.services.sfn.SfnClient;
 import software.amazon.awssdk.services.sfn.model.SfnException;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.SqsException;
 
 /**
  * IAM for Lifeline Local. DynamoDB Local and Local's stand-ins enforce no IAM, so a call that a function's
@@ -79,6 +81,11 @@ public final class PolicyGuard {
     public Supplier<SfnClient> stepFunctions(FunctionPolicy policy, Supplier<SfnClient> client) {
         return io.lifeline.config.Wiring.memoize(() -> guard(SfnClient.class, client.get(), policy,
                 this::stepFunctionsActions, PolicyGuard::stepFunctionsDenied));
+    }
+
+    public Supplier<SqsClient> sqs(FunctionPolicy policy, Supplier<SqsClient> client) {
+        return io.lifeline.config.Wiring.memoize(() -> guard(SqsClient.class, client.get(), policy,
+                this::sqsActions, PolicyGuard::sqsDenied));
     }
 
     /** An IAM action on a resource, as AWS authorises one part of a call. */
@@ -187,6 +194,18 @@ public final class PolicyGuard {
         String machine = request.getValueForField("stateMachineArn", String.class)
                 .or(() -> request.getValueForField("StateMachineArn", String.class)).orElse(null);
         return List.of(new Needed("states:" + operation, named(machine)));
+    }
+
+    /** A call on a queue names it by URL; IAM authorises SendMessageBatch as sqs:SendMessage. */
+    private List<Needed> sqsActions(String operation, SdkRequest request) {
+        String queue = named(request.getValueForField("QueueUrl", String.class).orElse(null));
+        String action = operation.replaceFirst("Batch$", "");
+        return List.of(new Needed("sqs:" + action, queue));
+    }
+
+    private static RuntimeException sqsDenied(String message) {
+        return SqsException.builder().statusCode(400).message(message)
+                .awsErrorDetails(accessDenied("Sqs")).build();
     }
 
     private static AwsErrorDetails accessDenied(String service) {

@@ -40,22 +40,42 @@ public final class SamTemplate {
         }
     }
 
-    /** A function of the template. {@code handler} is the class name without {@code ::handleRequest}. */
+    /**
+     * A function of the template. {@code handlerClass} is the class name without {@code ::method};
+     * {@code handlerMethod} is the method the Handler names (null when it names a class only).
+     */
     public record Function(String logicalId, String handlerClass, Map<String, String> environment,
                            List<Route> routes, boolean readsTableStream, List<String> streamFilters,
-                           FunctionPolicy policy) {
+                           FunctionPolicy policy, String handlerMethod) {
     }
 
     /**
      * Where a rule sends a matching event: the alerts topic, an HTTP endpoint (API destination), or a state
      * machine, whose input is shaped by the target's InputTransformer (paths map and template; null for
-     * the whole event).
+     * the whole event). {@code retry} is the target's RetryPolicy (EventBridge's defaults when it has none),
+     * {@code deadLetterQueue} the logical id of its DeadLetterConfig queue (null: none); an API destination's
+     * connection adds {@code headers} (its API key) and {@code bodyParameters} to every request.
      */
     public record Target(String id, String topic, String endpoint, String stateMachine,
-                         Map<String, String> inputPaths, String inputTemplate) {
+                         Map<String, String> inputPaths, String inputTemplate, RetryPolicy retry,
+                         String deadLetterQueue, Map<String, String> headers, Map<String, String> bodyParameters) {
         Target(String id, String topic, String endpoint) {
-            this(id, topic, endpoint, null, null, null);
+            this(id, topic, endpoint, null, null, null, RetryPolicy.DEFAULT, null, Map.of(), Map.of());
         }
+
+        /** Where the event goes, without how (retries, queue, credentials). */
+        public String destination() {
+            return topic != null ? "topic " + topic : stateMachine != null ? "state machine " + stateMachine
+                    : "endpoint " + endpoint;
+        }
+    }
+
+    /**
+     * A target's RetryPolicy: EventBridge gives up after {@code maximumRetryAttempts} retries or once the event is
+     * {@code maximumEventAge} old, whichever comes first. Without one: 185 retries, 24 hours.
+     */
+    public record RetryPolicy(int maximumRetryAttempts, java.time.Duration maximumEventAge) {
+        public static final RetryPolicy DEFAULT = new RetryPolicy(185, java.time.Duration.ofHours(24));
     }
 
     /** A state machine: its logical id, its ASL definition and the substitutions the template gives it. */
@@ -68,6 +88,10 @@ public final class SamTemplate {
 
     /** A function's Schedule event. */
     public record Schedule(String functionId, String expression) {
+    }
+
+    /** A function's SQS event: the queue (its logical id) whose messages invoke it, at most {@code batchSize} a time. */
+    public record QueueEvent(String functionId, String queueId, int batchSize) {
     }
 
     private final JsonNode root;
@@ -241,7 +265,8 @@ public final class SamTemplate {
             }
             String handler = p.path("Handler").asText();
             out.add(new Function(id, handler.contains("::") ? handler.substring(0, handler.indexOf("::")) : handler,
-                    env, routes, stream, List.copyOf(filters), FunctionPolicy.of(id, p.path("Policies"))));
+                    env, routes, stream, List.copyOf(filters), FunctionPolicy.of(id, p.path("Policies")),
+                    handler.contains("::") ? handler.substring(handler.indexOf("::") + 2) : null));
         }
         return out;
     }
@@ -252,6 +277,14 @@ public final class SamTemplate {
      * empty resolves to "", meaning the destination is not deployed).
      */
     public List<Rule> rules(Map<String, String> parameters) {
+        return rules(parameters, Map.of());
+    }
+
+    /**
+     * The rules, with each connection's secret header values taken from {@code secrets} (a generated Secrets
+     * Manager secret's logical id to the value Local made for it; a secret it lacks leaves its header out).
+     */
+    public List<Rule> rules(Map<String, String> parameters, Map<String, String> secrets) {
         List<Rule> rules = new ArrayList<>();
         for (String id : resourcesOfType("AWS::Events::Rule")) {
             if (!deployed(id, parameters)) {
@@ -262,25 +295,92 @@ public final class SamTemplate {
             for (JsonNode t : p.path("Targets")) {
                 String resource = referencedResource(t.path("Arn"));
                 String type = resources().path(resource).path("Type").asText();
+                JsonNode transformer = t.path("InputTransformer");
+                Map<String, String> paths = new java.util.LinkedHashMap<>();
+                transformer.path("InputPathsMap").fields().forEachRemaining(e -> paths.put(e.getKey(),
+                        e.getValue().asText()));
+                String template = transformer.isMissingNode() ? null : resolve(transformer.path("InputTemplate"),
+                        parameters, Map.of());
+                RetryPolicy retry = retryPolicy(t.path("RetryPolicy"), parameters);
+                String queue = t.path("DeadLetterConfig").has("Arn")
+                        ? referencedResource(t.path("DeadLetterConfig").path("Arn")) : null;
+                String targetId = t.path("Id").asText();
                 if ("AWS::SNS::Topic".equals(type)) {
-                    targets.add(new Target(t.path("Id").asText(), resource, null));
+                    targets.add(new Target(targetId, resource, null, null, transformer.isMissingNode() ? null : paths,
+                            template, retry, queue, Map.of(), Map.of()));
                 } else if ("AWS::Serverless::StateMachine".equals(type)) {
-                    JsonNode transformer = t.path("InputTransformer");
-                    Map<String, String> paths = new java.util.LinkedHashMap<>();
-                    transformer.path("InputPathsMap").fields().forEachRemaining(e -> paths.put(e.getKey(),
-                            e.getValue().asText()));
-                    targets.add(new Target(t.path("Id").asText(), null, null, resource,
-                            transformer.isMissingNode() ? null : paths,
-                            transformer.isMissingNode() ? null : transformer.path("InputTemplate").asText()));
+                    targets.add(new Target(targetId, null, null, resource, transformer.isMissingNode() ? null : paths,
+                            template, retry, queue, Map.of(), Map.of()));
                 } else if ("AWS::Events::ApiDestination".equals(type) && deployed(resource, parameters)) {
-                    String endpoint = resolve(resources().path(resource).path("Properties").path("InvocationEndpoint"),
-                            parameters, Map.of());
-                    targets.add(new Target(t.path("Id").asText(), null, endpoint));
+                    JsonNode destination = resources().path(resource).path("Properties");
+                    String endpoint = resolve(destination.path("InvocationEndpoint"), parameters, Map.of());
+                    Map<String, String> headers = new LinkedHashMap<>();
+                    Map<String, String> body = new LinkedHashMap<>();
+                    connection(referencedResource(destination.path("ConnectionArn")), parameters, secrets, headers, body);
+                    targets.add(new Target(targetId, null, endpoint, null, transformer.isMissingNode() ? null : paths,
+                            template, retry, queue, headers, body));
                 }
             }
             rules.add(new Rule(id, p.path("EventPattern").toString(), targets));
         }
         return rules;
+    }
+
+    private RetryPolicy retryPolicy(JsonNode policy, Map<String, String> parameters) {
+        if (policy.isMissingNode()) {
+            return RetryPolicy.DEFAULT;
+        }
+        int attempts = policy.has("MaximumRetryAttempts")
+                ? Integer.parseInt(resolve(policy.get("MaximumRetryAttempts"), parameters, Map.of()))
+                : RetryPolicy.DEFAULT.maximumRetryAttempts();
+        java.time.Duration age = policy.has("MaximumEventAgeInSeconds")
+                ? java.time.Duration.ofSeconds(Long.parseLong(resolve(policy.get("MaximumEventAgeInSeconds"),
+                        parameters, Map.of())))
+                : RetryPolicy.DEFAULT.maximumEventAge();
+        return new RetryPolicy(attempts, age);
+    }
+
+    private static final java.util.regex.Pattern SECRET_REFERENCE =
+            java.util.regex.Pattern.compile("\\{\\{resolve:secretsmanager:\\$\\{([A-Za-z0-9]+)}:SecretString}}");
+
+    /**
+     * An API_KEY connection's header and body parameters as Local sends them: a literal or a parameter as it
+     * resolves; a dynamic reference to a generated secret of this template as {@code secrets} has it.
+     */
+    private void connection(String logicalId, Map<String, String> parameters, Map<String, String> secrets,
+                            Map<String, String> headers, Map<String, String> body) {
+        JsonNode auth = resources().path(logicalId).path("Properties").path("AuthParameters");
+        JsonNode key = auth.path("ApiKeyAuthParameters");
+        if (!key.isMissingNode()) {
+            String value = secretOrValue(key.path("ApiKeyValue"), parameters, secrets);
+            if (value != null) {
+                headers.put(key.path("ApiKeyName").asText(), value);
+            }
+        }
+        for (JsonNode b : auth.path("InvocationHttpParameters").path("BodyParameters")) {
+            body.put(b.path("Key").asText(), resolve(b.path("Value"), parameters, Map.of()));
+        }
+    }
+
+    private String secretOrValue(JsonNode value, Map<String, String> parameters, Map<String, String> secrets) {
+        if (value.has("Fn::Sub") && value.get("Fn::Sub").isTextual()) {
+            java.util.regex.Matcher m = SECRET_REFERENCE.matcher(value.get("Fn::Sub").asText());
+            if (m.matches()) {
+                return secrets.get(m.group(1));
+            }
+        }
+        return resolve(value, parameters, Map.of());
+    }
+
+    /** Logical ids of the template's Secrets Manager secrets that CloudFormation generates (GenerateSecretString). */
+    public List<String> generatedSecrets() {
+        List<String> out = new ArrayList<>();
+        for (String id : resourcesOfType("AWS::SecretsManager::Secret")) {
+            if (resources().path(id).path("Properties").has("GenerateSecretString")) {
+                out.add(id);
+            }
+        }
+        return out;
     }
 
     public List<Schedule> schedules() {
@@ -289,6 +389,21 @@ public final class SamTemplate {
             for (JsonNode event : resources().path(id).path("Properties").path("Events")) {
                 if ("Schedule".equals(event.path("Type").asText())) {
                     out.add(new Schedule(id, event.path("Properties").path("Schedule").asText()));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Every function's SQS events, in template order (SAM's default batch size is 10). */
+    public List<QueueEvent> queueEvents() {
+        List<QueueEvent> out = new ArrayList<>();
+        for (String id : resourcesOfType("AWS::Serverless::Function")) {
+            for (JsonNode event : resources().path(id).path("Properties").path("Events")) {
+                if ("SQS".equals(event.path("Type").asText())) {
+                    JsonNode props = event.path("Properties");
+                    out.add(new QueueEvent(id, referencedResource(props.path("Queue")),
+                            props.path("BatchSize").asInt(10)));
                 }
             }
         }
@@ -326,6 +441,22 @@ public final class SamTemplate {
             out.add(new StateMachine(id, definition, substitutions));
         }
         return out;
+    }
+
+    /**
+     * A function's ReservedConcurrentExecutions for these parameters ({@code !If} evaluated; {@code AWS::NoValue}
+     * or none: empty). Lambda runs at most that many invocations of it at once and throttles the rest.
+     */
+    public java.util.OptionalInt reservedConcurrency(String logicalId, Map<String, String> parameters) {
+        JsonNode v = resources().path(logicalId).path("Properties").path("ReservedConcurrentExecutions");
+        if (v.has("Fn::If")) {
+            JsonNode branches = v.get("Fn::If");
+            v = condition(branches.get(0).asText(), parameters) ? branches.get(1) : branches.get(2);
+        }
+        if (v.isMissingNode() || (v.has("Ref") && "AWS::NoValue".equals(v.get("Ref").asText()))) {
+            return java.util.OptionalInt.empty();
+        }
+        return java.util.OptionalInt.of(Integer.parseInt(resolve(v, parameters, Map.of())));
     }
 
     /** Logical ids of every resource of {@code type}. */

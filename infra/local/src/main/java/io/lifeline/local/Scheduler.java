@@ -15,9 +15,10 @@ import org.joda.time.DateTime;
 
 /**
  * EventBridge schedules for Local: each function with a Schedule event is invoked with a real
- * {@link ScheduledEvent}. A function whose environment has {@code SWEEP_INTERVAL_MS} is invoked at that
- * period instead of the template's rate, one sweep per invocation (Local sets SweepsPerInvocation to 1),
- * so scaled-down intervals work for demos and tests.
+ * {@link ScheduledEvent}. A function whose environment has {@code SWEEP_INTERVAL_MS} is invoked every
+ * {@code SWEEP_INTERVAL_MS} x {@code SWEEPS_PER_INVOCATION} instead of the template's rate (in AWS the pair fills
+ * the minute): the sweep's schedule scaled with its interval, so scaled-down intervals work for demos and tests. The
+ * sweeps in between travel through the sweep queue, as in AWS ({@link LocalQueues}).
  *
  * <p>Each firing is due on a monotonic schedule ({@link System#nanoTime}, which keeps counting while the
  * process is frozen), and its event carries the time it was <em>due</em>, as EventBridge's does: the
@@ -61,12 +62,22 @@ final class Scheduler implements AutoCloseable {
         this.nanoTime = nanoTime;
         this.frontDoorWaitNanos = frontDoorWaitNanos;
         for (SamTemplate.Schedule s : schedules) {
-            String interval = host.function(s.functionId()).environment().get("SWEEP_INTERVAL_MS");
-            Duration period = interval != null ? Duration.ofMillis(Long.parseLong(interval)) : rate(s.expression());
+            Duration period = period(host.function(s.functionId()).environment(), s.expression());
             RequestHandler<ScheduledEvent, Object> handler = host.handler(s.functionId());
             new Firing(host, s.functionId(), handler, period.toNanos(), nanoTime.getAsLong() + period.toNanos())
                     .arm();
         }
+    }
+
+    /** The period Local fires a schedule at: the sweep's minute scaled to its interval, else the rate. */
+    static Duration period(java.util.Map<String, String> environment, String expression) {
+        String interval = environment.get("SWEEP_INTERVAL_MS");
+        if (interval == null) {
+            return rate(expression);
+        }
+        String perSchedule = environment.get("SWEEPS_PER_INVOCATION");
+        return Duration.ofMillis(Long.parseLong(interval))
+                .multipliedBy(perSchedule == null ? 1 : Long.parseLong(perSchedule));
     }
 
     static Duration rate(String expression) {

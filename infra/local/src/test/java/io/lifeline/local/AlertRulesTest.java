@@ -227,14 +227,16 @@ class AlertRulesTest {
                 assertEquals("ReviveStateMachine", r.targets().get(0).stateMachine());
                 continue;
             }
-            assertEquals(List.of(new SamTemplate.Target("alerts-topic", "AlertsTopic", null)), r.targets(),
-                    r.logicalId());
+            assertEquals(List.of("alerts-topic topic AlertsTopic"), destinations(r), r.logicalId());
         }
-        assertEquals(List.of(new SamTemplate.Target("alert-webhook", null, "http://x")),
-                rules.get("AlertWebhookRule").targets());
-        assertEquals(List.of(new SamTemplate.Target("slack", null, "http://y")), rules.get("SlackRule").targets());
+        assertEquals(List.of("alert-webhook endpoint http://x"), destinations(rules.get("AlertWebhookRule")));
+        assertEquals(List.of("slack endpoint http://y"), destinations(rules.get("SlackRule")));
         assertEquals("https://events.pagerduty.com/v2/enqueue",
                 rules.get("PagerDutyTriggerRule").targets().get(0).endpoint());
+    }
+
+    private static List<String> destinations(SamTemplate.Rule r) {
+        return r.targets().stream().map(t -> t.id() + " " + t.destination()).toList();
     }
 
     private static Set<String> union(Set<String> base, String... more) {
@@ -364,5 +366,143 @@ class AlertRulesTest {
             }
         }
         assertEquals(List.of(), missing);
+    }
+
+    // ---- delivery: retries, dead letters, secrets (issue 19) ---------------------------------------------
+
+    @Test
+    void everyTarget_hasARetryPolicy_andTheDeliveryDeadLetterQueue() throws Exception {
+        JsonNode root = new ObjectMapper(new YAMLFactory()).readTree(TestStack.templatePath().toFile());
+        List<String> missing = new ArrayList<>();
+        root.path("Resources").fields().forEachRemaining(r -> {
+            if ("AWS::Events::Rule".equals(r.getValue().path("Type").asText())) {
+                for (JsonNode t : r.getValue().path("Properties").path("Targets")) {
+                    if (!t.has("RetryPolicy") || !t.path("DeadLetterConfig").has("Arn")) {
+                        missing.add(r.getKey() + "/" + t.path("Id").asText());
+                    }
+                }
+            }
+        });
+        assertEquals(List.of(), missing, "targets without a RetryPolicy or a DeadLetterConfig");
+        for (SamTemplate.Rule r : rules.values()) {
+            for (SamTemplate.Target t : r.targets()) {
+                assertEquals("DeliveryDeadLetterQueue", t.deadLetterQueue(), r.logicalId());
+            }
+        }
+    }
+
+    /** Alerts give up in minutes (a late "dead" after its "recovered" misleads); a revive start keeps trying a day. */
+    @Test
+    void alertTargets_giveUpWithinMinutes_whileReviveStartsKeepTryingForADay() {
+        java.time.Duration window = java.time.Duration.ofSeconds(Long.parseLong(
+                template.parameter("AlertRetryWindowSeconds", Map.of())));
+        assertTrue(window.compareTo(java.time.Duration.ofMinutes(30)) <= 0, window.toString());
+        for (String id : List.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "SlackRule",
+                "PagerDutyTriggerRule", "PagerDutyResolveRule", "AlertWebhookRule")) {
+            assertEquals(window, rules.get(id).targets().get(0).retry().maximumEventAge(), id);
+        }
+        assertEquals(java.time.Duration.ofHours(24),
+                rules.get("ReviveOnDeathRule").targets().get(0).retry().maximumEventAge());
+        java.time.Duration restart = rules.get("RestartWebhookRule").targets().get(0).retry().maximumEventAge();
+        assertTrue(restart.compareTo(java.time.Duration.ofSeconds(Long.parseLong(
+                template.parameter("CommandTtlSeconds", Map.of())))) <= 0, "no retry past the command's life");
+    }
+
+    /**
+     * The PagerDuty routing key and the Slack URL are in no rule: the key reaches PagerDuty's body from the
+     * connection's secret body parameter, and the body a trigger sends is Events v2's with the key in it.
+     */
+    @Test
+    void secrets_areInNoRule_andThePagerDutyKeyReachesTheBodyFromItsConnection() throws Exception {
+        JsonNode root = new ObjectMapper(new YAMLFactory()).readTree(TestStack.templatePath().toFile());
+        root.path("Resources").fields().forEachRemaining(r -> {
+            if ("AWS::Events::Rule".equals(r.getValue().path("Type").asText())) {
+                String text = r.getValue().toString();
+                for (String secret : List.of("PagerDutyRoutingKey", "SlackWebhookUrl", "Secret")) {
+                    assertFalse(text.contains(secret), r.getKey() + " mentions " + secret);
+                }
+            }
+        });
+        assertEquals("true", root.path("Parameters").path("PagerDutyRoutingKey").path("NoEcho").asText());
+        assertEquals("true", root.path("Parameters").path("SlackWebhookUrl").path("NoEcho").asText());
+
+        String key = "0123456789abcdef0123456789abcdef";
+        Map<String, String> withKey = new LinkedHashMap<>(ALL_OPTIONAL);
+        withKey.put("PagerDutyRoutingKey", key);
+        SamTemplate.Target trigger = template.rules(withKey).stream()
+                .filter(r -> r.logicalId().equals("PagerDutyTriggerRule")).findFirst().orElseThrow().targets().get(0);
+        assertFalse(trigger.inputTemplate().contains(key));
+        assertEquals(Map.of("routing_key", key), trigger.bodyParameters());
+        ObjectNode body = ((ObjectNode) LocalEventBus.transform(trigger, envelope(
+                status(AgentStatus.WORKING, AgentStatus.DEAD, Trigger.HEARTBEAT_EXPIRED, SILENT)))).deepCopy();
+        trigger.bodyParameters().forEach(body::put);
+        assertEquals(key, body.path("routing_key").asText());
+        assertEquals("trigger", body.path("event_action").asText());
+        assertEquals("lifeline/acme/a-1", body.path("dedup_key").asText());
+        // The transition's seq rides along, so a receiver can order a trigger and its resolve (issue 19, item 3).
+        assertTrue(body.path("payload").path("custom_details").path("seq").isNumber(), body.toString());
+    }
+
+    /** Each destination has its own connection, so a credential reaches only the endpoint it is for. */
+    @Test
+    void eachApiDestination_hasItsOwnConnection() throws Exception {
+        JsonNode resources = new ObjectMapper(new YAMLFactory()).readTree(TestStack.templatePath().toFile())
+                .path("Resources");
+        Map<String, String> connectionOf = new LinkedHashMap<>();
+        resources.fields().forEachRemaining(r -> {
+            if ("AWS::Events::ApiDestination".equals(r.getValue().path("Type").asText())) {
+                connectionOf.put(r.getKey(), r.getValue().path("Properties").path("ConnectionArn").asText());
+            }
+        });
+        assertEquals(4, connectionOf.size(), connectionOf.toString());
+        assertEquals(connectionOf.size(), new java.util.HashSet<>(connectionOf.values()).size(), connectionOf.toString());
+    }
+
+    /** The rules' logical ids named by {@code !GetAtt X.Arn} anywhere under {@code node} (tags dropped: "X.Arn"). */
+    private static Set<String> namedRuleArns(JsonNode node) {
+        Set<String> out = new TreeSet<>();
+        if (node.isTextual() && node.asText().endsWith("Rule.Arn")) {
+            out.add(node.asText().substring(0, node.asText().length() - ".Arn".length()));
+        }
+        node.forEach(child -> out.addAll(namedRuleArns(child)));
+        return out;
+    }
+
+    /**
+     * The alerts topic lets EventBridge publish only for the rules that target it, and the dead-letter queue takes
+     * messages only for the rules whose targets name it (aws:SourceArn), so no other rule of the account can use
+     * either.
+     */
+    @Test
+    void topicAndDeadLetterPolicies_nameExactlyTheRulesThatUseThem() throws Exception {
+        JsonNode resources = new ObjectMapper(new YAMLFactory()).readTree(TestStack.templatePath().toFile())
+                .path("Resources");
+        Set<String> topicRules = new TreeSet<>();
+        Set<String> queueRules = new TreeSet<>();
+        resources.fields().forEachRemaining(r -> {
+            if ("AWS::Events::Rule".equals(r.getValue().path("Type").asText())) {
+                for (JsonNode t : r.getValue().path("Properties").path("Targets")) {
+                    if (t.path("Arn").asText().equals("AlertsTopic")) {
+                        topicRules.add(r.getKey());
+                    }
+                    if (t.path("DeadLetterConfig").path("Arn").asText().equals("DeliveryDeadLetterQueue.Arn")) {
+                        queueRules.add(r.getKey());
+                    }
+                }
+            }
+        });
+        JsonNode eventsOnTopic = null;
+        for (JsonNode st : resources.path("AlertsTopicPolicy").path("Properties").path("PolicyDocument").path("Statement")) {
+            if (st.path("Principal").path("Service").asText().equals("events.amazonaws.com")) {
+                eventsOnTopic = st;
+            }
+        }
+        assertEquals(topicRules, namedRuleArns(eventsOnTopic.path("Condition").path("ArnEquals")),
+                "the topic policy's aws:SourceArn");
+        JsonNode queueStatement = resources.path("DeliveryDeadLetterQueuePolicy").path("Properties")
+                .path("PolicyDocument").path("Statement").get(0);
+        assertEquals(queueRules, namedRuleArns(queueStatement.path("Condition").path("ArnEquals")),
+                "the queue policy's aws:SourceArn");
+        assertEquals(rules.keySet(), queueRules, "every rule's target has the queue");
     }
 }

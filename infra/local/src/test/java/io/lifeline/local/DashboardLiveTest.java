@@ -248,6 +248,8 @@ class DashboardLiveTest {
         ok(stack.agent("pause-agent", "cal", "{\"seconds\":600,\"reason\":\"kernel upgrade\"}"));
         waiting().until(d -> d.findElement(By.cssSelector("tr.agent[data-agent-id='cal'] .deadline")).getText()
                 .startsWith("paused until "));
+        // PAUSED, not READY, with until when.
+        waiting().until(d -> "PAUSED".equals(badgeOf("cal")));
         DashboardTest.screenshot(driver, "live-team");
     }
 

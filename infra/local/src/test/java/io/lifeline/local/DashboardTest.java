@@ -191,6 +191,8 @@ class DashboardTest {
                 return false;
             }
         });
+        // Trouble first: Cyd (dead, restarting or unrecoverable) heads the table.
+        assertEquals("cyd", driver.findElement(By.cssSelector("tr.agent")).getAttribute("data-agent-id"));
         assertEquals("READY", badgeOf("ada"));
         assertEquals("WORKING", badgeOf("bob"));
         assertEquals("OFFLINE", badgeOf("dee"));
@@ -250,7 +252,7 @@ class DashboardTest {
                 + ".filter.call(document.querySelectorAll('#agent-events li[data-event-id]'), function (li) {"
                 + " return li.getAttribute('data-event-id').indexOf('/cyd/') < 0; }).length;");
         assertEquals(0L, others, "only Cyd's events");
-        assertEquals("No checkpoint saved.", driver.findElement(By.id("agent-checkpoint")).getText());
+        assertEquals("No checkpoint saved.", driver.findElement(By.id("no-checkpoint")).getText());
         screenshot("agent");
         driver.findElement(By.id("back-link")).click();
         waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("team-view")));

@@ -257,6 +257,8 @@ class HeartbeatContractTest {
             "{\"stats\":{\"toolCallsExecuted\":1.5}}|INVALID_FIELD",
             "{\"stats\":{\"errorsEncountered\":-1}}|INVALID_FIELD",
             "{\"stats\":{\"uptime\":true}}|INVALID_FIELD",
+            "{\"stats\":{\"restartsLastHour\":3601}}|INVALID_FIELD",
+            "{\"stats\":{\"restartsLastHour\":-1}}|INVALID_FIELD",
             "{\"stats\":{\"messagesProcessed\":100000000000000000000000}}|INVALID_FIELD",
             "{\"nextHeartbeatWithinSeconds\":\"30\"}|INVALID_FIELD",
             "{\"nextHeartbeatWithinSeconds\":30.5}|INVALID_FIELD",
@@ -387,6 +389,18 @@ class HeartbeatContractTest {
         assertEquals(message, r.text("error"));
         assertEquals(status, r.text("agentStatus"));
         assertTrue(stack.item(agentPartition(id), "DATA").isEmpty(), "no side item for a refused heartbeat");
+    }
+
+    @Test
+    void heartbeat_withRestartsLastHour_showsItOnTheAgent_untilTheHostReportsAnother() {
+        String id = newId("restarts");
+        stack.ready(id);
+        assertEquals(200, stack.heartbeat(id, "{\"stats\":{\"restartsLastHour\":4}}").status());
+        assertEquals(4, stack.agentView(id).get("stats").get("restartsLastHour").asInt());
+        assertEquals(200, stack.heartbeat(id, "{}").status());
+        assertEquals(4, stack.agentView(id).get("stats").get("restartsLastHour").asInt(), "a beat without it keeps it");
+        assertEquals(200, stack.heartbeat(id, "{\"stats\":{\"restartsLastHour\":0}}").status());
+        assertEquals(0, stack.agentView(id).get("stats").get("restartsLastHour").asInt());
     }
 
     @Test

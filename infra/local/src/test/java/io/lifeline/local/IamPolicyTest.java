@@ -105,6 +105,9 @@ class IamPolicyTest {
             assertEquals(202, stack.agent("revive", "w2", null).status());
             stack.pump.drain();
             stack.stepFunctions.runDue();
+            // The outbox repair: re-drives parked records (none) and replays nothing unpublished.
+            stack.host.<com.amazonaws.services.lambda.runtime.events.ScheduledEvent, Object>handler("OutboxRepairFunction")
+                    .handleRequest(new com.amazonaws.services.lambda.runtime.events.ScheduledEvent(), null);
             ok(stack.agent("pause-agent", "w1", "{\"seconds\":60}"));
             ok(stack.agent("resume-agent", "w1", null));
 

@@ -73,8 +73,9 @@ class LocalProcessGuardsTest {
         for (InetSocketAddress socket : sockets) {
             assertTrue(socket.getAddress().isLoopbackAddress(), "listens beyond loopback: " + socket);
         }
-        // The front door, the event bus and the Step Functions stand-ins; DynamoDB Local runs in-process.
-        assertEquals(3, sockets.size(), sockets.toString());
+        // The front door, the event bus, the Step Functions and the SQS (sweep queue) stand-ins; DynamoDB Local runs
+        // in-process.
+        assertEquals(4, sockets.size(), sockets.toString());
     }
 
     @Test

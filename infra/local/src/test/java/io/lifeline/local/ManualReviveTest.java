@@ -120,6 +120,39 @@ class ManualReviveTest {
     }
 
     @Test
+    void fail_withGiveUp_endsDeadFailedReviveAtOnce_startsNoReviveFlow_andAManualReviveStillWorks() {
+        String id = newId("gave-up");
+        ok(stack.register(id));
+        ok(stack.agent("join", id, null));
+
+        TestStack.Reply r = ok(stack.agent("fail", id,
+                "{\"reason\":\"5 crashes in 10 min; exited with status 3: boom\",\"giveUp\":true}"));
+
+        assertEquals("dead_failed_revive", r.text("status"));
+        JsonNode last = stack.agentView(id).get("lastTransition");
+        assertEquals("host_gave_up", last.get("trigger").asText());
+        assertEquals("ready", last.get("from").asText());
+        assertEquals("host gave up: 5 crashes in 10 min; exited with status 3: boom", last.get("reason").asText());
+        stack.pump.drain();
+        stack.advanceAndRunDue(Duration.ofSeconds(30));
+        assertTrue(stack.executionsFor(id).isEmpty(), "a give-up starts no revive flow");
+        assertEquals("dead_failed_revive", stack.status(id));
+        assertEquals(202, revive(id).status(), "an operator may still decide to revive it");
+    }
+
+    @Test
+    void fail_withGiveUpThatIsNotABoolean_answers400AndWritesNothing() {
+        String id = newId("gave-up-bad");
+        ok(stack.register(id));
+        ok(stack.agent("join", id, null));
+        stack.pump.drain();
+        TestStack.Reply r = stack.writesNothing(() -> stack.agent("fail", id, "{\"giveUp\":\"yes\"}"));
+        assertEquals(400, r.status());
+        assertEquals("INVALID_FIELD", r.code());
+        assertEquals("ready", stack.status(id));
+    }
+
+    @Test
     void revive_whenDead_startsExecutionAndTheRulesOwnForTheSameDeathStandsDown() {
         String id = newId("dead");
         ok(stack.register(id));

@@ -348,33 +348,140 @@ class ObservabilityTest {
                 "a held sweep shows");
     }
 
+    /** One metric an alarm watches: its namespace, name and dimensions (values as the template writes them). */
+    record Watched(String alarm, String namespace, String metric, Map<String, JsonNode> dimensions) {
+    }
+
     /**
-     * Each alarm on a Lifeline metric names a metric, with exactly the dimensions and values, that some
-     * function emitted in this run; each alarm notifies the alerts topic.
+     * Every metric every alarm watches: the alarm's own, or each MetricStat of a metric-math alarm (an item under
+     * {@code !If} counts as the metric it names when deployed).
      */
-    @Test
-    void templateAlarms_watchMetricsTheFunctionsEmit() throws Exception {
+    static List<Watched> watchedMetrics() throws Exception {
         JsonNode resources = new ObjectMapper(new YAMLFactory()).readTree(TestStack.templatePath().toFile())
                 .path("Resources");
-        Set<String> watched = new HashSet<>();
+        List<Watched> out = new ArrayList<>();
         for (Iterator<Map.Entry<String, JsonNode>> it = resources.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> r = it.next();
             if (!"AWS::CloudWatch::Alarm".equals(r.getValue().path("Type").asText())) {
                 continue;
             }
             JsonNode p = r.getValue().path("Properties");
-            if (!Metrics.NAMESPACE.equals(p.path("Namespace").asText())) {
+            List<JsonNode> metrics = new ArrayList<>();
+            if (p.has("MetricName")) {
+                metrics.add(p);
+            }
+            for (JsonNode item : p.path("Metrics")) {
+                JsonNode m = item.isArray() ? item.get(1) : item; // !If [Condition, metric, NoValue]
+                if (m.has("MetricStat")) {
+                    metrics.add(m.path("MetricStat").path("Metric"));
+                } else {
+                    assertTrue(m.has("Expression"), r.getKey() + ": a metric query is a MetricStat or an expression");
+                }
+            }
+            assertFalse(metrics.isEmpty(), r.getKey() + " watches no metric");
+            for (JsonNode m : metrics) {
+                Map<String, JsonNode> dims = new java.util.LinkedHashMap<>();
+                m.path("Dimensions").forEach(d -> dims.put(d.path("Name").asText(), d.path("Value")));
+                out.add(new Watched(r.getKey(), m.path("Namespace").asText(), m.path("MetricName").asText(), dims));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Each alarm on a Lifeline metric names a metric, with exactly the dimensions and values, that some
+     * function emitted in this run; each alarm notifies the alerts topic.
+     */
+    @Test
+    void templateAlarms_watchMetricsTheFunctionsEmit() throws Exception {
+        Set<String> watched = new HashSet<>();
+        for (Watched w : watchedMetrics()) {
+            if (!Metrics.NAMESPACE.equals(w.namespace())) {
                 continue;
             }
-            String metric = p.path("MetricName").asText();
             Map<String, String> dims = new HashMap<>();
-            p.path("Dimensions").forEach(d -> dims.put(d.path("Name").asText(), d.path("Value").asText()));
-            boolean emitted = documents().stream().anyMatch(d -> emits(d, metric, dims));
-            assertTrue(emitted, r.getKey() + ": no document emitted " + metric + " with dimensions " + dims);
-            watched.add(metric);
+            w.dimensions().forEach((k, v) -> dims.put(k, v.asText()));
+            boolean emitted = documents().stream().anyMatch(d -> emits(d, w.metric(), dims));
+            assertTrue(emitted, w.alarm() + ": no document emitted " + w.metric() + " with dimensions " + dims);
+            watched.add(w.metric());
         }
         assertTrue(watched.containsAll(Set.of(Metrics.SWEEP_DURATION, Metrics.EVENTS_FAILED,
-                Metrics.AGENTS_MARKED_DEAD)), "sweep running, publish failures, dead-agent rate: " + watched);
+                Metrics.AGENTS_MARKED_DEAD, Metrics.SWEEP_WRITE_ERRORS)),
+                "sweep running, publish failures, dead-agent rate, sweep write errors: " + watched);
+    }
+
+    /**
+     * The metrics AWS publishes that the template's alarms may watch, as each service documents them (the
+     * CloudWatch metrics pages of Lambda, EventBridge, SQS, API Gateway HTTP APIs, Step Functions and DynamoDB):
+     * namespace, metric, and the dimension set the alarm must use.
+     */
+    static final Map<String, Set<String>> AWS_METRICS = Map.ofEntries(
+            Map.entry("AWS/Lambda Errors", Set.of("FunctionName", "FunctionName,Resource")),
+            Map.entry("AWS/Lambda Throttles", Set.of("FunctionName", "FunctionName,Resource")),
+            Map.entry("AWS/Lambda IteratorAge", Set.of("FunctionName", "FunctionName,Resource")),
+            // A rule on a custom bus: both dimensions (a RuleName alone is the default bus's).
+            Map.entry("AWS/Events FailedInvocations", Set.of("EventBusName,RuleName")),
+            Map.entry("AWS/Events InvocationsSentToDlq", Set.of("EventBusName,RuleName")),
+            Map.entry("AWS/SQS ApproximateNumberOfMessagesVisible", Set.of("QueueName")),
+            Map.entry("AWS/ApiGateway 5xx", Set.of("ApiId,Stage")),
+            Map.entry("AWS/States ExecutionsFailed", Set.of("StateMachineArn")),
+            Map.entry("AWS/DynamoDB ReadThrottleEvents", Set.of("TableName")),
+            Map.entry("AWS/DynamoDB WriteThrottleEvents", Set.of("TableName")));
+
+    /** What each AWS dimension names, as a resource type of the template (Stage: the HTTP API's default stage). */
+    static final Map<String, String> DIMENSION_RESOURCE = Map.of("FunctionName", "AWS::Serverless::Function",
+            "Resource", "AWS::Serverless::Function", "EventBusName", "AWS::Events::EventBus",
+            "RuleName", "AWS::Events::Rule", "QueueName", "AWS::SQS::Queue", "ApiId", "AWS::Serverless::HttpApi",
+            "StateMachineArn", "AWS::Serverless::StateMachine", "TableName", "AWS::DynamoDB::Table");
+
+    /**
+     * Each alarm on an AWS namespace watches a metric that service publishes, with the dimensions it publishes it
+     * under, each naming a resource of the right kind in this template; together they cover what issue 19 asks to
+     * watch.
+     */
+    @Test
+    void templateAlarms_onAwsMetrics_watchMetricsAwsPublishes_forResourcesOfTheTemplate() throws Exception {
+        JsonNode resources = new ObjectMapper(new YAMLFactory()).readTree(TestStack.templatePath().toFile())
+                .path("Resources");
+        Set<String> watched = new HashSet<>();
+        for (Watched w : watchedMetrics()) {
+            if (Metrics.NAMESPACE.equals(w.namespace())) {
+                continue;
+            }
+            String key = w.namespace() + " " + w.metric();
+            assertTrue(AWS_METRICS.containsKey(key), w.alarm() + ": " + key + " is not a metric AWS documents here");
+            String dims = String.join(",", new java.util.TreeSet<>(w.dimensions().keySet()));
+            assertTrue(AWS_METRICS.get(key).contains(dims), w.alarm() + ": " + key + " is not published by " + dims);
+            w.dimensions().forEach((name, value) -> {
+                if (name.equals("Stage")) {
+                    assertEquals("$default", value.asText(), w.alarm());
+                    return;
+                }
+                String type = DIMENSION_RESOURCE.get(name);
+                List<String> named = new ArrayList<>();
+                collectText(value, named);
+                boolean found = named.stream().map(ObservabilityTest::logicalId)
+                        .anyMatch(id -> type.equals(resources.path(id).path("Type").asText()));
+                assertTrue(found, w.alarm() + ": " + name + " " + value + " names no " + type);
+            });
+            watched.add(key);
+        }
+        assertTrue(watched.containsAll(Set.of("AWS/Events FailedInvocations", "AWS/SQS ApproximateNumberOfMessagesVisible",
+                "AWS/ApiGateway 5xx", "AWS/Lambda Throttles", "AWS/Lambda Errors", "AWS/States ExecutionsFailed",
+                "AWS/DynamoDB WriteThrottleEvents")), watched.toString());
+    }
+
+    private static void collectText(JsonNode n, List<String> out) {
+        if (n.isTextual()) {
+            out.add(n.asText());
+        }
+        n.forEach(child -> collectText(child, out));
+    }
+
+    /** The logical id in a reference as the YAML reader leaves it: X, X.Attr, ${X}:live. */
+    private static String logicalId(String text) {
+        String t = text.replace("${", "").replaceAll("[}].*$", "");
+        return t.contains(".") ? t.substring(0, t.indexOf('.')) : t;
     }
 
     /** Whether {@code doc} declares {@code metric} under a dimension set of exactly {@code dims}'s names and values. */

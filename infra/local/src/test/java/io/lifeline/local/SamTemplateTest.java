@@ -140,9 +140,20 @@ class SamTemplateTest {
     void handlerClasses_allExist_andAreLambdaRequestHandlers() throws Exception {
         for (Map.Entry<String, JsonNode> f : functionResources().entrySet()) {
             String handler = f.getValue().path("Properties").path("Handler").asText();
-            assertTrue(handler.endsWith("::handleRequest"), f.getKey() + ": " + handler);
             Class<?> type = Class.forName(handler.substring(0, handler.indexOf("::")));
             assertTrue(RequestHandler.class.isAssignableFrom(type), type + " is a RequestHandler");
+            String method = handler.substring(handler.indexOf("::") + 2);
+            if (!method.equals("handleRequest")) {
+                // A function that reads more than one kind of event (the sweep: its schedule and its queue) reads the
+                // JSON itself: the method the Handler names is its only one of that name, so the Lambda runtime
+                // cannot pick another overload, and takes the runtime's (InputStream, OutputStream, Context).
+                List<java.lang.reflect.Method> named = java.util.Arrays.stream(type.getMethods())
+                        .filter(m -> m.getName().equals(method)).toList();
+                assertEquals(1, named.size(), f.getKey() + ": " + handler);
+                assertEquals(List.of(java.io.InputStream.class, java.io.OutputStream.class,
+                        com.amazonaws.services.lambda.runtime.Context.class),
+                        List.of(named.get(0).getParameterTypes()), f.getKey() + ": " + handler);
+            }
             assertNotNull(type.getConstructor(), type + " has the no-arg constructor the Lambda runtime uses");
             assertNotNull(stack.host.handler(f.getKey()), f.getKey() + " starts in Local");
         }
@@ -240,7 +251,8 @@ class SamTemplateTest {
 
     @Test
     void everyFunction_hasPolicies_scopedToTheTableOrTheBus() {
-        Set<String> allowed = new HashSet<>(Set.of(template.eventBusLogicalId() + ".Arn", "ReviveStateMachine"));
+        Set<String> allowed = new HashSet<>(Set.of(template.eventBusLogicalId() + ".Arn", "ReviveStateMachine",
+                "SweepQueue.Arn"));
         for (String table : template.tableLogicalIds()) {
             allowed.add(table + ".Arn");
             allowed.add("${" + table + ".Arn}/index/byTeam");
@@ -281,7 +293,12 @@ class SamTemplateTest {
             }
         }
         assertEquals(Set.of("SweepNotRunningAlarm", "PublishFailuresAlarm", "PublisherErrorsAlarm", "PublisherLagAlarm",
-                "DeadAgentRateAlarm", "HeartbeatErrorsAlarm", "HeartbeatInternalErrorsAlarm", "AuthorizerErrorsAlarm"),
+                "DeadAgentRateAlarm", "HeartbeatErrorsAlarm", "HeartbeatInternalErrorsAlarm", "AuthorizerErrorsAlarm",
+                "OutboxParkedAlarm", "OutboxFailedAlarm",
+                // issue 19: deliveries, starvation, the store, revives and the sweep's writes
+                "SweepWriteErrorsAlarm", "DeliveryDeadLettersAlarm", "DeliveryFailuresAlarm", "ApiServerErrorsAlarm",
+                "HeartbeatThrottlesAlarm", "AuthorizerThrottlesAlarm", "ControlLoopThrottlesAlarm", "ReviveFailuresAlarm",
+                "StoreThrottlesAlarm"),
                 alarms.keySet());
         for (Map.Entry<String, Node> a : alarms.entrySet()) {
             for (String actions : List.of("AlarmActions", "OKActions")) {

@@ -67,4 +67,13 @@ class SchedulerTest {
         assertEquals(6_000, Scheduler.lateMillis(10 * SECOND, 16 * SECOND, 4 * SECOND));
         assertEquals(0, Scheduler.lateMillis(10 * SECOND, 9 * SECOND, 0));
     }
+
+    @Test
+    void period_ofTheSweepsSchedule_isItsIntervalTimesTheSweepsOfOneSchedule_elseTheRate() {
+        assertEquals(Duration.ofSeconds(60), Scheduler.period(java.util.Map.of("SWEEP_INTERVAL_MS", "15000",
+                "SWEEPS_PER_INVOCATION", "4"), "rate(1 minute)"), "the template's defaults fill the minute");
+        assertEquals(Duration.ofMillis(800), Scheduler.period(java.util.Map.of("SWEEP_INTERVAL_MS", "200",
+                "SWEEPS_PER_INVOCATION", "4"), "rate(1 minute)"), "scaled with the interval");
+        assertEquals(Duration.ofMinutes(5), Scheduler.period(java.util.Map.of(), "rate(5 minutes)"));
+    }
 }

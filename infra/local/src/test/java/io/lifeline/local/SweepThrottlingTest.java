@@ -68,4 +68,48 @@ class SweepThrottlingTest {
             }
         }
     }
+
+    /**
+     * Issue 19: a sweep whose writes are throttled reports them in its metrics line (SweepWriteErrors, which
+     * SweepWriteErrorsAlarm watches), one per skipped write, and 0 once the store takes them again.
+     */
+    @Test
+    void throttledSweepWrites_areCountedInTheSweepLinesWriteErrorsMetric() throws Exception {
+        StoreFaults faults = new StoreFaults();
+        List<String> lines = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        io.lifeline.support.Log.sink(lines::add);
+        try (TestStack stack = TestStack.builder().interceptor(faults)
+                .parameter("SelfPreservationMinAlive", "100000").build()) {
+            for (String a : List.of("we-0", "we-1", "we-2")) {
+                assertEquals(200, stack.ready(a).status());
+            }
+            faults.fail(1000, agentWrite("we-1"), StoreFaults::throttled);
+            faults.fail(1000, agentWrite("we-2"), StoreFaults::throttled);
+            stack.clock.advance(Duration.ofSeconds(61));
+            lines.clear();
+            stack.sweep();
+            assertEquals(List.of(2L), writeErrors(lines), "two skipped writes, one sweep line");
+
+            faults.clear();
+            stack.clock.advance(Duration.ofSeconds(15));
+            lines.clear();
+            stack.sweep();
+            assertEquals(List.of(0L), writeErrors(lines));
+        } finally {
+            io.lifeline.support.Log.sink(null);
+        }
+    }
+
+    /** SweepWriteErrors of each sweep line that declares it as an EMF metric. */
+    private static List<Long> writeErrors(List<String> lines) throws Exception {
+        List<Long> out = new java.util.ArrayList<>();
+        for (String line : List.copyOf(lines)) {
+            com.fasterxml.jackson.databind.JsonNode doc = io.lifeline.support.Json.parse(line);
+            if (doc.path("msg").asText().equals("sweep")
+                    && ObservabilityTest.declared(doc).contains(io.lifeline.support.Metrics.SWEEP_WRITE_ERRORS)) {
+                out.add(doc.path(io.lifeline.support.Metrics.SWEEP_WRITE_ERRORS).asLong());
+            }
+        }
+        return out;
+    }
 }

@@ -57,6 +57,8 @@ public final class TestStack implements AutoCloseable {
     public final LocalEventBus bus;
     /** The template's state machines, run by the ASL interpreter at the stack's clock. */
     public final LocalStepFunctions stepFunctions;
+    /** The template's SQS queues (the sweep's clock): nothing is delivered until a test calls deliverDue(). */
+    public final LocalQueues queues;
     public final String adminKey;
     /** An operator key (no team; it may only create teams). */
     public final String operatorKey;
@@ -94,6 +96,7 @@ public final class TestStack implements AutoCloseable {
         this.host = runtime.host;
         hosts.add(host);
         this.stepFunctions = runtime.stepFunctions;
+        this.queues = runtime.queues;
         this.gateway = runtime.gateway;
         this.pump = runtime.pump;
         this.keys = new KeyStore(admin, tables);
@@ -145,6 +148,11 @@ public final class TestStack implements AutoCloseable {
      * The template's functions instantiated afresh over this stack's table, bus and clock, as a new Lambda
      * container would be: nothing remembered from earlier invocations (the publisher's sent ids included).
      */
+    /** The template's generated secrets as this stack made them (what the webhooks send in X-Lifeline-Token). */
+    public Map<String, String> secrets() {
+        return runtime.secrets;
+    }
+
     public FunctionHost freshHost() {
         FunctionHost fresh = runtime.newHost();
         hosts.add(fresh);

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
  */
 class WebhookTest {
     /** A request the webhook received. */
-    record Received(String path, String contentType, String source, JsonNode body) {
+    record Received(String path, String contentType, String token, JsonNode body) {
     }
 
     static HttpServer server;
@@ -42,7 +42,7 @@ class WebhookTest {
                 String body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
                 received.add(new Received(exchange.getRequestURI().getPath(),
                         exchange.getRequestHeaders().getFirst("Content-Type"),
-                        exchange.getRequestHeaders().getFirst("X-Lifeline-Source"), Json.parse(body)));
+                        exchange.getRequestHeaders().getFirst("X-Lifeline-Token"), Json.parse(body)));
                 exchange.sendResponseHeaders(204, -1);
             }
         });
@@ -99,7 +99,8 @@ class WebhookTest {
         Received r = awaitReceived(deathOf("hook-1"));
         assertEquals("/hook", r.path());
         assertTrue(r.contentType().startsWith("application/json"), r.contentType());
-        assertEquals("lifeline", r.source(), "the connection's API key header");
+        assertEquals(stack.secrets().get("AlertWebhookSecret"), r.token(),
+                "the connection's API key header: the stack's generated secret");
         JsonNode e = r.body();
         assertEnvelope(e);
         assertEquals("AgentStatusChanged", e.get("detail-type").asText());

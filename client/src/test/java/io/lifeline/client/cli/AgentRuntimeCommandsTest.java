@@ -1,0 +1,64 @@
+package io.lifeline.client.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** {@code lifeline mcp} and {@code lifeline bridge opencode}: usage and refusals before anything is served. */
+class AgentRuntimeCommandsTest {
+    private record Run(int exit, String out, String err) {
+    }
+
+    private static Run run(String... args) throws Exception {
+        Map<String, String> env = Map.of("XDG_CONFIG_HOME", Files.createTempDirectory("no-config").toString(),
+                "LIFELINE_URL", "http://127.0.0.1:1", "LIFELINE_API_KEY", "k");
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cl = new CommandLine(new LifelineCli(env, d -> { }, java.nio.file.Path.of("")));
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        return new Run(cl.execute(args), out.toString(), err.toString());
+    }
+
+    @Test
+    void help_onTheAgentRuntimeCommands_printsUsageAndExitsZero() throws Exception {
+        for (String c : List.of("mcp", "bridge", "bridge opencode")) {
+            List<String> args = new java.util.ArrayList<>(List.of(c.split(" ")));
+            args.add("--help");
+            Run r = run(args.toArray(String[]::new));
+            assertEquals(0, r.exit(), c);
+            assertTrue(r.out().contains("Usage: lifeline " + c), c + ": " + r.out());
+        }
+        assertTrue(run("mcp", "--help").out().contains("heartbeat, join, leave, claim_task"));
+    }
+
+    @Test
+    void bridge_withoutARuntimeOrWithABadMap_isBadUsage() throws Exception {
+        Run alone = run("bridge");
+        assertEquals(LifelineCli.USAGE, alone.exit());
+        assertTrue(alone.err().contains("bridge opencode"), alone.err());
+        Run badMap = run("bridge", "opencode", "--map", "no-equals-sign");
+        assertEquals(LifelineCli.USAGE, badMap.exit());
+        assertTrue(badMap.err().contains("SESSION=AGENT"), badMap.err());
+        Run badInterval = run("bridge", "opencode", "--interval", "soon");
+        assertEquals(LifelineCli.USAGE, badInterval.exit());
+        assertTrue(badInterval.err().contains("--interval"), badInterval.err());
+    }
+
+    @Test
+    void mcpHttp_onAPortInUse_saysSoAndExitsTwo() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            Run r = run("mcp", "--http", "--port", String.valueOf(taken.getLocalPort()));
+            assertEquals(LifelineCli.USAGE, r.exit(), r.out() + r.err());
+            assertTrue(r.err().contains("cannot serve MCP on 127.0.0.1:" + taken.getLocalPort()), r.err());
+        }
+    }
+}

@@ -1,0 +1,84 @@
+package io.lifeline.local;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.lifeline.config.Config;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 19, item 4, read from template.yaml: the control loop (sweep, outbox, revive) reserves concurrency, the
+ * authorizer and the API functions are capped, the defaults leave Lambda's 100 unreserved in an account at the
+ * default quota of 1,000, and every function's DynamoDB call ends well inside its Timeout.
+ */
+class ConcurrencyTemplateTest {
+    static JsonNode root;
+    static SamTemplate template;
+
+    @BeforeAll
+    static void read() throws Exception {
+        root = new ObjectMapper(new YAMLFactory()).readTree(TestStack.templatePath().toFile());
+        template = TestStack.template();
+    }
+
+    /** Each function's ReservedConcurrentExecutions as its default parameters give it (0: none). */
+    static Map<String, Integer> reservations() {
+        Map<String, Integer> out = new LinkedHashMap<>();
+        root.path("Resources").fields().forEachRemaining(r -> {
+            if (!"AWS::Serverless::Function".equals(r.getValue().path("Type").asText())) {
+                return;
+            }
+            JsonNode reserved = r.getValue().path("Properties").path("ReservedConcurrentExecutions");
+            // !If [Condition, value, NoValue] reads as [Condition, value, "AWS::NoValue"]: the value when it holds.
+            assertTrue(reserved.isArray() && reserved.size() == 3, r.getKey() + " reserves or caps nothing: " + reserved);
+            JsonNode value = reserved.get(1);
+            int n = value.isNumber() ? value.asInt()
+                    : Integer.parseInt(template.parameter(value.asText(), Map.of()));
+            out.put(r.getKey(), n);
+        });
+        return out;
+    }
+
+    @Test
+    void everyFunction_reservesOrIsCapped_andTheDefaultsLeaveTheAccountItsUnreservedHundred() {
+        Map<String, Integer> reserved = reservations();
+        assertEquals(new TreeSet<>(template.logicalIds("AWS::Serverless::Function")), new TreeSet<>(reserved.keySet()));
+        assertEquals(1, reserved.get("SweepFunction"), "one sweep at a time");
+        for (String loop : Set.of("PublisherFunction", "ReviveFunction", "AuthorizerFunction", "HeartbeatFunction")) {
+            assertTrue(reserved.get(loop) > 0, loop);
+        }
+        int total = reserved.values().stream().mapToInt(Integer::intValue).sum();
+        assertTrue(total <= 1000 - 100, "Lambda keeps 100 of a 1,000 quota unreserved; the defaults reserve " + total);
+        assertTrue(reserved.get("AuthorizerFunction") < reserved.get("HeartbeatFunction"),
+                "a flood of wrong keys is capped below the fleet's beats");
+    }
+
+    @Test
+    void dynamoDbCallTimeout_isWellInsideEveryFunctionsTimeout() {
+        Map<String, String> env = new LinkedHashMap<>();
+        root.path("Globals").path("Function").path("Environment").path("Variables").fields()
+                .forEachRemaining(e -> env.put(e.getKey(), e.getValue().asText()));
+        Config.CallTimeouts timeouts = Config.CallTimeouts.fromEnvironment(env);
+        assertTrue(env.containsKey("DYNAMODB_CALL_TIMEOUT_MS") && env.containsKey("DYNAMODB_ATTEMPT_TIMEOUT_MS"));
+        int globalTimeout = root.path("Globals").path("Function").path("Timeout").asInt();
+        root.path("Resources").fields().forEachRemaining(r -> {
+            if (!"AWS::Serverless::Function".equals(r.getValue().path("Type").asText())) {
+                return;
+            }
+            Duration timeout = Duration.ofSeconds(r.getValue().path("Properties").path("Timeout").asInt(globalTimeout));
+            assertTrue(timeouts.call().multipliedBy(2).compareTo(timeout) <= 0,
+                    r.getKey() + ": a DynamoDB call of " + timeouts.call() + " in a Timeout of " + timeout);
+            assertTrue(timeouts.attempt().multipliedBy(2).compareTo(timeouts.call()) <= 0,
+                    "the call leaves room for a retry of a timed-out attempt");
+        });
+    }
+}
