@@ -65,6 +65,8 @@ public final class LifelineClient {
             .setSerializationInclusion(JsonInclude.Include.NON_NULL);
 
     private final URI baseUrl;
+    /** Where heartbeats go: the deployment's heartbeat URL (a Function URL) when one is configured, else the API. */
+    private final URI heartbeatUrl;
     private final String team;
     private final String apiKey;
     private final HttpClient http;
@@ -76,6 +78,9 @@ public final class LifelineClient {
     private LifelineClient(Builder b) {
         String url = Objects.requireNonNull(b.url, "url").toString();
         this.baseUrl = URI.create(url.endsWith("/") ? url.substring(0, url.length() - 1) : url);
+        String beats = b.heartbeatUrl == null || b.heartbeatUrl.toString().isBlank() ? null : b.heartbeatUrl.toString();
+        this.heartbeatUrl = beats == null ? baseUrl
+                : URI.create(beats.endsWith("/") ? beats.substring(0, beats.length() - 1) : beats);
         this.team = Objects.requireNonNull(b.team, "team");
         this.apiKey = b.apiKey;
         this.retry = b.retry;
@@ -100,6 +105,11 @@ public final class LifelineClient {
 
     public URI url() {
         return baseUrl;
+    }
+
+    /** Where heartbeats (single and batch) go: the heartbeat URL when configured, else {@link #url()}. */
+    public URI heartbeatUrl() {
+        return heartbeatUrl;
     }
 
     // ---- agents ----
@@ -131,7 +141,7 @@ public final class LifelineClient {
      * {@code rejoinRequired()}: join, then carry on ({@link io.lifeline.client.manager.HeartbeatManager} does).
      */
     public HeartbeatResult heartbeat(String agentId, Heartbeat heartbeat) {
-        HeartbeatResult r = call("POST", agentPath(agentId, "/heartbeat"),
+        HeartbeatResult r = call(heartbeatUrl, "POST", agentPath(agentId, "/heartbeat"),
                 heartbeat == null ? Heartbeat.empty() : heartbeat, HeartbeatResult.class);
         return new HeartbeatResult(agentId, r.success(), r.heartbeatTs(), r.nextDeadline(), r.agentStatus(),
                 r.code(), r.error(), r.rejoinRequired(), r.heartbeatIntervalSeconds());
@@ -151,7 +161,7 @@ public final class LifelineClient {
             }
             list.add(n);
         }
-        return call("POST", teamPath("heartbeats"), Map.of("heartbeats", list), BatchResult.class);
+        return call(heartbeatUrl, "POST", teamPath("heartbeats"), Map.of("heartbeats", list), BatchResult.class);
     }
 
     /**
@@ -401,13 +411,17 @@ public final class LifelineClient {
     }
 
     <T> T call(String method, String path, Object body, Class<T> type) {
+        return call(baseUrl, method, path, body, type);
+    }
+
+    private <T> T call(URI base, String method, String path, Object body, Class<T> type) {
         String json;
         try {
             json = body == null ? null : MAPPER.writeValueAsString(body);
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("Cannot write the request body", e);
         }
-        HttpRequest.Builder rb = HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(requestTimeout)
+        HttpRequest.Builder rb = HttpRequest.newBuilder(URI.create(base + path)).timeout(requestTimeout)
                 .header("Accept", "application/json");
         if (apiKey != null) {
             rb.header("Authorization", "Bearer " + apiKey);
@@ -434,7 +448,7 @@ public final class LifelineClient {
                 failure = e;
                 retryAfter = response.headers().firstValue("Retry-After").map(LifelineClient::seconds).orElse(null);
             } catch (IOException e) {
-                failure = new LifelineConnectionException("Cannot reach Lifeline at " + baseUrl + " (" + describe(e)
+                failure = new LifelineConnectionException("Cannot reach Lifeline at " + base + " (" + describe(e)
                         + ")", e);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -531,6 +545,7 @@ public final class LifelineClient {
     /** Settings of a client; url and team are required, the key is needed by every route. */
     public static final class Builder {
         private URI url;
+        private URI heartbeatUrl;
         private String team;
         private String apiKey;
         private RetryPolicy retry = RetryPolicy.defaults();
@@ -546,6 +561,19 @@ public final class LifelineClient {
 
         public Builder url(String u) {
             return url(URI.create(u));
+        }
+
+        /**
+         * The deployment's heartbeat URL (template output HeartbeatUrl; Lifeline Local prints its own): heartbeats
+         * go there, everything else to {@link #url}. Null or blank: heartbeats go to the API too.
+         */
+        public Builder heartbeatUrl(URI u) {
+            this.heartbeatUrl = u;
+            return this;
+        }
+
+        public Builder heartbeatUrl(String u) {
+            return heartbeatUrl(u == null || u.isBlank() ? null : URI.create(u));
         }
 
         public Builder team(String t) {

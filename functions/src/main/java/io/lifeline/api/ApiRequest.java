@@ -19,12 +19,62 @@ public final class ApiRequest {
     static final String CTX_KEY_ID = "keyId";
 
     private final APIGatewayV2HTTPEvent event;
+    /** The route and path parameters: the event's own, or (Function URL) those matched on its rawPath. */
+    private String routeKey;
+    private Map<String, String> pathParameters;
+    /** The caller as the handler found it (Function URL): replaces the authorizer's context. */
+    private boolean selfAuthorized;
+    private io.lifeline.store.KeyStore.KeyInfo caller;
+    /** Status changes the request made ({@code agentId: from -> to}), for its log line. */
+    private final java.util.List<String> changes = new java.util.ArrayList<>();
     /** For the request's metrics: heartbeats accepted, and batch entries refused by error code. */
     private int accepted;
     private final Map<String, Integer> refusedEntries = new java.util.TreeMap<>();
 
     ApiRequest(APIGatewayV2HTTPEvent event) {
         this.event = event;
+        this.routeKey = event.getRouteKey();
+        this.pathParameters = event.getPathParameters();
+    }
+
+    /**
+     * True for a Lambda Function URL's event: payload 2.0 like the HTTP API's, but with route key
+     * {@code $default}, no path parameters and no authorizer. Our HTTP API has no {@code $default} route, so an
+     * event of the API never looks like this.
+     */
+    boolean viaFunctionUrl() {
+        return "$default".equals(event.getRouteKey());
+    }
+
+    /** The HTTP method, from the request context (both event shapes carry it there). */
+    String method() {
+        return event.getRequestContext() == null || event.getRequestContext().getHttp() == null ? null
+                : event.getRequestContext().getHttp().getMethod();
+    }
+
+    /** The path as sent (percent-encoded), or null. */
+    String rawPath() {
+        return event.getRawPath();
+    }
+
+    /** A Function URL request's route, as matched on its rawPath. */
+    void resolve(String matchedRouteKey, Map<String, String> params) {
+        this.routeKey = matchedRouteKey;
+        this.pathParameters = params;
+    }
+
+    /** A Function URL request's caller, as the handler's key cache found it (null: no or unknown key). */
+    void selfAuthorized(io.lifeline.store.KeyStore.KeyInfo info) {
+        this.selfAuthorized = true;
+        this.caller = info;
+    }
+
+    void changed(String agentId, String from, String to) {
+        changes.add(agentId + ": " + from + " -> " + to);
+    }
+
+    java.util.List<String> changes() {
+        return changes;
     }
 
     void accepted() {
@@ -44,6 +94,11 @@ public final class ApiRequest {
         return refusedEntries;
     }
 
+    /** The request's headers as the event carries them (an empty map when none). */
+    Map<String, String> headers() {
+        return event.getHeaders() == null ? Map.of() : event.getHeaders();
+    }
+
     /** A request header by name, any case; null when absent. */
     String header(String name) {
         Map<String, String> headers = event.getHeaders();
@@ -59,7 +114,7 @@ public final class ApiRequest {
     }
 
     String routeKey() {
-        return event.getRouteKey();
+        return routeKey;
     }
 
     String requestId() {
@@ -68,15 +123,18 @@ public final class ApiRequest {
 
     /** The key's team, or null when the caller presented no valid key. */
     String callerTeam() {
-        return context(CTX_TEAM);
+        return selfAuthorized ? (caller == null ? null : caller.team()) : context(CTX_TEAM);
     }
 
     /** The id of the caller's key (the authorizer's), or null. */
     String callerKeyId() {
-        return context(CTX_KEY_ID);
+        return selfAuthorized ? (caller == null ? null : caller.keyId()) : context(CTX_KEY_ID);
     }
 
     Scope callerScope() {
+        if (selfAuthorized) {
+            return caller == null ? null : caller.scope();
+        }
         String scope = context(CTX_SCOPE);
         return scope == null ? null : Scope.fromWire(scope).orElse(null);
     }
@@ -92,13 +150,13 @@ public final class ApiRequest {
 
     /** A path parameter, validated as an id. */
     String id(String name) {
-        Map<String, String> params = event.getPathParameters();
+        Map<String, String> params = pathParameters;
         return Limits.requireId("Path parameter '" + name + "'", params == null ? null : params.get(name));
     }
 
     /** A path parameter as sent, not validated (null when absent); for logs. */
     String pathParameter(String name) {
-        Map<String, String> params = event.getPathParameters();
+        Map<String, String> params = pathParameters;
         return params == null ? null : params.get(name);
     }
 

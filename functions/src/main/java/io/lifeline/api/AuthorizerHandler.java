@@ -75,7 +75,11 @@ public final class AuthorizerHandler
     }
 
     static Optional<String> bearerKey(APIGatewayV2CustomAuthorizerEvent event) {
-        Map<String, String> headers = event.getHeaders();
+        return bearerKey(event.getHeaders());
+    }
+
+    /** The key of an {@code Authorization: Bearer <key>} header, by the authorizer's rules (shared with URLs). */
+    static Optional<String> bearerKey(Map<String, String> headers) {
         String value = null;
         if (headers != null) {
             for (Map.Entry<String, String> h : headers.entrySet()) {

@@ -52,7 +52,10 @@ public final class HeartbeatHandler extends HttpApiHandler {
         this.leases = new HostLeaseStore(wiring.dynamo(), wiring.config().tables());
         this.config = wiring.config();
         this.clock = wiring.clock();
-        countHeartbeats(clock);
+        countHeartbeats(clock, config.metricsSummaryInterval());
+        // The Function URL (template.yaml, HeartbeatUrl): no authorizer runs, so the handler checks keys itself.
+        answerFunctionUrls(new KeyCache(new io.lifeline.store.KeyStore(wiring.dynamo(), config.tables())::find, clock,
+                config.keyCacheTtl()));
         route("POST /v1/teams/{team}/agents/{agentId}/heartbeat", Scope.AGENT, this::heartbeat);
         route("POST /v1/teams/{team}/heartbeats", Scope.AGENT, this::batch);
     }
@@ -60,7 +63,7 @@ public final class HeartbeatHandler extends HttpApiHandler {
     private Reply heartbeat(ApiRequest request) {
         Heartbeat hb = parse(request.id("team"), request.id("agentId"),
                 Fields.of(request.optionalBody(), "the heartbeat", HEARTBEAT_FIELDS));
-        ObjectNode body = beat(hb, clock.instant());
+        ObjectNode body = beat(request, hb, clock.instant());
         request.accepted();
         return Reply.ok(body);
     }
@@ -110,7 +113,7 @@ public final class HeartbeatHandler extends HttpApiHandler {
         for (Heartbeat hb : beats) {
             ObjectNode result;
             try {
-                result = beat(hb, now);
+                result = beat(request, hb, now);
                 request.accepted();
             } catch (LifelineException e) {
                 result = errorBody(e);
@@ -125,8 +128,14 @@ public final class HeartbeatHandler extends HttpApiHandler {
      * Seed 000's answer: success, heartbeatTs, nextDeadline (always a time: {@link HeartbeatAdvice#NO_DEADLINE}
      * when no further beat is expected), agentStatus; and the interval to beat at, which the SDK follows.
      */
-    private ObjectNode beat(Heartbeat hb, Instant now) {
+    private ObjectNode beat(ApiRequest request, Heartbeat hb, Instant now) {
         Agent after = agents.heartbeat(hb, now);
+        io.lifeline.agent.Transition t = after.lastTransition();
+        if (t != null && hb.reported() != null && !t.at().isBefore(now)
+                && (t.trigger() == io.lifeline.agent.Trigger.REPORT_READY
+                        || t.trigger() == io.lifeline.agent.Trigger.REPORT_WORKING)) {
+            request.changed(hb.agentId(), t.from().wire(), t.to().wire()); // this beat's own report moved it
+        }
         data.save(hb.team(), hb.agentId(), hb.metadataJson(), hb.checkpointJson(), now);
         return answer(after, hb, config);
     }

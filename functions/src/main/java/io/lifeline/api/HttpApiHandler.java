@@ -44,17 +44,114 @@ public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPE
     static final int RETRY_AFTER_SECONDS = 1;
 
     private final Map<String, Route> routes = new HashMap<>();
-    /** Set by the heartbeat function, whose request lines also carry its metrics (EMF). */
+    /** Set by the heartbeat function: its routine beats are counted here, not logged one by one. */
     private java.time.Clock metricsClock;
+    private io.lifeline.support.Summary summary;
+    /** Set by a function with a Function URL: it authorizes those requests itself (no authorizer runs). */
+    private KeyCache keyCache;
 
-    /** This handler's request lines carry the heartbeat metrics, timestamped by {@code clock}. */
-    protected final void countHeartbeats(java.time.Clock clock) {
+    /**
+     * This handler counts heartbeats: accepted beats go into a {@link io.lifeline.support.Summary} written once per
+     * {@code summaryEvery}; refusals, errors and status changes still write their own line (with EMF).
+     */
+    protected final void countHeartbeats(java.time.Clock clock, java.time.Duration summaryEvery) {
         this.metricsClock = clock;
+        this.summary = new io.lifeline.support.Summary(Metrics.HEARTBEAT_FUNCTION, clock, summaryEvery);
+    }
+
+    /**
+     * This handler also answers its routes through a Lambda Function URL: the route is matched on the event's
+     * rawPath and method, and the caller's key is checked through {@code cache}, with the authorizer's rules.
+     */
+    protected final void answerFunctionUrls(KeyCache cache) {
+        this.keyCache = cache;
     }
 
     /** Registers {@code "METHOD /path/{param}"} exactly as template.yaml names the route. */
     protected final void route(String routeKey, Scope scope, Action action) {
         routes.put(routeKey, new Route(scope, action));
+    }
+
+    /**
+     * A Function URL request's route: the registered route whose method and path template match the event's
+     * method and rawPath (each segment percent-decoded), with its path parameters; refused 404 ROUTE_NOT_FOUND
+     * otherwise. Then the caller's key, looked up through the key cache (no key or an unknown one: no caller,
+     * which {@link #authorize} answers 401, as for an HTTP API request the authorizer did not know).
+     */
+    private Route resolveFunctionUrl(ApiRequest request) {
+        String method = request.method();
+        String rawPath = request.rawPath();
+        Route found = null;
+        if (keyCache != null && method != null && rawPath != null && rawPath.startsWith("/")) {
+            String[] segments = rawPath.substring(1).split("/", -1);
+            for (Map.Entry<String, Route> r : routes.entrySet()) {
+                Map<String, String> params = match(r.getKey(), method, segments);
+                if (params != null) {
+                    request.resolve(r.getKey(), params.isEmpty() ? null : params);
+                    found = r.getValue();
+                    break;
+                }
+            }
+        }
+        if (found == null) {
+            throw new LifelineException(LifelineException.Kind.NOT_FOUND, "ROUTE_NOT_FOUND",
+                    "No route " + printable(method + " " + rawPath, 200));
+        }
+        request.selfAuthorized(AuthorizerHandler.bearerKey(request.headers()).flatMap(keyCache::find).orElse(null));
+        return found;
+    }
+
+    /** The path parameters when {@code routeKey} ("METHOD /a/{b}") matches; null when it does not. */
+    private static Map<String, String> match(String routeKey, String method, String[] segments) {
+        int space = routeKey.indexOf(' ');
+        if (!routeKey.substring(0, space).equals(method)) {
+            return null;
+        }
+        String[] pattern = routeKey.substring(space + 2).split("/", -1);
+        if (pattern.length != segments.length) {
+            return null;
+        }
+        Map<String, String> params = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < pattern.length; i++) {
+            String actual = decodePathSegment(segments[i]);
+            if (actual == null) {
+                return null;
+            }
+            if (pattern[i].startsWith("{")) {
+                if (actual.isEmpty()) {
+                    return null;
+                }
+                params.put(pattern[i].substring(1, pattern[i].length() - 1), actual);
+            } else if (!pattern[i].equals(actual)) {
+                return null;
+            }
+        }
+        return params;
+    }
+
+    /**
+     * A caller's text for a message or a log line: at most {@code max} characters, control characters as '?', so
+     * a made-up path can neither flood a line nor forge one.
+     */
+    static String printable(String text, int max) {
+        StringBuilder b = new StringBuilder(Math.min(text.length(), max));
+        for (int i = 0; i < text.length() && b.length() < max; i++) {
+            char c = text.charAt(i);
+            b.append(Character.isISOControl(c) ? '?' : c);
+        }
+        return b.toString();
+    }
+
+    /** A path segment's percent-escapes decoded as UTF-8 ('+' stays '+'); null when an escape is malformed. */
+    static String decodePathSegment(String segment) {
+        if (segment.indexOf('%') < 0) {
+            return segment;
+        }
+        try {
+            return java.net.URLDecoder.decode(segment.replace("+", "%2B"), java.nio.charset.StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
     }
 
     /** The route keys this handler serves; a test checks them against template.yaml. */
@@ -70,15 +167,20 @@ public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPE
         String code = null;
         String failure = null;
         try {
-            Route route = routes.get(request.routeKey());
-            if (route == null) {
-                throw new LifelineException(LifelineException.Kind.NOT_FOUND, "ROUTE_NOT_FOUND",
-                        "No route " + request.routeKey());
+            Route route;
+            if (request.viaFunctionUrl()) {
+                route = resolveFunctionUrl(request);
+            } else {
+                route = routes.get(request.routeKey());
+                if (route == null) {
+                    throw new LifelineException(LifelineException.Kind.NOT_FOUND, "ROUTE_NOT_FOUND",
+                            "No route " + request.routeKey());
+                }
             }
             authorize(request, route.scope());
             Reply reply = route.action().run(request);
             response = respond(reply.status(), reply.body(), null);
-            if (request.routeKey().startsWith("GET ") && reply.status() == 200) {
+            if (request.routeKey() != null && request.routeKey().startsWith("GET ") && reply.status() == 200) {
                 response = conditional(request, response);
             }
         } catch (LifelineException e) {
@@ -99,31 +201,50 @@ public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPE
 
     /**
      * The one log line of a request: team, agentId (when the path has one), requestId, route, status,
-     * outcome (ok, refused with the error code, or error) and durationMs. README.md, "Logs".
+     * outcome (ok, refused with the error code, or error) and durationMs. README.md, "Logs and metrics".
+     * The heartbeat function writes no line for a routine beat (accepted, no status change): its count goes into
+     * the function's summary, written once per interval; a refusal, an error or a status change writes its line.
      */
     private void logRequest(ApiRequest request, int status, String code, String failure, long nanos) {
+        java.time.Instant now = metricsClock == null ? null : metricsClock.instant();
+        if (summary != null) {
+            summary.add(Metrics.HEARTBEATS, request.acceptedCount());
+            if (keyCache != null) {
+                summary.note(Metrics.KEY_LOOKUPS, keyCache.drainLookups());
+            }
+            if (code == null && failure == null && request.changes().isEmpty() && request.refusedEntries().isEmpty()) {
+                summary.flushIfDue();
+                return;
+            }
+        }
         String outcome = failure != null ? "error" : code != null ? "refused" : "ok";
         ObjectNode line = Log.line(failure != null ? "ERROR" : status >= 500 ? "WARN" : "INFO", "request");
         Json.putIfPresent(line, "team", request.pathParameter("team"));
         Json.putIfPresent(line, "agentId", request.pathParameter("agentId"));
         Json.putIfPresent(line, "requestId", request.requestId());
-        Json.putIfPresent(line, "route", request.routeKey());
+        Json.putIfPresent(line, "route", request.routeKey() != null ? request.routeKey()
+                : printable(request.method() + " " + request.rawPath(), 200));
+        if (request.viaFunctionUrl()) {
+            line.put("via", "url");
+        }
         line.put("status", status).put("outcome", outcome);
         Json.putIfPresent(line, "code", code);
         Json.putIfPresent(line, "error", failure);
+        if (!request.changes().isEmpty()) {
+            request.changes().forEach(line.putArray("changes")::add);
+        }
         double durationMs = Math.round(nanos / 10_000.0) / 100.0;
         line.put("durationMs", durationMs);
         if (metricsClock == null) {
             Log.emit(line);
             return;
         }
-        java.time.Instant now = metricsClock.instant();
-        Metrics metrics = Metrics.on(line, Metrics.HEARTBEAT_FUNCTION, now)
-                .count(Metrics.HEARTBEATS, request.acceptedCount());
         if (code != null) {
-            metrics.put(Metrics.HEARTBEATS_REJECTED, Metrics.Unit.COUNT, 1, Map.of(Metrics.CODE, code));
+            Metrics.on(line, Metrics.HEARTBEAT_FUNCTION, now)
+                    .put(Metrics.HEARTBEATS_REJECTED, Metrics.Unit.COUNT, 1, Map.of(Metrics.CODE, code)).emit();
+        } else {
+            Log.emit(line);
         }
-        metrics.emit();
         // Entries of a batch refused on their own: a document holds one value per dimension, so one line per
         // code. Only batches with refused entries pay for it.
         request.refusedEntries().forEach((entryCode, n) -> {
@@ -135,6 +256,7 @@ public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPE
             Metrics.on(extra, Metrics.HEARTBEAT_FUNCTION, now)
                     .put(Metrics.HEARTBEATS_REJECTED, Metrics.Unit.COUNT, n, Map.of(Metrics.CODE, entryCode)).emit();
         });
+        summary.flushIfDue();
     }
 
     /**

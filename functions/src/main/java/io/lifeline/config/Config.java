@@ -29,7 +29,9 @@ public record Config(
         Duration commandTtl,
         String reviveStateMachineArn,
         java.time.Instant sweepGraceFrom,
-        String sweepQueueUrl) {
+        String sweepQueueUrl,
+        Duration keyCacheTtl,
+        Duration metricsSummaryInterval) {
 
     public static Config fromEnvironment(Map<String, String> env) {
         return new Config(
@@ -53,7 +55,12 @@ public record Config(
                 Duration.ofSeconds(positive(env, "COMMAND_TTL_SECONDS", 600)),
                 blankToNull(env.get("REVIVE_STATE_MACHINE_ARN")),
                 graceFrom(env.get("SWEEP_GRACE_FROM_MS")),
-                blankToNull(env.get("SWEEP_QUEUE_URL")));
+                blankToNull(env.get("SWEEP_QUEUE_URL")),
+                // The heartbeat function's own key cache (its Function URL has no authorizer): template.yaml sets
+                // it to the authorizer's ReauthorizeEvery, so a revoked key stops working within one bound.
+                Duration.ofSeconds(nonNegative(env, "KEY_CACHE_SECONDS", 300)),
+                // How often a function writes its summary of routine work (one EMF document per interval).
+                Duration.ofSeconds(positive(env, "METRICS_SUMMARY_SECONDS", 300)));
     }
 
     private static String required(Map<String, String> env, String name) {
@@ -213,6 +220,22 @@ public record Config(
             long value = Long.parseLong(raw.trim());
             if (value <= 0) {
                 throw new IllegalStateException(name + " must be positive, was " + raw);
+            }
+            return value;
+        } catch (NumberFormatException e) {
+            throw new IllegalStateException(name + " must be a whole number, was " + raw, e);
+        }
+    }
+
+    private static long nonNegative(Map<String, String> env, String name, long fallback) {
+        String raw = env.get(name);
+        if (raw == null || raw.isBlank()) {
+            return fallback;
+        }
+        try {
+            long value = Long.parseLong(raw.trim());
+            if (value < 0) {
+                throw new IllegalStateException(name + " must not be negative, was " + raw);
             }
             return value;
         } catch (NumberFormatException e) {

@@ -29,6 +29,11 @@ public final class Metrics {
     /** Heartbeats refused, with dimension {@link #CODE}: whole requests and single entries of a batch. */
     public static final String HEARTBEATS_REJECTED = "HeartbeatsRejected";
     public static final String CODE = "code";
+    /**
+     * Keys the heartbeat function looked up itself (its Function URL has no authorizer): one GetItem each. A plain
+     * property of its summary, not a metric: a custom metric costs $0.30 a month, more than the look-ups it counts.
+     */
+    public static final String KEY_LOOKUPS = "keyLookups";
     public static final String SWEEP_DURATION = "SweepDuration";
     public static final String AGENTS_SCANNED = "AgentsScanned";
     public static final String AGENTS_MARKED_DEAD = "AgentsMarkedDead";

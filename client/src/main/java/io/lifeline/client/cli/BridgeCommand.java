@@ -88,7 +88,8 @@ final class BridgeCommand implements Runnable {
                     () -> ThreadLocalRandom.current().nextDouble());
             Map<String, LifelineClient> byTeam = new ConcurrentHashMap<>();
             OpencodeBridge bridge = new OpencodeBridge(new OpencodeApi(opencode, env.get("OPENCODE_SERVER_PASSWORD")),
-                    team -> byTeam.computeIfAbsent(team, t -> LifelineClient.builder().url(global.url(env)).team(t)
+                    team -> byTeam.computeIfAbsent(team, t -> LifelineClient.builder().url(global.url(env))
+                            .heartbeatUrl(global.heartbeatUrl(env)).team(t)
                             .apiKey(apiKey).retry(quick).sleeper(sleeper()).build()),
                     given, every, Clock.systemUTC(), sleeper(), line -> {
                         err().println("lifeline bridge: " + line);

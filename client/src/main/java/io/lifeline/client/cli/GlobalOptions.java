@@ -18,6 +18,10 @@ public final class GlobalOptions {
     @Option(names = "--url", description = "Lifeline's URL (env LIFELINE_URL, config url; default " + DEFAULT_URL + ")")
     String url;
 
+    @Option(names = "--heartbeat-url", description = "Where heartbeats go, when the deployment has a heartbeat URL "
+            + "(stack output HeartbeatUrl; env LIFELINE_HEARTBEAT_URL, config heartbeat_url; default: --url)")
+    String heartbeatUrl;
+
     @Option(names = "--team", description = "The team (env LIFELINE_TEAM, config team; default " + DEFAULT_TEAM + ")")
     String team;
 
@@ -43,6 +47,11 @@ public final class GlobalOptions {
 
     String url(Map<String, String> env) {
         return first(url, env.get("LIFELINE_URL"), file(env).get("url"), DEFAULT_URL);
+    }
+
+    /** The heartbeat URL, or null: heartbeats then go to {@link #url}. */
+    String heartbeatUrl(Map<String, String> env) {
+        return first(heartbeatUrl, env.get("LIFELINE_HEARTBEAT_URL"), file(env).get("heartbeat_url"));
     }
 
     String team(Map<String, String> env) {
@@ -93,9 +102,17 @@ public final class GlobalOptions {
     LifelineClient client(Map<String, String> env, io.lifeline.client.Sleeper sleeper, String teamId, String apiKey,
                           java.util.function.Consumer<String> onRetry) {
         String u = url(env);
+        String beats = heartbeatUrl(env);
+        if (beats != null) {
+            try {
+                URI.create(beats);
+            } catch (IllegalArgumentException e) {
+                throw new ConfigFile.ConfigException("not a URL: '" + beats + "'");
+            }
+        }
         try {
-            return LifelineClient.builder().url(u).team(teamId).apiKey(apiKey).sleeper(sleeper).onRetry(onRetry)
-                    .build();
+            return LifelineClient.builder().url(u).heartbeatUrl(beats).team(teamId).apiKey(apiKey).sleeper(sleeper)
+                    .onRetry(onRetry).build();
         } catch (IllegalArgumentException e) {
             throw new ConfigFile.ConfigException("not a URL: '" + u + "'");
         }

@@ -45,7 +45,8 @@ final class McpCommand extends BaseCommand {
                 () -> ThreadLocalRandom.current().nextDouble());
         Map<String, LifelineClient> byTeam = new ConcurrentHashMap<>();
         LifelineTools tools = new LifelineTools(team -> byTeam.computeIfAbsent(team, t -> LifelineClient.builder()
-                .url(global.url(env)).team(t).apiKey(apiKey).retry(quick).sleeper(sleeper())
+                .url(global.url(env)).heartbeatUrl(global.heartbeatUrl(env)).team(t).apiKey(apiKey).retry(quick)
+                .sleeper(sleeper())
                 .requestTimeout(Duration.ofSeconds(10)).build()), defaultTeam);
         try {
             if (http) {

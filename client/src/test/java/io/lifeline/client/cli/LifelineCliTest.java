@@ -314,6 +314,39 @@ class LifelineCliTest {
         assertEquals(LifelineCli.USAGE, remote.exit());
     }
 
+    // ---- the heartbeat URL (issue 18) ----
+
+    /**
+     * With the API URL unreachable and the heartbeat URL Local's Function URL path, a beat that succeeds went to the
+     * heartbeat URL, and a command that fails to connect went to the API URL. Each source of the setting in turn:
+     * flag, environment, config file.
+     */
+    @Test
+    void beat_goesToTheHeartbeatUrl_fromFlagEnvironmentOrFile_andEverythingElseToTheApiUrl() throws Exception {
+        assertTrue(run("register", "cli-url", "--stale-after", "600").exit() == 0 && run("join", "cli-url").exit() == 0);
+        String beats = local.heartbeatUrl().toString();
+        String dead = "http://127.0.0.1:1";
+        Map<String, String> keyOnly = Map.of("LIFELINE_URL", dead, "LIFELINE_KEY", local.adminKey());
+
+        Run byFlag = runWith(keyOnly, "beat", "cli-url", "--status", "working", "--heartbeat-url", beats);
+        assertEquals(0, byFlag.exit(), byFlag.err());
+        assertTrue(byFlag.out().contains("cli-url working"), byFlag.out());
+
+        Map<String, String> env = new java.util.HashMap<>(keyOnly);
+        env.put("LIFELINE_HEARTBEAT_URL", beats);
+        Run byEnv = runWith(env, "beat", "cli-url", "--status", "ready");
+        assertEquals(0, byEnv.exit(), byEnv.err());
+        assertEquals(LifelineCli.UNREACHABLE, runWith(env, "status", "cli-url").exit(), "status goes to the API URL");
+
+        Path xdg = config("url = " + dead, "heartbeat_url = " + beats, "api_key = " + local.adminKey());
+        Run byFile = runWith(Map.of("XDG_CONFIG_HOME", xdg.toString()), "beat", "cli-url");
+        assertEquals(0, byFile.exit(), byFile.err());
+        // The flag beats the environment: a dead heartbeat URL on the command line is used, and fails to connect.
+        assertEquals(LifelineCli.UNREACHABLE, runWith(env, "beat", "cli-url", "--heartbeat-url", dead + "/x").exit());
+        Run status = run("status", "cli-url");
+        assertTrue(status.out().contains("status:          ready"), "the beats through the URL landed: " + status.out());
+    }
+
     // ---- connection settings: flag > environment > config file ----
 
     private Path config(String... lines) throws Exception {

@@ -8,6 +8,7 @@ import io.lifeline.client.LifelineClient;
 import io.lifeline.client.LocalHarness;
 import io.lifeline.client.RetryPolicy;
 import io.lifeline.client.StubServer;
+import io.lifeline.client.model.HeartbeatResult;
 import io.lifeline.client.model.RegisterAgent;
 import io.lifeline.local.LifelineLocal;
 import java.time.Duration;
@@ -73,6 +74,27 @@ class HostDaemonTest {
             }
             assertEquals(List.of(25, 5), sizes);
             assertTrue(stub.seen().stream().anyMatch(s -> s.path().equals("/v1/teams/t/hosts/h/commands")));
+        }
+    }
+
+    /** Issue 18: with a heartbeat URL, the daemon's batches go there and its command polls to the API URL. */
+    @Test
+    void runOnce_withAHeartbeatUrl_sendsBatchesThere_andPollsCommandsAtTheApiUrl() throws Exception {
+        for (String a : List.of("du-1", "du-2")) {
+            client.register(RegisterAgent.of(a, a, "worker").withHost("host-url").withStaleAfterSeconds(600));
+            client.join(a);
+        }
+        try (StubServer api = new StubServer()) {
+            api.otherwise(200, "{\"commands\":[]}");
+            LifelineClient split = LifelineClient.builder().url(api.url()).heartbeatUrl(local.heartbeatUrl())
+                    .team(LifelineLocal.LOCAL_TEAM).apiKey(local.adminKey()).retry(RetryPolicy.none()).build();
+            TickReport r = HostDaemon.builder(split, "host-url", new FakeProcesses()).agents(List.of("du-1", "du-2"))
+                    .build().runOnce();
+            assertEquals(1, r.batchCalls());
+            assertTrue(r.results().stream().allMatch(HeartbeatResult::success), r.toString());
+            assertTrue(api.seen().stream().noneMatch(s -> s.path().endsWith("/heartbeats")), "no beat at the API URL");
+            assertTrue(api.seen().stream().anyMatch(s -> s.path().endsWith("/hosts/host-url/commands")),
+                    "commands polled at the API URL: " + api.seen());
         }
     }
 

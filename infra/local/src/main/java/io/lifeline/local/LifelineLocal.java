@@ -302,6 +302,18 @@ public final class LifelineLocal implements AutoCloseable {
         return URI.create("http://127.0.0.1:" + frontDoor.port());
     }
 
+    /**
+     * The heartbeat Function URL's base as Local serves it ({@link LocalGateway#URL_PREFIX}), or null when the
+     * template's EnableHeartbeatUrl is off.
+     */
+    public URI heartbeatUrl() {
+        return gateway.functionUrls().contains(HEARTBEAT_FUNCTION)
+                ? URI.create(url() + LocalGateway.urlPath(HEARTBEAT_FUNCTION)) : null;
+    }
+
+    /** The template's logical id of the function behind the heartbeat routes (and the heartbeat URL). */
+    static final String HEARTBEAT_FUNCTION = "HeartbeatFunction";
+
     public String adminKey() {
         return adminKey;
     }

@@ -51,7 +51,15 @@ public final class LocalGateway {
     private final java.util.Set<String> publicRouteKeys = new java.util.HashSet<>();
     private final Map<String, CachedAuth> authCache = new ConcurrentHashMap<>();
 
+    /** Function URLs of template.yaml: the functions that have one (Local serves each under {@link #urlPath}). */
+    private final java.util.Set<String> functionUrls;
+
     public LocalGateway(SamTemplate template, FunctionHost host, Clock clock) {
+        this(template, host, clock, java.util.Set.of());
+    }
+
+    public LocalGateway(SamTemplate template, FunctionHost host, Clock clock, java.util.Set<String> functionUrls) {
+        this.functionUrls = java.util.Set.copyOf(functionUrls);
         this.host = host;
         this.clock = clock;
         this.authorizerId = template.authorizerFunction();
@@ -108,11 +116,37 @@ public final class LocalGateway {
         return List.copyOf(publicRouteKeys);
     }
 
+    /**
+     * Where Lifeline Local serves a function's Function URL: {@code /lambda-url/<LogicalId>}, so the heartbeat URL
+     * of Local is {@code http://127.0.0.1:<port>/lambda-url/HeartbeatFunction} (a second path on the one port; on
+     * AWS it is a host of its own). What follows the prefix is the rawPath the function sees.
+     */
+    public static final String URL_PREFIX = "/lambda-url/";
+
+    /** The path of {@code functionId}'s Function URL on Local's port. */
+    public static String urlPath(String functionId) {
+        return URL_PREFIX + functionId;
+    }
+
+    /** The functions that have a Function URL here. */
+    public java.util.Set<String> functionUrls() {
+        return functionUrls;
+    }
+
     /** An HTTP request as it arrives: headers by name (any case), the raw query string without '?'. */
     public Response handle(String method, String rawPath, String rawQuery, Map<String, List<String>> headers,
                            String body) {
         if ("GET".equals(method) && OPENAPI_PATH.equals(rawPath)) {
             return openApi();
+        }
+        if (rawPath.startsWith(URL_PREFIX)) {
+            int end = rawPath.indexOf('/', URL_PREFIX.length());
+            String functionId = rawPath.substring(URL_PREFIX.length(), end < 0 ? rawPath.length() : end);
+            if (functionUrls.contains(functionId)) {
+                return invokeUrl(functionId, urlEvent(method, end < 0 ? "/" : rawPath.substring(end), rawQuery,
+                        headers, body));
+            }
+            return gatewayError(404, "Not Found");
         }
         String[] segments = rawPath.length() <= 1 ? new String[0] : rawPath.substring(1).split("/", -1);
         for (Target t : targets) {
@@ -173,6 +207,73 @@ public final class LocalGateway {
                 .withPathParameters(params.isEmpty() ? null : params)
                 .withBody(body == null || body.isEmpty() ? null : body).withIsBase64Encoded(false)
                 .withRequestContext(context).build();
+    }
+
+    /**
+     * A request as a Lambda Function URL delivers it (payload 2.0): route key {@code $default}, no path parameters,
+     * no authorizer, the body base64-encoded unless its content type is text (as Lambda decides).
+     */
+    APIGatewayV2HTTPEvent urlEvent(String method, String rawPath, String rawQuery, Map<String, List<String>> headers,
+                                   String body) {
+        Map<String, String> joined = new LinkedHashMap<>();
+        headers.forEach((name, values) -> joined.put(name.toLowerCase(Locale.ROOT), String.join(",", values)));
+        Map<String, String> query = new LinkedHashMap<>();
+        if (rawQuery != null && !rawQuery.isEmpty()) {
+            for (String pair : rawQuery.split("&")) {
+                int eq = pair.indexOf('=');
+                String name = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
+                String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+                query.merge(name, value, (a, b) -> a + "," + b);
+            }
+        }
+        Instant now = clock.instant();
+        boolean text = textContent(joined.get("content-type"));
+        String sent = body == null || body.isEmpty() ? null : text ? body
+                : java.util.Base64.getEncoder().encodeToString(body.getBytes(StandardCharsets.UTF_8));
+        APIGatewayV2HTTPEvent.RequestContext context = APIGatewayV2HTTPEvent.RequestContext.builder()
+                .withRouteKey("$default").withAccountId("anonymous").withStage("$default")
+                .withApiId("local").withDomainName("local.lambda-url.local.on.aws").withDomainPrefix("local")
+                .withTime(REQUEST_TIME.format(now)).withTimeEpoch(now.toEpochMilli())
+                .withRequestId(UUID.randomUUID().toString())
+                .withHttp(APIGatewayV2HTTPEvent.RequestContext.Http.builder().withMethod(method)
+                        .withPath(rawPath).withProtocol("HTTP/1.1").withSourceIp("127.0.0.1")
+                        .withUserAgent(joined.getOrDefault("user-agent", "")).build())
+                .build();
+        return APIGatewayV2HTTPEvent.builder().withVersion("2.0").withRouteKey("$default")
+                .withRawPath(rawPath).withRawQueryString(rawQuery == null ? "" : rawQuery)
+                .withHeaders(joined).withQueryStringParameters(query.isEmpty() ? null : query)
+                .withBody(sent).withIsBase64Encoded(sent != null && !text)
+                .withRequestContext(context).build();
+    }
+
+    /** Lambda's rule for a URL's body: text types arrive as they are, anything else (or none) base64-encoded. */
+    static boolean textContent(String contentType) {
+        if (contentType == null) {
+            return false;
+        }
+        String t = contentType.toLowerCase(Locale.ROOT);
+        return t.startsWith("text/") || t.contains("json") || t.contains("javascript") || t.contains("xml")
+                || t.startsWith("application/x-www-form-urlencoded");
+    }
+
+    /** Invokes {@code functionId} with a Function URL event: no authorizer runs (AuthType NONE). */
+    public Response invokeUrl(String functionId, APIGatewayV2HTTPEvent event) {
+        host.awaitRunning();
+        RequestHandler<APIGatewayV2HTTPEvent, APIGatewayV2HTTPResponse> handler = host.handler(functionId);
+        try {
+            APIGatewayV2HTTPResponse r = handler.handleRequest(event,
+                    new LocalContext(functionId, event.getRequestContext().getRequestId()));
+            Map<String, String> headers = r.getHeaders() == null ? Map.of() : r.getHeaders();
+            String body = r.getBody();
+            if (r.getIsBase64Encoded() && body != null) {
+                body = new String(java.util.Base64.getDecoder().decode(body), StandardCharsets.UTF_8);
+            }
+            return new Response(r.getStatusCode(), headers, body == null ? "" : body);
+        } catch (RuntimeException e) {
+            // As a Function URL answers an unhandled error: 502, no detail.
+            System.err.println(functionId + " failed: " + e);
+            return gatewayError(502, "Internal Server Error");
+        }
     }
 
     /**

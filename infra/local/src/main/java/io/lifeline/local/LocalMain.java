@@ -128,6 +128,7 @@ public final class LocalMain implements Callable<Integer> {
     /** INFO lines of requests, batches, sweeps and key checks that went as usual. */
     static boolean routine(String line) {
         return line.startsWith("{\"level\":\"INFO\"") && (line.contains("\"outcome\":\"ok\"")
+                || line.startsWith("{\"level\":\"INFO\",\"msg\":\"summary\"")
                 || line.contains("\"outcome\":\"idle\"") || line.contains("\"outcome\":\"known_key\""));
     }
 
@@ -173,6 +174,10 @@ public final class LocalMain implements Callable<Integer> {
         String url = local.url().toString();
         System.out.println("Lifeline Local is running at " + url + (inMemory ? " (in memory)"
                 : " (data in " + dataDir.toAbsolutePath() + ")"));
+        if (local.heartbeatUrl() != null) {
+            System.out.println("Heartbeat URL (the Function URL's event shape; heartbeats only): "
+                    + local.heartbeatUrl());
+        }
         System.out.println("Team: " + LifelineLocal.LOCAL_TEAM + "   admin key: " + local.adminKey());
         Path operatorFile = dataDir.resolve(LifelineLocal.OPERATOR_KEY_FILE).toAbsolutePath();
         if (local.operatorKeyNew()) {

@@ -89,7 +89,7 @@ public final class LocalRuntime implements AutoCloseable {
             } else {
                 this.stepFunctions = null;
             }
-            this.gateway = new LocalGateway(template, host, clock);
+            this.gateway = new LocalGateway(template, host, clock, template.functionUrls(parameters).keySet());
             if (b.streams != null) {
                 this.pump = new StreamPump(b.streams, b.streamArn, StreamPump.consumers(host), b.checkpoints);
             } else {

@@ -157,6 +157,11 @@ public final class SamTemplate {
         }
     }
 
+    /** The whole template as read (CloudFormation's short-form tags in their long form), for checks of its parts. */
+    JsonNode tree() {
+        return root;
+    }
+
     private JsonNode resources() {
         return root.path("Resources");
     }
@@ -475,6 +480,21 @@ public final class SamTemplate {
     public String parameter(String name, Map<String, String> parameters) {
         return parameters.containsKey(name) ? parameters.get(name)
                 : root.path("Parameters").path(name).path("Default").asText();
+    }
+
+    /**
+     * The functions that have a Lambda Function URL ({@code AWS::Lambda::Url} resources deployed under
+     * {@code parameters}), by logical id, with the URL's AuthType.
+     */
+    public Map<String, String> functionUrls(Map<String, String> parameters) {
+        Map<String, String> urls = new java.util.LinkedHashMap<>();
+        for (String id : resourcesOfType("AWS::Lambda::Url")) {
+            if (deployed(id, parameters)) {
+                JsonNode p = resources().path(id).path("Properties");
+                urls.put(referencedResource(p.path("TargetFunctionArn")), p.path("AuthType").asText());
+            }
+        }
+        return urls;
     }
 
     /** The logical id of the function behind the HTTP API's default authorizer. */

@@ -90,6 +90,19 @@ public final class StreamPump {
         return lost;
     }
 
+    /** An iterator from just after the shard's checkpoint, or from its trim horizon when it has none. */
+    private String iteratorAfterCheckpoint(Shard shard) {
+        String last = checkpoints.get(shard.shardId());
+        return streams.getShardIterator(g -> {
+            g.streamArn(streamArn).shardId(shard.shardId());
+            if (last == null) {
+                g.shardIteratorType(ShardIteratorType.TRIM_HORIZON);
+            } else {
+                g.shardIteratorType(ShardIteratorType.AFTER_SEQUENCE_NUMBER).sequenceNumber(last);
+            }
+        }).shardIterator();
+    }
+
     /** Pumps until a pass delivers nothing; for tests that want the outbox caught up. */
     public int drain() {
         int total = 0;

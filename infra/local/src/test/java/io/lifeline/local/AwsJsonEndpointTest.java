@@ -42,7 +42,7 @@ class AwsJsonEndpointTest {
         assertEquals("application/x-amz-json-1.1", r.headers().firstValue("Content-Type").orElse(null));
         JsonNode body = Json.parse(r.body());
         assertEquals("UnknownOperationException", body.get("__type").asText());
-        assertEquals("Lifeline Local's bus only speaks PutEvents", body.get("message").asText());
+        assertEquals("Lifeline Local's bus speaks PutEvents and StartReplay", body.get("message").asText());
     }
 
     @Test

@@ -111,6 +111,11 @@ class ObservabilityTest {
         stack.pump.drain();
         assertEquals("ready", stack.status("a1"));
         assertEquals("dead_failed_revive", stack.status("a2"));
+
+        // Routine beats are counted in the heartbeat function's summary, written once its interval (300 s) is
+        // over: one more beat after that writes it.
+        stack.clock.advance(Duration.ofSeconds(300));
+        beat("a3");
     }
 
     @AfterAll
@@ -176,6 +181,12 @@ class ObservabilityTest {
             assertTrue(Set.of("INFO", "WARN", "ERROR").contains(l.path("level").asText()), where);
             String msg = l.path("msg").asText();
             kinds.add(msg);
+            if (msg.equals("summary")) {
+                // A function's summary of an interval belongs to no one request: its service and its counts only.
+                assertEquals(Metrics.HEARTBEAT_FUNCTION, l.path(Metrics.SERVICE).asText(), where);
+                assertTrue(l.has("_aws"), where);
+                continue;
+            }
             assertFalse(l.path("requestId").asText().isEmpty(), "requestId: " + where);
             assertTrue(l.path("route").isTextual() || l.path("operation").isTextual(), "route or operation: " + where);
             assertFalse(l.path("outcome").asText().isEmpty(), "outcome: " + where);
@@ -194,8 +205,8 @@ class ObservabilityTest {
             }
             assertFalse(where.contains("not-a-key"), "a key never appears in a log line: " + where);
         }
-        assertTrue(kinds.containsAll(Set.of("request", "heartbeats rejected", "authorize", "sweep", "publish",
-                "revive")), "every function logged: " + kinds);
+        assertTrue(kinds.containsAll(Set.of("request", "heartbeats rejected", "summary", "authorize", "sweep",
+                "publish", "revive")), "every function logged: " + kinds);
         // The authorizer's line carries the request's id, so both can be found together.
         JsonNode unknown = withMsg("authorize").stream().filter(l -> l.path("outcome").asText().equals("unknown_key"))
                 .findFirst().orElseThrow();
@@ -252,8 +263,8 @@ class ObservabilityTest {
     }
 
     @Test
-    void heartbeatMetrics_countAcceptedAndRejectedByCode_onTheRequestLineItself() throws Exception {
-        assertEquals(7, accepted, "the scenario's own count");
+    void heartbeatMetrics_countAcceptedInTheSummary_andRejectedByCodeOnTheRequestLine() throws Exception {
+        assertEquals(8, accepted, "the scenario's own count");
         assertEquals(accepted, sum(Metrics.HEARTBEAT_FUNCTION, Metrics.HEARTBEATS));
         Map<String, Integer> byCode = new TreeMap<>();
         for (JsonNode d : documents()) {
@@ -264,12 +275,13 @@ class ObservabilityTest {
         }
         assertEquals(Map.of("AGENT_NOT_FOUND", 2, "INTERNAL_ERROR", 1, "UNAUTHENTICATED", 1), byCode);
         assertEquals(rejected, byCode);
-        // A single heartbeat adds no line: its request line is the metrics document.
+        // A routine heartbeat writes no line; a refused one writes its request line, which is its metrics document.
         List<JsonNode> heartbeatLines = parsed().stream().filter(l -> l.path("route").asText().endsWith("/heartbeat"))
                 .toList();
-        assertEquals(9, heartbeatLines.size(), "6 accepted and 3 refused single heartbeats, one line each");
-        heartbeatLines.forEach(l -> assertTrue(l.has("_aws") && l.path("msg").asText().equals("request"),
-                l.toString()));
+        assertEquals(3, heartbeatLines.size(), "7 accepted single heartbeats write nothing, 3 refused one line each");
+        heartbeatLines.forEach(l -> assertTrue(l.has("_aws") && l.path("msg").asText().equals("request")
+                && Set.of("refused", "error").contains(l.path("outcome").asText()), l.toString()));
+        assertEquals(1, withMsg("summary").size(), "one summary: the scenario's beats fell in one interval");
         // Other functions' request lines carry no metrics.
         assertTrue(withMsg("request").stream().filter(l -> !l.path("route").asText().contains("heartbeat"))
                 .noneMatch(l -> l.has("_aws")));
@@ -328,7 +340,8 @@ class ObservabilityTest {
         for (String line : List.copyOf(lines)) {
             JsonNode l = Json.parse(line);
             boolean routine = l.path("level").asText().equals("INFO")
-                    && Set.of("ok", "idle", "known_key").contains(l.path("outcome").asText());
+                    && (Set.of("ok", "idle", "known_key").contains(l.path("outcome").asText())
+                            || l.path("msg").asText().equals("summary"));
             assertEquals(routine, LocalMain.routine(line), line);
         }
         assertTrue(lines.stream().anyMatch(l -> !LocalMain.routine(l) && l.contains("\"msg\":\"sweep\"")),

@@ -20,8 +20,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every API request logs exactly one JSON line (README.md, "Logs"): team, agentId, requestId, route, status,
- * outcome (ok / refused with code / error) and durationMs. Captured through {@link Log#sink}.
+ * Every API request logs exactly one JSON line (README.md, "Logs and metrics"): team, agentId, requestId, route,
+ * status, outcome (ok / refused with code / error) and durationMs; except a routine heartbeat (accepted, no status
+ * change), which only counts in its function's summary (HeartbeatLogVolumeTest). Captured through {@link Log#sink}.
  */
 class RequestLogTest {
     static TestStack stack;
@@ -62,7 +63,7 @@ class RequestLogTest {
     }
 
     @Test
-    void heartbeat_logsOneOkLineWithEveryField() throws Exception {
+    void heartbeat_thatChangesStatus_logsOneOkLineWithEveryField() throws Exception {
         stack.ready("log-1");
         lines.clear();
         TestStack.Reply r = stack.heartbeat("log-1", "{\"status\":\"working\"}");
@@ -77,6 +78,7 @@ class RequestLogTest {
         assertEquals(200, l.get("status").asInt());
         assertEquals("ok", l.get("outcome").asText());
         assertFalse(l.has("code"));
+        assertEquals("log-1: ready -> working", l.path("changes").get(0).asText());
         assertNotNull(l.get("requestId").textValue());
         assertFalse(l.get("requestId").asText().isEmpty());
         assertTrue(l.get("durationMs").isNumber() && l.get("durationMs").asDouble() >= 0, l.toString());
