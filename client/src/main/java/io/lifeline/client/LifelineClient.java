@@ -186,7 +186,8 @@ public final class LifelineClient {
             }
             list.add(n);
         }
-        return call("POST", teamPath("heartbeats"), Map.of("hostId", hostId, "heartbeats", list), BatchResult.class);
+        return call(heartbeatUrl, "POST", teamPath("heartbeats"), Map.of("hostId", hostId, "heartbeats", list),
+                BatchResult.class);
     }
 
     public AgentView leave(String agentId, String reason) {
