@@ -144,8 +144,11 @@ class LocalBeatsTest {
             }
             assertTrue(hungDead, "the hung agent (process alive, local beats stopped) was marked dead");
             assertEquals(0, liveDeaths.get(), "the agent that kept beating locally never left ready");
-            assertEquals(1, client.transitions("lb-hung", 100).transitions().stream()
-                    .filter(t -> "heartbeat_expired".equals(t.trigger())).count());
+            // At least once: once dead, the revive flow has the daemon restart it, and a restarted agent that still
+            // sends no local beat dies again after its stale-after (on a loaded machine, before this read).
+            long hungDeaths = client.transitions("lb-hung", 100).transitions().stream()
+                    .filter(t -> "heartbeat_expired".equals(t.trigger())).count();
+            assertTrue(hungDeaths >= 1, "deaths of the hung agent: " + hungDeaths);
             assertEquals("ready", client.agent("lb-live").status());
 
             // The daemon is killed: its lease is no longer renewed, and lb-live dies as well.
