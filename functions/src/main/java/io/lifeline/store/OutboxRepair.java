@@ -13,7 +13,6 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
-import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
 
 /**
  * Finds what a lost stream record would have done: agents whose newest transition the outbox never finished
@@ -37,24 +36,18 @@ public final class OutboxRepair {
     /** Every agent whose newest transition is not marked published. */
     public List<Unpublished> unpublished() {
         List<Unpublished> out = new ArrayList<>();
-        Map<String, AttributeValue> start = null;
-        do {
-            Map<String, AttributeValue> from = start;
-            ScanResponse page = StoreFailures.call("scan for unpublished transitions", () -> dynamo.scan(r -> r
-                    .tableName(table)
+        StoreFailures.call("scan for unpublished transitions", () -> {
+            dynamo.scanPaginator(r -> r.tableName(table)
                     .filterExpression("#sk = :agent AND #tseq > :zero AND (attribute_not_exists(#ps) OR #ps < #tseq)")
                     .projectionExpression("#pk, #sk, #tseq, #tAt, #rpAt")
                     .expressionAttributeNames(Map.of("#pk", Keys.PK, "#sk", Keys.SK, "#tseq", AgentItems.T_SEQ,
                             "#ps", AgentItems.PUBLISHED_SEQ, "#tAt", AgentItems.T_AT, "#rpAt", AgentItems.REPLAY_AT))
-                    .expressionAttributeValues(Map.of(":agent", s(Keys.AGENT_SK), ":zero", n(0)))
-                    .exclusiveStartKey(from)));
-            for (Map<String, AttributeValue> item : page.items()) {
-                out.add(new Unpublished(AgentItems.team(item), AgentItems.agentId(item),
-                        Items.num(item, AgentItems.T_SEQ, 0), Items.instant(item, AgentItems.T_AT),
-                        Items.instant(item, AgentItems.REPLAY_AT)));
-            }
-            start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
-        } while (start != null);
+                    .expressionAttributeValues(Map.of(":agent", s(Keys.AGENT_SK), ":zero", n(0))))
+                    .items().forEach(item -> out.add(new Unpublished(AgentItems.team(item), AgentItems.agentId(item),
+                            Items.num(item, AgentItems.T_SEQ, 0), Items.instant(item, AgentItems.T_AT),
+                            Items.instant(item, AgentItems.REPLAY_AT))));
+            return null;
+        });
         return out;
     }
 

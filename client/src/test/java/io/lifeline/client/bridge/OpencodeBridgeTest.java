@@ -1,5 +1,6 @@
 package io.lifeline.client.bridge;
 
+import io.lifeline.client.MutableClock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class OpencodeBridgeTest {
+    private static final Instant START = Instant.parse("2026-11-24T12:00:00Z");
     private static final ObjectMapper JSON = new ObjectMapper();
     private static LifelineLocal local;
     private static LifelineClient admin;
@@ -54,37 +56,13 @@ class OpencodeBridgeTest {
         }
     }
 
-    /** A clock the test moves. */
-    static final class TestClock extends Clock {
-        private Instant now = Instant.parse("2026-11-24T12:00:00Z");
-
-        void advance(Duration d) {
-            now = now.plus(d);
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    }
-
     private static OpencodeApi nowhere() throws Exception {
         try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             return new OpencodeApi(URI.create("http://127.0.0.1:" + s.getLocalPort()), null);
         }
     }
 
-    private static OpencodeBridge bridge(TestClock clock, Map<String, AgentRef> given,
+    private static OpencodeBridge bridge(MutableClock clock, Map<String, AgentRef> given,
             AtomicReference<LifelineClient> client) throws Exception {
         return new OpencodeBridge(nowhere(), team -> client.get(), given, Duration.ofSeconds(10), clock,
                 Sleeper.REAL, line -> { });
@@ -131,7 +109,7 @@ class OpencodeBridgeTest {
     @Test
     void handle_manyEventsWithinAnInterval_sendsOneBeatPerIntervalAndEveryStatusChange() throws Exception {
         register("br-c1");
-        TestClock clock = new TestClock();
+        MutableClock clock = new MutableClock(START);
         OpencodeBridge bridge = bridge(clock, Map.of(), new AtomicReference<>(admin));
         bridge.handle(created("ses_c1", "teams::local::agent::br-c1::role::worker"));
         assertEquals(1, bridge.stats().beats(), "a new session beats its agent (joining it): ready");
@@ -170,7 +148,7 @@ class OpencodeBridgeTest {
     @Test
     void handle_eventsOfSessionsItCannotMap_writesNothing() throws Exception {
         register("br-u1");
-        TestClock clock = new TestClock();
+        MutableClock clock = new MutableClock(START);
         OpencodeBridge bridge = bridge(clock, Map.of(), new AtomicReference<>(admin));
         List<String> flipsBefore = flips("br-u1");
         bridge.handle(created("ses_u1", "a scratch session"));
@@ -201,7 +179,7 @@ class OpencodeBridgeTest {
                     .team(LifelineLocal.LOCAL_TEAM).apiKey(local.adminKey()).retry(RetryPolicy.none()).build();
         }
         AtomicReference<LifelineClient> client = new AtomicReference<>(unreachable);
-        TestClock clock = new TestClock();
+        MutableClock clock = new MutableClock(START);
         OpencodeBridge bridge = bridge(clock, Map.of("ses_f1", new AgentRef("local", "br-f1")), client);
         bridge.handle(status("ses_f1", "busy"));
         assertEquals(1, bridge.stats().failedBeats());
@@ -217,7 +195,7 @@ class OpencodeBridgeTest {
     void handle_aGivenMap_winsOverTheTitleAndNamesTheTeam() throws Exception {
         register("br-m1");
         register("br-m2");
-        TestClock clock = new TestClock();
+        MutableClock clock = new MutableClock(START);
         OpencodeBridge bridge = bridge(clock, Map.of("ses_m", new AgentRef("local", "br-m1")),
                 new AtomicReference<>(admin));
         bridge.handle(created("ses_m", "teams::local::agent::br-m2"));

@@ -1,5 +1,6 @@
 package io.lifeline.client.daemon;
 
+import io.lifeline.client.MutableClock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -48,30 +49,6 @@ class DaemonLifecycleTest {
         local.close();
     }
 
-    /** The daemon's clock: moved by the test. */
-    static final class TestClock extends Clock {
-        private volatile Instant now = Instant.now();
-
-        void advance(Duration d) {
-            now = now.plus(d);
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    }
-
     private static void awaitExit(CommandProcesses p, String agentId) throws InterruptedException {
         assertTrue(LocalHarness.eventually(Duration.ofSeconds(20), () -> !p.isRunning(agentId)),
                 agentId + " did not exit");
@@ -82,7 +59,7 @@ class DaemonLifecycleTest {
         String a = "loop-1";
         client.register(RegisterAgent.of(a, "Looper", "worker").withHost("host-loop"));
         client.join(a);
-        TestClock clock = new TestClock();
+        MutableClock clock = new MutableClock(Instant.now());
         try (CommandProcesses p = new CommandProcesses(Map.of(a, "echo 'cannot open config.yaml' >&2; exit 3"),
                 Map.of(), dir)) {
             p.startAll();

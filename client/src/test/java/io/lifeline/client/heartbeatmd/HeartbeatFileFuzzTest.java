@@ -1,5 +1,6 @@
 package io.lifeline.client.heartbeatmd;
 
+import io.lifeline.client.MutableClock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -115,7 +116,7 @@ class HeartbeatFileFuzzTest {
             Path file = dir.resolve("heartbeat.md");
             Files.writeString(file, text, StandardCharsets.UTF_8);
             ActionRunner runner = (action, baseDir) -> new ActionRunner.Outcome(success, message, Duration.ofMillis(1200));
-            Fixtures.MutableClock clock = new Fixtures.MutableClock(T0);
+            MutableClock clock = new MutableClock(T0);
             WakeOptions options = options(Map.of("shell", runner, "http_check", runner, "scripted", runner));
 
             Wake.run(file, clock, options);
@@ -178,7 +179,7 @@ class HeartbeatFileFuzzTest {
                 - **command**: printf '\\033[1;31mFAILED\\033[0m\\007 \\177disk\\302\\205full\\342\\200\\250see\\342\\200\\251log'; exit 3
                 - **retry**: 3
                 """);
-        Fixtures.MutableClock clock = new Fixtures.MutableClock(T0);
+        MutableClock clock = new MutableClock(T0);
 
         WakeResult first = Wake.run(file, clock, WakeOptions.defaults().withEnv(name -> null));
         HeartbeatFile afterFirst = HeartbeatFile.parse(Files.readString(file));
@@ -214,7 +215,7 @@ class HeartbeatFileFuzzTest {
                 + "- **type**: scripted\n");
         ActionRunner fails = (action, baseDir) -> new ActionRunner.Outcome(false, "no", Duration.ZERO);
 
-        Wake.run(file, new Fixtures.MutableClock(T0), options(Map.of("scripted", fails)));
+        Wake.run(file, new MutableClock(T0), options(Map.of("scripted", fails)));
 
         assertEquals(HeartbeatFile.MAX_ERROR_COUNT, HeartbeatFile.parse(Files.readString(file)).errorCount());
     }
@@ -264,7 +265,7 @@ class HeartbeatFileFuzzTest {
         Deque<Boolean> outcomes = new ArrayDeque<>(List.of(false, false, true));
         ActionRunner scripted = (action, baseDir) -> new ActionRunner.Outcome(
                 !action.id().equals("hostile") || outcomes.pop(), message, Duration.ofMillis(1500));
-        Fixtures.MutableClock clock = new Fixtures.MutableClock(T0);
+        MutableClock clock = new MutableClock(T0);
         WakeOptions options = options(Map.of("scripted", scripted)).withBudget(Duration.ofMinutes(10));
         String clean = ActionRunner.oneLine(message);
 

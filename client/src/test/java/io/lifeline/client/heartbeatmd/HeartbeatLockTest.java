@@ -1,5 +1,6 @@
 package io.lifeline.client.heartbeatmd;
 
+import io.lifeline.client.MutableClock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -63,7 +64,7 @@ class HeartbeatLockTest {
         Files.writeString(file, Fixtures.seed("seed-minimal.md"));
         startHolder(file, 30_000);
         assertThrows(LockTimeoutException.class, () -> Wake.run(file,
-                new Fixtures.MutableClock(Instant.parse("2024-01-15T10:00:00Z")),
+                new MutableClock(Instant.parse("2024-01-15T10:00:00Z")),
                 WakeOptions.defaults().withLockTimeout(Duration.ofMillis(300))));
         assertEquals(Fixtures.seed("seed-minimal.md"), Files.readString(file));
     }

@@ -1,5 +1,6 @@
 package io.lifeline.client.heartbeatmd;
 
+import io.lifeline.client.MutableClock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -102,7 +103,7 @@ class HttpCheckRunnerTest {
         Path file = dir.resolve("heartbeat.md");
         Files.writeString(file, "---\nversion: 1\n---\n### [HIGH] Check API health\n- **id**: action-001\n"
                 + "- **type**: http_check\n- **target**: " + base + "/down\n- **retry**: 3\n- **status**: pending\n");
-        Fixtures.MutableClock clock = new Fixtures.MutableClock(Instant.parse("2024-01-15T10:32:15Z"));
+        MutableClock clock = new MutableClock(Instant.parse("2024-01-15T10:32:15Z"));
         Wake.run(file, clock);
         Action failed = HeartbeatFile.parse(Files.readString(file)).action("action-001");
         assertEquals("HTTP 503", failed.field("error"));

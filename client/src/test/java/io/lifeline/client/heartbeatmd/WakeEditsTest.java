@@ -1,5 +1,6 @@
 package io.lifeline.client.heartbeatmd;
 
+import io.lifeline.client.MutableClock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -26,7 +27,7 @@ class WakeEditsTest {
     @TempDir
     Path dir;
 
-    private final Fixtures.MutableClock clock = new Fixtures.MutableClock(T0);
+    private final MutableClock clock = new MutableClock(T0);
 
     private Path write(String text) throws Exception {
         Path file = dir.resolve("heartbeat.md");

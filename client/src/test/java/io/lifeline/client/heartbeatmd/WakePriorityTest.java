@@ -1,5 +1,6 @@
 package io.lifeline.client.heartbeatmd;
 
+import io.lifeline.client.MutableClock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -24,7 +25,7 @@ class WakePriorityTest {
     @TempDir
     Path dir;
 
-    private final Fixtures.MutableClock clock = new Fixtures.MutableClock(T0);
+    private final MutableClock clock = new MutableClock(T0);
 
     /** A heartbeat.md with one block per {@code priority, id, type, extra field lines...} entry. */
     private Path file(String[]... actions) throws Exception {
