@@ -128,7 +128,7 @@ public final class CostModel {
         static Map<String, String> resources(String template) {
             Map<String, String> out = new LinkedHashMap<>();
             String body = template.substring(template.indexOf("\nResources:"), template.indexOf("\nOutputs:"));
-            Matcher m = Pattern.compile("\n  ([A-Za-z0-9]+):\n((?:(?:    .*| *#.*)?\n)*)").matcher(body);
+            Matcher m = Pattern.compile("(?m)^  ([A-Za-z0-9]+):\n((?:(?:    .*| *#.*)?\n)*)").matcher(body);
             while (m.find()) {
                 out.put(m.group(1), m.group(2));
             }
