@@ -157,13 +157,13 @@ public final class CostModel {
         /** The last published figures (BENCHMARKS.md section 6), for the unit tests and a run that measures none. */
         static Measures published() {
             Map<String, BeatLog> logs = new LinkedHashMap<>();
-            logs.put("url/1", new BeatLog(22.7, 0));
-            logs.put("api/1", new BeatLog(21.3, 18.5));
-            logs.put("url/10", new BeatLog(2.0, 0));
-            logs.put("api/10", new BeatLog(1.8, 1.8));
-            logs.put("url/25", new BeatLog(0.8, 0));
-            logs.put("api/25", new BeatLog(0.7, 0.7));
-            return new Measures(3.47, 480, logs);
+            logs.put("url/1", new BeatLog(8.46, 0));
+            logs.put("api/1", new BeatLog(7.11, 18.517));
+            logs.put("url/10", new BeatLog(0.855, 0));
+            logs.put("api/10", new BeatLog(0.72, 1.852));
+            logs.put("url/25", new BeatLog(0.285, 0));
+            logs.put("api/25", new BeatLog(0.24, 0.74));
+            return new Measures(3.47, 413, logs);
         }
 
         BeatLog log(boolean viaUrl, int perRequest) {

@@ -82,7 +82,7 @@ class CostModelTest {
                 l.get("sweep clock: SQS (delayed messages for the minute's other sweeps)"), 1e-12);
         assertEquals(SWEEPS * 0.2 / 1e6, l.get("sweep clock: Lambda requests (4 sweeps a minute)"), 1e-12);
         assertEquals(0, l.get("sweep: X-Ray traces"));
-        assertEquals(SWEEPS * 480 / 1e9 * 0.50,
+        assertEquals(SWEEPS * 413 / 1e9 * 0.50,
                 l.get("sweep: log lines (its line; no platform lines at SystemLogLevel WARN)"), 1e-12);
         assertEquals(0, l.get("outbox repair: X-Ray traces"));
         // An empty live table still costs the minimum per segment: 4 x 0.5 RRU a sweep.
@@ -109,9 +109,9 @@ class CostModelTest {
         // Lambda at the handler's measured 3.47 ms, billed 4 ms at 1 GB.
         assertEquals(1_000 * BEATS * 0.2 / 1e6, url.usd("heartbeat Lambda requests"), 1e-12);
         assertEquals(1_000 * BEATS * 0.004 * 1.33334e-5, url.usd("heartbeat Lambda duration"), 1e-12);
-        // Logs: 22.7 B a beat measured through the URL; 21.3 + 18.5 + a 280-byte access log line through the API.
-        assertEquals(1_000 * BEATS * 22.7 / 1e9 * 0.50, url.usd("logs: heartbeat lines"), 1e-12);
-        assertEquals(1_000 * BEATS * (21.3 + 18.5 + 280) / 1e9 * 0.50,
+        // Logs: 8.46 B a beat measured through the URL; 7.11 + 18.517 + a 280-byte access log line through the API.
+        assertEquals(1_000 * BEATS * 8.46 / 1e9 * 0.50, url.usd("logs: heartbeat lines"), 1e-12);
+        assertEquals(1_000 * BEATS * (7.11 + 18.517 + 280) / 1e9 * 0.50,
                 api.usd("logs: heartbeat lines + authorizer + access log"), 1e-12);
         assertEquals(0, url.usd("X-Ray traces (heartbeat)"), "HeartbeatTracing PassThrough");
         // The authorizer keeps Tracing Active: 1,000 keys every 300 s is 3.3 runs a second, 1 + 5% of the rest.
@@ -210,7 +210,7 @@ class CostModelTest {
         CostModel.Bill on = CostModel.bill(one, loud, MEASURES, ASSUMED, PRICES);
         // 20 agents at 30 s: 0.67 requests a second, all within the 1/s reservoir.
         assertEquals(20 * BEATS * 5.0 / 1e6, on.usd("X-Ray traces (heartbeat)"), 1e-9);
-        assertEquals(20 * BEATS * (22.7 + 330) / 1e9 * 0.50, on.usd("logs: heartbeat lines + Lambda's"), 1e-12);
+        assertEquals(20 * BEATS * (8.46 + 330) / 1e9 * 0.50, on.usd("logs: heartbeat lines + Lambda's"), 1e-12);
         assertTrue(on.total() > quiet.total());
     }
 
