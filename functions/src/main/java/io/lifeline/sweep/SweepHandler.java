@@ -317,13 +317,15 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
         line.set("markedDead", Json.MAPPER.valueToTree(r.markedDead()));
         line.set("teamsHeld", Json.MAPPER.valueToTree(r.teamsHeld()));
         line.set("revivesEnded", Json.MAPPER.valueToTree(r.revivesEnded()));
+        line.set("hostsExpired", Json.MAPPER.valueToTree(r.hostsExpired()));
         return line;
     }
 
     /**
      * Writes the line with its metrics (EMF). Counts of 0 are not published (a metric is billed for every hour it
      * is), so an idle deployment's sweep publishes none, nor does a healthy fleet's; the sweep's time is
-     * {@code durationMs} on the line and AWS/Lambda's Duration, the alive agents it saw {@code aliveSeen}. A restarting agent the sweep had to end is a revive flow that broke: a fault.
+     * {@code durationMs} on the line and AWS/Lambda's Duration, the alive agents it saw {@code aliveSeen}. A
+     * restarting agent the sweep had to end is a revive flow that broke: a fault.
      */
     static void emit(ObjectNode line, Sweeper.Report r, Instant now) {
         Metrics.on(line, Metrics.SWEEP_FUNCTION, now)

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
 import io.lifeline.support.Metrics;
@@ -15,7 +16,10 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The sweep's line and what it publishes: nothing for an idle deployment, its faults in one metric. */
+/**
+ * The sweep's one log line names what it did, host leases included (issue 13), and what it publishes: nothing for an
+ * idle deployment or a healthy fleet, its faults in one metric.
+ */
 class SweepLineTest {
     private static final Instant AT = Instant.parse("2026-03-01T12:00:00Z");
     private final List<String> lines = new ArrayList<>();
@@ -60,5 +64,25 @@ class SweepLineTest {
         assertEquals(1, line.get(Metrics.AGENTS_MARKED_DEAD).asInt());
         assertEquals(3, line.get(Metrics.FAULTS).asInt(), "2 skipped writes and a revive the sweep had to end");
         assertTrue(line.at("/_aws/CloudWatchMetrics").toString().contains("\"Dimensions\":[[]]"), line.toString());
+    }
+
+    private static Sweeper.Report withHosts(List<String> hostsExpired) {
+        return new Sweeper.Report(Instant.parse("2026-03-01T12:00:00Z"), 12, 10, List.of("acme/a-1"), 2, 0, 0,
+                List.of(), 1.5, Duration.ofMillis(40), 0, List.of(), hostsExpired, 0);
+    }
+
+    @Test
+    void line_ofASweepThatFoundSilentHosts_namesEachHostAsTeamSlashHost() {
+        ObjectNode line = SweepHandler.line(withHosts(List.of("acme/host-1", "beta/host-9")));
+        assertEquals(List.of("acme/host-1", "beta/host-9"),
+                Json.MAPPER.convertValue(line.get("hostsExpired"), List.class));
+        assertEquals("acted", line.get("outcome").asText());
+    }
+
+    @Test
+    void line_ofASweepWithNoSilentHost_hasAnEmptyHostsExpired() {
+        ObjectNode line = SweepHandler.line(withHosts(List.of()));
+        assertEquals(0, line.get("hostsExpired").size());
+        assertEquals(true, line.get("hostsExpired").isArray());
     }
 }
