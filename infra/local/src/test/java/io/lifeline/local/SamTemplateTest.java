@@ -348,7 +348,9 @@ class SamTemplateTest {
         JsonNode sweep = root.path("Resources").path("SweepNotRunningAlarm").path("Properties");
         assertEquals("AWS/Lambda", sweep.path("Namespace").asText(), "free, and published for every invocation");
         assertEquals("Duration", sweep.path("MetricName").asText());
-        assertEquals("SampleCount", sweep.path("Statistic").asText());
+        // The share of the minute's sweeps that ended before their 60 s timeout: a timed-out sweep breaches too.
+        assertEquals("PR(0:55000)", sweep.path("ExtendedStatistic").asText());
+        assertEquals(60, root.path("Resources").path("SweepFunction").path("Properties").path("Timeout").asInt());
         assertEquals("SweepFunction", sweep.path("Dimensions").get(0).path("Value").asText());
         assertEquals("breaching", sweep.path("TreatMissingData").asText(), "no sweep at all is the failure");
         JsonNode dead = root.path("Resources").path("DeadAgentRateAlarm").path("Properties");
