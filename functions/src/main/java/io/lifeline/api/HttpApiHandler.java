@@ -258,7 +258,8 @@ public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPE
             Json.putIfPresent(extra, "route", request.routeKey());
             extra.put("outcome", "refused").put("durationMs", durationMs);
             Metrics.on(extra, Metrics.HEARTBEAT_FUNCTION, now)
-                    .put(Metrics.HEARTBEATS_REJECTED, Metrics.Unit.COUNT, n, Map.of(Metrics.CODE, entryCode)).emit();
+                    .put(Metrics.HEARTBEATS_REJECTED, Metrics.Unit.COUNT, n, Map.of(Metrics.CODE, entryCode))
+                    .fault("INTERNAL_ERROR".equals(entryCode) ? n : 0).emit();
         });
         summary.flushIfDue();
     }
