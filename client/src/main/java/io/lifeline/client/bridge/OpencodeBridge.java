@@ -213,7 +213,10 @@ public final class OpencodeBridge implements AutoCloseable {
         String type = event.path("type").asText();
         JsonNode p = event.path("properties");
         switch (type) {
-            case "server.connected" -> connections++;
+            case "server.connected" -> {
+                connections++;
+                log.accept("connected to " + opencode.base() + "/event (connection " + connections + ")");
+            }
             case "server.heartbeat" -> keepIdleAgentsAlive();
             case "session.created", "session.updated" -> {
                 JsonNode info = p.path("info");

@@ -246,6 +246,47 @@ class McpServerTest {
         }
     }
 
+    /**
+     * Issue 18 item 3: with a heartbeat URL (here from LIFELINE_HEARTBEAT_URL, as an opencode.json "environment"
+     * sets it) the heartbeat tool's calls take Local's Function URL path, and join, report_error and agent_status
+     * the API URL; without one, heartbeats take the API path. Counted per path by a proxy in front of Local.
+     */
+    @Test
+    void heartbeatTool_withAHeartbeatUrl_beatsThroughTheFunctionUrlPath_andEverythingElseThroughTheApi()
+            throws Exception {
+        register("mcp-u1");
+        String team = LifelineLocal.LOCAL_TEAM;
+        List<ObjectNode> calls = List.of(call("join", "agentId", "mcp-u1"),
+                call("heartbeat", "agentId", "mcp-u1", "teamName", team, "status", "active"),
+                call("heartbeat", "agentId", "mcp-u1", "teamName", team, "status", "idle"),
+                call("report_error", "agentId", "mcp-u1", "message", "429 rate limit reached"),
+                call("agent_status", "agentId", "mcp-u1"));
+        try (io.lifeline.client.CountingProxy proxy = new io.lifeline.client.CountingProxy(local.url())) {
+            ObjectNode plan = stdioPlan(proxy.url().toString(), calls);
+            ((ObjectNode) plan.path("env")).put("LIFELINE_HEARTBEAT_URL",
+                    proxy.heartbeatUrl(local.heartbeatUrl()).toString());
+            JsonNode r = drive(plan).path("results");
+            assertBeat(r.get(1), "working");
+            assertBeat(r.get(2), "ready");
+            assertEquals("transient", r.get(3).path("structuredContent").path("category").asText(), r.toString());
+            assertEquals(2, proxy.viaHeartbeatUrl("/agents/mcp-u1/heartbeat"), proxy.seen().toString());
+            assertEquals(0, proxy.viaApi("/agents/mcp-u1/heartbeat"), proxy.seen().toString());
+            assertEquals(1, proxy.viaApi("/agents/mcp-u1/join"), proxy.seen().toString());
+            assertEquals(1, proxy.viaApi("/agents/mcp-u1/errors"), proxy.seen().toString());
+            assertEquals(1, proxy.viaApi("/agents/mcp-u1"), proxy.seen().toString());
+            assertEquals(2, proxy.count(s -> s.path().startsWith("/lambda-url/")), proxy.seen().toString());
+        }
+        try (io.lifeline.client.CountingProxy proxy = new io.lifeline.client.CountingProxy(local.url())) {
+            JsonNode r = drive(stdioPlan(proxy.url().toString(), calls)).path("results");
+            assertBeat(r.get(1), "working");
+            assertBeat(r.get(2), "ready");
+            assertEquals(2, proxy.viaApi("/agents/mcp-u1/heartbeat"), proxy.seen().toString());
+            assertEquals(0, proxy.count(s -> s.path().startsWith("/lambda-url/")), proxy.seen().toString());
+            assertEquals(1, proxy.viaApi("/agents/mcp-u1/join"), proxy.seen().toString());
+            assertEquals(1, proxy.viaApi("/agents/mcp-u1/errors"), proxy.seen().toString());
+        }
+    }
+
     @Test
     void heartbeat_whenLifelineIsUnreachable_answersFailedToUpdateHeartbeatAsAToolResult() throws Exception {
         int closedPort;
@@ -339,7 +380,13 @@ class McpServerTest {
         }
 
         static HttpServer start(String lifelineUrl) throws Exception {
-            List<String> cmd = new ArrayList<>(NpmTools.lifeline(serverArgs(lifelineUrl)));
+            return start(lifelineUrl, agentKey);
+        }
+
+        /** With the API key {@code key}. */
+        static HttpServer start(String lifelineUrl, String key) throws Exception {
+            List<String> cmd = new ArrayList<>(NpmTools.lifeline("mcp", "--url", lifelineUrl, "--team",
+                    LifelineLocal.LOCAL_TEAM, "--key", key));
             cmd.addAll(List.of("--http", "--port", "0"));
             ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD);
             Map<String, String> env = new HashMap<>(pb.environment());
