@@ -91,4 +91,32 @@ class AgentRuntimeCommandsTest {
             assertTrue(r.out().contains(option), option + ": " + r.out());
         }
     }
+
+    /**
+     * README "Use it from your agent runtime": every {@code java -jar client/target/lifeline.jar ...} line of its
+     * shell blocks is a command line the CLI accepts (the bridge's and the daemon's included; their behaviour is
+     * {@code OpencodeBridgeOpencodeTest}'s and {@code DaemonBridgeOpencodeTest}'s).
+     */
+    @Test
+    void readme_agentRuntimeCommandLines_areAcceptedByTheCli() throws Exception {
+        List<List<String>> lines = io.lifeline.client.Readme.commandLines(io.lifeline.client.Readme.blocks(
+                io.lifeline.client.Readme.section("Use it from your agent runtime"), "bash"));
+        List<String> commands = new java.util.ArrayList<>();
+        for (List<String> words : lines) {
+            if (!words.get(0).equals("java")) {
+                continue; // npx (the Inspector: McpServerTest.inspectorCli_*) and opencode serve
+            }
+            assertEquals(List.of("java", "-jar", "client/target/lifeline.jar"), words.subList(0, 3), words.toString());
+            List<String> args = words.subList(3, words.size());
+            CommandLine cl = new CommandLine(new LifelineCli(Map.of(), d -> { }, java.nio.file.Path.of("")));
+            CommandLine.ParseResult parsed = cl.parseArgs(args.toArray(String[]::new));
+            while (parsed.hasSubcommand()) {
+                parsed = parsed.subcommand();
+            }
+            commands.add(parsed.commandSpec().qualifiedName(" "));
+            assertTrue(parsed.unmatched().isEmpty(), words + ": " + parsed.unmatched());
+        }
+        assertTrue(commands.contains("lifeline bridge opencode"), commands.toString());
+        assertTrue(commands.contains("lifeline daemon"), commands.toString());
+    }
 }

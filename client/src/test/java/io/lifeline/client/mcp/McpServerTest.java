@@ -247,6 +247,46 @@ class McpServerTest {
     }
 
     /**
+     * README "Use it from your agent runtime": the generic MCP client entry ({@code mcpServers}), run as written
+     * (its jar path replaced by this build's classes, its environment's values by this Local's): a stdio client
+     * lists the tools and a heartbeat through it lands.
+     */
+    @Test
+    void readmeMcpServersEntry_runAsWritten_servesTheToolsToAStdioClient() throws Exception {
+        register("mcp-readme");
+        admin.join("mcp-readme");
+        JsonNode entry = null;
+        for (String block : io.lifeline.client.Readme.blocks(io.lifeline.client.Readme.section(
+                "Use it from your agent runtime"), "json")) {
+            if (block.contains("\"mcpServers\"")) {
+                entry = JSON.readTree(block).path("mcpServers").path("lifeline");
+            }
+        }
+        assertTrue(entry != null && entry.isObject(), "README has an mcpServers entry for lifeline");
+        assertEquals("java", entry.path("command").asText());
+        List<String> args = JSON.convertValue(entry.path("args"), List.class);
+        assertEquals("-jar", args.get(0));
+        assertTrue(args.get(1).endsWith("client/target/lifeline.jar"), args.toString());
+        Map<String, String> given = JSON.convertValue(entry.path("env"), Map.class);
+        assertEquals(List.of("LIFELINE_API_KEY", "LIFELINE_TEAM", "LIFELINE_URL"), given.keySet().stream().sorted()
+                .toList());
+        assertEquals(LifelineLocal.LOCAL_TEAM, given.get("LIFELINE_TEAM"));
+        List<String> cmd = NpmTools.lifeline(args.subList(2, args.size()).toArray(String[]::new));
+        ObjectNode plan = JSON.createObjectNode().put("transport", "stdio").put("command", cmd.get(0));
+        ArrayNode planArgs = plan.putArray("args");
+        cmd.subList(1, cmd.size()).forEach(planArgs::add);
+        plan.putObject("env").put("PATH", System.getenv("PATH")).put("HOME", System.getProperty("java.io.tmpdir"))
+                .put("LIFELINE_URL", local.url().toString()).put("LIFELINE_TEAM", given.get("LIFELINE_TEAM"))
+                .put("LIFELINE_API_KEY", agentKey);
+        plan.set("calls", JSON.valueToTree(List.of(call("heartbeat", "agentId", "mcp-readme", "teamName",
+                LifelineLocal.LOCAL_TEAM, "status", "active"))));
+        JsonNode out = drive(plan);
+        assertEquals(LifelineTools.names().size(), out.path("tools").size(), out.toString());
+        assertBeat(out.path("results").get(0), "working");
+        assertEquals("working", admin.agent("mcp-readme").status());
+    }
+
+    /**
      * Issue 18 item 3: with a heartbeat URL (here from LIFELINE_HEARTBEAT_URL, as an opencode.json "environment"
      * sets it) the heartbeat tool's calls take Local's Function URL path, and join, report_error and agent_status
      * the API URL; without one, heartbeats take the API path. Counted per path by a proxy in front of Local.
