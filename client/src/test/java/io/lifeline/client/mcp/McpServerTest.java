@@ -287,8 +287,8 @@ class McpServerTest {
     }
 
     /**
-     * Issue 18 item 3: with a heartbeat URL (here from LIFELINE_HEARTBEAT_URL, as an opencode.json "environment"
-     * sets it) the heartbeat tool's calls take Local's Function URL path, and join, report_error and agent_status
+     * Issue 18 item 3: with a heartbeat URL (from LIFELINE_HEARTBEAT_URL, as an opencode.json "environment" sets it,
+     * and from --heartbeat-url) the heartbeat tool's calls take Local's Function URL path, and join, report_error and agent_status
      * the API URL; without one, heartbeats take the API path. Counted per path by a proxy in front of Local.
      */
     @Test
@@ -301,20 +301,26 @@ class McpServerTest {
                 call("heartbeat", "agentId", "mcp-u1", "teamName", team, "status", "idle"),
                 call("report_error", "agentId", "mcp-u1", "message", "429 rate limit reached"),
                 call("agent_status", "agentId", "mcp-u1"));
-        try (io.lifeline.client.CountingProxy proxy = new io.lifeline.client.CountingProxy(local.url())) {
-            ObjectNode plan = stdioPlan(proxy.url().toString(), calls);
-            ((ObjectNode) plan.path("env")).put("LIFELINE_HEARTBEAT_URL",
-                    proxy.heartbeatUrl(local.heartbeatUrl()).toString());
-            JsonNode r = drive(plan).path("results");
-            assertBeat(r.get(1), "working");
-            assertBeat(r.get(2), "ready");
-            assertEquals("transient", r.get(3).path("structuredContent").path("category").asText(), r.toString());
-            assertEquals(2, proxy.viaHeartbeatUrl("/agents/mcp-u1/heartbeat"), proxy.seen().toString());
-            assertEquals(0, proxy.viaApi("/agents/mcp-u1/heartbeat"), proxy.seen().toString());
-            assertEquals(1, proxy.viaApi("/agents/mcp-u1/join"), proxy.seen().toString());
-            assertEquals(1, proxy.viaApi("/agents/mcp-u1/errors"), proxy.seen().toString());
-            assertEquals(1, proxy.viaApi("/agents/mcp-u1"), proxy.seen().toString());
-            assertEquals(2, proxy.count(s -> s.path().startsWith("/lambda-url/")), proxy.seen().toString());
+        for (String how : List.of("environment", "flag")) {
+            try (io.lifeline.client.CountingProxy proxy = new io.lifeline.client.CountingProxy(local.url())) {
+                ObjectNode plan = stdioPlan(proxy.url().toString(), calls);
+                String beats = proxy.heartbeatUrl(local.heartbeatUrl()).toString();
+                if (how.equals("environment")) {
+                    ((ObjectNode) plan.path("env")).put("LIFELINE_HEARTBEAT_URL", beats);
+                } else {
+                    ((ArrayNode) plan.path("args")).add("--heartbeat-url").add(beats);
+                }
+                JsonNode r = drive(plan).path("results");
+                assertBeat(r.get(1), "working");
+                assertBeat(r.get(2), "ready");
+                assertEquals("transient", r.get(3).path("structuredContent").path("category").asText(), how + r);
+                assertEquals(2, proxy.viaHeartbeatUrl("/agents/mcp-u1/heartbeat"), how + proxy.seen());
+                assertEquals(0, proxy.viaApi("/agents/mcp-u1/heartbeat"), how + proxy.seen());
+                assertEquals(1, proxy.viaApi("/agents/mcp-u1/join"), how + proxy.seen());
+                assertEquals(1, proxy.viaApi("/agents/mcp-u1/errors"), how + proxy.seen());
+                assertEquals(1, proxy.viaApi("/agents/mcp-u1"), how + proxy.seen());
+                assertEquals(2, proxy.count(s -> s.path().startsWith("/lambda-url/")), how + proxy.seen());
+            }
         }
         try (io.lifeline.client.CountingProxy proxy = new io.lifeline.client.CountingProxy(local.url())) {
             JsonNode r = drive(stdioPlan(proxy.url().toString(), calls)).path("results");
