@@ -28,15 +28,15 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code lifeline daemon --opencode}: the opencode bridge inside the daemon's process (issue 12 item 2), against a
- * real {@code opencode serve} and a real Lifeline Local, the daemon being the real CLI in its own JVM (so SIGTERM
- * stops it as a service manager would). Lifeline is reached through a {@link CountingProxy}, which counts the
+ * The opencode bridge as the CLI runs it, in its own JVM (so SIGTERM stops it as a service manager would), against
+ * a real {@code opencode serve} and a real Lifeline Local: inside {@code lifeline daemon --opencode} (issue 12 item
+ * 2), and as {@code lifeline bridge opencode}. Lifeline is reached through a {@link CountingProxy}, which counts the
  * requests per path: with a heartbeat URL configured the bridge's beats take Local's Function URL path and its
  * joins and error reports the API's (issue 18 item 3); without one, beats take the API path. Every wait is a
  * bounded poll.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
-class DaemonBridgeOpencodeTest {
+class BridgeCliOpencodeTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static LifelineLocal local;
     private static LifelineClient admin;
@@ -78,13 +78,18 @@ class DaemonBridgeOpencodeTest {
         assertEquals(200, r.statusCode(), r.body());
     }
 
-    /** The real {@code lifeline daemon} in its own JVM, its stdout and stderr in one file. */
-    private static final class Daemon implements AutoCloseable {
+    /** The real {@code lifeline} CLI in its own JVM, its stdout and stderr in one file. */
+    private static final class Cli implements AutoCloseable {
         final Process process;
         final Path output;
 
-        Daemon(Path dir, Map<String, String> env, String... args) throws Exception {
-            List<String> cmd = new ArrayList<>(NpmTools.lifeline("daemon"));
+        /** {@code lifeline daemon args...} */
+        static Cli daemon(Path dir, Map<String, String> env, String... args) throws Exception {
+            return new Cli(dir, env, List.of("daemon"), args);
+        }
+
+        Cli(Path dir, Map<String, String> env, List<String> command, String... args) throws Exception {
+            List<String> cmd = new ArrayList<>(NpmTools.lifeline(command.toArray(String[]::new)));
             cmd.addAll(List.of(args));
             output = dir.resolve("daemon.out");
             ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(output.toFile());
@@ -111,7 +116,7 @@ class DaemonBridgeOpencodeTest {
         /** SIGTERM, and the exit it brings within 30 s. */
         void terminate() throws InterruptedException {
             process.destroy();
-            assertTrue(process.waitFor(30, TimeUnit.SECONDS), "the daemon exits after SIGTERM:\n" + out());
+            assertTrue(process.waitFor(30, TimeUnit.SECONDS), "the process exits after SIGTERM:\n" + out());
         }
 
         @Override
@@ -144,7 +149,7 @@ class DaemonBridgeOpencodeTest {
                     "team = " + LifelineLocal.LOCAL_TEAM,
                     "api_key = " + local.adminKey(),
                     "opencode_url = " + server.url(), ""));
-            try (Daemon daemon = new Daemon(dir, Map.of(), "--host", "dh-host", "--agent", "dh-cmd=exec sleep 300",
+            try (Cli daemon = Cli.daemon(dir, Map.of(), "--host", "dh-host", "--agent", "dh-cmd=exec sleep 300",
                     "--interval", "1s", "--opencode-interval", "300ms")) {
                 await("the daemon's bridge is connected", () -> daemon.lines("(connection 1)") == 1);
                 assertTrue(daemon.out().contains("opencode bridge: following " + server.url() + "/event"),
@@ -193,7 +198,7 @@ class DaemonBridgeOpencodeTest {
         try (CountingProxy proxy = new CountingProxy(local.url())) {
             OpencodeApi opencode = new OpencodeApi(server.url(), null);
             String session = opencode.createSession("no title convention here");
-            try (Daemon daemon = new Daemon(dir, Map.of("LIFELINE_URL", proxy.url().toString(),
+            try (Cli daemon = Cli.daemon(dir, Map.of("LIFELINE_URL", proxy.url().toString(),
                     "LIFELINE_API_KEY", local.adminKey()), "--host", "dn-host", "--agent", "dn-cmd=exec sleep 300",
                     "--interval", "1s", "--opencode", server.url().toString(), "--opencode-map", session + "=oc-d2",
                     "--opencode-interval", "300ms")) {
@@ -209,6 +214,31 @@ class DaemonBridgeOpencodeTest {
             assertTrue(beats >= 3, "ready, working, ready at least: " + beats + " in " + proxy.seen());
             assertEquals(0, proxy.count(s -> s.path().startsWith("/lambda-url/")), proxy.seen().toString());
             assertTrue(proxy.viaApi("/heartbeats") >= 1, "the daemon's batches: " + proxy.seen());
+        }
+    }
+
+    @Test
+    void bridgeCommand_withHeartbeatUrlFlag_beatsThroughTheFunctionUrlPath_andStopsOnSigterm() throws Exception {
+        register("oc-b1");
+        try (CountingProxy proxy = new CountingProxy(local.url())) {
+            OpencodeApi opencode = new OpencodeApi(server.url(), null);
+            try (Cli bridge = new Cli(dir, Map.of("LIFELINE_API_KEY", local.adminKey(),
+                    "OPENCODE_URL", server.url().toString()), List.of("bridge", "opencode"), "--url", proxy.url().toString(),
+                    "--heartbeat-url", proxy.heartbeatUrl(local.heartbeatUrl()).toString(), "--interval", "300ms")) {
+                await("the bridge is connected", () -> bridge.lines("(connection 1)") == 1);
+                String session = opencode.createSession("teams::local::agent::oc-b1");
+                await("a mapped session joins its agent: ready", () -> status("oc-b1").equals("ready"));
+                opencode.promptAsync(session, "hello from the bridge command test");
+                await("busy: working", () -> status("oc-b1").equals("working"));
+                abort(session);
+                await("idle: ready", () -> status("oc-b1").equals("ready"));
+                bridge.terminate();
+                assertTrue(bridge.out().contains("lifeline bridge: following " + server.url() + "/event"), bridge.out());
+            }
+            long beats = proxy.viaHeartbeatUrl("/agents/oc-b1/heartbeat");
+            assertTrue(beats >= 3, "ready, working, ready at least: " + beats + " in " + proxy.seen());
+            assertEquals(0, proxy.viaApi("/agents/oc-b1/heartbeat"), proxy.seen().toString());
+            assertEquals(1, proxy.viaApi("/agents/oc-b1/join"), proxy.seen().toString());
         }
     }
 }
