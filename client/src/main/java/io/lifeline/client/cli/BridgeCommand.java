@@ -59,14 +59,12 @@ final class BridgeCommand implements Runnable {
             URI opencode = opencodeUrl(GlobalOptions.first(opencodeUrl, env.get("OPENCODE_URL"),
                     global.file(env).get("opencode_url"), "http://127.0.0.1:4096"));
             global.client(env, sleeper(), global.team(env), global.key(env)); // a bad Lifeline URL: reported first
-            OpencodeBridge bridge = bridge(global, env, sleeper(), opencode, given, every, line -> {
+            java.util.function.Consumer<String> say = line -> {
                 err().println("lifeline bridge: " + line);
                 err().flush();
-            });
-            RunningBridge running = RunningBridge.start(bridge, every, "lifeline-bridge", line -> {
-                err().println("lifeline bridge: " + line);
-                err().flush();
-            });
+            };
+            RunningBridge running = RunningBridge.start(bridge(global, env, sleeper(), opencode, given, every, say),
+                    every, "lifeline-bridge", say);
             Runtime.getRuntime().addShutdownHook(new Thread(running::close, "lifeline-bridge-stop"));
             out().println("lifeline bridge: following " + opencode + "/event (at most one beat per agent per "
                     + every.toMillis() + " ms)");

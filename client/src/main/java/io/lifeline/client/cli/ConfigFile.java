@@ -13,8 +13,8 @@ import java.util.Set;
 /**
  * The CLI's config file: {@code name = value} lines (or {@code name: value}), {@code #} comments and blank lines.
  * Names: url, heartbeat_url, team, api_key (or key), operator_key, opencode_url (the opencode server that
- * {@code lifeline bridge opencode} follows and {@code lifeline daemon} bridges). A line that is none of these is an error naming the line,
- * so a typo never silently falls back to a default.
+ * {@code lifeline bridge opencode} follows and {@code lifeline daemon} bridges). A line that is none of these is an
+ * error naming the line, so a typo never silently falls back to a default.
  */
 final class ConfigFile {
     static final Set<String> NAMES = Set.of("url", "heartbeat_url", "team", "api_key", "key", "operator_key",

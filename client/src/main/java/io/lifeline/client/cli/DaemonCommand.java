@@ -33,7 +33,7 @@ import picocli.CommandLine.Option;
                     + "leaves (offline), within 10 s; --no-leave-on-stop leaves them to be marked dead instead.",
             "Each command runs under sh -c with LIFELINE_AGENT_ID, LIFELINE_URL and LIFELINE_TEAM set.",
             "With --opencode (or opencode_url in the config file) the daemon also runs the opencode bridge "
-                    + "(lifeline bridge opencode) in its own process, with the same connection settings: it starts "
+                    + "(lifeline bridge opencode) in the daemon's process, with the same connection settings: it starts "
                     + "with the daemon, reconnects with backoff when opencode's event stream drops, and stops first "
                     + "when the daemon stops.",
             "Register the agents first with --host set to this daemon's --host."})
@@ -207,8 +207,9 @@ final class DaemonCommand extends BaseCommand {
     }
 
     /**
-     * The stop: the opencode bridge first (no beat of its sessions' agents after the leaves), then no more rounds,
-     * the commands stopped, then (unless --no-leave-on-stop) every agent leaves.
+     * The stop: the opencode bridge first (nothing more from it once the stop has begun; its sessions' agents are
+     * not this daemon's and do not leave), then no more rounds, the commands stopped, then (unless
+     * --no-leave-on-stop) every agent leaves.
      */
     private void stop(HostDaemon daemon, CommandProcesses processes) {
         if (bridge != null) {
