@@ -158,7 +158,8 @@ public final class OpencodeBridge implements AutoCloseable {
                 }
             } catch (IOException e) {
                 if (!closed) {
-                    log.accept("opencode event stream: " + e.getMessage() + "; reconnecting");
+                    log.accept("opencode event stream at " + opencode.base() + ": " + (e.getMessage() == null
+                            ? e.getClass().getSimpleName() : e.getMessage()) + "; reconnecting");
                 }
             }
             if (closed) {
