@@ -201,7 +201,7 @@ class AgentStoreRaceTest {
     }
 
     @Test
-    void endRevive_afterAJoinSinceTheSweepsRead_isRefusedAndTheJoinStands() {
+    void endRevive_afterTheAgentRejoinedAndRestartsAgainSinceTheSweepsRead_isRefusedAndTheNewReviveStands() {
         String team = StoreFixture.team("orphan");
         f.ready(team, "a");
         long death = f.agents.fail(team, "a", "crash", f.tick()).lastTransition().seq();
@@ -210,10 +210,15 @@ class AgentStoreRaceTest {
         f.clock.advance(Duration.ofHours(2));
         SweepPlan.Restarting seen = f.sweeps.scan().restarting().stream()
                 .filter(r -> r.team().equals(team)).findFirst().orElseThrow();
-        Agent joined = f.agents.join(team, "a", f.tick());
+        // Meanwhile it came back, died again and a new revive started: restarting again, as the sweep read it.
+        f.agents.join(team, "a", f.tick());
+        long again = f.agents.fail(team, "a", "crash again", f.tick()).lastTransition().seq();
+        Agent restarting = f.agents.restartInitiated(team, "a", again, "revive", f.commands, null, null, f.tick())
+                .orElseThrow();
 
         assertEquals(SweepStore.Write.RACE_LOST, f.sweeps.endRevive(new SweepPlan.EndRevive(seen, "orphaned"),
                 f.tick()));
-        assertEquals(joined, f.agents.require(team, "a"));
+        assertEquals(restarting, f.agents.require(team, "a"));
+        assertEquals(AgentStatus.RESTARTING, restarting.status());
     }
 }
