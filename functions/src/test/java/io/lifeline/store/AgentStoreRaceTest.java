@@ -105,10 +105,7 @@ class AgentStoreRaceTest {
         String team = StoreFixture.team("hosted");
         String host = "host-1";
         f.ready(team, "a");
-        // Its first beat through the host is written to its item (which then names the lease), then the lease.
-        f.agents.hostedBeat(new io.lifeline.agent.Heartbeat(team, "a", null, null, null, null, null, null),
-                f.tick(), f.clock.instant(), host);
-        f.leases.renew(team, host, List.of(new HostLeaseStore.Beat("a", f.clock.instant())), f.clock.instant());
+        f.beatsThrough(team, "a", host);
         f.clock.advance(StoreFixture.STALE_AFTER.multipliedBy(3));
         SweepPlan.Observed seen = f.sweepRead(team, "a");
         assertEquals(HostLease.key("a"), seen.hosted().key(), "the sweep judges it through its lease");
@@ -127,9 +124,7 @@ class AgentStoreRaceTest {
         String team = StoreFixture.team("silent");
         String host = "host-1";
         f.ready(team, "a");
-        f.agents.hostedBeat(new io.lifeline.agent.Heartbeat(team, "a", null, null, null, null, null, null),
-                f.tick(), f.clock.instant(), host);
-        f.leases.renew(team, host, List.of(new HostLeaseStore.Beat("a", f.clock.instant())), f.clock.instant());
+        f.beatsThrough(team, "a", host);
         f.clock.advance(StoreFixture.STALE_AFTER.multipliedBy(3));
         SweepPlan.Observed seen = f.sweepRead(team, "a");
 

@@ -2,6 +2,7 @@ package io.lifeline.store;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.BatchGetItemRequest;
@@ -43,6 +44,8 @@ final class MeteredDynamo implements DynamoDbClient {
         }
     }
 
+    private static final ReturnConsumedCapacity TOTAL = ReturnConsumedCapacity.TOTAL;
+
     private final DynamoDbClient local;
     private final List<Call> calls = new ArrayList<>();
 
@@ -59,7 +62,7 @@ final class MeteredDynamo implements DynamoDbClient {
     }
 
     private <T> T call(String operation, String table, Supplier<T> send,
-                       java.util.function.Function<T, ConsumedCapacity> units) {
+                       Function<T, ConsumedCapacity> units) {
         try {
             T response = send.get();
             ConsumedCapacity c = units.apply(response);
@@ -74,8 +77,6 @@ final class MeteredDynamo implements DynamoDbClient {
     private synchronized void record(Call c) {
         calls.add(c);
     }
-
-    private static final ReturnConsumedCapacity TOTAL = ReturnConsumedCapacity.TOTAL;
 
     @Override
     public UpdateItemResponse updateItem(UpdateItemRequest r) {

@@ -77,6 +77,16 @@ final class StoreFixture implements AutoCloseable {
         return agents.heartbeat(new Heartbeat(team, agentId, status, null, null, null, null, null), tick());
     }
 
+    /**
+     * The agent's first beat through {@code hostId}'s lease, as the batch route makes it: written to its item (which
+     * then names the lease), then the lease renewed with it.
+     */
+    void beatsThrough(String team, String agentId, String hostId) {
+        Instant at = tick();
+        agents.hostedBeat(new Heartbeat(team, agentId, null, null, null, null, null, null), at, at, hostId);
+        leases.renew(team, hostId, List.of(new HostLeaseStore.Beat(agentId, at)), at);
+    }
+
     /** The seq of the agent's newest transition (0: none yet), from its read model. */
     long seq(String team, String agentId) {
         Agent a = agents.require(team, agentId);

@@ -14,6 +14,7 @@ import io.lifeline.agent.TaskStatus;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -63,7 +64,7 @@ class TaskStoreFencingTest {
         assertEquals(code, e.code(), e::getMessage);
         assertEquals(LifelineException.Kind.CONFLICT, e.kind());
         assertEquals(List.of(), f.accepted(), "a refused complete writes nothing");
-        assertEquals(java.util.Set.of(), StoreFixture.changed(before, f.everything()));
+        assertEquals(Set.of(), StoreFixture.changed(before, f.everything()));
     }
 
     /** The life-ending write is one accepted write, and right after it the claiming life's complete is TASK_LOST. */
@@ -163,6 +164,6 @@ class TaskStoreFencingTest {
         LifelineException e = assertThrows(LifelineException.class, () -> f.tasks.claim(team, TASK, "b", f.tick()));
 
         assertEquals("TASK_NOT_AVAILABLE", e.code());
-        assertEquals(java.util.Set.of(), StoreFixture.changed(before, f.everything()));
+        assertEquals(Set.of(), StoreFixture.changed(before, f.everything()));
     }
 }
