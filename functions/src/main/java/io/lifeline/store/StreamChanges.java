@@ -68,7 +68,7 @@ public final class StreamChanges {
                                                                     Map<String, AttributeValue> after) {
         Instant at = Items.instant(after, AgentItems.REPLAY_AT);
         Transition t = AgentItems.lastTransition(after);
-        if (at == null || at.equals(Items.instant(before, AgentItems.REPLAY_AT)) || t == null
+        if (at == null || at.equals(Items.instant(before, AgentItems.REPLAY_AT)) || !AgentItems.isComplete(t)
                 || Items.num(after, AgentItems.REPLAY_SEQ, -1) != t.seq()) {
             return java.util.Optional.empty();
         }

@@ -87,6 +87,7 @@ public final class LifelineLocal implements AutoCloseable {
             SingleTableMigration.run(dynamo, tables, options.template(), OLD_SINGLE_TABLE,
                     options.dataDir() == null ? null : options.dataDir().resolve(LocalDynamo.STREAM_CHECKPOINTS_FILE));
             tables.ensure(dynamo, options.template());
+            RosterMigration.run(dynamo, tables.tables());
             this.tables = tables.tables();
             Map<String, String> parameters = new java.util.HashMap<>(options.parameters());
             // After a restart, the sweep gives every alive agent one full stale-after from now (SweepPlan.afterStart):
