@@ -90,7 +90,24 @@ public final class AgentStore {
         return AgentItems.toAgent(item);
     }
 
+    /**
+     * The agent, with its last change whole: once the outbox has published it, the item keeps only its seq and time,
+     * and the rest is read from its record on the ledger (one more read; none when the record has passed the
+     * history's retention, and the answer then has no last change).
+     */
     public Optional<Agent> get(String team, String agentId) {
+        return read(team, agentId, true);
+    }
+
+    /**
+     * The agent as its live item has it, for a caller that does not show its last change: that change's from,
+     * trigger and reason are there only until the outbox has published it ({@link AgentItems#lastTransition}).
+     */
+    public Agent requireCurrent(String team, String agentId) {
+        return read(team, agentId, false).orElseThrow(() -> LifelineException.agentNotFound(agentId));
+    }
+
+    private Optional<Agent> read(String team, String agentId, boolean lastChange) {
         Map<String, AttributeValue> item = StoreFailures.call("read the agent", () -> dynamo.getItem(
                 r -> r.tableName(table).key(AgentItems.key(team, agentId)).consistentRead(true))).item();
         if (item == null || item.isEmpty()) {
@@ -104,7 +121,7 @@ public final class AgentStore {
         }
         Agent agent = AgentItems.toAgent(item);
         Transition stamped = agent.lastTransition();
-        if (stamped != null && !AgentItems.isComplete(stamped)) {
+        if (lastChange && stamped != null && !AgentItems.isComplete(stamped)) {
             // Published: its from, trigger and reason are on its ledger record (gone after the history's retention).
             Transition recorded = TransitionLog.recorded(dynamo, ledger, team, agentId, stamped.seq());
             agent = withLastTransition(agent, recorded);
