@@ -279,8 +279,8 @@ public final class SweepBench {
                 if (!mine || pk.startsWith("KEY#") || pk.startsWith("OPERATOR")) {
                     continue;
                 }
-                if ("DATA".equals(item.get("sk").s())) {
-                    once.add(item);
+                if ("DATA".equals(item.get("sk").s()) || item.get("sk").s().startsWith("AGENT#")) {
+                    once.add(item); // its side item, and its entry in the team's roster
                 } else if (item.containsKey("eventId") && item.containsKey("type")) {
                     events.add(item);
                 } else {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
@@ -91,6 +92,33 @@ class LiveItemSizeTest {
             assertEquals("claim_task", last.get("trigger").asText());
             assertEquals("claimed task agent-000123-task-20", last.get("reason").asText());
             assertEquals(Long.parseLong(item.get("tseq").n()), last.get("seq").asLong());
+        }
+    }
+
+    /**
+     * The finishing write of a change that is no longer the newest moves only the watermark: the newer change keeps
+     * its details on the item (a replay of it needs them) until its own finishing write removes them.
+     */
+    @Test
+    void finishChange_whenANewerChangeIsStamped_keepsTheNewerChangesDetailsUntilItsOwnFinish() throws Exception {
+        try (TestStack s = TestStack.start()) {
+            ok(s.ready("fin-1"));
+            ok(s.agent("leave", "fin-1", "{\"reason\":\"going home\"}"));
+            // Not drained: the outbox has finished neither change (join = 1, leave = 2).
+            io.lifeline.store.AgentStore agents = new io.lifeline.store.AgentStore(s.dynamo, s.tables);
+            agents.finishChange(TestStack.TEAM, "fin-1", 1, null);
+            Map<String, AttributeValue> item = s.agentItem("fin-1");
+            assertEquals("1", item.get("ps").n());
+            assertEquals("leave", item.get("tTrigger").s(), "the newer change keeps its details: " + item);
+            assertEquals("going home", item.get("tReason").s());
+            agents.finishChange(TestStack.TEAM, "fin-1", 2, null);
+            item = s.agentItem("fin-1");
+            assertEquals("2", item.get("ps").n());
+            for (String gone : List.of("tFrom", "tTrigger", "tReason")) {
+                assertEquals(null, item.get(gone), gone + " left with its finishing write: " + item);
+            }
+            assertEquals("2", item.get("tseq").n());
+            assertTrue(item.containsKey("tAt"), "the change's time stays (stamps keep their order)");
         }
     }
 
