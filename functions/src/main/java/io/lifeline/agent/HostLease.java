@@ -41,29 +41,39 @@ public final class HostLease {
 
     /** What a lease answers for an agent without writing its item: it is alive in {@code status}. */
     public record Cached(AgentStatus status, Duration staleAfter) {
-        /** {@code r60}: the status's first letter and the stale-after in whole seconds. */
+        /**
+         * Stale-after in whole seconds, doubled, plus 1 when working, in upper-case base 36: {@code 3C} is ready
+         * with 60 s, and the longest (working, 7 days) is 4 characters, so 25 answers and the longest ids keep
+         * the lease well inside one write unit. Leases written before this form hold {@code r60}/{@code w604800}
+         * (a lower-case letter, then decimal seconds), which {@link #parse} still reads.
+         */
         public String wire() {
-            return (status == AgentStatus.WORKING ? "w" : "r") + staleAfter.toSeconds();
+            return Long.toString(staleAfter.toSeconds() * 2 + (status == AgentStatus.WORKING ? 1 : 0), 36)
+                    .toUpperCase(java.util.Locale.ROOT);
         }
 
         public static Optional<Cached> parse(String wire) {
-            if (wire == null || wire.length() < 2 || (wire.charAt(0) != 'r' && wire.charAt(0) != 'w')) {
+            if (wire == null || wire.isEmpty() || wire.length() > 12) {
                 return Optional.empty();
             }
+            char first = wire.charAt(0);
             try {
-                long seconds = Long.parseLong(wire.substring(1));
-                return seconds <= 0 ? Optional.empty() : Optional.of(new Cached(
-                        wire.charAt(0) == 'w' ? AgentStatus.WORKING : AgentStatus.READY, Duration.ofSeconds(seconds)));
+                if (first == 'r' || first == 'w') {
+                    long seconds = wire.length() < 2 ? 0 : Long.parseLong(wire.substring(1));
+                    return seconds <= 0 ? Optional.empty() : Optional.of(new Cached(
+                            first == 'w' ? AgentStatus.WORKING : AgentStatus.READY, Duration.ofSeconds(seconds)));
+                }
+                if (!wire.chars().allMatch(ch -> (ch >= '0' && ch <= '9') || (ch >= 'A' && ch <= 'Z'))) {
+                    return Optional.empty();
+                }
+                long v = Long.parseLong(wire, 36);
+                return v < 2 ? Optional.empty() : Optional.of(new Cached(
+                        v % 2 == 1 ? AgentStatus.WORKING : AgentStatus.READY, Duration.ofSeconds(v / 2)));
             } catch (NumberFormatException e) {
                 return Optional.empty();
             }
         }
 
-        /**
-         * What a lease may cache for an agent in {@code status}: alive, with no schedule (a scheduled agent's
-         * deadline follows its schedule, so each of its beats is written to its item) and a stale-after of whole
-         * seconds; else empty, and every beat of it goes to its item.
-         */
         public static Optional<Cached> of(AgentStatus status, Duration staleAfter, String schedule) {
             if (status == null || !status.isAlive() || schedule != null || staleAfter == null
                     || staleAfter.isZero() || staleAfter.isNegative() || staleAfter.toMillis() % 1000 != 0) {
@@ -139,9 +149,10 @@ public final class HostLease {
         for (Seen lease : leases) {
             for (Map.Entry<String, String> e : lease.answers().entrySet()) {
                 Linked agent = byKey.get(lease.team() + "/" + lease.hostId() + "/" + e.getKey());
-                String expected = agent == null ? null : Cached.of(agent.status(), agent.staleAfter(), agent.schedule())
-                        .map(Cached::wire).orElse(null);
-                if (!e.getValue().equals(expected)) {
+                // Compared as what they mean, so an answer in the older wire form that still holds is kept.
+                Optional<Cached> expected = agent == null ? Optional.empty()
+                        : Cached.of(agent.status(), agent.staleAfter(), agent.schedule());
+                if (expected.isEmpty() || !expected.equals(Cached.parse(e.getValue()))) {
                     out.add(new StaleAnswer(lease.team(), lease.hostId(), e.getKey(), e.getValue()));
                 }
             }

@@ -1,6 +1,7 @@
 package io.lifeline.events;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lifeline.agent.AgentStatus;
 import io.lifeline.store.StreamChanges;
 import io.lifeline.support.Json;
 import java.time.Instant;
@@ -31,6 +32,9 @@ public final class EventCatalogue {
             Json.putIfPresent(d, "hostId", c.hostId());
             d.put("from", t.from().wire()).put("to", t.to().wire()).put("trigger", t.trigger().wire());
             Json.putIfPresent(d, "reason", t.reason());
+            if (t.to() == AgentStatus.DEAD || t.to() == AgentStatus.DEAD_FAILED_REVIVE) {
+                d.put("reviveFlow", reviveFlow(d));
+            }
             d.put("seq", t.seq()).put("at", t.at().toString());
             return new LifelineEvent(c.team(), AGENT_STATUS_CHANGED, id, t.at(), d);
         }
@@ -86,6 +90,17 @@ public final class EventCatalogue {
         ObjectNode d = base(id, c.team()).put("agentId", c.agentId()).put("rotation", c.rotation())
                 .put("at", at.toString());
         return new LifelineEvent(c.team(), SESSION_ROTATION_REQUESTED, id, at, d);
+    }
+
+    /**
+     * Whether the revive flow will take this death, decided from the detail itself by the very facts
+     * template.yaml's {@code ReviveOnDeathRule} matches on: {@code to} is {@code dead} and a {@code hostId} is
+     * present (someone can be asked to restart the agent). A {@code dead_failed_revive} is the flow's (or the
+     * host's) last word: no flow will handle it. Alert rules use it to page for deaths nobody is bringing back and
+     * to send a lower-urgency alert for the ones the flow is handling (issue 19, item 3).
+     */
+    static boolean reviveFlow(ObjectNode detail) {
+        return AgentStatus.DEAD.wire().equals(detail.path("to").asText()) && detail.hasNonNull("hostId");
     }
 
     private static ObjectNode base(String eventId, String team) {

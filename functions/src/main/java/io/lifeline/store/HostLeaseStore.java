@@ -26,7 +26,8 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
  * ({@code a.<key>}, epoch ms) and nothing else, so it carries no fact for the bus and its stream record is
  * filtered out. The answer map ({@code s.<key>}, {@link HostLease.Cached}) is written only after an exact write
  * of the agent's item, and removed by the sweep's death of the agent and by the sweep when it no longer holds.
- * Each entry is about 30 bytes, so 25 agents and the longest ids stay within one write unit.
+ * An agent costs at most 31 bytes (a beat entry of 20, an answer of 11), so 25 agents with the longest ids, team and
+ * host make a lease of at most 949 bytes, 75 under one write unit (HostLeaseTest).
  */
 public final class HostLeaseStore {
     static final String SK = "HOST";

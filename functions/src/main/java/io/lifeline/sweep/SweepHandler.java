@@ -316,6 +316,7 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
         line.set("markedDead", Json.MAPPER.valueToTree(r.markedDead()));
         line.set("teamsHeld", Json.MAPPER.valueToTree(r.teamsHeld()));
         line.set("revivesEnded", Json.MAPPER.valueToTree(r.revivesEnded()));
+        line.set("hostsExpired", Json.MAPPER.valueToTree(r.hostsExpired()));
         return line;
     }
 

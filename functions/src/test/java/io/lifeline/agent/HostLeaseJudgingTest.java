@@ -37,15 +37,27 @@ class HostLeaseJudgingTest {
     @Test
     void cached_roundTripsThroughItsWire_andRefusesWhatItCannotCache() {
         HostLease.Cached c = new HostLease.Cached(AgentStatus.WORKING, Duration.ofSeconds(604_800));
-        assertEquals("w604800", c.wire());
-        assertEquals(Optional.of(c), HostLease.Cached.parse("w604800"));
+        assertEquals("PXC1", c.wire(), "1,209,601 in base 36: the longest answer is 4 characters");
+        assertEquals(Optional.of(c), HostLease.Cached.parse("PXC1"));
+        assertEquals(Optional.of(c), HostLease.Cached.parse("w604800"), "the older form is still read");
+        assertEquals(Optional.of(new HostLease.Cached(AgentStatus.READY, MINUTE)), HostLease.Cached.parse("r60"));
         assertEquals(Optional.empty(), HostLease.Cached.parse("x60"));
         assertEquals(Optional.empty(), HostLease.Cached.parse("r"));
         assertEquals(Optional.empty(), HostLease.Cached.parse("r0"));
+        assertEquals(Optional.empty(), HostLease.Cached.parse("1"), "0 s, working");
+        assertEquals(Optional.empty(), HostLease.Cached.parse("3c"), "lower case is the older form's letters only");
+        assertEquals(Optional.empty(), HostLease.Cached.parse(""));
+        for (AgentStatus st : List.of(AgentStatus.READY, AgentStatus.WORKING)) {
+            for (long sec : new long[] {2, 59, 60, 61, 3_600, 86_400, 604_800}) {
+                HostLease.Cached x = new HostLease.Cached(st, Duration.ofSeconds(sec));
+                assertEquals(Optional.of(x), HostLease.Cached.parse(x.wire()), x::toString);
+                assertTrue(x.wire().length() <= 4, x::wire);
+            }
+        }
         assertEquals(Optional.empty(), HostLease.Cached.of(AgentStatus.DEAD, MINUTE, null), "not alive");
         assertEquals(Optional.empty(), HostLease.Cached.of(AgentStatus.READY, MINUTE, "every:5m"), "scheduled");
         assertEquals(Optional.empty(), HostLease.Cached.of(AgentStatus.READY, Duration.ofMillis(1500), null));
-        assertEquals("r60", HostLease.Cached.of(AgentStatus.READY, MINUTE, null).orElseThrow().wire());
+        assertEquals("3C", HostLease.Cached.of(AgentStatus.READY, MINUTE, null).orElseThrow().wire());
     }
 
     @Test
@@ -99,6 +111,10 @@ class HostLeaseJudgingTest {
         String k3 = HostLease.key("a3");
         String k4 = HostLease.key("a4");
         HostLease.Seen seen = lease("h1", NOW, Map.of(k1, "r60", k2, "r60", k3, "r60", k4, "r60"));
+        // A true answer in either wire form is kept: no churn of exact writes when the form changed.
+        HostLease.Seen newer = lease("h9", NOW, Map.of(k1, "3C"));
+        assertEquals(List.of(), HostLease.staleAnswers(List.of(newer), List.of(linked("a1", "h9", AgentStatus.READY))));
+        assertEquals(1, HostLease.staleAnswers(List.of(newer), List.of(linked("a1", "h9", AgentStatus.WORKING))).size());
         List<HostLease.StaleAnswer> stale = HostLease.staleAnswers(List.of(seen), List.of(
                 linked("a1", "h1", AgentStatus.READY), // holds
                 linked("a2", "h1", AgentStatus.DEAD), // died elsewhere (a fail report)

@@ -50,7 +50,8 @@ import java.util.function.Consumer;
  * <li>the running agents' heartbeats go in batches of at most 25 ({@code POST .../heartbeats}), each renewing
  * one host lease (the host id for the first 25 agents of the list, {@code <hostId>.2} for the next, ...), with each
  * agent's time since its last local beat when a {@link LocalBeats} channel is given, and each agent's restarts in
- * the last hour ({@code stats.restartsLastHour}) once it has any; an entry the server answers with rejoinRequired
+ * the last hour ({@code stats.restartsLastHour}) when the count changed since the server last took it; an entry
+ * the server answers with rejoinRequired
  * is joined again;</li>
  * <li>the host's pending commands ({@code GET .../hosts/{hostId}/commands}) are handled: a restart request is
  * acknowledged first, then the agent is restarted and joined. An acknowledgement refused with
@@ -92,7 +93,7 @@ public final class HostDaemon implements AutoCloseable {
     /** Agents the daemon gave up on, with the give-up's reason; true once the server has it. */
     private final Map<String, String> givenUp = new ConcurrentHashMap<>();
     private final Set<String> giveUpReported = ConcurrentHashMap.newKeySet();
-    /** The restarts-in-the-last-hour count last sent per agent. */
+    /** The restarts-in-the-last-hour count the server last took, per agent (sent again only when it changes). */
     private final Map<String, Long> restartsSent = new ConcurrentHashMap<>();
     private final Map<String, Instant> startedAt = new ConcurrentHashMap<>();
     /** The local beat channel, or null: the agents' processes running is then their sign of life. */
@@ -322,8 +323,11 @@ public final class HostDaemon implements AutoCloseable {
                 calls++;
                 BatchResult answer = leaseId == null ? client.heartbeats(chunk)
                         : client.hostHeartbeats(leaseId, chunk, localBeatAges(lease.getValue()));
+                Set<String> accepted = new HashSet<>();
+                answer.results().stream().filter(HeartbeatResult::success).forEach(r -> accepted.add(r.agentId()));
                 for (BatchEntry sent : chunk) {
-                    if (sent.heartbeat().stats() != null) {
+                    // Only what the server took: a refused entry (not alive) wrote nothing, so it is sent again.
+                    if (sent.heartbeat().stats() != null && accepted.contains(sent.agentId())) {
                         restartsSent.put(sent.agentId(), sent.heartbeat().stats().restartsLastHour());
                     }
                 }
@@ -432,11 +436,16 @@ public final class HostDaemon implements AutoCloseable {
         return times.size();
     }
 
-    /** The agent's beat: its restarts in the last hour once it has any (and the 0 that follows them). */
+    /**
+     * The agent's beat: its restarts in the last hour when that count differs from the one the server last took
+     * (the first restart, each later one, each that leaves the hour, down to the 0), else a plain beat. A beat
+     * that carries stats writes the agent's item, while a plain one through the host lease does not, so sending
+     * an unchanged count every beat would cost a write per agent per beat (issue 13).
+     */
     private Heartbeat beat(String agentId, Instant now) {
         long n = restartsLastHour(agentId, now);
         Long sent = restartsSent.get(agentId);
-        if (n == 0 && (sent == null || sent == 0)) {
+        if (sent == null ? n == 0 : sent == n) {
             return Heartbeat.empty();
         }
         return Heartbeat.empty().withStats(Stats.restarts(n));

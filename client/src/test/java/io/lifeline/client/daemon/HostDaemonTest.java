@@ -253,6 +253,116 @@ class HostDaemonTest {
         }
     }
 
+    /**
+     * Between the daemon and Local's heartbeat URL: forwards each request as it came and keeps the batch bodies, so
+     * the test sees exactly what each beat carried.
+     */
+    static final class Recorder implements AutoCloseable {
+        final List<JsonNode> batches = new CopyOnWriteArrayList<>();
+        private final com.sun.net.httpserver.HttpServer server;
+        private final java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+
+        Recorder(java.net.URI target) throws java.io.IOException {
+            server = com.sun.net.httpserver.HttpServer.create(
+                    new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
+            server.createContext("/", ex -> {
+                byte[] body = ex.getRequestBody().readAllBytes();
+                if (ex.getRequestURI().getPath().endsWith("/heartbeats")) {
+                    batches.add(LifelineClient.mapper().readTree(body));
+                }
+                java.net.http.HttpRequest.Builder b = java.net.http.HttpRequest.newBuilder(
+                        target.resolve(ex.getRequestURI().getRawPath()))
+                        .method(ex.getRequestMethod(), java.net.http.HttpRequest.BodyPublishers.ofByteArray(body));
+                for (String h : List.of("Authorization", "Content-Type")) {
+                    String v = ex.getRequestHeaders().getFirst(h);
+                    if (v != null) {
+                        b.header(h, v);
+                    }
+                }
+                try {
+                    java.net.http.HttpResponse<byte[]> r = http.send(b.build(),
+                            java.net.http.HttpResponse.BodyHandlers.ofByteArray());
+                    ex.getResponseHeaders().add("Content-Type", "application/json");
+                    ex.sendResponseHeaders(r.statusCode(), r.body().length == 0 ? -1 : r.body().length);
+                    try (java.io.OutputStream out = ex.getResponseBody()) {
+                        out.write(r.body());
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    ex.sendResponseHeaders(502, -1);
+                    ex.close();
+                }
+            });
+            server.start();
+        }
+
+        java.net.URI url() {
+            return java.net.URI.create("http://127.0.0.1:" + server.getAddress().getPort());
+        }
+
+        /** How many entries of the batches from {@code from} on carried stats, per batch. */
+        List<Integer> statsPerBatch(int from) {
+            List<Integer> out = new ArrayList<>();
+            for (JsonNode b : batches.subList(from, batches.size())) {
+                int n = 0;
+                for (JsonNode e : b.get("heartbeats")) {
+                    n += e.has("stats") ? 1 : 0;
+                }
+                out.add(n);
+            }
+            return out;
+        }
+
+        @Override
+        public void close() {
+            server.stop(0);
+        }
+    }
+
+    /**
+     * Issue 13: a beat with stats writes the agent's item, a plain hosted beat only the host's lease. The daemon sends
+     * {@code restartsLastHour} once when it changes (the restart, then the 0 once the restart leaves the hour), not on
+     * every beat while it is nonzero; the server still shows the count.
+     */
+    @Test
+    void runOnce_afterARestart_sendsRestartsLastHourOnlyWhenTheCountChanges() throws Exception {
+        String a = "d-stats";
+        // No host of its own (no revive flow to send restart commands), and a long stale-after: only the daemon acts.
+        client.register(RegisterAgent.of(a, "Stats", "worker").withStaleAfterSeconds(600));
+        io.lifeline.client.MutableClock clock = new io.lifeline.client.MutableClock(java.time.Instant.now());
+        try (Recorder recorder = new Recorder(local.heartbeatUrl())) {
+            LifelineClient viaRecorder = LifelineClient.builder().url(local.url()).heartbeatUrl(recorder.url())
+                    .team(LifelineLocal.LOCAL_TEAM).apiKey(local.adminKey()).build();
+            FakeProcesses p = new FakeProcesses();
+            HostDaemon d = HostDaemon.builder(viaRecorder, "host-stats", p).agents(List.of(a)).clock(clock).build();
+            d.runOnce(); // joins the agent
+            assertEquals("ready", client.agent(a).status());
+
+            int before = recorder.batches.size();
+            p.down.add(a);
+            TickReport crash = d.runOnce();
+            assertEquals(List.of(a), crash.restarted(), crash.toString());
+            for (int i = 0; i < 4; i++) {
+                assertTrue(d.runOnce().results().stream().allMatch(HeartbeatResult::success));
+            }
+            assertEquals(List.of(1, 0, 0, 0, 0), recorder.statsPerBatch(before),
+                    "the count once, with the restart's beat; then plain beats");
+            JsonNode sent = recorder.batches.get(before).get("heartbeats").get(0).get("stats");
+            assertEquals(1, sent.get("restartsLastHour").asInt(), sent::toString);
+            assertEquals(1L, client.agent(a).stats().restartsLastHour(), "the server has the count");
+
+            int later = recorder.batches.size();
+            clock.advance(Duration.ofMinutes(61));
+            for (int i = 0; i < 3; i++) {
+                assertTrue(d.runOnce().results().stream().allMatch(HeartbeatResult::success));
+            }
+            assertEquals(List.of(1, 0, 0), recorder.statsPerBatch(later), "the 0 once the restart left the hour");
+            assertEquals(0, recorder.batches.get(later).get("heartbeats").get(0).get("stats")
+                    .get("restartsLastHour").asInt());
+            assertEquals(0L, client.agent(a).stats().restartsLastHour());
+        }
+    }
+
     @Test
     void start_thenStop_runsRoundsInTheBackground() throws Exception {
         client.register(RegisterAgent.of("d-bg", "Bg", "worker"));

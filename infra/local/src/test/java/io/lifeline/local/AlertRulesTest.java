@@ -66,8 +66,26 @@ class AlertRulesTest {
 
     /** A death of an agent with no host: nobody can be asked to restart it. */
     static LifelineEvent hostlessDeath() {
+        return hostless(AgentStatus.READY, AgentStatus.DEAD, Trigger.HEARTBEAT_EXPIRED, SILENT);
+    }
+
+    /** A change of agent a-2, which has no host. */
+    static LifelineEvent hostless(AgentStatus from, AgentStatus to, Trigger trigger, String reason) {
+        assertTrue(TransitionTable.allows(from, trigger, to), from + " x " + trigger + " -> " + to + " is no row");
         return EventCatalogue.of(new StreamChanges.StatusChanged("acme", "a-2", "Agent 2", null,
-                new Transition(3, AgentStatus.READY, AgentStatus.DEAD, Trigger.HEARTBEAT_EXPIRED, SILENT, AT), null));
+                new Transition(3, from, to, trigger, reason, AT), null));
+    }
+
+    /** A death as a publisher from before {@code reviveFlow} sent it (an archived event replayed). */
+    static LifelineEvent withoutReviveFlow(LifelineEvent e) {
+        ObjectNode d = e.detail().deepCopy();
+        d.remove("reviveFlow");
+        return new LifelineEvent(e.team(), e.type(), e.eventId(), e.at(), d);
+    }
+
+    static LifelineEvent hostLeaseExpired() {
+        return EventCatalogue.of(new StreamChanges.HostLeaseExpired("acme", "host-1", List.of("a-1", "a-3"), 2,
+                AT.minusSeconds(75), AT));
     }
 
     static LifelineEvent restartRequested() {
@@ -136,19 +154,33 @@ class AlertRulesTest {
         LifelineEvent claimed = status(AgentStatus.READY, AgentStatus.WORKING, Trigger.CLAIM_TASK, null);
         LifelineEvent left = status(AgentStatus.READY, AgentStatus.OFFLINE, Trigger.LEAVE, "shift over");
         LifelineEvent restarting = status(AgentStatus.DEAD, AgentStatus.RESTARTING, Trigger.RESTART_INITIATED, null);
+        LifelineEvent hostlessCrash = hostless(AgentStatus.WORKING, AgentStatus.DEAD, Trigger.REPORTED_FAILURE,
+                "failure reported: oom");
+        LifelineEvent hostGaveUp = status(AgentStatus.WORKING, AgentStatus.DEAD_FAILED_REVIVE, Trigger.HOST_GAVE_UP,
+                "host gave up");
         Map<String, Examples> m = new LinkedHashMap<>();
-        m.put("DeathAlertRule", new Examples(List.of(died, crashed, notRevived), List.of(left, restarting, back)));
+        m.put("DeathAlertRule", new Examples(List.of(died, crashed, notRevived, hostlessDeath()),
+                List.of(left, restarting, back, hostLeaseExpired())));
         m.put("RecoveryAlertRule", new Examples(List.of(back, backAfterRevive), List.of(taskDone, died)));
         m.put("MassStaleAlertRule", new Examples(List.of(massStale()), List.of(died, tasksReassigned())));
+        m.put("HostLeaseAlertRule", new Examples(List.of(hostLeaseExpired()), List.of(died, massStale())));
         m.put("AlertWebhookRule", new Examples(List.of(died, back, taskDone, massStale(), tasksReassigned(),
-                leaderNotified(), rotation(), restartRequested()), List.of()));
+                leaderNotified(), rotation(), restartRequested(), hostLeaseExpired()), List.of()));
         m.put("ReviveOnDeathRule", new Examples(List.of(died, crashed),
                 List.of(hostlessDeath(), notRevived, left, back, restarting)));
         m.put("RestartWebhookRule", new Examples(List.of(restartRequested()), List.of(died, back, massStale())));
         m.put("SlackRule", new Examples(List.of(died, crashed, notRevived, back),
-                List.of(taskDone, claimed, left, restarting, massStale())));
-        m.put("PagerDutyTriggerRule", new Examples(List.of(died, crashed, notRevived), List.of(back, left)));
+                List.of(taskDone, claimed, left, restarting, massStale(), hostLeaseExpired())));
+        m.put("SlackHostLeaseRule", new Examples(List.of(hostLeaseExpired()), List.of(died, massStale())));
+        // Pages: deaths no revive flow will handle, and failed revives; a death the flow handles is the next rule's.
+        m.put("PagerDutyTriggerRule", new Examples(List.of(hostlessDeath(), hostlessCrash, notRevived, hostGaveUp,
+                withoutReviveFlow(died)), List.of(died, crashed, back, left, restarting, hostLeaseExpired())));
+        m.put("PagerDutyRevivingDeathRule", new Examples(List.of(died, crashed),
+                List.of(hostlessDeath(), hostlessCrash, notRevived, hostGaveUp, withoutReviveFlow(died), back,
+                        restarting, hostLeaseExpired())));
         m.put("PagerDutyResolveRule", new Examples(List.of(back, backAfterRevive), List.of(died, taskDone)));
+        m.put("PagerDutyHostLeaseRule", new Examples(List.of(hostLeaseExpired()), List.of(died, notRevived,
+                massStale())));
         return m;
     }
 
@@ -211,16 +243,21 @@ class AlertRulesTest {
 
     @Test
     void rules_withTheOptionalParametersEmpty_leaveOutTheConditionalRules() {
-        Set<String> always = Set.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "ReviveOnDeathRule");
+        Set<String> always = Set.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "HostLeaseAlertRule",
+                "ReviveOnDeathRule");
         assertEquals(always, ruleIds(Map.of()));
         assertEquals(always, ruleIds(Map.of("AlertWebhookUrl", "", "SlackWebhookUrl", "", "PagerDutyRoutingKey", "")));
         assertEquals(union(always, "AlertWebhookRule"), ruleIds(Map.of("AlertWebhookUrl", "http://x")));
-        assertEquals(union(always, "SlackRule"), ruleIds(Map.of("SlackWebhookUrl", "http://y")));
-        assertEquals(union(always, "PagerDutyTriggerRule", "PagerDutyResolveRule"),
-                ruleIds(Map.of("PagerDutyRoutingKey", "k")));
+        assertEquals(union(always, "SlackRule", "SlackHostLeaseRule"), ruleIds(Map.of("SlackWebhookUrl", "http://y")));
+        assertEquals(union(always, "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule", "PagerDutyResolveRule",
+                "PagerDutyHostLeaseRule"), ruleIds(Map.of("PagerDutyRoutingKey", "k")));
+        assertEquals(union(always, "PagerDutyTriggerRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule"),
+                ruleIds(Map.of("PagerDutyRoutingKey", "k", "PagerDutyRevivingDeathSeverity", "off")));
+        assertEquals(always, ruleIds(Map.of("PagerDutyRevivingDeathSeverity", "info")), "no PagerDuty without a key");
         assertEquals(union(always, "RestartWebhookRule"), ruleIds(Map.of("RestartWebhookUrl", "http://z")));
-        assertEquals(union(always, "AlertWebhookRule", "SlackRule", "PagerDutyTriggerRule", "PagerDutyResolveRule",
-                "RestartWebhookRule"), ruleIds(ALL_OPTIONAL));
+        assertEquals(union(always, "AlertWebhookRule", "SlackRule", "SlackHostLeaseRule", "PagerDutyTriggerRule",
+                "PagerDutyRevivingDeathRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule", "RestartWebhookRule"),
+                ruleIds(ALL_OPTIONAL));
 
         for (SamTemplate.Rule r : template.rules(Map.of())) {
             if (r.logicalId().equals("ReviveOnDeathRule")) {
@@ -231,6 +268,7 @@ class AlertRulesTest {
         }
         assertEquals(List.of("alert-webhook endpoint http://x"), destinations(rules.get("AlertWebhookRule")));
         assertEquals(List.of("slack endpoint http://y"), destinations(rules.get("SlackRule")));
+        assertEquals(List.of("slack-host endpoint http://y"), destinations(rules.get("SlackHostLeaseRule")));
         assertEquals("https://events.pagerduty.com/v2/enqueue",
                 rules.get("PagerDutyTriggerRule").targets().get(0).endpoint());
     }
@@ -298,8 +336,9 @@ class AlertRulesTest {
     @Test
     void inputTemplates_useOnlyTheirOwnVariables_andAreValidJsonOnceFilled() throws Exception {
         List<Transformer> all = transformers();
-        assertEquals(Set.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "SlackRule",
-                "PagerDutyTriggerRule", "PagerDutyResolveRule", "ReviveOnDeathRule"),
+        assertEquals(Set.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "HostLeaseAlertRule",
+                "SlackRule", "SlackHostLeaseRule", "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule",
+                "PagerDutyResolveRule", "PagerDutyHostLeaseRule", "ReviveOnDeathRule"),
                 all.stream().map(Transformer::ruleId).collect(Collectors.toSet()));
         for (Transformer t : all) {
             Set<String> used = placeholders(t.template());
@@ -321,15 +360,20 @@ class AlertRulesTest {
         }
     }
 
-    /** Every event the catalogue can produce: every row of the transition table, with and without a reason. */
+    /**
+     * Every event the catalogue can produce: every row of the transition table for an agent with a host and one
+     * without, with and without a reason.
+     */
     static List<LifelineEvent> catalogue(boolean withReason) {
         List<LifelineEvent> out = new ArrayList<>();
         for (TransitionTable.Rule row : TransitionTable.rules()) {
             for (AgentStatus from : row.from()) {
                 out.add(status(from, row.to(), row.trigger(), withReason ? "because" : null));
+                out.add(hostless(from, row.to(), row.trigger(), withReason ? "because" : null));
             }
         }
-        out.addAll(List.of(massStale(), tasksReassigned(), leaderNotified(), rotation(), restartRequested()));
+        out.addAll(List.of(massStale(), tasksReassigned(), leaderNotified(), rotation(), restartRequested(),
+                hostLeaseExpired()));
         return out;
     }
 
@@ -368,6 +412,155 @@ class AlertRulesTest {
         assertEquals(List.of(), missing);
     }
 
+    // ---- PagerDuty urgency: page what no revive flow will fix (issue 19, item 3) ----------------------------
+
+    /**
+     * {@code reviveFlow} is on every death and only there, and it is true exactly when the revive rule, as the
+     * template has it, starts a flow for the event: the alert rules and the revive rule read the same facts.
+     */
+    @Test
+    void reviveFlow_isTrueExactlyWhenTheReviveRuleStartsAFlow_andOnlyDeathsCarryIt() {
+        SamTemplate.Rule revive = rules.get("ReviveOnDeathRule");
+        int flows = 0;
+        int deaths = 0;
+        for (boolean withReason : List.of(true, false)) {
+            for (LifelineEvent e : catalogue(withReason)) {
+                String to = e.detail().path("to").asText();
+                boolean death = e.type().equals(EventCatalogue.AGENT_STATUS_CHANGED)
+                        && (to.equals("dead") || to.equals("dead_failed_revive"));
+                assertEquals(death, e.detail().has("reviveFlow"), e.detail()::toString);
+                if (!death) {
+                    continue;
+                }
+                deaths++;
+                assertTrue(e.detail().get("reviveFlow").isBoolean(), e.detail()::toString);
+                boolean flow = matches(revive, envelope(e));
+                assertEquals(flow, e.detail().get("reviveFlow").asBoolean(), e.detail()::toString);
+                flows += flow ? 1 : 0;
+            }
+        }
+        assertTrue(flows > 0 && flows < deaths, flows + " of " + deaths);
+    }
+
+    /** What PagerDuty is sent for {@code e} under these parameters: each matching target's body, transformed. */
+    static List<JsonNode> pagerDuty(Map<String, String> parameters, LifelineEvent e) {
+        List<JsonNode> out = new ArrayList<>();
+        for (SamTemplate.Rule r : template.rules(parameters)) {
+            if (!matches(r, envelope(e))) {
+                continue;
+            }
+            for (SamTemplate.Target t : r.targets()) {
+                if ("https://events.pagerduty.com/v2/enqueue".equals(t.endpoint())) {
+                    out.add(LocalEventBus.transform(t, envelope(e)));
+                }
+            }
+        }
+        return out;
+    }
+
+    static Map<String, String> withPagerDuty(String revivingSeverity) {
+        Map<String, String> p = new LinkedHashMap<>(ALL_OPTIONAL);
+        if (revivingSeverity != null) {
+            p.put("PagerDutyRevivingDeathSeverity", revivingSeverity);
+        }
+        return p;
+    }
+
+    private static String summary(List<JsonNode> bodies) {
+        return bodies.stream().map(b -> b.path("event_action").asText() + " " + b.path("dedup_key").asText() + " "
+                + b.path("payload").path("severity").asText()).sorted().collect(Collectors.joining("; "));
+    }
+
+    @Test
+    void pagerDuty_deathNoFlowWillHandle_andFailedRevive_pageCritical_underTheAgentsKey() {
+        for (LifelineEvent e : List.of(hostlessDeath(),
+                hostless(AgentStatus.WORKING, AgentStatus.DEAD, Trigger.REPORTED_FAILURE, null),
+                status(AgentStatus.RESTARTING, AgentStatus.DEAD_FAILED_REVIVE, Trigger.RESTART_EXHAUSTED, "3 failed"),
+                status(AgentStatus.READY, AgentStatus.DEAD_FAILED_REVIVE, Trigger.HOST_GAVE_UP, "gave up"),
+                withoutReviveFlow(status(AgentStatus.READY, AgentStatus.DEAD, Trigger.HEARTBEAT_EXPIRED, SILENT)))) {
+            String agent = e.detail().path("agentId").asText();
+            for (String severity : java.util.Arrays.asList(null, "info", "critical", "off")) {
+                List<JsonNode> bodies = pagerDuty(withPagerDuty(severity), e);
+                assertEquals("trigger lifeline/acme/" + agent + " critical", summary(bodies), e.detail() + " " + severity);
+                assertEquals(e.detail().path("seq").asLong(),
+                        bodies.get(0).path("payload").path("custom_details").path("seq").asLong());
+            }
+        }
+    }
+
+    @Test
+    void pagerDuty_deathTheFlowHandles_isTheConfiguredSeverity_underItsOwnKey_orNothingWhenOff() {
+        LifelineEvent died = status(AgentStatus.WORKING, AgentStatus.DEAD, Trigger.HEARTBEAT_EXPIRED, SILENT);
+        LifelineEvent crashed = status(AgentStatus.READY, AgentStatus.DEAD, Trigger.REPORTED_FAILURE, null);
+        assertEquals("warning", template.parameter("PagerDutyRevivingDeathSeverity", Map.of()), "the default");
+        for (LifelineEvent e : List.of(died, crashed)) {
+            assertEquals("trigger lifeline/acme/a-1/reviving warning", summary(pagerDuty(withPagerDuty(null), e)));
+            for (String severity : List.of("critical", "error", "warning", "info")) {
+                List<JsonNode> bodies = pagerDuty(withPagerDuty(severity), e);
+                assertEquals("trigger lifeline/acme/a-1/reviving " + severity, summary(bodies));
+                JsonNode payload = bodies.get(0).path("payload");
+                assertTrue(payload.path("summary").asText().contains("host-1"), payload::toString);
+                assertEquals(3, payload.path("custom_details").path("seq").asInt());
+            }
+            assertEquals(List.of(), pagerDuty(withPagerDuty("off"), e), "off: nothing until the flow gives up");
+            // The alerts topic hears of every death whatever PagerDuty is told.
+            assertTrue(matches(rules.get("DeathAlertRule"), envelope(e)));
+        }
+    }
+
+    /**
+     * A death the flow handles, then its end: the flow brings the agent back (both keys resolved), or gives up
+     * (a critical page under the agent's key, which the reviving alert's open key cannot swallow), then the agent
+     * is back (both resolved).
+     */
+    @Test
+    void pagerDuty_revivingDeathThenFailedRevive_pagesUnderAnotherKey_andRecoveryResolvesBoth() {
+        Map<String, String> p = withPagerDuty(null);
+        LifelineEvent died = status(AgentStatus.WORKING, AgentStatus.DEAD, Trigger.HEARTBEAT_EXPIRED, SILENT);
+        LifelineEvent restarting = status(AgentStatus.DEAD, AgentStatus.RESTARTING, Trigger.RESTART_INITIATED, null);
+        LifelineEvent gaveUp = status(AgentStatus.RESTARTING, AgentStatus.DEAD_FAILED_REVIVE,
+                Trigger.RESTART_EXHAUSTED, "no rejoin after 3 restart attempts");
+        String bothResolved = "resolve lifeline/acme/a-1 ; resolve lifeline/acme/a-1/reviving ";
+        assertEquals("trigger lifeline/acme/a-1/reviving warning", summary(pagerDuty(p, died)));
+        assertEquals("", summary(pagerDuty(p, restarting)));
+        assertEquals(bothResolved, summary(pagerDuty(p,
+                status(AgentStatus.RESTARTING, AgentStatus.READY, Trigger.JOIN, "agent joined"))));
+        assertEquals("trigger lifeline/acme/a-1 critical", summary(pagerDuty(p, gaveUp)));
+        assertEquals(bothResolved, summary(pagerDuty(p,
+                status(AgentStatus.DEAD_FAILED_REVIVE, AgentStatus.READY, Trigger.JOIN, "agent joined"))));
+        assertEquals("resolve lifeline/acme/a-2 ; resolve lifeline/acme/a-2/reviving ", summary(pagerDuty(p,
+                hostless(AgentStatus.DEAD, AgentStatus.READY, Trigger.JOIN, "agent joined"))));
+        // Routine changes tell PagerDuty nothing.
+        for (LifelineEvent e : List.of(status(AgentStatus.WORKING, AgentStatus.READY, Trigger.TASK_COMPLETE, null),
+                status(AgentStatus.READY, AgentStatus.OFFLINE, Trigger.LEAVE, "bye"))) {
+            assertEquals(List.of(), pagerDuty(p, e));
+        }
+    }
+
+    /** A silent host is one alert on each channel, none per agent: its agents' deaths are their own events. */
+    @Test
+    void hostLeaseExpired_isOneAlertPerChannel_namingTheHost() {
+        LifelineEvent e = hostLeaseExpired();
+        Set<String> matched = rules.values().stream().filter(r -> matches(r, envelope(e)))
+                .map(SamTemplate.Rule::logicalId).collect(Collectors.toCollection(TreeSet::new));
+        assertEquals(Set.of("AlertWebhookRule", "HostLeaseAlertRule", "PagerDutyHostLeaseRule", "SlackHostLeaseRule"),
+                matched);
+        JsonNode sns = LocalEventBus.transform(rules.get("HostLeaseAlertRule").targets().get(0), envelope(e));
+        assertEquals("Lifeline: host host-1 of team acme went silent (lease not renewed, found at " + AT
+                + "); its 2 agents are silent with it", sns.asText());
+        JsonNode slack = LocalEventBus.transform(rules.get("SlackHostLeaseRule").targets().get(0), envelope(e));
+        assertTrue(slack.path("text").asText().startsWith("Lifeline: host host-1 of team acme went silent"), slack::toString);
+
+        List<JsonNode> pd = pagerDuty(withPagerDuty(null), e);
+        assertEquals("trigger lifeline/acme/host-1/lease-expired/" + AT.toEpochMilli() + " critical", summary(pd));
+        assertEquals(List.of("a-1", "a-3"), Json.MAPPER.convertValue(
+                pd.get(0).path("payload").path("custom_details").path("agentIds"), List.class));
+        // A later silence of the same host is a new event, so a new page (nothing resolves the first by itself).
+        LifelineEvent later = EventCatalogue.of(new StreamChanges.HostLeaseExpired("acme", "host-1", List.of("a-1"), 1,
+                AT.plusSeconds(3600), AT.plusSeconds(3675)));
+        assertFalse(summary(pd).equals(summary(pagerDuty(withPagerDuty(null), later))));
+    }
+
     // ---- delivery: retries, dead letters, secrets (issue 19) ---------------------------------------------
 
     @Test
@@ -397,9 +590,12 @@ class AlertRulesTest {
         java.time.Duration window = java.time.Duration.ofSeconds(Long.parseLong(
                 template.parameter("AlertRetryWindowSeconds", Map.of())));
         assertTrue(window.compareTo(java.time.Duration.ofMinutes(30)) <= 0, window.toString());
-        for (String id : List.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "SlackRule",
-                "PagerDutyTriggerRule", "PagerDutyResolveRule", "AlertWebhookRule")) {
-            assertEquals(window, rules.get(id).targets().get(0).retry().maximumEventAge(), id);
+        for (String id : List.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "HostLeaseAlertRule",
+                "SlackRule", "SlackHostLeaseRule", "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule",
+                "PagerDutyResolveRule", "PagerDutyHostLeaseRule", "AlertWebhookRule")) {
+            for (SamTemplate.Target t : rules.get(id).targets()) {
+                assertEquals(window, t.retry().maximumEventAge(), id + "/" + t.id());
+            }
         }
         assertEquals(java.time.Duration.ofHours(24),
                 rules.get("ReviveOnDeathRule").targets().get(0).retry().maximumEventAge());

@@ -161,7 +161,7 @@ class HostLeaseTest {
     }
 
     @Test
-    void hostedBatch_ofTwentyFiveLongestIds_leaseStaysWithinOneWriteUnit() throws Exception {
+    void hostedBatch_ofTwentyFiveLongestIds_leaseStaysAtLeast64BytesUnderOneWriteUnit() throws Exception {
         HeartbeatCostTest.Counter counter = new HeartbeatCostTest.Counter();
         TestStack s = STACKS.open(TestStack.builder().interceptor(counter));
         String team = "T".repeat(64);
@@ -196,7 +196,10 @@ class HostLeaseTest {
         Map<String, AttributeValue> item = lease(s, team, hostId);
         int size = sizeUpperBound(item);
         System.out.println("largest host lease (25 agents, longest ids and stale-after): at most " + size + " bytes");
-        assertTrue(size <= 1024, "lease is up to " + size + " bytes: " + item);
+        // Within one write unit with room to spare (issue 13): at most 960 of the 1,024 bytes, by a bound that
+        // counts each number as its decimal string (more than DynamoDB's published size). The renewal count `n`
+        // is 1 digit here; ten years of 30 s renewals make it 8, 5 bytes more, still inside the margin.
+        assertTrue(size <= 1024 - 64, "lease is up to " + size + " bytes, less than 64 under one write unit: " + item);
         assertEquals(25, item.get("a").m().size());
         assertEquals(25, item.get("s").m().size());
     }
