@@ -9,12 +9,12 @@ import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
-import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -39,13 +39,14 @@ import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
  * <p>What a pass costs the store: the shard list is read once and again only when a shard ends (or every
  * {@link #SHARD_LIST_MAX_AGE}), each shard keeps the iterator its last read answered (a new one from the checkpoint only
  * after a hand-back, a failure or an expired iterator), so a pass over a caught-up shard is one GetRecords. Shards are
- * pumped at once, each by one thread and in its own order (Lambda polls every shard of a stream at once too).
+ * pumped at once, each by one thread and in its own order, a child only after its parent is read to the end (as Lambda
+ * does), so one item's records are never reordered.
  */
 public final class StreamPump {
     private static final int BATCH_SIZE = 100;
     /** How long the shard list is trusted when no shard has ended (a new shard follows a closed one). */
     static final Duration SHARD_LIST_MAX_AGE = Duration.ofSeconds(10);
-    /** At most this many shards are pumped at once; the calling thread takes one of them. */
+    /** At most this many shards are pumped at once (beyond that, the calling thread pumps the next itself). */
     private static final int SHARD_THREADS = 4;
 
     private final DynamoDbStreamsClient streams;
@@ -57,7 +58,7 @@ public final class StreamPump {
     private final Map<String, Boolean> finishedShards = new ConcurrentHashMap<>();
     private final Map<String, Long> invocations = new ConcurrentHashMap<>();
     private final Map<String, Long> recordsDelivered = new ConcurrentHashMap<>();
-    private final java.util.concurrent.atomic.AtomicLong recordsRead = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong recordsRead = new AtomicLong();
     /** Shard id -> the iterator the shard's last read answered (where the next read starts), while it is valid. */
     private final Map<String, String> iterators = new ConcurrentHashMap<>();
     /** Calls to the streams API by operation (DescribeStream, GetShardIterator, GetRecords, GetRecords.empty). */
@@ -110,9 +111,16 @@ public final class StreamPump {
      * delivered, so a caller can poll again soon while records flow.
      */
     public synchronized Pass pass() {
+        List<Shard> known = shards();
+        java.util.Set<String> listed = new java.util.HashSet<>();
+        known.forEach(sh -> listed.add(sh.shardId()));
         List<Shard> open = new ArrayList<>();
-        for (Shard shard : shards()) {
-            if (!finishedShards.containsKey(shard.shardId())) {
+        for (Shard shard : known) {
+            String parent = shard.parentShardId();
+            // An item's older records are in the parent shard: a child is read only once its parent is read to the end
+            // (or gone from the stream), as Lambda does, so shards at once never reorder one item's records.
+            boolean parentPending = parent != null && listed.contains(parent) && !finishedShards.containsKey(parent);
+            if (!finishedShards.containsKey(shard.shardId()) && !parentPending) {
                 open.add(shard);
             }
         }
