@@ -33,7 +33,8 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.Record;
 
 /**
- * The outbox, one pass per change. For each record of the live table's stream, in order: a status change
+ * The outbox, one pass per change. For each record of the live table's stream (each item's records in stream order,
+ * different items of a batch at once, see {@link #run}): a status change
  * becomes its transition record and, on death, the hand-back and the leader's notice (all on the ledger); the
  * change and everything it caused ({@code TasksReassigned}, {@code LeaderNotified}) become events sent in the
  * same PutEvents, checked entry by entry, then kept in the team's event log, and the agent's published watermark
