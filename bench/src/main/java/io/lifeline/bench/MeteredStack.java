@@ -127,6 +127,11 @@ public final class MeteredStack implements AutoCloseable {
         }
     }
 
+    /** A function of the template as Local hosts it (the same handler class Lambda would run). */
+    public <I, O> com.amazonaws.services.lambda.runtime.RequestHandler<I, O> handler(String logicalId) {
+        return runtime.host.handler(logicalId);
+    }
+
     @Override
     public void close() {
         runtime.close();

@@ -138,6 +138,103 @@ public final class ObservabilityBench {
         }
     }
 
+    /**
+     * The figures the cost model takes from the functions' real output: log bytes a beat on each path for 1, 10 and
+     * 25 agents a request ({@code beats} beats each), and the line of a sweep that found nothing to do (0 agents).
+     */
+    static CostModel.Measures measures(double heartbeatMillis, int beats) throws Exception {
+        try (LocalDynamo dynamo = LocalDynamo.start(null)) {
+            Map<String, CostModel.BeatLog> logs = new java.util.LinkedHashMap<>();
+            for (int agents : new int[] {1, 10, 25}) {
+                for (boolean url : new boolean[] {true, false}) {
+                    Figures f = measure(dynamo, url, agents, beats);
+                    logs.put((url ? "url/" : "api/") + agents, new CostModel.BeatLog(f.logBytesPerBeat(),
+                            f.authorizerLogBytesPerBeat()));
+                }
+            }
+            return new CostModel.Measures(heartbeatMillis, idleSweepLineBytes(dynamo), logs);
+        }
+    }
+
+    /**
+     * The bytes of the line a scheduled sweep of an empty deployment writes (the template's SweepFunction on Local,
+     * with a request id as long as Lambda's), as CloudWatch Logs ingests it: UTF-8 plus a newline.
+     */
+    static double idleSweepLineBytes(LocalDynamo dynamo) throws Exception {
+        SteppingClock clock = new SteppingClock(Instant.parse("2026-03-01T00:00:00Z"));
+        List<String> lines = Collections.synchronizedList(new ArrayList<>());
+        try (MeteredStack stack = new MeteredStack(dynamo, "obs-sweep", Map.of(), clock)) {
+            com.amazonaws.services.lambda.runtime.RequestHandler<
+                    com.amazonaws.services.lambda.runtime.events.ScheduledEvent, List<String>> sweep =
+                    stack.handler("SweepFunction");
+            Log.sink(lines::add);
+            try {
+                sweep.handleRequest(new com.amazonaws.services.lambda.runtime.events.ScheduledEvent(),
+                        new RequestContext(java.util.UUID.randomUUID().toString()));
+            } finally {
+                Log.sink(null);
+            }
+        }
+        List<String> sweeps = lines.stream().filter(l -> l.contains("\"msg\":\"sweep\"")).toList();
+        if (sweeps.size() != 1) {
+            throw new IllegalStateException("one sweep line expected: " + lines);
+        }
+        return sweeps.get(0).getBytes(StandardCharsets.UTF_8).length + 1;
+    }
+
+    /** The invocation context: only its request id is read. */
+    private record RequestContext(String getAwsRequestId) implements com.amazonaws.services.lambda.runtime.Context {
+        @Override
+        public String getLogGroupName() {
+            return null;
+        }
+
+        @Override
+        public String getLogStreamName() {
+            return null;
+        }
+
+        @Override
+        public String getFunctionName() {
+            return "SweepFunction";
+        }
+
+        @Override
+        public String getFunctionVersion() {
+            return "1";
+        }
+
+        @Override
+        public String getInvokedFunctionArn() {
+            return null;
+        }
+
+        @Override
+        public com.amazonaws.services.lambda.runtime.CognitoIdentity getIdentity() {
+            return null;
+        }
+
+        @Override
+        public com.amazonaws.services.lambda.runtime.ClientContext getClientContext() {
+            return null;
+        }
+
+        @Override
+        public int getRemainingTimeInMillis() {
+            return 60_000;
+        }
+
+        @Override
+        public int getMemoryLimitInMB() {
+            return 1024;
+        }
+
+        @Override
+        public com.amazonaws.services.lambda.runtime.LambdaLogger getLogger() {
+            return null;
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         int beats = 1_000;
         try (LocalDynamo dynamo = LocalDynamo.start(null)) {

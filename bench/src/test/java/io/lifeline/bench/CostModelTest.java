@@ -1,99 +1,195 @@
 package io.lifeline.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
+/**
+ * The cost model's arithmetic, line by line, on the template's own deployment (read from the bundled
+ * template.yaml) with the published measurements and the prices in bench/prices.json; and the figures issues 11,
+ * 13 and 18 ask for, as that arithmetic gives them.
+ */
 class CostModelTest {
-    private static final CostModel.Prices PRICES = new CostModel.Prices(1.0, 0.2, 0.0000133334, 0.625, 0.125, 1.0,
-            0.025, 0.40, 1.0, 0.10, 0.30, 0.50, 0.03, 5.0, 0.25, 0.20, 0.09, 0.10,
-            0.023);
-    private static final CostModel.Deployment DEPLOYMENT = new CostModel.Deployment(8, 8, 4, 9, 4, 4, 1.0, 0.5, 300,
-            true, 0, false);
+    private static final CostModel.Prices PRICES = prices();
     private static final CostModel.Assumptions ASSUMED = CostModel.Assumptions.defaults();
+    private static final CostModel.Measures MEASURES = CostModel.Measures.published();
+    private static final CostModel.Sweep SWEEP = CostModel.Sweep.PUBLISHED;
+    private static final double BEATS = 86_400; // a month of 30 s beats, per agent
+    private static final double SWEEPS = 4 * 43_200;
 
-    private static CostModel.Workload fleet(int agents, int perRequest, double tasks, double historyBytes,
-                                            double units) {
-        return new CostModel.Workload("test", agents, 30, perRequest, tasks, historyBytes, 361, units, 1, 0, 0);
+    private static CostModel.Prices prices() {
+        try {
+            return CostModel.Prices.load();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static CostModel.Deployment deployment(boolean full) {
+        try {
+            return CostModel.Deployment.fromTemplate(full);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static CostModel.Bill bill(CostModel.Workload w) {
+        return CostModel.bill(w, deployment(false), MEASURES, ASSUMED, PRICES);
     }
 
     private static Map<String, Double> byItem(CostModel.Bill b) {
         return b.lines().stream().collect(Collectors.toMap(CostModel.Line::item, CostModel.Line::usd));
     }
 
+    private static CostModel.Bill named(String name) {
+        return bill(CostModel.workloads(SWEEP, 0.1, 0.04).stream().filter(w -> w.name().equals(name)).findFirst()
+                .orElseThrow());
+    }
+
     @Test
-    void idleDeployment_paysOnlyTheFixedLines_eachCountedFromItsUnits() {
-        CostModel.Bill idle = CostModel.bill(fleet(0, 1, 0, 0, 0.05), DEPLOYMENT, ASSUMED, PRICES);
-        Map<String, Double> lines = byItem(idle);
-        double sweeps = 4 * 43_200;
-        assertEquals(0.80, lines.get("CloudWatch alarms (8, watching 8 metrics)"), 1e-12);
-        assertEquals(1.20, lines.get("custom metrics emitted with no agents (4)"), 1e-12);
-        assertEquals(43_200 * 1.0 / 1e6, lines.get("sweep clock: the schedule (1 a minute)"), 1e-12);
+    void deployment_readFromTheTemplate_isItsDefaults() throws Exception {
+        CostModel.Deployment d = deployment(false);
+        CostModel.Deployment full = deployment(true);
+        String template = CostModel.Deployment.template();
+        assertEquals("essential", d.alarmSet());
+        // SweepNotRunning, Faults, DeliveryDeadLetters: one metric each.
+        assertEquals(3, d.alarms());
+        assertEquals(3, d.alarmMetrics());
+        assertEquals(template.split("Type: AWS::CloudWatch::Alarm", -1).length - 1, full.alarms());
+        assertTrue(full.alarmMetrics() > full.alarms(), "the metric-math alarms pay for each metric they read");
+        assertEquals(0, d.idleMetrics());
+        assertFalse(d.sweepTraced() || d.repairTraced() || d.heartbeatTraced(), d.toString());
+        assertFalse(d.platformLines(), "SystemLogLevel WARN: no START/END/REPORT lines");
+        assertFalse(d.scheduler(), "the sweep's schedule is a rule on the default bus (SAM Type: Schedule)");
+        assertEquals(300, d.keyCacheSeconds());
+        assertEquals(2_880, d.repairsPerMonth(), 1e-9);
+    }
+
+    @Test
+    void idleDeployment_paysOnlyTheFixedLines_eachCountedFromItsUnits_andUnderOneDollar() {
+        CostModel.Bill idle = named("idle (0 agents)");
+        Map<String, Double> l = byItem(idle);
+        assertEquals(0.30, l.get("CloudWatch alarms (essential set: 3 alarms, 3 metrics)"), 1e-12);
+        assertEquals(0, l.get("custom metrics published with no agents (0)"));
+        assertEquals(0, l.get("sweep clock: the schedule (1 a minute)"), "a scheduled rule costs nothing");
         assertEquals((15 * 43_200 + 43_200 + 2 * 3 * 43_200) * 0.40 / 1e6,
-                lines.get("sweep clock: SQS (delayed messages for the minute's other sweeps)"), 1e-12);
-        assertEquals(sweeps * 0.2 / 1e6, lines.get("sweep clock: Lambda requests (4 sweeps a minute)"), 1e-12);
-        assertEquals(sweeps * 5.0 / 1e6, lines.get("sweep: X-Ray traces"), 1e-12);
-        CostModel.Deployment untraced = new CostModel.Deployment(8, 8, 4, 9, 4, 4, 1.0, 0.5, 300, false, 0,
-                false);
-        assertEquals(0, byItem(CostModel.bill(fleet(0, 1, 0, 0, 0.05), untraced, ASSUMED, PRICES))
-                .get("sweep: X-Ray traces"));
+                l.get("sweep clock: SQS (delayed messages for the minute's other sweeps)"), 1e-12);
+        assertEquals(SWEEPS * 0.2 / 1e6, l.get("sweep clock: Lambda requests (4 sweeps a minute)"), 1e-12);
+        assertEquals(0, l.get("sweep: X-Ray traces"));
+        assertEquals(SWEEPS * 413 / 1e9 * 0.50,
+                l.get("sweep: log lines (its line; no platform lines at SystemLogLevel WARN)"), 1e-12);
+        assertEquals(0, l.get("outbox repair: X-Ray traces"));
         // An empty live table still costs the minimum per segment: 4 x 0.5 RRU a sweep.
-        assertEquals(sweeps * 2 * 0.125 / 1e6, lines.get("sweep: DynamoDB reads (Scan of the live table)"), 1e-12);
-        assertTrue(idle.group(CostModel.BEATS) == 0 && idle.group(CostModel.WORK) == 0);
+        assertEquals(SWEEPS * 2 * 0.125 / 1e6, l.get("sweep: DynamoDB reads (Scan of the live table)"), 1e-12);
+        assertEquals(SWEEPS * 0.060 * 1.0 * 1.33334e-5, l.get("sweep: Lambda duration"), 1e-12);
+        assertEquals(0, idle.group(CostModel.BEATS) + idle.group(CostModel.WORK));
         assertEquals(idle.lines().stream().mapToDouble(CostModel.Line::usd).sum(), idle.total(), 1e-12);
+        assertTrue(idle.total() <= 1.0, "issue 11: an idle deployment at list prices: " + idle.total());
+        CostModel.Bill full = CostModel.bill(idle.workload(), deployment(true), MEASURES, ASSUMED, PRICES);
+        assertEquals((deployment(true).alarmMetrics() - 3) * 0.10, full.total() - idle.total(), 1e-9,
+                "the full set differs by its alarm metrics only");
+    }
+
+    @Test
+    void theUrl_dropsApiGatewaysRequests_andTheAuthorizer_keepingOneKeyLookUpPerKeyAndCachePeriod() {
+        CostModel.Bill url = named("1,000 busy + history, single, URL");
+        CostModel.Bill api = named("1,000 busy + history, single, API");
+        assertEquals(0, url.usd("ingress: heartbeat Function URL"));
+        assertEquals(1_000 * BEATS * 1.0 / 1e6, api.usd("ingress: API Gateway HTTP API"), 1e-9);
+        double lookups = 1_000 * 8_640 * 0.5 * 0.125 / 1e6;
+        assertEquals(lookups, url.usd("key look-ups"), 1e-12);
+        assertEquals(lookups + 1_000 * 8_640 * (0.2 / 1e6 + 0.010 * 1.33334e-5),
+                api.usd("authorizer Lambda + its key look-up"), 1e-12);
+        // Lambda at the handler's measured 3.47 ms, billed 4 ms at 1 GB.
+        assertEquals(1_000 * BEATS * 0.2 / 1e6, url.usd("heartbeat Lambda requests"), 1e-12);
+        assertEquals(1_000 * BEATS * 0.004 * 1.33334e-5, url.usd("heartbeat Lambda duration"), 1e-12);
+        // Logs: 8.46 B a beat measured through the URL; 7.11 + 18.517 + a 280-byte access log line through the API.
+        assertEquals(1_000 * BEATS * 8.46 / 1e9 * 0.50, url.usd("logs: heartbeat lines"), 1e-12);
+        assertEquals(1_000 * BEATS * (7.11 + 18.517 + 280) / 1e9 * 0.50,
+                api.usd("logs: heartbeat lines + authorizer + access log"), 1e-12);
+        assertEquals(0, url.usd("X-Ray traces (heartbeat)"), "HeartbeatTracing PassThrough");
+        // The authorizer keeps Tracing Active: 1,000 keys every 300 s is 3.3 runs a second, 1 + 5% of the rest.
+        assertEquals(CostModel.tracesPerMonth(1_000 / 300.0, ASSUMED) * 5.0 / 1e6,
+                api.usd("X-Ray traces (heartbeat + authorizer)"), 1e-12);
+        // Issue 18: a single agent at 30 s through the URL, logs and traces included, at most $0.10 a month.
+        assertTrue(url.livenessPerAgent() <= 0.10, "URL: " + url.livenessPerAgent());
+        assertTrue(api.livenessPerAgent() - url.livenessPerAgent() > 0.0864, "API Gateway's $0.0864 and more");
+    }
+
+    @Test
+    void twentyAgents_theBeatsObservabilityLines_areAtMostATenthOfTheirPerAgentCost() {
+        CostModel.Bill twenty = named("20 agents, single, URL");
+        double deaths = 20;
+        double metricMonths = 3 * (1 - Math.exp(-deaths / 720)) + (1 - Math.exp(-deaths / 720));
+        assertEquals(metricMonths * 0.30, twenty.usd("custom metrics the fleet publishes"), 1e-12);
+        double beatObservability = twenty.usd("logs: heartbeat lines") + twenty.usd("X-Ray traces (heartbeat)")
+                + twenty.usd("custom metrics the fleet publishes");
+        assertEquals(beatObservability, twenty.beatObservability(), 1e-12);
+        assertTrue(twenty.beatObservability() / 20 <= 0.1 * twenty.totalPerAgent(),
+                twenty.beatObservability() / 20 + " vs " + twenty.totalPerAgent());
+        assertEquals(twenty.lines().stream().filter(CostModel.Line::observability).mapToDouble(CostModel.Line::usd)
+                .sum(), twenty.observability(), 1e-12);
     }
 
     @Test
     void history_addsItsStorage_andNothingToLiveness_whenTheSweepReadsTheSame() {
-        CostModel.Bill with = CostModel.bill(fleet(1_000, 1, 20, 681_207, 0.05), DEPLOYMENT, ASSUMED, PRICES);
-        CostModel.Bill without = CostModel.bill(fleet(1_000, 1, 20, 0, 0.05), DEPLOYMENT, ASSUMED, PRICES);
-        assertEquals(without.liveness(), with.liveness(), 1e-12);
-        double history = 1_000 * 681_207 / 1e9 * (0.25 + 0.20);
-        assertEquals(history, with.total() - without.total(), 1e-9);
+        CostModel.Sweep same = new CostModel.Sweep(0.045, 0.045, 361, 681_207);
+        CostModel.Workload with = CostModel.Workload.busy("w", 1, true, true, same);
+        CostModel.Workload without = CostModel.Workload.busy("wo", 1, true, false, same);
+        assertEquals(bill(without).liveness(), bill(with).liveness(), 1e-12);
+        assertEquals(1_000 * 681_207 / 1e9 * (0.25 + 0.20), bill(with).total() - bill(without).total(), 1e-9);
+        // With the published figures (0.0444 with, 0.045 without): no more with history, single and batched.
+        for (String mode : List.of("single, URL", "batched 10, URL")) {
+            assertTrue(named("1,000 busy + history, " + mode).livenessPerAgent()
+                    <= named("1,000 busy, no history, " + mode).livenessPerAgent(), mode);
+        }
     }
 
     @Test
     void sweepReads_growWithAgents_atTheMeasuredUnitsPerAgent() {
-        CostModel.Bill b = CostModel.bill(fleet(100_000, 1, 0, 0, 0.05), DEPLOYMENT, ASSUMED, PRICES);
-        assertEquals(4.0 * 43_200 * 100_000 * 0.05 * 0.125 / 1e6,
-                byItem(b).get("sweep: DynamoDB reads (Scan of the live table)"), 1e-9);
+        CostModel.Bill b = named("100,000 agents, single, URL");
+        assertEquals(SWEEPS * 100_000 * 0.0444 * 0.125 / 1e6,
+                b.usd("sweep: DynamoDB reads (Scan of the live table)"), 1e-9);
     }
 
     @Test
     void batchOfTen_dividesRequestsAndKeys_butNotWrites() {
-        CostModel.Bill one = CostModel.bill(fleet(1_000, 1, 0, 0, 0.05), DEPLOYMENT, ASSUMED, PRICES);
-        CostModel.Bill ten = CostModel.bill(fleet(1_000, 10, 0, 0, 0.05), DEPLOYMENT, ASSUMED, PRICES);
-        Map<String, Double> a = byItem(one);
-        Map<String, Double> b = byItem(ten);
-        assertEquals(1_000 * 86_400 / 1e6, a.get("API Gateway requests (heartbeats)"), 1e-9);
-        assertEquals(a.get("API Gateway requests (heartbeats)") / 10, b.get("API Gateway requests (heartbeats)"),
-                1e-9);
-        String writes = "DynamoDB writes (1 WRU a beat, live item 361 B)";
-        assertEquals(1_000 * 86_400 * 0.625 / 1e6, a.get(writes), 1e-9);
-        assertEquals(a.get(writes), b.get(writes), 1e-12);
+        CostModel.Bill one = named("1,000 busy + history, single, URL");
+        CostModel.Bill ten = named("1,000 busy + history, batched 10, URL");
+        assertEquals(one.usd("heartbeat Lambda requests") / 10, ten.usd("heartbeat Lambda requests"), 1e-12);
+        assertEquals(one.usd("key look-ups") / 10, ten.usd("key look-ups"), 1e-12);
+        assertEquals(1_000 * BEATS * 0.625 / 1e6, one.usd("DynamoDB writes"), 1e-9);
+        assertEquals(one.usd("DynamoDB writes"), ten.usd("DynamoDB writes"), 1e-12);
+        // A plain batch writes each agent's item: 10 x the handler's time, billed 35 ms.
+        assertEquals(1_000 * BEATS / 10 * 0.035 * 1.33334e-5, ten.usd("heartbeat Lambda duration"), 1e-12);
         assertTrue(ten.livenessPerAgent() < one.livenessPerAgent());
     }
 
     @Test
-    void deployment_readFromTheTemplate_countsItsAlarms_theUntracedSweep_andTheRepairRuns() throws Exception {
-        CostModel.Deployment d = CostModel.Deployment.fromTemplate();
-        String template = new String(TestStackTemplate.bytes(), java.nio.charset.StandardCharsets.UTF_8);
-        assertEquals(template.split("Type: AWS::CloudWatch::Alarm", -1).length - 1, d.alarms());
-        assertTrue(d.alarmMetrics() >= d.alarms(), "a metric-math alarm watches several");
-        assertEquals(!template.contains("Tracing: PassThrough"), d.sweepTraced());
-        assertEquals(template.contains("OutboxRepairFunction:") ? 2_880 : 0, d.repairsPerMonth(), 1e-9);
+    void hostLeases_ofTenAnd25_writeOneUnitPerHostBeat_andHostsOfTenCostAtMostTwoCents() {
+        CostModel.Bill ten = named("1,000 busy, host lease of 10, URL");
+        CostModel.Bill many = named("1,000 busy, host lease of 25, URL");
+        CostModel.Bill batched = named("1,000 busy, no history, batched 10, URL");
+        assertEquals(1_000 * BEATS / 10 * 0.625 / 1e6, ten.usd("DynamoDB writes"), 1e-12);
+        assertEquals(1_000 * BEATS / 25 * 0.625 / 1e6, many.usd("DynamoDB writes"), 1e-12);
+        // One UpdateItem a renewal: the handler's single time, billed 4 ms.
+        assertEquals(1_000 * BEATS / 10 * 0.004 * 1.33334e-5, ten.usd("heartbeat Lambda duration"), 1e-12);
+        assertTrue(ten.livenessPerAgent() < batched.livenessPerAgent());
+        assertTrue(many.livenessPerAgent() < ten.livenessPerAgent());
+        assertTrue(ten.livenessPerAgent() <= 0.02, "issue 13: hosts of 10 via the URL: " + ten.livenessPerAgent());
     }
 
-    /** The template bundled into Lifeline Local's jar, as the bench reads it. */
-    private static final class TestStackTemplate {
-        static byte[] bytes() throws Exception {
-            try (var in = CostModel.class.getResourceAsStream("/template.yaml")) {
-                return in.readAllBytes();
-            }
-        }
+    @Test
+    void fleetMetrics_areBilledForTheHoursTheyArePublished() {
+        assertEquals(0, CostModel.metricMonths(0));
+        assertEquals(1 - Math.exp(-1), CostModel.metricMonths(720), 1e-12);
+        assertTrue(CostModel.metricMonths(1e6) > 0.999999);
     }
 
     @Test
@@ -103,19 +199,25 @@ class CostModelTest {
     }
 
     @Test
-    void bill_hostLeaseOfTenAnd25_writesOneUnitPerHostBeat_costsLessThanBatching() {
-        CostModel.Bill batched = CostModel.bill(fleet(1_000, 10, 20, 0, 0.045), DEPLOYMENT, ASSUMED, PRICES);
-        CostModel.Bill ten = CostModel.bill(CostModel.Workload.hosted("ten", 1_000, 10, 0.1, 361, 0.045), DEPLOYMENT,
-                ASSUMED, PRICES);
-        CostModel.Bill many = CostModel.bill(CostModel.Workload.hosted("many", 1_000, 25, 0.04, 361, 0.045),
-                DEPLOYMENT, ASSUMED, PRICES);
-        double beats = 1_000 * 86_400;
-        assertEquals(beats / 10 * 0.625 / 1e6, ten.lines().stream().filter(l -> l.item().startsWith("DynamoDB writes"))
-                .mapToDouble(CostModel.Line::usd).sum(), 1e-12);
-        assertEquals(beats / 25 * 0.625 / 1e6, many.lines().stream().filter(l -> l.item().startsWith("DynamoDB writes"))
-                .mapToDouble(CostModel.Line::usd).sum(), 1e-12);
-        assertTrue(ten.livenessPerAgent() < batched.livenessPerAgent(), ten.livenessPerAgent() + " vs "
-                + batched.livenessPerAgent());
-        assertTrue(many.livenessPerAgent() < ten.livenessPerAgent(), "host of 25: " + many.livenessPerAgent());
+    void platformLinesAndTraces_whenTheTemplateTurnsThemOn_areCharged() {
+        CostModel.Deployment d = deployment(false);
+        CostModel.Deployment loud = new CostModel.Deployment(d.alarmSet(), d.alarms(), d.alarmMetrics(),
+                d.idleMetrics(), d.sweepsPerMinute(), d.minSegments(), d.memoryGb(), d.dashboardMemoryGb(),
+                d.keyCacheSeconds(), d.sweepTraced(), d.repairTraced(), true, true, d.scheduler(), d.repairsPerMonth(),
+                d.archived());
+        CostModel.Workload one = CostModel.Workload.beats("20", 20, 1, true, SWEEP);
+        CostModel.Bill quiet = CostModel.bill(one, d, MEASURES, ASSUMED, PRICES);
+        CostModel.Bill on = CostModel.bill(one, loud, MEASURES, ASSUMED, PRICES);
+        // 20 agents at 30 s: 0.67 requests a second, all within the 1/s reservoir.
+        assertEquals(20 * BEATS * 5.0 / 1e6, on.usd("X-Ray traces (heartbeat)"), 1e-9);
+        assertEquals(20 * BEATS * (8.46 + 330) / 1e9 * 0.50, on.usd("logs: heartbeat lines + Lambda's"), 1e-12);
+        assertTrue(on.total() > quiet.total());
+    }
+
+    @Test
+    void theTemplateBundledForTheBench_isTheRepositorysTemplate() throws Exception {
+        byte[] bundled = CostModel.Deployment.template().getBytes(StandardCharsets.UTF_8);
+        byte[] repo = java.nio.file.Files.readAllBytes(java.nio.file.Path.of("..", "template.yaml"));
+        assertEquals(new String(repo, StandardCharsets.UTF_8), new String(bundled, StandardCharsets.UTF_8));
     }
 }

@@ -208,7 +208,9 @@ public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPE
     private void logRequest(ApiRequest request, int status, String code, String failure, long nanos) {
         java.time.Instant now = metricsClock == null ? null : metricsClock.instant();
         if (summary != null) {
-            summary.add(Metrics.HEARTBEATS, request.acceptedCount());
+            // A property, not a metric: AWS/Lambda's Invocations counts the requests for free, and no alarm watches
+            // it ($0.30 a month; docs/decisions.md, "An idle deployment under $1 a month").
+            summary.note(Metrics.HEARTBEATS, request.acceptedCount());
             if (keyCache != null) {
                 summary.note(Metrics.KEY_LOOKUPS, keyCache.drainLookups());
             }
@@ -240,8 +242,10 @@ public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPE
             return;
         }
         if (code != null) {
+            // A 500 is our fault, not the caller's: also a Faults count (the canary's rollback alarm by default).
             Metrics.on(line, Metrics.HEARTBEAT_FUNCTION, now)
-                    .put(Metrics.HEARTBEATS_REJECTED, Metrics.Unit.COUNT, 1, Map.of(Metrics.CODE, code)).emit();
+                    .put(Metrics.HEARTBEATS_REJECTED, Metrics.Unit.COUNT, 1, Map.of(Metrics.CODE, code))
+                    .fault("INTERNAL_ERROR".equals(code) ? 1 : 0).emit();
         } else {
             Log.emit(line);
         }
@@ -254,7 +258,8 @@ public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPE
             Json.putIfPresent(extra, "route", request.routeKey());
             extra.put("outcome", "refused").put("durationMs", durationMs);
             Metrics.on(extra, Metrics.HEARTBEAT_FUNCTION, now)
-                    .put(Metrics.HEARTBEATS_REJECTED, Metrics.Unit.COUNT, n, Map.of(Metrics.CODE, entryCode)).emit();
+                    .put(Metrics.HEARTBEATS_REJECTED, Metrics.Unit.COUNT, n, Map.of(Metrics.CODE, entryCode))
+                    .fault("INTERNAL_ERROR".equals(entryCode) ? n : 0).emit();
         });
         summary.flushIfDue();
     }

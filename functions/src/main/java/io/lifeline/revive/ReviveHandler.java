@@ -120,8 +120,10 @@ public final class ReviveHandler implements RequestHandler<Map<String, Object>, 
         Map<String, String> dims = new java.util.LinkedHashMap<>();
         dims.put(Metrics.STEP, action == null ? "unknown" : action.toString());
         dims.put(Metrics.OUTCOME, outcome);
+        // recordError's outcome: the flow caught an error its retries did not fix, a revive that broke (a fault).
         Metrics.on(line, Metrics.REVIVE_FUNCTION, clock.instant())
-                .put(Metrics.REVIVE_OUTCOMES, Metrics.Unit.COUNT, 1, dims).emit();
+                .put(Metrics.REVIVE_OUTCOMES, Metrics.Unit.COUNT, 1, dims)
+                .fault("error".equals(outcome) ? 1 : 0).emit();
     }
 
     private Answer initiate(ReviveStep s) {

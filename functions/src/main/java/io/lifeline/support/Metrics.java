@@ -7,12 +7,19 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * CloudWatch metrics as Embedded Metric Format: a log line that also carries {@code _aws} becomes metrics
  * when CloudWatch Logs ingests it, so a metric costs no call and, on the hot path, no extra line. The names
  * live here, once; template.yaml's alarms are tested against the documents these methods write.
  * (docs/decisions.md, "Metrics: a small EMF writer on top of Log".)
+ *
+ * <p>A custom metric is billed for every hour it is published, zeros included, so a count of 0 is not published
+ * (neither the metric nor its property): an idle deployment publishes no custom metric at all. Alarms on counts
+ * treat missing data as not breaching. Every fault counter ({@link #FAULT_COUNTERS}, and {@link #fault}) is also
+ * added into {@link #FAULTS}, one metric with no dimension, which the default alarm set watches (docs/decisions.md,
+ * "An idle deployment under $1 a month").
  */
 public final class Metrics {
     public static final String NAMESPACE = "Lifeline";
@@ -24,7 +31,10 @@ public final class Metrics {
     public static final String PUBLISHER_FUNCTION = "PublisherFunction";
     public static final String REVIVE_FUNCTION = "ReviveFunction";
 
-    /** Heartbeats accepted (a batch counts each accepted entry). */
+    /**
+     * Heartbeats accepted (a batch counts each accepted entry): a property of the heartbeat function's summary, not
+     * a metric (AWS/Lambda's Invocations counts its requests; no alarm watches it, and a metric costs $0.30 a month).
+     */
     public static final String HEARTBEATS = "Heartbeats";
     /** Heartbeats refused, with dimension {@link #CODE}: whole requests and single entries of a batch. */
     public static final String HEARTBEATS_REJECTED = "HeartbeatsRejected";
@@ -34,8 +44,6 @@ public final class Metrics {
      * property of its summary, not a metric: a custom metric costs $0.30 a month, more than the look-ups it counts.
      */
     public static final String KEY_LOOKUPS = "keyLookups";
-    public static final String SWEEP_DURATION = "SweepDuration";
-    public static final String AGENTS_SCANNED = "AgentsScanned";
     public static final String AGENTS_MARKED_DEAD = "AgentsMarkedDead";
     /**
      * The sweep's writes that failed (throttled, the table out of reach) and were skipped, to be retried next sweep.
@@ -56,6 +64,17 @@ public final class Metrics {
     public static final String REVIVE_OUTCOMES = "ReviveOutcomes";
     public static final String STEP = "step";
     public static final String OUTCOME = "outcome";
+    /**
+     * Everything the service failed to do or had to repair, from every function, in one metric with no dimension
+     * (published only when not 0): a sweep's skipped writes or failed run, events not put on the bus, records
+     * parked, replays of transitions the outbox never finished, revive flows that broke (an error step, or a
+     * restart the sweep had to end), heartbeats answered 500. FaultsAlarm watches it; the function's own line
+     * says which fault it was.
+     */
+    public static final String FAULTS = "Faults";
+    /** The counters whose values are also {@link #FAULTS}. */
+    public static final Set<String> FAULT_COUNTERS = Set.of(SWEEP_WRITE_ERRORS, EVENTS_FAILED, RECORDS_PARKED,
+            REPLAYS_STAMPED);
 
     public enum Unit {
         COUNT("Count"), MILLISECONDS("Milliseconds");
@@ -74,6 +93,7 @@ public final class Metrics {
     private final Instant at;
     /** Metrics grouped by their dimension names; each group is one directive of {@code CloudWatchMetrics}. */
     private final Map<List<String>, List<Metric>> directives = new LinkedHashMap<>();
+    private long faults;
 
     private Metrics(ObjectNode line, String service, Instant at) {
         this.line = line.put(SERVICE, service);
@@ -95,6 +115,12 @@ public final class Metrics {
      * value is a top-level member of the line, so one document has one value per dimension name.
      */
     public Metrics put(String name, Unit unit, double value, Map<String, String> dimensions) {
+        if (unit == Unit.COUNT && value == 0) {
+            return this;
+        }
+        if (FAULT_COUNTERS.contains(name)) {
+            faults += (long) value;
+        }
         List<String> names = new ArrayList<>();
         names.add(SERVICE);
         dimensions.forEach((k, v) -> {
@@ -114,12 +140,29 @@ public final class Metrics {
         return this;
     }
 
+    /** A count with the service dimension; 0 is not published. */
     public Metrics count(String name, long value) {
         return put(name, Unit.COUNT, value);
     }
 
-    /** Adds {@code _aws} (last, so the line still starts with level and msg) and writes the line. */
+    /** Adds {@code n} faults (see {@link #FAULTS}) that no fault counter of this document carries. */
+    public Metrics fault(long n) {
+        faults += Math.max(0, n);
+        return this;
+    }
+
+    /**
+     * Adds {@code _aws} (last, so the line still starts with level and msg) and writes the line; a line with
+     * nothing to publish is written without it.
+     */
     public void emit() {
+        if (faults > 0) {
+            line.put(FAULTS, faults);
+        }
+        if (directives.isEmpty() && faults == 0) {
+            Log.emit(line);
+            return;
+        }
         ObjectNode aws = Json.object().put("Timestamp", at.toEpochMilli());
         ArrayNode list = aws.putArray("CloudWatchMetrics");
         directives.forEach((dims, metrics) -> {
@@ -129,6 +172,11 @@ public final class Metrics {
             ArrayNode ms = d.putArray("Metrics");
             metrics.forEach(m -> ms.addObject().put("Name", m.name()).put("Unit", m.unit().wire));
         });
+        if (faults > 0) {
+            ObjectNode d = list.addObject().put("Namespace", NAMESPACE);
+            d.putArray("Dimensions").addArray();
+            d.putArray("Metrics").addObject().put("Name", FAULTS).put("Unit", Unit.COUNT.wire);
+        }
         line.set("_aws", aws);
         Log.emit(line);
     }

@@ -43,8 +43,8 @@ import software.amazon.awssdk.services.sqs.model.SendMessageBatchResponse;
  * ({@link #handleQueued}), judging its lateness against the due time the message carries. A lost message
  * costs one sweep: the next minute's schedule sweeps and queues again. In AWS the runtime enters through
  * {@link #handleEvent}, which tells the two kinds of event apart. Every sweep logs one JSON line that is also
- * its metrics document (EMF), so a sweep that stops running shows as missing data; it answers the ids it
- * marked dead.
+ * its metrics document (EMF, counts that are not 0); a sweep that stops running shows as missing data in
+ * AWS/Lambda's metrics of the function; it answers the ids it marked dead.
  */
 public final class SweepHandler implements RequestHandler<ScheduledEvent, List<String>> {
     /** The message attribute (and body field) that carries a queued sweep's due time, ISO-8601. */
@@ -248,8 +248,8 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
             // now. Judging before they land would blame agents for our own silence, so this sweep judges nobody,
             // and neither does any sweep in the interval after it (the schedule and the queue keep separate
             // times, so the next may come sooner): the first to judge comes a whole interval later. Local stamps
-            // each due time on a monotonic clock, never with the time it ran. A skipped sweep writes no
-            // SweepDuration, so sweeps that are always late show as a sweep that does not run.
+            // each due time on a monotonic clock, never with the time it ran. (Local only: in AWS no sweep is
+            // skipped, and SweepNotRunningAlarm watches the function's invocations.)
             Instant held = heldUntil.get();
             if (late.compareTo(config.sweepInterval().dividedBy(2)) > 0 || now.isBefore(held)) {
                 ObjectNode line = Log.line("WARN", "sweep").put("outcome", "skipped_late")
@@ -270,9 +270,10 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
         try {
             report = sweeper.sweepOnce(now);
         } catch (RuntimeException e) {
-            // The invocation fails (and Lambda counts the error); the line says why.
-            Log.emit(Log.line("ERROR", "sweep").put("outcome", "error").put("error", e.toString())
-                    .put("durationMs", Duration.ofNanos(System.nanoTime() - sweepStart).toMillis()));
+            // The invocation fails (and Lambda counts the error); the line says why, and counts a fault.
+            Metrics.on(Log.line("ERROR", "sweep").put("outcome", "error").put("error", e.toString())
+                    .put("durationMs", Duration.ofNanos(System.nanoTime() - sweepStart).toMillis()),
+                    Metrics.SWEEP_FUNCTION, now).fault(1).emit();
             throw e;
         }
         ObjectNode line = line(report);
@@ -320,14 +321,18 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
         return line;
     }
 
-    /** Writes the line with its metrics (EMF). */
+    /**
+     * Writes the line with its metrics (EMF). Counts of 0 are not published (a metric is billed for every hour it
+     * is), so an idle deployment's sweep publishes none, nor does a healthy fleet's; the sweep's time is
+     * {@code durationMs} on the line and AWS/Lambda's Duration, the alive agents it saw {@code aliveSeen}. A
+     * restarting agent the sweep had to end is a revive flow that broke: a fault.
+     */
     static void emit(ObjectNode line, Sweeper.Report r, Instant now) {
         Metrics.on(line, Metrics.SWEEP_FUNCTION, now)
-                .put(Metrics.SWEEP_DURATION, Metrics.Unit.MILLISECONDS, r.took().toMillis())
-                .count(Metrics.AGENTS_SCANNED, r.aliveSeen())
                 .count(Metrics.AGENTS_MARKED_DEAD, r.markedDead().size())
                 .count(Metrics.SELF_PRESERVATION_HOLDS, r.teamsHeld().size())
                 .count(Metrics.SWEEP_WRITE_ERRORS, r.skippedOnError())
+                .fault(r.revivesEnded().size())
                 .emit();
     }
 }

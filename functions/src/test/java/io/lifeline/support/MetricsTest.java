@@ -45,6 +45,39 @@ class MetricsTest {
     }
 
     @Test
+    void countsOfZero_areNotPublished_andADocumentOfZerosIsAPlainLine() throws Exception {
+        Log.sink(lines::add);
+        Metrics.on(Log.line("INFO", "x"), "SweepFunction", Instant.EPOCH).count("A", 0).count("B", 0)
+                .put("C", Metrics.Unit.COUNT, 0, Map.of("code", "X")).emit();
+        Metrics.on(Log.line("INFO", "y"), "SweepFunction", Instant.EPOCH).count("A", 0).count("B", 3).emit();
+        JsonNode zeros = Json.parse(lines.get(0));
+        assertFalse(zeros.has("_aws"), "nothing to publish: a custom metric is billed for every hour it is sent");
+        assertFalse(zeros.has("A") || zeros.has("B") || zeros.has("code"), lines.get(0));
+        JsonNode some = Json.parse(lines.get(1));
+        assertEquals("[{\"Name\":\"B\",\"Unit\":\"Count\"}]", some.at("/_aws/CloudWatchMetrics/0/Metrics").toString());
+        assertFalse(some.has("A"));
+    }
+
+    @Test
+    void faultCounters_andFaults_addUpInOneMetricWithNoDimension() throws Exception {
+        Log.sink(lines::add);
+        Metrics.on(Log.line("ERROR", "publish"), Metrics.PUBLISHER_FUNCTION, Instant.EPOCH)
+                .count(Metrics.EVENTS_PUBLISHED, 4).count(Metrics.EVENTS_FAILED, 2).count(Metrics.RECORDS_PARKED, 1)
+                .fault(3).emit();
+        Metrics.on(Log.line("INFO", "sweep"), Metrics.SWEEP_FUNCTION, Instant.EPOCH).count(Metrics.AGENTS_MARKED_DEAD, 5)
+                .fault(0).emit();
+        JsonNode d = Json.parse(lines.get(0));
+        assertEquals(6, d.get(Metrics.FAULTS).asLong(), "2 failed + 1 parked + 3 more");
+        JsonNode directives = d.at("/_aws/CloudWatchMetrics");
+        assertEquals(2, directives.size());
+        assertEquals("[[]]", directives.get(1).get("Dimensions").toString());
+        assertEquals(Metrics.FAULTS, directives.get(1).at("/Metrics/0/Name").asText());
+        JsonNode healthy = Json.parse(lines.get(1));
+        assertFalse(healthy.has(Metrics.FAULTS), lines.get(1));
+        assertEquals(1, healthy.at("/_aws/CloudWatchMetrics").size());
+    }
+
+    @Test
     void aDimensionHasOneValuePerDocument() {
         Metrics m = Metrics.on(Log.line("INFO", "x").put("code", "A"), "HeartbeatFunction", Instant.EPOCH);
         assertThrows(IllegalArgumentException.class, () -> m.put("R", Metrics.Unit.COUNT, 1, Map.of("code", "B")));

@@ -1,24 +1,79 @@
 package io.lifeline.sweep;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lifeline.support.Json;
+import io.lifeline.support.Log;
+import io.lifeline.support.Metrics;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The sweep's one log line names what it did, host leases included (issue 13). */
+/**
+ * The sweep's one log line names what it did, host leases included (issue 13), and what it publishes: nothing for an
+ * idle deployment or a healthy fleet, its faults in one metric.
+ */
 class SweepLineTest {
-    private static Sweeper.Report report(List<String> hostsExpired) {
+    private static final Instant AT = Instant.parse("2026-03-01T12:00:00Z");
+    private final List<String> lines = new ArrayList<>();
+
+    @AfterEach
+    void restore() {
+        Log.sink(null);
+    }
+
+    private static Sweeper.Report report(int alive, List<String> dead, int skipped, List<String> revivesEnded) {
+        return new Sweeper.Report(AT, alive, alive, dead, 0, 0, skipped, List.of(), 2.0, Duration.ofMillis(12), 0,
+                revivesEnded, List.of(), 0);
+    }
+
+    private JsonNode emitted(Sweeper.Report r) throws Exception {
+        Log.sink(lines::add);
+        SweepHandler.emit(SweepHandler.line(r), r, AT);
+        return Json.parse(lines.get(lines.size() - 1));
+    }
+
+    @Test
+    void emit_ofAnIdleDeploymentsSweep_publishesNoCustomMetric_andKeepsItsCountsOnTheLine() throws Exception {
+        JsonNode line = emitted(report(0, List.of(), 0, List.of()));
+        assertFalse(line.has("_aws"), "0 agents: no metric is published, so none is billed: " + line);
+        assertEquals(0, line.get("itemsScanned").asInt());
+        assertEquals(12, line.get("durationMs").asInt(), "the sweep's time stays on its line");
+        assertEquals("idle", line.get("outcome").asText());
+    }
+
+    @Test
+    void emit_ofAHealthyFleetsSweep_publishesNoCustomMetric_andSaysWhatItSawOnItsLine() throws Exception {
+        JsonNode line = emitted(report(20, List.of(), 0, List.of()));
+        assertFalse(line.has("_aws"), line.toString());
+        assertEquals(20, line.get("aliveSeen").asInt());
+        assertEquals(20, line.get("itemsScanned").asInt());
+    }
+
+    @Test
+    void emit_ofSkippedWritesAndEndedRevives_countsThemAsFaults() throws Exception {
+        JsonNode line = emitted(report(20, List.of("t/a1"), 2, List.of("t/a2")));
+        assertEquals(2, line.get(Metrics.SWEEP_WRITE_ERRORS).asInt());
+        assertEquals(1, line.get(Metrics.AGENTS_MARKED_DEAD).asInt());
+        assertEquals(3, line.get(Metrics.FAULTS).asInt(), "2 skipped writes and a revive the sweep had to end");
+        assertTrue(line.at("/_aws/CloudWatchMetrics").toString().contains("\"Dimensions\":[[]]"), line.toString());
+    }
+
+    private static Sweeper.Report withHosts(List<String> hostsExpired) {
         return new Sweeper.Report(Instant.parse("2026-03-01T12:00:00Z"), 12, 10, List.of("acme/a-1"), 2, 0, 0,
                 List.of(), 1.5, Duration.ofMillis(40), 0, List.of(), hostsExpired, 0);
     }
 
     @Test
     void line_ofASweepThatFoundSilentHosts_namesEachHostAsTeamSlashHost() {
-        ObjectNode line = SweepHandler.line(report(List.of("acme/host-1", "beta/host-9")));
+        ObjectNode line = SweepHandler.line(withHosts(List.of("acme/host-1", "beta/host-9")));
         assertEquals(List.of("acme/host-1", "beta/host-9"),
                 Json.MAPPER.convertValue(line.get("hostsExpired"), List.class));
         assertEquals("acted", line.get("outcome").asText());
@@ -26,7 +81,7 @@ class SweepLineTest {
 
     @Test
     void line_ofASweepWithNoSilentHost_hasAnEmptyHostsExpired() {
-        ObjectNode line = SweepHandler.line(report(List.of()));
+        ObjectNode line = SweepHandler.line(withHosts(List.of()));
         assertEquals(0, line.get("hostsExpired").size());
         assertEquals(true, line.get("hostsExpired").isArray());
     }

@@ -28,6 +28,8 @@ public final class OpencodeApi {
     private final HttpClient http;
     private final String password;
     private volatile InputStream stream;
+    /** Set by {@link #abort()}: no stream is read from then on (one being opened is closed at once). */
+    private volatile boolean aborted;
 
     /** {@code password}: opencode's OPENCODE_SERVER_PASSWORD (HTTP basic, user "opencode"), or null. */
     public OpencodeApi(URI base, String password) {
@@ -109,6 +111,9 @@ public final class OpencodeApi {
      * {@code onEvent}; returns normally when the server closes the stream, throws when it cannot connect.
      */
     public void events(Consumer<JsonNode> onEvent) throws IOException {
+        if (aborted) {
+            throw new IOException("closed");
+        }
         HttpRequest r = request("/event").header("Accept", "text/event-stream").GET().build();
         HttpResponse<InputStream> response;
         try {
@@ -122,6 +127,10 @@ public final class OpencodeApi {
             throw new IOException("opencode answered HTTP " + response.statusCode() + " to GET /event");
         }
         stream = response.body();
+        if (aborted) {
+            response.body().close(); // abort() ran while the stream was being opened
+            throw new IOException("closed");
+        }
         try (BufferedReader lines = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
             StringBuilder data = new StringBuilder();
             String line;
@@ -139,8 +148,12 @@ public final class OpencodeApi {
         }
     }
 
-    /** Ends a running {@link #events} (from another thread): it returns or throws at once. */
+    /**
+     * Ends a running {@link #events} (from another thread): it returns or throws at once, and so does any later
+     * call (even one whose connection was being opened meanwhile).
+     */
     public void abort() {
+        aborted = true;
         InputStream s = stream;
         if (s != null) {
             try {

@@ -158,7 +158,8 @@ public final class OpencodeBridge implements AutoCloseable {
                 }
             } catch (IOException e) {
                 if (!closed) {
-                    log.accept("opencode event stream: " + e.getMessage() + "; reconnecting");
+                    log.accept("opencode event stream at " + opencode.base() + ": " + (e.getMessage() == null
+                            ? e.getClass().getSimpleName() : e.getMessage()) + "; reconnecting");
                 }
             }
             if (closed) {
@@ -213,7 +214,10 @@ public final class OpencodeBridge implements AutoCloseable {
         String type = event.path("type").asText();
         JsonNode p = event.path("properties");
         switch (type) {
-            case "server.connected" -> connections++;
+            case "server.connected" -> {
+                connections++;
+                log.accept("connected to " + opencode.base() + "/event (connection " + connections + ")");
+            }
             case "server.heartbeat" -> keepIdleAgentsAlive();
             case "session.created", "session.updated" -> {
                 JsonNode info = p.path("info");

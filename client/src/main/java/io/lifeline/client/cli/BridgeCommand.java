@@ -5,6 +5,7 @@ import io.lifeline.client.RetryPolicy;
 import io.lifeline.client.bridge.OpencodeApi;
 import io.lifeline.client.bridge.OpencodeBridge;
 import io.lifeline.client.bridge.OpencodeBridge.AgentRef;
+import io.lifeline.client.bridge.RunningBridge;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
@@ -13,10 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -41,8 +39,8 @@ final class BridgeCommand implements Runnable {
                     + "continuation prompt). Sessions map to agents by --map or by the title "
                     + "teams::<team>::agent::<agentId>; other sessions are ignored. Runs until stopped."})
     static final class Opencode extends BaseCommand {
-        @Option(names = "--opencode", paramLabel = "URL", description = "The opencode server (default "
-                + "http://127.0.0.1:4096; env OPENCODE_URL)")
+        @Option(names = "--opencode", paramLabel = "URL", description = "The opencode server (env OPENCODE_URL, "
+                + "config opencode_url; default http://127.0.0.1:4096)")
         String opencodeUrl;
 
         @Option(names = "--map", paramLabel = "SESSION=AGENT", description = "Map a session to an agent (AGENT or "
@@ -56,62 +54,87 @@ final class BridgeCommand implements Runnable {
         @Override
         int run() {
             Map<String, String> env = env();
-            String defaultTeam = global.team(env);
-            Map<String, AgentRef> given = new LinkedHashMap<>();
-            for (String m : maps) {
-                int eq = m.indexOf('=');
-                if (eq <= 0 || eq == m.length() - 1) {
-                    throw new ParameterException(spec.commandLine(), "--map wants SESSION=AGENT or "
-                            + "SESSION=TEAM/AGENT, got '" + m + "'");
-                }
-                String agent = m.substring(eq + 1);
-                int slash = agent.indexOf('/');
-                given.put(m.substring(0, eq), slash > 0 ? new AgentRef(agent.substring(0, slash),
-                        agent.substring(slash + 1)) : new AgentRef(defaultTeam, agent));
-            }
-            Duration every;
-            try {
-                every = duration(interval);
-            } catch (NumberFormatException e) {
-                throw new ParameterException(spec.commandLine(), "--interval: not a duration: '" + interval + "'");
-            }
-            String url = GlobalOptions.first(opencodeUrl, env.get("OPENCODE_URL"), "http://127.0.0.1:4096");
-            URI opencode;
-            try {
-                opencode = URI.create(url);
-            } catch (IllegalArgumentException e) {
-                throw new ConfigFile.ConfigException("not a URL: '" + url + "'");
-            }
-            String apiKey = global.key(env);
-            global.client(env, sleeper(), defaultTeam, apiKey); // a bad Lifeline URL is reported before starting
-            RetryPolicy quick = new RetryPolicy(1, Duration.ofMillis(500), 0.2, Duration.ofSeconds(5),
-                    () -> ThreadLocalRandom.current().nextDouble());
-            Map<String, LifelineClient> byTeam = new ConcurrentHashMap<>();
-            OpencodeBridge bridge = new OpencodeBridge(new OpencodeApi(opencode, env.get("OPENCODE_SERVER_PASSWORD")),
-                    team -> byTeam.computeIfAbsent(team, t -> LifelineClient.builder().url(global.url(env))
-                            .heartbeatUrl(global.heartbeatUrl(env)).team(t)
-                            .apiKey(apiKey).retry(quick).sleeper(sleeper()).build()),
-                    given, every, Clock.systemUTC(), sleeper(), line -> {
-                        err().println("lifeline bridge: " + line);
-                        err().flush();
-                    });
-            ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "lifeline-bridge-flush");
-                t.setDaemon(true);
-                return t;
-            });
-            long tick = Math.max(100, every.toMillis() / 4);
-            timer.scheduleWithFixedDelay(bridge::flushDue, tick, tick, TimeUnit.MILLISECONDS);
-            Runtime.getRuntime().addShutdownHook(new Thread(bridge::close, "lifeline-bridge-stop"));
+            Map<String, AgentRef> given = maps(maps, global.team(env), "--map", spec);
+            Duration every = interval(interval, "--interval", spec);
+            URI opencode = opencodeUrl(GlobalOptions.first(opencodeUrl, env.get("OPENCODE_URL"),
+                    global.file(env).get("opencode_url"), "http://127.0.0.1:4096"));
+            global.client(env, sleeper(), global.team(env), global.key(env)); // a bad Lifeline URL: reported first
+            java.util.function.Consumer<String> say = line -> {
+                err().println("lifeline bridge: " + line);
+                err().flush();
+            };
+            RunningBridge running = RunningBridge.start(bridge(global, env, sleeper(), opencode, given, every, say),
+                    every, "lifeline-bridge", say);
+            Runtime.getRuntime().addShutdownHook(new Thread(running::close, "lifeline-bridge-stop"));
             out().println("lifeline bridge: following " + opencode + "/event (at most one beat per agent per "
                     + every.toMillis() + " ms)");
             out().flush();
             try {
-                bridge.run();
-            } finally {
-                timer.shutdownNow();
+                running.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                running.close();
             }
             return 0;
         }
+    }
+
+    /** {@code SESSION=AGENT} or {@code SESSION=TEAM/AGENT} options as the bridge's map (AGENT alone: the team given). */
+    static Map<String, AgentRef> maps(List<String> maps, String defaultTeam, String option,
+            picocli.CommandLine.Model.CommandSpec spec) {
+        Map<String, AgentRef> given = new LinkedHashMap<>();
+        for (String m : maps) {
+            int eq = m.indexOf('=');
+            if (eq <= 0 || eq == m.length() - 1) {
+                throw new ParameterException(spec.commandLine(), option + " wants SESSION=AGENT or "
+                        + "SESSION=TEAM/AGENT, got '" + m + "'");
+            }
+            String agent = m.substring(eq + 1);
+            int slash = agent.indexOf('/');
+            given.put(m.substring(0, eq), slash > 0 ? new AgentRef(agent.substring(0, slash),
+                    agent.substring(slash + 1)) : new AgentRef(defaultTeam, agent));
+        }
+        return given;
+    }
+
+    static Duration interval(String text, String option, picocli.CommandLine.Model.CommandSpec spec) {
+        try {
+            Duration d = BaseCommand.duration(text);
+            if (d.isZero() || d.isNegative()) {
+                throw new NumberFormatException(text);
+            }
+            return d;
+        } catch (NumberFormatException e) {
+            throw new ParameterException(spec.commandLine(), option + ": not a duration: '" + text + "'");
+        }
+    }
+
+    static URI opencodeUrl(String url) {
+        try {
+            URI u = URI.create(url);
+            if (u.getScheme() == null || u.getHost() == null) {
+                throw new IllegalArgumentException(url);
+            }
+            return u;
+        } catch (IllegalArgumentException e) {
+            throw new ConfigFile.ConfigException("not a URL: '" + url + "'");
+        }
+    }
+
+    /**
+     * The opencode bridge with the connection settings of every command: per team, a client to the API URL and
+     * (when one is configured) the heartbeat URL, with the API key; a beat waits for at most one quick retry.
+     */
+    static OpencodeBridge bridge(GlobalOptions global, Map<String, String> env, io.lifeline.client.Sleeper sleeper,
+            URI opencode, Map<String, AgentRef> given, Duration every, java.util.function.Consumer<String> log) {
+        String apiKey = global.key(env);
+        RetryPolicy quick = new RetryPolicy(1, Duration.ofMillis(500), 0.2, Duration.ofSeconds(5),
+                () -> ThreadLocalRandom.current().nextDouble());
+        Map<String, LifelineClient> byTeam = new ConcurrentHashMap<>();
+        return new OpencodeBridge(new OpencodeApi(opencode, env.get("OPENCODE_SERVER_PASSWORD")),
+                team -> byTeam.computeIfAbsent(team, t -> LifelineClient.builder().url(global.url(env))
+                        .heartbeatUrl(global.heartbeatUrl(env)).team(t).apiKey(apiKey).retry(quick).sleeper(sleeper)
+                        .build()),
+                given, every, Clock.systemUTC(), sleeper, log);
     }
 }

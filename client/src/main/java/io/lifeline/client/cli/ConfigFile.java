@@ -12,11 +12,13 @@ import java.util.Set;
 
 /**
  * The CLI's config file: {@code name = value} lines (or {@code name: value}), {@code #} comments and blank lines.
- * Names: url, heartbeat_url, team, api_key (or key), operator_key. A line that is none of these is an error naming the line,
- * so a typo never silently falls back to a default.
+ * Names: url, heartbeat_url, team, api_key (or key), operator_key, opencode_url (the opencode server that
+ * {@code lifeline bridge opencode} follows and {@code lifeline daemon} bridges). A line that is none of these is an
+ * error naming the line, so a typo never silently falls back to a default.
  */
 final class ConfigFile {
-    static final Set<String> NAMES = Set.of("url", "heartbeat_url", "team", "api_key", "key", "operator_key");
+    static final Set<String> NAMES = Set.of("url", "heartbeat_url", "team", "api_key", "key", "operator_key",
+            "opencode_url");
 
     /** A config file that cannot be used: the CLI prints it and exits {@link LifelineCli#USAGE}. */
     static final class ConfigException extends RuntimeException {
@@ -86,7 +88,7 @@ final class ConfigFile {
             }
             if (!NAMES.contains(name)) {
                 throw new ConfigException(where + ": unknown setting '" + name + "' (known: url, heartbeat_url, team, "
-                        + "api_key, key, operator_key)");
+                        + "api_key, key, operator_key, opencode_url)");
             }
             String canonical = name.equals("key") ? "api_key" : name;
             if (values.containsKey(canonical)) {

@@ -1,13 +1,17 @@
 package io.lifeline.client.cli;
 
+import io.lifeline.client.bridge.OpencodeBridge.AgentRef;
+import io.lifeline.client.bridge.RunningBridge;
 import io.lifeline.client.daemon.CommandProcesses;
 import io.lifeline.client.daemon.HostDaemon;
 import io.lifeline.client.daemon.LocalBeats;
 import io.lifeline.client.daemon.TickReport;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,6 +32,10 @@ import picocli.CommandLine.Option;
             "Stopping the daemon (Ctrl-C, SIGTERM, or the end of --iterations) stops the commands, then every agent "
                     + "leaves (offline), within 10 s; --no-leave-on-stop leaves them to be marked dead instead.",
             "Each command runs under sh -c with LIFELINE_AGENT_ID, LIFELINE_URL and LIFELINE_TEAM set.",
+            "With --opencode (or opencode_url in the config file) the daemon also runs the opencode bridge "
+                    + "(lifeline bridge opencode) in the daemon's process, with the same connection settings: it starts "
+                    + "with the daemon, reconnects with backoff when opencode's event stream drops, and stops first "
+                    + "when the daemon stops.",
             "Register the agents first with --host set to this daemon's --host."})
 final class DaemonCommand extends BaseCommand {
     @Option(names = "--host", required = true, description = "This host's id (the agents' hostId)")
@@ -70,6 +78,19 @@ final class DaemonCommand extends BaseCommand {
             + "window, doubling with each further one up to 5m (default ${DEFAULT-VALUE}; the first restarts at once)")
     String restartBackoff = "2s";
 
+    @Option(names = "--opencode", paramLabel = "URL", description = "Also bridge the opencode server at URL "
+            + "(config opencode_url): its sessions' events become heartbeats, error reports and rotations of the "
+            + "agents they map to, as 'lifeline bridge opencode' does (default: no bridge)")
+    String opencodeUrl;
+
+    @Option(names = "--opencode-map", paramLabel = "SESSION=AGENT", description = "With the bridge: map a session "
+            + "to an agent (AGENT or TEAM/AGENT); repeatable; wins over the title teams::<team>::agent::<id>")
+    List<String> opencodeMaps = new ArrayList<>();
+
+    @Option(names = "--opencode-interval", description = "With the bridge: at most one beat per agent per interval, "
+            + "status changes excepted (default ${DEFAULT-VALUE})")
+    String opencodeInterval = "10s";
+
     /** How long a stop waits for the leaves. */
     static final Duration LEAVE_WITHIN = Duration.ofSeconds(10);
     static final Duration MAX_BACKOFF = Duration.ofMinutes(5);
@@ -91,6 +112,20 @@ final class DaemonCommand extends BaseCommand {
                 || backoff.compareTo(MAX_BACKOFF) > 0) {
             err().println("lifeline: --max-crashes must be at least 1, --crash-window positive, --restart-backoff "
                     + "between 0 and 5m");
+            return LifelineCli.USAGE;
+        }
+        Map<String, String> env = env();
+        String opencode = GlobalOptions.first(opencodeUrl, global.file(env).get("opencode_url"));
+        URI opencodeUri = null;
+        Map<String, AgentRef> opencodeGiven = Map.of();
+        Duration opencodeEvery = null;
+        if (opencode != null) { // a bad bridge setting is refused before any command starts
+            opencodeUri = BridgeCommand.opencodeUrl(opencode);
+            opencodeGiven = BridgeCommand.maps(opencodeMaps, global.team(env), "--opencode-map", spec);
+            opencodeEvery = BridgeCommand.interval(opencodeInterval, "--opencode-interval", spec);
+        } else if (!opencodeMaps.isEmpty()) {
+            err().println("lifeline: --opencode-map needs the bridge: give --opencode URL (or opencode_url in the "
+                    + "config file)");
             return LifelineCli.USAGE;
         }
         Map<String, String> childEnv = new HashMap<>();
@@ -124,6 +159,13 @@ final class DaemonCommand extends BaseCommand {
             };
             out().println("daemon on host " + host + ": " + agents.size() + " agent(s), a round every "
                     + (every == null ? "interval the server advises" : every.toMillis() + " ms"));
+            if (opencodeUri != null) {
+                bridge = RunningBridge.start(BridgeCommand.bridge(global, env, sleeper(), opencodeUri, opencodeGiven,
+                        opencodeEvery, this::bridgeSays), opencodeEvery, "lifeline-daemon-opencode-bridge",
+                        this::bridgeSays);
+                out().println("opencode bridge: following " + opencodeUri + "/event (at most one beat per agent per "
+                        + opencodeEvery.toMillis() + " ms)");
+            }
             out().flush();
             if (iterations != null) {
                 List<String> joined = daemon.joinAll();
@@ -156,8 +198,29 @@ final class DaemonCommand extends BaseCommand {
         }
     }
 
-    /** The stop: no more rounds, the commands stopped, then (unless --no-leave-on-stop) every agent leaves. */
+    /** The opencode bridge this daemon runs, or null. */
+    private RunningBridge bridge;
+
+    private void bridgeSays(String line) {
+        err().println("lifeline daemon: opencode bridge: " + line);
+        err().flush();
+    }
+
+    /**
+     * The stop: the opencode bridge first (nothing more from it once the stop has begun; its sessions' agents are
+     * not this daemon's and do not leave), then no more rounds, the commands stopped, then (unless
+     * --no-leave-on-stop) every agent leaves.
+     */
     private void stop(HostDaemon daemon, CommandProcesses processes) {
+        if (bridge != null) {
+            boolean ended = bridge.close(RunningBridge.STOP_WITHIN);
+            var s = bridge.bridge().stats();
+            out().println("opencode bridge stopped" + (ended ? "" : " (its reader did not end within "
+                    + RunningBridge.STOP_WITHIN.toSeconds() + " s)") + ": " + s.beats() + " beat(s), "
+                    + s.errorsReported() + " error report(s), " + s.rotations() + " rotation(s), " + s.connections()
+                    + " connection(s)");
+            out().flush();
+        }
         daemon.stop();
         processes.close();
         if (noLeaveOnStop) {

@@ -67,14 +67,32 @@ class OpencodeBridgeOpencodeTest {
         }
     }
 
-    /** The README's opencode.json entry: opencode starts {@code lifeline mcp} (here, the CLI on this classpath). */
+    /**
+     * The README's opencode.json entry, as written there (README "Use it from your agent runtime"), with its jar path
+     * replaced by this build's classes and its environment's values by this Local's.
+     */
     private static String opencodeJson() throws Exception {
-        List<String> command = NpmTools.lifeline("mcp");
-        ObjectNode config = JSON.createObjectNode().put("$schema", "https://opencode.ai/config.json");
-        ObjectNode lifeline = config.putObject("mcp").putObject("lifeline").put("type", "local").put("enabled", true);
+        ObjectNode config = null;
+        for (String block : io.lifeline.client.Readme.blocks(io.lifeline.client.Readme.section(
+                "Use it from your agent runtime"), "json")) {
+            if (block.contains("https://opencode.ai/config.json")) {
+                config = (ObjectNode) JSON.readTree(block);
+            }
+        }
+        assertTrue(config != null, "README has an opencode.json entry");
+        ObjectNode lifeline = (ObjectNode) config.path("mcp").path("lifeline");
+        assertEquals("local", lifeline.path("type").asText());
+        assertTrue(lifeline.path("enabled").asBoolean(), lifeline.toString());
+        List<String> readme = JSON.convertValue(lifeline.path("command"), List.class);
+        assertEquals(List.of("java", "-jar"), readme.subList(0, 2), readme.toString());
+        assertTrue(readme.get(2).endsWith("client/target/lifeline.jar"), readme.toString());
+        List<String> command = NpmTools.lifeline(readme.subList(3, readme.size()).toArray(String[]::new));
         command.forEach(lifeline.putArray("command")::add);
-        lifeline.putObject("environment").put("LIFELINE_URL", local.url().toString())
-                .put("LIFELINE_TEAM", LifelineLocal.LOCAL_TEAM).put("LIFELINE_API_KEY", local.adminKey());
+        ObjectNode env = (ObjectNode) lifeline.path("environment");
+        assertEquals(List.of("LIFELINE_API_KEY", "LIFELINE_TEAM", "LIFELINE_URL"),
+                JSON.convertValue(env, Map.class).keySet().stream().sorted().toList());
+        env.put("LIFELINE_URL", local.url().toString()).put("LIFELINE_API_KEY", local.adminKey());
+        assertEquals(LifelineLocal.LOCAL_TEAM, env.path("LIFELINE_TEAM").asText());
         return JSON.writeValueAsString(config);
     }
 

@@ -12,7 +12,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
-/** {@code lifeline mcp} and {@code lifeline bridge opencode}: usage and refusals before anything is served. */
+/**
+ * {@code lifeline mcp}, {@code lifeline bridge opencode} and {@code lifeline daemon --opencode}: usage and refusals
+ * before anything is served or started.
+ */
 class AgentRuntimeCommandsTest {
     private record Run(int exit, String out, String err) {
     }
@@ -60,5 +63,60 @@ class AgentRuntimeCommandsTest {
             assertEquals(LifelineCli.USAGE, r.exit(), r.out() + r.err());
             assertTrue(r.err().contains("cannot serve MCP on 127.0.0.1:" + taken.getLocalPort()), r.err());
         }
+    }
+
+    @Test
+    void daemon_withABadOpencodeSetting_refusesBeforeStartingAnyCommand() throws Exception {
+        java.nio.file.Path dir = Files.createTempDirectory("daemon-bad-opencode");
+        java.nio.file.Path marker = dir.resolve("started");
+        for (List<String> bad : List.of(List.of("--opencode", "not a url"),
+                List.of("--opencode", "http://127.0.0.1:4096", "--opencode-map", "no-equals-sign"),
+                List.of("--opencode", "http://127.0.0.1:4096", "--opencode-interval", "soon"),
+                List.of("--opencode-map", "ses_1=a1"))) {
+            List<String> args = new java.util.ArrayList<>(List.of("daemon", "--host", "h", "--agent",
+                    "a1=touch '" + marker + "'", "--iterations", "1"));
+            args.addAll(bad);
+            Run r = run(args.toArray(String[]::new));
+            assertEquals(LifelineCli.USAGE, r.exit(), bad + ": " + r.out() + r.err());
+            assertTrue(r.err().contains("--opencode") || r.err().contains("not a URL"), bad + ": " + r.err());
+        }
+        assertTrue(Files.notExists(marker), "no command was started");
+    }
+
+    @Test
+    void daemonHelp_namesTheBridgeOptions() throws Exception {
+        Run r = run("daemon", "--help");
+        assertEquals(0, r.exit());
+        for (String option : List.of("--opencode=URL", "--opencode-map", "--opencode-interval")) {
+            assertTrue(r.out().contains(option), option + ": " + r.out());
+        }
+    }
+
+    /**
+     * README "Use it from your agent runtime": every {@code java -jar client/target/lifeline.jar ...} line of its
+     * shell blocks is a command line the CLI accepts (the bridge's and the daemon's included; their behaviour is
+     * {@code OpencodeBridgeOpencodeTest}'s and {@code DaemonBridgeOpencodeTest}'s).
+     */
+    @Test
+    void readme_agentRuntimeCommandLines_areAcceptedByTheCli() throws Exception {
+        List<List<String>> lines = io.lifeline.client.Readme.commandLines(io.lifeline.client.Readme.blocks(
+                io.lifeline.client.Readme.section("Use it from your agent runtime"), "bash"));
+        List<String> commands = new java.util.ArrayList<>();
+        for (List<String> words : lines) {
+            if (!words.get(0).equals("java")) {
+                continue; // npx (the Inspector: McpServerTest.inspectorCli_*) and opencode serve
+            }
+            assertEquals(List.of("java", "-jar", "client/target/lifeline.jar"), words.subList(0, 3), words.toString());
+            List<String> args = words.subList(3, words.size());
+            CommandLine cl = new CommandLine(new LifelineCli(Map.of(), d -> { }, java.nio.file.Path.of("")));
+            CommandLine.ParseResult parsed = cl.parseArgs(args.toArray(String[]::new));
+            while (parsed.hasSubcommand()) {
+                parsed = parsed.subcommand();
+            }
+            commands.add(parsed.commandSpec().qualifiedName(" "));
+            assertTrue(parsed.unmatched().isEmpty(), words + ": " + parsed.unmatched());
+        }
+        assertTrue(commands.contains("lifeline bridge opencode"), commands.toString());
+        assertTrue(commands.contains("lifeline daemon"), commands.toString());
     }
 }

@@ -246,6 +246,93 @@ class McpServerTest {
         }
     }
 
+    /**
+     * README "Use it from your agent runtime": the generic MCP client entry ({@code mcpServers}), run as written
+     * (its jar path replaced by this build's classes, its environment's values by this Local's): a stdio client
+     * lists the tools and a heartbeat through it lands.
+     */
+    @Test
+    void readmeMcpServersEntry_runAsWritten_servesTheToolsToAStdioClient() throws Exception {
+        register("mcp-readme");
+        admin.join("mcp-readme");
+        JsonNode entry = null;
+        for (String block : io.lifeline.client.Readme.blocks(io.lifeline.client.Readme.section(
+                "Use it from your agent runtime"), "json")) {
+            if (block.contains("\"mcpServers\"")) {
+                entry = JSON.readTree(block).path("mcpServers").path("lifeline");
+            }
+        }
+        assertTrue(entry != null && entry.isObject(), "README has an mcpServers entry for lifeline");
+        assertEquals("java", entry.path("command").asText());
+        List<String> args = JSON.convertValue(entry.path("args"), List.class);
+        assertEquals("-jar", args.get(0));
+        assertTrue(args.get(1).endsWith("client/target/lifeline.jar"), args.toString());
+        Map<String, String> given = JSON.convertValue(entry.path("env"), Map.class);
+        assertEquals(List.of("LIFELINE_API_KEY", "LIFELINE_TEAM", "LIFELINE_URL"), given.keySet().stream().sorted()
+                .toList());
+        assertEquals(LifelineLocal.LOCAL_TEAM, given.get("LIFELINE_TEAM"));
+        List<String> cmd = NpmTools.lifeline(args.subList(2, args.size()).toArray(String[]::new));
+        ObjectNode plan = JSON.createObjectNode().put("transport", "stdio").put("command", cmd.get(0));
+        ArrayNode planArgs = plan.putArray("args");
+        cmd.subList(1, cmd.size()).forEach(planArgs::add);
+        plan.putObject("env").put("PATH", System.getenv("PATH")).put("HOME", System.getProperty("java.io.tmpdir"))
+                .put("LIFELINE_URL", local.url().toString()).put("LIFELINE_TEAM", given.get("LIFELINE_TEAM"))
+                .put("LIFELINE_API_KEY", agentKey);
+        plan.set("calls", JSON.valueToTree(List.of(call("heartbeat", "agentId", "mcp-readme", "teamName",
+                LifelineLocal.LOCAL_TEAM, "status", "active"))));
+        JsonNode out = drive(plan);
+        assertEquals(LifelineTools.names().size(), out.path("tools").size(), out.toString());
+        assertBeat(out.path("results").get(0), "working");
+        assertEquals("working", admin.agent("mcp-readme").status());
+    }
+
+    /**
+     * Issue 18 item 3: with a heartbeat URL (from LIFELINE_HEARTBEAT_URL, as an opencode.json "environment" sets it,
+     * and from --heartbeat-url) the heartbeat tool's calls take Local's Function URL path, and join, report_error and agent_status
+     * the API URL; without one, heartbeats take the API path. Counted per path by a proxy in front of Local.
+     */
+    @Test
+    void heartbeatTool_withAHeartbeatUrl_beatsThroughTheFunctionUrlPath_andEverythingElseThroughTheApi()
+            throws Exception {
+        register("mcp-u1");
+        String team = LifelineLocal.LOCAL_TEAM;
+        List<ObjectNode> calls = List.of(call("join", "agentId", "mcp-u1"),
+                call("heartbeat", "agentId", "mcp-u1", "teamName", team, "status", "active"),
+                call("heartbeat", "agentId", "mcp-u1", "teamName", team, "status", "idle"),
+                call("report_error", "agentId", "mcp-u1", "message", "429 rate limit reached"),
+                call("agent_status", "agentId", "mcp-u1"));
+        for (String how : List.of("environment", "flag")) {
+            try (io.lifeline.client.CountingProxy proxy = new io.lifeline.client.CountingProxy(local.url())) {
+                ObjectNode plan = stdioPlan(proxy.url().toString(), calls);
+                String beats = proxy.heartbeatUrl(local.heartbeatUrl()).toString();
+                if (how.equals("environment")) {
+                    ((ObjectNode) plan.path("env")).put("LIFELINE_HEARTBEAT_URL", beats);
+                } else {
+                    ((ArrayNode) plan.path("args")).add("--heartbeat-url").add(beats);
+                }
+                JsonNode r = drive(plan).path("results");
+                assertBeat(r.get(1), "working");
+                assertBeat(r.get(2), "ready");
+                assertEquals("transient", r.get(3).path("structuredContent").path("category").asText(), how + r);
+                assertEquals(2, proxy.viaHeartbeatUrl("/agents/mcp-u1/heartbeat"), how + proxy.seen());
+                assertEquals(0, proxy.viaApi("/agents/mcp-u1/heartbeat"), how + proxy.seen());
+                assertEquals(1, proxy.viaApi("/agents/mcp-u1/join"), how + proxy.seen());
+                assertEquals(1, proxy.viaApi("/agents/mcp-u1/errors"), how + proxy.seen());
+                assertEquals(1, proxy.viaApi("/agents/mcp-u1"), how + proxy.seen());
+                assertEquals(2, proxy.count(s -> s.path().startsWith("/lambda-url/")), how + proxy.seen());
+            }
+        }
+        try (io.lifeline.client.CountingProxy proxy = new io.lifeline.client.CountingProxy(local.url())) {
+            JsonNode r = drive(stdioPlan(proxy.url().toString(), calls)).path("results");
+            assertBeat(r.get(1), "working");
+            assertBeat(r.get(2), "ready");
+            assertEquals(2, proxy.viaApi("/agents/mcp-u1/heartbeat"), proxy.seen().toString());
+            assertEquals(0, proxy.count(s -> s.path().startsWith("/lambda-url/")), proxy.seen().toString());
+            assertEquals(1, proxy.viaApi("/agents/mcp-u1/join"), proxy.seen().toString());
+            assertEquals(1, proxy.viaApi("/agents/mcp-u1/errors"), proxy.seen().toString());
+        }
+    }
+
     @Test
     void heartbeat_whenLifelineIsUnreachable_answersFailedToUpdateHeartbeatAsAToolResult() throws Exception {
         int closedPort;
@@ -339,7 +426,13 @@ class McpServerTest {
         }
 
         static HttpServer start(String lifelineUrl) throws Exception {
-            List<String> cmd = new ArrayList<>(NpmTools.lifeline(serverArgs(lifelineUrl)));
+            return start(lifelineUrl, agentKey);
+        }
+
+        /** With the API key {@code key}. */
+        static HttpServer start(String lifelineUrl, String key) throws Exception {
+            List<String> cmd = new ArrayList<>(NpmTools.lifeline("mcp", "--url", lifelineUrl, "--team",
+                    LifelineLocal.LOCAL_TEAM, "--key", key));
             cmd.addAll(List.of("--http", "--port", "0"));
             ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD);
             Map<String, String> env = new HashMap<>(pb.environment());

@@ -214,11 +214,20 @@ class SamTemplateTest {
         for (String id : List.of("HeartbeatFunction", "AuthorizerFunction")) {
             JsonNode preference = root.path("Resources").path(id).path("Properties").path("DeploymentPreference");
             assertTrue(preference.path("Type").asText().startsWith("Canary"), id + ": " + preference);
-            assertTrue(preference.path("Alarms").size() > 0, id + " has no rollback alarm");
-            for (JsonNode alarm : preference.path("Alarms")) {
-                String alarmId = alarm.asText(); // Jackson reads `!Ref X` as X
-                assertEquals("AWS::CloudWatch::Alarm", root.path("Resources").path(alarmId).path("Type").asText(),
-                        id + " rolls back on " + alarm);
+            // `!If [FullAlarms, [full's], [essential's]]`, which Jackson reads as [condition, list, list].
+            JsonNode alarms = preference.path("Alarms");
+            assertEquals("FullAlarms", alarms.get(0).asText(), id + ": " + alarms);
+            for (int branch = 1; branch <= 2; branch++) {
+                assertTrue(alarms.get(branch).size() > 0, id + " has no rollback alarm in branch " + branch);
+                for (JsonNode alarm : alarms.get(branch)) {
+                    String alarmId = alarm.asText(); // Jackson reads `!Ref X` as X
+                    JsonNode resource = root.path("Resources").path(alarmId);
+                    assertEquals("AWS::CloudWatch::Alarm", resource.path("Type").asText(), id + " rolls back on " + alarm);
+                    if (branch == 2) {
+                        assertTrue(resource.path("Condition").isMissingNode(),
+                                id + ": the essential set's rollback alarm " + alarmId + " exists in both sets");
+                    }
+                }
             }
         }
     }
@@ -298,8 +307,28 @@ class SamTemplateTest {
                 // issue 19: deliveries, starvation, the store, revives and the sweep's writes
                 "SweepWriteErrorsAlarm", "DeliveryDeadLettersAlarm", "DeliveryFailuresAlarm", "ApiServerErrorsAlarm",
                 "HeartbeatThrottlesAlarm", "AuthorizerThrottlesAlarm", "ControlLoopThrottlesAlarm", "ReviveFailuresAlarm",
-                "StoreThrottlesAlarm"),
+                "StoreThrottlesAlarm", "FaultsAlarm"),
                 alarms.keySet());
+        // AlarmSet essential (the default) deploys the alarms without a condition; full adds the rest.
+        assertEquals("essential", root.path("Parameters").path("AlarmSet").path("Default").asText());
+        Set<String> essential = new HashSet<>();
+        for (String id : alarms.keySet()) {
+            JsonNode condition = root.path("Resources").path(id).path("Condition");
+            if (condition.isMissingNode()) {
+                essential.add(id);
+            } else {
+                assertEquals("FullAlarms", condition.asText(), id);
+            }
+        }
+        assertEquals(Set.of("SweepNotRunningAlarm", "FaultsAlarm", "DeliveryDeadLettersAlarm"), essential);
+        for (String id : essential) {
+            assertTrue(root.path("Resources").path(id).path("Properties").path("Metrics").isMissingNode(),
+                    id + ": one metric each (a metric-math alarm pays for every metric it reads)");
+        }
+        JsonNode faults = root.path("Resources").path("FaultsAlarm").path("Properties");
+        assertEquals(io.lifeline.support.Metrics.FAULTS, faults.path("MetricName").asText());
+        assertTrue(faults.path("Dimensions").isMissingNode(), "Faults has no dimension: one metric for every function");
+        assertEquals("notBreaching", faults.path("TreatMissingData").asText(), "published only when not 0");
         for (Map.Entry<String, Node> a : alarms.entrySet()) {
             for (String actions : List.of("AlarmActions", "OKActions")) {
                 Node list = get(a.getValue(), "Properties", actions);
@@ -317,8 +346,12 @@ class SamTemplateTest {
             }
         }
         JsonNode sweep = root.path("Resources").path("SweepNotRunningAlarm").path("Properties");
-        assertEquals(io.lifeline.support.Metrics.NAMESPACE, sweep.path("Namespace").asText());
-        assertEquals(io.lifeline.support.Metrics.SWEEP_DURATION, sweep.path("MetricName").asText());
+        assertEquals("AWS/Lambda", sweep.path("Namespace").asText(), "free, and published for every invocation");
+        assertEquals("Duration", sweep.path("MetricName").asText());
+        // The share of the minute's sweeps that ended before their 60 s timeout: a timed-out sweep breaches too.
+        assertEquals("PR(0:55000)", sweep.path("ExtendedStatistic").asText());
+        assertEquals(60, root.path("Resources").path("SweepFunction").path("Properties").path("Timeout").asInt());
+        assertEquals("SweepFunction", sweep.path("Dimensions").get(0).path("Value").asText());
         assertEquals("breaching", sweep.path("TreatMissingData").asText(), "no sweep at all is the failure");
         JsonNode dead = root.path("Resources").path("DeadAgentRateAlarm").path("Properties");
         assertEquals(io.lifeline.support.Metrics.AGENTS_MARKED_DEAD, dead.path("MetricName").asText());
