@@ -57,6 +57,18 @@ public final class StreamChanges {
                                    Instant lastRenewedAt, Instant at) implements Change {
     }
 
+    /**
+     * The live item a stream record is about (its key, from whichever image it has): records of one item must be
+     * handled in their stream order, records of different items need not (DynamoDB orders a stream by item only).
+     */
+    public static String itemOf(Map<String, AttributeValue> oldImage, Map<String, AttributeValue> newImage) {
+        Map<String, AttributeValue> image = newImage != null && !newImage.isEmpty() ? newImage : oldImage;
+        if (image == null) {
+            return "";
+        }
+        return Items.str(image, Keys.PK) + "\n" + Items.str(image, Keys.SK);
+    }
+
     private StreamChanges() {
     }
 
