@@ -279,8 +279,8 @@ public final class SweepBench {
                 if (!mine || pk.startsWith("KEY#") || pk.startsWith("OPERATOR")) {
                     continue;
                 }
-                if ("DATA".equals(item.get("sk").s())) {
-                    once.add(item);
+                if ("DATA".equals(item.get("sk").s()) || item.get("sk").s().startsWith("AGENT#")) {
+                    once.add(item); // its side item, and its entry in the team's roster
                 } else if (item.containsKey("eventId") && item.containsKey("type")) {
                     events.add(item);
                 } else {
@@ -425,9 +425,7 @@ public final class SweepBench {
         String team = teamName(i / AGENTS_PER_TEAM);
         item.put("pk", AttributeValue.fromS("TEAM#" + team + "#AGENT#" + id));
         item.put("sk", AttributeValue.fromS("AGENT"));
-        item.put("tpk", AttributeValue.fromS("TEAM#" + team));
-        item.put("tsk", AttributeValue.fromS(id));
-        item.put("misses", AttributeValue.fromN("0"));
+        item.remove("misses");
         long hb = stale ? now.toEpochMilli() - 120_000 : now.toEpochMilli() - 5_000;
         item.put("hbAt", AttributeValue.fromN(Long.toString(hb)));
         // A healthy agent's deadline lies an hour ahead: at 100,000 agents seeding and the measured sweeps take

@@ -115,7 +115,7 @@ public final class AgentsHandler extends HttpApiHandler {
         int limit = intQuery(request, "limit", DEFAULT_TRANSITIONS, 1, Limits.MAX_PAGE_SIZE);
         String team = request.id("team");
         String agentId = request.id("agentId");
-        agents.require(team, agentId);
+        agents.requireCurrent(team, agentId);
         return Reply.ok(Json.object().put("agentId", agentId).set("revivals", Views.array(
                 revivalStore.list(team, agentId, limit), r -> {
                     ObjectNode v = Json.object().put("startSeq", r.startSeq());
@@ -172,7 +172,7 @@ public final class AgentsHandler extends HttpApiHandler {
         int limit = intQuery(request, "limit", DEFAULT_TRANSITIONS, 1, Limits.MAX_PAGE_SIZE);
         String team = request.id("team");
         String agentId = request.id("agentId");
-        agents.require(team, agentId);
+        agents.requireCurrent(team, agentId);
         return Reply.ok(Json.object().put("agentId", agentId).set("messages", Views.array(
                 inbox.list(team, agentId, limit), n -> {
                     ObjectNode v = Json.object().put("noticeId", n.noticeId()).put("aboutAgentId", n.aboutAgentId())
@@ -285,7 +285,7 @@ public final class AgentsHandler extends HttpApiHandler {
     private Reply transitions(ApiRequest request) {
         int limit = intQuery(request, "limit", DEFAULT_TRANSITIONS, 1, Limits.MAX_PAGE_SIZE);
         Long beforeSeq = TransitionCursor.decode(request.query("cursor"));
-        Agent agent = agents.require(request.id("team"), request.id("agentId"));
+        Agent agent = agents.requireCurrent(request.id("team"), request.id("agentId"));
         TransitionLog.Page page = transitions.page(agent, limit, beforeSeq);
         var answer = Json.object().put("agentId", agent.agentId());
         answer.set("transitions", Views.array(page.transitions(), Views::transition));
@@ -314,7 +314,7 @@ public final class AgentsHandler extends HttpApiHandler {
         String agentId = request.id("agentId");
         Duration maxAge = Duration.ofSeconds(intQuery(request, "maxAgeSeconds",
                 (int) config.recoveryMaxAge().toSeconds(), 1, Integer.MAX_VALUE));
-        Agent agent = agents.require(team, agentId);
+        Agent agent = agents.requireCurrent(team, agentId);
         AgentDataStore.AgentData d = data.get(team, agentId);
         Instant now = clock.instant();
         Recovery.Answer answer = Recovery.decide(agent, d.checkpointJson(), d.checkpointAt(), maxAge, now);

@@ -131,9 +131,10 @@ public final class HeartbeatHandler extends HttpApiHandler {
     private ObjectNode beat(ApiRequest request, Heartbeat hb, Instant now) {
         Agent after = agents.heartbeat(hb, now);
         io.lifeline.agent.Transition t = after.lastTransition();
-        if (t != null && hb.reported() != null && !t.at().isBefore(now)
+        if (t != null && hb.reported() != null
                 && (t.trigger() == io.lifeline.agent.Trigger.REPORT_READY
-                        || t.trigger() == io.lifeline.agent.Trigger.REPORT_WORKING)) {
+                        || t.trigger() == io.lifeline.agent.Trigger.REPORT_WORKING)
+                && t.at() != null && !t.at().isBefore(now)) {
             request.changed(hb.agentId(), t.from().wire(), t.to().wire()); // this beat's own report moved it
         }
         data.save(hb.team(), hb.agentId(), hb.metadataJson(), hb.checkpointJson(), now);

@@ -41,7 +41,8 @@ final class Views {
         Json.putIfPresent(n, "timeZone", a.timeZone());
         Json.putTime(n, "pausedUntil", a.pausedUntil());
         Json.putTime(n, "registeredAt", a.registeredAt());
-        if (a.lastTransition() != null) {
+        // Its from and trigger are on the item until the outbox publishes it; GET agent then reads its record.
+        if (a.lastTransition() != null && a.lastTransition().from() != null && a.lastTransition().trigger() != null) {
             n.set("lastTransition", transition(a.lastTransition()));
         }
         return n;

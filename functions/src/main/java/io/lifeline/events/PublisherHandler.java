@@ -33,7 +33,8 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.Record;
 
 /**
- * The outbox, one pass per change. For each record of the live table's stream, in order: a status change
+ * The outbox, one pass per change. For each record of the live table's stream (each item's records in stream order,
+ * different items of a batch at once, see {@link #run}): a status change
  * becomes its transition record and, on death, the hand-back and the leader's notice (all on the ledger); the
  * change and everything it caused ({@code TasksReassigned}, {@code LeaderNotified}) become events sent in the
  * same PutEvents, checked entry by entry, then kept in the team's event log, and the agent's published watermark
@@ -53,6 +54,8 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
             Duration.ofMillis(400), Duration.ofMillis(800), Duration.ofMillis(1600));
     /** How long a record may keep failing transiently (first failure seen by this container) before it is parked. */
     static final Duration PARK_AFTER = Duration.ofMinutes(15);
+    /** Threads that handle a batch's items at once (each item's records in order). */
+    static final int WORKERS = 8;
 
     private final TransitionLog transitions;
     private final DeathFollowUp deaths;
@@ -61,6 +64,8 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
     private final OutboxParking parking;
     private final EventBridgePublisher bus;
     private final java.time.Clock clock;
+    /** Handle different items of a batch at once; idle threads end after 30 s. */
+    private final java.util.concurrent.ExecutorService workers = workers();
     /** Sequence number -> when this container first saw it fail transiently. */
     private final Map<String, Instant> failingSince = new ConcurrentHashMap<>();
 
@@ -80,6 +85,17 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
         this.parking = new OutboxParking(wiring.dynamo(), tables, config.transitionRetention());
         this.bus = config.eventBusName() == null ? null
                 : new EventBridgePublisher(wiring.eventBridge().get(), config.eventBusName(), PUT_EVENTS_BACKOFF);
+    }
+
+    private static java.util.concurrent.ExecutorService workers() {
+        java.util.concurrent.ThreadPoolExecutor pool = new java.util.concurrent.ThreadPoolExecutor(WORKERS, WORKERS,
+                30, java.util.concurrent.TimeUnit.SECONDS, new java.util.concurrent.LinkedBlockingQueue<>(), r -> {
+                    Thread t = new Thread(r, "publisher-worker");
+                    t.setDaemon(true);
+                    return t;
+                });
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
     }
 
     /** What one record led to: its events, and for each status change what finishing it writes on the agent item. */
@@ -121,54 +137,137 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
         int unsent;
         int parked;
         final Set<String> teams = new java.util.TreeSet<>();
+
+        /** Record {@code i} could not be handled: the batch is handed back from the earliest such record. */
+        synchronized void failAt(int i, String why) {
+            if (i < failedAt) {
+                failedAt = i;
+                failure = why;
+            }
+        }
+
+        synchronized int failedAt() {
+            return failedAt;
+        }
+
+        synchronized void parked() {
+            parked++;
+        }
     }
 
-    /** Handles records in order, parking what cannot be handled; the first transient failure hands the rest back. */
+    /**
+     * Handles a batch in three steps, each item's records in stream order and different items at once (on
+     * {@link #WORKERS} threads; DynamoDB orders a stream by item only): each record's work (its transition record, what
+     * a death causes), parking what cannot be handled; then every event of the records before the first transient
+     * failure in one send (PutEvents of up to 10 entries a call); then, for the records whose events are all on the
+     * bus, the event log and the finishing write. The first transient failure hands that record and the rest back.
+     */
     Batch run(List<Images> records) {
         Batch batch = new Batch();
         batch.failedAt = records.size();
-        List<Work> works = new ArrayList<>();
-        List<Integer> indexes = new ArrayList<>();
+        Work[] works = new Work[records.size()];
+        Map<String, List<Integer>> items = new java.util.LinkedHashMap<>();
         for (int i = 0; i < records.size(); i++) {
-            Images r = records.get(i);
-            try {
-                works.add(handle(r.oldImage(), r.newImage()));
-                indexes.add(i);
-            } catch (RuntimeException e) {
-                if (transientFailure(e) && !failedTooLong(r.sequenceNumber())) {
-                    batch.failedAt = i;
-                    batch.failure = e.toString();
-                    break;
+            items.computeIfAbsent(StreamChanges.itemOf(records.get(i).oldImage(), records.get(i).newImage()),
+                    k -> new ArrayList<>()).add(i);
+        }
+        forEachItem(items.values(), indexes -> {
+            for (int i : indexes) {
+                if (i > batch.failedAt()) {
+                    return; // behind a record that comes back with the batch: handled then
                 }
-                if (!park(r, e.toString(), 1, batch)) {
-                    batch.failedAt = i;
-                    break;
+                Images r = records.get(i);
+                try {
+                    works[i] = handle(r.oldImage(), r.newImage());
+                } catch (RuntimeException e) {
+                    if (transientFailure(e) && !failedTooLong(r.sequenceNumber())) {
+                        batch.failAt(i, e.toString());
+                        return; // this item's later records come back with the batch
+                    }
+                    String parkFailure = park(r, e.toString(), 1, batch);
+                    if (parkFailure != null) {
+                        batch.failAt(i, parkFailure);
+                        return;
+                    }
                 }
             }
-        }
+        });
         List<LifelineEvent> all = new ArrayList<>();
-        works.forEach(w -> all.addAll(w.events()));
+        for (int i = 0; i < batch.failedAt(); i++) {
+            if (works[i] != null) {
+                all.addAll(works[i].events());
+            }
+        }
         all.forEach(e -> batch.teams.add(e.team()));
         Set<String> unsent = send(all, batch);
-        for (int k = 0; k < works.size(); k++) {
-            int i = indexes.get(k);
-            if (i >= batch.failedAt) {
-                break;
+        for (int i = 0; i < batch.failedAt(); i++) {
+            Work w = works[i];
+            if (w == null || w.events().stream().noneMatch(e -> unsent.contains(e.eventId()))) {
+                continue;
             }
-            Work w = works.get(k);
-            boolean delivered = w.events().stream().noneMatch(e -> unsent.contains(e.eventId()));
-            if (!delivered) {
-                if (failedTooLong(records.get(i).sequenceNumber())
-                        && park(records.get(i), "events not delivered to the bus", 1, batch)) {
+            if (failedTooLong(records.get(i).sequenceNumber())) {
+                String parkFailure = park(records.get(i), "events not delivered to the bus", 1, batch);
+                if (parkFailure == null) {
+                    works[i] = null;
                     continue;
                 }
-                batch.failedAt = i;
-                break;
+                batch.failure = parkFailure;
             }
-            finish(w);
-            failingSince.remove(records.get(i).sequenceNumber());
+            batch.failedAt = i;
+            break;
         }
+        int finishBefore = batch.failedAt();
+        List<List<Integer>> toFinish = new ArrayList<>();
+        for (List<Integer> indexes : items.values()) {
+            List<Integer> done = indexes.stream().filter(i -> i < finishBefore && works[i] != null).toList();
+            if (!done.isEmpty()) {
+                toFinish.add(done);
+            }
+        }
+        forEachItem(toFinish, indexes -> {
+            for (int i : indexes) {
+                finish(works[i]);
+                failingSince.remove(records.get(i).sequenceNumber());
+            }
+        });
         return batch;
+    }
+
+    /**
+     * Runs {@code work} for each item's list of record indexes: one item on this thread, several at once on the
+     * workers. Waits for all; the first failure is thrown (the stream then delivers the whole batch again, and every
+     * write here is idempotent).
+     */
+    private void forEachItem(java.util.Collection<List<Integer>> items,
+                             java.util.function.Consumer<List<Integer>> work) {
+        if (items.size() <= 1) {
+            items.forEach(work);
+            return;
+        }
+        List<java.util.concurrent.Future<Void>> running = new ArrayList<>();
+        for (List<Integer> indexes : items) {
+            running.add(workers.submit(Log.carrying(() -> {
+                work.accept(indexes);
+                return null;
+            })));
+        }
+        RuntimeException failure = null;
+        for (java.util.concurrent.Future<Void> f : running) {
+            try {
+                f.get();
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (failure == null) {
+                    failure = e.getCause() instanceof RuntimeException re ? re
+                            : new IllegalStateException(e.getCause());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while publishing", e);
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
     }
 
     /** After a record's events are on the bus: the event log, then the published watermark. */
@@ -200,18 +299,18 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
         return sent.unsent();
     }
 
-    private boolean park(Images r, String error, int attempts, Batch batch) {
+    /** Parks the record; answers null when it is parked, else why it could not be. */
+    private String park(Images r, String error, int attempts, Batch batch) {
         try {
             parking.park(r.sequenceNumber(), r.oldImage(), r.newImage(), error, attempts, clock.instant());
         } catch (RuntimeException e) {
-            batch.failure = "could not park the record: " + e;
-            return false;
+            return "could not park the record: " + e;
         }
         failingSince.remove(r.sequenceNumber());
-        batch.parked++;
+        batch.parked();
         Log.emit(Log.line("ERROR", "stream record parked").put("sequenceNumber", r.sequenceNumber())
                 .put("error", error));
-        return true;
+        return null;
     }
 
     /** The store or the bus throttled or out of reach: worth retrying. Anything else will fail the same way again. */

@@ -29,8 +29,12 @@ final class AgentItems {
     static final String HOST = "hostId";
     static final String HEARTBEAT_AT = "hbAt";
     static final String DEADLINE = "deadline";
+    /**
+     * Consecutive misses; absent means 0 (a sign of life removes it, and {@link #LAST_MISS_AT} with it, so a healthy
+     * agent's item carries neither: the sweep pays for every byte of it, four times a minute).
+     */
     static final String MISSES = "misses";
-    /** When the sweep last counted a miss (ms); only read while misses > 0, since a beat resets misses to 0. */
+    /** When the sweep last counted a miss (ms); only read while misses > 0, removed by a sign of life. */
     static final String LAST_MISS_AT = "lastMissAt";
     static final String BEATS = "beats";
     static final String STALE_AFTER_MS = "staleMs";
@@ -38,9 +42,11 @@ final class AgentItems {
     /** The task the agent is on, or held when its life ended (until the hand-back clears it); shown to people. */
     static final String TASK = "taskId";
     /**
-     * The fence: the task the agent's current life holds. Set by the claim, removed by the complete and by every
-     * write that ends a life (any transition to a status that is not alive) or starts one (join), so it exists
-     * only in the life that claimed the task. A complete is accepted only while it names the task.
+     * The fence: present while the agent's current life holds the task named by {@link #TASK}. Set by the claim,
+     * removed by the complete and by every write that ends a life (any transition to a status that is not alive) or
+     * starts one (join), so it exists only in the life that claimed the task. A complete is accepted only while it
+     * is present and {@link #TASK} names the task. A boolean mark: it never names a task other than {@link #TASK}
+     * (items written before 2026-11-25 carry the task id here, the same value, and read the same).
      */
     static final String HOLD = "hold";
     static final String MESSAGES = "msgs";
@@ -53,7 +59,11 @@ final class AgentItems {
     static final String PAUSED_UNTIL = "pausedUntil";
     static final String SCHEDULE = "schedule";
     static final String TIME_ZONE = "tz";
-    /** The newest transition, stamped by the write that made it; the outbox turns each new seq into a record. */
+    /**
+     * The newest transition, stamped by the write that made it; the outbox turns each new seq into a record. Its seq
+     * and time stay on the item; its from, trigger and reason ({@link #PUBLISHED_DETAILS}) stay only until the
+     * outbox has recorded and published it, and are then read from its record on the ledger.
+     */
     static final String T_SEQ = "tseq";
     static final String T_FROM = "tFrom";
     static final String T_TRIGGER = "tTrigger";
@@ -84,6 +94,16 @@ final class AgentItems {
     static final String PUBLISHED_SEQ = "ps";
     static final String REPLAY_SEQ = "rp";
     static final String REPLAY_AT = "rpAt";
+
+    /**
+     * What the outbox's finishing write for the item's newest transition removes (conditional on that transition
+     * still being the newest): its details, now on its ledger record, and the stamps that only carried facts to the
+     * bus (a replay, a restart command, a session rotation's time), whose stream records carry their own images.
+     * The sweep reads every byte of the live item four times a minute; none of these is read by the sweep or by a
+     * heartbeat (docs/decisions.md, 2026-11-25).
+     */
+    static final java.util.List<String> PUBLISHED_DETAILS = java.util.List.of(T_FROM, T_TRIGGER, T_REASON, REPLAY_SEQ,
+            REPLAY_AT, RESTART_COMMAND, ROTATED_AT);
 
     private AgentItems() {
     }
@@ -120,15 +140,32 @@ final class AgentItems {
                 instant(item, PAUSED_UNTIL), str(item, SCHEDULE), str(item, TIME_ZONE));
     }
 
-    /** The stamped transition of an agent image, or null when it never changed status. */
+    /**
+     * The stamped transition of an agent image, or null when it never changed status. Once the outbox has published
+     * it, the item keeps only its seq, status and time: {@code from}, {@code trigger} and {@code reason} are then null
+     * ({@link #isComplete}) and its ledger record has them.
+     */
     static Transition lastTransition(Map<String, AttributeValue> item) {
         long seq = num(item, T_SEQ, 0);
         if (seq == 0) {
             return null;
         }
-        return new Transition(seq, AgentStatus.fromWire(str(item, T_FROM)).orElseThrow(),
-                AgentStatus.fromWire(str(item, STATUS)).orElseThrow(),
+        AgentStatus to = AgentStatus.fromWire(str(item, STATUS)).orElseThrow();
+        if (!item.containsKey(T_TRIGGER)) {
+            return new Transition(seq, null, to, null, null, instant(item, T_AT));
+        }
+        return new Transition(seq, AgentStatus.fromWire(str(item, T_FROM)).orElseThrow(), to,
                 Trigger.fromWire(str(item, T_TRIGGER)).orElseThrow(), str(item, T_REASON), instant(item, T_AT));
+    }
+
+    /** True when {@code t} carries its from and trigger (the item's stamp before publishing, or its record). */
+    static boolean isComplete(Transition t) {
+        return t != null && t.from() != null && t.trigger() != null;
+    }
+
+    /** True when the item's current life holds {@code taskId} (the fence; see {@link #HOLD}). */
+    static boolean holds(Map<String, AttributeValue> item, String taskId) {
+        return item.containsKey(HOLD) && taskId.equals(str(item, TASK));
     }
 
     /**
@@ -202,7 +239,7 @@ final class AgentItems {
 
     /**
      * Adds the writes of a sign of life: heartbeat time, a new deadline ({@code now + nextWithin}, or the
-     * agent's own stale-after computed inside the update, so no read is needed), misses reset, beats + 1.
+     * agent's own stale-after computed inside the update, so no read is needed), misses reset (removed), beats + 1.
      */
     static void stampLiveness(Update u, Instant now, Duration nextWithin) {
         u.set(HEARTBEAT_AT, ms(now));
@@ -211,7 +248,7 @@ final class AgentItems {
         } else {
             u.setExpression(DEADLINE, u.name(STALE_AFTER_MS) + " + " + u.value(ms(now)));
         }
-        u.set(MISSES, n(0));
+        u.remove(MISSES).remove(LAST_MISS_AT);
         u.setExpression(BEATS, u.name(BEATS) + " + " + u.value(n(1)));
     }
 

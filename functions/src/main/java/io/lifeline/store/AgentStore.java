@@ -10,6 +10,7 @@ import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.Heartbeat;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.NewAgent;
+import io.lifeline.agent.Transition;
 import io.lifeline.agent.TransitionTable;
 import io.lifeline.agent.Trigger;
 import io.lifeline.schedule.Deadlines;
@@ -23,8 +24,9 @@ import java.util.function.Consumer;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
-import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
+import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
 
 /**
  * Agents in DynamoDB. Every status change is one conditional write whose condition is the transition
@@ -38,18 +40,23 @@ public final class AgentStore {
 
     private final DynamoDbClient dynamo;
     private final String table;
+    private final String ledger;
     private final HostLeaseStore leases;
 
     public AgentStore(DynamoDbClient dynamo, Tables tables) {
         this.dynamo = dynamo;
         this.table = tables.live();
+        this.ledger = tables.ledger();
         this.leases = new HostLeaseStore(dynamo, tables);
     }
 
+    /**
+     * Registers the agent: its live item and its entry in the team's roster on the ledger ({@link Keys#rosterKey}),
+     * which lists the team's agents, in one transaction. The roster entry is keys only and written once, so the live
+     * item carries no index keys (the sweep reads every byte of it) and no heartbeat writes anything else.
+     */
     public Agent register(NewAgent a, Instant now) {
         Map<String, AttributeValue> item = new HashMap<>(AgentItems.key(a.team(), a.agentId()));
-        item.put(Keys.TEAM_INDEX_PK, s(Keys.team(a.team())));
-        item.put(Keys.TEAM_INDEX_SK, s(a.agentId()));
         item.put(STATUS, s(AgentStatus.OFFLINE.wire()));
         item.put(AgentItems.NAME, s(a.name()));
         item.put(AgentItems.ROLE, s(a.role()));
@@ -58,7 +65,6 @@ public final class AgentStore {
         }
         item.put(AgentItems.STALE_AFTER_MS, n(a.staleAfter().toMillis()));
         item.put(AgentItems.GRACE, n(a.graceMisses()));
-        item.put(AgentItems.MISSES, n(0));
         item.put(AgentItems.BEATS, n(0));
         item.put(AgentItems.T_SEQ, n(0));
         item.put(AgentItems.REGISTERED_AT, ms(now));
@@ -66,20 +72,42 @@ public final class AgentStore {
             item.put(AgentItems.SCHEDULE, s(a.schedule()));
             item.put(AgentItems.TIME_ZONE, s(a.timeZone()));
         }
+        TransactWriteItem live = TransactWriteItem.builder().put(p -> p.tableName(table).item(item)
+                .conditionExpression("attribute_not_exists(#pk)")
+                .expressionAttributeNames(Map.of("#pk", Keys.PK))).build();
+        // A plain overwrite: the entry is the agent's keys, the same for every write of it.
+        TransactWriteItem roster = TransactWriteItem.builder().put(p -> p.tableName(ledger)
+                .item(Keys.rosterKey(a.team(), a.agentId()))).build();
         try {
-            StoreFailures.call("register the agent", () -> dynamo.putItem(PutItemRequest.builder()
-                    .tableName(table).item(item)
-                    .conditionExpression("attribute_not_exists(#pk)")
-                    .expressionAttributeNames(Map.of("#pk", Keys.PK))
-                    .build()));
-        } catch (ConditionalCheckFailedException e) {
-            throw new LifelineException(LifelineException.Kind.CONFLICT, "AGENT_EXISTS",
-                    "Agent '" + a.agentId() + "' is already registered");
+            StoreFailures.call("register the agent", () -> dynamo.transactWriteItems(t -> t.transactItems(live, roster)));
+        } catch (TransactionCanceledException e) {
+            if (e.cancellationReasons().stream().anyMatch(Transactions::failedCondition)) {
+                throw new LifelineException(LifelineException.Kind.CONFLICT, "AGENT_EXISTS",
+                        "Agent '" + a.agentId() + "' is already registered");
+            }
+            throw Transactions.failure("register the agent", e);
         }
         return AgentItems.toAgent(item);
     }
 
+    /**
+     * The agent, with its last change whole: once the outbox has published it, the item keeps only its seq and time,
+     * and the rest is read from its record on the ledger (one more read; none when the record has passed the
+     * history's retention, and the answer then has no last change).
+     */
     public Optional<Agent> get(String team, String agentId) {
+        return read(team, agentId, true);
+    }
+
+    /**
+     * The agent as its live item has it, for a caller that does not show its last change: that change's from,
+     * trigger and reason are there only until the outbox has published it ({@link AgentItems#lastTransition}).
+     */
+    public Agent requireCurrent(String team, String agentId) {
+        return read(team, agentId, false).orElseThrow(() -> LifelineException.agentNotFound(agentId));
+    }
+
+    private Optional<Agent> read(String team, String agentId, boolean lastChange) {
         Map<String, AttributeValue> item = StoreFailures.call("read the agent", () -> dynamo.getItem(
                 r -> r.tableName(table).key(AgentItems.key(team, agentId)).consistentRead(true))).item();
         if (item == null || item.isEmpty()) {
@@ -91,7 +119,21 @@ public final class AgentStore {
                     r -> r.tableName(table).key(HostLeaseStore.key(team, hostId)).consistentRead(true))).item();
             item = AgentItems.throughLease(item, lease);
         }
-        return Optional.of(AgentItems.toAgent(item));
+        Agent agent = AgentItems.toAgent(item);
+        Transition stamped = agent.lastTransition();
+        if (lastChange && stamped != null && !AgentItems.isComplete(stamped)) {
+            // Published: its from, trigger and reason are on its ledger record (gone after the history's retention).
+            Transition recorded = TransitionLog.recorded(dynamo, ledger, team, agentId, stamped.seq());
+            agent = withLastTransition(agent, recorded);
+        }
+        return Optional.of(agent);
+    }
+
+    private static Agent withLastTransition(Agent a, Transition t) {
+        return new Agent(a.team(), a.agentId(), a.name(), a.role(), a.hostId(), a.status(), a.heartbeatAt(),
+                a.deadline(), a.consecutiveMisses(), a.beats(), a.staleAfter(), a.graceMisses(), a.currentTaskId(),
+                a.stats(), a.registeredAt(), t == null ? a.lastTransition() : t, a.pausedUntil(), a.schedule(),
+                a.timeZone());
     }
 
     public Agent require(String team, String agentId) {
@@ -99,19 +141,16 @@ public final class AgentStore {
     }
 
     /**
-     * The team's agents, optionally only those in {@code status}, ordered by id: their keys from the team index
-     * (keys only, so no heartbeat ever writes it), then the items themselves by BatchGetItem.
+     * The team's agents, optionally only those in {@code status}, ordered by id: their keys from the team's roster on
+     * the ledger (written once, at registration), then the items themselves by BatchGetItem. An agent's
+     * {@code lastTransition} is there only until the outbox has published it (GET agent reads it from the ledger).
      */
     public List<Agent> list(String team, AgentStatus status) {
         List<Map<String, AttributeValue>> keys = new ArrayList<>();
-        StoreFailures.call("list agents", () -> {
-            dynamo.queryPaginator(q -> q.tableName(table).indexName(Tables.TEAM_INDEX)
-                    .keyConditionExpression("#tpk = :tpk")
-                    .expressionAttributeNames(Map.of("#tpk", Keys.TEAM_INDEX_PK))
-                    .expressionAttributeValues(Map.of(":tpk", s(Keys.team(team)))))
-                    .items().forEach(k -> keys.add(Map.of(Keys.PK, k.get(Keys.PK), Keys.SK, k.get(Keys.SK))));
-            return null;
-        });
+        for (Map<String, AttributeValue> entry : Partitions.withPrefix(dynamo, ledger, Keys.team(team),
+                Keys.AGENT_PREFIX, null, "list agents")) {
+            keys.add(AgentItems.key(team, Keys.idAfter(Keys.AGENT_PREFIX, Items.str(entry, Keys.SK))));
+        }
         List<Agent> out = new ArrayList<>();
         List<Map<String, AttributeValue>> items = BatchReads.get(dynamo, table, keys, k -> k, "list agents");
         // Hosted agents are shown as the sweep judges them: through their host's lease (read once per host).
@@ -404,24 +443,38 @@ public final class AgentStore {
     }
 
     /**
-     * Finishes a published change on the agent item in one quiet write: the published watermark moves to {@code seq}
-     * and, when {@code taskId} is given, the task the stopped life was on is cleared (as {@link #clearTask}); when the
-     * task's conditions no longer hold (a new claim), only the watermark moves.
+     * Finishes a published change on the agent item in one quiet write: the published watermark moves to {@code seq};
+     * when {@code seq} is still the newest transition, its details and the bus-only stamps
+     * ({@link AgentItems#PUBLISHED_DETAILS}) go, since its record on the ledger has them; and when {@code taskId} is
+     * given, the task the stopped life was on is cleared (as {@link #clearTask}). A part whose condition no longer
+     * holds (a newer transition, a new claim) is left out of a second write, decided from the refused write's image.
      */
     public void finishChange(String team, String agentId, long seq, String taskId) {
-        if (taskId == null) {
-            markPublished(team, agentId, seq);
-            return;
-        }
-        Update u = publishedWrite(team, agentId, seq);
-        u.remove(AgentItems.TASK);
-        u.condition(u.name(AgentItems.TASK) + " = " + u.value(s(taskId)));
-        String hold = u.name(AgentItems.HOLD);
-        u.condition("attribute_not_exists(" + hold + ") OR " + hold + " <> " + u.value(s(taskId)));
-        try {
-            StoreFailures.call("finish the change", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
-        } catch (ConditionalCheckFailedException e) {
-            markPublished(team, agentId, seq);
+        boolean details = true;
+        boolean task = taskId != null;
+        for (int attempt = 0; attempt < 3; attempt++) {
+            Update u = publishedWrite(team, agentId, seq);
+            u.condition("attribute_exists(" + u.name(Keys.PK) + ")");
+            if (details) {
+                u.condition(u.name(AgentItems.T_SEQ) + " = " + u.value(n(seq)));
+                AgentItems.PUBLISHED_DETAILS.forEach(u::remove);
+            }
+            if (task) {
+                u.remove(AgentItems.TASK);
+                u.condition(u.name(AgentItems.TASK) + " = " + u.value(s(taskId)));
+                u.condition("attribute_not_exists(" + u.name(AgentItems.HOLD) + ")");
+            }
+            try {
+                StoreFailures.call("finish the change", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
+                return;
+            } catch (ConditionalCheckFailedException e) {
+                Map<String, AttributeValue> old = e.item();
+                if (old == null || old.isEmpty() || Items.num(old, AgentItems.PUBLISHED_SEQ, 0) >= seq) {
+                    return; // the agent is gone, or a later transition is published already
+                }
+                details = details && Items.num(old, AgentItems.T_SEQ, 0) == seq;
+                task = task && taskId.equals(Items.str(old, AgentItems.TASK)) && !old.containsKey(AgentItems.HOLD);
+            }
         }
     }
 
@@ -441,8 +494,8 @@ public final class AgentStore {
         u.remove(AgentItems.TASK);
         AgentItems.quiet(u);
         u.condition(u.name(AgentItems.TASK) + " = " + u.value(s(taskId)));
-        String hold = u.name(AgentItems.HOLD);
-        u.condition("attribute_not_exists(" + hold + ") OR " + hold + " <> " + u.value(s(taskId)));
+        // The fence marks the task TASK names, so "not holding that task" is "no fence" once TASK names it.
+        u.condition("attribute_not_exists(" + u.name(AgentItems.HOLD) + ")");
         try {
             StoreFailures.call("clear the agent's task", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
         } catch (ConditionalCheckFailedException e) {
@@ -452,16 +505,11 @@ public final class AgentStore {
 
     /**
      * Records that the outbox has fully published the agent's transition {@code seq} (the watermark the outbox
-     * repair reads), unless a later one is recorded already. A quiet write: it never invokes the publisher.
+     * repair reads), unless a later one is recorded already; as {@link #finishChange} with no task to clear. A quiet
+     * write: it never invokes the publisher.
      */
     public void markPublished(String team, String agentId, long seq) {
-        Update u = publishedWrite(team, agentId, seq);
-        u.condition("attribute_exists(" + u.name(Keys.PK) + ")");
-        try {
-            StoreFailures.call("mark the transition published", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
-        } catch (ConditionalCheckFailedException e) {
-            // a later transition is published already, or the agent is gone
-        }
+        finishChange(team, agentId, seq, null);
     }
 
     static AgentStatus currentStatusOrThrow(ConditionalCheckFailedException e, String agentId) {

@@ -3,10 +3,9 @@ package io.lifeline.store;
 /**
  * The key layout of both tables ({@link Tables}). Live: an agent item is its own partition
  * {@code TEAM#<team>#AGENT#<id> / AGENT}, so no partition key gathers a team's heartbeats; the team item is
- * {@code TEAM#<team> / TEAM}; the sparse, keys-only index {@link Tables#TEAM_INDEX} ({@code tpk = TEAM#<team>},
- * {@code tsk = <id>}) lists a team's agents and is written only when an agent is registered. Ledger: a team's
- * tasks and key references share {@code TEAM#<team>}; an agent's history and side data live in
- * {@code TEAM#<team>#AGENT#<id>}; API keys are found by their hash.
+ * {@code TEAM#<team> / TEAM}. Ledger: a team's tasks, key references and roster ({@code AGENT#<id>}, keys only,
+ * written once when the agent is registered: how a team's agents are listed) share {@code TEAM#<team>}; an agent's
+ * history and side data live in {@code TEAM#<team>#AGENT#<id>}; API keys are found by their hash.
  */
 final class Keys {
     static final String PK = "pk";
@@ -16,10 +15,6 @@ final class Keys {
     static final String GSI1_SK = "gsi1sk";
     /** TTL attribute (epoch seconds), as named in template.yaml. */
     static final String EXPIRES_AT = "expiresAt";
-
-    /** The team index's key attributes on a live agent item (set once, at registration). */
-    static final String TEAM_INDEX_PK = "tpk";
-    static final String TEAM_INDEX_SK = "tsk";
 
     /** The sort key of a live agent item. */
     static final String AGENT_SK = "AGENT";
@@ -42,6 +37,12 @@ final class Keys {
 
     static String agentSk(String agentId) {
         return AGENT_PREFIX + agentId;
+    }
+
+    /** The agent's entry in its team's roster on the ledger: {@code TEAM#<team> / AGENT#<id>}. */
+    static java.util.Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue> rosterKey(String team,
+                                                                                                       String agentId) {
+        return java.util.Map.of(PK, Items.s(team(team)), SK, Items.s(agentSk(agentId)));
     }
 
     static String agentScope(String team, String agentId) {

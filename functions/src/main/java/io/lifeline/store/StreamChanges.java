@@ -57,6 +57,18 @@ public final class StreamChanges {
                                    Instant lastRenewedAt, Instant at) implements Change {
     }
 
+    /**
+     * The live item a stream record is about (its key, from whichever image it has): records of one item must be
+     * handled in their stream order, records of different items need not (DynamoDB orders a stream by item only).
+     */
+    public static String itemOf(Map<String, AttributeValue> oldImage, Map<String, AttributeValue> newImage) {
+        Map<String, AttributeValue> image = newImage != null && !newImage.isEmpty() ? newImage : oldImage;
+        if (image == null) {
+            return "";
+        }
+        return Items.str(image, Keys.PK) + "\n" + Items.str(image, Keys.SK);
+    }
+
     private StreamChanges() {
     }
 
@@ -68,7 +80,7 @@ public final class StreamChanges {
                                                                     Map<String, AttributeValue> after) {
         Instant at = Items.instant(after, AgentItems.REPLAY_AT);
         Transition t = AgentItems.lastTransition(after);
-        if (at == null || at.equals(Items.instant(before, AgentItems.REPLAY_AT)) || t == null
+        if (at == null || at.equals(Items.instant(before, AgentItems.REPLAY_AT)) || !AgentItems.isComplete(t)
                 || Items.num(after, AgentItems.REPLAY_SEQ, -1) != t.seq()) {
             return java.util.Optional.empty();
         }

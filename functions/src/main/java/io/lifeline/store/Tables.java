@@ -9,9 +9,6 @@ import java.util.Objects;
  * revivals, restart commands, side data, keys, tasks), with TTL and no stream; never scanned on a schedule.
  */
 public record Tables(String live, String ledger) {
-    /** The live table's sparse index of a team's agents (keys only, so heartbeats never write it). */
-    public static final String TEAM_INDEX = "byTeam";
-
     public Tables {
         Objects.requireNonNull(live, "live");
         Objects.requireNonNull(ledger, "ledger");

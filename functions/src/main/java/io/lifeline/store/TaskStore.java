@@ -97,7 +97,7 @@ public final class TaskStore {
             Update a = new Update(live, AgentItems.key(team, agentId));
             a.condition(a.name(STATUS) + " = " + a.value(s(AgentStatus.READY.wire())));
             AgentItems.stampTransition(a, Trigger.CLAIM_TASK, AgentStatus.WORKING, "claimed task " + taskId, at);
-            a.set(AgentItems.TASK, s(taskId)).set(AgentItems.HOLD, s(taskId));
+            a.set(AgentItems.TASK, s(taskId)).set(AgentItems.HOLD, AttributeValue.fromBool(true));
             return a;
         };
 
@@ -125,7 +125,8 @@ public final class TaskStore {
         Function<Instant, Update> agent = at -> {
             Update a = new Update(live, AgentItems.key(team, agentId));
             a.condition(a.name(STATUS) + " = " + a.value(s(AgentStatus.WORKING.wire())));
-            a.condition(a.name(AgentItems.HOLD) + " = " + a.value(s(taskId)));
+            a.condition("attribute_exists(" + a.name(AgentItems.HOLD) + ")");
+            a.condition(a.name(AgentItems.TASK) + " = " + a.value(s(taskId)));
             AgentItems.stampTransition(a, Trigger.TASK_COMPLETE, AgentStatus.READY, "completed task " + taskId, at);
             a.remove(AgentItems.TASK).remove(AgentItems.HOLD);
             return a;
@@ -153,8 +154,8 @@ public final class TaskStore {
                 .remove(Keys.GSI1_PK).remove(Keys.GSI1_SK);
         TransactWriteItem agentNotOnIt = TransactWriteItem.builder().conditionCheck(c -> c.tableName(live)
                 .key(AgentItems.key(team, agentId))
-                .conditionExpression("attribute_not_exists(#hold) OR #hold <> :task")
-                .expressionAttributeNames(Map.of("#hold", AgentItems.HOLD))
+                .conditionExpression("attribute_not_exists(#hold) OR #task <> :task")
+                .expressionAttributeNames(Map.of("#hold", AgentItems.HOLD, "#task", AgentItems.TASK))
                 .expressionAttributeValues(Map.of(":task", s(taskId))))
                 .build();
         try {
@@ -245,7 +246,7 @@ public final class TaskStore {
         if (item == null || item.isEmpty()) {
             return LifelineException.agentNotFound(agentId);
         }
-        if (trigger == Trigger.TASK_COMPLETE && !taskId.equals(Items.str(item, AgentItems.HOLD))) {
+        if (trigger == Trigger.TASK_COMPLETE && !AgentItems.holds(item, taskId)) {
             // The task passed its own condition (in progress, assigned to this agent), so a claim of this agent
             // took it; the agent no longer holding it means the life that claimed it ended.
             return taskLost(taskId, agentId);

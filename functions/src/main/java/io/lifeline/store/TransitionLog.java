@@ -56,7 +56,7 @@ public final class TransitionLog {
         }
         long before = oldImage == null ? 0 : Items.num(oldImage, AgentItems.T_SEQ, 0);
         Transition t = AgentItems.lastTransition(newImage);
-        if (t == null || t.seq() <= before) {
+        if (!AgentItems.isComplete(t) || t.seq() <= before) {
             return Optional.empty();
         }
         return Optional.of(new Change(AgentItems.team(newImage), AgentItems.agentId(newImage), t));
@@ -89,6 +89,25 @@ public final class TransitionLog {
         }
     }
 
+    /**
+     * The record of the agent's transition {@code seq}, or null when there is none (not recorded yet, or past the
+     * history's retention). A strongly consistent read: the outbox writes the record before it finishes the change.
+     */
+    static Transition recorded(DynamoDbClient dynamo, String ledger, String team, String agentId, long seq) {
+        Map<String, AttributeValue> item = StoreFailures.call("read a transition", () -> dynamo.getItem(g -> g
+                .tableName(ledger).consistentRead(true)
+                .key(Map.of(Keys.PK, s(Keys.agentScope(team, agentId)), Keys.SK, s(Keys.transitionSk(seq)))))).item();
+        return item == null || item.isEmpty() ? null : fromRecord(item);
+    }
+
+    private static Transition fromRecord(Map<String, AttributeValue> item) {
+        return new Transition(Items.num(item, SEQ, 0),
+                AgentStatus.fromWire(Items.str(item, FROM)).orElseThrow(),
+                AgentStatus.fromWire(Items.str(item, TO)).orElseThrow(),
+                Trigger.fromWire(Items.str(item, TRIGGER)).orElseThrow(),
+                Items.str(item, REASON), Items.instant(item, AT));
+    }
+
     /** One page of an agent's history: newest first; {@code nextBeforeSeq} is where the next page starts, or null. */
     public record Page(List<Transition> transitions, Long nextBeforeSeq) {
     }
@@ -119,15 +138,12 @@ public final class TransitionLog {
         List<Transition> all = new ArrayList<>();
         Transition stamped = agent.lastTransition();
         long newestRecorded = page.items().isEmpty() ? 0 : Items.num(page.items().get(0), SEQ, 0);
-        if (stamped != null && stamped.seq() > newestRecorded && (beforeSeq == null || stamped.seq() < beforeSeq)) {
+        if (AgentItems.isComplete(stamped) && stamped.seq() > newestRecorded
+                && (beforeSeq == null || stamped.seq() < beforeSeq)) {
             all.add(stamped);
         }
         for (Map<String, AttributeValue> item : page.items()) {
-            all.add(new Transition(Items.num(item, SEQ, 0),
-                    AgentStatus.fromWire(Items.str(item, FROM)).orElseThrow(),
-                    AgentStatus.fromWire(Items.str(item, TO)).orElseThrow(),
-                    Trigger.fromWire(Items.str(item, TRIGGER)).orElseThrow(),
-                    Items.str(item, REASON), Items.instant(item, AT)));
+            all.add(fromRecord(item));
         }
         if (all.size() <= limit) {
             return new Page(all, null);

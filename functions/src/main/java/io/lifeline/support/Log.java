@@ -53,6 +53,31 @@ public final class Log {
         return new Invocation(outer);
     }
 
+    /**
+     * {@code task} as it would run here, for another thread: lines it makes carry this thread's invocation context
+     * (a handler's worker threads log as the invocation they work for).
+     */
+    public static <T> java.util.concurrent.Callable<T> carrying(java.util.concurrent.Callable<T> task) {
+        ObjectNode context = INVOCATION.get();
+        return () -> {
+            ObjectNode outer = INVOCATION.get();
+            if (context == null) {
+                INVOCATION.remove();
+            } else {
+                INVOCATION.set(context);
+            }
+            try {
+                return task.call();
+            } finally {
+                if (outer == null) {
+                    INVOCATION.remove();
+                } else {
+                    INVOCATION.set(outer);
+                }
+            }
+        };
+    }
+
     public static void emit(ObjectNode line) {
         sink.accept(Json.write(line));
     }

@@ -30,7 +30,10 @@ public final class LifelineLocal implements AutoCloseable {
     static final String ADMIN_KEY_FILE = "local-admin-key";
     /** Where Local keeps its operator key (0600), for the CLI's {@code create-team}. */
     public static final String OPERATOR_KEY_FILE = "operator.key";
-    private static final long STREAM_POLL_MILLIS = 100;
+    /** The stream poll when it is quiet: a pass that read nothing waits this long (Lambda polls a shard ~4 times a second). */
+    static final long STREAM_POLL_MILLIS = 100;
+    /** The stream poll while records flow: a pass that read anything is followed this soon. */
+    static final long STREAM_POLL_BUSY_MILLIS = 10;
 
     static {
         // The JDK's HTTP server (the event bus and Step Functions stand-ins) leaves Nagle's algorithm on unless told, and reads
@@ -87,6 +90,7 @@ public final class LifelineLocal implements AutoCloseable {
             SingleTableMigration.run(dynamo, tables, options.template(), OLD_SINGLE_TABLE,
                     options.dataDir() == null ? null : options.dataDir().resolve(LocalDynamo.STREAM_CHECKPOINTS_FILE));
             tables.ensure(dynamo, options.template());
+            RosterMigration.run(dynamo, tables.tables());
             this.tables = tables.tables();
             Map<String, String> parameters = new java.util.HashMap<>(options.parameters());
             // After a restart, the sweep gives every alive agent one full stale-after from now (SweepPlan.afterStart):
@@ -127,8 +131,7 @@ public final class LifelineLocal implements AutoCloseable {
                 t.setDaemon(true);
                 return t;
             });
-            background.scheduleWithFixedDelay(this::pumpQuietly, STREAM_POLL_MILLIS, STREAM_POLL_MILLIS,
-                    TimeUnit.MILLISECONDS);
+            background.schedule(this::pumpQuietly, STREAM_POLL_MILLIS, TimeUnit.MILLISECONDS);
             // A sweep counts as late while a request that reached the front door waits for its answer (FrontDoor).
             scheduler = new Scheduler(host, options.template().schedules(), options.clock(), System::nanoTime,
                     frontDoor::oldestWaitNanos);
@@ -218,12 +221,26 @@ public final class LifelineLocal implements AutoCloseable {
         return new LifelineLocal(options);
     }
 
+    /** One pass, then the next: soon while records flow, after the quiet interval when the stream had nothing. */
     private void pumpQuietly() {
+        long next = STREAM_POLL_MILLIS;
         try {
-            pump.pumpOnce();
+            next = nextPollMillis(pump.pass());
         } catch (RuntimeException e) {
             System.err.println("stream pump: " + e);
+        } finally {
+            if (!background.isShutdown()) {
+                try {
+                    background.schedule(this::pumpQuietly, next, TimeUnit.MILLISECONDS);
+                } catch (java.util.concurrent.RejectedExecutionException closing) {
+                    // Local is closing: no next pass.
+                }
+            }
         }
+    }
+
+    static long nextPollMillis(StreamPump.Pass pass) {
+        return pass.read() > 0 ? STREAM_POLL_BUSY_MILLIS : STREAM_POLL_MILLIS;
     }
 
     /**

@@ -121,6 +121,7 @@ public final class LocalMain implements Callable<Integer> {
             SingleTableMigration.run(dynamo, tables, template(), LifelineLocal.OLD_SINGLE_TABLE,
                     inMemory ? null : dataDir.resolve(LocalDynamo.STREAM_CHECKPOINTS_FILE));
             tables.ensure(dynamo, template());
+            RosterMigration.run(dynamo, tables.tables());
             return work.run(dynamo, tables.tables());
         }
     }

@@ -2,6 +2,7 @@ package io.lifeline.local;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lifeline.store.TableDeclarations;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -11,13 +12,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
-import software.amazon.awssdk.services.dynamodb.model.BillingMode;
 import software.amazon.awssdk.services.dynamodb.model.CreateTableRequest;
-import software.amazon.awssdk.services.dynamodb.model.GlobalSecondaryIndex;
-import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
-import software.amazon.awssdk.services.dynamodb.model.Projection;
-import software.amazon.awssdk.services.dynamodb.model.StreamSpecification;
 
 /**
  * template.yaml, read for what Lifeline Local and the tests need: the table, the functions with their
@@ -194,43 +189,14 @@ public final class SamTemplate {
         return ids;
     }
 
-    /** CreateTable for the template's table {@code logicalId} under {@code tableName}: keys, GSIs and stream as declared. */
+    /** CreateTable for the table {@code logicalId} under {@code tableName}: keys, GSIs and stream as declared. */
     public CreateTableRequest createTableRequest(String logicalId, String tableName) {
-        JsonNode p = resources().path(logicalId).path("Properties");
-        List<AttributeDefinition> attributes = new ArrayList<>();
-        p.path("AttributeDefinitions").forEach(a -> attributes.add(AttributeDefinition.builder()
-                .attributeName(a.path("AttributeName").asText()).attributeType(a.path("AttributeType").asText())
-                .build()));
-        List<GlobalSecondaryIndex> gsis = new ArrayList<>();
-        p.path("GlobalSecondaryIndexes").forEach(g -> gsis.add(GlobalSecondaryIndex.builder()
-                .indexName(g.path("IndexName").asText())
-                .keySchema(keySchema(g.path("KeySchema")))
-                .projection(Projection.builder().projectionType(g.path("Projection").path("ProjectionType").asText())
-                        .build())
-                .build()));
-        JsonNode stream = p.path("StreamSpecification");
-        return CreateTableRequest.builder()
-                .tableName(tableName)
-                .billingMode(BillingMode.fromValue(p.path("BillingMode").asText("PAY_PER_REQUEST")))
-                .attributeDefinitions(attributes)
-                .keySchema(keySchema(p.path("KeySchema")))
-                .globalSecondaryIndexes(gsis.isEmpty() ? null : gsis)
-                .streamSpecification(stream.isMissingNode() ? null : StreamSpecification.builder()
-                        .streamEnabled(true).streamViewType(stream.path("StreamViewType").asText()).build())
-                .build();
+        return TableDeclarations.createTableRequest(resources().path(logicalId).path("Properties"), tableName);
     }
 
     /** The TTL attribute the table {@code logicalId} declares, or null. */
     public String timeToLiveAttribute(String logicalId) {
-        JsonNode ttl = resources().path(logicalId).path("Properties").path("TimeToLiveSpecification");
-        return ttl.path("Enabled").asBoolean(false) ? ttl.path("AttributeName").asText() : null;
-    }
-
-    private static List<KeySchemaElement> keySchema(JsonNode schema) {
-        List<KeySchemaElement> keys = new ArrayList<>();
-        schema.forEach(k -> keys.add(KeySchemaElement.builder().attributeName(k.path("AttributeName").asText())
-                .keyType(k.path("KeyType").asText()).build()));
-        return keys;
+        return TableDeclarations.timeToLiveAttribute(resources().path(logicalId).path("Properties"));
     }
 
     /**

@@ -17,11 +17,11 @@ import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 /**
  * Moves a data dir written before the live/ledger split (one table, {@code lifeline}) into the two tables, before
  * anything reads them, so an old data dir is never half-read. Agent items get their live key
- * ({@code TEAM#<team>#AGENT#<id> / AGENT}, with the team index's keys) and team items keep theirs, on the live
- * table; every other item goes to the ledger unchanged. An agent whose newest transition the old outbox had not
- * recorded yet carries the outbox mark, so the new outbox records it and tells it (and nothing already told is
- * told again). The old table is deleted last: a migration cut short runs again, whole, on the next start (every
- * write is a plain overwrite of the same item). The old stream's checkpoints go with it.
+ * ({@code TEAM#<team>#AGENT#<id> / AGENT}) and team items keep theirs, on the live table, and each agent an entry in
+ * its team's roster on the ledger; every other item goes to the ledger unchanged. An agent whose newest transition
+ * the old outbox had not recorded yet carries the outbox mark, so the new outbox records it and tells it (and nothing
+ * already told is told again). The old table is deleted last: a migration cut short runs again, whole, on the next
+ * start (every write is a plain overwrite of the same item). The old stream's checkpoints go with it.
  */
 final class SingleTableMigration {
     private SingleTableMigration() {
@@ -63,8 +63,6 @@ final class SingleTableMigration {
                 String scope = pk + "#AGENT#" + agentId;
                 live.put("pk", AttributeValue.fromS(scope));
                 live.put("sk", AttributeValue.fromS("AGENT"));
-                live.put("tpk", AttributeValue.fromS(pk));
-                live.put("tsk", AttributeValue.fromS(agentId));
                 long seq = item.containsKey("tseq") ? Long.parseLong(item.get("tseq").n()) : 0;
                 if (seq > 0 && !recorded.contains(scope + "/" + String.format("T#%012d", seq))) {
                     live.put("ob", AttributeValue.fromBool(true));
@@ -72,6 +70,9 @@ final class SingleTableMigration {
                     live.remove("ob");
                 }
                 dynamo.putItem(p -> p.tableName(tables.live()).item(live));
+                // Its entry in the team's roster, which lists the team's agents (RosterMigration).
+                dynamo.putItem(p -> p.tableName(tables.ledger()).item(Map.of("pk", AttributeValue.fromS(pk),
+                        "sk", AttributeValue.fromS("AGENT#" + agentId))));
                 agents++;
             } else if (pk.startsWith("TEAM#") && !pk.substring(5).contains("#") && sk.equals("TEAM")) {
                 dynamo.putItem(p -> p.tableName(tables.live()).item(item));

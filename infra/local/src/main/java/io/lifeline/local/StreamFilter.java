@@ -46,7 +46,8 @@ final class StreamFilter {
             return true;
         }
         try {
-            return !machine.rulesForJSONEvent(Json.write(toJson(record))).isEmpty();
+            // The record's tree as is: no JSON text written only to be parsed again (the pump matches every record).
+            return !machine.rulesForJSONEvent(toJson(record)).isEmpty();
         } catch (Exception e) {
             throw new IllegalStateException("cannot match a stream record against FilterCriteria", e);
         }

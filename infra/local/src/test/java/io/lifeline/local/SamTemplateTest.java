@@ -264,7 +264,6 @@ class SamTemplateTest {
                 "SweepQueue.Arn"));
         for (String table : template.tableLogicalIds()) {
             allowed.add(table + ".Arn");
-            allowed.add("${" + table + ".Arn}/index/byTeam");
         }
         for (Map.Entry<String, Node> f : resourcesTagged().entrySet()) {
             Node policies = get(f.getValue(), "Properties", "Policies");

@@ -186,7 +186,7 @@ class TaskFencingTest {
             Map<String, AttributeValue> item = taskItem(stack, t);
             if ("in_progress".equals(item.get("status").s())) {
                 Map<String, AttributeValue> holder = stack.agentItem(item.get("assignee").s());
-                assertEquals(t, holder.get("hold") == null ? null : holder.get("hold").s(),
+                assertEquals(t, holder.get("hold") == null ? null : holder.get("taskId").s(),
                         "after the outbox drained, an in-progress task is held by a live claim; seed " + seed);
             }
         }
