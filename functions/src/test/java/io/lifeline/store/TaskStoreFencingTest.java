@@ -130,6 +130,21 @@ class TaskStoreFencingTest {
     }
 
     @Test
+    void complete_ofTheEarlierLifesTaskFromANewLifeHoldingAnother_isRefusedTaskLost() {
+        String team = claimed("two");
+        f.agents.fail(team, "a", "crash", f.tick());
+        f.agents.join(team, "a", f.tick());
+        f.tasks.create(team, "task-2", "more work", null, f.tick());
+        f.tasks.claim(team, "task-2", "a", f.tick());
+        // The new life holds task-2; task-1 is still in progress under the agent's name, not handed back yet.
+        assertEquals(TaskStatus.IN_PROGRESS, task(team).status());
+        assertEquals("a", task(team).assignee());
+
+        completeRefused(team, "a", "TASK_LOST");
+        assertEquals("task-2", f.agents.require(team, "a").currentTaskId());
+    }
+
+    @Test
     void complete_afterTheHandBack_isRefusedTaskLost_andTheNewLifesOwnClaimCompletes() {
         String team = claimed("handed");
         Instant death = f.agents.fail(team, "a", "crash", f.tick()).lastTransition().at();
