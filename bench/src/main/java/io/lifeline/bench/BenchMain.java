@@ -26,7 +26,7 @@ public final class BenchMain {
         int[] sizes = null;
         int historyAgents = -1;
         List<Integer> only = new ArrayList<>();
-        Path out = Path.of("bench/results/latest.json");
+        Path out = null;
         for (String a : args) {
             if (a.equals("--quick")) {
                 quick = true;
@@ -46,6 +46,12 @@ public final class BenchMain {
                         + "[--history-agents=N] [--out=file]");
                 System.exit(2);
             }
+        }
+        if (out == null) {
+            // A partial run must not replace the full run's figures: it writes beside them unless --out says where.
+            out = Path.of(only.isEmpty() ? "bench/results/latest.json"
+                    : "bench/results/only-" + only.stream().map(String::valueOf).collect(
+                            java.util.stream.Collectors.joining("-")) + ".json");
         }
         long started = System.nanoTime();
         Report report = new Report();

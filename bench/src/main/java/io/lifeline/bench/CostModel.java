@@ -243,10 +243,10 @@ public final class CostModel {
     public record Sweep(double unitsWithHistory, double unitsWithoutHistory, double itemBytes,
                         double historyBytesPerAgent) {
         /**
-         * BENCHMARKS.md section 2 as last published (busy 361-byte item: 0.0444 RCU with history at 100,000 agents,
-         * 0.045 without at 1,000). Update this one line when section 2 republishes (a smaller live item).
+         * BENCHMARKS.md section 2 as last published (2026-11-25, busy 231-byte item: 0.0284 RCU with history at 100,000
+         * agents, 0.029 at 1,000). Update this one line when section 2 republishes.
          */
-        static final Sweep PUBLISHED = new Sweep(0.0444, 0.045, 361, 681_207);
+        static final Sweep PUBLISHED = new Sweep(0.0284, 0.029, 231, 681_207);
     }
 
     /** One line of the bill: its group, what it is, dollars a month, how it was counted, and if it is watching. */
