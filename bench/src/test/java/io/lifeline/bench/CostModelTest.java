@@ -144,7 +144,7 @@ class CostModelTest {
         CostModel.Workload without = CostModel.Workload.busy("wo", 1, true, false, same);
         assertEquals(bill(without).liveness(), bill(with).liveness(), 1e-12);
         assertEquals(1_000 * 681_207 / 1e9 * (0.25 + 0.20), bill(with).total() - bill(without).total(), 1e-9);
-        // With the published figures (0.0444 with, 0.045 without): no more with history, single and batched.
+        // With the published figures (CostModel.Sweep.PUBLISHED): no more with history, single and batched.
         for (String mode : List.of("single, URL", "batched 10, URL")) {
             assertTrue(named("1,000 busy + history, " + mode).livenessPerAgent()
                     <= named("1,000 busy, no history, " + mode).livenessPerAgent(), mode);
@@ -154,7 +154,7 @@ class CostModelTest {
     @Test
     void sweepReads_growWithAgents_atTheMeasuredUnitsPerAgent() {
         CostModel.Bill b = named("100,000 agents, single, URL");
-        assertEquals(SWEEPS * 100_000 * 0.0444 * 0.125 / 1e6,
+        assertEquals(SWEEPS * 100_000 * CostModel.Sweep.PUBLISHED.unitsWithHistory() * 0.125 / 1e6,
                 b.usd("sweep: DynamoDB reads (Scan of the live table)"), 1e-9);
     }
 
