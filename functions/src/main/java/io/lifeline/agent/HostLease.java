@@ -161,6 +161,20 @@ public final class HostLease {
     }
 
     /**
+     * The flagged leases renewed since their flag: each is restored (one {@code HostLeaseRestored}) when the batch
+     * that renewed it did not manage to.
+     */
+    public static List<Seen> restored(List<Seen> leases) {
+        List<Seen> out = new ArrayList<>();
+        for (Seen lease : leases) {
+            if (lease.expiredAt() != null && lease.renewedAt() != null && lease.renewedAt().isAfter(lease.expiredAt())) {
+                out.add(lease);
+            }
+        }
+        return out;
+    }
+
+    /**
      * The leases that went silent at {@code now}: not flagged yet, carrying at least one alive agent
      * that is judged from it, and not renewed within the shortest stale-after of those agents. A team that is
      * paused is left alone, as its agents are.

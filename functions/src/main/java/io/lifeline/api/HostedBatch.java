@@ -68,6 +68,15 @@ final class HostedBatch {
         }
         HostLeaseStore.Renewed renewed = leaseBeats.isEmpty() ? new HostLeaseStore.Renewed(Map.of(), List.of(), Map.of())
                 : leases.renew(team, hostId, leaseBeats, now);
+        if (renewed.flagged() != null) {
+            // The first renewal after a silence: the flag goes with one HostLeaseRestored (the sweep does it if
+            // this write is lost; a plain renewal writes nothing more).
+            try {
+                leases.restore(team, hostId, renewed.flagged(), now);
+            } catch (LifelineException leftToTheSweep) {
+                // the next sweep restores it
+            }
+        }
         Map<String, HostLease.Cached> settle = new LinkedHashMap<>();
         List<ObjectNode> out = new ArrayList<>();
         for (int i = 0; i < beats.size(); i++) {

@@ -19,6 +19,7 @@ public final class EventCatalogue {
     public static final String ADMIN_KEY_MINTED = "AdminKeyMinted";
     public static final String AGENT_RESTART_REQUESTED = "AgentRestartRequested";
     public static final String HOST_LEASE_EXPIRED = "HostLeaseExpired";
+    public static final String HOST_LEASE_RESTORED = "HostLeaseRestored";
 
     private EventCatalogue() {
     }
@@ -81,8 +82,20 @@ public final class EventCatalogue {
             if (c.lastRenewedAt() != null) {
                 d.put("lastRenewedAt", c.lastRenewedAt().toString());
             }
+            // The silence's id, which its HostLeaseRestored carries too (PagerDuty's dedup key for the host).
+            d.put("expiredAt", c.at().toString());
             d.put("at", c.at().toString());
             return new LifelineEvent(c.team(), HOST_LEASE_EXPIRED, id, c.at(), d);
+        }
+        if (change instanceof StreamChanges.HostLeaseRestored c) {
+            Instant at = c.at() == null ? c.expiredAt() : c.at();
+            String id = c.team() + "/" + c.hostId() + "/lease-restored/" + c.expiredAt().toEpochMilli();
+            ObjectNode d = base(id, c.team()).put("hostId", c.hostId()).put("expiredAt", c.expiredAt().toString());
+            if (c.renewedAt() != null) {
+                d.put("renewedAt", c.renewedAt().toString());
+            }
+            d.put("at", at.toString());
+            return new LifelineEvent(c.team(), HOST_LEASE_RESTORED, id, at, d);
         }
         StreamChanges.SessionRotation c = (StreamChanges.SessionRotation) change;
         Instant at = c.at() == null ? Instant.EPOCH : c.at();

@@ -39,10 +39,19 @@ public final class HostLeaseStore {
     static final String BEATS = "a";
     /** Map: agent key -> {@link HostLease.Cached#wire()}. */
     static final String ANSWERS = "s";
-    /** Set by the sweep when the lease went silent (ms), with the agents it carried; removed by a renewal. */
+    /**
+     * Set by the sweep when the lease went silent (ms), with the agents it carried. A renewal removes the agents
+     * but keeps the flag; the restore write ({@link #restore}) then removes it with the outbox mark.
+     */
     static final String EXPIRED_AT = "exp";
     static final String EXPIRED_AGENTS = "xa";
     static final String EXPIRED_COUNT = "xn";
+    /**
+     * Set by the restore write with the outbox mark: the flag it removed (ms, the silence's id) and when (ms); one
+     * {@code HostLeaseRestored}. The next renewal removes both.
+     */
+    static final String RESTORED_FROM = "rx";
+    static final String RESTORED_AT = "rs";
     /** How many agent ids an expiry names (the count is always whole). */
     static final int MAX_NAMED = 25;
     /**
@@ -67,7 +76,11 @@ public final class HostLeaseStore {
      * beats it moved backwards ({@code newer}: the later beat it replaced, by agent id), which a daemon reporting a
      * larger age than before can cause and the settling write puts back.
      */
-    public record Renewed(Map<String, HostLease.Cached> cached, List<String> prunable, Map<String, Instant> newer) {
+    public record Renewed(Map<String, HostLease.Cached> cached, List<String> prunable, Map<String, Instant> newer,
+                          Instant flagged) {
+        public Renewed(Map<String, HostLease.Cached> cached, List<String> prunable, Map<String, Instant> newer) {
+            this(cached, prunable, newer, null);
+        }
     }
 
     private final DynamoDbClient dynamo;
@@ -115,7 +128,9 @@ public final class HostLeaseStore {
 
     /**
      * Renews the lease: one UpdateItem (the first renewal of a host makes its item with a second form of it),
-     * returning what it replaced, which costs no read. Removes an expiry flag: the host is heard again.
+     * returning what it replaced, which costs no read. An expiry flag stays (the renewal removes only the agents
+     * it names): what it replaced tells the caller ({@link Renewed#flagged}) to {@link #restore} the lease, and
+     * the sweep does if that write is lost.
      */
     public Renewed renew(String team, String hostId, List<Beat> beats, Instant now) {
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
@@ -150,7 +165,7 @@ public final class HostLeaseStore {
         u.set(RENEWED_AT, ms(now));
         u.setExpression(RENEWALS, "if_not_exists(" + u.name(RENEWALS) + ", " + u.value(n(0)) + ") + "
                 + u.value(n(1)));
-        u.remove(EXPIRED_AT).remove(EXPIRED_AGENTS).remove(EXPIRED_COUNT);
+        u.remove(EXPIRED_AGENTS).remove(EXPIRED_COUNT).remove(RESTORED_FROM).remove(RESTORED_AT);
         AgentItems.quiet(u);
         return u;
     }
@@ -185,7 +200,7 @@ public final class HostLeaseStore {
                 }
             });
         }
-        return new Renewed(cached, prunable, newer);
+        return new Renewed(cached, prunable, newer, old == null ? null : Items.instant(old, EXPIRED_AT));
     }
 
     /**
@@ -267,6 +282,26 @@ public final class HostLeaseStore {
     }
 
     /**
+     * The host was heard again after its lease was flagged at {@code flaggedAt}: removes that flag with the outbox
+     * mark and the restored fact, conditional on the flag still being that one, so one silence is one
+     * {@code HostLeaseRestored} however many renewals and sweeps try. False when it was restored already.
+     */
+    public boolean restore(String team, String hostId, Instant flaggedAt, Instant now) {
+        Update u = new Update(table, key(team, hostId));
+        u.condition(u.name(EXPIRED_AT) + " = " + u.value(ms(flaggedAt)));
+        u.remove(EXPIRED_AT).remove(EXPIRED_AGENTS).remove(EXPIRED_COUNT);
+        u.set(RESTORED_FROM, ms(flaggedAt));
+        u.set(RESTORED_AT, ms(now));
+        u.set(AgentItems.OUTBOX, AttributeValue.fromBool(true));
+        try {
+            StoreFailures.call("restore the host lease", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
+            return true;
+        } catch (ConditionalCheckFailedException restoredAlready) {
+            return false;
+        }
+    }
+
+    /**
      * After a change that ends the agent's life (leave, a host's failure report, cleanup): the lease stops answering
      * for it, so its next beat through the lease is written to its item and answered {@code rejoinRequired}. Best
      * effort: if this write fails, the next sweep drops the answer ({@link HostLease#staleAnswers}).
@@ -315,5 +350,18 @@ public final class HostLeaseStore {
     }
 
     record Expiry(String team, String hostId, Instant at, Instant lastRenewedAt, List<String> agents, int count) {
+    }
+
+    /** The lease's restored fact on a stream image, or null: the flag it removed, the renewal, and when. */
+    static Restore restored(Map<String, AttributeValue> image) {
+        Instant from = image == null ? null : Items.instant(image, RESTORED_FROM);
+        if (from == null) {
+            return null;
+        }
+        return new Restore(team(image), hostId(image), from, Items.instant(image, RENEWED_AT),
+                Items.instant(image, RESTORED_AT));
+    }
+
+    record Restore(String team, String hostId, Instant expiredAt, Instant renewedAt, Instant at) {
     }
 }

@@ -18,7 +18,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 public final class StreamChanges {
 
     public sealed interface Change permits StatusChanged, TaskReassigned, LeaderNotice, MassStale, SessionRotation,
-            RestartRequested, AdminKeyMinted, HostLeaseExpired {
+            RestartRequested, AdminKeyMinted, HostLeaseExpired, HostLeaseRestored {
         String team();
     }
 
@@ -55,6 +55,14 @@ public final class StreamChanges {
      */
     public record HostLeaseExpired(String team, String hostId, List<String> agents, int agentCount,
                                    Instant lastRenewedAt, Instant at) implements Change {
+    }
+
+    /**
+     * A host whose lease was flagged expired at {@code expiredAt} (the silence's id, its {@link HostLeaseExpired}'s
+     * {@code at}) renewed it again ({@code renewedAt}); {@code at}: when the flag was removed. Once per silence.
+     */
+    public record HostLeaseRestored(String team, String hostId, Instant expiredAt, Instant renewedAt, Instant at)
+            implements Change {
     }
 
     /**
@@ -123,6 +131,12 @@ public final class StreamChanges {
             if (expiry != null && (previous == null || !expiry.at().equals(previous.at()))) {
                 changes.add(new HostLeaseExpired(expiry.team(), expiry.hostId(), expiry.agents(), expiry.count(),
                         expiry.lastRenewedAt(), expiry.at()));
+            }
+            HostLeaseStore.Restore restore = HostLeaseStore.restored(newImage);
+            HostLeaseStore.Restore restoredBefore = before.isEmpty() ? null : HostLeaseStore.restored(before);
+            if (restore != null && (restoredBefore == null || !restore.expiredAt().equals(restoredBefore.expiredAt()))) {
+                changes.add(new HostLeaseRestored(restore.team(), restore.hostId(), restore.expiredAt(),
+                        restore.renewedAt(), restore.at()));
             }
         } else if (TeamItems.isTeam(newImage)) {
             String team = Keys.idAfter("TEAM#", pk);

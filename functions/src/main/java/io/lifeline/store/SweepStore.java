@@ -387,6 +387,11 @@ public final class SweepStore {
         return leases.flagExpired(expired, now);
     }
 
+    /** Removes the flag of a lease renewed since (one {@code HostLeaseRestored}); false when it was already. */
+    public boolean restoreLease(HostLease.Seen lease, Instant now) {
+        return leases.restore(lease.team(), lease.hostId(), lease.expiredAt(), now);
+    }
+
     /** Removes an answer a lease must no longer give; false when it changed meanwhile. */
     public boolean dropLeaseAnswer(HostLease.StaleAnswer stale) {
         return leases.dropAnswer(stale);

@@ -205,6 +205,13 @@ public final class Sweeper {
                 skipped++;
             }
         }
+        for (HostLease.Seen back : HostLease.restored(snapshot.leases())) {
+            try {
+                store.restoreLease(back, now);
+            } catch (LifelineException ex) {
+                skipped++;
+            }
+        }
         for (HostLease.StaleAnswer stale : HostLease.staleAnswers(snapshot.leases(), snapshot.linked())) {
             try {
                 answersDropped += store.dropLeaseAnswer(stale) ? 1 : 0;
