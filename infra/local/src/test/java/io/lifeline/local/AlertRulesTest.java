@@ -88,6 +88,12 @@ class AlertRulesTest {
                 AT.minusSeconds(75), AT));
     }
 
+    /** The host of {@link #hostLeaseExpired} heard again: the same silence ({@code expiredAt}: AT). */
+    static LifelineEvent hostLeaseRestored() {
+        return EventCatalogue.of(new StreamChanges.HostLeaseRestored("acme", "host-1", AT, AT.plusSeconds(40),
+                AT.plusSeconds(45)));
+    }
+
     static LifelineEvent restartRequested() {
         return EventCatalogue.of(new StreamChanges.RestartRequested("acme", new io.lifeline.store.HostCommandStore.Command(
                 "restart-a-1-3-1", "host-1", "restart", "a-1", 1, "agent is dead", "pending", AT, AT.plusSeconds(600),
@@ -163,24 +169,33 @@ class AlertRulesTest {
                 List.of(left, restarting, back, hostLeaseExpired())));
         m.put("RecoveryAlertRule", new Examples(List.of(back, backAfterRevive), List.of(taskDone, died)));
         m.put("MassStaleAlertRule", new Examples(List.of(massStale()), List.of(died, tasksReassigned())));
-        m.put("HostLeaseAlertRule", new Examples(List.of(hostLeaseExpired()), List.of(died, massStale())));
+        m.put("HostLeaseAlertRule", new Examples(List.of(hostLeaseExpired()), List.of(died, massStale(),
+                hostLeaseRestored())));
+        m.put("HostLeaseRestoredAlertRule", new Examples(List.of(hostLeaseRestored()), List.of(hostLeaseExpired(),
+                back, died)));
         m.put("AlertWebhookRule", new Examples(List.of(died, back, taskDone, massStale(), tasksReassigned(),
-                leaderNotified(), rotation(), restartRequested(), hostLeaseExpired()), List.of()));
+                leaderNotified(), rotation(), restartRequested(), hostLeaseExpired(), hostLeaseRestored()), List.of()));
         m.put("ReviveOnDeathRule", new Examples(List.of(died, crashed),
                 List.of(hostlessDeath(), notRevived, left, back, restarting)));
         m.put("RestartWebhookRule", new Examples(List.of(restartRequested()), List.of(died, back, massStale())));
         m.put("SlackRule", new Examples(List.of(died, crashed, notRevived, back),
                 List.of(taskDone, claimed, left, restarting, massStale(), hostLeaseExpired())));
-        m.put("SlackHostLeaseRule", new Examples(List.of(hostLeaseExpired()), List.of(died, massStale())));
+        m.put("SlackHostLeaseRule", new Examples(List.of(hostLeaseExpired()), List.of(died, massStale(),
+                hostLeaseRestored())));
+        m.put("SlackHostLeaseRestoredRule", new Examples(List.of(hostLeaseRestored()), List.of(hostLeaseExpired(),
+                back)));
         // Pages: deaths no revive flow will handle, and failed revives; a death the flow handles is the next rule's.
         m.put("PagerDutyTriggerRule", new Examples(List.of(hostlessDeath(), hostlessCrash, notRevived, hostGaveUp,
                 withoutReviveFlow(died)), List.of(died, crashed, back, left, restarting, hostLeaseExpired())));
         m.put("PagerDutyRevivingDeathRule", new Examples(List.of(died, crashed),
                 List.of(hostlessDeath(), hostlessCrash, notRevived, hostGaveUp, withoutReviveFlow(died), back,
                         restarting, hostLeaseExpired())));
-        m.put("PagerDutyResolveRule", new Examples(List.of(back, backAfterRevive), List.of(died, taskDone)));
+        m.put("PagerDutyResolveRule", new Examples(List.of(back, backAfterRevive), List.of(died, taskDone,
+                hostLeaseRestored())));
         m.put("PagerDutyHostLeaseRule", new Examples(List.of(hostLeaseExpired()), List.of(died, notRevived,
-                massStale())));
+                massStale(), hostLeaseRestored())));
+        m.put("PagerDutyHostLeaseRestoredRule", new Examples(List.of(hostLeaseRestored()), List.of(hostLeaseExpired(),
+                back, died)));
         return m;
     }
 
@@ -244,19 +259,22 @@ class AlertRulesTest {
     @Test
     void rules_withTheOptionalParametersEmpty_leaveOutTheConditionalRules() {
         Set<String> always = Set.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "HostLeaseAlertRule",
-                "ReviveOnDeathRule");
+                "HostLeaseRestoredAlertRule", "ReviveOnDeathRule");
         assertEquals(always, ruleIds(Map.of()));
         assertEquals(always, ruleIds(Map.of("AlertWebhookUrl", "", "SlackWebhookUrl", "", "PagerDutyRoutingKey", "")));
         assertEquals(union(always, "AlertWebhookRule"), ruleIds(Map.of("AlertWebhookUrl", "http://x")));
-        assertEquals(union(always, "SlackRule", "SlackHostLeaseRule"), ruleIds(Map.of("SlackWebhookUrl", "http://y")));
+        assertEquals(union(always, "SlackRule", "SlackHostLeaseRule", "SlackHostLeaseRestoredRule"),
+                ruleIds(Map.of("SlackWebhookUrl", "http://y")));
         assertEquals(union(always, "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule", "PagerDutyResolveRule",
-                "PagerDutyHostLeaseRule"), ruleIds(Map.of("PagerDutyRoutingKey", "k")));
-        assertEquals(union(always, "PagerDutyTriggerRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule"),
+                "PagerDutyHostLeaseRule", "PagerDutyHostLeaseRestoredRule"), ruleIds(Map.of("PagerDutyRoutingKey", "k")));
+        assertEquals(union(always, "PagerDutyTriggerRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule",
+                "PagerDutyHostLeaseRestoredRule"),
                 ruleIds(Map.of("PagerDutyRoutingKey", "k", "PagerDutyRevivingDeathSeverity", "off")));
         assertEquals(always, ruleIds(Map.of("PagerDutyRevivingDeathSeverity", "info")), "no PagerDuty without a key");
         assertEquals(union(always, "RestartWebhookRule"), ruleIds(Map.of("RestartWebhookUrl", "http://z")));
-        assertEquals(union(always, "AlertWebhookRule", "SlackRule", "SlackHostLeaseRule", "PagerDutyTriggerRule",
-                "PagerDutyRevivingDeathRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule", "RestartWebhookRule"),
+        assertEquals(union(always, "AlertWebhookRule", "SlackRule", "SlackHostLeaseRule", "SlackHostLeaseRestoredRule",
+                "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule",
+                "PagerDutyHostLeaseRestoredRule", "RestartWebhookRule"),
                 ruleIds(ALL_OPTIONAL));
 
         for (SamTemplate.Rule r : template.rules(Map.of())) {
@@ -269,6 +287,7 @@ class AlertRulesTest {
         assertEquals(List.of("alert-webhook endpoint http://x"), destinations(rules.get("AlertWebhookRule")));
         assertEquals(List.of("slack endpoint http://y"), destinations(rules.get("SlackRule")));
         assertEquals(List.of("slack-host endpoint http://y"), destinations(rules.get("SlackHostLeaseRule")));
+        assertEquals(List.of("slack-host-back endpoint http://y"), destinations(rules.get("SlackHostLeaseRestoredRule")));
         assertEquals("https://events.pagerduty.com/v2/enqueue",
                 rules.get("PagerDutyTriggerRule").targets().get(0).endpoint());
     }
@@ -337,8 +356,9 @@ class AlertRulesTest {
     void inputTemplates_useOnlyTheirOwnVariables_andAreValidJsonOnceFilled() throws Exception {
         List<Transformer> all = transformers();
         assertEquals(Set.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "HostLeaseAlertRule",
-                "SlackRule", "SlackHostLeaseRule", "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule",
-                "PagerDutyResolveRule", "PagerDutyHostLeaseRule", "ReviveOnDeathRule"),
+                "HostLeaseRestoredAlertRule", "SlackRule", "SlackHostLeaseRule", "SlackHostLeaseRestoredRule",
+                "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule",
+                "PagerDutyHostLeaseRestoredRule", "ReviveOnDeathRule"),
                 all.stream().map(Transformer::ruleId).collect(Collectors.toSet()));
         for (Transformer t : all) {
             Set<String> used = placeholders(t.template());
@@ -373,7 +393,7 @@ class AlertRulesTest {
             }
         }
         out.addAll(List.of(massStale(), tasksReassigned(), leaderNotified(), rotation(), restartRequested(),
-                hostLeaseExpired()));
+                hostLeaseExpired(), hostLeaseRestored()));
         return out;
     }
 
@@ -552,13 +572,44 @@ class AlertRulesTest {
         assertTrue(slack.path("text").asText().startsWith("Lifeline: host host-1 of team acme went silent"), slack::toString);
 
         List<JsonNode> pd = pagerDuty(withPagerDuty(null), e);
-        assertEquals("trigger lifeline/acme/host-1/lease-expired/" + AT.toEpochMilli() + " critical", summary(pd));
+        assertEquals("trigger lifeline/acme/host/host-1/" + AT + " critical", summary(pd));
         assertEquals(List.of("a-1", "a-3"), Json.MAPPER.convertValue(
                 pd.get(0).path("payload").path("custom_details").path("agentIds"), List.class));
-        // A later silence of the same host is a new event, so a new page (nothing resolves the first by itself).
+        // A later silence of the same host is a new event, so a new page (its HostLeaseRestored resolves the first).
         LifelineEvent later = EventCatalogue.of(new StreamChanges.HostLeaseExpired("acme", "host-1", List.of("a-1"), 1,
                 AT.plusSeconds(3600), AT.plusSeconds(3675)));
         assertFalse(summary(pd).equals(summary(pagerDuty(withPagerDuty(null), later))));
+    }
+
+    /**
+     * The host heard again: one notice on each channel, and PagerDuty resolves exactly the page of that silence (the
+     * dedup key is the host and the silence's {@code expiredAt}, which both events carry), not a later silence's.
+     */
+    @Test
+    void hostLeaseRestored_isOneNoticePerChannel_andResolvesThePageOfItsSilence() {
+        LifelineEvent e = hostLeaseRestored();
+        Set<String> matched = rules.values().stream().filter(r -> matches(r, envelope(e)))
+                .map(SamTemplate.Rule::logicalId).collect(Collectors.toCollection(TreeSet::new));
+        assertEquals(Set.of("AlertWebhookRule", "HostLeaseRestoredAlertRule", "PagerDutyHostLeaseRestoredRule",
+                "SlackHostLeaseRestoredRule"), matched);
+        JsonNode sns = LocalEventBus.transform(rules.get("HostLeaseRestoredAlertRule").targets().get(0), envelope(e));
+        assertEquals("Lifeline: host host-1 of team acme is back (lease renewed at " + AT.plusSeconds(40)
+                + "; silent since the alert of " + AT + ")", sns.asText());
+        JsonNode slack = LocalEventBus.transform(rules.get("SlackHostLeaseRestoredRule").targets().get(0), envelope(e));
+        assertTrue(slack.path("text").asText().startsWith("Lifeline: host host-1 of team acme is back"), slack::toString);
+
+        String trigger = summary(pagerDuty(withPagerDuty(null), hostLeaseExpired()));
+        List<JsonNode> pd = pagerDuty(withPagerDuty(null), e);
+        assertEquals("resolve lifeline/acme/host/host-1/" + AT + " ", summary(pd));
+        assertEquals(trigger.replace("trigger ", "resolve ").replace(" critical", " "), summary(pd),
+                "the resolve names the trigger's dedup key");
+        LifelineEvent laterBack = EventCatalogue.of(new StreamChanges.HostLeaseRestored("acme", "host-1",
+                AT.plusSeconds(3675), AT.plusSeconds(3700), AT.plusSeconds(3705)));
+        assertFalse(summary(pd).equals(summary(pagerDuty(withPagerDuty(null), laterBack))),
+                "a later silence's restore resolves only its own page");
+        for (String severity : java.util.Arrays.asList("info", "off")) {
+            assertEquals(summary(pd), summary(pagerDuty(withPagerDuty(severity), e)), severity);
+        }
     }
 
     // ---- delivery: retries, dead letters, secrets (issue 19) ---------------------------------------------
@@ -591,8 +642,9 @@ class AlertRulesTest {
                 template.parameter("AlertRetryWindowSeconds", Map.of())));
         assertTrue(window.compareTo(java.time.Duration.ofMinutes(30)) <= 0, window.toString());
         for (String id : List.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "HostLeaseAlertRule",
-                "SlackRule", "SlackHostLeaseRule", "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule",
-                "PagerDutyResolveRule", "PagerDutyHostLeaseRule", "AlertWebhookRule")) {
+                "HostLeaseRestoredAlertRule", "SlackRule", "SlackHostLeaseRule", "SlackHostLeaseRestoredRule",
+                "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule",
+                "PagerDutyHostLeaseRestoredRule", "AlertWebhookRule")) {
             for (SamTemplate.Target t : rules.get(id).targets()) {
                 assertEquals(window, t.retry().maximumEventAge(), id + "/" + t.id());
             }
