@@ -141,4 +141,14 @@ class HostLeaseJudgingTest {
         HostLease.Seen flagged = new HostLease.Seen("t", "h1", seen.renewedAt(), NOW, seen.beats(), Map.of());
         assertEquals(List.of(), HostLease.expired(List.of(flagged), agents, Map.of(), NOW.plusSeconds(600)));
     }
+
+    @Test
+    void restored_isAFlaggedLeaseRenewedAfterItsFlag_notAnUnflaggedOne_norOneSilentSince() {
+        HostLease.Seen healthy = new HostLease.Seen("t", "h1", NOW, null, Map.of(), Map.of());
+        HostLease.Seen silent = new HostLease.Seen("t", "h2", NOW.minusSeconds(90), NOW.minusSeconds(20), Map.of(),
+                Map.of());
+        HostLease.Seen back = new HostLease.Seen("t", "h3", NOW, NOW.minusSeconds(20), Map.of(), Map.of());
+        HostLease.Seen sameInstant = new HostLease.Seen("t", "h4", NOW, NOW, Map.of(), Map.of());
+        assertEquals(List.of(back), HostLease.restored(List.of(healthy, silent, back, sameInstant)));
+    }
 }
