@@ -212,6 +212,15 @@ public final class LifelineClient {
         return call("POST", agentPath(agentId, "/fail"), body, AgentView.class);
     }
 
+    /**
+     * Deletes an agent that left or that no revive can bring back (admin key): no sweep or list reads it again, its
+     * history stays for its retention, and its id can be registered again. Answers {@code success}, {@code deleted}
+     * and the {@code status} it had.
+     */
+    public JsonNode deleteAgent(String agentId) {
+        return call("DELETE", agentPath(agentId, ""), null, JsonNode.class);
+    }
+
     public AgentView cleanup(String agentId, String reason) {
         return call("POST", agentPath(agentId, "/cleanup"), reasonBody(reason), AgentView.class);
     }

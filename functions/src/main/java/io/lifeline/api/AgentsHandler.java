@@ -64,6 +64,7 @@ public final class AgentsHandler extends HttpApiHandler {
         route("POST /v1/teams/{team}/agents", Scope.ADMIN, this::register);
         route("GET /v1/teams/{team}/agents", Scope.READ, this::list);
         route("GET " + agent, Scope.READ, this::get);
+        route("DELETE " + agent, Scope.ADMIN, this::delete);
         route("POST " + agent + "/join", Scope.AGENT, this::join);
         route("POST " + agent + "/leave", Scope.AGENT, this::leave);
         route("POST " + agent + "/cleanup", Scope.ADMIN, this::cleanup);
@@ -260,6 +261,16 @@ public final class AgentsHandler extends HttpApiHandler {
         Agent after = agents.join(request.id("team"), request.id("agentId"), clock.instant());
         return Reply.ok(Views.agent(after).put("heartbeatIntervalSeconds", HeartbeatAdvice.intervalSeconds(
                 config.heartbeatInterval(), config.defaultStaleAfter(), after, null)));
+    }
+
+    /**
+     * Deletes an agent that left or that no revive can bring back: nothing of it is swept again (its live item and
+     * side data go; its history stays for its retention). The id can be registered again.
+     */
+    private Reply delete(ApiRequest request) {
+        Agent deleted = agents.delete(request.id("team"), request.id("agentId"), clock.instant());
+        return Reply.ok(Json.object().put("success", true).put("deleted", deleted.agentId())
+                .put("status", deleted.status().wire()));
     }
 
     private Reply leave(ApiRequest request) {

@@ -38,6 +38,10 @@ public final class AgentStore {
     /** How often a heartbeat retries after losing a race with another status change. */
     private static final int STATUS_RACE_ATTEMPTS = 5;
 
+    /** A deleted agent's roster entry (a tombstone): when it was deleted, and its id's last transition seq. */
+    static final String RETIRED_AT = "retiredAt";
+    static final String LAST_SEQ = "lastSeq";
+
     private final DynamoDbClient dynamo;
     private final String table;
     private final String ledger;
@@ -56,6 +60,12 @@ public final class AgentStore {
      * item carries no index keys (the sweep reads every byte of it) and no heartbeat writes anything else.
      */
     public Agent register(NewAgent a, Instant now) {
+        // A deleted id's entry is a tombstone with the id's last seq: a new registration continues from it, so the
+        // id's transition records on the ledger (kept for the history's retention) are never written twice.
+        Map<String, AttributeValue> entry = StoreFailures.call("read the roster entry", () -> dynamo.getItem(g -> g
+                .tableName(ledger).key(Keys.rosterKey(a.team(), a.agentId())).consistentRead(true))).item();
+        boolean retired = entry != null && entry.containsKey(RETIRED_AT);
+        long fromSeq = retired ? Items.num(entry, LAST_SEQ, 0) : 0;
         Map<String, AttributeValue> item = new HashMap<>(AgentItems.key(a.team(), a.agentId()));
         item.put(STATUS, s(AgentStatus.OFFLINE.wire()));
         item.put(AgentItems.NAME, s(a.name()));
@@ -66,7 +76,10 @@ public final class AgentStore {
         item.put(AgentItems.STALE_AFTER_MS, n(a.staleAfter().toMillis()));
         item.put(AgentItems.GRACE, n(a.graceMisses()));
         item.put(AgentItems.BEATS, n(0));
-        item.put(AgentItems.T_SEQ, n(0));
+        item.put(AgentItems.T_SEQ, n(fromSeq));
+        if (fromSeq > 0) {
+            item.put(AgentItems.PUBLISHED_SEQ, n(fromSeq));
+        }
         item.put(AgentItems.REGISTERED_AT, ms(now));
         if (a.schedule() != null) {
             item.put(AgentItems.SCHEDULE, s(a.schedule()));
@@ -75,19 +88,82 @@ public final class AgentStore {
         TransactWriteItem live = TransactWriteItem.builder().put(p -> p.tableName(table).item(item)
                 .conditionExpression("attribute_not_exists(#pk)")
                 .expressionAttributeNames(Map.of("#pk", Keys.PK))).build();
-        // A plain overwrite: the entry is the agent's keys, the same for every write of it.
-        TransactWriteItem roster = TransactWriteItem.builder().put(p -> p.tableName(ledger)
-                .item(Keys.rosterKey(a.team(), a.agentId()))).build();
+        // The entry is the agent's keys; the condition holds it to the tombstone read above (or to none).
+        TransactWriteItem roster = TransactWriteItem.builder().put(p -> {
+            p.tableName(ledger).item(Keys.rosterKey(a.team(), a.agentId()));
+            if (retired) {
+                p.conditionExpression("#last = :last").expressionAttributeNames(Map.of("#last", LAST_SEQ))
+                        .expressionAttributeValues(Map.of(":last", n(fromSeq)));
+            } else {
+                p.conditionExpression("attribute_not_exists(#retired)")
+                        .expressionAttributeNames(Map.of("#retired", RETIRED_AT));
+            }
+        }).build();
         try {
             StoreFailures.call("register the agent", () -> dynamo.transactWriteItems(t -> t.transactItems(live, roster)));
         } catch (TransactionCanceledException e) {
-            if (e.cancellationReasons().stream().anyMatch(Transactions::failedCondition)) {
+            List<software.amazon.awssdk.services.dynamodb.model.CancellationReason> reasons = e.cancellationReasons();
+            if (!reasons.isEmpty() && Transactions.failedCondition(reasons.get(0))) {
                 throw new LifelineException(LifelineException.Kind.CONFLICT, "AGENT_EXISTS",
                         "Agent '" + a.agentId() + "' is already registered");
+            }
+            if (reasons.stream().anyMatch(Transactions::failedCondition)) {
+                throw new LifelineException(LifelineException.Kind.CONFLICT, "AGENT_CHANGED",
+                        "Agent '" + a.agentId() + "' was deleted or registered while this registration ran; retry");
             }
             throw Transactions.failure("register the agent", e);
         }
         return AgentItems.toAgent(item);
+    }
+
+    /**
+     * Deletes an agent that has left or that no revive can bring back ({@code offline} or {@code dead_failed_revive},
+     * holding no task): its live item, so no sweep reads it again, and its side data (metadata, checkpoint, last
+     * error), in one transaction that also turns its roster entry into a tombstone keeping the id's last seq. The
+     * delete is conditional on the seq read first, so a change in between (a join) refuses it. Its history, events and
+     * inbox stay on the ledger until their retention ends; the id can be registered again and continues its seq.
+     */
+    public Agent delete(String team, String agentId, Instant now) {
+        Map<String, AttributeValue> item = StoreFailures.call("read the agent", () -> dynamo.getItem(
+                r -> r.tableName(table).key(AgentItems.key(team, agentId)).consistentRead(true))).item();
+        if (item == null || item.isEmpty()) {
+            throw LifelineException.agentNotFound(agentId);
+        }
+        Agent agent = AgentItems.toAgent(item);
+        if (agent.status() != AgentStatus.OFFLINE && agent.status() != AgentStatus.DEAD_FAILED_REVIVE) {
+            throw new LifelineException(LifelineException.Kind.CONFLICT, "AGENT_NOT_RETIRABLE",
+                    "Agent '" + agentId + "' is " + agent.status().wire()
+                            + "; only an offline or dead_failed_revive agent can be deleted (leave it first)");
+        }
+        if (agent.currentTaskId() != null) {
+            throw new LifelineException(LifelineException.Kind.CONFLICT, "AGENT_HOLDS_TASK",
+                    "Agent '" + agentId + "' still holds task '" + agent.currentTaskId()
+                            + "'; it is handed back within seconds of the change, retry then");
+        }
+        long seq = Items.num(item, AgentItems.T_SEQ, 0);
+        TransactWriteItem live = TransactWriteItem.builder().delete(d -> d.tableName(table)
+                .key(AgentItems.key(team, agentId))
+                .conditionExpression("#tseq = :seq AND #status = :status AND attribute_not_exists(#task)")
+                .expressionAttributeNames(Map.of("#tseq", AgentItems.T_SEQ, "#status", STATUS,
+                        "#task", AgentItems.TASK))
+                .expressionAttributeValues(Map.of(":seq", n(seq), ":status", s(agent.status().wire())))).build();
+        TransactWriteItem data = TransactWriteItem.builder().delete(d -> d.tableName(ledger)
+                .key(AgentDataStore.key(team, agentId))).build();
+        Map<String, AttributeValue> tombstone = new HashMap<>(Keys.rosterKey(team, agentId));
+        tombstone.put(RETIRED_AT, ms(now));
+        tombstone.put(LAST_SEQ, n(seq));
+        TransactWriteItem roster = TransactWriteItem.builder().put(p -> p.tableName(ledger).item(tombstone)).build();
+        try {
+            StoreFailures.call("delete the agent", () -> dynamo.transactWriteItems(t -> t.transactItems(live, data,
+                    roster)));
+        } catch (TransactionCanceledException e) {
+            if (e.cancellationReasons().stream().anyMatch(Transactions::failedCondition)) {
+                throw new LifelineException(LifelineException.Kind.CONFLICT, "AGENT_CHANGED",
+                        "Agent '" + agentId + "' changed while it was being deleted; read it and retry");
+            }
+            throw Transactions.failure("delete the agent", e);
+        }
+        return agent;
     }
 
     /**
@@ -149,7 +225,9 @@ public final class AgentStore {
         List<Map<String, AttributeValue>> keys = new ArrayList<>();
         for (Map<String, AttributeValue> entry : Partitions.withPrefix(dynamo, ledger, Keys.team(team),
                 Keys.AGENT_PREFIX, null, "list agents")) {
-            keys.add(AgentItems.key(team, Keys.idAfter(Keys.AGENT_PREFIX, Items.str(entry, Keys.SK))));
+            if (!entry.containsKey(RETIRED_AT)) {
+                keys.add(AgentItems.key(team, Keys.idAfter(Keys.AGENT_PREFIX, Items.str(entry, Keys.SK))));
+            }
         }
         List<Agent> out = new ArrayList<>();
         List<Map<String, AttributeValue>> items = BatchReads.get(dynamo, table, keys, k -> k, "list agents");

@@ -178,6 +178,20 @@ final class Commands {
         }
     }
 
+    @Command(name = "delete-agent", mixinStandardHelpOptions = true,
+            description = "Delete an agent that left or that no revive can bring back (admin key): no sweep or list "
+                    + "reads it again; its history stays, and its id can be registered again.")
+    static final class DeleteAgent extends BaseCommand {
+        @Parameters(paramLabel = "AGENT_ID")
+        String agentId;
+
+        @Override
+        int run() {
+            com.fasterxml.jackson.databind.JsonNode r = client().deleteAgent(agentId);
+            return print(r, agentId + " deleted (it was " + r.path("status").asText() + ")");
+        }
+    }
+
     @Command(name = "status", mixinStandardHelpOptions = true, description = "One agent in detail.")
     static final class Status extends BaseCommand {
         @Parameters(paramLabel = "AGENT_ID")

@@ -11,7 +11,7 @@ import picocli.CommandLine.Command;
         description = "Talk to Lifeline: register and heartbeat agents, watch a team, run a host daemon.",
         subcommands = {Commands.CreateTeam.class, Commands.MintAdminKey.class, Commands.Register.class,
                 Commands.Join.class, Commands.Beat.class,
-                Commands.Leave.class, Commands.Status.class, Commands.Agents.class, Commands.Watch.class,
+                Commands.Leave.class, Commands.DeleteAgent.class, Commands.Status.class, Commands.Agents.class, Commands.Watch.class,
                 Commands.Events.class, Commands.Revive.class, Commands.Pause.class, Commands.Resume.class,
                 TeamCommands.Tasks.class, TeamCommands.Keys.class, TeamCommands.Settings.class,
                 TeamCommands.Inbox.class, TeamCommands.Revivals.class, DaemonCommand.class, WakeCommand.class,

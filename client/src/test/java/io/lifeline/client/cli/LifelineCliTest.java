@@ -1,6 +1,7 @@
 package io.lifeline.client.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lifeline.client.LifelineClient;
@@ -65,7 +66,7 @@ class LifelineCliTest {
 
     @Test
     void help_onEveryCommand_printsUsageAndExitsZero() {
-        for (String c : List.of("create-team", "mint-admin-key", "register", "join", "beat", "leave", "status", "agents", "watch",
+        for (String c : List.of("create-team", "mint-admin-key", "register", "join", "beat", "leave", "delete-agent", "status", "agents", "watch",
                 "events", "revive", "pause", "resume", "daemon", "wake", "tasks", "tasks create", "tasks list",
                 "tasks claim", "tasks complete", "keys", "keys create", "keys list", "keys revoke", "settings",
                 "settings show", "settings set", "inbox", "revivals")) {
@@ -96,6 +97,20 @@ class LifelineCliTest {
         Run json = run("status", "cli-1", "--json");
         assertTrue(json.out().contains("\"agentId\" : \"cli-1\""), json.out());
         assertTrue(run("leave", "cli-1", "--reason", "done").out().contains("cli-1 offline"));
+    }
+
+    @Test
+    void deleteAgent_ofAnAgentThatLeft_removesIt_andOfAReadyOne_isRefused() {
+        run("register", "cli-del");
+        run("join", "cli-del");
+        Run refused = run("delete-agent", "cli-del");
+        assertEquals(LifelineCli.REFUSED, refused.exit());
+        assertTrue(refused.err().contains("AGENT_NOT_RETIRABLE"), refused.err());
+        run("leave", "cli-del");
+        Run deleted = run("delete-agent", "cli-del");
+        assertEquals(0, deleted.exit(), deleted.err());
+        assertTrue(deleted.out().contains("cli-del deleted (it was offline)"), deleted.out());
+        assertFalse(run("agents").out().contains("cli-del"));
     }
 
     @Test

@@ -56,6 +56,9 @@ class FixtureRoutesTest {
             Map.entry("register", Expectation.error(400, "MISSING_FIELD")),
             Map.entry("list-agents", Expectation.ok(null, 200, "count", "agents")),
             Map.entry("get-agent", Expectation.ok(null, 200, concat(AGENT, "errorsReported", "sessionRotations"))),
+            // A ready agent cannot be deleted (AgentDeletionTest deletes offline ones): agent-1 stays for the rest.
+            Map.entry("delete-agent", new Expectation("ready", 409, List.of("success", "error", "code"),
+                    "AGENT_NOT_RETIRABLE")),
             Map.entry("join", Expectation.ok("offline", 200, concat(AGENT, "heartbeatTs", "deadline",
                     "heartbeatIntervalSeconds"))),
             Map.entry("heartbeat", Expectation.ok("ready", 200, "success", "heartbeatTs", "nextDeadline",
