@@ -31,7 +31,8 @@ public record Config(
         java.time.Instant sweepGraceFrom,
         String sweepQueueUrl,
         Duration keyCacheTtl,
-        Duration metricsSummaryInterval) {
+        Duration metricsSummaryInterval,
+        Duration offlineRetention) {
 
     public static Config fromEnvironment(Map<String, String> env) {
         return new Config(
@@ -60,7 +61,10 @@ public record Config(
                 // it to the authorizer's ReauthorizeEvery, so a revoked key stops working within one bound.
                 Duration.ofSeconds(nonNegative(env, "KEY_CACHE_SECONDS", 300)),
                 // How often a function writes its summary of routine work (one EMF document per interval).
-                Duration.ofSeconds(positive(env, "METRICS_SUMMARY_SECONDS", 300)));
+                Duration.ofSeconds(positive(env, "METRICS_SUMMARY_SECONDS", 300)),
+                // An agent offline or dead_failed_revive this long, unchanged, is deleted by the outbox repair
+                // (0: never); its id can be registered again and continues its seq.
+                Duration.ofDays(nonNegative(env, "OFFLINE_AGENT_RETENTION_DAYS", 30)));
     }
 
     private static String required(Map<String, String> env, String name) {

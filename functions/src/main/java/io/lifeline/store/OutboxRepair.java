@@ -25,6 +25,14 @@ public final class OutboxRepair {
     public record Unpublished(String team, String agentId, long seq, Instant at, Instant replayedAt) {
     }
 
+    /** An agent that has been offline or dead_failed_revive, unchanged, since before the retention's cut-off. */
+    public record Retired(String team, String agentId) {
+    }
+
+    /** What one Scan of the live table found: unfinished transitions, and agents past the offline retention. */
+    public record Found(List<Unpublished> unpublished, List<Retired> retired) {
+    }
+
     private final DynamoDbClient dynamo;
     private final String table;
 
@@ -35,20 +43,51 @@ public final class OutboxRepair {
 
     /** Every agent whose newest transition is not marked published. */
     public List<Unpublished> unpublished() {
+        return scan(null).unpublished();
+    }
+
+    /**
+     * One filtered Scan of the live table (it reads every item either way): agents whose newest transition is not
+     * marked published, and, when {@code retiredBefore} is given, agents offline or dead_failed_revive whose last
+     * change (or registration, if they never changed) is older than it.
+     */
+    public Found scan(Instant retiredBefore) {
+        Map<String, String> names = new java.util.HashMap<>(Map.of("#pk", Keys.PK, "#sk", Keys.SK,
+                "#tseq", AgentItems.T_SEQ, "#ps", AgentItems.PUBLISHED_SEQ, "#tAt", AgentItems.T_AT,
+                "#rpAt", AgentItems.REPLAY_AT));
+        Map<String, AttributeValue> values = new java.util.HashMap<>(Map.of(":agent", s(Keys.AGENT_SK), ":zero", n(0)));
+        String unpublished = "(#tseq > :zero AND (attribute_not_exists(#ps) OR #ps < #tseq))";
+        String filter = "#sk = :agent AND " + unpublished;
+        String projection = "#pk, #sk, #tseq, #ps, #tAt, #rpAt";
+        if (retiredBefore != null) {
+            names.put("#status", AgentItems.STATUS);
+            names.put("#regAt", AgentItems.REGISTERED_AT);
+            values.put(":offline", s(io.lifeline.agent.AgentStatus.OFFLINE.wire()));
+            values.put(":gaveUp", s(io.lifeline.agent.AgentStatus.DEAD_FAILED_REVIVE.wire()));
+            values.put(":cutoff", ms(retiredBefore));
+            filter = "#sk = :agent AND (" + unpublished + " OR (#status IN (:offline, :gaveUp) AND (#tAt < :cutoff"
+                    + " OR (attribute_not_exists(#tAt) AND #regAt < :cutoff))))";
+            projection += ", #status, #regAt";
+        }
+        String f = filter;
+        String p = projection;
         List<Unpublished> out = new ArrayList<>();
-        StoreFailures.call("scan for unpublished transitions", () -> {
-            dynamo.scanPaginator(r -> r.tableName(table)
-                    .filterExpression("#sk = :agent AND #tseq > :zero AND (attribute_not_exists(#ps) OR #ps < #tseq)")
-                    .projectionExpression("#pk, #sk, #tseq, #tAt, #rpAt")
-                    .expressionAttributeNames(Map.of("#pk", Keys.PK, "#sk", Keys.SK, "#tseq", AgentItems.T_SEQ,
-                            "#ps", AgentItems.PUBLISHED_SEQ, "#tAt", AgentItems.T_AT, "#rpAt", AgentItems.REPLAY_AT))
-                    .expressionAttributeValues(Map.of(":agent", s(Keys.AGENT_SK), ":zero", n(0))))
-                    .items().forEach(item -> out.add(new Unpublished(AgentItems.team(item), AgentItems.agentId(item),
-                            Items.num(item, AgentItems.T_SEQ, 0), Items.instant(item, AgentItems.T_AT),
-                            Items.instant(item, AgentItems.REPLAY_AT))));
+        List<Retired> retired = new ArrayList<>();
+        StoreFailures.call("scan the live table for the outbox repair", () -> {
+            dynamo.scanPaginator(r -> r.tableName(table).filterExpression(f).projectionExpression(p)
+                    .expressionAttributeNames(names).expressionAttributeValues(values))
+                    .items().forEach(item -> {
+                        long tseq = Items.num(item, AgentItems.T_SEQ, 0);
+                        if (tseq > 0 && Items.num(item, AgentItems.PUBLISHED_SEQ, 0) < tseq) {
+                            out.add(new Unpublished(AgentItems.team(item), AgentItems.agentId(item), tseq,
+                                    Items.instant(item, AgentItems.T_AT), Items.instant(item, AgentItems.REPLAY_AT)));
+                        } else if (retiredBefore != null) {
+                            retired.add(new Retired(AgentItems.team(item), AgentItems.agentId(item)));
+                        }
+                    });
             return null;
         });
-        return out;
+        return new Found(out, retired);
     }
 
     /**

@@ -142,6 +142,40 @@ class AgentDeletionTest {
         assertEquals(lastSeq + 1, transitions.size(), transitions.toString());
     }
 
+    private static Map<?, ?> repair() {
+        com.amazonaws.services.lambda.runtime.RequestHandler<com.amazonaws.services.lambda.runtime.events.ScheduledEvent,
+                Map<?, ?>> repair = stack.host.handler("OutboxRepairFunction");
+        return repair.handleRequest(new com.amazonaws.services.lambda.runtime.events.ScheduledEvent(), null);
+    }
+
+    @Test
+    void outboxRepair_deletesAgentsOfflinePastTheRetention_andNoOther() {
+        String registeredOnly = newId("never-joined");
+        ok(stack.register(registeredOnly));
+        String old = leftAgent("old");
+        String alive = newId("alive-long");
+        ok(stack.ready(alive));
+        stack.pump.drain();
+        stack.clock.advance(Duration.ofDays(10));
+        String recent = leftAgent("recent");
+        stack.clock.advance(Duration.ofDays(20).plusMinutes(1)); // old: 30 days and a minute; recent: 20 days
+
+        Map<?, ?> run = repair();
+
+        assertTrue(((Number) run.get("agentsRetired")).intValue() >= 2, run.toString());
+        assertTrue(stack.agentItem(old).isEmpty(), "offline past the template's 30 days: deleted");
+        assertTrue(stack.agentItem(registeredOnly).isEmpty(), "registered 30 days ago and never joined: deleted");
+        assertFalse(stack.agentItem(recent).isEmpty(), "offline 20 days: kept");
+        assertFalse(stack.agentItem(alive).isEmpty(), "an agent that never left is the sweep's to judge, not deleted");
+        assertFalse(listedIds().contains(old));
+        assertEquals(0, ((Number) repair().get("agentsRetired")).intValue(), "nothing more to delete");
+        // The id comes back with its seq continued, as after an admin's DELETE.
+        ok(stack.register(old));
+        ok(stack.agent("join", old, null));
+        stack.pump.drain();
+        assertEquals("ready", stack.status(old));
+    }
+
     @Test
     void register_ofAnIdRegisteredAgain_afterItsDelete_isStillOneAgent() {
         String id = leftAgent("twice");
