@@ -93,7 +93,7 @@ class OpenApiTest {
         unserved.removeAll(served);
         assertTrue(undescribed.isEmpty(), "served but not in openapi.yaml: " + undescribed);
         assertTrue(unserved.isEmpty(), "in openapi.yaml but not served: " + unserved);
-        assertEquals(33, described.size());
+        assertEquals(34, described.size());
     }
 
     @Test
@@ -297,6 +297,10 @@ class OpenApiTest {
         conforms("get-settings", stack.team("get-settings", null), 200);
         conforms("resume-team", stack.team("resume-team", null), 200);
         conforms("leave", stack.agent("leave", "oa-3", "{\"reason\":\"done\"}"), 200);
+        conforms("delete-agent", stack.agent("delete-agent", agent, null), 409);
+        stack.register("oa-4");
+        conforms("delete-agent", stack.agent("delete-agent", "oa-4", null), 200);
+        conforms("delete-agent", stack.agent("delete-agent", "oa-4", null), 404);
         conforms("fail", stack.agent("fail", agent, "{\"reason\":\"crashed\"}"), 200);
         conforms("heartbeat", stack.heartbeat(agent, "{}"), 409);
         conforms("revive", stack.agent("revive", agent, null), 202);
