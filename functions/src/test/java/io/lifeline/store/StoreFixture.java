@@ -5,6 +5,7 @@ import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.Heartbeat;
 import io.lifeline.agent.NewAgent;
 import io.lifeline.agent.SweepPlan;
+import io.lifeline.testing.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -18,7 +19,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
  * The stores of one test class over one pair of {@link StoreTables}, all through one {@link MeteredDynamo} (so a test
- * counts the requests a store call makes), with a {@link TestClock} that every call's {@code now} comes from, and the
+ * counts the requests a store call makes), with a {@link MutableClock} that every call's {@code now} comes from, and the
  * few steps that put an agent where a test wants it, each through the store's own API (no raw writes).
  */
 final class StoreFixture implements AutoCloseable {
@@ -30,7 +31,7 @@ final class StoreFixture implements AutoCloseable {
 
     final StoreTables tables;
     final MeteredDynamo dynamo;
-    final TestClock clock = new TestClock(T0);
+    final MutableClock clock = new MutableClock(T0);
     final AgentStore agents;
     final TaskStore tasks;
     final SweepStore sweeps;

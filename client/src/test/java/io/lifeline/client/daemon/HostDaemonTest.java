@@ -11,6 +11,7 @@ import io.lifeline.client.StubServer;
 import io.lifeline.client.model.HeartbeatResult;
 import io.lifeline.client.model.RegisterAgent;
 import io.lifeline.local.LifelineLocal;
+import io.lifeline.testing.MutableClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -329,7 +330,7 @@ class HostDaemonTest {
         String a = "d-stats";
         // No host of its own (no revive flow to send restart commands), and a long stale-after: only the daemon acts.
         client.register(RegisterAgent.of(a, "Stats", "worker").withStaleAfterSeconds(600));
-        io.lifeline.client.MutableClock clock = new io.lifeline.client.MutableClock(java.time.Instant.now());
+        io.lifeline.testing.MutableClock clock = new io.lifeline.testing.MutableClock(java.time.Instant.now());
         try (Recorder recorder = new Recorder(local.heartbeatUrl())) {
             LifelineClient viaRecorder = LifelineClient.builder().url(local.url()).heartbeatUrl(recorder.url())
                     .team(LifelineLocal.LOCAL_TEAM).apiKey(local.adminKey()).build();

@@ -1,6 +1,6 @@
 package io.lifeline.client.heartbeatmd;
 
-import io.lifeline.client.MutableClock;
+import io.lifeline.testing.MutableClock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -8,6 +8,7 @@ import io.lifeline.local.asl.Execution;
 import io.lifeline.local.asl.HistoryEvent;
 import io.lifeline.store.KeyStore;
 import io.lifeline.support.Json;
+import io.lifeline.testing.MutableClock;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;

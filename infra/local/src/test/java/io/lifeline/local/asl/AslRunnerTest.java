@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lifeline.testing.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -22,7 +23,7 @@ import org.junit.jupiter.api.Test;
 
 class AslRunnerTest {
     private static final Instant T0 = Instant.parse("2025-01-01T00:00:00Z");
-    private final TestClock clock = new TestClock(T0);
+    private final MutableClock clock = new MutableClock(T0);
     private static final String WAIT_SECONDS_PATH = machine("W", "\"W\": {\"Type\": \"Wait\", \"SecondsPath\": \"$.s\","
             + " \"Next\": \"Done\"}, \"Done\": {\"Type\": \"Succeed\"}");
 

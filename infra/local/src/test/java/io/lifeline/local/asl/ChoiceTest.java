@@ -4,6 +4,7 @@ import static io.lifeline.local.asl.Json.machine;
 import static io.lifeline.local.asl.Json.parse;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.lifeline.testing.MutableClock;
 import java.time.Instant;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -12,7 +13,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 class ChoiceTest {
-    private final TestClock clock = new TestClock(Instant.parse("2025-01-01T00:00:00Z"));
+    private final MutableClock clock = new MutableClock(Instant.parse("2025-01-01T00:00:00Z"));
 
     /** Runs a Choice with one rule (leading to "Yes") and, if asked, a Default ("No"); the output says which ran. */
     private Execution choose(String rule, String input, boolean withDefault) {

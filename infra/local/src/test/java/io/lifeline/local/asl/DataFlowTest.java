@@ -6,13 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lifeline.testing.MutableClock;
 import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class DataFlowTest {
     private static final Instant T0 = Instant.parse("2025-01-01T00:00:00Z");
-    private final TestClock clock = new TestClock(T0);
+    private final MutableClock clock = new MutableClock(T0);
     private final ScriptedTasks tasks = new ScriptedTasks(clock);
 
     /** A machine of one Task on resource "fn" with the given extra fields. */

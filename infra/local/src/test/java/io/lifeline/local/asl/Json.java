@@ -3,6 +3,7 @@ package io.lifeline.local.asl;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lifeline.testing.MutableClock;
 import java.time.Instant;
 import java.util.List;
 
@@ -35,7 +36,7 @@ final class Json {
     }
 
     /** Drives every execution to its end by jumping the clock to each wake-up; returns the number of jumps. */
-    static int runToEnd(AslRunner runner, TestClock clock) {
+    static int runToEnd(AslRunner runner, MutableClock clock) {
         int jumps = 0;
         while (runner.nextWakeUp().isPresent()) {
             Instant next = runner.nextWakeUp().get();

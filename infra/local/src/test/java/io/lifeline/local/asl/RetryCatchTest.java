@@ -6,6 +6,7 @@ import static io.lifeline.local.asl.Json.parse;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
+import io.lifeline.testing.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -14,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 class RetryCatchTest {
     private static final Instant T0 = Instant.parse("2025-01-01T00:00:00Z");
-    private final TestClock clock = new TestClock(T0);
+    private final MutableClock clock = new MutableClock(T0);
     private final ScriptedTasks tasks = new ScriptedTasks(clock);
 
     private AslRunner runner(String definition) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lifeline.local.SamTemplate;
+import io.lifeline.testing.MutableClock;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -62,7 +63,7 @@ class ReviveDefinitionTest {
         return out;
     }
 
-    static Execution start(ScriptedTasks tasks, TestClock clock) {
+    static Execution start(ScriptedTasks tasks, MutableClock clock) {
         AslRunner runner = new AslRunner(machine, tasks, clock, 1.0);
         Execution e = runner.start("revive-acme-a1-2", Json.parse(
                 "{\"team\": \"acme\", \"agentId\": \"a1\", \"startSeq\": 2, \"hostId\": \"host-1\"}"));
@@ -91,7 +92,7 @@ class ReviveDefinitionTest {
 
     @Test
     void recordError_failingThroughItsRetries_endsTheExecutionInTheNotRecordedFailState() {
-        TestClock clock = new TestClock(T0);
+        MutableClock clock = new MutableClock(T0);
         // Initiate hits a bug; recording it finds the store unavailable on the first try and all three retries.
         ScriptedTasks tasks = new ScriptedTasks(clock).on(resource, failure("java.lang.IllegalStateException"),
                 failure(TRANSIENT), failure(TRANSIENT), failure(TRANSIENT), failure(TRANSIENT));
@@ -115,7 +116,7 @@ class ReviveDefinitionTest {
 
     @Test
     void recordError_withAnErrorItDoesNotRetry_endsInTheNotRecordedFailStateAtOnce() {
-        TestClock clock = new TestClock(T0);
+        MutableClock clock = new MutableClock(T0);
         ScriptedTasks tasks = new ScriptedTasks(clock).on(resource, failure("Lambda.Unknown"),
                 failure("software.amazon.awssdk.services.dynamodb.model.DynamoDbException"));
 
@@ -129,7 +130,7 @@ class ReviveDefinitionTest {
 
     @Test
     void recordError_thatSucceeds_stillEndsInReviveError() {
-        TestClock clock = new TestClock(T0);
+        MutableClock clock = new MutableClock(T0);
         ScriptedTasks tasks = new ScriptedTasks(clock).on(resource, failure("Lambda.Unknown"),
                 "{\"outcome\": \"error\", \"attempt\": 0, \"waitSeconds\": 0, \"seq\": 0}");
 
@@ -141,7 +142,7 @@ class ReviveDefinitionTest {
 
     @Test
     void snapStartNotReady_isRetriedForAboutTenMinutesThenTheFlowGoesOn() {
-        TestClock clock = new TestClock(T0);
+        MutableClock clock = new MutableClock(T0);
         ScriptedTasks tasks = new ScriptedTasks(clock).on(resource, times(8, failure("Lambda.SnapStartNotReadyException")))
                 .on(resource, "{\"outcome\": \"superseded\", \"attempt\": 0, \"waitSeconds\": 0, \"seq\": 0}");
 
@@ -155,7 +156,7 @@ class ReviveDefinitionTest {
 
     @Test
     void snapStartNotReady_pastItsRetries_isCaughtAndRecorded() {
-        TestClock clock = new TestClock(T0);
+        MutableClock clock = new MutableClock(T0);
         ScriptedTasks tasks = new ScriptedTasks(clock).on(resource, times(9, failure("Lambda.SnapStartNotReadyException")))
                 .on(resource, "{\"outcome\": \"error\", \"attempt\": 0, \"waitSeconds\": 0, \"seq\": 0}");
 
@@ -171,7 +172,7 @@ class ReviveDefinitionTest {
     @ValueSource(strings = {"Lambda.ClientExecutionTimeoutException", "Lambda.ServiceException",
             "Lambda.SnapStartTimeoutException", "Lambda.SnapStartException", TRANSIENT})
     void serviceError_isRetriedAfterTwoFourAndEightSeconds(String error) {
-        TestClock clock = new TestClock(T0);
+        MutableClock clock = new MutableClock(T0);
         ScriptedTasks tasks = new ScriptedTasks(clock).on(resource, times(3, failure(error)))
                 .on(resource, "{\"outcome\": \"superseded\", \"attempt\": 0, \"waitSeconds\": 0, \"seq\": 0}");
 

@@ -3,6 +3,7 @@ package io.lifeline.local.asl;
 import static io.lifeline.local.asl.Json.parse;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.lifeline.testing.MutableClock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
@@ -63,7 +64,7 @@ class ReviveFlowExampleTest {
               }
             }""";
 
-    private final TestClock clock = new TestClock(T0);
+    private final MutableClock clock = new MutableClock(T0);
     private final ScriptedTasks tasks = new ScriptedTasks(clock);
     private final AslRunner runner = new AslRunner(AslMachine.load(FLOW), tasks, clock, 1.0);
 

@@ -5,13 +5,14 @@ import static io.lifeline.local.asl.Json.machine;
 import static io.lifeline.local.asl.Json.parse;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.lifeline.testing.MutableClock;
 import java.time.Instant;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class WaitTest {
     private static final Instant T0 = Instant.parse("2025-01-01T00:00:00Z");
-    private final TestClock clock = new TestClock(T0);
+    private final MutableClock clock = new MutableClock(T0);
 
     private AslRunner runner(String waitFields, double timeScale) {
         return new AslRunner(AslMachine.load(machine("W", "\"W\": {\"Type\": \"Wait\", " + waitFields + ", \"Next\": \"Done\"},"

@@ -1,4 +1,4 @@
-package io.lifeline.local;
+package io.lifeline.testing;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -7,7 +7,10 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicReference;
 
-/** A clock tests move by hand. */
+/**
+ * The one clock every module's tests move by hand instead of sleeping (UTC; safe to read from the threads the code
+ * under test runs). It lives in functions' test-jar, which infra/local's and the client's tests take in test scope.
+ */
 public final class MutableClock extends Clock {
     private final AtomicReference<Instant> now;
 
@@ -15,8 +18,13 @@ public final class MutableClock extends Clock {
         this.now = new AtomicReference<>(start);
     }
 
-    public void advance(Duration d) {
-        now.updateAndGet(t -> t.plus(d));
+    /** Moves the clock forward by {@code d} and answers the new time. */
+    public Instant advance(Duration d) {
+        return now.updateAndGet(t -> t.plus(d));
+    }
+
+    public Instant advanceMillis(long ms) {
+        return advance(Duration.ofMillis(ms));
     }
 
     public void set(Instant t) {
