@@ -13,8 +13,7 @@ import io.lifeline.agent.SweepPlan;
 import io.lifeline.agent.Trigger;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,17 +22,9 @@ import org.junit.jupiter.api.Test;
  * threads, no sleeps. The sweep's read is a real scan of the live table; its write carries the basis it read.
  */
 class AgentStoreRaceTest {
-    static StoreFixture f;
-
-    @BeforeAll
-    static void start() {
-        f = new StoreFixture();
-    }
-
-    @AfterAll
-    static void stop() {
-        f.close();
-    }
+    /** One DynamoDB Local table pair for the class, closed after its last test. */
+    @AutoClose
+    static final StoreFixture f = new StoreFixture();
 
     /** A ready agent the sweep finds past its deadline: read by the sweep's scan. */
     private static SweepPlan.Observed staleAndRead(String team, String agentId) {

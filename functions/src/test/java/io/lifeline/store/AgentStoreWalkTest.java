@@ -16,8 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -37,17 +36,9 @@ class AgentStoreWalkTest {
     private static final String AGENT = "walker";
     /** What {@link #apply} answers for a store call that wrote and returns no agent (tasks, the sweep). */
     private static final String WRITTEN = "written";
-    static StoreFixture f;
-
-    @BeforeAll
-    static void start() {
-        f = new StoreFixture();
-    }
-
-    @AfterAll
-    static void stop() {
-        f.close();
-    }
+    /** One DynamoDB Local table pair for the class, closed after its last test. */
+    @AutoClose
+    static final StoreFixture f = new StoreFixture();
 
     static Stream<Arguments> pairs() {
         List<Arguments> out = new ArrayList<>();

@@ -11,8 +11,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,17 +23,9 @@ import org.junit.jupiter.api.Test;
 class HostLeaseStoreCostTest {
     private static final String LONGEST_TEAM = "T".repeat(64);
     private static final String LONGEST_HOST = "H".repeat(64);
-    static StoreFixture f;
-
-    @BeforeAll
-    static void start() {
-        f = new StoreFixture();
-    }
-
-    @AfterAll
-    static void stop() {
-        f.close();
-    }
+    /** One DynamoDB Local table pair for the class, closed after its last test. */
+    @AutoClose
+    static final StoreFixture f = new StoreFixture();
 
     private static List<String> longestIds(String prefix, int n) {
         List<String> ids = new ArrayList<>();

@@ -16,8 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
@@ -29,17 +28,9 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  */
 class TaskStoreFencingTest {
     private static final String TASK = "task-1";
-    static StoreFixture f;
-
-    @BeforeAll
-    static void start() {
-        f = new StoreFixture();
-    }
-
-    @AfterAll
-    static void stop() {
-        f.close();
-    }
+    /** One DynamoDB Local table pair for the class, closed after its last test. */
+    @AutoClose
+    static final StoreFixture f = new StoreFixture();
 
     /** A ready agent {@code a} that has claimed {@link #TASK}. */
     private static String claimed(String name) {
