@@ -24,10 +24,19 @@ import io.lifeline.support.Metrics;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.Record;
@@ -65,7 +74,7 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
     private final EventBridgePublisher bus;
     private final java.time.Clock clock;
     /** Handle different items of a batch at once; idle threads end after 30 s. */
-    private final java.util.concurrent.ExecutorService workers = workers();
+    private final ExecutorService workers = workers();
     /** Sequence number -> when this container first saw it fail transiently. */
     private final Map<String, Instant> failingSince = new ConcurrentHashMap<>();
 
@@ -87,9 +96,9 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
                 : new EventBridgePublisher(wiring.eventBridge().get(), config.eventBusName(), PUT_EVENTS_BACKOFF);
     }
 
-    private static java.util.concurrent.ExecutorService workers() {
-        java.util.concurrent.ThreadPoolExecutor pool = new java.util.concurrent.ThreadPoolExecutor(WORKERS, WORKERS,
-                30, java.util.concurrent.TimeUnit.SECONDS, new java.util.concurrent.LinkedBlockingQueue<>(), r -> {
+    private static ExecutorService workers() {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(WORKERS, WORKERS,
+                30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
                     Thread t = new Thread(r, "publisher-worker");
                     t.setDaemon(true);
                     return t;
@@ -136,7 +145,7 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
         int put;
         int unsent;
         int parked;
-        final Set<String> teams = new java.util.TreeSet<>();
+        final Set<String> teams = new TreeSet<>();
 
         /** Record {@code i} could not be handled: the batch is handed back from the earliest such record. */
         synchronized void failAt(int i, String why) {
@@ -166,7 +175,7 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
         Batch batch = new Batch();
         batch.failedAt = records.size();
         Work[] works = new Work[records.size()];
-        Map<String, List<Integer>> items = new java.util.LinkedHashMap<>();
+        Map<String, List<Integer>> items = new LinkedHashMap<>();
         for (int i = 0; i < records.size(); i++) {
             items.computeIfAbsent(StreamChanges.itemOf(records.get(i).oldImage(), records.get(i).newImage()),
                     k -> new ArrayList<>()).add(i);
@@ -238,13 +247,13 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
      * workers. Waits for all; the first failure is thrown (the stream then delivers the whole batch again, and every
      * write here is idempotent).
      */
-    private void forEachItem(java.util.Collection<List<Integer>> items,
+    private void forEachItem(Collection<List<Integer>> items,
                              java.util.function.Consumer<List<Integer>> work) {
         if (items.size() <= 1) {
             items.forEach(work);
             return;
         }
-        List<java.util.concurrent.Future<Void>> running = new ArrayList<>();
+        List<Future<Void>> running = new ArrayList<>();
         for (List<Integer> indexes : items) {
             running.add(workers.submit(Log.carrying(() -> {
                 work.accept(indexes);
@@ -252,10 +261,10 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
             })));
         }
         RuntimeException failure = null;
-        for (java.util.concurrent.Future<Void> f : running) {
+        for (Future<Void> f : running) {
             try {
                 f.get();
-            } catch (java.util.concurrent.ExecutionException e) {
+            } catch (ExecutionException e) {
                 if (failure == null) {
                     failure = e.getCause() instanceof RuntimeException re ? re
                             : new IllegalStateException(e.getCause());
