@@ -149,19 +149,8 @@ public final class LifelineClient {
 
     /** At most {@link #MAX_BATCH} entries; a refused entry is a result with {@code success=false}, not an exception. */
     public BatchResult heartbeats(List<BatchEntry> entries) {
-        if (entries.size() > MAX_BATCH) {
-            throw new IllegalArgumentException("A batch holds at most " + MAX_BATCH + " heartbeats; got "
-                    + entries.size());
-        }
-        List<ObjectNode> list = new ArrayList<>();
-        for (BatchEntry e : entries) {
-            ObjectNode n = MAPPER.createObjectNode().put("agentId", e.agentId());
-            if (e.heartbeat() != null) {
-                n.setAll((ObjectNode) MAPPER.valueToTree(e.heartbeat()));
-            }
-            list.add(n);
-        }
-        return call(heartbeatUrl, "POST", teamPath("heartbeats"), Map.of("heartbeats", list), BatchResult.class);
+        return call(heartbeatUrl, "POST", teamPath("heartbeats"), Map.of("heartbeats", batchBody(entries, null)),
+                BatchResult.class);
     }
 
     /**
@@ -170,6 +159,12 @@ public final class LifelineClient {
      * now). Each agent is answered as by {@link #heartbeats(List)}.
      */
     public BatchResult hostHeartbeats(String hostId, List<BatchEntry> entries, Map<String, Long> localBeatAgesMs) {
+        return call(heartbeatUrl, "POST", teamPath("heartbeats"),
+                Map.of("hostId", hostId, "heartbeats", batchBody(entries, localBeatAgesMs)), BatchResult.class);
+    }
+
+    /** A batch's entries as sent: at most {@link #MAX_BATCH}, each with its agent's local beat age when given. */
+    private static List<ObjectNode> batchBody(List<BatchEntry> entries, Map<String, Long> localBeatAgesMs) {
         if (entries.size() > MAX_BATCH) {
             throw new IllegalArgumentException("A batch holds at most " + MAX_BATCH + " heartbeats; got "
                     + entries.size());
@@ -186,8 +181,7 @@ public final class LifelineClient {
             }
             list.add(n);
         }
-        return call(heartbeatUrl, "POST", teamPath("heartbeats"), Map.of("hostId", hostId, "heartbeats", list),
-                BatchResult.class);
+        return list;
     }
 
     public AgentView leave(String agentId, String reason) {

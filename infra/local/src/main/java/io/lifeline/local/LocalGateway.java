@@ -180,17 +180,8 @@ public final class LocalGateway {
 
     private APIGatewayV2HTTPEvent event(SamTemplate.Route route, Map<String, String> params, String rawPath,
                                         String rawQuery, Map<String, List<String>> headers, String body) {
-        Map<String, String> joined = new LinkedHashMap<>();
-        headers.forEach((name, values) -> joined.put(name.toLowerCase(Locale.ROOT), String.join(",", values)));
-        Map<String, String> query = new LinkedHashMap<>();
-        if (rawQuery != null && !rawQuery.isEmpty()) {
-            for (String pair : rawQuery.split("&")) {
-                int eq = pair.indexOf('=');
-                String name = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
-                String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
-                query.merge(name, value, (a, b) -> a + "," + b);
-            }
-        }
+        Map<String, String> joined = joinedHeaders(headers);
+        Map<String, String> query = queryParameters(rawQuery);
         Instant now = clock.instant();
         APIGatewayV2HTTPEvent.RequestContext context = APIGatewayV2HTTPEvent.RequestContext.builder()
                 .withRouteKey(route.routeKey()).withAccountId("000000000000").withStage("$default")
@@ -209,14 +200,15 @@ public final class LocalGateway {
                 .withRequestContext(context).build();
     }
 
-    /**
-     * A request as a Lambda Function URL delivers it (payload 2.0): route key {@code $default}, no path parameters,
-     * no authorizer, the body base64-encoded unless its content type is text (as Lambda decides).
-     */
-    APIGatewayV2HTTPEvent urlEvent(String method, String rawPath, String rawQuery, Map<String, List<String>> headers,
-                                   String body) {
+    /** Header names lowercased and repeated values joined with commas, as payload 2.0 delivers them. */
+    private static Map<String, String> joinedHeaders(Map<String, List<String>> headers) {
         Map<String, String> joined = new LinkedHashMap<>();
         headers.forEach((name, values) -> joined.put(name.toLowerCase(Locale.ROOT), String.join(",", values)));
+        return joined;
+    }
+
+    /** The decoded query parameters, a repeated name's values joined with commas, as payload 2.0 delivers them. */
+    private static Map<String, String> queryParameters(String rawQuery) {
         Map<String, String> query = new LinkedHashMap<>();
         if (rawQuery != null && !rawQuery.isEmpty()) {
             for (String pair : rawQuery.split("&")) {
@@ -226,6 +218,17 @@ public final class LocalGateway {
                 query.merge(name, value, (a, b) -> a + "," + b);
             }
         }
+        return query;
+    }
+
+    /**
+     * A request as a Lambda Function URL delivers it (payload 2.0): route key {@code $default}, no path parameters,
+     * no authorizer, the body base64-encoded unless its content type is text (as Lambda decides).
+     */
+    APIGatewayV2HTTPEvent urlEvent(String method, String rawPath, String rawQuery, Map<String, List<String>> headers,
+                                   String body) {
+        Map<String, String> joined = joinedHeaders(headers);
+        Map<String, String> query = queryParameters(rawQuery);
         Instant now = clock.instant();
         boolean text = textContent(joined.get("content-type"));
         String sent = body == null || body.isEmpty() ? null : text ? body

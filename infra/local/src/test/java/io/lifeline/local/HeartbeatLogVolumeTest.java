@@ -7,19 +7,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.auth.Scope;
 import io.lifeline.support.Json;
-import io.lifeline.support.Log;
 import io.lifeline.support.Metrics;
+import io.lifeline.testing.LogCapture;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * What the heartbeat function writes to its log for routine heartbeats (issue 18): counted in bytes, never
@@ -33,7 +31,9 @@ class HeartbeatLogVolumeTest {
     static final int MAX_BYTES_PER_BEAT = 50;
 
     static TestStack stack;
-    private final List<String> lines = Collections.synchronizedList(new ArrayList<>());
+    @RegisterExtension
+    final LogCapture log = new LogCapture();
+    private final List<String> lines = log.lines();
 
     @BeforeAll
     static void start() throws Exception {
@@ -43,16 +43,6 @@ class HeartbeatLogVolumeTest {
     @AfterAll
     static void stop() {
         stack.close();
-    }
-
-    @BeforeEach
-    void capture() {
-        Log.sink(lines::add);
-    }
-
-    @AfterEach
-    void restore() {
-        Log.sink(null);
     }
 
     /** Bytes of the captured lines (UTF-8, one newline each, as CloudWatch Logs ingests them). */

@@ -8,25 +8,25 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.auth.Scope;
 import io.lifeline.support.Json;
-import io.lifeline.support.Log;
+import io.lifeline.testing.LogCapture;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Every API request logs exactly one JSON line (README.md, "Logs and metrics"): team, agentId, requestId, route,
  * status, outcome (ok / refused with code / error) and durationMs; except a routine heartbeat (accepted, no status
- * change), which only counts in its function's summary (HeartbeatLogVolumeTest). Captured through {@link Log#sink}.
+ * change), which only counts in its function's summary (HeartbeatLogVolumeTest). Captured through {@link LogCapture}.
  */
 class RequestLogTest {
     static TestStack stack;
-    private final List<String> lines = Collections.synchronizedList(new ArrayList<>());
+    @RegisterExtension
+    final LogCapture log = new LogCapture();
+    private final List<String> lines = log.lines();
 
     @BeforeAll
     static void start() throws Exception {
@@ -36,16 +36,6 @@ class RequestLogTest {
     @AfterAll
     static void stop() {
         stack.close();
-    }
-
-    @BeforeEach
-    void capture() {
-        Log.sink(lines::add);
-    }
-
-    @AfterEach
-    void restore() {
-        Log.sink(null);
     }
 
     /** The request lines captured, each parsed (so each must be valid JSON). */
