@@ -26,24 +26,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 class LifelineClientTest {
-    private static LifelineLocal local;
-    private static LifelineClient client;
-
-    @BeforeAll
-    static void startLocal() throws Exception {
-        local = LocalHarness.start();
-        client = LocalHarness.client(local);
-    }
-
-    @AfterAll
-    static void stopLocal() throws Exception {
-        local.close();
-    }
+    @AutoClose
+    private static final LifelineLocal local = LocalHarness.started();
+    private static final LifelineClient client = LocalHarness.client(local);
 
     @Test
     void registerJoinHeartbeatLeave_happyPath_walksTheStateMachine() {

@@ -17,6 +17,15 @@ public final class LocalHarness {
                 Map.of("StaleAfterSeconds", "2", "SweepIntervalMillis", "500"), Clock.systemUTC()));
     }
 
+    /** {@link #start} for a class's static field (closed by {@code @AutoClose}): a failed start fails the class. */
+    public static LifelineLocal started() {
+        try {
+            return start();
+        } catch (Exception e) {
+            throw new IllegalStateException("Lifeline Local did not start", e);
+        }
+    }
+
     public static LifelineClient client(LifelineLocal local) {
         return LifelineClient.builder().url(local.url()).team(LifelineLocal.LOCAL_TEAM).apiKey(local.adminKey())
                 .build();

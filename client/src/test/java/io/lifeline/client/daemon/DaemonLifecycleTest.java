@@ -19,8 +19,7 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,22 +31,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class DaemonLifecycleTest {
-    private static LifelineLocal local;
-    private static LifelineClient client;
+    @AutoClose
+    private static final LifelineLocal local = LocalHarness.started();
+    private static final LifelineClient client = LocalHarness.client(local);
 
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void startLocal() throws Exception {
-        local = LocalHarness.start();
-        client = LocalHarness.client(local);
-    }
-
-    @AfterAll
-    static void stopLocal() throws Exception {
-        local.close();
-    }
 
     private static void awaitExit(CommandProcesses p, String agentId) throws InterruptedException {
         assertTrue(LocalHarness.eventually(Duration.ofSeconds(20), () -> !p.isRunning(agentId)),

@@ -18,24 +18,13 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 class HostDaemonTest {
-    private static LifelineLocal local;
-    private static LifelineClient client;
-
-    @BeforeAll
-    static void startLocal() throws Exception {
-        local = LocalHarness.start();
-        client = LocalHarness.client(local);
-    }
-
-    @AfterAll
-    static void stopLocal() throws Exception {
-        local.close();
-    }
+    @AutoClose
+    private static final LifelineLocal local = LocalHarness.started();
+    private static final LifelineClient client = LocalHarness.client(local);
 
     /** Processes the test switches on and off; records restarts. */
     static final class FakeProcesses implements AgentProcesses {

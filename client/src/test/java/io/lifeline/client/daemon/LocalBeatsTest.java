@@ -21,8 +21,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import picocli.CommandLine;
@@ -34,19 +33,9 @@ import picocli.CommandLine;
  * after 2 s, grace 2, sweeps every 500 ms), with bounded polls.
  */
 class LocalBeatsTest {
-    private static LifelineLocal local;
-    private static LifelineClient client;
-
-    @BeforeAll
-    static void startLocal() throws Exception {
-        local = LocalHarness.start();
-        client = LocalHarness.client(local);
-    }
-
-    @AfterAll
-    static void stopLocal() throws Exception {
-        local.close();
-    }
+    @AutoClose
+    private static final LifelineLocal local = LocalHarness.started();
+    private static final LifelineClient client = LocalHarness.client(local);
 
     /** Every process runs: the daemon sees no crash, only what the local beats say. */
     private static final AgentProcesses ALL_RUNNING = new AgentProcesses() {

@@ -19,28 +19,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class HeartbeatManagerTest {
-    private static LifelineLocal local;
-    private static LifelineClient client;
+    @AutoClose
+    private static final LifelineLocal local = LocalHarness.started();
+    private static final LifelineClient client = LocalHarness.client(local);
 
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void startLocal() throws Exception {
-        local = LocalHarness.start();
-        client = LocalHarness.client(local);
-    }
-
-    @AfterAll
-    static void stopLocal() throws Exception {
-        local.close();
-    }
 
     @Test
     void start_onAnUnregisteredAgent_failsAtOnceSayingToRegisterFirst_andBeatsNoMore() {

@@ -16,30 +16,19 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class RecoveryManagerTest {
     private static final Duration MAX_AGE = Duration.ofHours(24);
     private static final Duration STALE = Duration.ofSeconds(60);
-    private static LifelineLocal local;
-    private static LifelineClient client;
+    @AutoClose
+    private static final LifelineLocal local = LocalHarness.started();
+    private static final LifelineClient client = LocalHarness.client(local);
 
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void startLocal() throws Exception {
-        local = LocalHarness.start();
-        client = LocalHarness.client(local);
-    }
-
-    @AfterAll
-    static void stopLocal() throws Exception {
-        local.close();
-    }
 
     @Test
     void checkForRecovery_noFileAndNoCheckpoint_answersNoSavedState() {
