@@ -581,15 +581,6 @@ public final class AgentStore {
         }
     }
 
-    /**
-     * Records that the outbox has fully published the agent's transition {@code seq} (the watermark the outbox
-     * repair reads), unless a later one is recorded already; as {@link #finishChange} with no task to clear. A quiet
-     * write: it never invokes the publisher.
-     */
-    public void markPublished(String team, String agentId, long seq) {
-        finishChange(team, agentId, seq, null);
-    }
-
     static AgentStatus currentStatusOrThrow(ConditionalCheckFailedException e, String agentId) {
         Map<String, AttributeValue> old = e.item();
         if (old == null || old.isEmpty()) {

@@ -41,11 +41,6 @@ public final class OutboxRepair {
         this.table = tables.live();
     }
 
-    /** Every agent whose newest transition is not marked published. */
-    public List<Unpublished> unpublished() {
-        return scan(null).unpublished();
-    }
-
     /**
      * One filtered Scan of the live table (it reads every item either way): agents whose newest transition is not
      * marked published, and, when {@code retiredBefore} is given, agents offline or dead_failed_revive whose last
