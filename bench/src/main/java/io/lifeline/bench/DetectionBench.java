@@ -32,13 +32,18 @@ final class DetectionBench {
     private DetectionBench() {
     }
 
+    /** Lifeline Local at the bench's scaled timing, with self-preservation out of the way (every death is measured). */
+    private static LifelineLocal startLocal() throws Exception {
+        return LifelineLocal.start(new LifelineLocal.Options(0, null, SamTemplate.bundled(),
+                Map.of("StaleAfterSeconds", Long.toString(STALE_AFTER.toSeconds()),
+                        "SweepIntervalMillis", Long.toString(SWEEP.toMillis()), "GraceMisses", Integer.toString(GRACE),
+                        "SelfPreservationMinAlive", "1000000"), Clock.systemUTC()));
+    }
+
     static void run(Report r, int n) throws Exception {
         Duration bound = STALE_AFTER.plus(SWEEP.multipliedBy(GRACE));
         HttpClient http = HttpClient.newHttpClient();
-        try (LifelineLocal local = LifelineLocal.start(new LifelineLocal.Options(0, null, SamTemplate.bundled(),
-                Map.of("StaleAfterSeconds", Long.toString(STALE_AFTER.toSeconds()),
-                        "SweepIntervalMillis", Long.toString(SWEEP.toMillis()), "GraceMisses", Integer.toString(GRACE),
-                        "SelfPreservationMinAlive", "1000000"), Clock.systemUTC()))) {
+        try (LifelineLocal local = startLocal()) {
             URI base = local.url();
             for (int i = 0; i < n; i++) {
                 call(http, base, local.adminKey(), "POST", "/v1/teams/local/agents",
@@ -91,10 +96,7 @@ final class DetectionBench {
     static void runHosted(Report r, int n) throws Exception {
         Duration bound = STALE_AFTER.plus(SWEEP.multipliedBy(GRACE));
         HttpClient http = HttpClient.newHttpClient();
-        try (LifelineLocal local = LifelineLocal.start(new LifelineLocal.Options(0, null, SamTemplate.bundled(),
-                Map.of("StaleAfterSeconds", Long.toString(STALE_AFTER.toSeconds()),
-                        "SweepIntervalMillis", Long.toString(SWEEP.toMillis()), "GraceMisses", Integer.toString(GRACE),
-                        "SelfPreservationMinAlive", "1000000"), Clock.systemUTC()))) {
+        try (LifelineLocal local = startLocal()) {
             URI base = local.url();
             String key = local.adminKey();
             for (int i = 0; i < n; i++) {
