@@ -1,10 +1,10 @@
 package io.lifeline.client.cli;
 
-import io.lifeline.client.hooks.AgentRuntime;
 import io.lifeline.client.hooks.FileChange;
 import io.lifeline.client.hooks.HookConfigException;
 import io.lifeline.client.hooks.HookFiles;
 import io.lifeline.client.hooks.HookTarget;
+import io.lifeline.hooks.HookRuntime;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -53,12 +53,9 @@ final class HooksCommand implements Runnable {
         @Option(names = "--dry-run", description = "Print what would change; write nothing")
         boolean dryRun;
 
-        AgentRuntime runtime() {
-            try {
-                return AgentRuntime.fromWire(runtimeName);
-            } catch (IllegalArgumentException e) {
-                throw new ParameterException(spec.commandLine(), e.getMessage());
-            }
+        HookRuntime runtime() {
+            return HookRuntime.fromWire(runtimeName).orElseThrow(() -> new ParameterException(spec.commandLine(),
+                    "unknown runtime '" + runtimeName + "' (known: claude-code, codex, gemini, opencode)"));
         }
 
         HookFiles.Scope scope() {
@@ -136,7 +133,7 @@ final class HooksCommand implements Runnable {
         @Override
         int run() {
             Map<String, String> env = env();
-            AgentRuntime runtime = runtime();
+            HookRuntime runtime = runtime();
             boolean viaDaemon = mode != null && mode.viaDaemon;
             HookTarget target;
             try {
@@ -162,7 +159,7 @@ final class HooksCommand implements Runnable {
                 notes.add("The hooks post to " + t.directUrl() + " with the key in $" + HookTarget.KEY_ENV
                         + ", read from " + t.runtime().wire() + "'s environment when they run (it is in no file).");
             }
-            if (t.runtime() == AgentRuntime.CODEX) {
+            if (t.runtime() == HookRuntime.CODEX) {
                 notes.add("Codex runs hooks.json's hooks once you trust them (/hooks in codex; codex exec "
                         + "--dangerously-bypass-hook-trust skips the review); notify runs either way.");
             }
@@ -175,7 +172,7 @@ final class HooksCommand implements Runnable {
     static final class Uninstall extends HooksBase {
         @Override
         int run() {
-            AgentRuntime runtime = runtime();
+            HookRuntime runtime = runtime();
             HookFiles.Scope scope = scope();
             return carryOut(() -> HookFiles.uninstall(runtime, scope), List.of());
         }

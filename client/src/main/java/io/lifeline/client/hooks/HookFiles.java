@@ -2,6 +2,7 @@ package io.lifeline.client.hooks;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lifeline.client.heartbeatmd.AtomicFiles;
+import io.lifeline.hooks.HookRuntime;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -102,7 +103,7 @@ public final class HookFiles {
     }
 
     /** The files holding {@code runtime}'s Lifeline hooks in {@code scope}, with only those taken out. */
-    public static List<FileChange> uninstall(AgentRuntime runtime, Scope scope) {
+    public static List<FileChange> uninstall(HookRuntime runtime, Scope scope) {
         return switch (runtime) {
             case CLAUDE_CODE -> List.of(HooksJson.change(scope.claudeSettings(), Map.of()));
             case CODEX -> List.of(HooksJson.change(scope.codexDir().resolve("hooks.json"), Map.of()),

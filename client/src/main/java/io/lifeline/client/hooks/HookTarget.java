@@ -1,5 +1,6 @@
 package io.lifeline.client.hooks;
 
+import io.lifeline.hooks.HookRuntime;
 import java.net.URI;
 import java.util.regex.Pattern;
 
@@ -9,7 +10,7 @@ import java.util.regex.Pattern;
  * the host daemon found at hook time in {@value #DAEMON_ENV}. The API key is never part of a target: a forwarder
  * reads {@value #KEY_ENV} from its environment each time it runs.
  */
-public record HookTarget(AgentRuntime runtime, String agentId, String team, URI lifeline) {
+public record HookTarget(HookRuntime runtime, String agentId, String team, URI lifeline) {
     /** The environment variable the forwarders read the agent's API key from, when they run. */
     public static final String KEY_ENV = "LIFELINE_API_KEY";
     /** The daemon's loopback channel ({@code lifeline daemon} sets it for the commands it runs). */
@@ -39,11 +40,11 @@ public record HookTarget(AgentRuntime runtime, String agentId, String team, URI 
         }
     }
 
-    public static HookTarget direct(AgentRuntime runtime, String agentId, String team, URI lifeline) {
+    public static HookTarget direct(HookRuntime runtime, String agentId, String team, URI lifeline) {
         return new HookTarget(runtime, agentId, team, java.util.Objects.requireNonNull(lifeline, "lifeline"));
     }
 
-    public static HookTarget viaDaemon(AgentRuntime runtime, String agentId, String team) {
+    public static HookTarget viaDaemon(HookRuntime runtime, String agentId, String team) {
         return new HookTarget(runtime, agentId, team, null);
     }
 

@@ -143,6 +143,10 @@ final class HooksJson {
         if (hooks.isEmpty() && emptiedAny) {
             root.remove("hooks");
         }
+        List<String> order = new ArrayList<>(wanted.keySet());
+        for (List<String> list : List.of(added, replaced, kept)) {
+            list.sort(java.util.Comparator.comparingInt(order::indexOf));
+        }
         say(summary, "added Lifeline's hook for", added);
         say(summary, "replaced Lifeline's hook for", replaced);
         say(summary, "already installed:", kept);
