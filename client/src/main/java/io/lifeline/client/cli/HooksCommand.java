@@ -147,10 +147,10 @@ final class HooksCommand implements Runnable {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
             }
             HookFiles.Scope scope = scope();
-            return carryOut(() -> HookFiles.install(target, scope), notes(target));
+            return carryOut(() -> HookFiles.install(target, scope), notes(target, where != null && where.user));
         }
 
-        private static List<String> notes(HookTarget t) {
+        private static List<String> notes(HookTarget t, boolean user) {
             List<String> notes = new java.util.ArrayList<>();
             if (t.viaDaemon()) {
                 notes.add("The hooks post to $" + HookTarget.DAEMON_ENV + t.daemonPath() + " as agent " + t.agentId()
@@ -161,7 +161,10 @@ final class HooksCommand implements Runnable {
             }
             if (t.runtime() == HookRuntime.CODEX) {
                 notes.add("Codex runs hooks.json's hooks once you trust them (/hooks in codex; codex exec "
-                        + "--dangerously-bypass-hook-trust skips the review); notify runs either way.");
+                        + "--dangerously-bypass-hook-trust skips the review)" + (user
+                        ? "; notify runs either way." : ", and a project's .codex only in a trusted project "
+                        + "(codex --trust). Codex runs notify from your own config.toml only: install --user for "
+                        + "turn ends that need no trust."));
             }
             return notes;
         }

@@ -93,9 +93,12 @@ public final class HookFiles {
         return switch (target.runtime()) {
             case CLAUDE_CODE -> List.of(HooksJson.change(scope.claudeSettings(),
                     HooksJson.each(CLAUDE_EVENTS, e -> claudeHandler(target, e))));
-            case CODEX -> List.of(HooksJson.change(scope.codexDir().resolve("hooks.json"),
+            // Codex 0.171.0 runs notify from the user's config.toml only (a project's is read, its notify not run).
+            case CODEX -> scope.user() ? List.of(HooksJson.change(scope.codexDir().resolve("hooks.json"),
                     HooksJson.each(CODEX_EVENTS, e -> command(target, TIMEOUT_SECONDS))),
-                    notify(scope.codexDir().resolve("config.toml"), target));
+                    notify(scope.codexDir().resolve("config.toml"), target))
+                    : List.of(HooksJson.change(scope.codexDir().resolve("hooks.json"),
+                    HooksJson.each(CODEX_EVENTS, e -> command(target, TIMEOUT_SECONDS))));
             case GEMINI -> List.of(HooksJson.change(scope.geminiSettings(),
                     HooksJson.each(GEMINI_EVENTS, e -> geminiHandler(target))));
             case OPENCODE -> List.of(plugin(scope.opencodePlugin(), OpencodePlugin.source(target)));

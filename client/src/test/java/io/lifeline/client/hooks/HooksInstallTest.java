@@ -189,6 +189,15 @@ class HooksInstallTest {
     }
 
     @Test
+    void codex_inAProject_writesHooksJsonOnly_codexRunsNotifyFromTheUsersConfigAlone() throws Exception {
+        Run r = cli("hooks", "install", "codex", "--agent", "cx-2");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(Files.exists(tmp.resolve("project/.codex/hooks.json")));
+        assertFalse(Files.exists(tmp.resolve("project/.codex/config.toml")));
+        assertTrue(r.out().contains("install --user for turn ends that need no trust"), r.out());
+    }
+
+    @Test
     void gemini_installsCommandHooksNamedLifeline_butNeverTheModelEvents() throws Exception {
         Run r = cli("hooks", "install", "gemini", "--agent", "gm-1", "--project-dir", tmp.resolve("p2").toString());
         assertEquals(0, r.exit(), r.err());
