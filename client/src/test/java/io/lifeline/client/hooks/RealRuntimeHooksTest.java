@@ -33,7 +33,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -48,9 +47,9 @@ import software.amazon.awssdk.services.dynamodb.model.ScanRequest;
  * keeps Lifeline's answers). One real headless turn each (Claude Code 2.1.197, Codex CLI 0.171.0, Gemini CLI 0.61.0,
  * opencode 1.18.33, from the npm test tools, against the {@link FakeModel}) moves the agent join -> working ->
  * ready -> offline; a secret in the prompt, the tool's output and the model's last text is then in no table, no log
- * line and no event, and every answer the runtime got was empty or {@code {}}. Claude Code's interactive TUI under
- * a pseudo-terminal, stopped at a permission prompt, shows the agent waiting for a person and outlives ten
- * stale-afters while the sweep runs. Every wait is a bounded poll.
+ * line and no event, and every answer the runtime got was empty or {@code {}}. Claude Code's and Gemini CLI's
+ * interactive TUIs under a pseudo-terminal, stopped at a permission prompt, show the agent waiting for a person, and
+ * it outlives ten stale-afters while the sweep runs. Every wait is a bounded poll.
  */
 @Tag("real-third-party")
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
@@ -178,24 +177,25 @@ class RealRuntimeHooksTest {
         }
     }
 
-    @Test
-    void claudeCodeInteractive_atAPermissionPrompt_waitsForAPerson_outlivesTenStaleAfters_thenLeavesOnExit(
+    @ParameterizedTest
+    @EnumSource(value = HookRuntime.class, names = {"CLAUDE_CODE", "GEMINI"})
+    void interactive_atAPermissionPrompt_waitsForAPerson_outlivesTenStaleAfters_thenLeavesOnExit(HookRuntime runtime,
             @TempDir Path dir) throws Exception {
-        RealRuntimes.assumeInstalled(HookRuntime.CLAUDE_CODE);
-        assumeTrue(RealRuntimes.onPath("script"), "script (util-linux) is not installed: it gives Claude Code a pty");
-        String agentId = "rt-claude-tty";
-        String control = "rt-claude-control";
+        RealRuntimes.assumeInstalled(runtime);
+        assumeTrue(RealRuntimes.onPath("script"), "script (util-linux) is not installed: it gives the TUI a pty");
+        String agentId = "rt-tty-" + runtime.wire();
+        String control = "rt-control-" + runtime.wire();
         admin.register(RegisterAgent.of(agentId, agentId, "worker").withStaleAfterSeconds(2));
         admin.register(RegisterAgent.of(control, control, "worker").withStaleAfterSeconds(2));
         try (FakeModel model = FakeModel.start("mkdir made-by-the-model", "Done.");
              CountingProxy proxy = new CountingProxy(local.url())) {
-            RealRuntimes.Setup setup = RealRuntimes.setup(HookRuntime.CLAUDE_CODE, dir, model.url());
+            RealRuntimes.Setup setup = RealRuntimes.setup(runtime, dir, model.url());
             install(setup, agentId, "--url=" + proxy.url());
             Map<String, String> env = setup.env();
             env.put("LIFELINE_API_KEY", agentKey);
             env.put("TERM", "xterm-256color");
-            String claude = "'" + RealRuntimes.bin(HookRuntime.CLAUDE_CODE) + "' 'Make the directory.'";
-            ProcessBuilder pb = new ProcessBuilder("script", "-qfc", claude, "/dev/null").directory(setup.work().toFile());
+            ProcessBuilder pb = new ProcessBuilder("script", "-qfc", setup.interactive("Make the directory."),
+                    "/dev/null").directory(setup.work().toFile());
             pb.environment().clear();
             pb.environment().putAll(env);
             pb.redirectOutput(dir.resolve("tty.out").toFile()).redirectErrorStream(true);
@@ -217,14 +217,13 @@ class RealRuntimeHooksTest {
                 assertFalse(killed[0], "the agent waiting for a person was never marked dead: "
                         + transitions(agentId));
                 assertEquals("person", agent(agentId).path("waiting").path("for").asText());
-                System.out.printf("hooks: claude-code interactive: %d sweeps while waiting for a person, "
-                        + "transitions %s%n", sweeps() - sweepsBefore, transitions(agentId).stream()
+                System.out.printf("hooks: %s interactive: %d sweeps while waiting for a person, transitions %s%n",
+                        runtime.wire(), sweeps() - sweepsBefore, transitions(agentId).stream()
                         .map(t -> t.to() + "(" + t.trigger() + ")").toList());
 
-                tui.descendants().filter(p -> p.info().command().orElse("").contains("claude"))
-                        .forEach(ProcessHandle::destroy);
+                tui.descendants().forEach(ProcessHandle::destroy); // SIGTERM: the runtime ends its session
                 await("SessionEnd: offline", () -> "offline".equals(admin.agent(agentId).status()));
-                assertHookAnswersEmpty(proxy, "claude-code");
+                assertHookAnswersEmpty(proxy, runtime.wire());
             } finally {
                 tui.descendants().forEach(ProcessHandle::destroyForcibly);
                 tui.destroyForcibly();

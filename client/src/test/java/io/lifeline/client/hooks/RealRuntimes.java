@@ -107,6 +107,17 @@ final class RealRuntimes {
                 case OPENCODE -> List.of(b, "run", "--model", "fake/fake-model", prompt);
             };
         }
+
+        /** The interactive TUI started with {@code prompt} as one shell word list, for {@code script -qfc}. */
+        String interactive(String prompt) {
+            String b = "'" + bin(runtime) + "'";
+            String p = "'" + prompt.replace("'", "'\\''") + "'";
+            return switch (runtime) {
+                case CLAUDE_CODE -> b + " " + p;
+                case GEMINI -> b + " -i " + p;
+                case CODEX, OPENCODE -> throw new UnsupportedOperationException("not driven interactively here");
+            };
+        }
     }
 
     /** A HOME and project directory under {@code dir} with the runtime's own settings for {@code model}. */
