@@ -126,6 +126,27 @@ class RealRuntimeHooksTest {
         }
     }
 
+    /**
+     * The turn's transitions name their sources: working from the prompt's activity ({@code sdk_session_updated}),
+     * ready from the turn's end ({@code sdk_session_idle}), offline from the session's end (a leave), each with the
+     * runtime's event.
+     */
+    private static void assertSources(List<TransitionView> ts, HookRuntime runtime) {
+        TransitionView working = ts.stream().filter(t -> "working".equals(t.to())).findFirst().orElseThrow();
+        assertTrue(working.reason().contains("sdk_session_updated") && working.reason().contains("hook "
+                + runtime.wire()), working.toString());
+        TransitionView ready = ts.stream().filter(t -> "ready".equals(t.to()) && t.seq() > working.seq()).findFirst()
+                .orElseThrow();
+        assertTrue(ready.reason().contains("sdk_session_idle") && ready.reason().contains("hook " + runtime.wire()),
+                ready.toString());
+        if (runtime != HookRuntime.OPENCODE) {
+            TransitionView offline = ts.get(ts.size() - 1);
+            assertEquals("offline", offline.to());
+            assertEquals("leave", offline.trigger());
+            assertTrue(offline.reason().contains("SessionEnd"), offline.toString());
+        }
+    }
+
     /** Every answer Lifeline gave a hook was 200 with an empty body or {@code {}}: a runtime never sees a block. */
     private static int assertHookAnswersEmpty(CountingProxy proxy, String runtime) {
         List<CountingProxy.Answer> hooks = proxy.answers().stream()
@@ -150,8 +171,8 @@ class RealRuntimeHooksTest {
             RealRuntimes.Setup setup = RealRuntimes.setup(runtime, dir, model.url());
             // Codex and Gemini CLI post to the heartbeat Function URL, Claude Code and opencode to the API's URL.
             boolean functionUrl = runtime == HookRuntime.CODEX || runtime == HookRuntime.GEMINI;
-            install(setup, agentId, "--url=" + proxy.url(), functionUrl
-                    ? "--heartbeat-url=" + proxy.heartbeatUrl(local.heartbeatUrl()) : "--url=" + proxy.url());
+            install(setup, agentId, functionUrl ? new String[] {"--url=" + proxy.url(),
+                    "--heartbeat-url=" + proxy.heartbeatUrl(local.heartbeatUrl())} : new String[] {"--url=" + proxy.url()});
             Map<String, String> env = setup.env();
             env.put("LIFELINE_API_KEY", agentKey);
 
@@ -164,6 +185,7 @@ class RealRuntimeHooksTest {
                     : List.of("ready", "working", "ready", "offline");
             await(agentId + " " + expected, () -> inOrder(transitions(agentId), expected));
             List<TransitionView> ts = transitions(agentId);
+            assertSources(ts, runtime);
             int posts = assertHookAnswersEmpty(proxy, runtime.wire());
             System.out.printf("hooks: %s via Lifeline Local: turn %d ms, %d hook posts, transitions %s%n",
                     runtime.wire(), turn.millis(), posts, ts.stream().map(t -> t.to() + "(" + t.trigger() + "/"
