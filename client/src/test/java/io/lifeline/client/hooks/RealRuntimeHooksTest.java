@@ -5,11 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lifeline.client.CountingProxy;
 import io.lifeline.client.LifelineClient;
 import io.lifeline.client.LocalHarness;
+import io.lifeline.client.model.AgentWaiting;
 import io.lifeline.client.model.EventQuery;
 import io.lifeline.client.model.EventView;
 import io.lifeline.client.model.RegisterAgent;
@@ -17,10 +16,6 @@ import io.lifeline.client.model.TransitionView;
 import io.lifeline.hooks.HookRuntime;
 import io.lifeline.local.LifelineLocal;
 import io.lifeline.testing.LogCapture;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -54,7 +49,6 @@ import software.amazon.awssdk.services.dynamodb.model.ScanRequest;
 @Tag("real-third-party")
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class RealRuntimeHooksTest {
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration WAIT = Duration.ofSeconds(60);
 
     @AutoClose
@@ -69,17 +63,10 @@ class RealRuntimeHooksTest {
         assertTrue(LocalHarness.eventually(WAIT, condition), "within " + WAIT.toSeconds() + " s: " + what);
     }
 
-    /** The agent as the API shows it, raw (its {@code waiting} included). */
-    private static JsonNode agent(String agentId) {
-        try {
-            HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(local.url()
-                    + "/v1/teams/local/agents/" + agentId)).header("Authorization", "Bearer " + local.adminKey())
-                    .GET().build(), HttpResponse.BodyHandlers.ofString());
-            assertEquals(200, r.statusCode(), r.body());
-            return JSON.readTree(r.body());
-        } catch (Exception e) {
-            throw new AssertionError(e);
-        }
+    /** What the agent waits for ("input", "person"), or null. */
+    private static String waiting(String agentId) {
+        AgentWaiting w = admin.agent(agentId).waiting();
+        return w == null ? null : w.kind();
     }
 
     private static List<TransitionView> transitions(String agentId) {
@@ -194,6 +181,7 @@ class RealRuntimeHooksTest {
                     && s.path().endsWith("/hooks/" + runtime.wire())) == posts, proxy.seen().toString());
             if (runtime == HookRuntime.OPENCODE) {
                 assertEquals("ready", admin.agent(agentId).status(), "opencode run sends no exit event");
+                assertEquals("input", waiting(agentId), "so it waits for its next prompt, under that allowance");
             }
             assertSecretNowhere(secret);
         }
@@ -224,21 +212,21 @@ class RealRuntimeHooksTest {
             Process tui = pb.start(); // stdin: an idle pipe, held open and never written
             try {
                 await("the permission prompt: waiting for a person", () ->
-                        "person".equals(agent(agentId).path("waiting").path("for").asText()));
+                        "person".equals(waiting(agentId)));
                 admin.join(control);
                 long sweepsBefore = sweeps();
                 long since = System.nanoTime();
                 Duration tenStaleAfters = Duration.ofSeconds(10 * 2);
                 boolean[] killed = {false};
                 assertTrue(LocalHarness.eventually(tenStaleAfters.plusSeconds(40), () -> {
-                    String status = agent(agentId).path("status").asText();
+                    String status = admin.agent(agentId).status();
                     killed[0] |= !("ready".equals(status) || "working".equals(status));
                     return killed[0] || System.nanoTime() - since >= tenStaleAfters.toNanos()
                             && !"ready".equals(admin.agent(control).status()) && sweeps() - sweepsBefore >= 10;
                 }), "ten stale-afters passed, the silent control agent was found stale, the sweep ran");
                 assertFalse(killed[0], "the agent waiting for a person was never marked dead: "
                         + transitions(agentId));
-                assertEquals("person", agent(agentId).path("waiting").path("for").asText());
+                assertEquals("person", waiting(agentId));
                 System.out.printf("hooks: %s interactive: %d sweeps while waiting for a person, transitions %s%n",
                         runtime.wire(), sweeps() - sweepsBefore, transitions(agentId).stream()
                         .map(t -> t.to() + "(" + t.trigger() + ")").toList());
