@@ -1,5 +1,6 @@
 package io.lifeline.client.hooks;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.hooks.HookRuntime;
 import java.net.URI;
 import java.util.regex.Pattern;
@@ -93,26 +94,16 @@ public record HookTarget(HookRuntime runtime, String agentId, String team, URI l
         return viaDaemon() ? "\"$" + DAEMON_ENV + daemonPath() + "\"" : "'" + directUrl() + "'";
     }
 
-    /** Whether a runtime's hook entry is one of Lifeline's (its command or headers name {@value #AGENT_HEADER}). */
-    static boolean isLifelines(com.fasterxml.jackson.databind.JsonNode handler) {
+    /**
+     * Whether a runtime's hook entry is one of Lifeline's: its command or headers name {@value #AGENT_HEADER}, or
+     * (Gemini CLI) its name is {@code lifeline}.
+     */
+    static boolean isLifelines(JsonNode handler) {
         if (handler == null || !handler.isObject()) {
             return false;
         }
-        JsonText command = new JsonText(handler.get("command"));
-        JsonText name = new JsonText(handler.get("name"));
-        com.fasterxml.jackson.databind.JsonNode headers = handler.get("headers");
-        return command.contains(AGENT_HEADER + ":") || "lifeline".equals(name.value())
-                || headers != null && headers.isObject() && headers.has(AGENT_HEADER);
-    }
-
-    private record JsonText(com.fasterxml.jackson.databind.JsonNode node) {
-        String value() {
-            return node != null && node.isTextual() ? node.asText() : null;
-        }
-
-        boolean contains(String s) {
-            String v = value();
-            return v != null && v.contains(s);
-        }
+        return handler.path("command").asText("").contains(AGENT_HEADER + ":")
+                || "lifeline".equals(handler.path("name").asText(null))
+                || handler.path("headers").has(AGENT_HEADER);
     }
 }
