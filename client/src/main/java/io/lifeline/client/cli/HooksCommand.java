@@ -147,7 +147,12 @@ final class HooksCommand implements Runnable {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
             }
             HookFiles.Scope scope = scope();
-            return carryOut(() -> HookFiles.install(target, scope), notes(target, where != null && where.user));
+            List<String> notes = new java.util.ArrayList<>(notes(target, where != null && where.user));
+            if (!viaDaemon && global.heartbeatUrl(env) == null && GlobalOptions.DEFAULT_URL.equals(global.url(env))) {
+                notes.add("No --url, LIFELINE_URL or config file url was set: the hooks post to the default, a "
+                        + "Lifeline Local on this machine (" + GlobalOptions.DEFAULT_URL + ").");
+            }
+            return carryOut(() -> HookFiles.install(target, scope), notes);
         }
 
         private static List<String> notes(HookTarget t, boolean user) {
