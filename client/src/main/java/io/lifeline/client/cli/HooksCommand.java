@@ -62,7 +62,7 @@ final class HooksCommand implements Runnable {
             if (where != null && where.user) {
                 return HookFiles.Scope.user(env());
             }
-            Path dir = where != null && where.projectDir != null ? where.projectDir : workDir();
+            Path dir = where != null && where.projectDir != null ? workDir().resolve(where.projectDir) : workDir();
             return HookFiles.Scope.project(dir.toAbsolutePath().normalize(), env());
         }
 
