@@ -17,7 +17,7 @@ import java.util.Map;
 /**
  * The shared front of every API function: finds the route by its route key, checks that the caller's key
  * belongs to the path's team and has the route's scope (before anything is read, so a key of another team
- * learns nothing), runs it, and turns every failure into the JSON error of DESIGN.md section 4.
+ * learns nothing), runs it, and turns every failure into the API's JSON error (docs/api.md).
  */
 public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPEvent, APIGatewayV2HTTPResponse> {
 

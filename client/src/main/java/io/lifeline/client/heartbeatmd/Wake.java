@@ -30,7 +30,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * One wake of a heartbeat.md (seed 003), what {@code lifeline wake heartbeat.md} runs:
+ * One wake of a heartbeat.md, what {@code lifeline wake heartbeat.md} runs:
  * <ol>
  *   <li>take {@code heartbeat.md.lock} (waiting up to the lock timeout; a stale lock is broken and reported);</li>
  *   <li>read and parse the file. A mistake is reported with its line ({@link HeartbeatParseException}) and the

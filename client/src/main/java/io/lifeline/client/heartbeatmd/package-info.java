@@ -1,5 +1,5 @@
 /**
- * The heartbeat.md runner (seed 003): {@link io.lifeline.client.heartbeatmd.Wake#run} is what
+ * The heartbeat.md runner: {@link io.lifeline.client.heartbeatmd.Wake#run} is what
  * {@code lifeline wake heartbeat.md} calls. Self-contained: no HTTP calls to Lifeline; the caller passes a
  * {@link io.lifeline.client.heartbeatmd.WakeOptions.HeartbeatSender} that receives
  * {@code nextHeartbeatWithinSeconds}.

@@ -1,7 +1,7 @@
 package io.lifeline.client.model;
 
 /**
- * Seed 002's counters, sent with a heartbeat. {@code uptime} is in seconds; {@code restartsLastHour} is how often
+ * The crash-recovery protocol's counters, sent with a heartbeat. {@code uptime} is in seconds; {@code restartsLastHour} is how often
  * the agent's host restarted it in the hour before the beat (a {@code HostDaemon} sends it).
  */
 public record Stats(Long messagesProcessed, Long toolCallsExecuted, Long errorsEncountered, Long uptime,

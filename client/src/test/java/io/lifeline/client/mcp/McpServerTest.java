@@ -104,7 +104,7 @@ class McpServerTest {
         return plan;
     }
 
-    /** Every tool, called in a lifecycle an agent lives through, seed 000's error table included. */
+    /** Every tool, called in a lifecycle an agent lives through, the heartbeat protocol's error table included. */
     private static List<ObjectNode> lifecycle(String a, String dead, String task) {
         String team = LifelineLocal.LOCAL_TEAM;
         List<ObjectNode> calls = new ArrayList<>();
@@ -190,7 +190,7 @@ class McpServerTest {
         assertEquals("ready", admin.agent(dead).status());
     }
 
-    /** Seed 000's success answer, field for field. */
+    /** The heartbeat protocol's success answer, field for field. */
     private static void assertBeat(JsonNode result, String status) {
         assertFalse(result.path("isError").asBoolean(), result.toString());
         JsonNode s = result.path("structuredContent");
@@ -203,7 +203,7 @@ class McpServerTest {
         assertEquals(s, readText(result), "the text content is the structured answer");
     }
 
-    /** Seed 000's failure answer: success false, empty times, the error table's text; isError, not a protocol error. */
+    /** The heartbeat protocol's failure answer: success false, empty times, the error table's text; isError, not a protocol error. */
     private static void assertFailure(JsonNode result, String error, boolean rejoin) {
         assertTrue(result.path("isError").asBoolean(), result.toString());
         JsonNode s = result.path("structuredContent");

@@ -38,7 +38,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
  * POST /v1/teams/{team}/agents/{agentId}/heartbeat through the gateway (authorizer included) against DynamoDB
- * Local: seed 000's answer and error table, status reports and SDK sources moving the agent between ready and
+ * Local: the heartbeat protocol's answer and error table, status reports and SDK sources moving the agent between ready and
  * working, input validation and limits at their edges. Every refused request is checked to write nothing.
  */
 class HeartbeatContractTest {
@@ -54,7 +54,7 @@ class HeartbeatContractTest {
         stack.close();
     }
 
-    // ---- the seed 000 answer ----------------------------------------------------------------------------
+    // ---- the heartbeat protocol's answer ----------------------------------------------------------------------------
 
     @Test
     void heartbeat_whenReady_answersSeedContractExactly() {
@@ -62,7 +62,7 @@ class HeartbeatContractTest {
         stack.clock.advance(Duration.ofSeconds(5));
         TestStack.Reply r = stack.heartbeat("hb-1", "{}");
         assertEquals(200, r.status());
-        // Seed 000's four fields, then the interval to beat at (which the SDK follows).
+        // The heartbeat protocol's four fields, then the interval to beat at (which the SDK follows).
         assertEquals(List.of("success", "heartbeatTs", "nextDeadline", "agentStatus", "heartbeatIntervalSeconds"),
                 iterable(r.body().fieldNames()));
         assertTrue(r.body().get("success").asBoolean());

@@ -162,7 +162,7 @@ class ModelConcurrencyTest {
     }
 
     /**
-     * A daemon's batch through a host lease (issue 13): agents a0, a2, a4 are on host h0, the others on h1; one to
+     * A daemon's batch through a host lease: agents a0, a2, a4 are on host h0, the others on h1; one to
      * three of the host's agents, each reporting a random status or none. Each entry's answer is a call of
      * {@code heartbeat} (hosted), checked as a heartbeat is.
      */

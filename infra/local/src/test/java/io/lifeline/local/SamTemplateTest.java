@@ -303,7 +303,7 @@ class SamTemplateTest {
         assertEquals(Set.of("SweepNotRunningAlarm", "PublishFailuresAlarm", "PublisherErrorsAlarm", "PublisherLagAlarm",
                 "DeadAgentRateAlarm", "HeartbeatErrorsAlarm", "HeartbeatInternalErrorsAlarm", "AuthorizerErrorsAlarm",
                 "OutboxParkedAlarm", "OutboxFailedAlarm", "HostAndUrgencyDeliveryFailuresAlarm",
-                // issue 19: deliveries, starvation, the store, revives and the sweep's writes
+                // Deliveries, starvation, the store, revives and the sweep's writes
                 "SweepWriteErrorsAlarm", "DeliveryDeadLettersAlarm", "DeliveryFailuresAlarm", "ApiServerErrorsAlarm",
                 "HeartbeatThrottlesAlarm", "AuthorizerThrottlesAlarm", "ControlLoopThrottlesAlarm", "ReviveFailuresAlarm",
                 "StoreThrottlesAlarm", "FaultsAlarm"),
