@@ -209,7 +209,7 @@ public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPE
         java.time.Instant now = metricsClock == null ? null : metricsClock.instant();
         if (summary != null) {
             // A property, not a metric: AWS/Lambda's Invocations counts the requests for free, and no alarm watches
-            // it ($0.30 a month; docs/decisions.md, "An idle deployment under $1 a month").
+            // it ($0.30 a month; docs/design/deploy-and-cost/decisions.md, "An idle deployment under $1 a month").
             summary.note(Metrics.HEARTBEATS, request.acceptedCount());
             if (keyCache != null) {
                 summary.note(Metrics.KEY_LOOKUPS, keyCache.drainLookups());

@@ -118,7 +118,7 @@ final class AgentItems {
      * still being the newest): its details, now on its ledger record, and the stamps that only carried facts to the
      * bus (a replay, a restart command, a session rotation's time), whose stream records carry their own images.
      * The sweep reads every byte of the live item four times a minute; none of these is read by the sweep or by a
-     * heartbeat (docs/decisions.md, 2026-11-25).
+     * heartbeat (docs/design/storage/decisions.md, 2026-11-25).
      */
     static final java.util.List<String> PUBLISHED_DETAILS = java.util.List.of(T_FROM, T_TRIGGER, T_REASON, REPLAY_SEQ,
             REPLAY_AT, RESTART_COMMAND, ROTATED_AT);

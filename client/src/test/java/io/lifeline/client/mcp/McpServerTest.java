@@ -247,7 +247,7 @@ class McpServerTest {
     }
 
     /**
-     * README "Use it from your agent runtime": the generic MCP client entry ({@code mcpServers}), run as written
+     * docs/mcp.md: the generic MCP client entry ({@code mcpServers}), run as written
      * (its jar path replaced by this build's classes, its environment's values by this Local's): a stdio client
      * lists the tools and a heartbeat through it lands.
      */
@@ -256,13 +256,12 @@ class McpServerTest {
         register("mcp-readme");
         admin.join("mcp-readme");
         JsonNode entry = null;
-        for (String block : io.lifeline.client.Readme.blocks(io.lifeline.client.Readme.section(
-                "Use it from your agent runtime"), "json")) {
+        for (String block : io.lifeline.client.Readme.blocks(io.lifeline.client.Readme.page("docs/mcp.md"), "json")) {
             if (block.contains("\"mcpServers\"")) {
                 entry = JSON.readTree(block).path("mcpServers").path("lifeline");
             }
         }
-        assertTrue(entry != null && entry.isObject(), "README has an mcpServers entry for lifeline");
+        assertTrue(entry != null && entry.isObject(), "docs/mcp.md has an mcpServers entry for lifeline");
         assertEquals("java", entry.path("command").asText());
         List<String> args = JSON.convertValue(entry.path("args"), List.class);
         assertEquals("-jar", args.get(0));
