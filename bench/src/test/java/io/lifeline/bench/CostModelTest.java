@@ -117,7 +117,7 @@ class CostModelTest {
         // The authorizer keeps Tracing Active: 1,000 keys every 300 s is 3.3 runs a second, 1 + 5% of the rest.
         assertEquals(CostModel.tracesPerMonth(1_000 / 300.0, ASSUMED) * 5.0 / 1e6,
                 api.usd("X-Ray traces (heartbeat + authorizer)"), 1e-12);
-        // Issue 18: a single agent at 30 s through the URL, logs and traces included, at most $0.10 a month.
+        // A single agent at 30 s through the URL, logs and traces included, at most $0.10 a month.
         assertTrue(url.livenessPerAgent() <= 0.10, "URL: " + url.livenessPerAgent());
         assertTrue(api.livenessPerAgent() - url.livenessPerAgent() > 0.0864, "API Gateway's $0.0864 and more");
     }

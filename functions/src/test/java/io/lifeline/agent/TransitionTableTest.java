@@ -44,12 +44,12 @@ class TransitionTableTest {
             new Row(EnumSet.of(WORKING), READY, Trigger.TASK_COMPLETE, "agent"),
             new Row(EnumSet.of(WORKING), READY, Trigger.REPORT_READY, "agent"),
             new Row(EnumSet.of(READY, WORKING), DEAD, Trigger.HEARTBEAT_EXPIRED, "sweep"),
-            // Issue 3 adds this row: a host that knows its agent crashed reports it.
+            // A later row: a host that knows its agent crashed reports it.
             new Row(EnumSet.of(READY, WORKING), DEAD, Trigger.REPORTED_FAILURE, "host"),
             new Row(EnumSet.of(READY, WORKING), OFFLINE, Trigger.LEAVE, "agent"),
-            // Issue 15 adds this row: a host's daemon gives up on a crash-looping agent.
+            // A later row: a host's daemon gives up on a crash-looping agent.
             new Row(EnumSet.of(READY, WORKING, DEAD, RESTARTING), DEAD_FAILED_REVIVE, Trigger.HOST_GAVE_UP, "host"),
-            // Issue 4 widens this row: a manual revive restarts a dead_failed_revive agent too.
+            // A widened row: a manual revive restarts a dead_failed_revive agent too.
             new Row(EnumSet.of(DEAD, DEAD_FAILED_REVIVE), RESTARTING, Trigger.RESTART_INITIATED, "revive flow"),
             new Row(EnumSet.of(RESTARTING), DEAD_FAILED_REVIVE, Trigger.RESTART_EXHAUSTED, "revive flow, or the sweep"),
             new Row(EnumSet.of(DEAD, DEAD_FAILED_REVIVE), OFFLINE, Trigger.CLEANUP, "operator"));

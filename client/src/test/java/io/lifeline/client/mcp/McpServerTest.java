@@ -286,7 +286,7 @@ class McpServerTest {
     }
 
     /**
-     * Issue 18 item 3: with a heartbeat URL (from LIFELINE_HEARTBEAT_URL, as an opencode.json "environment" sets it,
+     * With a heartbeat URL (from LIFELINE_HEARTBEAT_URL, as an opencode.json "environment" sets it,
      * and from --heartbeat-url) the heartbeat tool's calls take Local's Function URL path, and join, report_error and agent_status
      * the API URL; without one, heartbeats take the API path. Counted per path by a proxy in front of Local.
      */

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 8 part 3, second half: Lifeline Local (a separate process) is killed with SIGKILL while an agent's
+ * Lifeline Local (a separate process) is killed with SIGKILL while an agent's
  * revive flow is waiting for the agent to rejoin, then restarted on the same data directory. Local's Step
  * Functions stand-in keeps executions in memory, so the execution is gone; on start, Local gives every agent
  * left {@code restarting} its flow again under the same execution name (docs/design/local/decisions.md, "A crash of

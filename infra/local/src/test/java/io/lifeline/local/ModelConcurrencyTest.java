@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
- * Issue 8 part 1: a seeded random driver. {@value #THREADS} threads fire {@value #OPS} operations each over a
+ * A seeded random driver. {@value #THREADS} threads fire {@value #OPS} operations each over a
  * pool of {@value #AGENTS} agents (all with a host, so deaths start the revive flow) and {@value #TASKS} tasks:
  * heartbeats reporting a random status (directly, or in a daemon's batch through one of two host leases), joins,
  * leaves, fail reports, manual revives, task claims and completes.

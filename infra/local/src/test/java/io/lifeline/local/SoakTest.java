@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 8 part 4: healthy agents heartbeat through Lifeline Local's HTTP front door on the real clock with
+ * Healthy agents heartbeat through Lifeline Local's HTTP front door on the real clock with
  * scaled timing (a beat every 2 s with up to half an interval of jitter either way, stale after 5 s, a sweep
  * every second, grace 2), while the service is stopped for up to 2 s at random moments (every function and the
  * sweep, as in a GC pause: {@link LifelineLocal#stopTheWorld}). Hosted agents beat in batches of 25 through
