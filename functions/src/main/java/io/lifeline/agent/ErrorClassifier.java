@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The error-handling protocol's three error categories: a context limit rotates the session, a transient API error is retried
- * with backoff (2 s, 4 s, 8 s), anything else is recorded for a person to look at.
+ * The error-handling protocol's three error categories: a context limit rotates the session, a transient API error is
+ * retried with backoff (2 s, 4 s, 8 s), anything else is recorded for a person to look at.
  */
 public final class ErrorClassifier {
 

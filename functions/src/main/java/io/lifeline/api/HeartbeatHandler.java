@@ -171,8 +171,9 @@ public final class HeartbeatHandler extends HttpApiHandler {
     }
 
     /**
-     * The heartbeat protocol's answer: success, heartbeatTs, nextDeadline (always a time: {@link HeartbeatAdvice#NO_DEADLINE}
-     * when no further beat is expected), agentStatus; and the interval to beat at, which the SDK follows.
+     * The heartbeat protocol's answer: success, heartbeatTs, nextDeadline (always a time:
+     * {@link HeartbeatAdvice#NO_DEADLINE} when no further beat is expected), agentStatus; and the interval to beat at,
+     * which the SDK follows.
      */
     private ObjectNode beat(ApiRequest request, Heartbeat hb, Instant now) {
         Agent after = agents.heartbeat(hb, now);

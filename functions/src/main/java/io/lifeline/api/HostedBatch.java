@@ -122,7 +122,10 @@ final class HostedBatch {
                 && (hb.reported() == null || hb.reported() == cached.status());
     }
 
-    /** The heartbeat protocol's answer from the lease: the sign of life is the local beat, the deadline one stale-after on. */
+    /**
+     * The heartbeat protocol's answer from the lease: the sign of life is the local beat, the deadline one stale-after
+     * on.
+     */
     private ObjectNode cachedAnswer(HostLease.Cached cached, Instant beatAt) {
         ObjectNode body = Json.object().put("success", true);
         Json.putTime(body, "heartbeatTs", beatAt);

@@ -18,8 +18,8 @@ import java.util.Set;
  * <p>A custom metric is billed for every hour it is published, zeros included, so a count of 0 is not published
  * (neither the metric nor its property): an idle deployment publishes no custom metric at all. Alarms on counts
  * treat missing data as not breaching. Every fault counter ({@link #FAULT_COUNTERS}, and {@link #fault}) is also
- * added into {@link #FAULTS}, one metric with no dimension, which the default alarm set watches (docs/design/deploy-and-cost/decisions.md,
- * "An idle deployment under $1 a month").
+ * added into {@link #FAULTS}, one metric with no dimension, which the default alarm set watches
+ * (docs/design/deploy-and-cost/decisions.md, "An idle deployment under $1 a month").
  */
 public final class Metrics {
     public static final String NAMESPACE = "Lifeline";

@@ -12,8 +12,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The crash-recovery protocol's crash-recovery answer. Boundaries, as the code has them and the crash-recovery protocol writes them
- * ({@code age > maxAge} is too old; {@code heartbeatAge < 60000} is still active):
+ * The crash-recovery answer. Boundaries, as the code has them and the crash-recovery protocol
+ * writes them ({@code age > maxAge} is too old; {@code heartbeatAge < 60000} is still active):
  * a checkpoint exactly {@code maxAge} old is still offered; a session whose deadline is exactly now no
  * longer counts as active (the deadline is the heartbeat plus staleAfter, or what the agent declared).
  */
@@ -89,7 +89,8 @@ class RecoveryTest {
     @ParameterizedTest
     @EnumSource(value = AgentStatus.class, names = {"READY", "WORKING"})
     void decide_aliveWithHeartbeatExactlyStaleAfterAgo_isOffered(AgentStatus status) {
-        // heartbeat age == staleAfter is no longer "recent" (strict <, as the crash-recovery protocol's heartbeatAge < 60000).
+        // heartbeat age == staleAfter is no longer "recent" (strict <, as the crash-recovery protocol's heartbeatAge <
+        // 60000).
         Recovery.Answer a = decide(agent(status, NOW.minus(STALE_AFTER)), NOW.minusSeconds(90));
         assertTrue(a.available());
         assertEquals(CHECKPOINT, a.checkpointJson());

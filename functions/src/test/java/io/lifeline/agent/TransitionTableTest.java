@@ -26,7 +26,10 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.NullAndEmptySource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** The transition table against the state machine as documented (docs/state-machine.md), row by row, and the wire vocabulary around it. */
+/**
+ * The transition table against the state machine as documented (docs/state-machine.md), row by row, and the wire
+ * vocabulary around it.
+ */
 class TransitionTableTest {
 
     /** One row of the documented table, written out again here so the test does not read the code's table. */
@@ -143,7 +146,7 @@ class TransitionTableTest {
                 assertTrue(TransitionTable.rule(Trigger.LEAVE).allows(s), s + " can leave");
                 assertFalse(TransitionTable.rule(Trigger.JOIN).allows(s), s + " cannot join again");
             } else {
-                assertTrue(TransitionTable.rule(Trigger.JOIN).allows(s), s + " can join (self-healing, the status model)");
+                assertTrue(TransitionTable.rule(Trigger.JOIN).allows(s), s + " can join (self-healing)");
             }
         }
     }

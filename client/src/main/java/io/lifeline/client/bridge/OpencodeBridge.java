@@ -26,8 +26,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * {@code lifeline bridge opencode}: an opencode server's event stream as Lifeline heartbeats (the heartbeat protocol's passive
- * heartbeats, the error-handling protocol's error handling).
+ * {@code lifeline bridge opencode}: an opencode server's event stream as Lifeline heartbeats (the heartbeat protocol's
+ * passive heartbeats, the error-handling protocol's error handling).
  *
  * <ul>
  *   <li>Sessions map to agents by the map the user gives, else by the error-handling protocol's title convention
@@ -51,9 +51,15 @@ import java.util.regex.Pattern;
  * Time is read from the injected clock once per decision; {@link #handle} and {@link #flushDue} are synchronized.
  */
 public final class OpencodeBridge implements AutoCloseable {
-    /** The error-handling protocol's session title: {@code teams::<team>::agent::<agentId>}, optionally followed by {@code ::...}. */
+    /**
+     * The error-handling protocol's session title: {@code teams::<team>::agent::<agentId>}, optionally followed by
+     * {@code ::...}.
+     */
     static final Pattern TITLE = Pattern.compile("^teams::([^:]+)::agent::([^:]+)(::.*)?$");
-    /** How much of the old session's text a continuation prompt carries (the error-handling protocol: the last 2,000 characters). */
+    /**
+     * How much of the old session's text a continuation prompt carries (the error-handling protocol: the last 2,000
+     * characters).
+     */
     static final int CONTINUATION_CHARS = 2000;
 
     static final String IDLE = "sdk_session_idle";

@@ -368,7 +368,7 @@ public final class Wake {
             }
             // What the action was when a result that holds it back was made (a failure, or the completion of a one-shot
             // action): an edit after it makes the action run afresh. A recurring action's completion holds nothing
-            // back (it runs again on its schedule), so its block stays in the seed's format.
+            // back (it runs again on its schedule), so its block stays in the heartbeat.md format.
             if (!outcome.success() || !a.schedule().recurring()) {
                 a.set("definition_hash", a.definitionHash());
             } else {

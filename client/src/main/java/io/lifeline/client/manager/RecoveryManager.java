@@ -32,7 +32,8 @@ public final class RecoveryManager {
     /**
      * @param client null to decide from the local file alone
      * @param maxAge the oldest state offered back (the crash-recovery protocol's maxAge)
-     * @param staleThreshold how long after its last heartbeat a session counts as gone (the crash-recovery protocol: 60 s)
+     * @param staleThreshold how long after its last heartbeat a session counts as gone (60 s by the
+     *        crash-recovery protocol)
      */
     public RecoveryManager(StateStore store, LifelineClient client, String agentId, Duration maxAge,
             Duration staleThreshold, Clock clock) {

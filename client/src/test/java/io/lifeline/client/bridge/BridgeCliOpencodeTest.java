@@ -30,9 +30,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The opencode bridge as the CLI runs it, in its own JVM (so SIGTERM stops it as a service manager would), against
  * a real {@code opencode serve} and a real Lifeline Local: inside {@code lifeline daemon --opencode} (the bridge
- * inside the daemon), and as {@code lifeline bridge opencode}. Lifeline is reached through a {@link CountingProxy}, which counts the
- * requests per path: with a heartbeat URL configured the bridge's beats take Local's Function URL path and its
- * joins and error reports the API's; without one, beats take the API path. Every wait is a
+ * inside the daemon), and as {@code lifeline bridge opencode}. Lifeline is reached through a {@link CountingProxy},
+ * which counts the requests per path: with a heartbeat URL configured the bridge's beats take Local's Function URL path
+ * and its joins and error reports the API's; without one, beats take the API path. Every wait is a
  * bounded poll.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)

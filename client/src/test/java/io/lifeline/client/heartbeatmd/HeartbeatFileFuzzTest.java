@@ -151,7 +151,7 @@ class HeartbeatFileFuzzTest {
         }
     }
 
-    // ---- known hostile inputs, spelled out -----------------------------------------------------------------------------
+    // ---- known hostile inputs, spelled out ---------------------------------------------------------
 
     @Test
     void wake_errorTextWithColourCodesAndSeparators_writesAFileTheNextWakeReadsAndRetries(@TempDir Path dir)

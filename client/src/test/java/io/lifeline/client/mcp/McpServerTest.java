@@ -203,7 +203,10 @@ class McpServerTest {
         assertEquals(s, readText(result), "the text content is the structured answer");
     }
 
-    /** The heartbeat protocol's failure answer: success false, empty times, the error table's text; isError, not a protocol error. */
+    /**
+     * The heartbeat protocol's failure answer: success false, empty times, the error table's text; isError, not a
+     * protocol error.
+     */
     private static void assertFailure(JsonNode result, String error, boolean rejoin) {
         assertTrue(result.path("isError").asBoolean(), result.toString());
         JsonNode s = result.path("structuredContent");
@@ -287,8 +290,9 @@ class McpServerTest {
 
     /**
      * With a heartbeat URL (from LIFELINE_HEARTBEAT_URL, as an opencode.json "environment" sets it,
-     * and from --heartbeat-url) the heartbeat tool's calls take Local's Function URL path, and join, report_error and agent_status
-     * the API URL; without one, heartbeats take the API path. Counted per path by a proxy in front of Local.
+     * and from --heartbeat-url) the heartbeat tool's calls take Local's Function URL path, and join, report_error and
+     * agent_status the API URL; without one, heartbeats take the API path. Counted per path by a proxy in front of
+     * Local.
      */
     @Test
     void heartbeatTool_withAHeartbeatUrl_beatsThroughTheFunctionUrlPath_andEverythingElseThroughTheApi()
