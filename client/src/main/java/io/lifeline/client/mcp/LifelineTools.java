@@ -78,7 +78,7 @@ public final class LifelineTools {
 
     /**
      * The heartbeat protocol's heartbeat: success answers {@code {success, heartbeatTs, nextDeadline, agentStatus}}; a
-     * failure answers {@code {success: false, heartbeatTs: "", nextDeadline: "", agentStatus, error}} with the protocol's
+     * failure answers {@code {success: false, heartbeatTs: "", nextDeadline: "", agentStatus, error}} with its
      * error text, plus {@code rejoinRequired} and {@code hint} when joining again heals it.
      */
     CallToolResult heartbeat(Args a) {
