@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Test;
  * README.md and docs/ hold together (docs/contributing.md, "Writing docs"): every relative link resolves, to a file
  * and, where one is given, to a heading of it; every {@code path:line} reference names a line that exists; no page
  * points at a file outside the repository; README.md stays within 200 lines; and the contributing page's layout
- * block names exactly the repository's top-level modules and directories. Reads files only.
+ * block names exactly the repository's top-level modules and directories; the README's map links every page of
+ * docs/. Reads files only.
  */
 class DocsCheckTest {
     private static final Pattern LINK = Pattern.compile("\\]\\(([^)\\s]+)\\)");
@@ -57,6 +58,21 @@ class DocsCheckTest {
     void readme_isAtMost200Lines() throws IOException {
         long lines = Files.readAllLines(root.resolve("README.md")).size();
         assertTrue(lines <= 200, "README.md has " + lines + " lines; the limit is 200 (the rest goes to docs/)");
+    }
+
+    @Test
+    void readmeMap_linksEveryPageOfDocs() throws IOException {
+        String readme = Files.readString(root.resolve("README.md"));
+        List<String> missing = new ArrayList<>();
+        try (Stream<Path> docs = Files.list(root.resolve("docs"))) {
+            docs.filter(f -> f.toString().endsWith(".md")).sorted().forEach(f -> {
+                String link = "(docs/" + f.getFileName() + ")";
+                if (!readme.contains(link)) {
+                    missing.add("docs/" + f.getFileName());
+                }
+            });
+        }
+        assertEquals(List.of(), missing, "pages missing from the README's map of docs/ (add a line under its heading)");
     }
 
     @Test
