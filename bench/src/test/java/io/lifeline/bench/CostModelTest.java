@@ -90,7 +90,7 @@ class CostModelTest {
         assertEquals(SWEEPS * 0.060 * 1.0 * 1.33334e-5, l.get("sweep: Lambda duration"), 1e-12);
         assertEquals(0, idle.group(CostModel.BEATS) + idle.group(CostModel.WORK));
         assertEquals(idle.lines().stream().mapToDouble(CostModel.Line::usd).sum(), idle.total(), 1e-12);
-        assertTrue(idle.total() <= 1.0, "issue 11: an idle deployment at list prices: " + idle.total());
+        assertTrue(idle.total() <= 1.0, "an idle deployment at list prices: " + idle.total());
         CostModel.Bill full = CostModel.bill(idle.workload(), deployment(true), MEASURES, ASSUMED, PRICES);
         assertEquals((deployment(true).alarmMetrics() - 3) * 0.10, full.total() - idle.total(), 1e-9,
                 "the full set differs by its alarm metrics only");
@@ -117,7 +117,7 @@ class CostModelTest {
         // The authorizer keeps Tracing Active: 1,000 keys every 300 s is 3.3 runs a second, 1 + 5% of the rest.
         assertEquals(CostModel.tracesPerMonth(1_000 / 300.0, ASSUMED) * 5.0 / 1e6,
                 api.usd("X-Ray traces (heartbeat + authorizer)"), 1e-12);
-        // Issue 18: a single agent at 30 s through the URL, logs and traces included, at most $0.10 a month.
+        // A single agent at 30 s through the URL, logs and traces included, at most $0.10 a month.
         assertTrue(url.livenessPerAgent() <= 0.10, "URL: " + url.livenessPerAgent());
         assertTrue(api.livenessPerAgent() - url.livenessPerAgent() > 0.0864, "API Gateway's $0.0864 and more");
     }
@@ -182,7 +182,7 @@ class CostModelTest {
         assertEquals(1_000 * BEATS / 10 * 0.004 * 1.33334e-5, ten.usd("heartbeat Lambda duration"), 1e-12);
         assertTrue(ten.livenessPerAgent() < batched.livenessPerAgent());
         assertTrue(many.livenessPerAgent() < ten.livenessPerAgent());
-        assertTrue(ten.livenessPerAgent() <= 0.02, "issue 13: hosts of 10 via the URL: " + ten.livenessPerAgent());
+        assertTrue(ten.livenessPerAgent() <= 0.02, "hosts of 10 via the URL: " + ten.livenessPerAgent());
     }
 
     @Test

@@ -7,7 +7,7 @@ import io.lifeline.support.Json;
 import java.time.Instant;
 
 /**
- * The event catalogue (DESIGN.md section 5): how each change in the table is told on the bus. Events are
+ * The event catalogue: how each change in the table is told on the bus. Events are
  * small: ids, statuses and a reason, never metadata or checkpoints.
  */
 public final class EventCatalogue {
@@ -155,7 +155,7 @@ public final class EventCatalogue {
      * template.yaml's {@code ReviveOnDeathRule} matches on: {@code to} is {@code dead} and a {@code hostId} is
      * present (someone can be asked to restart the agent). A {@code dead_failed_revive} is the flow's (or the
      * host's) last word: no flow will handle it. Alert rules use it to page for deaths nobody is bringing back and
-     * to send a lower-urgency alert for the ones the flow is handling (issue 19, item 3).
+     * to send a lower-urgency alert for the ones the flow is handling.
      */
     static boolean reviveFlow(ObjectNode detail) {
         return AgentStatus.DEAD.wire().equals(detail.path("to").asText()) && detail.hasNonNull("hostId");

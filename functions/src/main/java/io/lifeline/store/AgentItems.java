@@ -72,13 +72,13 @@ final class AgentItems {
     /**
      * The outbox mark: set by every write that carries a fact for the bus (a transition, a restart command, a
      * session rotation), removed by every other write. The stream mapping's FilterCriteria passes only records
-     * whose new image carries it, so heartbeats and misses never invoke the publisher (DESIGN.md section 9).
+     * whose new image carries it, so heartbeats and misses never invoke the publisher.
      */
     static final String OUTBOX = "ob";
     /**
      * The host lease the agent beats through (its host id as the daemon's batch named it), set by the first beat
-     * through it that is written to the item; the sweep then judges the agent from that lease too (DESIGN.md
-     * section 11). Kept when the agent beats directly: it is then judged from the later of the two.
+     * through it that is written to the item; the sweep then judges the agent from that lease too.
+     * Kept when the agent beats directly: it is then judged from the later of the two.
      */
     static final String LEASE = "lease";
     /** The newest restart command issued for the agent (a map), stamped by the write that issues it. */
@@ -118,7 +118,7 @@ final class AgentItems {
      * still being the newest): its details, now on its ledger record, and the stamps that only carried facts to the
      * bus (a replay, a restart command, a session rotation's time), whose stream records carry their own images.
      * The sweep reads every byte of the live item four times a minute; none of these is read by the sweep or by a
-     * heartbeat (docs/decisions.md, 2026-11-25).
+     * heartbeat (docs/design/storage/decisions.md, 2026-11-25).
      */
     static final java.util.List<String> PUBLISHED_DETAILS = java.util.List.of(T_FROM, T_TRIGGER, T_REASON, REPLAY_SEQ,
             REPLAY_AT, RESTART_COMMAND, ROTATED_AT);
@@ -126,7 +126,7 @@ final class AgentItems {
     private AgentItems() {
     }
 
-    /** The agent item's key on the live table: a partition of its own (DESIGN.md section 9). */
+    /** The agent item's key on the live table: a partition of its own. */
     static Map<String, AttributeValue> key(String team, String agentId) {
         return Map.of(Keys.PK, s(Keys.agentScope(team, agentId)), Keys.SK, s(Keys.AGENT_SK));
     }

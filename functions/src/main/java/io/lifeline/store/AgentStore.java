@@ -290,7 +290,7 @@ public final class AgentStore {
      * A beat through a host lease that must be written to the agent's item (its first through this host, a status
      * change, data sent, or no answer cached on the lease): the heartbeat above, with the sign of life at
      * {@code beatAt} (the agent's last local beat as its daemon reported it, never after {@code now}) and the
-     * item naming the lease {@code hostId}, so the sweep judges it from there too (DESIGN.md section 11).
+     * item naming the lease {@code hostId}, so the sweep judges it from there too.
      */
     public Agent hostedBeat(Heartbeat hb, Instant now, Instant beatAt, String hostId) {
         return heartbeat(hb, now, beatAt, hostId, null);
@@ -608,7 +608,7 @@ public final class AgentStore {
         return AgentStatus.fromWire(old.get(STATUS).s()).orElseThrow();
     }
 
-    /** Seed 000's error for a heartbeat from an agent that is not alive; the SDK then joins again. */
+    /** The heartbeat protocol's error for a heartbeat from an agent that is not alive; the SDK then joins again. */
     static LifelineException rejoinRequired(AgentStatus current) {
         String message = switch (current) {
             case OFFLINE -> "Cannot heartbeat for terminated agent";

@@ -21,7 +21,7 @@ import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedExce
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 
 /**
- * Host leases on the live table (DESIGN.md section 11): one item per host, {@code TEAM#<team>#HOST#<hostId> /
+ * Host leases on the live table: one item per host, {@code TEAM#<team>#HOST#<hostId> /
  * HOST}, renewed by a daemon's batched beat with one conditional UpdateItem that sets each agent's lease beat
  * ({@code a.<key>}, epoch ms) and nothing else, so it carries no fact for the bus and its stream record is
  * filtered out. The answer map ({@code s.<key>}, {@link HostLease.Cached}) is written only after an exact write

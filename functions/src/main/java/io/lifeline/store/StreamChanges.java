@@ -61,7 +61,7 @@ public final class StreamChanges {
     }
 
     /**
-     * A host's lease went silent (DESIGN.md section 11): no renewal within the shortest stale-after of the
+     * A host's lease went silent: no renewal within the shortest stale-after of the
      * {@code agentCount} alive agents it carried ({@code agents}: up to 25 of their ids). Their deaths follow as
      * the sweep judges each of them, held back by self-preservation where it applies.
      */

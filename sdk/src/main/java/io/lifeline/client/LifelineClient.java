@@ -154,7 +154,7 @@ public final class LifelineClient {
     }
 
     /**
-     * A host daemon's batch through its host lease ({@code hostId}; DESIGN.md section 11): one write on the server
+     * A host daemon's batch through its host lease ({@code hostId}): one write on the server
      * for all of them. {@code localBeatAgesMs}: per agent, how long ago the daemon last heard it locally (absent:
      * now). Each agent is answered as by {@link #heartbeats(List)}.
      */

@@ -18,7 +18,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
 /**
- * The daemon's local beat channel (DESIGN.md section 11): a loopback HTTP listener where an agent proves it is not
+ * The daemon's local beat channel: a loopback HTTP listener where an agent proves it is not
  * hung, {@code POST /v1/beat/<agentId>} (204; 404 for an agent this daemon does not run). The daemon knows its
  * agents' processes are alive; a local beat says the agent inside is still working through its loop. The daemon
  * reports each agent's time since its last local beat ({@code localBeatAgeMs}) in its batch, so an agent whose

@@ -456,7 +456,7 @@ class AlertRulesTest {
         assertEquals(List.of(), missing);
     }
 
-    // ---- PagerDuty urgency: page what no revive flow will fix (issue 19, item 3) ----------------------------
+    // ---- PagerDuty urgency: page what no revive flow will fix ----------------------------
 
     /**
      * {@code reviveFlow} is on every death and only there, and it is true exactly when the revive rule, as the
@@ -636,7 +636,7 @@ class AlertRulesTest {
         }
     }
 
-    // ---- delivery: retries, dead letters, secrets (issue 19) ---------------------------------------------
+    // ---- delivery: retries, dead letters, secrets ---------------------------------------------
 
     @Test
     void everyTarget_hasARetryPolicy_andTheDeliveryDeadLetterQueue() throws Exception {
@@ -711,7 +711,7 @@ class AlertRulesTest {
         assertEquals(key, body.path("routing_key").asText());
         assertEquals("trigger", body.path("event_action").asText());
         assertEquals("lifeline/acme/a-1", body.path("dedup_key").asText());
-        // The transition's seq rides along, so a receiver can order a trigger and its resolve (issue 19, item 3).
+        // The transition's seq rides along, so a receiver can order a trigger and its resolve.
         assertTrue(body.path("payload").path("custom_details").path("seq").isNumber(), body.toString());
     }
 

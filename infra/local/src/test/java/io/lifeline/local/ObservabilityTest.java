@@ -500,7 +500,7 @@ class ObservabilityTest {
 
     /**
      * Each alarm on an AWS namespace watches a metric that service publishes, with the dimensions it publishes it
-     * under, each naming a resource of the right kind in this template; together they cover what issue 19 asks to
+     * under, each naming a resource of the right kind in this template; together they cover what a deployment needs to
      * watch.
      */
     @Test

@@ -1,7 +1,7 @@
 package io.lifeline.client.manager;
 
 /**
- * What the agent is doing (seed 002), and what a heartbeat reports for it: processing is {@code working};
+ * What the agent is doing, and what a heartbeat reports for it: processing is {@code working};
  * idle and waiting_input are {@code ready}; error reports no status (the server keeps the current one) while
  * the heartbeats go on; stopped ends the heartbeats.
  */

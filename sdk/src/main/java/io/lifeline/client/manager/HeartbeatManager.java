@@ -20,12 +20,12 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
- * Seed 002's heartbeat manager for one agent: a heartbeat at {@link #start()} and then every interval,
- * carrying the activity state (as ready/working) and the stats. The interval is the server's: each answer
+ * The crash-recovery protocol's heartbeat manager for one agent: a heartbeat at {@link #start()} and then every
+ * interval, carrying the activity state (as ready/working) and the stats. The interval is the server's: each answer
  * carries {@code heartbeatIntervalSeconds} (at most half the agent's stale-after), and the next beat follows
- * it ({@link #DEFAULT_INTERVAL} until the first answer), unless the builder pinned one. When the server answers rejoinRequired
- * (the agent was marked dead, or is offline), it joins again and sends the beat once more, so an agent that
- * resumes is healthy within one interval (seed 004). After each beat it writes the state file atomically,
+ * it ({@link #DEFAULT_INTERVAL} until the first answer), unless the builder pinned one. When the server answers
+ * rejoinRequired (the agent was marked dead, or is offline), it joins again and sends the beat once more, so an agent
+ * that resumes is healthy within one interval. After each beat it writes the state file atomically,
  * when one is configured, and can send a checkpoint with the beat.
  */
 public final class HeartbeatManager implements AutoCloseable {
@@ -288,7 +288,7 @@ public final class HeartbeatManager implements AutoCloseable {
                     last == null ? null : last.timestamp(), stats(), checkpoint == null ? null : checkpoint.get(),
                     Path.of("").toAbsolutePath().toString(), now));
         } catch (RuntimeException e) {
-            // Seed 002: persisting is not critical; the next beat tries again.
+            // The crash-recovery protocol: persisting is not critical; the next beat tries again.
             LOG.log(System.Logger.Level.WARNING, "cannot persist the state of " + agentId, e);
         }
     }

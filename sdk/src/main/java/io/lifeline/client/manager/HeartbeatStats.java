@@ -2,7 +2,7 @@ package io.lifeline.client.manager;
 
 import io.lifeline.client.model.Stats;
 
-/** Seed 002's stats at one moment; {@code uptimeSeconds} since the manager started. */
+/** The crash-recovery protocol's stats at one moment; {@code uptimeSeconds} since the manager started. */
 public record HeartbeatStats(long messagesProcessed, long toolCallsExecuted, long errorsEncountered,
         long uptimeSeconds) {
 

@@ -4,9 +4,9 @@ import io.lifeline.client.model.RecoveryAnswer;
 
 /**
  * The answer to "can this agent recover?": {@code available} with the saved {@code state}, or a
- * {@code reason} (seed 002: "No saved state", "State too old", "Session still active"). When available,
- * {@code state} is never null, wherever the checkpoint came from (the local file, or the server's when there is
- * no file): {@code state().checkpoint()} is the checkpoint. {@code server} is the server's own answer, or null
+ * {@code reason} (the crash-recovery protocol: "No saved state", "State too old", "Session still active"). When
+ * available, {@code state} is never null, wherever the checkpoint came from (the local file, or the server's when there
+ * is no file): {@code state().checkpoint()} is the checkpoint. {@code server} is the server's own answer, or null
  * when it could not be asked.
  */
 public record RecoveryCheck(boolean available, String reason, PersistedState state, RecoveryAnswer server) {

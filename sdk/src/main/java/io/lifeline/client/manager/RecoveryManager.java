@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Seed 002's recovery decision, from the local state file and the server's recovery route:
+ * The crash-recovery protocol's recovery decision, from the local state file and the server's recovery route:
  * <ol>
  * <li>no local file: the server's checkpoint if it offers one (as a {@link PersistedState} with the checkpoint,
  * {@code savedAt} and {@code heartbeatAt}, and no local {@code state}, {@code stats} or {@code cwd}), else
@@ -31,8 +31,9 @@ public final class RecoveryManager {
 
     /**
      * @param client null to decide from the local file alone
-     * @param maxAge the oldest state offered back (seed 002's maxAge)
-     * @param staleThreshold how long after its last heartbeat a session counts as gone (seed 002: 60 s)
+     * @param maxAge the oldest state offered back (the crash-recovery protocol's maxAge)
+     * @param staleThreshold how long after its last heartbeat a session counts as gone (60 s by the
+     *        crash-recovery protocol)
      */
     public RecoveryManager(StateStore store, LifelineClient client, String agentId, Duration maxAge,
             Duration staleThreshold, Clock clock) {

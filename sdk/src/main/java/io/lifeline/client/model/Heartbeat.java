@@ -3,7 +3,7 @@ package io.lifeline.client.model;
 import java.util.Map;
 
 /**
- * A heartbeat body (seed 000). Every field is optional: {@code status} is ready|working|idle|active,
+ * A heartbeat body. Every field is optional: {@code status} is ready|working|idle|active,
  * {@code source} tool|sdk_session_idle|sdk_session_updated|sdk_tool_execute, {@code nextHeartbeatWithinSeconds}
  * tells the server when to expect the next one.
  */

@@ -1,8 +1,8 @@
 package io.lifeline.client.model;
 
 /**
- * Seed 002's counters, sent with a heartbeat. {@code uptime} is in seconds; {@code restartsLastHour} is how often
- * the agent's host restarted it in the hour before the beat (a {@code HostDaemon} sends it).
+ * The crash-recovery protocol's counters, sent with a heartbeat. {@code uptime} is in seconds; {@code restartsLastHour}
+ * is how often the agent's host restarted it in the hour before the beat (a {@code HostDaemon} sends it).
  */
 public record Stats(Long messagesProcessed, Long toolCallsExecuted, Long errorsEncountered, Long uptime,
         Long restartsLastHour) {
