@@ -22,9 +22,16 @@ public final class StreamChanges {
         String team();
     }
 
-    /** An agent changed status; {@code currentTaskId} is the task it held at that moment, if any. */
+    /**
+     * An agent changed status; {@code currentTaskId} is the task it held at that moment, if any; {@code cause}: the
+     * host silence its death followed from (on the death, the changes after it and its return), or null.
+     */
     public record StatusChanged(String team, String agentId, String name, String hostId, Transition transition,
-                                String currentTaskId) implements Change {
+                                String currentTaskId, io.lifeline.agent.HostIncidents.Cause cause) implements Change {
+        public StatusChanged(String team, String agentId, String name, String hostId, Transition transition,
+                             String currentTaskId) {
+            this(team, agentId, name, hostId, transition, currentTaskId, null);
+        }
     }
 
     public record TaskReassigned(String team, String taskId, String fromAgentId, Instant at) implements Change {
@@ -54,15 +61,22 @@ public final class StreamChanges {
      * the sweep judges each of them, held back by self-preservation where it applies.
      */
     public record HostLeaseExpired(String team, String hostId, List<String> agents, int agentCount,
-                                   Instant lastRenewedAt, Instant at) implements Change {
+                                   Instant lastRenewedAt, Instant at, String partOf, int leases) implements Change {
+        public HostLeaseExpired(String team, String hostId, List<String> agents, int agentCount,
+                                Instant lastRenewedAt, Instant at) {
+            this(team, hostId, agents, agentCount, lastRenewedAt, at, null, 1);
+        }
     }
 
     /**
      * A host whose lease was flagged expired at {@code expiredAt} (the silence's id, its {@link HostLeaseExpired}'s
      * {@code at}) renewed it again ({@code renewedAt}); {@code at}: when the flag was removed. Once per silence.
      */
-    public record HostLeaseRestored(String team, String hostId, Instant expiredAt, Instant renewedAt, Instant at)
-            implements Change {
+    public record HostLeaseRestored(String team, String hostId, Instant expiredAt, Instant renewedAt, Instant at,
+                                    String partOf) implements Change {
+        public HostLeaseRestored(String team, String hostId, Instant expiredAt, Instant renewedAt, Instant at) {
+            this(team, hostId, expiredAt, renewedAt, at, null);
+        }
     }
 
     /**
@@ -114,7 +128,8 @@ public final class StreamChanges {
         if (AgentItems.isAgent(newImage)) {
             TransitionLog.carriedBy(before, newImage).or(() -> replayed(before, newImage)).ifPresent(c -> changes.add(
                     new StatusChanged(c.team(), c.agentId(), Items.str(newImage, AgentItems.NAME),
-                            Items.str(newImage, AgentItems.HOST), c.transition(), Items.str(newImage, AgentItems.TASK))));
+                            Items.str(newImage, AgentItems.HOST), c.transition(), Items.str(newImage, AgentItems.TASK),
+                            AgentItems.hostCause(before, newImage, c.transition()))));
             HostCommandStore.Command command = HostCommandStore.stampedCommand(newImage);
             HostCommandStore.Command previous = before.isEmpty() ? null : HostCommandStore.stampedCommand(before);
             if (command != null && (previous == null || !command.commandId().equals(previous.commandId()))) {
@@ -130,13 +145,13 @@ public final class StreamChanges {
             HostLeaseStore.Expiry previous = before.isEmpty() ? null : HostLeaseStore.expiry(before);
             if (expiry != null && (previous == null || !expiry.at().equals(previous.at()))) {
                 changes.add(new HostLeaseExpired(expiry.team(), expiry.hostId(), expiry.agents(), expiry.count(),
-                        expiry.lastRenewedAt(), expiry.at()));
+                        expiry.lastRenewedAt(), expiry.at(), expiry.partOf(), expiry.leases()));
             }
             HostLeaseStore.Restore restore = HostLeaseStore.restored(newImage);
             HostLeaseStore.Restore restoredBefore = before.isEmpty() ? null : HostLeaseStore.restored(before);
             if (restore != null && (restoredBefore == null || !restore.expiredAt().equals(restoredBefore.expiredAt()))) {
                 changes.add(new HostLeaseRestored(restore.team(), restore.hostId(), restore.expiredAt(),
-                        restore.renewedAt(), restore.at()));
+                        restore.renewedAt(), restore.at(), restore.partOf()));
             }
         } else if (TeamItems.isTeam(newImage)) {
             String team = Keys.idAfter("TEAM#", pk);

@@ -83,6 +83,27 @@ class AlertRulesTest {
         return new LifelineEvent(e.team(), e.type(), e.eventId(), e.at(), d);
     }
 
+    /** The silence of host-1's lease flagged at AT, which the changes below follow from. */
+    static final io.lifeline.agent.HostIncidents.Cause SILENCE = new io.lifeline.agent.HostIncidents.Cause("host-1", AT);
+
+    /** A change of a-1 that follows from its host's silence (the sweep's death, the flow's moves, the return). */
+    static LifelineEvent ofSilence(AgentStatus from, AgentStatus to, Trigger trigger, String reason) {
+        assertTrue(TransitionTable.allows(from, trigger, to), from + " x " + trigger + " -> " + to + " is no row");
+        return EventCatalogue.of(new StreamChanges.StatusChanged("acme", "a-1", "Agent 1", "host-1",
+                new Transition(3, from, to, trigger, reason, AT.plusSeconds(30)), null, SILENCE));
+    }
+
+    /** host-1's further lease host-1.2, flagged with host-1 and part of its incident. */
+    static LifelineEvent furtherLeaseExpired() {
+        return EventCatalogue.of(new StreamChanges.HostLeaseExpired("acme", "host-1.2", List.of("a-30"), 1,
+                AT.minusSeconds(75), AT, "host-1", 1));
+    }
+
+    static LifelineEvent furtherLeaseRestored() {
+        return EventCatalogue.of(new StreamChanges.HostLeaseRestored("acme", "host-1.2", AT, AT.plusSeconds(40),
+                AT.plusSeconds(45), "host-1"));
+    }
+
     static LifelineEvent hostLeaseExpired() {
         return EventCatalogue.of(new StreamChanges.HostLeaseExpired("acme", "host-1", List.of("a-1", "a-3"), 2,
                 AT.minusSeconds(75), AT));
@@ -164,38 +185,46 @@ class AlertRulesTest {
                 "failure reported: oom");
         LifelineEvent hostGaveUp = status(AgentStatus.WORKING, AgentStatus.DEAD_FAILED_REVIVE, Trigger.HOST_GAVE_UP,
                 "host gave up");
+        LifelineEvent diedOfHost = ofSilence(AgentStatus.WORKING, AgentStatus.DEAD, Trigger.HEARTBEAT_EXPIRED, SILENT);
+        LifelineEvent notRevivedOfHost = ofSilence(AgentStatus.RESTARTING, AgentStatus.DEAD_FAILED_REVIVE,
+                Trigger.RESTART_EXHAUSTED, "3 restarts failed");
+        LifelineEvent backWithHost = ofSilence(AgentStatus.DEAD, AgentStatus.READY, Trigger.JOIN, "agent joined");
         Map<String, Examples> m = new LinkedHashMap<>();
         m.put("DeathAlertRule", new Examples(List.of(died, crashed, notRevived, hostlessDeath()),
-                List.of(left, restarting, back, hostLeaseExpired())));
-        m.put("RecoveryAlertRule", new Examples(List.of(back, backAfterRevive), List.of(taskDone, died)));
+                List.of(left, restarting, back, hostLeaseExpired(), diedOfHost, notRevivedOfHost)));
+        m.put("RecoveryAlertRule", new Examples(List.of(back, backAfterRevive), List.of(taskDone, died, backWithHost)));
         m.put("MassStaleAlertRule", new Examples(List.of(massStale()), List.of(died, tasksReassigned())));
         m.put("HostLeaseAlertRule", new Examples(List.of(hostLeaseExpired()), List.of(died, massStale(),
-                hostLeaseRestored())));
+                hostLeaseRestored(), furtherLeaseExpired())));
         m.put("HostLeaseRestoredAlertRule", new Examples(List.of(hostLeaseRestored()), List.of(hostLeaseExpired(),
-                back, died)));
+                back, died, furtherLeaseRestored())));
         m.put("AlertWebhookRule", new Examples(List.of(died, back, taskDone, massStale(), tasksReassigned(),
-                leaderNotified(), rotation(), restartRequested(), hostLeaseExpired(), hostLeaseRestored()), List.of()));
-        m.put("ReviveOnDeathRule", new Examples(List.of(died, crashed),
+                leaderNotified(), rotation(), restartRequested(), hostLeaseExpired(), hostLeaseRestored(), diedOfHost,
+                backWithHost, furtherLeaseExpired(), furtherLeaseRestored()), List.of()));
+        // The revive flow still takes a death of a silent host: the host, once back, runs the pending restart.
+        m.put("ReviveOnDeathRule", new Examples(List.of(died, crashed, diedOfHost),
                 List.of(hostlessDeath(), notRevived, left, back, restarting)));
         m.put("RestartWebhookRule", new Examples(List.of(restartRequested()), List.of(died, back, massStale())));
         m.put("SlackRule", new Examples(List.of(died, crashed, notRevived, back),
-                List.of(taskDone, claimed, left, restarting, massStale(), hostLeaseExpired())));
+                List.of(taskDone, claimed, left, restarting, massStale(), hostLeaseExpired(), diedOfHost,
+                        notRevivedOfHost, backWithHost)));
         m.put("SlackHostLeaseRule", new Examples(List.of(hostLeaseExpired()), List.of(died, massStale(),
-                hostLeaseRestored())));
+                hostLeaseRestored(), furtherLeaseExpired())));
         m.put("SlackHostLeaseRestoredRule", new Examples(List.of(hostLeaseRestored()), List.of(hostLeaseExpired(),
-                back)));
+                back, furtherLeaseRestored())));
         // Pages: deaths no revive flow will handle, and failed revives; a death the flow handles is the next rule's.
         m.put("PagerDutyTriggerRule", new Examples(List.of(hostlessDeath(), hostlessCrash, notRevived, hostGaveUp,
-                withoutReviveFlow(died)), List.of(died, crashed, back, left, restarting, hostLeaseExpired())));
+                withoutReviveFlow(died)), List.of(died, crashed, back, left, restarting, hostLeaseExpired(),
+                notRevivedOfHost, withoutReviveFlow(diedOfHost))));
         m.put("PagerDutyRevivingDeathRule", new Examples(List.of(died, crashed),
                 List.of(hostlessDeath(), hostlessCrash, notRevived, hostGaveUp, withoutReviveFlow(died), back,
-                        restarting, hostLeaseExpired())));
+                        restarting, hostLeaseExpired(), diedOfHost)));
         m.put("PagerDutyResolveRule", new Examples(List.of(back, backAfterRevive), List.of(died, taskDone,
-                hostLeaseRestored())));
+                hostLeaseRestored(), backWithHost)));
         m.put("PagerDutyHostLeaseRule", new Examples(List.of(hostLeaseExpired()), List.of(died, notRevived,
-                massStale(), hostLeaseRestored())));
+                massStale(), hostLeaseRestored(), furtherLeaseExpired())));
         m.put("PagerDutyHostLeaseRestoredRule", new Examples(List.of(hostLeaseRestored()), List.of(hostLeaseExpired(),
-                back, died)));
+                back, died, furtherLeaseRestored())));
         return m;
     }
 
@@ -610,6 +639,74 @@ class AlertRulesTest {
         for (String severity : java.util.Arrays.asList("info", "off")) {
             assertEquals(summary(pd), summary(pagerDuty(withPagerDuty(severity), e)), severity);
         }
+    }
+
+    /** What each destination receives for {@code events}: the alerts topic, Slack and PagerDuty, counted. */
+    static Map<String, Integer> perDestination(List<LifelineEvent> events) {
+        Map<String, Integer> out = new LinkedHashMap<>(Map.of("topic", 0, "slack", 0, "pagerduty", 0));
+        for (LifelineEvent e : events) {
+            for (SamTemplate.Rule r : rules.values()) {
+                if (!matches(r, envelope(e))) {
+                    continue;
+                }
+                for (SamTemplate.Target t : r.targets()) {
+                    String where = t.topic() != null ? "topic" : "http://y".equals(t.endpoint()) ? "slack"
+                            : "https://events.pagerduty.com/v2/enqueue".equals(t.endpoint()) ? "pagerduty" : null;
+                    if (where != null) {
+                        out.merge(where, 1, Integer::sum);
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * A silent host with three leases whose 60 agents die of it and come back: the host's incident is one message
+     * on each channel when it goes silent and one when it is back (PagerDuty: one trigger, one resolve of its key);
+     * the agents' changes (deaths, the flow's give-up, returns) and the further leases reach no person, though
+     * every one of them is on the bus (the alert webhook and the events route have them all).
+     */
+    @Test
+    void silentHostWithThreeLeases_isOneIncident_itsAgentsChangesAlertNobody() {
+        List<LifelineEvent> silence = new ArrayList<>();
+        List<String> named = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            named.add("a-" + i);
+        }
+        silence.add(EventCatalogue.of(new StreamChanges.HostLeaseExpired("acme", "host-1", named.subList(0, 25), 60,
+                AT.minusSeconds(75), AT, null, 3)));
+        silence.add(EventCatalogue.of(new StreamChanges.HostLeaseExpired("acme", "host-1.2", named.subList(25, 50),
+                25, AT.minusSeconds(75), AT, "host-1", 1)));
+        silence.add(EventCatalogue.of(new StreamChanges.HostLeaseExpired("acme", "host-1.3", named.subList(50, 60),
+                10, AT.minusSeconds(75), AT, "host-1", 1)));
+        for (int i = 0; i < 60; i++) {
+            silence.add(ofSilence(AgentStatus.WORKING, AgentStatus.DEAD, Trigger.HEARTBEAT_EXPIRED, SILENT));
+            silence.add(ofSilence(AgentStatus.DEAD, AgentStatus.RESTARTING, Trigger.RESTART_INITIATED, null));
+            silence.add(ofSilence(AgentStatus.RESTARTING, AgentStatus.DEAD_FAILED_REVIVE, Trigger.RESTART_EXHAUSTED,
+                    "no rejoin after 3 restart attempts"));
+        }
+        assertEquals(Map.of("topic", 1, "slack", 1, "pagerduty", 1), perDestination(silence));
+        JsonNode sns = LocalEventBus.transform(rules.get("HostLeaseAlertRule").targets().get(0), envelope(silence.get(0)));
+        assertTrue(sns.asText().endsWith("its 60 agents are silent with it"), sns::toString);
+
+        List<LifelineEvent> back = new ArrayList<>(List.of(hostLeaseRestored(), furtherLeaseRestored(),
+                EventCatalogue.of(new StreamChanges.HostLeaseRestored("acme", "host-1.3", AT, AT.plusSeconds(40),
+                        AT.plusSeconds(45), "host-1"))));
+        for (int i = 0; i < 60; i++) {
+            back.add(ofSilence(AgentStatus.DEAD_FAILED_REVIVE, AgentStatus.READY, Trigger.JOIN, "agent joined"));
+        }
+        assertEquals(Map.of("topic", 1, "slack", 1, "pagerduty", 1), perDestination(back));
+        assertEquals("resolve lifeline/acme/host/host-1/" + AT + " ", summary(pagerDuty(withPagerDuty(null), back.get(0))));
+        assertEquals(summary(pagerDuty(withPagerDuty(null), silence.get(0))).replace("trigger ", "resolve ")
+                .replace(" critical", " "), summary(pagerDuty(withPagerDuty(null), back.get(0))));
+        for (LifelineEvent e : silence) {
+            assertTrue(matches(rules.get("AlertWebhookRule"), envelope(e)), e.detail()::toString);
+        }
+        JsonNode died = silence.get(3).detail();
+        assertEquals("host_silent", died.path("cause").path("kind").asText());
+        assertEquals("host-1", died.path("cause").path("hostId").asText());
+        assertEquals(AT.toString(), died.path("cause").path("expiredAt").asText());
     }
 
     // ---- delivery: retries, dead letters, secrets (issue 19) ---------------------------------------------
