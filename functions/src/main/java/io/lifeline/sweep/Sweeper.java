@@ -34,7 +34,11 @@ public final class Sweeper {
     public record Report(Instant at, int itemsScanned, int aliveSeen, List<String> markedDead, int missesRecorded,
                          int raceLostToHeartbeat, int skippedOnError, List<String> teamsHeld,
                          double consumedReadUnits, Duration took, int missesTooSoon, List<String> revivesEnded,
-                         List<String> hostsExpired, int leaseAnswersDropped) {
+                         List<String> hostsExpired, int leaseAnswersDropped, SweepPlan.FleetOutcome fleet) {
+        /** True when the deployment-wide guard held this sweep: no agent of any team was marked dead. */
+        public boolean fleetHeld() {
+            return fleet != null && fleet.held();
+        }
     }
 
     /**
@@ -113,10 +117,11 @@ public final class Sweeper {
      * Flags the leases gone silent, each host's leases as one incident (the first flagged leads, the others are
      * part of it); answers the silences now in force, {@code team/leaseId} -> the flag's time.
      */
-    private Map<String, Instant> flagSilentHosts(SweepStore.Snapshot snapshot, Instant now, List<String> hostsExpired,
-                                                 int[] skipped) {
+    private Map<String, Instant> flagSilentHosts(SweepStore.Snapshot snapshot, Instant now, boolean fleetHeld,
+                                                 List<String> hostsExpired, int[] skipped) {
         Map<String, Instant> silences = HostIncidents.silences(snapshot.leases());
-        List<HostLease.Expired> expired = HostLease.expired(snapshot.leases(), snapshot.linked(), snapshot.teams(), now);
+        List<HostLease.Expired> expired = fleetHeld ? List.of()
+                : HostLease.expired(snapshot.leases(), snapshot.linked(), snapshot.teams(), now);
         for (HostIncidents.Group group : HostIncidents.groups(snapshot.leases(), expired)) {
             String lead = group.existingLead();
             for (HostLease.Expired e : group.members()) {
@@ -176,15 +181,21 @@ public final class Sweeper {
         int lost = 0;
         int tooSoon = 0;
         int skipped = 0;
-        // Host leases (DESIGN.md section 11) first: a host gone silent is one HostLeaseExpired per incident, and
-        // the deaths below of agents beating through it carry that silence (docs/alerts-noise.md).
+        List<SweepPlan.TeamOutcome> outcomes = SweepPlan.decide(SweepPlan.afterStart(snapshot.agents(), graceFrom),
+                snapshot.teams(), policy, now);
+        SweepPlan.FleetOutcome fleet = SweepPlan.fleet(outcomes, policy);
+        skipped += flagFleet(fleet, snapshot.fleetHeldSince(), now) ? 0 : 1;
+        // Host leases (DESIGN.md section 11) before the deaths: a host gone silent is one HostLeaseExpired per
+        // incident, and the deaths below of agents beating through it carry that silence (docs/alerts-noise.md).
+        // A fleet-wide hold holds the hosts' pages too: their silence is the same brownout.
         List<String> hostsExpired = new ArrayList<>();
         int[] leaseSkips = {0};
-        Map<String, Instant> silences = flagSilentHosts(snapshot, now, hostsExpired, leaseSkips);
+        Map<String, Instant> silences = flagSilentHosts(snapshot, now, fleet.held(), hostsExpired, leaseSkips);
         skipped += leaseSkips[0];
         List<SweepPlan.Action> actions = new ArrayList<>();
-        for (SweepPlan.TeamOutcome outcome : SweepPlan.decide(
-                SweepPlan.afterStart(snapshot.agents(), graceFrom), snapshot.teams(), policy, now)) {
+        // Held fleet-wide: nobody is marked dead and no team raises its own flag (the fleet's event is the one
+        // alert); each team's flag is judged again once the fleet's hold ends.
+        for (SweepPlan.TeamOutcome outcome : fleet.held() ? List.<SweepPlan.TeamOutcome>of() : outcomes) {
             try {
                 if (outcome.held()) {
                     held.add(outcome.team());
@@ -253,6 +264,24 @@ public final class Sweeper {
         }
         return new Report(now, snapshot.itemsScanned(), snapshot.agents().size(), dead, misses, lost, skipped, held,
                 snapshot.consumedReadUnits(), Duration.ofNanos(System.nanoTime() - started), tooSoon, revivesEnded,
-                hostsExpired, answersDropped);
+                hostsExpired, answersDropped, fleet);
+    }
+
+    /**
+     * The fleet's flag follows its outcome: raised by the first sweep that holds (one FleetMassStaleSuspected),
+     * lowered by the first that does not (one FleetMassStaleResolved). False when the write was skipped on an error
+     * (the next sweep tries again).
+     */
+    private boolean flagFleet(SweepPlan.FleetOutcome fleet, Instant heldSince, Instant now) {
+        try {
+            if (fleet.held() && heldSince == null) {
+                teams.fleet().raise(fleet, now);
+            } else if (!fleet.held() && heldSince != null) {
+                teams.fleet().clear(heldSince, now);
+            }
+            return true;
+        } catch (LifelineException e) {
+            return false;
+        }
     }
 }

@@ -125,6 +125,15 @@ class AlertRulesTest {
         return EventCatalogue.of(new StreamChanges.MassStale("acme", 5, 4, 0.5, AT));
     }
 
+    static LifelineEvent fleetHeld() {
+        return EventCatalogue.of(new StreamChanges.FleetMassStale(70, 60, 0.5, List.of("t01", "t02"), 30, AT, null));
+    }
+
+    static LifelineEvent fleetResolved() {
+        return EventCatalogue.of(new StreamChanges.FleetMassStale(70, 60, 0.5, List.of("t01", "t02"), 30, AT,
+                AT.plusSeconds(90)));
+    }
+
     static LifelineEvent tasksReassigned() {
         return EventCatalogue.of(new StreamChanges.TaskReassigned("acme", "t-1", "a-1", AT));
     }
@@ -193,14 +202,16 @@ class AlertRulesTest {
         m.put("DeathAlertRule", new Examples(List.of(died, crashed, notRevived, hostlessDeath()),
                 List.of(left, restarting, back, hostLeaseExpired(), diedOfHost, notRevivedOfHost)));
         m.put("RecoveryAlertRule", new Examples(List.of(back, backAfterRevive), List.of(taskDone, died, backWithHost)));
-        m.put("MassStaleAlertRule", new Examples(List.of(massStale()), List.of(died, tasksReassigned())));
+        m.put("MassStaleAlertRule", new Examples(List.of(massStale()), List.of(died, tasksReassigned(), fleetHeld())));
+        m.put("FleetMassStaleAlertRule", new Examples(List.of(fleetHeld(), fleetResolved()), List.of(massStale(),
+                died)));
         m.put("HostLeaseAlertRule", new Examples(List.of(hostLeaseExpired()), List.of(died, massStale(),
                 hostLeaseRestored(), furtherLeaseExpired())));
         m.put("HostLeaseRestoredAlertRule", new Examples(List.of(hostLeaseRestored()), List.of(hostLeaseExpired(),
                 back, died, furtherLeaseRestored())));
         m.put("AlertWebhookRule", new Examples(List.of(died, back, taskDone, massStale(), tasksReassigned(),
-                leaderNotified(), rotation(), restartRequested(), hostLeaseExpired(), hostLeaseRestored(), diedOfHost,
-                backWithHost, furtherLeaseExpired(), furtherLeaseRestored()), List.of()));
+                leaderNotified(), rotation(), restartRequested(), hostLeaseExpired(), hostLeaseRestored(), fleetHeld(),
+                fleetResolved(), diedOfHost, backWithHost, furtherLeaseExpired(), furtherLeaseRestored()), List.of()));
         // The revive flow still takes a death of a silent host: the host, once back, runs the pending restart.
         m.put("ReviveOnDeathRule", new Examples(List.of(died, crashed, diedOfHost),
                 List.of(hostlessDeath(), notRevived, left, back, restarting)));
@@ -288,7 +299,7 @@ class AlertRulesTest {
     @Test
     void rules_withTheOptionalParametersEmpty_leaveOutTheConditionalRules() {
         Set<String> always = Set.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "HostLeaseAlertRule",
-                "HostLeaseRestoredAlertRule", "ReviveOnDeathRule");
+                "HostLeaseRestoredAlertRule", "ReviveOnDeathRule", "FleetMassStaleAlertRule");
         assertEquals(always, ruleIds(Map.of()));
         assertEquals(always, ruleIds(Map.of("AlertWebhookUrl", "", "SlackWebhookUrl", "", "PagerDutyRoutingKey", "")));
         assertEquals(union(always, "AlertWebhookRule"), ruleIds(Map.of("AlertWebhookUrl", "http://x")));
@@ -384,8 +395,8 @@ class AlertRulesTest {
     @Test
     void inputTemplates_useOnlyTheirOwnVariables_andAreValidJsonOnceFilled() throws Exception {
         List<Transformer> all = transformers();
-        assertEquals(Set.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "HostLeaseAlertRule",
-                "HostLeaseRestoredAlertRule", "SlackRule", "SlackHostLeaseRule", "SlackHostLeaseRestoredRule",
+        assertEquals(Set.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "FleetMassStaleAlertRule",
+                "HostLeaseAlertRule", "HostLeaseRestoredAlertRule", "SlackRule", "SlackHostLeaseRule", "SlackHostLeaseRestoredRule",
                 "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule",
                 "PagerDutyHostLeaseRestoredRule", "ReviveOnDeathRule"),
                 all.stream().map(Transformer::ruleId).collect(Collectors.toSet()));
@@ -422,7 +433,7 @@ class AlertRulesTest {
             }
         }
         out.addAll(List.of(massStale(), tasksReassigned(), leaderNotified(), rotation(), restartRequested(),
-                hostLeaseExpired(), hostLeaseRestored()));
+                hostLeaseExpired(), hostLeaseRestored(), fleetHeld(), fleetResolved()));
         return out;
     }
 
@@ -738,9 +749,9 @@ class AlertRulesTest {
         java.time.Duration window = java.time.Duration.ofSeconds(Long.parseLong(
                 template.parameter("AlertRetryWindowSeconds", Map.of())));
         assertTrue(window.compareTo(java.time.Duration.ofMinutes(30)) <= 0, window.toString());
-        for (String id : List.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "HostLeaseAlertRule",
-                "HostLeaseRestoredAlertRule", "SlackRule", "SlackHostLeaseRule", "SlackHostLeaseRestoredRule",
-                "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule",
+        for (String id : List.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "FleetMassStaleAlertRule",
+                "HostLeaseAlertRule", "HostLeaseRestoredAlertRule", "SlackRule", "SlackHostLeaseRule",
+                "SlackHostLeaseRestoredRule", "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule",
                 "PagerDutyHostLeaseRestoredRule", "AlertWebhookRule")) {
             for (SamTemplate.Target t : rules.get(id).targets()) {
                 assertEquals(window, t.retry().maximumEventAge(), id + "/" + t.id());

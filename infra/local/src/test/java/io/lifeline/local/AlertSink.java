@@ -27,7 +27,7 @@ final class AlertSink implements AutoCloseable {
     }
 
     static final List<String> TOPIC_RULES = List.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule",
-            "HostLeaseAlertRule", "HostLeaseRestoredAlertRule");
+            "HostLeaseAlertRule", "HostLeaseRestoredAlertRule", "FleetMassStaleAlertRule");
 
     private final HttpServer server;
     final List<Received> received = new CopyOnWriteArrayList<>();

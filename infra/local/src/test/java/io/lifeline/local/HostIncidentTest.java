@@ -58,7 +58,8 @@ class HostIncidentTest {
     @Test
     void silentHostsOf25And60Agents_areOnePageAndOneSlackMessageEach_andOneResolveOfEachWhenBack() throws Exception {
         try (AlertSink sink = new AlertSink();
-             TestStack s = sink.stack().parameter("SelfPreservationMinAlive", "100000").build()) {
+             TestStack s = sink.stack().parameter("SelfPreservationMinAlive", "100000")
+                     .parameter("FleetSelfPreservationMinAlive", "100000").build()) {
             List<String> small = agents("s", 25);
             List<String> large = agents("l", 60);
             Map<String, List<String>> all = new LinkedHashMap<>(leases("h25", small));
@@ -153,7 +154,8 @@ class HostIncidentTest {
     @Test
     void deathReportedWhileTheHostIsSilent_isPartOfTheHostsIncident() throws Exception {
         try (AlertSink sink = new AlertSink();
-             TestStack s = sink.stack().parameter("SelfPreservationMinAlive", "100000").build()) {
+             TestStack s = sink.stack().parameter("SelfPreservationMinAlive", "100000")
+                     .parameter("FleetSelfPreservationMinAlive", "100000").build()) {
             List<String> ids = agents("k", 3);
             Map<String, List<String>> lease = leases("hk", ids);
             ids.forEach(id -> ok(s.ready(id)));
