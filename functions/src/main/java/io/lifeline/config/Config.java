@@ -34,7 +34,16 @@ public record Config(
         String sweepQueueUrl,
         Duration keyCacheTtl,
         Duration metricsSummaryInterval,
-        Duration offlineRetention) {
+        Duration offlineRetention,
+        AlertBursts alertBursts) {
+
+    /**
+     * Digests for bursts (docs/alerts-noise.md): past {@code threshold} alertable deaths in one {@code window}
+     * (windows aligned to the epoch), the window's further deaths reach people in one digest at its end, naming up
+     * to {@code named} agents.
+     */
+    public record AlertBursts(int threshold, Duration window, int named) {
+    }
 
     public static Config fromEnvironment(Map<String, String> env) {
         return new Config(
@@ -68,7 +77,10 @@ public record Config(
                 Duration.ofSeconds(positive(env, "METRICS_SUMMARY_SECONDS", 300)),
                 // An agent offline or dead_failed_revive this long, unchanged, is deleted by the outbox repair
                 // (0: never); its id can be registered again and continues its seq.
-                Duration.ofDays(nonNegative(env, "OFFLINE_AGENT_RETENTION_DAYS", 30)));
+                Duration.ofDays(nonNegative(env, "OFFLINE_AGENT_RETENTION_DAYS", 30)),
+                new AlertBursts((int) positive(env, "ALERT_BURST_THRESHOLD", 1),
+                        Duration.ofSeconds(positive(env, "ALERT_BURST_WINDOW_SECONDS", 60)),
+                        (int) positive(env, "ALERT_DIGEST_NAMED_AGENTS", 20)));
     }
 
     private static String required(Map<String, String> env, String name) {

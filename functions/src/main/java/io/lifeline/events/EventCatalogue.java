@@ -22,6 +22,10 @@ public final class EventCatalogue {
     public static final String HOST_LEASE_RESTORED = "HostLeaseRestored";
     public static final String FLEET_MASS_STALE_SUSPECTED = "FleetMassStaleSuspected";
     public static final String FLEET_MASS_STALE_RESOLVED = "FleetMassStaleResolved";
+    /** Digests for bursts (docs/alerts-noise.md): a window past its threshold, its digest, its end. */
+    public static final String ALERT_BURST_STARTED = "AlertBurstStarted";
+    public static final String ALERT_DIGEST = "AlertDigest";
+    public static final String ALERT_BURST_RESOLVED = "AlertBurstResolved";
     /** {@code cause.kind} of a change that follows from its host's silence. */
     public static final String HOST_SILENT = "host_silent";
 

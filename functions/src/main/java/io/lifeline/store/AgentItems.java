@@ -87,6 +87,12 @@ final class AgentItems {
      * every change that makes the agent alive again, whose record still reads it from the old image.
      */
     static final String HOST_CAUSE = "hc";
+    /**
+     * When the agent's dead spell began (ms): set by the first change into dead or dead_failed_revive, kept through
+     * the changes while not alive, removed by the change that makes it alive or offline (whose record reads it from
+     * the old image). The alert window its death counted in (docs/alerts-noise.md).
+     */
+    static final String DIED_AT = "dAt";
     /** The newest restart command issued for the agent (a map), stamped by the write that issues it. */
     static final String RESTART_COMMAND = "rc";
     /** Session rotations requested for the agent (a context-limit error), and the newest one's time. */
@@ -131,6 +137,12 @@ final class AgentItems {
             return now;
         }
         return t.to().isAlive() && t.from() != null && !t.from().isAlive() ? hostCause(before) : null;
+    }
+
+    /** When the dead spell this change belongs to began: on the new image, or for its end, on the old one. */
+    static Instant diedAt(Map<String, AttributeValue> before, Map<String, AttributeValue> after) {
+        Instant now = instant(after, DIED_AT);
+        return now != null ? now : before == null ? null : instant(before, DIED_AT);
     }
 
     private static io.lifeline.agent.HostIncidents.Cause hostCause(Map<String, AttributeValue> item) {
@@ -224,6 +236,11 @@ final class AgentItems {
         u.set(OUTBOX, AttributeValue.fromBool(true));
         if (to.isAlive()) {
             u.remove(HOST_CAUSE);
+        }
+        if (to.isAlive() || to == AgentStatus.OFFLINE) {
+            u.remove(DIED_AT);
+        } else if (to == AgentStatus.DEAD || to == AgentStatus.DEAD_FAILED_REVIVE) {
+            u.setExpression(DIED_AT, "if_not_exists(" + u.name(DIED_AT) + ", " + u.value(ms(now)) + ")");
         }
         if (!to.isAlive()) {
             // A life ends here: its hold on a task ends in the same write (issue 14, item 3).

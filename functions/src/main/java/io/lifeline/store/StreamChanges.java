@@ -27,13 +27,20 @@ public final class StreamChanges {
 
     /**
      * An agent changed status; {@code currentTaskId} is the task it held at that moment, if any; {@code cause}: the
-     * host silence its death followed from (on the death, the changes after it and its return), or null.
+     * host silence its death followed from (on the death, the changes after it and its return), or null; {@code diedAt}:
+     * when the dead spell it belongs to began (on its changes and its end), or null.
      */
     public record StatusChanged(String team, String agentId, String name, String hostId, Transition transition,
-                                String currentTaskId, io.lifeline.agent.HostIncidents.Cause cause) implements Change {
+                                String currentTaskId, io.lifeline.agent.HostIncidents.Cause cause, Instant diedAt)
+            implements Change {
         public StatusChanged(String team, String agentId, String name, String hostId, Transition transition,
                              String currentTaskId) {
-            this(team, agentId, name, hostId, transition, currentTaskId, null);
+            this(team, agentId, name, hostId, transition, currentTaskId, null, null);
+        }
+
+        public StatusChanged(String team, String agentId, String name, String hostId, Transition transition,
+                             String currentTaskId, io.lifeline.agent.HostIncidents.Cause cause) {
+            this(team, agentId, name, hostId, transition, currentTaskId, cause, null);
         }
     }
 
@@ -154,7 +161,8 @@ public final class StreamChanges {
             TransitionLog.carriedBy(before, newImage).or(() -> replayed(before, newImage)).ifPresent(c -> changes.add(
                     new StatusChanged(c.team(), c.agentId(), Items.str(newImage, AgentItems.NAME),
                             Items.str(newImage, AgentItems.HOST), c.transition(), Items.str(newImage, AgentItems.TASK),
-                            AgentItems.hostCause(before, newImage, c.transition()))));
+                            AgentItems.hostCause(before, newImage, c.transition()),
+                            AgentItems.diedAt(before, newImage))));
             HostCommandStore.Command command = HostCommandStore.stampedCommand(newImage);
             HostCommandStore.Command previous = before.isEmpty() ? null : HostCommandStore.stampedCommand(before);
             if (command != null && (previous == null || !command.commandId().equals(previous.commandId()))) {

@@ -104,6 +104,35 @@ class AlertRulesTest {
                 AT.plusSeconds(45), "host-1"));
     }
 
+    static final io.lifeline.config.Config.AlertBursts BURSTS = new io.lifeline.config.Config.AlertBursts(1,
+            java.time.Duration.ofSeconds(60), 20);
+
+    /** A window of two teams' six deaths, the first of which (a-1, reviving) paged on its own. */
+    static io.lifeline.store.AlertWindowStore.Window window() {
+        return new io.lifeline.store.AlertWindowStore.Window(AT, 6, 6, "lifeline/acme/a-1/reviving", true,
+                new LinkedHashMap<>(Map.of("acme", 4, "beta", 2)), new LinkedHashMap<>(Map.of("host-1", 4, "-", 2)),
+                Map.of("heartbeat_expired", 6), List.of("acme/a-1", "acme/a-2", "beta/b-1"));
+    }
+
+    static LifelineEvent burstStarted() {
+        return io.lifeline.events.AlertBursts.started("acme", AT, BURSTS, AT.plusSeconds(3));
+    }
+
+    static LifelineEvent digest() {
+        return io.lifeline.events.AlertBursts.digest(window(), BURSTS, "https://dash.example/", AT.plusSeconds(65));
+    }
+
+    static LifelineEvent burstResolved() {
+        return io.lifeline.events.AlertBursts.resolved(window(), AT.plusSeconds(300));
+    }
+
+    /** A change as the outbox marks it when it is in a burst: left to its window's digest. */
+    static LifelineEvent inBurst(LifelineEvent e) {
+        ObjectNode d = e.detail().deepCopy();
+        d.put("burst", AT.toString());
+        return new LifelineEvent(e.team(), e.type(), e.eventId(), e.at(), d);
+    }
+
     static LifelineEvent hostLeaseExpired() {
         return EventCatalogue.of(new StreamChanges.HostLeaseExpired("acme", "host-1", List.of("a-1", "a-3"), 2,
                 AT.minusSeconds(75), AT));
@@ -200,8 +229,19 @@ class AlertRulesTest {
         LifelineEvent backWithHost = ofSilence(AgentStatus.DEAD, AgentStatus.READY, Trigger.JOIN, "agent joined");
         Map<String, Examples> m = new LinkedHashMap<>();
         m.put("DeathAlertRule", new Examples(List.of(died, crashed, notRevived, hostlessDeath()),
-                List.of(left, restarting, back, hostLeaseExpired(), diedOfHost, notRevivedOfHost)));
-        m.put("RecoveryAlertRule", new Examples(List.of(back, backAfterRevive), List.of(taskDone, died, backWithHost)));
+                List.of(left, restarting, back, hostLeaseExpired(), diedOfHost, notRevivedOfHost, inBurst(died),
+                        inBurst(notRevived), digest())));
+        m.put("RecoveryAlertRule", new Examples(List.of(back, backAfterRevive), List.of(taskDone, died, backWithHost,
+                inBurst(back), burstResolved())));
+        m.put("DigestOnBurstRule", new Examples(List.of(burstStarted()), List.of(digest(), burstResolved(), died,
+                inBurst(died))));
+        m.put("DigestAlertRule", new Examples(List.of(digest()), List.of(burstStarted(), burstResolved(), died)));
+        m.put("BurstResolvedAlertRule", new Examples(List.of(burstResolved()), List.of(burstStarted(), digest(), back)));
+        m.put("SlackDigestRule", new Examples(List.of(digest()), List.of(burstStarted(), burstResolved(), died)));
+        m.put("SlackBurstResolvedRule", new Examples(List.of(burstResolved()), List.of(burstStarted(), digest(), back)));
+        m.put("PagerDutyDigestRule", new Examples(List.of(digest()), List.of(burstStarted(), burstResolved(), died)));
+        m.put("PagerDutyBurstResolvedRule", new Examples(List.of(burstResolved()), List.of(burstStarted(), digest(),
+                back)));
         m.put("MassStaleAlertRule", new Examples(List.of(massStale()), List.of(died, tasksReassigned(), fleetHeld())));
         m.put("FleetMassStaleAlertRule", new Examples(List.of(fleetHeld(), fleetResolved()), List.of(massStale(),
                 died)));
@@ -211,14 +251,15 @@ class AlertRulesTest {
                 back, died, furtherLeaseRestored())));
         m.put("AlertWebhookRule", new Examples(List.of(died, back, taskDone, massStale(), tasksReassigned(),
                 leaderNotified(), rotation(), restartRequested(), hostLeaseExpired(), hostLeaseRestored(), fleetHeld(),
-                fleetResolved(), diedOfHost, backWithHost, furtherLeaseExpired(), furtherLeaseRestored()), List.of()));
+                fleetResolved(), diedOfHost, backWithHost, furtherLeaseExpired(), furtherLeaseRestored(), inBurst(died),
+                burstStarted(), digest(), burstResolved()), List.of()));
         // The revive flow still takes a death of a silent host: the host, once back, runs the pending restart.
         m.put("ReviveOnDeathRule", new Examples(List.of(died, crashed, diedOfHost),
                 List.of(hostlessDeath(), notRevived, left, back, restarting)));
         m.put("RestartWebhookRule", new Examples(List.of(restartRequested()), List.of(died, back, massStale())));
         m.put("SlackRule", new Examples(List.of(died, crashed, notRevived, back),
                 List.of(taskDone, claimed, left, restarting, massStale(), hostLeaseExpired(), diedOfHost,
-                        notRevivedOfHost, backWithHost)));
+                        notRevivedOfHost, backWithHost, inBurst(died), inBurst(back), digest())));
         m.put("SlackHostLeaseRule", new Examples(List.of(hostLeaseExpired()), List.of(died, massStale(),
                 hostLeaseRestored(), furtherLeaseExpired())));
         m.put("SlackHostLeaseRestoredRule", new Examples(List.of(hostLeaseRestored()), List.of(hostLeaseExpired(),
@@ -226,12 +267,12 @@ class AlertRulesTest {
         // Pages: deaths no revive flow will handle, and failed revives; a death the flow handles is the next rule's.
         m.put("PagerDutyTriggerRule", new Examples(List.of(hostlessDeath(), hostlessCrash, notRevived, hostGaveUp,
                 withoutReviveFlow(died)), List.of(died, crashed, back, left, restarting, hostLeaseExpired(),
-                notRevivedOfHost, withoutReviveFlow(diedOfHost))));
+                notRevivedOfHost, withoutReviveFlow(diedOfHost), inBurst(notRevived), inBurst(hostlessDeath()))));
         m.put("PagerDutyRevivingDeathRule", new Examples(List.of(died, crashed),
                 List.of(hostlessDeath(), hostlessCrash, notRevived, hostGaveUp, withoutReviveFlow(died), back,
-                        restarting, hostLeaseExpired(), diedOfHost)));
+                        restarting, hostLeaseExpired(), diedOfHost, inBurst(died))));
         m.put("PagerDutyResolveRule", new Examples(List.of(back, backAfterRevive), List.of(died, taskDone,
-                hostLeaseRestored(), backWithHost)));
+                hostLeaseRestored(), backWithHost, inBurst(back), burstResolved())));
         m.put("PagerDutyHostLeaseRule", new Examples(List.of(hostLeaseExpired()), List.of(died, notRevived,
                 massStale(), hostLeaseRestored(), furtherLeaseExpired())));
         m.put("PagerDutyHostLeaseRestoredRule", new Examples(List.of(hostLeaseRestored()), List.of(hostLeaseExpired(),
@@ -299,27 +340,34 @@ class AlertRulesTest {
     @Test
     void rules_withTheOptionalParametersEmpty_leaveOutTheConditionalRules() {
         Set<String> always = Set.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "HostLeaseAlertRule",
-                "HostLeaseRestoredAlertRule", "ReviveOnDeathRule", "FleetMassStaleAlertRule");
+                "HostLeaseRestoredAlertRule", "ReviveOnDeathRule", "FleetMassStaleAlertRule", "DigestOnBurstRule",
+                "DigestAlertRule", "BurstResolvedAlertRule");
         assertEquals(always, ruleIds(Map.of()));
         assertEquals(always, ruleIds(Map.of("AlertWebhookUrl", "", "SlackWebhookUrl", "", "PagerDutyRoutingKey", "")));
         assertEquals(union(always, "AlertWebhookRule"), ruleIds(Map.of("AlertWebhookUrl", "http://x")));
-        assertEquals(union(always, "SlackRule", "SlackHostLeaseRule", "SlackHostLeaseRestoredRule"),
-                ruleIds(Map.of("SlackWebhookUrl", "http://y")));
+        assertEquals(union(always, "SlackRule", "SlackHostLeaseRule", "SlackHostLeaseRestoredRule", "SlackDigestRule",
+                "SlackBurstResolvedRule"), ruleIds(Map.of("SlackWebhookUrl", "http://y")));
         assertEquals(union(always, "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule", "PagerDutyResolveRule",
-                "PagerDutyHostLeaseRule", "PagerDutyHostLeaseRestoredRule"), ruleIds(Map.of("PagerDutyRoutingKey", "k")));
+                "PagerDutyHostLeaseRule", "PagerDutyHostLeaseRestoredRule", "PagerDutyDigestRule",
+                "PagerDutyBurstResolvedRule"), ruleIds(Map.of("PagerDutyRoutingKey", "k")));
         assertEquals(union(always, "PagerDutyTriggerRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule",
-                "PagerDutyHostLeaseRestoredRule"),
+                "PagerDutyHostLeaseRestoredRule", "PagerDutyDigestRule", "PagerDutyBurstResolvedRule"),
                 ruleIds(Map.of("PagerDutyRoutingKey", "k", "PagerDutyRevivingDeathSeverity", "off")));
         assertEquals(always, ruleIds(Map.of("PagerDutyRevivingDeathSeverity", "info")), "no PagerDuty without a key");
         assertEquals(union(always, "RestartWebhookRule"), ruleIds(Map.of("RestartWebhookUrl", "http://z")));
         assertEquals(union(always, "AlertWebhookRule", "SlackRule", "SlackHostLeaseRule", "SlackHostLeaseRestoredRule",
                 "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule",
-                "PagerDutyHostLeaseRestoredRule", "RestartWebhookRule"),
+                "PagerDutyHostLeaseRestoredRule", "RestartWebhookRule", "SlackDigestRule", "SlackBurstResolvedRule",
+                "PagerDutyDigestRule", "PagerDutyBurstResolvedRule"),
                 ruleIds(ALL_OPTIONAL));
 
         for (SamTemplate.Rule r : template.rules(Map.of())) {
             if (r.logicalId().equals("ReviveOnDeathRule")) {
                 assertEquals("ReviveStateMachine", r.targets().get(0).stateMachine());
+                continue;
+            }
+            if (r.logicalId().equals("DigestOnBurstRule")) {
+                assertEquals("DigestStateMachine", r.targets().get(0).stateMachine());
                 continue;
             }
             assertEquals(List.of("alerts-topic topic AlertsTopic"), destinations(r), r.logicalId());
@@ -398,7 +446,9 @@ class AlertRulesTest {
         assertEquals(Set.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "FleetMassStaleAlertRule",
                 "HostLeaseAlertRule", "HostLeaseRestoredAlertRule", "SlackRule", "SlackHostLeaseRule", "SlackHostLeaseRestoredRule",
                 "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule",
-                "PagerDutyHostLeaseRestoredRule", "ReviveOnDeathRule"),
+                "PagerDutyHostLeaseRestoredRule", "ReviveOnDeathRule", "DigestOnBurstRule", "DigestAlertRule",
+                "BurstResolvedAlertRule", "SlackDigestRule", "SlackBurstResolvedRule", "PagerDutyDigestRule",
+                "PagerDutyBurstResolvedRule"),
                 all.stream().map(Transformer::ruleId).collect(Collectors.toSet()));
         for (Transformer t : all) {
             Set<String> used = placeholders(t.template());
@@ -433,7 +483,8 @@ class AlertRulesTest {
             }
         }
         out.addAll(List.of(massStale(), tasksReassigned(), leaderNotified(), rotation(), restartRequested(),
-                hostLeaseExpired(), hostLeaseRestored(), fleetHeld(), fleetResolved()));
+                hostLeaseExpired(), hostLeaseRestored(), fleetHeld(), fleetResolved(), burstStarted(), digest(),
+                burstResolved()));
         return out;
     }
 
@@ -720,6 +771,52 @@ class AlertRulesTest {
         assertEquals(AT.toString(), died.path("cause").path("expiredAt").asText());
     }
 
+    /**
+     * A burst in one window: its first death alerts on its own as ever, the other 59 (marked {@code burst} by the
+     * outbox) reach no person, and the window's digest is one more message on the topic and Slack and one trigger
+     * under the first death's PagerDuty key, so PagerDuty has one incident; the burst's end resolves that key. Every
+     * death still reaches the alert webhook.
+     */
+    @Test
+    void burstInOneWindow_isTheFirstDeathAndOneDigestPerDestination_andOnePagerDutyIncident() {
+        List<LifelineEvent> burst = new ArrayList<>();
+        burst.add(status(AgentStatus.WORKING, AgentStatus.DEAD, Trigger.HEARTBEAT_EXPIRED, SILENT));
+        for (int i = 0; i < 59; i++) {
+            burst.add(inBurst(i % 2 == 0 ? hostlessDeath()
+                    : status(AgentStatus.READY, AgentStatus.DEAD, Trigger.HEARTBEAT_EXPIRED, SILENT)));
+        }
+        burst.add(digest());
+        assertEquals(Map.of("topic", 2, "slack", 2, "pagerduty", 2), perDestination(burst));
+        Set<String> keys = new TreeSet<>();
+        burst.forEach(e -> pagerDuty(withPagerDuty(null), e).forEach(b -> keys.add(b.path("dedup_key").asText())));
+        assertEquals(Set.of("lifeline/acme/a-1/reviving"), keys, "one incident: the digest joins the first death's key");
+        for (LifelineEvent e : burst) {
+            assertTrue(matches(rules.get("AlertWebhookRule"), envelope(e)));
+        }
+
+        JsonNode slack = LocalEventBus.transform(rules.get("SlackDigestRule").targets().get(0), envelope(digest()));
+        String text = slack.path("text").asText();
+        assertTrue(text.startsWith("Lifeline: 6 agents died between " + AT + " and " + AT.plusSeconds(60)
+                + ", 5 of them in this digest; by team: acme 4, beta 2; by host: host-1 4, - 2; by reason: "
+                + "heartbeat_expired 6; agents: acme/a-1, acme/a-2, beta/b-1 and 3 more."), text);
+        assertTrue(text.endsWith("Dashboard: https://dash.example/#status=dead."), text);
+        JsonNode sns = LocalEventBus.transform(rules.get("DigestAlertRule").targets().get(0), envelope(digest()));
+        assertTrue(sns.asText().startsWith("Lifeline: 6 agents died between"), sns::toString);
+        JsonNode pd = pagerDuty(withPagerDuty(null), digest()).get(0);
+        assertEquals("critical", pd.path("payload").path("severity").asText());
+        assertEquals(4, pd.path("payload").path("custom_details").path("byTeam").path("acme").asInt());
+        assertEquals(3, pd.path("payload").path("custom_details").path("agents").size());
+
+        assertEquals(Map.of("topic", 1, "slack", 1, "pagerduty", 1), perDestination(List.of(burstResolved())));
+        assertEquals("resolve lifeline/acme/a-1/reviving ", summary(pagerDuty(withPagerDuty(null), burstResolved())));
+        List<LifelineEvent> backs = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            backs.add(inBurst(status(AgentStatus.DEAD, AgentStatus.READY, Trigger.JOIN, "agent joined")));
+        }
+        assertEquals(Map.of("topic", 0, "slack", 0, "pagerduty", 0), perDestination(backs),
+                "a burst's agents coming back are its one resolve");
+    }
+
     // ---- delivery: retries, dead letters, secrets (issue 19) ---------------------------------------------
 
     @Test
@@ -752,7 +849,9 @@ class AlertRulesTest {
         for (String id : List.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "FleetMassStaleAlertRule",
                 "HostLeaseAlertRule", "HostLeaseRestoredAlertRule", "SlackRule", "SlackHostLeaseRule",
                 "SlackHostLeaseRestoredRule", "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule",
-                "PagerDutyHostLeaseRestoredRule", "AlertWebhookRule")) {
+                "PagerDutyHostLeaseRestoredRule", "AlertWebhookRule", "DigestOnBurstRule", "DigestAlertRule",
+                "BurstResolvedAlertRule", "SlackDigestRule", "SlackBurstResolvedRule", "PagerDutyDigestRule",
+                "PagerDutyBurstResolvedRule")) {
             for (SamTemplate.Target t : rules.get(id).targets()) {
                 assertEquals(window, t.retry().maximumEventAge(), id + "/" + t.id());
             }
