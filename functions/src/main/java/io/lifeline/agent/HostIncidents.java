@@ -22,6 +22,8 @@ import java.util.regex.Pattern;
  */
 public final class HostIncidents {
     /** A daemon's second and later leases: {@code <hostId>.<k>}, k from 2. */
+    /** {@code cause.kind} of a change that follows from its host's silence. */
+    public static final String HOST_SILENT = "host_silent";
     private static final Pattern FURTHER_LEASE = Pattern.compile("^(.+)\\.([2-9]|[1-9][0-9]+)$");
 
     private HostIncidents() {

@@ -35,6 +35,8 @@ public record Config(
         Duration keyCacheTtl,
         Duration metricsSummaryInterval,
         Duration offlineRetention,
+        io.lifeline.agent.Liveness.Allowances allowances,
+        Duration hookCoalesceWindow,
         AlertBursts alertBursts) {
 
     /**
@@ -78,6 +80,15 @@ public record Config(
                 // An agent offline or dead_failed_revive this long, unchanged, is deleted by the outbox repair
                 // (0: never); its id can be registered again and continues its seq.
                 Duration.ofDays(nonNegative(env, "OFFLINE_AGENT_RETENTION_DAYS", 30)),
+                // Liveness's allowances: a turn in progress, waiting for the next prompt, waiting for a person, and
+                // how long a wait for a person runs before its one AgentAwaitingInput.
+                new io.lifeline.agent.Liveness.Allowances(
+                        Duration.ofSeconds(positive(env, "WORKING_ALLOWANCE_SECONDS", 900)),
+                        Duration.ofSeconds(positive(env, "WAITING_FOR_INPUT_ALLOWANCE_SECONDS", 8 * 3600)),
+                        Duration.ofSeconds(positive(env, "WAITING_FOR_PERSON_ALLOWANCE_SECONDS", 8 * 3600)),
+                        Duration.ofSeconds(positive(env, "AWAITING_INPUT_ALERT_SECONDS", 300))),
+                // Repeated hook events of one agent in one state within this window are not written again.
+                Duration.ofSeconds(nonNegative(env, "HOOK_COALESCE_SECONDS", 30)),
                 new AlertBursts((int) positive(env, "ALERT_BURST_THRESHOLD", 1),
                         Duration.ofSeconds(positive(env, "ALERT_BURST_WINDOW_SECONDS", 60)),
                         (int) positive(env, "ALERT_DIGEST_NAMED_AGENTS", 20)));

@@ -27,7 +27,8 @@ final class AlertSink implements AutoCloseable {
     }
 
     static final List<String> TOPIC_RULES = List.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule",
-            "HostLeaseAlertRule", "HostLeaseRestoredAlertRule", "FleetMassStaleAlertRule");
+            "HostLeaseAlertRule", "HostLeaseRestoredAlertRule", "FleetMassStaleAlertRule", "AwaitingInputAlertRule", "DigestAlertRule",
+            "BurstResolvedAlertRule");
 
     private final HttpServer server;
     final List<Received> received = new CopyOnWriteArrayList<>();
