@@ -352,11 +352,8 @@ class AlertRulesTest {
     @Test
     void rules_withTheOptionalParametersEmpty_leaveOutTheConditionalRules() {
         Set<String> always = Set.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "HostLeaseAlertRule",
-                leaderNotified(), rotation(), restartRequested(), hostLeaseExpired(), hostLeaseRestored(), fleetHeld(),
-                fleetResolved(), awaitingInput(), inputResumed(), diedOfHost, backWithHost, furtherLeaseExpired(),
-                furtherLeaseRestored(), inBurst(died), burstStarted(), digest(), burstResolved()), List.of()));
-        // The revive flow still takes a death of a silent host: the host, once back, runs the pending restart.
-        m.put("ReviveOnDeathRule", new Examples(List.of(died, crashed, diedOfHost),
+                "HostLeaseRestoredAlertRule", "ReviveOnDeathRule", "FleetMassStaleAlertRule", "AwaitingInputAlertRule",
+                "DigestOnBurstRule", "DigestAlertRule", "BurstResolvedAlertRule");
         assertEquals(always, ruleIds(Map.of()));
         assertEquals(always, ruleIds(Map.of("AlertWebhookUrl", "", "SlackWebhookUrl", "", "PagerDutyRoutingKey", "")));
         assertEquals(union(always, "AlertWebhookRule"), ruleIds(Map.of("AlertWebhookUrl", "http://x")));
