@@ -67,14 +67,32 @@ public final class AlertBursts {
             return w != null && inBurst(w) ? new Decision(start, List.of()) : Decision.NONE;
         }
         if (t.to().isAlive() || t.to() == AgentStatus.OFFLINE) {
+            String id = changeId(c);
+            AlertWindowStore.Mark mark = windows.mark(start, id);
+            if (mark != null) {
+                // Handled before: the same decision, no write (the event log holds what it raised).
+                AlertWindowStore.Window w = mark.raised() ? windows.read(start) : null;
+                return !mark.burst() ? Decision.NONE : new Decision(start,
+                        w == null ? List.of() : List.of(resolved(w, c.transition().at())));
+            }
             AlertWindowStore.Window w = windows.countBack(start);
-            if (w == null || !inBurst(w)) {
+            if (w == null) {
                 return Decision.NONE;
             }
-            List<LifelineEvent> raised = w.back() == w.deaths() ? List.of(resolved(w, c.transition().at())) : List.of();
-            return new Decision(start, raised);
+            boolean burst = inBurst(w);
+            boolean last = burst && w.back() == w.deaths();
+            windows.putMark(start, id, new AlertWindowStore.Mark(burst, last));
+            if (!burst) {
+                return Decision.NONE;
+            }
+            return new Decision(start, last ? List.of(resolved(w, c.transition().at())) : List.of());
         }
         return Decision.NONE;
+    }
+
+    /** The change's id within its window's marks: the agent and the transition's seq. */
+    private static String changeId(StreamChanges.StatusChanged c) {
+        return c.team() + "#" + c.agentId() + "#" + c.transition().seq();
     }
 
     private boolean inBurst(AlertWindowStore.Window w) {
@@ -84,17 +102,25 @@ public final class AlertBursts {
     private Decision death(StreamChanges.StatusChanged c) {
         Transition t = c.transition();
         Instant start = windowOf(t.at());
+        String id = changeId(c);
+        AlertWindowStore.Mark mark = windows.mark(start, id);
+        if (mark != null) {
+            // Handled before (a stream retry, the repair's replay): the same decision, and no write.
+            return !mark.burst() ? Decision.NONE : new Decision(start, mark.raised()
+                    ? List.of(started(c.team(), start, settings, t.at())) : List.of());
+        }
         AlertWindowStore.Window w = windows.countDeath(start, c.team(), c.hostId() == null ? NO_HOST : c.hostId(),
                 t.trigger().wire(), pagerDutyKey(c));
         if (w.deaths() <= settings.named()) {
             windows.name(start, c.team() + "/" + c.agentId());
         }
-        if (w.deaths() <= settings.threshold() || w.digested()) {
+        boolean burst = w.deaths() > settings.threshold() && !w.digested();
+        boolean first = burst && w.deaths() == settings.threshold() + 1;
+        windows.putMark(start, id, new AlertWindowStore.Mark(burst, first));
+        if (!burst) {
             return Decision.NONE;
         }
-        List<LifelineEvent> raised = w.deaths() == settings.threshold() + 1
-                ? List.of(started(c.team(), start, settings, c.transition().at())) : List.of();
-        return new Decision(start, raised);
+        return new Decision(start, first ? List.of(started(c.team(), start, settings, t.at())) : List.of());
     }
 
     /**

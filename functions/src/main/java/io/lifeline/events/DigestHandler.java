@@ -60,6 +60,7 @@ public final class DigestHandler implements RequestHandler<Map<String, Object>, 
 
     @Override
     public Map<String, Object> handleRequest(Map<String, Object> input, Context context) {
+        long started = System.nanoTime();
         try (Log.Invocation ignored = Log.invocation(context == null ? null : context.getAwsRequestId(), "digest")) {
             Object raw = input == null ? null : input.get("window");
             Instant start = Instant.parse(String.valueOf(raw));
@@ -68,21 +69,36 @@ public final class DigestHandler implements RequestHandler<Map<String, Object>, 
             AlertWindowStore.Window w = windows.digest(start);
             if (w == null) {
                 out.put("sent", false);
+                Log.emit(Log.line("INFO", "digest").put("outcome", "no_window").put("window", start.toString())
+                        .put("durationMs", java.time.Duration.ofNanos(System.nanoTime() - started).toMillis()));
                 return out;
             }
             LifelineEvent digest = AlertBursts.digest(w, settings, dashboardUrl, clock.instant());
             EventLog.Entry entry = new EventLog.Entry(digest.eventId(), digest.type(), digest.at(),
                     Json.write(digest.detail()), null);
+            int put = 0;
             if (bus != null) {
                 Set<String> logged = eventLog.logged(List.of(Map.entry(digest.team(), entry)));
-                if (!logged.contains(digest.eventId()) && !bus.send(List.of(digest)).unsent().isEmpty()) {
-                    throw new DigestNotSentException("the bus did not take the digest of " + start);
+                if (!logged.contains(digest.eventId())) {
+                    EventBridgePublisher.Outcome sent = bus.send(List.of(digest));
+                    if (!sent.unsent().isEmpty()) {
+                        io.lifeline.support.Metrics.on(Log.line("ERROR", "digest").put("outcome", "retry")
+                                        .put("window", start.toString()).put("durationMs",
+                                                java.time.Duration.ofNanos(System.nanoTime() - started).toMillis()),
+                                        io.lifeline.support.Metrics.DIGEST_FUNCTION, clock.instant())
+                                .count(io.lifeline.support.Metrics.EVENTS_FAILED, sent.unsent().size()).emit();
+                        throw new DigestNotSentException("the bus did not take the digest of " + start);
+                    }
+                    put = sent.put();
                 }
             }
             eventLog.append(digest.team(), entry);
             digest.alsoLoggedFor().forEach(team -> eventLog.append(team, entry));
-            Log.emit(Log.line("INFO", "digest").put("window", start.toString()).put("deaths", w.deaths())
-                    .put("teams", w.byTeam().size()));
+            io.lifeline.support.Metrics.on(Log.line("INFO", "digest").put("outcome", "sent")
+                            .put("window", start.toString()).put("deaths", w.deaths()).put("teams", w.byTeam().size())
+                            .put("durationMs", java.time.Duration.ofNanos(System.nanoTime() - started).toMillis()),
+                            io.lifeline.support.Metrics.DIGEST_FUNCTION, clock.instant())
+                    .count(io.lifeline.support.Metrics.EVENTS_PUBLISHED, put).emit();
             out.put("sent", true);
             out.put("deaths", w.deaths());
             return out;

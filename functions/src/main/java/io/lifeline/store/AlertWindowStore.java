@@ -32,6 +32,43 @@ public final class AlertWindowStore {
     static final String BY_REASON = "r";
     static final String NAMES = "names";
 
+    /**
+     * What the outbox decided for one change it counted in a window ({@code burst}: in the window's digest;
+     * {@code raised}: it raised the window's start or end), kept beside the window so that the same change handled
+     * again (a stream retry, the repair's replay) decides the same with no write.
+     */
+    public record Mark(boolean burst, boolean raised) {
+    }
+
+    /** The mark of change {@code id} in the window, or null if it was not counted: one consistent GetItem. */
+    public Mark mark(Instant start, String id) {
+        Map<String, AttributeValue> item = StoreFailures.call("read an alert window mark", () -> dynamo.getItem(
+                g -> g.tableName(table).key(markKey(start, id)).consistentRead(true))).item();
+        if (item == null || item.isEmpty()) {
+            return null;
+        }
+        return new Mark(Boolean.TRUE.equals(item.get("burst").bool()), Boolean.TRUE.equals(item.get("raised").bool()));
+    }
+
+    /** Keeps the decision for change {@code id} (a second put of the same mark changes nothing). */
+    public void putMark(Instant start, String id, Mark mark) {
+        Map<String, AttributeValue> item = new LinkedHashMap<>(markKey(start, id));
+        item.put("burst", AttributeValue.fromBool(mark.burst()));
+        item.put("raised", AttributeValue.fromBool(mark.raised()));
+        item.put(Keys.EXPIRES_AT, n(start.plus(retention).getEpochSecond()));
+        try {
+            StoreFailures.call("mark a change in its alert window", () -> dynamo.putItem(p -> p.tableName(table)
+                    .item(item).conditionExpression("attribute_not_exists(#pk)")
+                    .expressionAttributeNames(Map.of("#pk", Keys.PK))));
+        } catch (ConditionalCheckFailedException markedAlready) {
+            // the same change, marked by an earlier pass
+        }
+    }
+
+    private static Map<String, AttributeValue> markKey(Instant start, String id) {
+        return Map.of(Keys.PK, s("ALERTS#WINDOW#" + start.toEpochMilli()), Keys.SK, s("C#" + id));
+    }
+
     /** A window as its last write left it. */
     public record Window(Instant start, int deaths, int back, String lead, boolean digested,
                          Map<String, Integer> byTeam, Map<String, Integer> byHost, Map<String, Integer> byReason,
