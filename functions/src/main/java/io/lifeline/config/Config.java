@@ -88,7 +88,7 @@ public record Config(
                         Duration.ofSeconds(positive(env, "WAITING_FOR_PERSON_ALLOWANCE_SECONDS", 8 * 3600)),
                         Duration.ofSeconds(positive(env, "AWAITING_INPUT_ALERT_SECONDS", 300))),
                 // Repeated hook events of one agent in one state within this window are not written again.
-                Duration.ofSeconds(nonNegative(env, "HOOK_COALESCE_SECONDS", 30)),
+                Duration.ofSeconds(nonNegative(env, "HOOK_COALESCE_SECONDS", 60)),
                 new AlertBursts((int) positive(env, "ALERT_BURST_THRESHOLD", 1),
                         Duration.ofSeconds(positive(env, "ALERT_BURST_WINDOW_SECONDS", 60)),
                         (int) positive(env, "ALERT_DIGEST_NAMED_AGENTS", 20)));
