@@ -193,7 +193,7 @@ public final class Sweeper {
                 snapshot.teams(), policy, now);
         SweepPlan.FleetOutcome fleet = SweepPlan.fleet(outcomes, policy);
         skipped += flagFleet(fleet, snapshot.fleetHeldSince(), now) ? 0 : 1;
-        // Host leases (DESIGN.md section 11) before the deaths: a host gone silent is one HostLeaseExpired per
+        // Host leases before the deaths: a host gone silent is one HostLeaseExpired per
         // incident, and the deaths below of agents beating through it carry that silence (docs/alerts-noise.md).
         // A fleet-wide hold holds the hosts' pages too: their silence is the same brownout.
         List<String> hostsExpired = new ArrayList<>();
