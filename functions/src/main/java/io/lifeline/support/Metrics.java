@@ -30,6 +30,8 @@ public final class Metrics {
     public static final String SWEEP_FUNCTION = "SweepFunction";
     public static final String PUBLISHER_FUNCTION = "PublisherFunction";
     public static final String REVIVE_FUNCTION = "ReviveFunction";
+    /** The burst digest's function (docs/alerts-noise.md): its digests put on the bus, and those the bus refused. */
+    public static final String DIGEST_FUNCTION = "DigestFunction";
 
     /**
      * Heartbeats accepted (a batch counts each accepted entry): a property of the heartbeat function's summary, not
