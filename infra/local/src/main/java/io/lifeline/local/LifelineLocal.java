@@ -186,6 +186,9 @@ public final class LifelineLocal implements AutoCloseable {
         Map<String, String> p = new java.util.HashMap<>(overrides);
         // Heartbeats and the sweep share Local's one process: a late schedule means beats queued behind the stall.
         p.putIfAbsent("SweepSkipsLateSchedules", "true");
+        // Local runs the reserved profile, as a production account does: every function's cap is Local's too (so a
+        // burst past one is answered as AWS answers it), and the heartbeat URL is served on its own function.
+        p.putIfAbsent("ConcurrencyProfile", "reserved");
         return p;
     }
 
@@ -321,15 +324,15 @@ public final class LifelineLocal implements AutoCloseable {
 
     /**
      * The heartbeat Function URL's base as Local serves it ({@link LocalGateway#URL_PREFIX}), or null when the
-     * template's EnableHeartbeatUrl is off.
+     * template deploys no URL (EnableHeartbeatUrl false, or ConcurrencyProfile unreserved).
      */
     public URI heartbeatUrl() {
-        return gateway.functionUrls().contains(HEARTBEAT_FUNCTION)
-                ? URI.create(url() + LocalGateway.urlPath(HEARTBEAT_FUNCTION)) : null;
+        return gateway.functionUrls().contains(HEARTBEAT_URL_FUNCTION)
+                ? URI.create(url() + LocalGateway.urlPath(HEARTBEAT_URL_FUNCTION)) : null;
     }
 
-    /** The template's logical id of the function behind the heartbeat routes (and the heartbeat URL). */
-    static final String HEARTBEAT_FUNCTION = "HeartbeatFunction";
+    /** The template's logical id of the function behind the heartbeat Function URL (its own, capped apart). */
+    public static final String HEARTBEAT_URL_FUNCTION = "HeartbeatUrlFunction";
 
     public String adminKey() {
         return adminKey;

@@ -259,19 +259,25 @@ public final class LocalGateway {
                 || t.startsWith("application/x-www-form-urlencoded");
     }
 
-    /** Invokes {@code functionId} with a Function URL event: no authorizer runs (AuthType NONE). */
+    /**
+     * Invokes {@code functionId} with a Function URL event: no authorizer runs (AuthType NONE). Under the function's
+     * reserved concurrency, as Lambda runs it: past it, the URL answers as Lambda's does for a throttled invocation,
+     * 429 with {@code {"message":"Rate Exceeded."}} and {@code x-amzn-ErrorType: TooManyRequestsException}.
+     */
     public Response invokeUrl(String functionId, APIGatewayV2HTTPEvent event) {
         host.awaitRunning();
         RequestHandler<APIGatewayV2HTTPEvent, APIGatewayV2HTTPResponse> handler = host.handler(functionId);
         try {
-            APIGatewayV2HTTPResponse r = handler.handleRequest(event,
-                    new LocalContext(functionId, event.getRequestContext().getRequestId()));
+            APIGatewayV2HTTPResponse r = host.invoke(functionId, () -> handler.handleRequest(event,
+                    new LocalContext(functionId, event.getRequestContext().getRequestId())));
             Map<String, String> headers = r.getHeaders() == null ? Map.of() : r.getHeaders();
             String body = r.getBody();
             if (r.getIsBase64Encoded() && body != null) {
                 body = new String(java.util.Base64.getDecoder().decode(body), StandardCharsets.UTF_8);
             }
             return new Response(r.getStatusCode(), headers, body == null ? "" : body);
+        } catch (FunctionHost.ThrottledException e) {
+            return URL_THROTTLED;
         } catch (RuntimeException e) {
             // As a Function URL answers an unhandled error: 502, no detail.
             System.err.println(functionId + " failed: " + e);
@@ -326,7 +332,8 @@ public final class LocalGateway {
             }
             return new Response(r.getStatusCode(), headers, body == null ? "" : body);
         } catch (FunctionHost.ThrottledException e) {
-            // As API Gateway does for a Lambda throttle (429 from Lambda): 500, no detail.
+            // As an HTTP API answers when Lambda throttles its integration (Lambda's 429): 500 with the gateway's own
+            // body and no code, the function never having run. The answer clients retry (README, "Throttled answers").
             return gatewayError(500, "Internal Server Error");
         } catch (RuntimeException e) {
             // An unhandled exception in a function: the gateway answers 500 with no detail.
@@ -387,6 +394,10 @@ public final class LocalGateway {
         }
         return null;
     }
+
+    /** A Function URL's answer when Lambda throttled the invocation (the function never ran). */
+    static final Response URL_THROTTLED = new Response(429, Map.of("content-type", "application/json",
+            "x-amzn-ErrorType", "TooManyRequestsException"), "{\"message\":\"Rate Exceeded.\"}");
 
     private static Response gatewayError(int status, String message) {
         return new Response(status, Map.of("content-type", "application/json"),
