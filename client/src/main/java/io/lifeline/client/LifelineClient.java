@@ -52,8 +52,9 @@ import java.util.Objects;
 /**
  * The Lifeline API over {@code java.net.http}: one method per route, typed requests and answers, and a
  * {@link LifelineApiException} carrying the server's status and code when it refuses. Connect errors, 429
- * and 503 are retried under the {@link RetryPolicy} (2 s, 4 s, 8 s with jitter, honouring Retry-After);
- * other 4xx never are. Thread-safe; build one and share it.
+ * 503 and the gateway's own 500 (a throttled function: {@link LifelineApiException#isTransient}) are retried under
+ * the {@link RetryPolicy} (2 s, 4 s, 8 s with jitter, honouring Retry-After); other 4xx and Lifeline's 500
+ * INTERNAL_ERROR never are. Thread-safe; build one and share it.
  */
 public final class LifelineClient {
     /** The largest batch the server takes ({@code POST .../heartbeats}). */
