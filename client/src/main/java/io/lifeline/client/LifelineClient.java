@@ -433,6 +433,9 @@ public final class LifelineClient {
         }
         if (json != null) {
             rb.header("Content-Type", "application/json");
+            // The body's SHA-256: what Lambda needs of a POST that CloudFront signs for a Function URL behind an
+            // origin access control (README, "The heartbeat URL on the internet"); ignored everywhere else.
+            rb.header("x-amz-content-sha256", sha256Hex(json));
         }
         rb.method(method, json == null ? HttpRequest.BodyPublishers.noBody()
                 : HttpRequest.BodyPublishers.ofString(json, StandardCharsets.UTF_8));
@@ -504,6 +507,15 @@ public final class LifelineClient {
             return "unknown host";
         }
         return e.getMessage() == null || e.getMessage().isBlank() ? e.getClass().getSimpleName() : e.getMessage();
+    }
+
+    static String sha256Hex(String body) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(body.getBytes(StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is always present in the JDK", e);
+        }
     }
 
     private static Duration seconds(String header) {

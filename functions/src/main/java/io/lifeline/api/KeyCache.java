@@ -30,7 +30,7 @@ public final class KeyCache {
      * environment has not cached is answered "busy" (503 THROTTLED, Retry-After; the SDK retries it) without a read
      * until the period ends, while every key already known keeps working: a flood of distinct well-formed junk
      * keys costs at most this many GetItems per environment and period (with the URL function's cap of 50
-     * environments and a 300 s period, 50,000 reads, $0.0125 at on-demand prices, per 5 minutes at most).
+     * environments and a 300 s period, 50,000 eventually consistent reads, $0.003, per 5 minutes at most).
      */
     public static final int MAX_UNKNOWN_PER_PERIOD = 1_000;
 

@@ -78,6 +78,8 @@ public final class LifelineLocal implements AutoCloseable {
     private final String operatorKey;
     /** The deployed webhooks' generated secrets (logical id to value), kept in the data dir across starts. */
     private final Map<String, String> webhookSecrets;
+    /** The functions' metrics as CloudWatch would extract them from their lines (GET /local/metrics). */
+    private final LocalMetrics metrics = new LocalMetrics();
     private final boolean operatorKeyNew;
 
     private LifelineLocal(Options options) throws Exception {
@@ -125,6 +127,8 @@ public final class LifelineLocal implements AutoCloseable {
             operatorKeyNew = existing == null;
             operatorKey = operatorKeyNew ? writeKeyFile(operatorFile, new KeyStore(dynamo, this.tables)
                     .createOperatorKey("Lifeline Local", options.clock().instant()).key()) : existing;
+            io.lifeline.support.Log.tap(metrics);
+            gateway.serveMetrics(metrics::json);
             frontDoor = new FrontDoor(gateway, options.port());
             background = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "stream-pump");
@@ -380,6 +384,7 @@ public final class LifelineLocal implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
+        io.lifeline.support.Log.untap(metrics);
         if (demo != null) {
             demo.close();
         }

@@ -98,6 +98,13 @@ public final class LocalGateway {
         }
     }
 
+    private volatile java.util.function.Supplier<String> metricsView;
+
+    /** Serves {@code view} at {@link LocalMetrics#PATH}: the metrics Local extracted from the functions' lines. */
+    void serveMetrics(java.util.function.Supplier<String> view) {
+        this.metricsView = view;
+    }
+
     /** The route keys the gateway serves, as template.yaml declares them. */
     public List<String> routeKeys() {
         return List.copyOf(functionByRouteKey.keySet());
@@ -138,6 +145,10 @@ public final class LocalGateway {
                            String body) {
         if ("GET".equals(method) && OPENAPI_PATH.equals(rawPath)) {
             return openApi();
+        }
+        java.util.function.Supplier<String> metrics = metricsView;
+        if ("GET".equals(method) && LocalMetrics.PATH.equals(rawPath) && metrics != null) {
+            return new Response(200, Map.of("content-type", "application/json"), metrics.get());
         }
         if (rawPath.startsWith(URL_PREFIX)) {
             int end = rawPath.indexOf('/', URL_PREFIX.length());
