@@ -32,12 +32,16 @@ final class DetectionBench {
     private DetectionBench() {
     }
 
-    /** Lifeline Local at the bench's scaled timing, with self-preservation out of the way (every death is measured). */
+    /**
+     * Lifeline Local at the bench's scaled timing, with self-preservation out of the way, the team's and the fleet's
+     * (every agent of the run goes silent, which the fleet-wide guard would rightly hold): every death is measured.
+     */
     private static LifelineLocal startLocal() throws Exception {
         return LifelineLocal.start(new LifelineLocal.Options(0, null, SamTemplate.bundled(),
                 Map.of("StaleAfterSeconds", Long.toString(STALE_AFTER.toSeconds()),
                         "SweepIntervalMillis", Long.toString(SWEEP.toMillis()), "GraceMisses", Integer.toString(GRACE),
-                        "SelfPreservationMinAlive", "1000000"), Clock.systemUTC()));
+                        "SelfPreservationMinAlive", "1000000", "FleetSelfPreservationMinAlive", "1000000"),
+                Clock.systemUTC()));
     }
 
     static void run(Report r, int n) throws Exception {
