@@ -24,7 +24,7 @@ import java.util.function.Predicate;
  * Local answered it.
  */
 public final class CountingProxy implements AutoCloseable {
-    /** One request as forwarded: {@code "POST /lambda-url/HeartbeatFunction/v1/teams/local/agents/a1/heartbeat"}. */
+    /** One request as forwarded: {@code "POST /lambda-url/HeartbeatUrlFunction/v1/teams/local/agents/a1/heartbeat"}. */
     public record Seen(String method, String path) {
         @Override
         public String toString() {

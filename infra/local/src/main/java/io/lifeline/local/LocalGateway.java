@@ -125,7 +125,7 @@ public final class LocalGateway {
 
     /**
      * Where Lifeline Local serves a function's Function URL: {@code /lambda-url/<LogicalId>}, so the heartbeat URL
-     * of Local is {@code http://127.0.0.1:<port>/lambda-url/HeartbeatFunction} (a second path on the one port; on
+     * of Local is {@code http://127.0.0.1:<port>/lambda-url/HeartbeatUrlFunction} (a second path on the one port; on
      * AWS it is a host of its own). What follows the prefix is the rawPath the function sees.
      */
     public static final String URL_PREFIX = "/lambda-url/";
