@@ -94,9 +94,9 @@ class HostLeaseStoreCostTest {
 
     @Test
     void theMeterMeansSomething_aLeaseLargerThanTheServerAllows_costsMoreThanOneUnitToRenew() {
-        // Written straight to the table (the server never makes one): 50 agents with the longest ids.
+        // Written straight to the table (the server never makes one): 75 agents with the longest ids.
         String team = StoreFixture.team("T".repeat(40));
-        List<String> ids = longestIds("C", 2 * HostLeaseStore.MAX_AGENTS);
+        List<String> ids = longestIds("C", 3 * HostLeaseStore.MAX_AGENTS);
         Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue> beats = new HashMap<>();
         ids.forEach(id -> beats.put(HostLease.key(id), Items.ms(f.clock.instant())));
         Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue> item =
