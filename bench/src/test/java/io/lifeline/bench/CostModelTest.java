@@ -224,4 +224,22 @@ class CostModelTest {
         byte[] repo = java.nio.file.Files.readAllBytes(java.nio.file.Path.of("..", "template.yaml"));
         assertEquals(new String(repo, StandardCharsets.UTF_8), new String(bundled, StandardCharsets.UTF_8));
     }
+
+    @Test
+    void hookDrivenAgents_payPerEventRequest_aWriteOnlyPerUncoalescedEvent_andTheirStatusChanges() {
+        CostModel.HookSession h = CostModel.HOOKS;
+        assertEquals(2_112, h.turnsPerAgentMonth(), 1e-9);
+        assertEquals(2_112 * 23 + 2 * 88, h.eventsPerAgentMonth(), 1e-9);
+        assertEquals(2_112 * 2 + 2 * 88, h.changesPerAgentMonth(), 1e-9);
+        CostModel.Bill direct = named("1,000 hook-driven agents, direct, URL");
+        CostModel.Bill daemon = named("1,000 hook-driven agents, daemon, lease of 10");
+        double events = 1_000 * h.eventsPerAgentMonth();
+        assertEquals(events * 0.2 / 1e6, direct.usd("heartbeat Lambda requests"), 1e-6);
+        assertEquals(1_000 * h.writesPerAgentMonth() * 0.625 / 1e6, direct.usd("DynamoDB writes (hook events"), 1e-6);
+        assertEquals(direct.usd("publisher per change: Lambda"), daemon.usd("publisher per change: Lambda"), 1e-9,
+                "a status change costs the same however it arrives");
+        System.out.printf("hook-driven agent-month: direct liveness %.4f total %.4f; daemon liveness %.4f total %.4f%n",
+                direct.livenessPerAgent(), direct.totalPerAgent(), daemon.livenessPerAgent(), daemon.totalPerAgent());
+        assertTrue(direct.totalPerAgent() <= 0.15, "direct: " + direct.totalPerAgent());
+    }
 }
