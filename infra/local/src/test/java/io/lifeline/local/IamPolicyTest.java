@@ -115,6 +115,17 @@ class IamPolicyTest {
             // The outbox repair: re-drives parked records (none) and replays nothing unpublished.
             stack.host.<com.amazonaws.services.lambda.runtime.events.ScheduledEvent, Object>handler("OutboxRepairFunction")
                     .handleRequest(new com.amazonaws.services.lambda.runtime.events.ScheduledEvent(), null);
+            // Two deaths in one alert window: past the burst threshold, the window's digest flow runs the digest
+            // function once the window is over.
+            ok(stack.ready("w3"));
+            ok(stack.ready("w4"));
+            ok(stack.agent("fail", "w3", "{\"reason\":\"crashed\"}"));
+            ok(stack.agent("fail", "w4", "{\"reason\":\"crashed\"}"));
+            stack.pump.drain();
+            stack.stepFunctions.runDue();
+            stack.clock.advance(Duration.ofSeconds(70));
+            stack.stepFunctions.runDue();
+            stack.pump.drain();
             ok(stack.agent("pause-agent", "w1", "{\"seconds\":60}"));
             ok(stack.agent("resume-agent", "w1", null));
 
@@ -208,16 +219,20 @@ class IamPolicyTest {
         }
     }
 
-    /** The repo's template with one text replaced, in a directory that also holds the state machine it names. */
+    /** The repo's template with one text replaced, in a directory that also holds the state machines it names. */
     static Path variant(Path dir, String from, String to) throws Exception {
         String text = Files.readString(TestStack.templatePath());
         assertTrue(text.contains(from), "the template no longer says " + from);
         Path file = dir.resolve("template.yaml");
         Files.writeString(file, text.replaceFirst(java.util.regex.Pattern.quote(from),
                 java.util.regex.Matcher.quoteReplacement(to)));
-        Path asl = dir.resolve("infra/statemachine/revive.asl.json");
-        Files.createDirectories(asl.getParent());
-        Files.copy(TestStack.templatePath().resolveSibling("infra/statemachine/revive.asl.json"), asl);
+        Path machines = dir.resolve("infra/statemachine");
+        Files.createDirectories(machines);
+        try (var files = Files.list(TestStack.templatePath().resolveSibling("infra/statemachine"))) {
+            for (Path asl : files.toList()) {
+                Files.copy(asl, machines.resolve(asl.getFileName()));
+            }
+        }
         return file;
     }
 }
