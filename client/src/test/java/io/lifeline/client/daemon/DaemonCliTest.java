@@ -1,0 +1,170 @@
+package io.lifeline.client.daemon;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lifeline.client.LifelineClient;
+import io.lifeline.client.LocalHarness;
+import io.lifeline.client.cli.LifelineCli;
+import io.lifeline.client.cli.Main;
+import io.lifeline.client.model.RegisterAgent;
+import io.lifeline.local.LifelineLocal;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * {@code lifeline daemon} as a person runs it: the agents it refuses or registers before starting anything, and a
+ * daemon in its own JVM killed with kill -9, whose commands must not run on unsupervised, and whose successor must
+ * not start second copies. Against a real Lifeline Local.
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class DaemonCliTest {
+    @AutoClose
+    private static final LifelineLocal local = LocalHarness.started();
+    private static final LifelineClient client = LocalHarness.client(local);
+
+    @TempDir
+    Path dir;
+
+    record Run(int exit, String out, String err) {
+    }
+
+    private Run cli(String key, String... args) {
+        Map<String, String> env = Map.of("LIFELINE_URL", local.url().toString(), "LIFELINE_API_KEY", key,
+                "XDG_CONFIG_HOME", dir.resolve("no-config").toString(), "XDG_STATE_HOME", dir.resolve("state").toString());
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cl = new CommandLine(new LifelineCli(env, d -> { }));
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        int code = cl.execute(args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    @Test
+    void daemon_withAnUnknownAgentAndAnAgentKey_refusesInOneLine_andStartsNothing() {
+        String agentKey = client.createKey("agent", "daemon-cli").key();
+        Path ran = dir.resolve("ran");
+        Run r = cli(agentKey, "daemon", "--host", "h-unknown", "--agent", "dc-ghost=touch '" + ran + "'",
+                "--iterations", "1", "--interval", "1s");
+        assertEquals(LifelineCli.REFUSED, r.exit(), r.out() + r.err());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+        assertTrue(r.err().startsWith("lifeline: agent dc-ghost is not registered in team local, and this key may not "
+                + "register it"), r.err());
+        assertTrue(!Files.exists(ran), "no command ran");
+    }
+
+    @Test
+    void daemon_withAnUnknownAgentAndAnAdminKey_registersItOnItsHost_andSaysSo() {
+        Run r = cli(local.adminKey(), "daemon", "--host", "h-reg", "--agent", "dc-new=sleep 30", "--iterations", "1",
+                "--interval", "1s");
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains("registered: dc-new on host h-reg (it was not registered; the daemon's key is an "
+                + "admin key)"), r.out());
+        assertEquals("h-reg", client.agent("dc-new").hostId());
+        assertTrue(r.out().contains("daemon stopped: 1 of 1 agent(s) left (offline)"), r.out());
+    }
+
+    @Test
+    void daemon_withAnAgentOfAnotherHost_refusesInOneLine() {
+        client.register(RegisterAgent.of("dc-elsewhere", "x", "worker").withHost("h-other"));
+        Run r = cli(local.adminKey(), "daemon", "--host", "h-mine", "--agent", "dc-elsewhere=sleep 30",
+                "--iterations", "1");
+        assertEquals(LifelineCli.REFUSED, r.exit(), r.out() + r.err());
+        assertEquals("lifeline: agent dc-elsewhere is registered on host h-other, not h-mine: the revive flow asks "
+                + "h-other to restart it; run this daemon with --host h-other, or register the agent on h-mine",
+                r.err().strip());
+        assertEquals("offline", client.agent("dc-elsewhere").status(), "nothing joined");
+    }
+
+    @Test
+    void daemon_withAnUnknownRuntime_isAUsageError() {
+        Run r = cli(local.adminKey(), "daemon", "--host", "h-rt", "--agent", "dc-rt=sleep 1", "--runtime",
+                "dc-rt=cursor");
+        assertEquals(LifelineCli.USAGE, r.exit());
+        assertTrue(r.err().contains("the runtime is one of claude-code, codex, gemini, opencode"), r.err());
+    }
+
+    /** A daemon in its own JVM, as a person or a service manager starts it. */
+    private Process daemonJvm(Path out, Path state, String host, String agent, String command) throws Exception {
+        List<String> argv = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "daemon", "--host", host,
+                "--agent", agent + "=" + command, "--interval", "1s", "--state-dir", state.toString()));
+        ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(out.toFile());
+        Map<String, String> env = new HashMap<>(Map.of("LIFELINE_URL", local.url().toString(), "LIFELINE_API_KEY",
+                local.adminKey(), "XDG_CONFIG_HOME", dir.resolve("no-config").toString()));
+        pb.environment().putAll(env);
+        return pb.start();
+    }
+
+    /** The processes whose command line holds {@code marker}. */
+    private static List<ProcessHandle> running(String marker) {
+        return ProcessHandle.allProcesses().filter(h -> h.info().commandLine().map(c -> c.contains(marker))
+                .orElse(false)).toList();
+    }
+
+    @Test
+    void killMinus9_ofTheDaemon_takesItsCommandsWithIt_andARestartedDaemonRunsOneCopy() throws Exception {
+        Assumptions.assumeTrue(new CommandProcesses(Map.of(), Map.of(), dir).supervised() && ProcTable.available(),
+                "needs Linux with setsid and setpriv");
+        client.register(RegisterAgent.of("dc-k9", "k9", "worker").withHost("h-k9"));
+        Path state = dir.resolve("k9-state");
+        // The command and a grandchild it leaves in its group, both findable by their marker.
+        String command = "sleep $((3140+1)) & sleep $((3140+2)); wait";
+        Process first = daemonJvm(dir.resolve("first.out"), state, "h-k9", "dc-k9", command);
+        Process second = null;
+        try {
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(60), () -> "ready".equals(client.agent("dc-k9")
+                    .status()) && running("sleep 3141").size() == 1 && running("sleep 3142").size() == 1),
+                    () -> "the daemon runs its command: " + read(dir.resolve("first.out")));
+            first.destroyForcibly(); // kill -9 of the daemon's JVM
+            assertTrue(first.waitFor(10, TimeUnit.SECONDS));
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(10), () -> running("sleep 3141").isEmpty()
+                    && running("sleep 3142").isEmpty()), "its command and what the command started went with it: "
+                    + running("sleep 314"));
+
+            second = daemonJvm(dir.resolve("second.out"), state, "h-k9", "dc-k9", command);
+            Process s = second;
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(60), () -> running("sleep 3142").size() == 1
+                    && read(dir.resolve("second.out")).contains("round:")),
+                    () -> "the restarted daemon runs it again: " + read(dir.resolve("second.out")));
+            assertEquals(1, running("sleep 3141").size(), "one copy");
+            // Its own state records the one command it runs, with the start time the system gives it.
+            String recorded = Files.readString(state.resolve("commands.json"));
+            long pid = ProcessHandle.of(s.pid()).orElseThrow().children()
+                    .filter(h -> h.info().commandLine().map(c -> c.contains("3140+2")).orElse(false))
+                    .findFirst().map(ProcessHandle::pid).orElse(-1L);
+            assertTrue(pid > 0 && recorded.contains("\"pid\" : " + pid), recorded);
+        } finally {
+            first.destroyForcibly();
+            if (second != null) {
+                second.destroy();
+                second.waitFor(30, TimeUnit.SECONDS);
+                second.destroyForcibly();
+            }
+            running("sleep 314").forEach(ProcessHandle::destroyForcibly);
+        }
+    }
+
+    private static String read(Path p) {
+        try {
+            return Files.exists(p) ? Files.readString(p) : "";
+        } catch (java.io.IOException e) {
+            return e.toString();
+        }
+    }
+}
