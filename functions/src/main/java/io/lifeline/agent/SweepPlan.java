@@ -49,8 +49,25 @@ public final class SweepPlan {
     public record EndRevive(Restarting agent, String reason) {
     }
 
-    /** The service-wide self-preservation defaults; a team's settings may override them. */
-    public record Policy(double threshold, int minAlive) {
+    /**
+     * The service-wide self-preservation settings. {@code threshold} and {@code minAlive}: each team's guard (a team's
+     * settings may override them). {@code fleetThreshold} and {@code fleetMinAlive}: the deployment-wide guard,
+     * judged over every team at once, so a brownout that silences many small teams together (each under its own
+     * minimum) holds too.
+     */
+    public record Policy(double threshold, int minAlive, double fleetThreshold, int fleetMinAlive) {
+        /** Only the per-team guard: the fleet's never holds (a threshold of 1 is never passed). */
+        public Policy(double threshold, int minAlive) {
+            this(threshold, minAlive, 1.0, Integer.MAX_VALUE);
+        }
+    }
+
+    /**
+     * The whole deployment in one sweep: {@code alive} watched alive agents (teams and agents not paused),
+     * {@code stale} of them past their deadline, in {@code staleTeams} (sorted). {@code held}: more than
+     * {@code threshold} of them are stale and there are at least the fleet minimum, so no agent is marked dead.
+     */
+    public record FleetOutcome(int alive, int stale, List<String> staleTeams, boolean held, double threshold) {
     }
 
     public sealed interface Action permits Miss, Kill {
@@ -146,6 +163,27 @@ public final class SweepPlan {
             }
         }
         return new TeamOutcome(team, watched.size(), stale.size(), false, threshold, actions);
+    }
+
+    /**
+     * The deployment-wide guard, from the teams' outcomes of the same sweep: when more than the fleet threshold of
+     * all watched alive agents are stale at once, the silence is ours or the network's (a throttled ingress, a
+     * dropped path from most hosts), not the agents', whatever each team's size. A single silent team in a fleet
+     * stays under the threshold and dies as before.
+     */
+    public static FleetOutcome fleet(List<TeamOutcome> outcomes, Policy policy) {
+        int alive = 0;
+        int stale = 0;
+        List<String> staleTeams = new ArrayList<>();
+        for (TeamOutcome o : outcomes) {
+            alive += o.alive();
+            stale += o.stale();
+            if (o.stale() > 0) {
+                staleTeams.add(o.team());
+            }
+        }
+        boolean held = alive >= policy.fleetMinAlive() && stale > policy.fleetThreshold() * alive;
+        return new FleetOutcome(alive, stale, List.copyOf(staleTeams), held, policy.fleetThreshold());
     }
 
     /**

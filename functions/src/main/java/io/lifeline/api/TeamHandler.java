@@ -25,7 +25,7 @@ public final class TeamHandler extends HttpApiHandler {
      */
     static final List<String> EVENT_TYPES = List.of("AgentStatusChanged", "TasksReassigned", "LeaderNotified",
             "MassStaleSuspected", "SessionRotationRequested", "AgentRestartRequested", "AdminKeyMinted",
-            "HostLeaseExpired", "HostLeaseRestored");
+            "HostLeaseExpired", "HostLeaseRestored", "FleetMassStaleSuspected", "FleetMassStaleResolved");
 
     private final TeamStore teams;
     private final EventLog events;

@@ -20,6 +20,8 @@ public final class EventCatalogue {
     public static final String AGENT_RESTART_REQUESTED = "AgentRestartRequested";
     public static final String HOST_LEASE_EXPIRED = "HostLeaseExpired";
     public static final String HOST_LEASE_RESTORED = "HostLeaseRestored";
+    public static final String FLEET_MASS_STALE_SUSPECTED = "FleetMassStaleSuspected";
+    public static final String FLEET_MASS_STALE_RESOLVED = "FleetMassStaleResolved";
 
     private EventCatalogue() {
     }
@@ -97,12 +99,33 @@ public final class EventCatalogue {
             d.put("at", at.toString());
             return new LifelineEvent(c.team(), HOST_LEASE_RESTORED, id, at, d);
         }
+        if (change instanceof StreamChanges.FleetMassStale c) {
+            return fleet(c);
+        }
         StreamChanges.SessionRotation c = (StreamChanges.SessionRotation) change;
         Instant at = c.at() == null ? Instant.EPOCH : c.at();
         String id = c.team() + "/" + c.agentId() + "/rotation/" + c.rotation();
         ObjectNode d = base(id, c.team()).put("agentId", c.agentId()).put("rotation", c.rotation())
                 .put("at", at.toString());
         return new LifelineEvent(c.team(), SESSION_ROTATION_REQUESTED, id, at, d);
+    }
+
+    /**
+     * The deployment-wide guard's hold and its end: one event each on the bus, with team {@code *}; the event log of
+     * each team it names records it too, so their events route shows why their agents were not marked dead. Both
+     * carry the hold's id ({@code since}, PagerDuty's dedup key), so the resolve closes exactly that hold's page.
+     */
+    private static LifelineEvent fleet(StreamChanges.FleetMassStale c) {
+        boolean resolved = c.resolvedAt() != null;
+        Instant at = resolved ? c.resolvedAt() : c.since();
+        String id = "fleet/mass-stale/" + c.since().toEpochMilli() + (resolved ? "/resolved" : "");
+        ObjectNode d = base(id, c.team()).put("scope", "fleet").put("state", resolved ? "resolved" : "held")
+                .put("aliveAgents", c.aliveAgents()).put("staleAgents", c.staleAgents())
+                .put("threshold", c.threshold()).put("teamCount", c.teamCount());
+        d.set("teams", Json.MAPPER.valueToTree(c.teams()));
+        d.put("since", c.since().toString()).put("at", at.toString());
+        return new LifelineEvent(c.team(), resolved ? FLEET_MASS_STALE_RESOLVED : FLEET_MASS_STALE_SUSPECTED, id, at, d,
+                c.teams());
     }
 
     /**

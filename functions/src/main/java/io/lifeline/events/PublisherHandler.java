@@ -281,8 +281,11 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
 
     /** After a record's events are on the bus: the event log, then the published watermark. */
     private void finish(Work w) {
-        w.events().forEach(e -> eventLog.append(e.team(),
-                new EventLog.Entry(e.eventId(), e.type(), e.at(), Json.write(e.detail()), e.agentId())));
+        w.events().forEach(e -> {
+            EventLog.Entry entry = new EventLog.Entry(e.eventId(), e.type(), e.at(), Json.write(e.detail()), e.agentId());
+            eventLog.append(e.team(), entry);
+            e.alsoLoggedFor().forEach(team -> eventLog.append(team, entry));
+        });
         w.finishes().forEach(f -> agents.finishChange(f.team(), f.agentId(), f.seq(), f.taskToClear()));
     }
 

@@ -25,6 +25,8 @@ final class Keys {
     static final String TEAM_SK = "TEAM";
     static final String DATA_SK = "DATA";
     static final String KEY_SK = "KEY";
+    /** The fleet item on the live table ({@code FLEET / FLEET}): the deployment-wide self-preservation flag. */
+    static final String FLEET = "FLEET";
     /** The partition holding operator keys' references (operator keys belong to no team). */
     static final String OPERATOR_PK = "OPERATOR";
 

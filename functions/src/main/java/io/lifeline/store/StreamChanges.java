@@ -18,9 +18,12 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 public final class StreamChanges {
 
     public sealed interface Change permits StatusChanged, TaskReassigned, LeaderNotice, MassStale, SessionRotation,
-            RestartRequested, AdminKeyMinted, HostLeaseExpired, HostLeaseRestored {
+            RestartRequested, AdminKeyMinted, HostLeaseExpired, HostLeaseRestored, FleetMassStale {
         String team();
     }
+
+    /** The team name fleet-level changes carry: no team's, so no team key can read them as its own. */
+    public static final String FLEET_TEAM = "*";
 
     /** An agent changed status; {@code currentTaskId} is the task it held at that moment, if any. */
     public record StatusChanged(String team, String agentId, String name, String hostId, Transition transition,
@@ -66,6 +69,19 @@ public final class StreamChanges {
     }
 
     /**
+     * The deployment-wide guard held the sweep ({@code resolvedAt} null: {@code FleetMassStaleSuspected}) or stopped
+     * holding it ({@code resolvedAt} set: {@code FleetMassStaleResolved}). {@code since} is the hold's id, which both
+     * carry; {@code teams}: up to 25 of the {@code teamCount} teams with stale agents when it began.
+     */
+    public record FleetMassStale(int aliveAgents, int staleAgents, double threshold, List<String> teams,
+                                 int teamCount, Instant since, Instant resolvedAt) implements Change {
+        @Override
+        public String team() {
+            return FLEET_TEAM;
+        }
+    }
+
+    /**
      * The live item a stream record is about (its key, from whichever image it has): records of one item must be
      * handled in their stream order, records of different items need not (DynamoDB orders a stream by item only).
      */
@@ -98,6 +114,15 @@ public final class StreamChanges {
     private static Map<String, AttributeValue> mintedKey(Map<String, AttributeValue> team) {
         AttributeValue v = team.get(TeamItems.MINTED);
         return v == null || !v.hasM() ? null : v.m();
+    }
+
+    private static FleetMassStale fleet(Map<String, AttributeValue> item, Instant since, Instant resolvedAt) {
+        AttributeValue teams = item.get(FleetStore.TEAMS);
+        AttributeValue threshold = item.get(FleetStore.THRESHOLD);
+        return new FleetMassStale((int) Items.num(item, FleetStore.ALIVE, 0), (int) Items.num(item, FleetStore.STALE, 0),
+                threshold == null ? 0 : Double.parseDouble(threshold.n()),
+                teams == null || !teams.hasL() ? List.of() : teams.l().stream().map(AttributeValue::s).toList(),
+                (int) Items.num(item, FleetStore.TEAM_COUNT, 0), since, resolvedAt);
     }
 
     public static List<Change> decode(Map<String, AttributeValue> oldImage, Map<String, AttributeValue> newImage) {
@@ -137,6 +162,16 @@ public final class StreamChanges {
             if (restore != null && (restoredBefore == null || !restore.expiredAt().equals(restoredBefore.expiredAt()))) {
                 changes.add(new HostLeaseRestored(restore.team(), restore.hostId(), restore.expiredAt(),
                         restore.renewedAt(), restore.at()));
+            }
+        } else if (FleetStore.isFleet(newImage)) {
+            Instant since = Items.instant(newImage, FleetStore.SINCE);
+            Instant resolvedSince = Items.instant(newImage, FleetStore.RESOLVED_SINCE);
+            Instant resolvedAt = Items.instant(newImage, FleetStore.RESOLVED_AT);
+            if (since != null && !since.equals(Items.instant(before, FleetStore.SINCE))) {
+                changes.add(fleet(newImage, since, null));
+            } else if (since == null && resolvedAt != null
+                    && !resolvedAt.equals(Items.instant(before, FleetStore.RESOLVED_AT))) {
+                changes.add(fleet(before.isEmpty() ? newImage : before, resolvedSince, resolvedAt));
             }
         } else if (TeamItems.isTeam(newImage)) {
             String team = Keys.idAfter("TEAM#", pk);

@@ -38,16 +38,18 @@ import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
 public final class SweepStore {
     private static final String PROJECTION = String.join(", ", "#pk", "#sk", "#status", "#hbAt", "#deadline",
             "#misses", "#grace", "#beats", "#paused", "#leader", "#spT", "#spM", "#massStale", "#tseq", "#tAt",
-            "#lease", "#schedule", "#staleMs", "#lastMiss", "#at", "#a", "#s", "#exp");
+            "#lease", "#schedule", "#staleMs", "#lastMiss", "#at", "#a", "#s", "#exp", "#since");
 
     /**
      * What one scan saw. {@code consumedReadUnits} is as DynamoDB reported it (0 where it does not). Host leases
      * ({@code leases}) and the agents that name one ({@code linked}, of any status) are read by the same Scan; an
      * alive agent with a lease is in {@code agents} as judged through it ({@link HostLease#judged}).
+     * {@code fleetHeldSince}: when the deployment-wide hold that stands began ({@link FleetStore}), or null.
      */
     public record Snapshot(List<SweepPlan.Observed> agents, List<SweepPlan.Restarting> restarting,
                            Map<String, TeamSettings> teams, Set<String> teamsWithMassStaleFlag, int itemsScanned,
-                           double consumedReadUnits, List<HostLease.Seen> leases, List<HostLease.Linked> linked) {
+                           double consumedReadUnits, List<HostLease.Seen> leases, List<HostLease.Linked> linked,
+                           Instant fleetHeldSince) {
     }
 
     /** One segment's part: agents with a lease are judged once every lease is read. */
@@ -120,6 +122,7 @@ public final class SweepStore {
         Set<String> flagged = new HashSet<>();
         int scanned = 0;
         double units = 0;
+        Instant fleetHeldSince = null;
         for (Future<Part> part : parts) {
             Snapshot s;
             try {
@@ -136,6 +139,7 @@ public final class SweepStore {
             restarting.addAll(s.restarting());
             teams.putAll(s.teams());
             flagged.addAll(s.teamsWithMassStaleFlag());
+            fleetHeldSince = s.fleetHeldSince() != null ? s.fleetHeldSince() : fleetHeldSince;
             scanned += s.itemsScanned();
             units += s.consumedReadUnits();
             leases.addAll(s.leases());
@@ -147,7 +151,7 @@ public final class SweepStore {
             agents.add(hostedObserved(item, byHost));
         }
         this.segments = segmentsFor(scanned, minSegments);
-        return new Snapshot(agents, restarting, teams, flagged, scanned, units, leases, linked);
+        return new Snapshot(agents, restarting, teams, flagged, scanned, units, leases, linked, fleetHeldSince);
     }
 
     /** An alive agent that names a lease, judged from its item and its lease entry (DESIGN.md section 11). */
@@ -195,8 +199,9 @@ public final class SweepStore {
         names.put("#a", HostLeaseStore.BEATS);
         names.put("#s", HostLeaseStore.ANSWERS);
         names.put("#exp", HostLeaseStore.EXPIRED_AT);
+        names.put("#since", FleetStore.SINCE);
         Map<String, AttributeValue> values = Map.of(":agent", s(Keys.AGENT_SK), ":team", s(Keys.TEAM_SK),
-                ":host", s(HostLeaseStore.SK),
+                ":host", s(HostLeaseStore.SK), ":fleet", s(Keys.FLEET),
                 ":ready", s(AgentStatus.READY.wire()), ":working", s(AgentStatus.WORKING.wire()),
                 ":restarting", s(AgentStatus.RESTARTING.wire()));
         List<HostLease.Seen> leases = new ArrayList<>();
@@ -208,11 +213,12 @@ public final class SweepStore {
         Set<String> flagged = new HashSet<>();
         int scanned = 0;
         double units = 0;
+        Instant fleetHeldSince = null;
         Map<String, AttributeValue> start = null;
         do {
             ScanRequest request = ScanRequest.builder().tableName(table).segment(segment).totalSegments(segments)
                     .filterExpression("(#sk = :agent AND (#status IN (:ready, :working, :restarting)"
-                            + " OR attribute_exists(#lease))) OR #sk = :team OR #sk = :host")
+                            + " OR attribute_exists(#lease))) OR #sk = :team OR #sk = :host OR #sk = :fleet")
                     .projectionExpression(PROJECTION)
                     .expressionAttributeNames(names).expressionAttributeValues(values)
                     .returnConsumedCapacity("TOTAL")
@@ -229,6 +235,8 @@ public final class SweepStore {
                     if (item.containsKey(TeamItems.MASS_STALE_SINCE)) {
                         flagged.add(settings.team());
                     }
+                } else if (FleetStore.isFleet(item)) {
+                    fleetHeldSince = FleetStore.heldSince(item);
                 } else if (HostLeaseStore.isLease(item)) {
                     leases.add(HostLeaseStore.seen(item));
                 } else if (AgentItems.isAgent(item)) {
@@ -253,8 +261,8 @@ public final class SweepStore {
             }
             start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
         } while (start != null);
-        return new Part(new Snapshot(agents, restarting, teams, flagged, scanned, units, leases, linked),
-                hostedItems);
+        return new Part(new Snapshot(agents, restarting, teams, flagged, scanned, units, leases, linked,
+                fleetHeldSince), hostedItems);
     }
 
     private static SweepPlan.Observed observed(Map<String, AttributeValue> item) {

@@ -18,10 +18,17 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 public final class TeamStore {
     private final DynamoDbClient dynamo;
     private final String table;
+    private final FleetStore fleet;
 
     public TeamStore(DynamoDbClient dynamo, Tables tables) {
         this.dynamo = dynamo;
         this.table = tables.live();
+        this.fleet = new FleetStore(dynamo, tables);
+    }
+
+    /** The deployment-wide guard's flag, on the same table. */
+    public FleetStore fleet() {
+        return fleet;
     }
 
     public TeamSettings get(String team) {

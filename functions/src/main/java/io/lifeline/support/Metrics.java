@@ -52,6 +52,8 @@ public final class Metrics {
     public static final String SWEEP_WRITE_ERRORS = "SweepWriteErrors";
     /** Teams whose dead-marking self-preservation held back in one sweep. */
     public static final String SELF_PRESERVATION_HOLDS = "SelfPreservationHolds";
+    /** Sweeps the deployment-wide guard held (1 per held sweep): no agent of any team was marked dead. */
+    public static final String FLEET_SELF_PRESERVATION_HOLDS = "FleetSelfPreservationHolds";
     public static final String EVENTS_PUBLISHED = "EventsPublished";
     /** Events still not on the bus after every retry of a batch (their record goes back to the stream). */
     public static final String EVENTS_FAILED = "EventsFailed";

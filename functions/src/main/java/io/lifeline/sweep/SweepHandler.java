@@ -79,7 +79,8 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
         io.lifeline.store.Tables table = config.tables();
         this.sweeper = new Sweeper(new SweepStore(wiring.dynamo(), table, config.sweepSegments()),
                 new TeamStore(wiring.dynamo(), table),
-                new SweepPlan.Policy(config.selfPreservationThreshold(), config.selfPreservationMinAlive()),
+                new SweepPlan.Policy(config.selfPreservationThreshold(), config.selfPreservationMinAlive(),
+                        config.fleetSelfPreservationThreshold(), config.fleetSelfPreservationMinAlive()),
                 new Sweeper.Timing(config.missSpacing(), config.reviveLongestRun()), wiring.clock(),
                 config.sweepGraceFrom());
     }
@@ -290,12 +291,12 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
     }
 
     /**
-     * What a sweep did: {@code held} when self-preservation held a team back, {@code partial} when some writes
+     * What a sweep did: {@code held} when self-preservation held a team back (or the whole fleet), {@code partial} when some writes
      * were skipped on errors (retried next sweep), {@code acted} when it marked or counted misses, else
      * {@code idle} (Lifeline Local's console hides idle sweeps).
      */
     static String outcome(Sweeper.Report r) {
-        if (!r.teamsHeld().isEmpty()) {
+        if (r.fleetHeld() || !r.teamsHeld().isEmpty()) {
             return "held";
         }
         if (r.skippedOnError() > 0) {
@@ -316,6 +317,10 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
                 .put("durationMs", r.took().toMillis());
         line.set("markedDead", Json.MAPPER.valueToTree(r.markedDead()));
         line.set("teamsHeld", Json.MAPPER.valueToTree(r.teamsHeld()));
+        if (r.fleet() != null && r.fleet().stale() > 0) {
+            line.set("fleet", Json.object().put("held", r.fleet().held()).put("alive", r.fleet().alive())
+                    .put("stale", r.fleet().stale()).put("threshold", r.fleet().threshold()));
+        }
         line.set("revivesEnded", Json.MAPPER.valueToTree(r.revivesEnded()));
         line.set("hostsExpired", Json.MAPPER.valueToTree(r.hostsExpired()));
         return line;
@@ -331,6 +336,7 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
         Metrics.on(line, Metrics.SWEEP_FUNCTION, now)
                 .count(Metrics.AGENTS_MARKED_DEAD, r.markedDead().size())
                 .count(Metrics.SELF_PRESERVATION_HOLDS, r.teamsHeld().size())
+                .count(Metrics.FLEET_SELF_PRESERVATION_HOLDS, r.fleetHeld() ? 1 : 0)
                 .count(Metrics.SWEEP_WRITE_ERRORS, r.skippedOnError())
                 .fault(r.revivesEnded().size())
                 .emit();

@@ -32,7 +32,11 @@ public final class Sweeper {
     public record Report(Instant at, int itemsScanned, int aliveSeen, List<String> markedDead, int missesRecorded,
                          int raceLostToHeartbeat, int skippedOnError, List<String> teamsHeld,
                          double consumedReadUnits, Duration took, int missesTooSoon, List<String> revivesEnded,
-                         List<String> hostsExpired, int leaseAnswersDropped) {
+                         List<String> hostsExpired, int leaseAnswersDropped, SweepPlan.FleetOutcome fleet) {
+        /** True when the deployment-wide guard held this sweep: no agent of any team was marked dead. */
+        public boolean fleetHeld() {
+            return fleet != null && fleet.held();
+        }
     }
 
     /**
@@ -140,9 +144,14 @@ public final class Sweeper {
         int lost = 0;
         int tooSoon = 0;
         int skipped = 0;
+        List<SweepPlan.TeamOutcome> outcomes = SweepPlan.decide(SweepPlan.afterStart(snapshot.agents(), graceFrom),
+                snapshot.teams(), policy, now);
+        SweepPlan.FleetOutcome fleet = SweepPlan.fleet(outcomes, policy);
+        skipped += flagFleet(fleet, snapshot.fleetHeldSince(), now) ? 0 : 1;
         List<SweepPlan.Action> actions = new ArrayList<>();
-        for (SweepPlan.TeamOutcome outcome : SweepPlan.decide(
-                SweepPlan.afterStart(snapshot.agents(), graceFrom), snapshot.teams(), policy, now)) {
+        // Held fleet-wide: nobody is marked dead and no team raises its own flag (the fleet's event is the one
+        // alert); each team's flag is judged again once the fleet's hold ends.
+        for (SweepPlan.TeamOutcome outcome : fleet.held() ? List.<SweepPlan.TeamOutcome>of() : outcomes) {
             try {
                 if (outcome.held()) {
                     held.add(outcome.team());
@@ -192,11 +201,13 @@ public final class Sweeper {
                 }
             }
         }
-        // Host leases (DESIGN.md section 11): a host gone silent is one HostLeaseExpired (its agents are judged
+        // Host leases: a host gone silent is one HostLeaseExpired (its agents are judged
         // above, like any others); an answer a lease must no longer give is dropped, so the next beat is exact.
         List<String> hostsExpired = new ArrayList<>();
         int answersDropped = 0;
-        for (HostLease.Expired e : HostLease.expired(snapshot.leases(), snapshot.linked(), snapshot.teams(), now)) {
+        // A fleet-wide hold holds the hosts' pages too: their silence is the same brownout.
+        for (HostLease.Expired e : fleet.held() ? List.<HostLease.Expired>of()
+                : HostLease.expired(snapshot.leases(), snapshot.linked(), snapshot.teams(), now)) {
             try {
                 if (store.flagLeaseExpired(e, now)) {
                     hostsExpired.add(e.lease().team() + "/" + e.lease().hostId());
@@ -221,6 +232,24 @@ public final class Sweeper {
         }
         return new Report(now, snapshot.itemsScanned(), snapshot.agents().size(), dead, misses, lost, skipped, held,
                 snapshot.consumedReadUnits(), Duration.ofNanos(System.nanoTime() - started), tooSoon, revivesEnded,
-                hostsExpired, answersDropped);
+                hostsExpired, answersDropped, fleet);
+    }
+
+    /**
+     * The fleet's flag follows its outcome: raised by the first sweep that holds (one FleetMassStaleSuspected),
+     * lowered by the first that does not (one FleetMassStaleResolved). False when the write was skipped on an error
+     * (the next sweep tries again).
+     */
+    private boolean flagFleet(SweepPlan.FleetOutcome fleet, Instant heldSince, Instant now) {
+        try {
+            if (fleet.held() && heldSince == null) {
+                teams.fleet().raise(fleet, now);
+            } else if (!fleet.held() && heldSince != null) {
+                teams.fleet().clear(heldSince, now);
+            }
+            return true;
+        } catch (LifelineException e) {
+            return false;
+        }
     }
 }

@@ -367,4 +367,81 @@ class SweepPlanTest {
         assertTrue(ended.get(0).reason().getBytes(java.nio.charset.StandardCharsets.UTF_8).length <= 100,
                 "the reason fits the stored 100 bytes");
     }
+
+    private static final SweepPlan.Policy WITH_FLEET = new SweepPlan.Policy(0.5, 4, 0.5, 10);
+
+    /** 30 teams of 2, all silent, and one team of 10 still beating: 60 of 70 stale, every team under its minimum. */
+    private static List<SweepPlan.Observed> brownout() {
+        List<SweepPlan.Observed> agents = new ArrayList<>(team("big", 10, 0));
+        for (int t = 0; t < 30; t++) {
+            agents.addAll(team(String.format("small%02d", t), 2, 2));
+        }
+        return agents;
+    }
+
+    @Test
+    void fleet_brownoutOfSmallTeams_holdsEveryTeam() {
+        List<SweepPlan.TeamOutcome> outcomes = SweepPlan.decide(brownout(), Map.of(), WITH_FLEET, NOW);
+        // No team holds on its own: each small team is under the per-team minimum of 4.
+        assertTrue(outcomes.stream().noneMatch(SweepPlan.TeamOutcome::held));
+        SweepPlan.FleetOutcome fleet = SweepPlan.fleet(outcomes, WITH_FLEET);
+        assertTrue(fleet.held());
+        assertEquals(70, fleet.alive());
+        assertEquals(60, fleet.stale());
+        assertEquals(30, fleet.staleTeams().size());
+        assertEquals("small00", fleet.staleTeams().get(0));
+    }
+
+    @Test
+    void fleet_oneSmallTeamSilentAlone_doesNotHold() {
+        List<SweepPlan.Observed> agents = new ArrayList<>(team("big", 10, 0));
+        for (int t = 0; t < 30; t++) {
+            agents.addAll(team(String.format("small%02d", t), 2, t == 7 ? 2 : 0));
+        }
+        List<SweepPlan.TeamOutcome> outcomes = SweepPlan.decide(agents, Map.of(), WITH_FLEET, NOW);
+        assertFalse(SweepPlan.fleet(outcomes, WITH_FLEET).held());
+        SweepPlan.TeamOutcome silent = outcomes.stream().filter(o -> o.team().equals("small07")).findFirst()
+                .orElseThrow();
+        assertEquals(2, silent.actions().size());
+    }
+
+    @Test
+    void fleet_atTheThresholdExactly_doesNotHold() {
+        // 10 alive, 5 stale: 0.5 of them, not more than 0.5.
+        List<SweepPlan.Observed> agents = new ArrayList<>();
+        for (int t = 0; t < 5; t++) {
+            agents.addAll(team("t" + t, 2, 1));
+        }
+        SweepPlan.FleetOutcome fleet = SweepPlan.fleet(SweepPlan.decide(agents, Map.of(), WITH_FLEET, NOW), WITH_FLEET);
+        assertEquals(5, fleet.stale());
+        assertFalse(fleet.held());
+    }
+
+    @Test
+    void fleet_underItsMinimumAlive_doesNotHold() {
+        // 9 alive, all stale: a deployment this small is judged team by team only.
+        List<SweepPlan.Observed> agents = new ArrayList<>();
+        for (int t = 0; t < 3; t++) {
+            agents.addAll(team("t" + t, 3, 3));
+        }
+        assertFalse(SweepPlan.fleet(SweepPlan.decide(agents, Map.of(), WITH_FLEET, NOW), WITH_FLEET).held());
+    }
+
+    @Test
+    void fleet_pausedTeamsAndAgents_areNotCounted() {
+        List<SweepPlan.Observed> agents = new ArrayList<>(team("big", 10, 0));
+        for (int t = 0; t < 30; t++) {
+            String name = String.format("small%02d", t);
+            agents.add(agent(name, name + "-p1", PAST, 0, 2, FUTURE));
+            agents.add(agent(name, name + "-p2", PAST, 0, 2, FUTURE));
+        }
+        SweepPlan.FleetOutcome fleet = SweepPlan.fleet(SweepPlan.decide(agents, Map.of(), WITH_FLEET, NOW), WITH_FLEET);
+        assertEquals(10, fleet.alive());
+        assertFalse(fleet.held());
+    }
+
+    @Test
+    void fleet_twoArgumentPolicy_neverHolds() {
+        assertFalse(SweepPlan.fleet(SweepPlan.decide(brownout(), Map.of(), DEFAULTS, NOW), DEFAULTS).held());
+    }
 }

@@ -104,6 +104,15 @@ class AlertRulesTest {
         return EventCatalogue.of(new StreamChanges.MassStale("acme", 5, 4, 0.5, AT));
     }
 
+    static LifelineEvent fleetHeld() {
+        return EventCatalogue.of(new StreamChanges.FleetMassStale(70, 60, 0.5, List.of("t01", "t02"), 30, AT, null));
+    }
+
+    static LifelineEvent fleetResolved() {
+        return EventCatalogue.of(new StreamChanges.FleetMassStale(70, 60, 0.5, List.of("t01", "t02"), 30, AT,
+                AT.plusSeconds(90)));
+    }
+
     static LifelineEvent tasksReassigned() {
         return EventCatalogue.of(new StreamChanges.TaskReassigned("acme", "t-1", "a-1", AT));
     }
@@ -168,13 +177,16 @@ class AlertRulesTest {
         m.put("DeathAlertRule", new Examples(List.of(died, crashed, notRevived, hostlessDeath()),
                 List.of(left, restarting, back, hostLeaseExpired())));
         m.put("RecoveryAlertRule", new Examples(List.of(back, backAfterRevive), List.of(taskDone, died)));
-        m.put("MassStaleAlertRule", new Examples(List.of(massStale()), List.of(died, tasksReassigned())));
+        m.put("MassStaleAlertRule", new Examples(List.of(massStale()), List.of(died, tasksReassigned(), fleetHeld())));
+        m.put("FleetMassStaleAlertRule", new Examples(List.of(fleetHeld(), fleetResolved()), List.of(massStale(),
+                died)));
         m.put("HostLeaseAlertRule", new Examples(List.of(hostLeaseExpired()), List.of(died, massStale(),
                 hostLeaseRestored())));
         m.put("HostLeaseRestoredAlertRule", new Examples(List.of(hostLeaseRestored()), List.of(hostLeaseExpired(),
                 back, died)));
         m.put("AlertWebhookRule", new Examples(List.of(died, back, taskDone, massStale(), tasksReassigned(),
-                leaderNotified(), rotation(), restartRequested(), hostLeaseExpired(), hostLeaseRestored()), List.of()));
+                leaderNotified(), rotation(), restartRequested(), hostLeaseExpired(), hostLeaseRestored(), fleetHeld(), fleetResolved()),
+                List.of()));
         m.put("ReviveOnDeathRule", new Examples(List.of(died, crashed),
                 List.of(hostlessDeath(), notRevived, left, back, restarting)));
         m.put("RestartWebhookRule", new Examples(List.of(restartRequested()), List.of(died, back, massStale())));
@@ -259,7 +271,7 @@ class AlertRulesTest {
     @Test
     void rules_withTheOptionalParametersEmpty_leaveOutTheConditionalRules() {
         Set<String> always = Set.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "HostLeaseAlertRule",
-                "HostLeaseRestoredAlertRule", "ReviveOnDeathRule");
+                "HostLeaseRestoredAlertRule", "ReviveOnDeathRule", "FleetMassStaleAlertRule");
         assertEquals(always, ruleIds(Map.of()));
         assertEquals(always, ruleIds(Map.of("AlertWebhookUrl", "", "SlackWebhookUrl", "", "PagerDutyRoutingKey", "")));
         assertEquals(union(always, "AlertWebhookRule"), ruleIds(Map.of("AlertWebhookUrl", "http://x")));
@@ -355,8 +367,8 @@ class AlertRulesTest {
     @Test
     void inputTemplates_useOnlyTheirOwnVariables_andAreValidJsonOnceFilled() throws Exception {
         List<Transformer> all = transformers();
-        assertEquals(Set.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "HostLeaseAlertRule",
-                "HostLeaseRestoredAlertRule", "SlackRule", "SlackHostLeaseRule", "SlackHostLeaseRestoredRule",
+        assertEquals(Set.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "FleetMassStaleAlertRule",
+                "HostLeaseAlertRule", "HostLeaseRestoredAlertRule", "SlackRule", "SlackHostLeaseRule", "SlackHostLeaseRestoredRule",
                 "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule",
                 "PagerDutyHostLeaseRestoredRule", "ReviveOnDeathRule"),
                 all.stream().map(Transformer::ruleId).collect(Collectors.toSet()));
@@ -393,7 +405,7 @@ class AlertRulesTest {
             }
         }
         out.addAll(List.of(massStale(), tasksReassigned(), leaderNotified(), rotation(), restartRequested(),
-                hostLeaseExpired(), hostLeaseRestored()));
+                hostLeaseExpired(), hostLeaseRestored(), fleetHeld(), fleetResolved()));
         return out;
     }
 
@@ -641,9 +653,9 @@ class AlertRulesTest {
         java.time.Duration window = java.time.Duration.ofSeconds(Long.parseLong(
                 template.parameter("AlertRetryWindowSeconds", Map.of())));
         assertTrue(window.compareTo(java.time.Duration.ofMinutes(30)) <= 0, window.toString());
-        for (String id : List.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "HostLeaseAlertRule",
-                "HostLeaseRestoredAlertRule", "SlackRule", "SlackHostLeaseRule", "SlackHostLeaseRestoredRule",
-                "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule",
+        for (String id : List.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "FleetMassStaleAlertRule",
+                "HostLeaseAlertRule", "HostLeaseRestoredAlertRule", "SlackRule", "SlackHostLeaseRule",
+                "SlackHostLeaseRestoredRule", "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule",
                 "PagerDutyHostLeaseRestoredRule", "AlertWebhookRule")) {
             for (SamTemplate.Target t : rules.get(id).targets()) {
                 assertEquals(window, t.retry().maximumEventAge(), id + "/" + t.id());

@@ -397,7 +397,7 @@ public final class TestStack implements AutoCloseable {
      * on the ledger.
      */
     public Map<String, AttributeValue> item(String pk, String sk) {
-        String table = "AGENT".equals(sk) || "TEAM".equals(sk) || "HOST".equals(sk) ? tables.live() : tables.ledger();
+        String table = "AGENT".equals(sk) || "TEAM".equals(sk) || "HOST".equals(sk) || "FLEET".equals(sk) ? tables.live() : tables.ledger();
         return dynamo.getItem(g -> g.tableName(table).consistentRead(true)
                 .key(Map.of("pk", AttributeValue.fromS(pk), "sk", AttributeValue.fromS(sk)))).item();
     }

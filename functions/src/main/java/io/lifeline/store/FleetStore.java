@@ -1,0 +1,93 @@
+package io.lifeline.store;
+
+import static io.lifeline.store.Items.ms;
+import static io.lifeline.store.Items.n;
+import static io.lifeline.store.Items.s;
+
+import io.lifeline.agent.SweepPlan;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
+
+/**
+ * The fleet item on the live table ({@code FLEET / FLEET}): present only once the deployment-wide guard has held
+ * a sweep. Its flag ({@link #SINCE}) is set by the sweep that first holds and removed by the first that no longer
+ * does; each of the two writes carries the outbox mark, so the stream turns the raise into one
+ * {@code FleetMassStaleSuspected} and the removal into one {@code FleetMassStaleResolved}, however many sweeps the
+ * hold lasts. The sweep's Scan reads the item with the rest (a few bytes), so knowing the flag costs no read.
+ */
+public final class FleetStore {
+    /** When the hold began (ms); absent when no hold stands. */
+    static final String SINCE = "since";
+    static final String ALIVE = "alive";
+    static final String STALE = "stale";
+    static final String THRESHOLD = "threshold";
+    /** The teams with stale agents when the hold began, at most {@link #MAX_TEAMS_LISTED}; and how many in all. */
+    static final String TEAMS = "teams";
+    static final String TEAM_COUNT = "teamCount";
+    /** When the last hold ended (ms), and when it had begun: the resolve's identity. */
+    static final String RESOLVED_AT = "resolvedAt";
+    static final String RESOLVED_SINCE = "resolvedSince";
+    /** Teams named on the item and its events: enough to find the incident, small enough for the live item. */
+    static final int MAX_TEAMS_LISTED = 25;
+
+    private final DynamoDbClient dynamo;
+    private final String table;
+
+    public FleetStore(DynamoDbClient dynamo, Tables tables) {
+        this.dynamo = dynamo;
+        this.table = tables.live();
+    }
+
+    static Map<String, AttributeValue> key() {
+        return Map.of(Keys.PK, s(Keys.FLEET), Keys.SK, s(Keys.FLEET));
+    }
+
+    static boolean isFleet(Map<String, AttributeValue> item) {
+        return Keys.FLEET.equals(Items.str(item, Keys.SK)) && Keys.FLEET.equals(Items.str(item, Keys.PK));
+    }
+
+    /** The hold's start on a fleet item, or null when none stands. */
+    static Instant heldSince(Map<String, AttributeValue> item) {
+        return Items.instant(item, SINCE);
+    }
+
+    /** Raises the flag with the counts; true only for the write that raised it (one event per hold). */
+    public boolean raise(SweepPlan.FleetOutcome outcome, Instant now) {
+        Update u = new Update(table, key());
+        u.condition("attribute_not_exists(" + u.name(SINCE) + ")");
+        List<String> listed = outcome.staleTeams().subList(0, Math.min(MAX_TEAMS_LISTED, outcome.staleTeams().size()));
+        u.set(SINCE, ms(now)).set(ALIVE, n(outcome.alive())).set(STALE, n(outcome.stale()))
+                .set(THRESHOLD, AttributeValue.fromN(Double.toString(outcome.threshold())))
+                .set(TEAM_COUNT, n(outcome.staleTeams().size()))
+                .set(AgentItems.OUTBOX, AttributeValue.fromBool(true));
+        if (listed.isEmpty()) {
+            u.remove(TEAMS);
+        } else {
+            u.set(TEAMS, AttributeValue.fromL(listed.stream().map(Items::s).toList()));
+        }
+        return conditional("raise the fleet's mass-stale flag", u);
+    }
+
+    /** Lowers the flag once a sweep no longer holds; true for the write that lowered it (one resolve per hold). */
+    public boolean clear(Instant since, Instant now) {
+        Update u = new Update(table, key());
+        u.condition(u.name(SINCE) + " = " + u.value(ms(since)));
+        u.remove(SINCE).set(RESOLVED_SINCE, ms(since)).set(RESOLVED_AT, ms(now))
+                .set(AgentItems.OUTBOX, AttributeValue.fromBool(true));
+        return conditional("clear the fleet's mass-stale flag", u);
+    }
+
+    private boolean conditional(String what, Update u) {
+        try {
+            StoreFailures.call(what, () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
+            return true;
+        } catch (ConditionalCheckFailedException e) {
+            return false;
+        }
+    }
+}

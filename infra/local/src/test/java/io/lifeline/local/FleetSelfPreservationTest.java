@@ -1,0 +1,154 @@
+package io.lifeline.local;
+
+import static io.lifeline.local.TestStack.ok;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.lifeline.auth.Scope;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The deployment-wide guard through the template's SweepFunction and the outbox, on DynamoDB Local, with the
+ * template's defaults (fleet threshold 0.5, at least 20 alive; per team 0.5 from 4 alive) and the test clock: a
+ * brownout that silences 30 teams of 2 while a team of 10 still beats marks nobody dead and raises one
+ * FleetMassStaleSuspected, resolved once when the beats return; one team of 2 silent alone still dies.
+ */
+@Timeout(120)
+class FleetSelfPreservationTest {
+    private static final Instant T0 = TestStack.START;
+    private static final TestStack.Opened STACKS = new TestStack.Opened();
+    private static final String BIG = "big";
+
+    @AfterAll
+    static void stop() {
+        STACKS.closeAll();
+    }
+
+    private record Team(String name, String key, List<String> agents) {
+    }
+
+    private static Team team(TestStack s, String name, int agents) {
+        String key = s.key(name, Scope.ADMIN);
+        List<String> ids = new ArrayList<>();
+        for (int i = 1; i <= agents; i++) {
+            String id = name + "-a" + i;
+            ok(s.send("register", key, Map.of("team", name), null,
+                    "{\"agentId\":\"" + id + "\",\"name\":\"" + id + "\",\"role\":\"worker\"}"));
+            ok(s.send("join", key, Map.of("team", name, "agentId", id), null, null));
+            ids.add(id);
+        }
+        return new Team(name, key, ids);
+    }
+
+    private static void beat(TestStack s, Team t) {
+        for (String id : t.agents()) {
+            ok(s.send("heartbeat", t.key(), Map.of("team", t.name(), "agentId", id), null, "{}"));
+        }
+    }
+
+    private static String status(TestStack s, Team t, String id) {
+        return s.agentItem(t.name(), id).get("status").s();
+    }
+
+    private static List<JsonNode> onBus(TestStack s, String type) {
+        return s.bus.delivered().stream().filter(d -> d.detailType().equals(type))
+                .map(d -> d.event().path("detail")).toList();
+    }
+
+    /** A team of 10 and 30 teams of 2, all joined at T0. */
+    private static List<Team> fleet(TestStack s, Team[] big) {
+        big[0] = team(s, BIG, 10);
+        List<Team> small = new ArrayList<>();
+        for (int t = 0; t < 30; t++) {
+            small.add(team(s, String.format("small%02d", t), 2));
+        }
+        return small;
+    }
+
+    @Test
+    void brownout_thirtyTeamsOfTwoSilent_marksNoneDead_raisesOneFleetEvent_resolvesOnce() throws Exception {
+        TestStack s = STACKS.open();
+        Team[] big = new Team[1];
+        List<Team> small = fleet(s, big);
+
+        // Only the big team's beats arrive from here on; sweeps well past every small agent's deadline and grace.
+        for (int sec = 75; sec <= 180; sec += 15) {
+            s.clock.set(T0.plusSeconds(sec));
+            beat(s, big[0]);
+            assertEquals(List.of(), s.sweep(), "held at " + sec + " s");
+        }
+        for (Team t : small) {
+            for (String id : t.agents()) {
+                assertEquals("ready", status(s, t, id), t.name() + "/" + id);
+            }
+        }
+        assertNotNull(s.item("FLEET", "FLEET").get("since"), "the fleet's flag stands while it holds");
+        s.pump.drain();
+        List<JsonNode> raised = onBus(s, "FleetMassStaleSuspected");
+        assertEquals(1, raised.size(), "one event for the hold, however many sweeps it lasts");
+        JsonNode d = raised.get(0);
+        assertEquals("*", d.get("team").asText());
+        assertEquals("held", d.get("state").asText());
+        assertEquals(70, d.get("aliveAgents").asInt());
+        assertEquals(60, d.get("staleAgents").asInt());
+        assertEquals(30, d.get("teamCount").asInt());
+        assertEquals(25, d.get("teams").size(), "the item names at most 25 teams");
+        assertEquals(List.of(), onBus(s, "MassStaleSuspected"), "no team raises its own flag under the fleet's");
+        assertEquals(0, onBus(s, "AgentStatusChanged").stream().filter(e -> e.path("to").asText().equals("dead"))
+                .count());
+        // A named team's events route shows why its agents were not marked dead.
+        Team first = small.get(0);
+        JsonNode log = ok(s.send("events", first.key(), Map.of("team", first.name()),
+                Map.of("type", "FleetMassStaleSuspected"), null)).body();
+        assertEquals(1, log.get("count").asInt());
+
+        // The beats come back: the next sweep does not hold, and the flag comes down with one resolve.
+        s.clock.set(T0.plusSeconds(190));
+        beat(s, big[0]);
+        small.forEach(t -> beat(s, t));
+        assertEquals(List.of(), s.sweep());
+        assertNull(s.item("FLEET", "FLEET").get("since"));
+        s.pump.drain();
+        List<JsonNode> resolved = onBus(s, "FleetMassStaleResolved");
+        assertEquals(1, resolved.size());
+        assertEquals(d.get("since").asText(), resolved.get(0).get("since").asText(), "the resolve names its hold");
+        assertEquals("resolved", resolved.get(0).get("state").asText());
+        s.clock.set(T0.plusSeconds(205));
+        beat(s, big[0]);
+        small.forEach(t -> beat(s, t));
+        s.sweep();
+        s.pump.drain();
+        assertEquals(1, onBus(s, "FleetMassStaleResolved").size(), "one resolve per hold");
+    }
+
+    @Test
+    void oneTeamOfTwoSilentAlone_bothDead() throws Exception {
+        TestStack s = STACKS.open();
+        Team[] big = new Team[1];
+        List<Team> small = fleet(s, big);
+        Team silent = small.get(7);
+        Set<String> dead = new HashSet<>();
+        for (int sec = 75; sec <= 120; sec += 15) {
+            s.clock.set(T0.plusSeconds(sec));
+            beat(s, big[0]);
+            small.stream().filter(t -> t != silent).forEach(t -> beat(s, t));
+            dead.addAll(s.sweep());
+        }
+        assertEquals(Set.of(silent.name() + "/" + silent.agents().get(0), silent.name() + "/" + silent.agents().get(1)),
+                dead);
+        s.pump.drain();
+        assertEquals(List.of(), onBus(s, "FleetMassStaleSuspected"));
+        assertTrue(s.item("FLEET", "FLEET").isEmpty(), "no hold, no fleet item");
+    }
+}
