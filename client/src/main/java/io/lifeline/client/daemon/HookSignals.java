@@ -1,26 +1,20 @@
 package io.lifeline.client.daemon;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
-import java.io.IOException;
+import io.lifeline.hooks.HookEvent;
+import io.lifeline.hooks.HookReader;
+import io.lifeline.hooks.HookRuntime;
+import io.lifeline.hooks.HookSignal;
 import java.util.List;
 import java.util.Locale;
 
 /**
- * A runtime's hook body read for what the daemon needs, and nothing else: the event's name, its session id, a
- * notification's type, and for a failure only the category of its error text (the text itself is dropped). Every
- * other value is skipped unread (prompts, tool inputs and outputs, messages, transcript paths).
+ * A runtime's hook body read for what the daemon needs, through core's {@link HookReader} (names and ids only,
+ * every other value skipped unread) and {@code HookMapping}'s table; for a failure, only the category of its error
+ * text is kept (the text itself goes no further than this class).
  */
 final class HookSignals {
-    private static final JsonFactory JSON = new JsonFactory();
-
-    /** What a hook means for liveness. */
-    enum Signal { SESSION_STARTED, ACTIVE, TOOL, TURN_ENDED, WAITING_FOR_PERSON, SESSION_ENDED, FAILED, COMPACTED,
-        IGNORED }
-
-    /** A hook as read: its signal, the session it named (or null), and for FAILED the error's category. */
-    record Read(Signal signal, String session, String errorCategory) {
+    /** A hook as read: its signal, the session it named (or null), and for a failure to report its category. */
+    record Read(HookSignal signal, String session, String errorCategory) {
     }
 
     /** The errors route's categories, as its classifier names them (context limit, transient, anything else). */
@@ -31,134 +25,27 @@ final class HookSignals {
     private HookSignals() {
     }
 
-    static Read read(AgentRuntime runtime, byte[] body) throws IOException {
-        String event = null;
-        String session = null;
-        String notification = null;
-        String type = null;
-        String status = null;
-        String error = null;
-        try (JsonParser p = JSON.createParser(body)) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                throw new IOException("not an object");
-            }
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                String name = p.currentName();
-                JsonToken t = p.nextToken();
-                switch (name) {
-                    case "hook_event_name" -> event = text(p, t);
-                    case "session_id", "thread-id" -> session = session == null ? text(p, t) : session;
-                    case "notification_type" -> notification = text(p, t);
-                    case "type" -> type = text(p, t);
-                    case "error" -> error = t == JsonToken.VALUE_STRING ? p.getText() : skip(p, t);
-                    case "properties" -> {
-                        if (t == JsonToken.START_OBJECT) {
-                            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                                String inner = p.currentName();
-                                JsonToken v = p.nextToken();
-                                if ("sessionID".equals(inner)) {
-                                    session = text(p, v);
-                                } else if ("status".equals(inner) && v == JsonToken.START_OBJECT) {
-                                    while (p.nextToken() == JsonToken.FIELD_NAME) {
-                                        JsonToken sv = p.nextToken();
-                                        if ("type".equals(p.currentName())) {
-                                            status = text(p, sv);
-                                        } else {
-                                            skip(p, sv);
-                                        }
-                                    }
-                                } else if ("error".equals(inner)) {
-                                    error = v == JsonToken.VALUE_STRING ? p.getText() : errorText(p, v);
-                                } else {
-                                    skip(p, v);
-                                }
-                            }
-                        } else {
-                            skip(p, t);
-                        }
-                    }
-                    default -> skip(p, t);
-                }
-            }
+    /**
+     * The signal of {@code body}. A failed turn ({@link HookSignal#FAILED}) is always reported, with its category;
+     * a failed tool call ({@link HookSignal#TOOL_FAILED}) only when its error is a context limit or a transient API
+     * error (a failing test is the agent's work, not a fault). Throws {@link HookReader.HookBodyException} for a
+     * body that is not JSON.
+     */
+    static Read read(AgentRuntime runtime, byte[] body) {
+        HookEvent e = HookReader.read(hookRuntime(runtime), body);
+        HookSignal s = e.signal();
+        String category = null;
+        if (s == HookSignal.FAILED) {
+            category = category(e.errorText());
+        } else if (s == HookSignal.TOOL_FAILED) {
+            String c = category(e.errorText());
+            category = UNKNOWN.equals(c) ? null : c;
         }
-        Signal s = event != null ? claudeLike(event, notification) : opencodeOrNotify(type, status);
-        return new Read(s, session, s == Signal.FAILED ? category(error) : null);
+        return new Read(s, e.sessionId(), category);
     }
 
-    private static String text(JsonParser p, JsonToken t) throws IOException {
-        if (t == JsonToken.VALUE_STRING) {
-            return p.getText();
-        }
-        skip(p, t);
-        return null;
-    }
-
-    private static String skip(JsonParser p, JsonToken t) throws IOException {
-        if (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY) {
-            p.skipChildren();
-        }
-        return null;
-    }
-
-    /** An error object's {@code message} or {@code data.message}, for its category only. */
-    private static String errorText(JsonParser p, JsonToken t) throws IOException {
-        if (t != JsonToken.START_OBJECT) {
-            return skip(p, t);
-        }
-        String found = null;
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String name = p.currentName();
-            JsonToken v = p.nextToken();
-            if (("message".equals(name) || "name".equals(name)) && v == JsonToken.VALUE_STRING) {
-                found = found == null ? p.getText() : found + " " + p.getText();
-            } else if ("data".equals(name)) {
-                String inner = errorText(p, v);
-                if (inner != null) {
-                    found = found == null ? inner : found + " " + inner;
-                }
-            } else {
-                skip(p, v);
-            }
-        }
-        return found;
-    }
-
-    /** Claude Code, Codex and Gemini CLI: {@code hook_event_name}. */
-    private static Signal claudeLike(String event, String notification) {
-        return switch (event) {
-            case "SessionStart" -> Signal.SESSION_STARTED;
-            case "UserPromptSubmit", "BeforeAgent", "BeforeModel", "AfterModel", "BeforeToolSelection",
-                    "SubagentStart", "SubagentStop" -> Signal.ACTIVE;
-            case "PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "BeforeTool", "AfterTool" ->
-                    Signal.TOOL;
-            case "Stop", "AfterAgent" -> Signal.TURN_ENDED;
-            case "PermissionRequest", "Elicitation" -> Signal.WAITING_FOR_PERSON;
-            case "Notification" -> "idle_prompt".equals(notification) ? Signal.TURN_ENDED : Signal.WAITING_FOR_PERSON;
-            case "SessionEnd" -> Signal.SESSION_ENDED;
-            case "StopFailure" -> Signal.FAILED;
-            case "PreCompact", "PostCompact", "PreCompress" -> Signal.COMPACTED;
-            default -> Signal.IGNORED;
-        };
-    }
-
-    /** opencode's bus events ({@code type}, {@code properties}) and Codex's notify ({@code type}). */
-    private static Signal opencodeOrNotify(String type, String status) {
-        if (type == null) {
-            return Signal.IGNORED;
-        }
-        return switch (type) {
-            case "agent-turn-complete", "session.idle" -> Signal.TURN_ENDED;
-            case "session.created" -> Signal.SESSION_STARTED;
-            case "session.status" -> "busy".equals(status) || "retry".equals(status) ? Signal.ACTIVE
-                    : "idle".equals(status) ? Signal.TURN_ENDED : Signal.IGNORED;
-            case "session.error" -> Signal.FAILED;
-            case "session.deleted" -> Signal.SESSION_ENDED;
-            case "permission.updated", "permission.asked", "question.asked" -> Signal.WAITING_FOR_PERSON;
-            case "permission.replied", "question.replied" -> Signal.ACTIVE;
-            case "tool.execute.before", "tool.execute.after" -> Signal.TOOL;
-            case "session.compacted" -> Signal.COMPACTED;
-            default -> Signal.IGNORED;
-        };
+    static HookRuntime hookRuntime(AgentRuntime runtime) {
+        return HookRuntime.fromWire(runtime.wire()).orElseThrow();
     }
 
     private static final List<String> CONTEXT_MARKERS = List.of("context", "token limit", "too long");

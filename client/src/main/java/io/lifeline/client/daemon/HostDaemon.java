@@ -583,7 +583,8 @@ public final class HostDaemon implements AutoCloseable {
         Runnable action = switch (h.signal()) {
             case SESSION_ENDED -> () -> sessionEnded(a, generation);
             case SESSION_STARTED -> () -> sessionStarted(a, generation);
-            case FAILED -> () -> runtimeFailed(a, generation, h.errorCategory());
+            case FAILED, TOOL_FAILED -> h.errorCategory() == null ? null
+                    : () -> runtimeFailed(a, generation, h.errorCategory());
             default -> null;
         };
         if (action == null) {

@@ -2,6 +2,7 @@ package io.lifeline.client.daemon;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.lifeline.hooks.HookSignal;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -23,7 +24,7 @@ import java.util.function.Consumer;
  * {@code POST /v1/beat/<agentId>} (204; 404 for an agent this daemon does not run), and where a coding-agent
  * runtime's hooks post, {@code POST /hooks/<runtime>} with the header {@code X-Lifeline-Agent} (which may be left
  * out when the daemon runs one agent), the runtime's raw hook body: answered {@code 200 {}} at once, the body read
- * for the few names a signal needs ({@link HookSignals}) and then dropped. The daemon knows its agents' processes
+ * for the few names a signal needs (core's {@code HookReader} and {@code HookMapping}) and then dropped. The daemon knows its agents' processes
  * are alive; a local beat or a hook says the agent inside is still working through its loop. The daemon reports
  * each agent's time since its last sign ({@code localBeatAgeMs}) in its batch, and folds what the hooks said
  * (working or ready, waiting for input or a person, in a turn) into its next batch entry: no cloud write per hook.
@@ -50,7 +51,7 @@ public final class LocalBeats implements AutoCloseable {
     private volatile boolean fromProcesses;
 
     /** One hook as the daemon keeps it: the agent, the runtime, the signal and the session it named, no content. */
-    public record Hook(String agentId, AgentRuntime runtime, HookSignals.Signal signal, String session,
+    public record Hook(String agentId, AgentRuntime runtime, HookSignal signal, String session,
             String errorCategory, Instant at) {
     }
 
@@ -72,7 +73,9 @@ public final class LocalBeats implements AutoCloseable {
                 case TURN_ENDED -> new HookState("ready", "sdk_session_idle", "input", false, s, false, h.at());
                 case WAITING_FOR_PERSON -> new HookState(status, source, "person", false, s, false, h.at());
                 case SESSION_ENDED -> new HookState(status, source, null, false, s, true, h.at());
-                case FAILED, COMPACTED, IGNORED -> new HookState(status, source, waiting, inTurn, s, ended, h.at());
+                case TOOL_FAILED -> new HookState("working", "sdk_session_updated", null, true, s, false, h.at());
+                case FAILED -> new HookState("ready", "sdk_session_idle", "input", false, s, false, h.at());
+                case COMPACTED, IGNORED -> new HookState(status, source, waiting, inTurn, s, ended, h.at());
             };
         }
     }
@@ -208,7 +211,7 @@ public final class LocalBeats implements AutoCloseable {
         HookSignals.Read read;
         try {
             read = HookSignals.read(runtime, body);
-        } catch (IOException | RuntimeException e) {
+        } catch (RuntimeException e) {
             reply(exchange, 400, "{\"success\":false,\"error\":\"The hook body is not JSON\","
                     + "\"code\":\"INVALID_HOOK_BODY\"}");
             return;
