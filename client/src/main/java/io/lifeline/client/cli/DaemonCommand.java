@@ -41,7 +41,14 @@ import picocli.CommandLine.Option;
                     + "(lifeline bridge opencode) in the daemon's process, with the same connection settings: it starts "
                     + "with the daemon, reconnects with backoff when opencode's event stream drops, and stops first "
                     + "when the daemon stops.",
-            "Register the agents first with --host set to this daemon's --host."})
+            "Each agent is read first: one registered on another host is refused; one not registered is registered "
+                    + "on --host when the key is an admin key, else refused. An exit is reported dead within a second "
+                    + "(not at the next round). On Linux each command runs in its own session under a parent-death "
+                    + "signal, so a daemon killed with kill -9 takes its commands with it; --state-dir keeps their "
+                    + "pids so a restarted daemon stops leftovers instead of starting second copies.",
+            "With --runtime ID=RUNTIME the command is a coding-agent runtime whose hooks post to the daemon "
+                    + "($LIFELINE_DAEMON/hooks/RUNTIME): its status and waiting go with the batch, its session's end "
+                    + "makes it leave, and a restart resumes its session. Details: docs/daemon.md."})
 final class DaemonCommand extends BaseCommand {
     @Option(names = "--host", required = true, description = "This host's id (the agents' hostId)")
     String host;
@@ -204,6 +211,15 @@ final class DaemonCommand extends BaseCommand {
             LocalBeats hooks = channel;
             for (Map.Entry<String, AgentRuntime> r : runtimeOf.entrySet()) {
                 String id = r.getKey();
+                String recorded = state.previous(id).map(DaemonState.Entry::session).orElse(null);
+                if (AgentRuntime.validSession(recorded)) {
+                    // The previous daemon's process ran this session: the runtime starts again on it.
+                    channel.seedSession(id, recorded);
+                    processes.session(id, recorded);
+                    processes.firstCommand(id, r.getValue().resumeCommand(agents.get(id), recorded));
+                    out().println("resuming: " + id + "'s " + r.getValue().wire() + " session " + recorded
+                            + " (recorded by the previous daemon for this host)");
+                }
                 processes.restartCommand(id, () -> {
                     String session = hooks.session(id);
                     return session == null ? null : r.getValue().resumeCommand(agents.get(id), session);
@@ -315,10 +331,12 @@ final class DaemonCommand extends BaseCommand {
 
     private void report(TickReport r) {
         long ok = r.results().stream().filter(x -> x.success()).count();
-        StringBuilder s = new StringBuilder(r.batchCalls() == 0 && r.results().isEmpty() && !r.exits().isEmpty()
-                ? "exit: reported at once" : "round: " + ok + "/" + r.results().size() + " heartbeats ok in "
-                + r.batchCalls() + " call(s)");
+        boolean between = r.batchCalls() == 0 && r.results().isEmpty() && (!r.exits().isEmpty()
+                || !r.hooks().isEmpty() || !r.crashesReported().isEmpty() || !r.gaveUp().isEmpty());
+        StringBuilder s = new StringBuilder(between ? (r.exits().isEmpty() ? "hooks:" : "exit: reported at once")
+                : "round: " + ok + "/" + r.results().size() + " heartbeats ok in " + r.batchCalls() + " call(s)");
         r.exits().forEach(a -> s.append("\n  exited: ").append(a));
+        r.hooks().forEach(a -> s.append("\n  hook: ").append(a));
         r.crashesReported().forEach(a -> s.append("\n  crash reported: ").append(a));
         r.restarted().forEach(a -> s.append("\n  restarted: ").append(a));
         r.rejoined().forEach(a -> s.append("\n  joined: ").append(a));

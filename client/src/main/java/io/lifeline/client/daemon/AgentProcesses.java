@@ -24,4 +24,8 @@ public interface AgentProcesses {
     default long generation(String agentId) {
         return 0;
     }
+
+    /** The runtime session the agent's process runs, as its hooks named it (kept with the process's record). */
+    default void session(String agentId, String session) {
+    }
 }

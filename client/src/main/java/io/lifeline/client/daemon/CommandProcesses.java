@@ -61,6 +61,8 @@ public final class CommandProcesses implements AgentProcesses, AutoCloseable {
     private volatile DaemonState state;
     /** Per agent, the command to run instead of its own on a restart (a runtime resuming its session), or null. */
     private final Map<String, Supplier<String>> restartCommands = new ConcurrentHashMap<>();
+    private final Map<String, String> firstCommands = new ConcurrentHashMap<>();
+    private final Map<String, String> sessions = new ConcurrentHashMap<>();
     private final Launcher launcher = new Launcher();
     private Process reaper;
 
@@ -116,13 +118,30 @@ public final class CommandProcesses implements AgentProcesses, AutoCloseable {
         return this;
     }
 
+    /** The first start runs {@code command} instead of the agent's own (a runtime resuming a recorded session). */
+    public CommandProcesses firstCommand(String agentId, String command) {
+        firstCommands.put(agentId, command);
+        return this;
+    }
+
     /** Starts every agent's command. */
     public void startAll() throws IOException {
         if (state != null && reaper == null) {
             reaper = launcher.call(this::startReaper);
         }
         for (String agentId : commands.keySet()) {
-            start(agentId, commands.get(agentId));
+            start(agentId, firstCommands.getOrDefault(agentId, commands.get(agentId)));
+        }
+    }
+
+    @Override
+    public void session(String agentId, String session) {
+        if (session == null || session.equals(sessions.put(agentId, session))) {
+            return;
+        }
+        DaemonState s = state;
+        if (s != null) {
+            s.session(agentId, session);
         }
     }
 
@@ -238,7 +257,7 @@ public final class CommandProcesses implements AgentProcesses, AutoCloseable {
         copier.start();
         DaemonState s = state;
         if (s != null) {
-            s.started(agentId, p.pid(), supervised, null);
+            s.started(agentId, p.pid(), supervised, sessions.get(agentId));
         }
         p.onExit().thenRun(() -> exited(agentId, run, System.nanoTime()));
     }

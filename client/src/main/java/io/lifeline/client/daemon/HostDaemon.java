@@ -103,6 +103,8 @@ public final class HostDaemon implements AutoCloseable {
     private volatile ScheduledExecutorService executor;
     /** Agents whose runtime session ended (SESSION_ENDED): they left, get no beat, and their exit is no crash. */
     private final Set<String> sessionLeft = ConcurrentHashMap.newKeySet();
+    /** The runtime session each agent's hooks last named. */
+    private final Map<String, String> sessions = new ConcurrentHashMap<>();
     /** What the hooks said that the server last took, per agent: status, waiting, inTurn. */
     private final Map<String, List<Object>> hookSent = new ConcurrentHashMap<>();
     /** Whether batch entries carry the hooks' waiting and inTurn (the server takes them). */
@@ -292,8 +294,12 @@ public final class HostDaemon implements AutoCloseable {
         List<HeartbeatResult> results = new ArrayList<>();
         for (Map.Entry<Integer, List<String>> lease : leaseChunks(running).entrySet()) {
             List<BatchEntry> chunk = new ArrayList<>();
+            Map<String, List<Object>> signatures = new java.util.HashMap<>();
             for (String a : lease.getValue()) {
-                chunk.add(entry(a, now));
+                if (localBeats != null) {
+                    signatures.put(a, hookSignature(a)); // what this entry says, before a hook changes it
+                }
+                chunk.add(entry(a, now, signatures.get(a)));
             }
             String leaseId = leaseId(lease.getKey());
             try {
@@ -308,7 +314,7 @@ public final class HostDaemon implements AutoCloseable {
                         restartsSent.put(sent.agentId(), sent.heartbeat().stats().restartsLastHour());
                     }
                     if (accepted.contains(sent.agentId()) && localBeats != null) {
-                        hookSent.put(sent.agentId(), hookSignature(sent.agentId()));
+                        hookSent.put(sent.agentId(), signatures.get(sent.agentId()));
                     }
                 }
                 for (HeartbeatResult r : answer.results()) {
@@ -327,7 +333,7 @@ public final class HostDaemon implements AutoCloseable {
 
         handleCommands(restarted, rejoined, acked, problems, backingOff);
         return new TickReport(calls, results, crashesReported, restarted, rejoined, acked, problems, gaveUp,
-                backingOff, exits);
+                backingOff, exits, List.of());
     }
 
     /**
@@ -427,7 +433,7 @@ public final class HostDaemon implements AutoCloseable {
                 return; // a round got there first
             }
             report = new TickReport(0, List.of(), crashesReported, restarted, rejoined, List.of(), problems, gaveUp,
-                    backingOff, exits);
+                    backingOff, exits, List.of());
             // A restart waiting out its backoff is made when it is due, not at the next round.
             for (Instant due : restartDue.values()) {
                 long ms = Math.max(0, Duration.between(now, due).toMillis());
@@ -549,26 +555,22 @@ public final class HostDaemon implements AutoCloseable {
      * {@code waitingFields} waiting and inTurn) when that changed since the server last took it: a change of status
      * writes the agent's item, an unchanged one would cost nothing but is not sent either.
      */
-    private BatchEntry entry(String agentId, Instant now) {
+    private BatchEntry entry(String agentId, Instant now, List<Object> sig) {
         Heartbeat hb = beat(agentId, now);
-        if (localBeats == null) {
+        if (sig == null || sig.get(0) == null || sig.equals(hookSent.get(agentId))) {
             return new BatchEntry(agentId, hb);
         }
-        LocalBeats.HookState st = localBeats.hookState(agentId);
-        List<Object> sig = hookSignature(agentId);
-        if (st.status() == null || sig.equals(hookSent.get(agentId))) {
-            return new BatchEntry(agentId, hb);
-        }
-        Heartbeat withStatus = new Heartbeat(st.status(), st.source(), hb.metadata(), hb.stats(), hb.checkpoint(),
-                hb.nextHeartbeatWithinSeconds());
-        return waitingFields ? new BatchEntry(agentId, withStatus, st.waiting(), st.inTurn() ? Boolean.TRUE : null)
-                : new BatchEntry(agentId, withStatus);
+        Heartbeat withStatus = new Heartbeat((String) sig.get(0), (String) sig.get(3), hb.metadata(), hb.stats(),
+                hb.checkpoint(), hb.nextHeartbeatWithinSeconds());
+        return waitingFields ? new BatchEntry(agentId, withStatus, (String) sig.get(1),
+                Boolean.TRUE.equals(sig.get(2)) ? Boolean.TRUE : null) : new BatchEntry(agentId, withStatus);
     }
 
+    /** What the hooks say now, as one value: status, waiting and inTurn (with {@code waitingFields}), source. */
     private List<Object> hookSignature(String agentId) {
         LocalBeats.HookState st = localBeats.hookState(agentId);
         return java.util.Arrays.asList(st.status(), waitingFields ? st.waiting() : null,
-                waitingFields && st.inTurn());
+                waitingFields && st.inTurn(), st.source());
     }
 
     /**
@@ -580,6 +582,16 @@ public final class HostDaemon implements AutoCloseable {
     private void hooked(LocalBeats.Hook h) {
         String a = h.agentId();
         long generation = processes.generation(a);
+        if (h.session() != null && !h.session().equals(sessions.put(a, h.session()))) {
+            processes.session(a, h.session());
+            String line = a + ": its " + h.runtime().wire() + " session is " + h.session();
+            try {
+                exitExecutor.execute(() -> tell(new TickReport(0, List.of(), List.of(), List.of(), List.of(), List.of(),
+                        List.of(), List.of(), List.of(), List.of(), List.of(line))));
+            } catch (RejectedExecutionException closed) {
+                // stopping
+            }
+        }
         Runnable action = switch (h.signal()) {
             case SESSION_ENDED -> () -> sessionEnded(a, generation);
             case SESSION_STARTED -> () -> sessionStarted(a, generation);
@@ -611,7 +623,7 @@ public final class HostDaemon implements AutoCloseable {
             problems.add(agentId + ": leave after its session ended: " + e.getMessage());
         }
         tell(new TickReport(0, List.of(), List.of(), List.of(), List.of(), List.of(), problems, List.of(), List.of(),
-                left.stream().map(x -> x + ": its runtime's session ended; it left (offline)").toList()));
+                List.of(), left.stream().map(x -> x + ": its runtime's session ended; it left (offline)").toList()));
     }
 
     private synchronized void sessionStarted(String agentId, long generation) {
@@ -624,7 +636,9 @@ public final class HostDaemon implements AutoCloseable {
         if (join(agentId, problems)) {
             joined.add(agentId);
         }
-        tell(new TickReport(0, List.of(), List.of(), List.of(), joined, List.of(), problems));
+        tell(new TickReport(0, List.of(), List.of(), List.of(), joined, List.of(), problems, List.of(), List.of(),
+                List.of(), joined.stream().map(x -> x + ": a new session of its runtime started; it joined again")
+                        .toList()));
     }
 
     private synchronized void runtimeFailed(String agentId, long generation, String category) {
@@ -638,7 +652,7 @@ public final class HostDaemon implements AutoCloseable {
             problems.add(agentId + ": error report failed: " + e.getMessage());
         }
         tell(new TickReport(0, List.of(), List.of(), List.of(), List.of(), List.of(), problems, List.of(), List.of(),
-                problems.isEmpty() ? List.of(agentId + ": its runtime reported a failure (" + category
+                List.of(), problems.isEmpty() ? List.of(agentId + ": its runtime reported a failure (" + category
                         + "); sent to the errors route") : List.of()));
     }
 

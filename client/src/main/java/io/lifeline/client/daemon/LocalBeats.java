@@ -124,7 +124,7 @@ public final class LocalBeats implements AutoCloseable {
 
     /** Whether {@code agentId}'s local signs (beats, hooks) are the ones its batch entry reports. */
     public boolean judgedBySigns(String agentId) {
-        return !fromProcesses || hooks.containsKey(agentId);
+        return !fromProcesses || last.containsKey(agentId);
     }
 
     /** The agent's last local beat or hook, if it sent one. */
@@ -140,6 +140,11 @@ public final class LocalBeats implements AutoCloseable {
     /** The runtime session the agent's hooks last named, or null. */
     public String session(String agentId) {
         return hookState(agentId).session();
+    }
+
+    /** Starts the agent off on a session known before any hook named it (recorded by a previous daemon). */
+    public void seedSession(String agentId, String session) {
+        hooks.putIfAbsent(agentId, new HookState(null, null, null, false, session, false, null));
     }
 
     /** Forgets what the agent's hooks said (its process was started afresh); its session id is kept. */

@@ -100,10 +100,12 @@ class DaemonCliTest {
     }
 
     /** A daemon in its own JVM, as a person or a service manager starts it. */
-    private Process daemonJvm(Path out, Path state, String host, String agent, String command) throws Exception {
+    private Process daemonJvm(Path out, Path state, String host, String agent, String command, String... more)
+            throws Exception {
         List<String> argv = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), Main.class.getName(), "daemon", "--host", host,
                 "--agent", agent + "=" + command, "--interval", "1s", "--state-dir", state.toString()));
+        argv.addAll(List.of(more));
         ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(out.toFile());
         Map<String, String> env = new HashMap<>(Map.of("LIFELINE_URL", local.url().toString(), "LIFELINE_API_KEY",
                 local.adminKey(), "XDG_CONFIG_HOME", dir.resolve("no-config").toString()));
@@ -157,6 +159,111 @@ class DaemonCliTest {
                 second.destroyForcibly();
             }
             running("sleep 314").forEach(ProcessHandle::destroyForcibly);
+        }
+    }
+
+    private static final java.net.http.HttpClient HTTP = java.net.http.HttpClient.newHttpClient();
+
+    /** POSTs a hook to the daemon's channel, as a runtime's forwarder does; answers the status and body. */
+    private static String hook(String channel, String agent, String body) throws Exception {
+        var r = HTTP.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(channel + "/hooks/claude-code"))
+                .header(LocalBeats.AGENT_HEADER, agent).POST(java.net.http.HttpRequest.BodyPublishers.ofString(body))
+                .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        return r.statusCode() + " " + r.body();
+    }
+
+    /** The channel's URL from the daemon's "local channel:" line, once it printed it. */
+    private static String channel(Path out) throws InterruptedException {
+        assertTrue(LocalHarness.eventually(Duration.ofSeconds(60), () -> read(out).contains("local channel: ")),
+                () -> "no channel line: " + read(out));
+        String line = read(out).lines().filter(l -> l.startsWith("local channel: ")).findFirst().orElseThrow();
+        return line.substring("local channel: ".length()).split(" ")[0];
+    }
+
+    private static List<String> lines(Path p) {
+        try {
+            return Files.exists(p) ? Files.readAllLines(p) : List.of();
+        } catch (java.io.IOException e) {
+            return List.of();
+        }
+    }
+
+    @Test
+    void aRuntimeUnderTheDaemon_itsHooksGoWithTheBatch_aKill9ResumesItsSession_soDoesARestartedDaemon_noContentPrinted()
+            throws Exception {
+        Assumptions.assumeTrue(new CommandProcesses(Map.of(), Map.of(), dir).supervised(), "needs setsid, setpriv");
+        String a = "dc-rt1";
+        String session = "0b5e3c1a-1111-4a2b-9c3d-2e4f5a6b7c8d";
+        client.register(RegisterAgent.of(a, a, "worker").withHost("h-rt1"));
+        Path args = dir.resolve("claude-args");
+        Path fake = dir.resolve("claude");
+        // A stand-in for the runtime: it records how it was started, then runs until killed.
+        Files.writeString(fake, "#!/bin/sh\necho \"$*\" >> '" + args + "'\nexec sleep 2718\n");
+        Files.setPosixFilePermissions(fake, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        String command = "'" + fake + "' -p go";
+        Path state = dir.resolve("rt-state");
+        Path out1 = dir.resolve("rt1.out");
+        Process first = daemonJvm(out1, state, "h-rt1", a, command, "--runtime", a + "=claude-code");
+        Process second = null;
+        try {
+            String ch = channel(out1);
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(30), () -> "ready".equals(client.agent(a).status())
+                    && lines(args).size() == 1), () -> read(out1));
+            String secret = "top-secret-prompt-text";
+            assertEquals("200 {}", hook(ch, a, "{\"session_id\":\"" + session + "\",\"hook_event_name\":"
+                    + "\"SessionStart\",\"source\":\"startup\",\"transcript_path\":\"/" + secret + "\"}"));
+            assertEquals("200 {}", hook(ch, a, "{\"session_id\":\"" + session + "\",\"hook_event_name\":"
+                    + "\"UserPromptSubmit\",\"prompt\":\"" + secret + "\"}"));
+            assertEquals("200 {}", hook(ch, a, "{\"session_id\":\"" + session + "\",\"hook_event_name\":"
+                    + "\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"" + secret + "\"}}"));
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(10), () -> "working".equals(client.agent(a).status())),
+                    "the tool call went with a batch");
+
+            // kill -9 of the runtime mid-turn: dead at once, restarted on its session.
+            ProcessHandle runtime = running("sleep 2718").get(0);
+            runtime.destroyForcibly();
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(10), () -> lines(args).size() == 2), () -> read(out1));
+            assertEquals("-p go --resume " + session, lines(args).get(1));
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(10), () -> read(out1).contains("exited: " + a
+                    + ": killed by signal 9 (KILL)")), () -> read(out1));
+            assertTrue(client.allTransitions(a).stream().anyMatch(t -> "reported_failure".equals(t.trigger())));
+
+            // kill -9 of the daemon: the next one stops nothing left (the reaper did) and resumes the session.
+            first.destroyForcibly();
+            assertTrue(first.waitFor(10, TimeUnit.SECONDS));
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(10), () -> running("sleep 2718").isEmpty()));
+            Path out2 = dir.resolve("rt2.out");
+            second = daemonJvm(out2, state, "h-rt1", a, command, "--runtime", a + "=claude-code");
+            String ch2 = channel(out2);
+            assertTrue(read(out2).contains("resuming: " + a + "'s claude-code session " + session), read(out2));
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(10), () -> lines(args).size() == 3), () -> read(out2));
+            assertEquals("-p go --resume " + session, lines(args).get(2));
+            assertEquals(1, running("sleep 2718").size(), "one copy");
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(30), () -> "ready".equals(client.agent(a).status())),
+                    () -> read(out2));
+
+            // The session ends: the agent leaves, and the runtime's exit after it is no crash.
+            assertEquals("200 {}", hook(ch2, a, "{\"session_id\":\"" + session + "\",\"hook_event_name\":"
+                    + "\"SessionEnd\",\"reason\":\"prompt_input_exit\"}"));
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(10), () -> "offline".equals(client.agent(a).status())),
+                    () -> read(out2));
+            running("sleep 2718").forEach(ProcessHandle::destroy);
+            second.destroy();
+            assertTrue(second.waitFor(30, TimeUnit.SECONDS));
+            assertEquals(3, lines(args).size(), "not restarted after its session ended");
+            assertEquals("offline", client.agent(a).status());
+            for (Path out : List.of(out1, out2)) {
+                assertTrue(!read(out).contains(secret), "no hook content in the daemon's output: " + read(out));
+            }
+            assertTrue(read(out1).contains("hook: " + a + ": its claude-code session is " + session), read(out1));
+            assertTrue(read(out2).contains("hook: " + a + ": its runtime's session ended; it left (offline)"),
+                    read(out2));
+        } finally {
+            first.destroyForcibly();
+            if (second != null) {
+                second.destroyForcibly();
+            }
+            running("sleep 2718").forEach(ProcessHandle::destroyForcibly);
         }
     }
 
