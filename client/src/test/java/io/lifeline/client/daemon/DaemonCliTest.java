@@ -226,7 +226,9 @@ class DaemonCliTest {
             assertEquals("-p go --resume " + session, lines(args).get(1));
             assertTrue(LocalHarness.eventually(Duration.ofSeconds(10), () -> read(out1).contains("exited: " + a
                     + ": killed by signal 9 (KILL)")), () -> read(out1));
-            assertTrue(client.allTransitions(a).stream().anyMatch(t -> "reported_failure".equals(t.trigger())));
+            // The history before the newest change comes from the outbox, a moment after the change: wait for it.
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(20), () -> client.allTransitions(a).stream()
+                    .anyMatch(t -> "reported_failure".equals(t.trigger()))), () -> client.allTransitions(a).toString());
 
             // kill -9 of the daemon: the next one stops nothing left (the reaper did) and resumes the session.
             first.destroyForcibly();

@@ -106,8 +106,11 @@ class ProcessTruthTest {
             assertTrue(LocalHarness.eventually(Duration.ofSeconds(10), () -> p.isRunning(a) && p.pid(a) != first
                     && "ready".equals(client.agent(a).status())), "restarted and joined without a round");
             assertEquals(1, d.restartsLastHour(a));
-            assertTrue(client.allTransitions(a).stream().anyMatch(t -> "reported_failure".equals(t.trigger())
-                    && t.reason().endsWith("killed by signal 9 (KILL)")), () -> client.allTransitions(a).toString());
+            // The history before the newest change comes from the outbox, a moment after the change: wait for it.
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(20), () -> client.allTransitions(a).stream()
+                    .anyMatch(t -> "reported_failure".equals(t.trigger())
+                            && t.reason().endsWith("killed by signal 9 (KILL)"))),
+                    () -> client.allTransitions(a).toString());
         }
     }
 
