@@ -96,6 +96,11 @@ final class DaemonCommand extends BaseCommand {
             + "session the hooks last named; repeat per agent")
     LinkedHashMap<String, String> runtimes = new LinkedHashMap<>();
 
+    @Option(names = "--local-port", paramLabel = "PORT", description = "The local channel's port on 127.0.0.1 "
+            + "(default: a free one, printed at start and given to the commands in LIFELINE_DAEMON); a fixed port lets "
+            + "a hook name the daemon in a literal URL")
+    int localPort;
+
     @Option(names = "--state-dir", paramLabel = "DIR", description = "Where the daemon keeps its lock and its "
             + "commands' pids, so a daemon restarted after a kill -9 stops what the old one left running "
             + "(default: $XDG_STATE_HOME/lifeline/daemon/HOST, else ~/.local/state/lifeline/daemon/HOST)")
@@ -129,6 +134,10 @@ final class DaemonCommand extends BaseCommand {
             backoff = duration(restartBackoff);
         } catch (NumberFormatException e) {
             err().println("lifeline: --interval, --crash-window and --restart-backoff take a duration such as 2s or 10m");
+            return LifelineCli.USAGE;
+        }
+        if (localPort < 0 || localPort > 65535) {
+            err().println("lifeline: --local-port is a port number, 1 to 65535 (0: a free one)");
             return LifelineCli.USAGE;
         }
         if (maxCrashes < 1 || window.isZero() || window.isNegative() || backoff.isNegative()
@@ -191,12 +200,15 @@ final class DaemonCommand extends BaseCommand {
         childEnv.put("LIFELINE_TEAM", global.team(env()));
         childEnv.put(AgentRuntime.RESUME_ENV, "");
         LocalBeats channel = null;
-        if (localBeats || !runtimeOf.isEmpty()) {
+        if (localBeats || !runtimeOf.isEmpty() || localPort != 0) {
             try {
-                channel = LocalBeats.start(agents.keySet(), java.time.Clock.systemUTC());
+                channel = LocalBeats.start(agents.keySet(), java.time.Clock.systemUTC(), localPort);
             } catch (IOException e) {
                 state.close();
-                throw new UncheckedIOException(e);
+                err().println("lifeline: cannot listen on 127.0.0.1:" + localPort + " for the local channel: "
+                        + e.getMessage() + (localPort == 0 ? "" : " (is another daemon using --local-port "
+                        + localPort + "?)"));
+                return LifelineCli.REFUSED;
             }
             channel.beatsFromProcesses(!localBeats);
             childEnv.put(LocalBeats.ENV, channel.url());

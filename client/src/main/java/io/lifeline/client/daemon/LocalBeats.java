@@ -89,7 +89,15 @@ public final class LocalBeats implements AutoCloseable {
 
     /** Listens on 127.0.0.1 at a free port, for {@code agents}; beats are timed on {@code clock}. */
     public static LocalBeats start(Collection<String> agents, Clock clock) throws IOException {
-        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
+        return start(agents, clock, 0);
+    }
+
+    /**
+     * Listens on 127.0.0.1 at {@code port} (0: a free one), for {@code agents}. A fixed port lets a hook name the
+     * daemon in a literal URL (Claude Code's HTTP hooks cannot read a variable in theirs).
+     */
+    public static LocalBeats start(Collection<String> agents, Clock clock, int port) throws IOException {
+        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 16);
         ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "lifeline-local-beats");
             t.setDaemon(true);

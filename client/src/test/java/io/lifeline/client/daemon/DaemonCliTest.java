@@ -92,6 +92,22 @@ class DaemonCliTest {
     }
 
     @Test
+    void daemon_withALocalPortInUse_refusesInOneLine() throws Exception {
+        client.register(RegisterAgent.of("dc-port", "x", "worker").withHost("h-port"));
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            Run r = cli(local.adminKey(), "daemon", "--host", "h-port", "--agent", "dc-port=sleep 30", "--local-port",
+                    String.valueOf(taken.getLocalPort()), "--iterations", "1");
+            assertEquals(LifelineCli.REFUSED, r.exit(), r.out() + r.err());
+            assertTrue(r.err().startsWith("lifeline: cannot listen on 127.0.0.1:" + taken.getLocalPort()), r.err());
+        }
+        Run free = cli(local.adminKey(), "daemon", "--host", "h-port", "--agent", "dc-port=sleep 30", "--local-port",
+                "0", "--runtime", "dc-port=codex", "--iterations", "1", "--interval", "1s");
+        assertEquals(0, free.exit(), free.out() + free.err());
+        assertTrue(free.out().contains("runtime: dc-port runs codex; its hooks post to http://127.0.0.1:"),
+                free.out());
+    }
+
+    @Test
     void daemon_withAnUnknownRuntime_isAUsageError() {
         Run r = cli(local.adminKey(), "daemon", "--host", "h-rt", "--agent", "dc-rt=sleep 1", "--runtime",
                 "dc-rt=cursor");
