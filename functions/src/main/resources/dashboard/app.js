@@ -89,6 +89,11 @@
 
   // A paused agent is not marked dead however late it is (a maintenance window), so no deadline counts down.
   function paused(a) { return a.pausedUntil && Date.parse(a.pausedUntil) > Date.now(); }
+  // An alive agent that waits (its turn ended, or a permission prompt) is alive: say what for and since when.
+  function waitingText(a) {
+    if (!a.alive || !a.waiting) { return ""; }
+    return (a.waiting["for"] === "person" ? "waiting for a person" : "waiting for input") + " since " + clock(a.waiting.since);
+  }
 
   // ---- API ----------------------------------------------------------------------------------------------
 
@@ -427,7 +432,8 @@
     setAttr(b, "data-status", shown);
     setText(b, shown === "paused" ? "PAUSED" : label(a.status));
     setAttr(b, "title", shown === "paused" ? "Status " + label(a.status) + ", paused for maintenance" : null);
-    setText(cell(tr, "status").querySelector(".until"), shown === "paused" ? "until " + clock(a.pausedUntil) : "");
+    setText(cell(tr, "status").querySelector(".until"), shown === "paused" ? "until " + clock(a.pausedUntil)
+      : waitingText(a));
     var ageTd = cell(tr, "age");
     setAttr(ageTd, "data-ts", a.heartbeatTs || "");
     setText(ageTd, age(a.heartbeatTs));
@@ -626,7 +632,8 @@
       facts($("agent-facts"), [["Id", a.agentId], ["Role", a.role], ["Host", a.hostId], ["Last heartbeat", ageEl],
         ["Deadline", a.alive ? time(a.deadline) : undefined], ["Misses", a.consecutiveMisses], ["Grace misses", a.graceMisses],
         ["Stale after", a.staleAfterSeconds + "s"], ["Schedule", a.schedule && a.schedule + (a.timeZone ? " (" + a.timeZone + ")" : "")],
-        ["Task", a.currentTaskId], ["Paused until", a.pausedUntil && time(a.pausedUntil)], ["Pause reason", a.pauseReason],
+        ["Task", a.currentTaskId], ["Waiting", waitingText(a) || undefined],
+        ["Paused until", a.pausedUntil && time(a.pausedUntil)], ["Pause reason", a.pauseReason],
         ["Registered", time(a.registeredAt)], ["Errors reported", a.errorsReported], ["Last error", err && (err.category + ": " + err.message + " (" + time(err.at) + ")")],
         ["Session rotations", a.sessionRotations]]);
       var s = a.stats || {};

@@ -34,7 +34,7 @@ class LayeringTest {
         noClasses().that().resideInAPackage("io.lifeline.agent..")
                 .should().dependOnClassesThat().resideInAnyPackage(
                         "software.amazon..", "com.amazonaws..",
-                        "io.lifeline.store..", "io.lifeline.api..", "io.lifeline.sweep..",
+                        "io.lifeline.store..", "io.lifeline.api..", "io.lifeline.sweep..", "io.lifeline.app..",
                         "io.lifeline.events..", "io.lifeline.revive..", "io.lifeline.config..")
                 .because("the domain is plain Java: decisions over values, no AWS types, no I/O")
                 .check(classes);
@@ -44,7 +44,7 @@ class LayeringTest {
     void store_anyClass_dependsOnNoLayerAboveIt() {
         noClasses().that().resideInAPackage("io.lifeline.store..")
                 .should().dependOnClassesThat().resideInAnyPackage(
-                        "io.lifeline.api..", "io.lifeline.sweep..", "io.lifeline.events..",
+                        "io.lifeline.api..", "io.lifeline.sweep..", "io.lifeline.events..", "io.lifeline.app..",
                         "io.lifeline.revive..", "io.lifeline.config..")
                 .because("the store answers the layers above it and never calls up into them")
                 .check(classes);
@@ -63,10 +63,11 @@ class LayeringTest {
     void layers_everyDependency_pointsDown() {
         layeredArchitecture().consideringOnlyDependenciesInLayers()
                 .layer("Support").definedBy("io.lifeline.support..")
-                .layer("Domain").definedBy("io.lifeline.agent..", "io.lifeline.auth..", "io.lifeline.schedule..")
+                .layer("Domain").definedBy("io.lifeline.agent..", "io.lifeline.auth..", "io.lifeline.schedule..",
+                        "io.lifeline.hooks..")
                 .layer("Store").definedBy("io.lifeline.store..")
-                .layer("Services").definedBy("io.lifeline.sweep..", "io.lifeline.events..", "io.lifeline.revive..",
-                        "io.lifeline.config..")
+                .layer("Services").definedBy("io.lifeline.app..", "io.lifeline.sweep..", "io.lifeline.events..",
+                        "io.lifeline.revive..", "io.lifeline.config..")
                 .layer("Handlers").definedBy("io.lifeline.api..")
                 .whereLayer("Handlers").mayNotBeAccessedByAnyLayer()
                 .whereLayer("Services").mayOnlyBeAccessedByLayers("Handlers")
@@ -77,8 +78,8 @@ class LayeringTest {
 
     @Test
     void services_anyClass_dependOnNoHandler() {
-        noClasses().that(resideInAnyPackage("io.lifeline.sweep..", "io.lifeline.events..", "io.lifeline.revive..",
-                        "io.lifeline.config.."))
+        noClasses().that(resideInAnyPackage("io.lifeline.app..", "io.lifeline.sweep..", "io.lifeline.events..",
+                        "io.lifeline.revive..", "io.lifeline.config.."))
                 .should().dependOnClassesThat().resideInAPackage("io.lifeline.api..")
                 .because("handlers are thin adapters over the services, never the other way round")
                 .check(classes);

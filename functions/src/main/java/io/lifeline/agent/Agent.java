@@ -8,7 +8,8 @@ import java.time.Instant;
  * {@code beats} counts accepted heartbeats and joins, so a sweep can make its dead-marking conditional on
  * exactly the heartbeat it saw. {@code lastTransition} is the newest status change, stamped on the item by
  * the same write that made it. {@code schedule} (with {@code timeZone}) replaces the plain stale-after
- * deadline when set; {@code staleAfter} is then the grace after each expected heartbeat.
+ * deadline when set; {@code staleAfter} is then the grace after each expected heartbeat. {@code waiting}: what the
+ * alive agent waits for and since when (its turn ended, or a permission prompt), or null.
  */
 public record Agent(
         String team,
@@ -29,7 +30,17 @@ public record Agent(
         Transition lastTransition,
         Instant pausedUntil,
         String schedule,
-        String timeZone) {
+        String timeZone,
+        Liveness.Wait waiting) {
+
+    /** An agent that waits for nothing. */
+    public Agent(String team, String agentId, String name, String role, String hostId, AgentStatus status,
+                 Instant heartbeatAt, Instant deadline, int consecutiveMisses, long beats, Duration staleAfter,
+                 int graceMisses, String currentTaskId, AgentStats stats, Instant registeredAt,
+                 Transition lastTransition, Instant pausedUntil, String schedule, String timeZone) {
+        this(team, agentId, name, role, hostId, status, heartbeatAt, deadline, consecutiveMisses, beats, staleAfter,
+                graceMisses, currentTaskId, stats, registeredAt, lastTransition, pausedUntil, schedule, timeZone, null);
+    }
 
     /** True when an operator has paused this agent's dead-marking at {@code now}. */
     public boolean pausedAt(Instant now) {

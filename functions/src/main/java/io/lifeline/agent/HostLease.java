@@ -13,9 +13,10 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Host leases (DESIGN.md section 11), the pure part: a daemon's batched beat renews one small item per host
+ * Host leases, the pure part: a daemon's batched beat renews one small item per host
  * carrying each hosted agent's last local beat, and the sweep judges hosted agents from it. This class holds
- * the lease's compact encoding and the sweep's decisions about leases; the store writes them.
+ * the lease's compact encoding and the sweep's decisions about leases; the store writes them. How an agent is judged through its lease is
+ * {@link Liveness#throughLease}'s.
  *
  * <p>A lease holds, per agent, under a {@link #key short key}: its last local beat (epoch ms, server clock: the
  * renewal's time less the age the daemon reported) in the beat map, and in the answer map what the lease may
@@ -105,34 +106,6 @@ public final class HostLease {
 
     /** A lease the sweep flags expired: no renewal within the shortest stale-after of the agents it carries. */
     public record Expired(Seen lease, List<String> agents, Duration shortestStaleAfter) {
-    }
-
-    /**
-     * The agent as judged through its lease: its newest sign of life is the later of its item's heartbeat and
-     * its lease beat, and its deadline the later of its item's and the lease beat plus its stale-after; misses
-     * the sweep counted before the lease beat ({@code lastMissAt} earlier than it: the agent was heard since) no
-     * longer count, as a beat written to the item resets them. An agent on a schedule is judged from its item alone
-     * (each of its beats is written there).
-     */
-    public static SweepPlan.Observed judged(SweepPlan.Observed item, Duration staleAfter, String schedule,
-                                            Instant leaseBeat, Instant lastMissAt) {
-        Instant heartbeatAt = item.heartbeatAt();
-        Instant deadline = item.deadline();
-        if (schedule == null && leaseBeat != null) {
-            if (heartbeatAt == null || leaseBeat.isAfter(heartbeatAt)) {
-                heartbeatAt = leaseBeat;
-            }
-            Instant viaLease = leaseBeat.plus(staleAfter);
-            if (deadline == null || viaLease.isAfter(deadline)) {
-                deadline = viaLease;
-            }
-        }
-        int misses = item.misses();
-        if (schedule == null && leaseBeat != null && lastMissAt != null && leaseBeat.isAfter(lastMissAt)) {
-            misses = 0;
-        }
-        return new SweepPlan.Observed(item.team(), item.agentId(), item.status(), heartbeatAt, deadline, misses,
-                item.graceMisses(), item.beats(), item.pausedUntil(), item.hosted());
     }
 
     /**

@@ -6,6 +6,11 @@ import java.util.regex.Pattern;
 public final class Limits {
     /** Largest request body accepted, in bytes (UTF-8). */
     public static final int MAX_BODY_BYTES = 16 * 1024;
+    /**
+     * A runtime's hook body may be this large (a tool's whole output, a model's whole request): Lambda's own limit
+     * for a synchronous request. Only a few names are read from it; none of it is kept.
+     */
+    public static final int MAX_HOOK_BODY_BYTES = 6 * 1024 * 1024;
     /** Largest {@code metadata} object, serialised as JSON, in bytes. */
     public static final int MAX_METADATA_BYTES = 4 * 1024;
     /** Largest {@code checkpoint} object, serialised as JSON, in bytes. */

@@ -29,13 +29,17 @@ public final class SweepPlan {
     }
 
     /**
-     * An agent's link to the host lease it beats through (DESIGN.md section 11): the lease, its key there, the
-     * lease beat the sweep saw ({@code leaseBeatMs}, null when the lease had none), the agent's stale-after and the
-     * answer the lease had cached for it ({@code answer}, or null). The sweep's writes on such an agent insist that
+     * An agent's link to the host lease it beats through: the lease, its key there, the lease beat the sweep saw
+     * ({@code leaseBeatMs}, null when the lease had none), the agent's stale-after, the answer the lease had cached
+     * for it ({@code answer}, or null) and when the sweep last counted it a miss ({@code lastMissAt}, or null). The sweep's writes on such an agent insist that
      * the lease beat still leaves it stale (earlier than the judging time less its stale-after), so a renewal that
      * lands meanwhile with a later sign of life wins; its death also removes that answer.
      */
-    public record Hosted(String hostId, String key, Long leaseBeatMs, Duration staleAfter, String answer) {
+    public record Hosted(String hostId, String key, Long leaseBeatMs, Duration staleAfter, String answer,
+                         Instant lastMissAt) {
+        public Hosted(String hostId, String key, Long leaseBeatMs, Duration staleAfter, String answer) {
+            this(hostId, key, leaseBeatMs, staleAfter, answer, null);
+        }
     }
 
     /**

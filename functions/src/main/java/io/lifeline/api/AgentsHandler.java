@@ -29,7 +29,8 @@ import java.util.Set;
 /** Agents' lifecycle: register, read, join, leave, clean up, history, errors and crash recovery. */
 public final class AgentsHandler extends HttpApiHandler {
     private static final Set<String> REGISTER_FIELDS = Set.of("agentId", "name", "role", "hostId",
-            "staleAfterSeconds", "graceMisses", "schedule", "timeZone");
+            "staleAfterSeconds", "graceMisses", "schedule", "timeZone", "workingAllowanceSeconds",
+            "waitingForInputAllowanceSeconds", "waitingForPersonAllowanceSeconds");
     private static final int DEFAULT_TRANSITIONS = 50;
     /** A schedule's zone when none is given, by the name README uses (the parser's zone for it is "Z"). */
     private static final String DEFAULT_ZONE = "UTC";
@@ -207,8 +208,15 @@ public final class AgentsHandler extends HttpApiHandler {
                 staleAfter == null ? config.defaultStaleAfter() : Duration.ofSeconds(staleAfter),
                 grace == null ? config.defaultGraceMisses() : grace.intValue(),
                 schedule == null ? null : schedule.expression(), schedule == null ? null : zoneText == null ? DEFAULT_ZONE
-                        : schedule.zone().getId());
+                        : schedule.zone().getId(), allowance(f, "workingAllowanceSeconds"),
+                allowance(f, "waitingForInputAllowanceSeconds"), allowance(f, "waitingForPersonAllowanceSeconds"));
         return Reply.created(Views.agent(agents.register(a, clock.instant())));
+    }
+
+    /** An allowance the registration gives, in seconds (as stale-after's bounds), or null for the deployment's. */
+    private static Duration allowance(Fields f, String field) {
+        Long seconds = f.integer(field, Limits.MIN_STALE_AFTER_SECONDS, Limits.MAX_STALE_AFTER_SECONDS);
+        return seconds == null ? null : Duration.ofSeconds(seconds);
     }
 
     private Reply list(ApiRequest request) {

@@ -225,6 +225,20 @@ public final class ApiRequest {
         return true;
     }
 
+    /** The body's bytes as sent (base64 decoded), refused when larger than {@code maxBytes} or absent. */
+    byte[] bytes(int maxBytes) {
+        String raw = event.getBody();
+        if (raw == null || raw.isEmpty()) {
+            throw LifelineException.badInput("INVALID_JSON", "The request needs a JSON body");
+        }
+        byte[] bytes = event.getIsBase64Encoded() ? decode(raw) : raw.getBytes(StandardCharsets.UTF_8);
+        if (bytes.length > maxBytes) {
+            throw new LifelineException(LifelineException.Kind.TOO_LARGE, "PAYLOAD_TOO_LARGE",
+                    "The body is " + bytes.length + " bytes; the limit is " + maxBytes);
+        }
+        return bytes;
+    }
+
     /** The body if there is one, else an empty object (for routes whose body is optional). */
     JsonNode optionalBody() {
         String raw = event.getBody();

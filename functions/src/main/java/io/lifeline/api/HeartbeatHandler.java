@@ -11,12 +11,18 @@ import io.lifeline.agent.HeartbeatAdvice;
 import io.lifeline.agent.HeartbeatSource;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Limits;
+import io.lifeline.agent.Liveness;
+import io.lifeline.app.HookIngest;
 import io.lifeline.auth.Scope;
+import io.lifeline.hooks.HookEvent;
+import io.lifeline.hooks.HookReader;
+import io.lifeline.hooks.HookRuntime;
 import io.lifeline.config.Config;
 import io.lifeline.config.Wiring;
 import io.lifeline.store.AgentDataStore;
 import io.lifeline.store.AgentStore;
 import io.lifeline.store.HostLeaseStore;
+import io.lifeline.store.TaskStore;
 import io.lifeline.support.Json;
 import java.time.Clock;
 import java.time.Duration;
@@ -26,10 +32,10 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
-/** The hot path: one agent's heartbeat, and a daemon's batch of up to 25. */
+/** The hot path: one agent's heartbeat, a daemon's batch of up to 25, and agent runtimes' hook events. */
 public final class HeartbeatHandler extends HttpApiHandler {
     static final Set<String> HEARTBEAT_FIELDS = Set.of("status", "source", "metadata", "stats", "checkpoint",
-            "nextHeartbeatWithinSeconds");
+            "nextHeartbeatWithinSeconds", "waiting", "inTurn");
     private static final Set<String> BATCH_ENTRY_FIELDS = union(HEARTBEAT_FIELDS, Set.of("agentId"));
     /** In a batch that names its host: each entry may say how long ago the daemon last heard the agent locally. */
     private static final Set<String> HOSTED_ENTRY_FIELDS = union(BATCH_ENTRY_FIELDS, Set.of("localBeatAgeMs"));
@@ -41,6 +47,9 @@ public final class HeartbeatHandler extends HttpApiHandler {
     private final HostLeaseStore leases;
     private final Config config;
     private final Clock clock;
+    private final HookIngest hooks;
+    /** The header that names the agent of a hook when its path does not. */
+    static final String AGENT_HEADER = "X-Lifeline-Agent";
 
     public HeartbeatHandler() {
         this(Wiring.fromEnvironment());
@@ -58,11 +67,43 @@ public final class HeartbeatHandler extends HttpApiHandler {
                 config.keyCacheTtl()));
         route("POST /v1/teams/{team}/agents/{agentId}/heartbeat", Scope.AGENT, this::heartbeat);
         route("POST /v1/teams/{team}/heartbeats", Scope.AGENT, this::batch);
+        this.hooks = new HookIngest(agents, data, new TaskStore(wiring.dynamo(), config.tables()), config.allowances(),
+                config.hookCoalesceWindow());
+        route("POST /v1/teams/{team}/agents/{agentId}/hooks/{runtime}", Scope.AGENT, this::hook);
+        route("POST /v1/teams/{team}/hooks/{runtime}", Scope.AGENT, this::hook);
+    }
+
+    /**
+     * A runtime's own hook event, as the runtime sends it: the agent is named in the path, or (Claude Code's URL
+     * cannot hold variables; its headers can) in {@value #AGENT_HEADER}. Answered {@code 200 {}} whatever the event
+     * means, so a runtime never reads the answer as a decision (Claude Code reads a JSON object as one; an empty one
+     * decides nothing).
+     */
+    private Reply hook(ApiRequest request) {
+        String team = request.id("team");
+        HookRuntime runtime = HookRuntime.fromWire(request.pathParameter("runtime")).orElseThrow(() ->
+                LifelineException.badInput("INVALID_RUNTIME", "The runtime must be one of claude-code, codex, gemini, "
+                        + "opencode; was '" + printable(String.valueOf(request.pathParameter("runtime")), 40) + "'"));
+        String agentId = request.pathParameter("agentId") != null ? request.id("agentId")
+                : Limits.requireId("Header '" + AGENT_HEADER + "'", request.header(AGENT_HEADER));
+        HookEvent event;
+        try {
+            event = HookReader.read(runtime, request.bytes(Limits.MAX_HOOK_BODY_BYTES));
+        } catch (HookReader.HookBodyException e) {
+            throw LifelineException.badInput("INVALID_JSON", e.getMessage());
+        }
+        HookIngest.Outcome outcome = hooks.apply(team, agentId, event, clock.instant());
+        if (outcome != HookIngest.Outcome.IGNORED && outcome != HookIngest.Outcome.ALREADY_GONE) {
+            request.accepted();
+        }
+        return Reply.ok(Json.object());
     }
 
     private Reply heartbeat(ApiRequest request) {
-        Heartbeat hb = parse(request.id("team"), request.id("agentId"),
-                Fields.of(request.optionalBody(), "the heartbeat", HEARTBEAT_FIELDS));
+        Fields f = Fields.of(request.optionalBody(), "the heartbeat", HEARTBEAT_FIELDS);
+        Heartbeat hb = parse(request.id("team"), request.id("agentId"), f);
+        Liveness.Activity activity = activity(f, Liveness.Activity.PLAIN);
+        hb = hb.with(activity, config.allowances().of(activity));
         ObjectNode body = beat(request, hb, clock.instant());
         request.accepted();
         return Reply.ok(body);
@@ -92,7 +133,12 @@ public final class HeartbeatHandler extends HttpApiHandler {
                 throw LifelineException.badInput("DUPLICATE_AGENT", "Agent '" + agentId
                         + "' appears twice in the batch");
             }
-            beats.add(parse(team, agentId, entry));
+            Heartbeat hb = parse(team, agentId, entry);
+            // In a host's batch an entry without 'waiting' leaves the agent's wait as it is (the daemon sends it when
+            // it changes), and no allowance applies: the daemon beats for a waiting agent while its process lives.
+            // A batch without a host is many direct beats.
+            Liveness.Activity activity = activity(entry, hostId == null ? Liveness.Activity.PLAIN : null);
+            beats.add(hb.with(activity, hostId == null && activity != null ? config.allowances().of(activity) : null));
             ages.add(hostId == null ? null : entry.integer("localBeatAgeMs", 0,
                     Limits.MAX_STALE_AFTER_SECONDS * 1000L));
         }
@@ -176,6 +222,29 @@ public final class HeartbeatHandler extends HttpApiHandler {
                 within == null ? null : Duration.ofSeconds(within), stats(f.nested("stats", STATS_FIELDS)),
                 f.objectJson("metadata", Limits.MAX_METADATA_BYTES, "METADATA_TOO_LARGE"),
                 f.objectJson("checkpoint", Limits.MAX_CHECKPOINT_BYTES, "CHECKPOINT_TOO_LARGE"));
+    }
+
+    /**
+     * What a beat says of waiting or a turn in progress: {@code waiting} ({@code input}, {@code person}, or
+     * {@code none} to say it waits for nothing) or {@code inTurn: true}; {@code absent} when it says neither.
+     */
+    static Liveness.Activity activity(Fields f, Liveness.Activity absent) {
+        String waiting = f.string("waiting", 16);
+        Boolean inTurn = f.bool("inTurn");
+        if (waiting != null && Boolean.TRUE.equals(inTurn)) {
+            throw LifelineException.badInput("CONFLICTING_STATUS", "An agent that is 'waiting' is not 'inTurn'");
+        }
+        if (waiting != null) {
+            if (waiting.equals("none")) {
+                return Liveness.Activity.PLAIN;
+            }
+            return Liveness.Activity.of(Liveness.Waiting.fromWire(waiting).orElseThrow(() -> LifelineException.badInput(
+                    "INVALID_FIELD", "'waiting' must be one of input, person, none; was '" + waiting + "'")));
+        }
+        if (inTurn != null) {
+            return inTurn ? Liveness.Activity.IN_TURN : Liveness.Activity.PLAIN;
+        }
+        return absent;
     }
 
     private static AgentStats stats(Fields s) {

@@ -112,9 +112,12 @@ final class HostedBatch {
         return out;
     }
 
-    /** A beat the lease may answer alone: nothing but liveness, in the status the lease has cached. */
+    /**
+     * A beat the lease may answer alone: nothing but liveness, in the status the lease has cached (an entry that
+     * says the agent's wait changed is written to its item).
+     */
     private static boolean plain(Heartbeat hb, HostLease.Cached cached) {
-        return hb.nextWithin() == null && hb.metadataJson() == null && hb.checkpointJson() == null
+        return hb.nextWithin() == null && hb.activity() == null && hb.metadataJson() == null && hb.checkpointJson() == null
                 && (hb.stats() == null || AgentStats.NONE.equals(hb.stats()))
                 && (hb.reported() == null || hb.reported() == cached.status());
     }

@@ -25,7 +25,8 @@ public final class TeamHandler extends HttpApiHandler {
      */
     static final List<String> EVENT_TYPES = List.of("AgentStatusChanged", "TasksReassigned", "LeaderNotified",
             "MassStaleSuspected", "SessionRotationRequested", "AgentRestartRequested", "AdminKeyMinted",
-            "HostLeaseExpired", "HostLeaseRestored", "FleetMassStaleSuspected", "FleetMassStaleResolved");
+            "HostLeaseExpired", "HostLeaseRestored", "FleetMassStaleSuspected", "FleetMassStaleResolved",
+            "AgentAwaitingInput", "AgentInputResumed");
 
     private final TeamStore teams;
     private final EventLog events;

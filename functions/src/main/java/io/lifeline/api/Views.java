@@ -40,6 +40,11 @@ final class Views {
         Json.putIfPresent(n, "schedule", a.schedule());
         Json.putIfPresent(n, "timeZone", a.timeZone());
         Json.putTime(n, "pausedUntil", a.pausedUntil());
+        if (a.waiting() != null && a.status().isAlive()) {
+            ObjectNode w = Json.object().put("for", a.waiting().waiting().wire());
+            Json.putTime(w, "since", a.waiting().since());
+            n.set("waiting", w);
+        }
         Json.putTime(n, "registeredAt", a.registeredAt());
         // Its from and trigger are on the item until the outbox publishes it; GET agent then reads its record.
         if (a.lastTransition() != null && a.lastTransition().from() != null && a.lastTransition().trigger() != null) {

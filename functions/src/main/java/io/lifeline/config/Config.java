@@ -34,7 +34,9 @@ public record Config(
         String sweepQueueUrl,
         Duration keyCacheTtl,
         Duration metricsSummaryInterval,
-        Duration offlineRetention) {
+        Duration offlineRetention,
+        io.lifeline.agent.Liveness.Allowances allowances,
+        Duration hookCoalesceWindow) {
 
     public static Config fromEnvironment(Map<String, String> env) {
         return new Config(
@@ -68,7 +70,16 @@ public record Config(
                 Duration.ofSeconds(positive(env, "METRICS_SUMMARY_SECONDS", 300)),
                 // An agent offline or dead_failed_revive this long, unchanged, is deleted by the outbox repair
                 // (0: never); its id can be registered again and continues its seq.
-                Duration.ofDays(nonNegative(env, "OFFLINE_AGENT_RETENTION_DAYS", 30)));
+                Duration.ofDays(nonNegative(env, "OFFLINE_AGENT_RETENTION_DAYS", 30)),
+                // Liveness's allowances: a turn in progress, waiting for the next prompt, waiting for a person, and
+                // how long a wait for a person runs before its one AgentAwaitingInput.
+                new io.lifeline.agent.Liveness.Allowances(
+                        Duration.ofSeconds(positive(env, "WORKING_ALLOWANCE_SECONDS", 900)),
+                        Duration.ofSeconds(positive(env, "WAITING_FOR_INPUT_ALLOWANCE_SECONDS", 8 * 3600)),
+                        Duration.ofSeconds(positive(env, "WAITING_FOR_PERSON_ALLOWANCE_SECONDS", 8 * 3600)),
+                        Duration.ofSeconds(positive(env, "AWAITING_INPUT_ALERT_SECONDS", 300))),
+                // Repeated hook events of one agent in one state within this window are not written again.
+                Duration.ofSeconds(nonNegative(env, "HOOK_COALESCE_SECONDS", 30)));
     }
 
     private static String required(Map<String, String> env, String name) {

@@ -20,6 +20,8 @@ public final class EventCatalogue {
     public static final String AGENT_RESTART_REQUESTED = "AgentRestartRequested";
     public static final String HOST_LEASE_EXPIRED = "HostLeaseExpired";
     public static final String HOST_LEASE_RESTORED = "HostLeaseRestored";
+    public static final String AGENT_AWAITING_INPUT = "AgentAwaitingInput";
+    public static final String AGENT_INPUT_RESUMED = "AgentInputResumed";
     public static final String FLEET_MASS_STALE_SUSPECTED = "FleetMassStaleSuspected";
     public static final String FLEET_MASS_STALE_RESOLVED = "FleetMassStaleResolved";
 
@@ -102,12 +104,32 @@ public final class EventCatalogue {
         if (change instanceof StreamChanges.FleetMassStale c) {
             return fleet(c);
         }
+        if (change instanceof StreamChanges.AwaitingInput c) {
+            return awaiting(c);
+        }
         StreamChanges.SessionRotation c = (StreamChanges.SessionRotation) change;
         Instant at = c.at() == null ? Instant.EPOCH : c.at();
         String id = c.team() + "/" + c.agentId() + "/rotation/" + c.rotation();
         ObjectNode d = base(id, c.team()).put("agentId", c.agentId()).put("rotation", c.rotation())
                 .put("at", at.toString());
         return new LifelineEvent(c.team(), SESSION_ROTATION_REQUESTED, id, at, d);
+    }
+
+    /**
+     * A wait for a person past its threshold, and its end: one event each per wait, both carrying the wait's start
+     * ({@code since}, PagerDuty's dedup key), so the resume closes exactly that wait's page.
+     */
+    private static LifelineEvent awaiting(StreamChanges.AwaitingInput c) {
+        boolean resumed = c.resumedAt() != null;
+        Instant at = resumed ? c.resumedAt() : c.raisedAt() == null ? c.since() : c.raisedAt();
+        String id = c.team() + "/" + c.agentId() + (resumed ? "/input-resumed/" : "/awaiting-input/")
+                + c.since().toEpochMilli();
+        ObjectNode d = base(id, c.team()).put("agentId", c.agentId());
+        Json.putIfPresent(d, "name", c.name());
+        Json.putIfPresent(d, "hostId", c.hostId());
+        d.put("waitingFor", "person").put("state", resumed ? "resumed" : "waiting")
+                .put("since", c.since().toString()).put("at", at.toString());
+        return new LifelineEvent(c.team(), resumed ? AGENT_INPUT_RESUMED : AGENT_AWAITING_INPUT, id, at, d);
     }
 
     /**

@@ -92,6 +92,24 @@ final class AgentItems {
      * carries to the publisher again.
      */
     static final String PUBLISHED_SEQ = "ps";
+    /**
+     * Since when (ms) the alive agent waits for its next prompt ({@link #WAIT_INPUT}) or for a person
+     * ({@link #WAIT_PERSON}): set by the first beat of the wait ({@code if_not_exists}), removed by any beat that is not
+     * that wait and by every transition out of alive. At most one of the two is present.
+     */
+    static final String WAIT_INPUT = "wIn";
+    static final String WAIT_PERSON = "wPs";
+    /**
+     * The person-wait that raised its {@code AgentAwaitingInput} (its {@link #WAIT_PERSON} value), set by the sweep;
+     * removed by the sweep once that wait is over, which is the {@code AgentInputResumed}.
+     */
+    static final String WAIT_ALERTED = "wAl";
+    /** When the sweep raised that alert (ms); present with {@link #WAIT_ALERTED} only. */
+    static final String WAIT_ALERTED_AT = "wAlAt";
+    /** The agent's own allowances (ms), present only when it was registered with them (see Liveness). */
+    static final String ALLOW_WORKING = "alWk";
+    static final String ALLOW_INPUT = "alIn";
+    static final String ALLOW_PERSON = "alPs";
     static final String REPLAY_SEQ = "rp";
     static final String REPLAY_AT = "rpAt";
 
@@ -137,7 +155,27 @@ final class AgentItems {
                 (int) num(item, MISSES, 0), num(item, BEATS, 0),
                 Duration.ofMillis(num(item, STALE_AFTER_MS, 0)), (int) num(item, GRACE, 0),
                 str(item, TASK), stats, instant(item, REGISTERED_AT), lastTransition(item),
-                instant(item, PAUSED_UNTIL), str(item, SCHEDULE), str(item, TIME_ZONE));
+                instant(item, PAUSED_UNTIL), str(item, SCHEDULE), str(item, TIME_ZONE), waiting(item));
+    }
+
+    /** The item's wait, or null. */
+    static io.lifeline.agent.Liveness.Wait waiting(Map<String, AttributeValue> item) {
+        Instant person = instant(item, WAIT_PERSON);
+        if (person != null) {
+            return new io.lifeline.agent.Liveness.Wait(io.lifeline.agent.Liveness.Waiting.PERSON, person);
+        }
+        Instant input = instant(item, WAIT_INPUT);
+        return input == null ? null : new io.lifeline.agent.Liveness.Wait(io.lifeline.agent.Liveness.Waiting.INPUT, input);
+    }
+
+    /** The item attribute of the agent's own allowance for {@code activity}, or null for a plain beat. */
+    static String allowanceAttribute(io.lifeline.agent.Liveness.Activity activity) {
+        return switch (activity) {
+            case PLAIN -> null;
+            case IN_TURN -> ALLOW_WORKING;
+            case WAITING_FOR_INPUT -> ALLOW_INPUT;
+            case WAITING_FOR_PERSON -> ALLOW_PERSON;
+        };
     }
 
     /**
@@ -189,14 +227,14 @@ final class AgentItems {
         u.setExpression(T_SEQ, u.name(T_SEQ) + " + " + u.value(n(1)));
         u.set(OUTBOX, AttributeValue.fromBool(true));
         if (!to.isAlive()) {
-            // A life ends here: its hold on a task ends in the same write (issue 14, item 3).
-            u.remove(HOLD);
+            // A life ends here: its hold on a task ends in the same write, and so does any wait.
+            u.remove(HOLD).remove(WAIT_INPUT).remove(WAIT_PERSON);
         }
     }
 
     /**
      * An alive agent item as the sweep judges it through its host lease ({@code lease}, or null): its heartbeat,
-     * deadline and misses per {@link io.lifeline.agent.HostLease#judged}; the item itself when the agent is not
+     * deadline and misses per {@link io.lifeline.agent.Liveness#throughLease}; the item itself when the agent is not
      * alive, has a schedule or has no entry there. For answers that show the agent (GET, lists).
      */
     static Map<String, AttributeValue> throughLease(Map<String, AttributeValue> item, Map<String, AttributeValue> lease) {
@@ -214,7 +252,7 @@ final class AgentItems {
         io.lifeline.agent.SweepPlan.Observed direct = new io.lifeline.agent.SweepPlan.Observed(team(item),
                 agentId(item), status, instant(item, HEARTBEAT_AT), instant(item, DEADLINE), (int) num(item, MISSES, 0),
                 (int) num(item, GRACE, 0), num(item, BEATS, 0), instant(item, PAUSED_UNTIL));
-        io.lifeline.agent.SweepPlan.Observed judged = io.lifeline.agent.HostLease.judged(direct,
+        io.lifeline.agent.SweepPlan.Observed judged = io.lifeline.agent.Liveness.throughLease(direct,
                 Duration.ofMillis(num(item, STALE_AFTER_MS, 0)), null, leaseBeat, instant(item, LAST_MISS_AT));
         Map<String, AttributeValue> out = new java.util.HashMap<>(item);
         out.put(HEARTBEAT_AT, ms(judged.heartbeatAt()));
@@ -238,18 +276,42 @@ final class AgentItems {
     }
 
     /**
-     * Adds the writes of a sign of life: heartbeat time, a new deadline ({@code now + nextWithin}, or the
-     * agent's own stale-after computed inside the update, so no read is needed), misses reset (removed), beats + 1.
+     * Adds the writes of a sign of life: heartbeat time, a new deadline, misses reset (removed), beats + 1. The
+     * deadline is {@link io.lifeline.agent.Liveness}'s, computed inside the update so no read is needed:
+     * {@code now + nextWithin} when the beat sent one; else, for a beat that waits or is in a turn, {@code now} plus
+     * the agent's own allowance for it ({@code if_not_exists}) or the deployment's ({@code allowance}); else
+     * {@code now} plus the agent's stale-after. A beat that states its activity also sets or clears the wait; a beat
+     * that states none ({@code activity} null: a daemon's batch entry) leaves the wait as it is.
      */
-    static void stampLiveness(Update u, Instant now, Duration nextWithin) {
+    static void stampLiveness(Update u, Instant now, Duration nextWithin, io.lifeline.agent.Liveness.Activity activity,
+                              Duration allowance) {
         u.set(HEARTBEAT_AT, ms(now));
+        String own = activity == null ? null : allowanceAttribute(activity);
         if (nextWithin != null) {
             u.set(DEADLINE, ms(now.plus(nextWithin)));
+        } else if (own != null && allowance != null) {
+            u.setExpression(DEADLINE, "if_not_exists(" + u.name(own) + ", " + u.value(n(allowance.toMillis())) + ") + "
+                    + u.value(ms(now)));
         } else {
             u.setExpression(DEADLINE, u.name(STALE_AFTER_MS) + " + " + u.value(ms(now)));
         }
+        if (activity != null) {
+            io.lifeline.agent.Liveness.Waiting waiting = activity.waiting();
+            if (waiting == null) {
+                u.remove(WAIT_INPUT).remove(WAIT_PERSON);
+            } else {
+                String keep = waiting == io.lifeline.agent.Liveness.Waiting.INPUT ? WAIT_INPUT : WAIT_PERSON;
+                u.setExpression(keep, "if_not_exists(" + u.name(keep) + ", " + u.value(ms(now)) + ")");
+                u.remove(keep.equals(WAIT_INPUT) ? WAIT_PERSON : WAIT_INPUT);
+            }
+        }
         u.remove(MISSES).remove(LAST_MISS_AT);
         u.setExpression(BEATS, u.name(BEATS) + " + " + u.value(n(1)));
+    }
+
+    /** A plain sign of life (a join's): the agent's stale-after, and no wait. */
+    static void stampLiveness(Update u, Instant now, Duration nextWithin) {
+        stampLiveness(u, now, nextWithin, io.lifeline.agent.Liveness.Activity.PLAIN, null);
     }
 
     static void stampStats(Update u, AgentStats stats) {

@@ -14,6 +14,7 @@ import io.lifeline.agent.Transition;
 import io.lifeline.agent.TransitionTable;
 import io.lifeline.agent.Trigger;
 import io.lifeline.schedule.Deadlines;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -59,6 +60,12 @@ public final class AgentStore {
      * which lists the team's agents, in one transaction. The roster entry is keys only and written once, so the live
      * item carries no index keys (the sweep reads every byte of it) and no heartbeat writes anything else.
      */
+    private static void putIfPresent(Map<String, AttributeValue> item, String attribute, Duration d) {
+        if (d != null) {
+            item.put(attribute, n(d.toMillis()));
+        }
+    }
+
     public Agent register(NewAgent a, Instant now) {
         // A deleted id's entry is a tombstone with the id's last seq: a new registration continues from it, so the
         // id's transition records on the ledger (kept for the history's retention) are never written twice.
@@ -81,6 +88,9 @@ public final class AgentStore {
             item.put(AgentItems.PUBLISHED_SEQ, n(fromSeq));
         }
         item.put(AgentItems.REGISTERED_AT, ms(now));
+        putIfPresent(item, AgentItems.ALLOW_WORKING, a.workingAllowance());
+        putIfPresent(item, AgentItems.ALLOW_INPUT, a.inputAllowance());
+        putIfPresent(item, AgentItems.ALLOW_PERSON, a.personAllowance());
         if (a.schedule() != null) {
             item.put(AgentItems.SCHEDULE, s(a.schedule()));
             item.put(AgentItems.TIME_ZONE, s(a.timeZone()));
@@ -209,7 +219,7 @@ public final class AgentStore {
         return new Agent(a.team(), a.agentId(), a.name(), a.role(), a.hostId(), a.status(), a.heartbeatAt(),
                 a.deadline(), a.consecutiveMisses(), a.beats(), a.staleAfter(), a.graceMisses(), a.currentTaskId(),
                 a.stats(), a.registeredAt(), t == null ? a.lastTransition() : t, a.pausedUntil(), a.schedule(),
-                a.timeZone());
+                a.timeZone(), a.waiting());
     }
 
     public Agent require(String team, String agentId) {
@@ -282,7 +292,7 @@ public final class AgentStore {
         Instant at = now;
         for (int attempt = 0; attempt < STATUS_RACE_ATTEMPTS; attempt++) {
             Update u = new Update(table, AgentItems.key(hb.team(), hb.agentId()));
-            AgentItems.stampLiveness(u, beatAt, hb.nextWithin());
+            AgentItems.stampLiveness(u, beatAt, hb.nextWithin(), hb.activity(), hb.allowance());
             if (hostId != null) {
                 u.set(AgentItems.LEASE, s(hostId));
                 // A local beat reported late never moves the item's sign of life backwards.

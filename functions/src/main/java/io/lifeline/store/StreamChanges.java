@@ -18,8 +18,17 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 public final class StreamChanges {
 
     public sealed interface Change permits StatusChanged, TaskReassigned, LeaderNotice, MassStale, SessionRotation,
-            RestartRequested, AdminKeyMinted, HostLeaseExpired, HostLeaseRestored, FleetMassStale {
+            RestartRequested, AdminKeyMinted, HostLeaseExpired, HostLeaseRestored, FleetMassStale, AwaitingInput {
         String team();
+    }
+
+    /**
+     * An agent's wait for a person ran past its threshold ({@code resumedAt} null: {@code AgentAwaitingInput}), or
+     * that wait is over ({@code resumedAt} set: {@code AgentInputResumed}); {@code since}, the wait's start, is the
+     * pair's id.
+     */
+    public record AwaitingInput(String team, String agentId, String name, String hostId, Instant since,
+                                Instant raisedAt, Instant resumedAt) implements Change {
     }
 
     /** The team name fleet-level changes carry: no team's, so no team key can read them as its own. */
@@ -144,6 +153,20 @@ public final class StreamChanges {
             HostCommandStore.Command previous = before.isEmpty() ? null : HostCommandStore.stampedCommand(before);
             if (command != null && (previous == null || !command.commandId().equals(previous.commandId()))) {
                 changes.add(new RestartRequested(AgentItems.team(newImage), command));
+            }
+            Instant alerted = Items.instant(newImage, AgentItems.WAIT_ALERTED);
+            Instant alertedBefore = Items.instant(before, AgentItems.WAIT_ALERTED);
+            if (alerted != null && !alerted.equals(alertedBefore)) {
+                changes.add(new AwaitingInput(AgentItems.team(newImage), AgentItems.agentId(newImage),
+                        Items.str(newImage, AgentItems.NAME), Items.str(newImage, AgentItems.HOST), alerted,
+                        Items.instant(newImage, AgentItems.WAIT_ALERTED_AT), null));
+            } else if (alerted == null && alertedBefore != null) {
+                Instant heard = Items.instant(newImage, AgentItems.HEARTBEAT_AT);
+                Instant changed = Items.instant(newImage, AgentItems.T_AT);
+                Instant resumed = heard == null || changed != null && changed.isAfter(heard) ? changed : heard;
+                changes.add(new AwaitingInput(AgentItems.team(newImage), AgentItems.agentId(newImage),
+                        Items.str(newImage, AgentItems.NAME), Items.str(newImage, AgentItems.HOST), alertedBefore,
+                        Items.instant(before, AgentItems.WAIT_ALERTED_AT), resumed == null ? alertedBefore : resumed));
             }
             long rotations = Items.num(newImage, AgentItems.ROTATIONS, 0);
             if (rotations > Items.num(before, AgentItems.ROTATIONS, 0)) {

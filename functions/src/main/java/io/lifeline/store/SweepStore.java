@@ -6,6 +6,7 @@ import static io.lifeline.store.Items.s;
 
 import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.HostLease;
+import io.lifeline.agent.Liveness;
 import io.lifeline.agent.SweepPlan;
 import io.lifeline.agent.TeamSettings;
 import io.lifeline.agent.TransitionTable;
@@ -38,18 +39,20 @@ import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
 public final class SweepStore {
     private static final String PROJECTION = String.join(", ", "#pk", "#sk", "#status", "#hbAt", "#deadline",
             "#misses", "#grace", "#beats", "#paused", "#leader", "#spT", "#spM", "#massStale", "#tseq", "#tAt",
-            "#lease", "#schedule", "#staleMs", "#lastMiss", "#at", "#a", "#s", "#exp", "#since");
+            "#lease", "#schedule", "#staleMs", "#lastMiss", "#at", "#a", "#s", "#exp", "#since", "#wPs", "#wAl");
 
     /**
      * What one scan saw. {@code consumedReadUnits} is as DynamoDB reported it (0 where it does not). Host leases
      * ({@code leases}) and the agents that name one ({@code linked}, of any status) are read by the same Scan; an
-     * alive agent with a lease is in {@code agents} as judged through it ({@link HostLease#judged}).
+     * alive agent with a lease is in {@code agents} as read, with its lease entry on its link, for the sweep to judge
+     * ({@link io.lifeline.agent.Liveness#judged}).
      * {@code fleetHeldSince}: when the deployment-wide hold that stands began ({@link FleetStore}), or null.
+     * {@code personWaits}: the agents waiting for a person, or whose wait's alert is still raised.
      */
     public record Snapshot(List<SweepPlan.Observed> agents, List<SweepPlan.Restarting> restarting,
                            Map<String, TeamSettings> teams, Set<String> teamsWithMassStaleFlag, int itemsScanned,
                            double consumedReadUnits, List<HostLease.Seen> leases, List<HostLease.Linked> linked,
-                           Instant fleetHeldSince) {
+                           Instant fleetHeldSince, List<Liveness.PersonWait> personWaits) {
     }
 
     /** One segment's part: agents with a lease are judged once every lease is read. */
@@ -123,6 +126,7 @@ public final class SweepStore {
         int scanned = 0;
         double units = 0;
         Instant fleetHeldSince = null;
+        List<Liveness.PersonWait> personWaits = new ArrayList<>();
         for (Future<Part> part : parts) {
             Snapshot s;
             try {
@@ -140,6 +144,7 @@ public final class SweepStore {
             teams.putAll(s.teams());
             flagged.addAll(s.teamsWithMassStaleFlag());
             fleetHeldSince = s.fleetHeldSince() != null ? s.fleetHeldSince() : fleetHeldSince;
+            personWaits.addAll(s.personWaits());
             scanned += s.itemsScanned();
             units += s.consumedReadUnits();
             leases.addAll(s.leases());
@@ -151,10 +156,14 @@ public final class SweepStore {
             agents.add(hostedObserved(item, byHost));
         }
         this.segments = segmentsFor(scanned, minSegments);
-        return new Snapshot(agents, restarting, teams, flagged, scanned, units, leases, linked, fleetHeldSince);
+        return new Snapshot(agents, restarting, teams, flagged, scanned, units, leases, linked, fleetHeldSince,
+                personWaits);
     }
 
-    /** An alive agent that names a lease, judged from its item and its lease entry (DESIGN.md section 11). */
+    /**
+     * An alive agent that names a lease, as read: its item, and its lease entry and last miss on its link, for
+     * {@link io.lifeline.agent.Liveness#judged} (the store reads; it does not judge).
+     */
     private static SweepPlan.Observed hostedObserved(Map<String, AttributeValue> item,
                                                      Map<String, HostLease.Seen> byHost) {
         String hostId = Items.str(item, AgentItems.LEASE);
@@ -166,12 +175,10 @@ public final class SweepStore {
             return direct; // every beat of a scheduled agent is written to its item: judged from there alone
         }
         Duration staleAfter = Duration.ofMillis(Items.num(item, AgentItems.STALE_AFTER_MS, 0));
-        SweepPlan.Observed withLink = new SweepPlan.Observed(direct.team(), direct.agentId(), direct.status(),
+        return new SweepPlan.Observed(direct.team(), direct.agentId(), direct.status(),
                 direct.heartbeatAt(), direct.deadline(), direct.misses(), direct.graceMisses(), direct.beats(),
                 direct.pausedUntil(), new SweepPlan.Hosted(hostId, key, beat, staleAfter,
-                lease == null ? null : lease.answers().get(key)));
-        return HostLease.judged(withLink, staleAfter, null, beat == null ? null : Instant.ofEpochMilli(beat),
-                Items.instant(item, AgentItems.LAST_MISS_AT));
+                lease == null ? null : lease.answers().get(key), Items.instant(item, AgentItems.LAST_MISS_AT)));
     }
 
     private Part scanSegment(int segment, int segments) {
@@ -200,6 +207,8 @@ public final class SweepStore {
         names.put("#s", HostLeaseStore.ANSWERS);
         names.put("#exp", HostLeaseStore.EXPIRED_AT);
         names.put("#since", FleetStore.SINCE);
+        names.put("#wPs", AgentItems.WAIT_PERSON);
+        names.put("#wAl", AgentItems.WAIT_ALERTED);
         Map<String, AttributeValue> values = Map.of(":agent", s(Keys.AGENT_SK), ":team", s(Keys.TEAM_SK),
                 ":host", s(HostLeaseStore.SK), ":fleet", s(Keys.FLEET),
                 ":ready", s(AgentStatus.READY.wire()), ":working", s(AgentStatus.WORKING.wire()),
@@ -214,11 +223,13 @@ public final class SweepStore {
         int scanned = 0;
         double units = 0;
         Instant fleetHeldSince = null;
+        List<Liveness.PersonWait> personWaits = new ArrayList<>();
         Map<String, AttributeValue> start = null;
         do {
             ScanRequest request = ScanRequest.builder().tableName(table).segment(segment).totalSegments(segments)
                     .filterExpression("(#sk = :agent AND (#status IN (:ready, :working, :restarting)"
-                            + " OR attribute_exists(#lease))) OR #sk = :team OR #sk = :host OR #sk = :fleet")
+                            + " OR attribute_exists(#lease) OR attribute_exists(#wAl))) OR #sk = :team OR #sk = :host"
+                            + " OR #sk = :fleet")
                     .projectionExpression(PROJECTION)
                     .expressionAttributeNames(names).expressionAttributeValues(values)
                     .returnConsumedCapacity("TOTAL")
@@ -241,6 +252,12 @@ public final class SweepStore {
                     leases.add(HostLeaseStore.seen(item));
                 } else if (AgentItems.isAgent(item)) {
                     AgentStatus status = AgentStatus.fromWire(Items.str(item, AgentItems.STATUS)).orElseThrow();
+                    Instant waitingForPerson = Items.instant(item, AgentItems.WAIT_PERSON);
+                    Instant alerted = Items.instant(item, AgentItems.WAIT_ALERTED);
+                    if (waitingForPerson != null || alerted != null) {
+                        personWaits.add(new Liveness.PersonWait(AgentItems.team(item), AgentItems.agentId(item), status,
+                                waitingForPerson, alerted));
+                    }
                     String hostId = Items.str(item, AgentItems.LEASE);
                     if (hostId != null) {
                         linked.add(new HostLease.Linked(AgentItems.team(item), AgentItems.agentId(item), hostId,
@@ -262,7 +279,42 @@ public final class SweepStore {
             start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
         } while (start != null);
         return new Part(new Snapshot(agents, restarting, teams, flagged, scanned, units, leases, linked,
-                fleetHeldSince), hostedItems);
+                fleetHeldSince, personWaits), hostedItems);
+    }
+
+    /**
+     * Raises the one alert of a wait for a person that began at {@code w.since()}: conditional on the agent still
+     * waiting for that person and no alert raised, with the outbox mark (its stream record is the
+     * {@code AgentAwaitingInput}). True when written.
+     */
+    public boolean raiseAwaiting(Liveness.PersonWait w, Instant now) {
+        Update u = new Update(table, AgentItems.key(w.team(), w.agentId()));
+        u.condition(u.name(AgentItems.WAIT_PERSON) + " = " + u.value(ms(w.since())));
+        u.condition("attribute_not_exists(" + u.name(AgentItems.WAIT_ALERTED) + ")");
+        u.set(AgentItems.WAIT_ALERTED, ms(w.since())).set(AgentItems.WAIT_ALERTED_AT, ms(now))
+                .set(AgentItems.OUTBOX, AttributeValue.fromBool(true));
+        return conditional("raise an awaiting-input alert", u);
+    }
+
+    /**
+     * Resolves the alert of a wait that is over: conditional on that alert still standing, with the outbox mark
+     * (its stream record is the {@code AgentInputResumed}). True when written.
+     */
+    public boolean resolveAwaiting(Liveness.PersonWait w) {
+        Update u = new Update(table, AgentItems.key(w.team(), w.agentId()));
+        u.condition(u.name(AgentItems.WAIT_ALERTED) + " = " + u.value(ms(w.alerted())));
+        u.remove(AgentItems.WAIT_ALERTED).remove(AgentItems.WAIT_ALERTED_AT)
+                .set(AgentItems.OUTBOX, AttributeValue.fromBool(true));
+        return conditional("resolve an awaiting-input alert", u);
+    }
+
+    private boolean conditional(String what, Update u) {
+        try {
+            StoreFailures.call(what, () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
+            return true;
+        } catch (ConditionalCheckFailedException e) {
+            return false;
+        }
     }
 
     private static SweepPlan.Observed observed(Map<String, AttributeValue> item) {
@@ -420,7 +472,7 @@ public final class SweepStore {
         String voided = "";
         SweepPlan.Hosted h = a.hosted();
         if (h != null && h.leaseBeatMs() != null) {
-            // Misses counted before the lease beat no longer count (see HostLease.judged): no spacing to keep.
+            // Misses counted before the lease beat no longer count (see Liveness.throughLease): no spacing to keep.
             voided = " OR " + last + " < " + u.value(n(h.leaseBeatMs()));
         }
         u.condition("attribute_not_exists(" + missesName + ") OR " + missesName + " = " + u.value(n(0))

@@ -81,7 +81,7 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
                 new TeamStore(wiring.dynamo(), table),
                 new SweepPlan.Policy(config.selfPreservationThreshold(), config.selfPreservationMinAlive(),
                         config.fleetSelfPreservationThreshold(), config.fleetSelfPreservationMinAlive()),
-                new Sweeper.Timing(config.missSpacing(), config.reviveLongestRun()), wiring.clock(),
+                new Sweeper.Timing(config.missSpacing(), config.reviveLongestRun(), config.allowances()), wiring.clock(),
                 config.sweepGraceFrom());
     }
 
@@ -303,6 +303,7 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
             return "partial";
         }
         return !r.markedDead().isEmpty() || r.missesRecorded() > 0 || r.raceLostToHeartbeat() > 0
+                || !r.awaitingRaised().isEmpty()
                 || r.missesTooSoon() > 0 || !r.revivesEnded().isEmpty() ? "acted" : "idle";
     }
 
@@ -323,6 +324,9 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
         }
         line.set("revivesEnded", Json.MAPPER.valueToTree(r.revivesEnded()));
         line.set("hostsExpired", Json.MAPPER.valueToTree(r.hostsExpired()));
+        if (!r.awaitingRaised().isEmpty()) {
+            line.set("awaitingInput", Json.MAPPER.valueToTree(r.awaitingRaised()));
+        }
         return line;
     }
 

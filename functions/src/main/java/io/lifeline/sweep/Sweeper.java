@@ -2,6 +2,7 @@ package io.lifeline.sweep;
 
 import io.lifeline.agent.HostLease;
 import io.lifeline.agent.LifelineException;
+import io.lifeline.agent.Liveness;
 import io.lifeline.agent.SweepPlan;
 import io.lifeline.store.SweepStore;
 import io.lifeline.store.TeamStore;
@@ -32,7 +33,8 @@ public final class Sweeper {
     public record Report(Instant at, int itemsScanned, int aliveSeen, List<String> markedDead, int missesRecorded,
                          int raceLostToHeartbeat, int skippedOnError, List<String> teamsHeld,
                          double consumedReadUnits, Duration took, int missesTooSoon, List<String> revivesEnded,
-                         List<String> hostsExpired, int leaseAnswersDropped, SweepPlan.FleetOutcome fleet) {
+                         List<String> hostsExpired, int leaseAnswersDropped, SweepPlan.FleetOutcome fleet,
+                         List<String> awaitingRaised) {
         /** True when the deployment-wide guard held this sweep: no agent of any team was marked dead. */
         public boolean fleetHeld() {
             return fleet != null && fleet.held();
@@ -41,9 +43,14 @@ public final class Sweeper {
 
     /**
      * {@code missSpacing}: the least time between two counted misses of one agent; {@code reviveLongestRun}: the
-     * revive flow's longest possible run, past which a {@code restarting} agent has no flow left.
+     * revive flow's longest possible run, past which a {@code restarting} agent has no flow left;
+     * {@code allowances}: when a wait for a person raises its alert.
      */
-    public record Timing(Duration missSpacing, Duration reviveLongestRun) {
+    public record Timing(Duration missSpacing, Duration reviveLongestRun, Liveness.Allowances allowances) {
+        /** With the documented allowances (only their alert threshold matters to the sweep). */
+        public Timing(Duration missSpacing, Duration reviveLongestRun) {
+            this(missSpacing, reviveLongestRun, Liveness.Allowances.DEFAULTS);
+        }
     }
 
     private final SweepStore store;
@@ -144,7 +151,8 @@ public final class Sweeper {
         int lost = 0;
         int tooSoon = 0;
         int skipped = 0;
-        List<SweepPlan.TeamOutcome> outcomes = SweepPlan.decide(SweepPlan.afterStart(snapshot.agents(), graceFrom),
+        List<SweepPlan.Observed> judged = snapshot.agents().stream().map(Liveness::judged).toList();
+        List<SweepPlan.TeamOutcome> outcomes = SweepPlan.decide(SweepPlan.afterStart(judged, graceFrom),
                 snapshot.teams(), policy, now);
         SweepPlan.FleetOutcome fleet = SweepPlan.fleet(outcomes, policy);
         skipped += flagFleet(fleet, snapshot.fleetHeldSince(), now) ? 0 : 1;
@@ -223,6 +231,26 @@ public final class Sweeper {
                 skipped++;
             }
         }
+        // Waits for a person: one AgentAwaitingInput when one runs past its threshold, one AgentInputResumed when
+        // it is over (resolved first, so a new wait of the same agent raises its own).
+        List<String> awaitingRaised = new ArrayList<>();
+        Liveness.AwaitingDecisions waits = Liveness.awaiting(snapshot.personWaits(), timing.allowances(), now);
+        for (Liveness.PersonWait w : waits.resolve()) {
+            try {
+                store.resolveAwaiting(w);
+            } catch (LifelineException ex) {
+                skipped++;
+            }
+        }
+        for (Liveness.PersonWait w : waits.raise()) {
+            try {
+                if (store.raiseAwaiting(w, now)) {
+                    awaitingRaised.add(w.team() + "/" + w.agentId());
+                }
+            } catch (LifelineException ex) {
+                skipped++;
+            }
+        }
         for (HostLease.StaleAnswer stale : HostLease.staleAnswers(snapshot.leases(), snapshot.linked())) {
             try {
                 answersDropped += store.dropLeaseAnswer(stale) ? 1 : 0;
@@ -232,7 +260,7 @@ public final class Sweeper {
         }
         return new Report(now, snapshot.itemsScanned(), snapshot.agents().size(), dead, misses, lost, skipped, held,
                 snapshot.consumedReadUnits(), Duration.ofNanos(System.nanoTime() - started), tooSoon, revivesEnded,
-                hostsExpired, answersDropped, fleet);
+                hostsExpired, answersDropped, fleet, awaitingRaised);
     }
 
     /**

@@ -62,7 +62,7 @@ class HostLeaseJudgingTest {
 
     @Test
     void judged_leaseBeatLaterThanItem_movesHeartbeatAndDeadline() {
-        SweepPlan.Observed j = HostLease.judged(item(NOW.minusSeconds(300), NOW.minusSeconds(240), 0), MINUTE, null,
+        SweepPlan.Observed j = Liveness.throughLease(item(NOW.minusSeconds(300), NOW.minusSeconds(240), 0), MINUTE, null,
                 NOW.minusSeconds(10), null);
         assertEquals(NOW.minusSeconds(10), j.heartbeatAt());
         assertEquals(NOW.plusSeconds(50), j.deadline());
@@ -71,7 +71,7 @@ class HostLeaseJudgingTest {
     @Test
     void judged_itemLaterThanLeaseBeat_keepsTheItemsSignOfLifeAndLaterDeadline() {
         // A direct beat with nextHeartbeatWithinSeconds: its deadline is later than lease beat + stale-after.
-        SweepPlan.Observed j = HostLease.judged(item(NOW.minusSeconds(5), NOW.plusSeconds(600), 0), MINUTE, null,
+        SweepPlan.Observed j = Liveness.throughLease(item(NOW.minusSeconds(5), NOW.plusSeconds(600), 0), MINUTE, null,
                 NOW.minusSeconds(20), null);
         assertEquals(NOW.minusSeconds(5), j.heartbeatAt());
         assertEquals(NOW.plusSeconds(600), j.deadline());
@@ -80,16 +80,16 @@ class HostLeaseJudgingTest {
     @Test
     void judged_missesCountedBeforeTheLeaseBeat_areVoided_afterIt_stand() {
         Instant beat = NOW.minusSeconds(80);
-        assertEquals(0, HostLease.judged(item(null, null, 1), MINUTE, null, beat, beat.minusSeconds(30)).misses(),
+        assertEquals(0, Liveness.throughLease(item(null, null, 1), MINUTE, null, beat, beat.minusSeconds(30)).misses(),
                 "heard after the miss");
-        assertEquals(1, HostLease.judged(item(null, null, 1), MINUTE, null, beat, beat.plusSeconds(75)).misses(),
+        assertEquals(1, Liveness.throughLease(item(null, null, 1), MINUTE, null, beat, beat.plusSeconds(75)).misses(),
                 "a hung agent's lease beat, re-reported after the miss");
-        assertEquals(1, HostLease.judged(item(null, null, 1), MINUTE, null, beat, null).misses(), "no miss time");
+        assertEquals(1, Liveness.throughLease(item(null, null, 1), MINUTE, null, beat, null).misses(), "no miss time");
     }
 
     @Test
     void judged_scheduledAgent_isJudgedFromItsItemAlone() {
-        SweepPlan.Observed j = HostLease.judged(item(NOW.minusSeconds(100), null, 0), MINUTE, "every:5m",
+        SweepPlan.Observed j = Liveness.throughLease(item(NOW.minusSeconds(100), null, 0), MINUTE, "every:5m",
                 NOW.minusSeconds(1), null);
         assertEquals(NOW.minusSeconds(100), j.heartbeatAt());
         assertEquals(null, j.deadline(), "an at: agent past its slot keeps having no deadline");

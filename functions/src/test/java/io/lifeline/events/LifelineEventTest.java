@@ -3,26 +3,63 @@ package io.lifeline.events;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import io.lifeline.agent.AgentStatus;
+import io.lifeline.agent.Transition;
+import io.lifeline.agent.Trigger;
 import io.lifeline.store.HostCommandStore;
 import io.lifeline.store.InboxStore;
 import io.lifeline.store.StreamChanges;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.time.Instant;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/** Which agent an event is about: the one whose page lists it (the event log's per-agent copy). */
+/** Which agent an event is about: the one whose page lists it (the event log's per-agent copy), for every type. */
 class LifelineEventTest {
     private static final Instant AT = Instant.parse("2026-03-01T12:00:00Z");
 
+    /** One change of every kind the stream decodes, each type of the catalogue at least once. */
+    private static final List<StreamChanges.Change> EVERY_KIND = List.of(
+            new StreamChanges.StatusChanged("acme", "a-0", "A", "host-1",
+                    new Transition(3, AgentStatus.READY, AgentStatus.DEAD, Trigger.HEARTBEAT_EXPIRED, "silent", AT),
+                    null),
+            new StreamChanges.SessionRotation("acme", "a-1", 2, AT),
+            new StreamChanges.TaskReassigned("acme", "t-1", "a-2", AT),
+            new StreamChanges.LeaderNotice("acme", "lead", new InboxStore.Notice("n-1", "a-3", "a-3 died",
+                    List.of("t-1"), AT)),
+            new StreamChanges.RestartRequested("acme", new HostCommandStore.Command("c-1", "host-1", "restart", "a-4",
+                    1, "dead", "pending", AT, AT.plusSeconds(300), null)),
+            new StreamChanges.MassStale("acme", 10, 6, 0.5, AT),
+            new StreamChanges.AdminKeyMinted("acme", "k-1", "op-1", AT),
+            new StreamChanges.HostLeaseExpired("acme", "host-1", List.of("a-5"), 1, AT.minusSeconds(90), AT),
+            new StreamChanges.HostLeaseRestored("acme", "host-1", AT, AT.plusSeconds(30), AT.plusSeconds(31)),
+            new StreamChanges.FleetMassStale(70, 60, 0.5, List.of("t1"), 30, AT, null),
+            new StreamChanges.FleetMassStale(70, 60, 0.5, List.of("t1"), 30, AT, AT.plusSeconds(60)),
+            new StreamChanges.AwaitingInput("acme", "a-6", "A6", null, AT, AT.plusSeconds(300), null),
+            new StreamChanges.AwaitingInput("acme", "a-6", "A6", null, AT, AT.plusSeconds(300), AT.plusSeconds(400)));
+
     @Test
     void agentId_ofEachKindOfEvent_isTheAgentItIsAbout_orNoneForTheTeam() {
-        assertEquals("a-1", EventCatalogue.of(new StreamChanges.SessionRotation("acme", "a-1", 2, AT)).agentId());
-        assertEquals("a-2", EventCatalogue.of(new StreamChanges.TaskReassigned("acme", "t-1", "a-2", AT)).agentId());
-        assertEquals("a-3", EventCatalogue.of(new StreamChanges.LeaderNotice("acme", "lead",
-                new InboxStore.Notice("n-1", "a-3", "a-3 died", List.of("t-1"), AT))).agentId(),
-                "a notice tells of the dead agent, not of the leader it is sent to");
-        assertEquals("a-4", EventCatalogue.of(new StreamChanges.RestartRequested("acme", new HostCommandStore.Command(
-                "c-1", "host-1", "restart", "a-4", 1, "dead", "pending", AT, AT.plusSeconds(300), null))).agentId());
+        List<String> about = EVERY_KIND.stream().map(c -> String.valueOf(EventCatalogue.of(c).agentId())).toList();
+        assertEquals(List.of("a-0", "a-1", "a-2", "a-3", "a-4", "null", "null", "null", "null", "null", "null", "a-6",
+                "a-6"), about, "a notice tells of the dead agent (a-3), not of the leader it is sent to");
         assertNull(EventCatalogue.of(new StreamChanges.MassStale("acme", 10, 6, 0.5, AT)).agentId());
+    }
+
+    @Test
+    void everyKind_coversEveryTypeOfTheCatalogue() throws IllegalAccessException {
+        Set<String> catalogue = new TreeSet<>();
+        for (Field f : EventCatalogue.class.getFields()) {
+            if (Modifier.isStatic(f.getModifiers()) && f.getType() == String.class) {
+                catalogue.add((String) f.get(null));
+            }
+        }
+        Set<String> produced = EVERY_KIND.stream().map(c -> EventCatalogue.of(c).type())
+                .collect(Collectors.toCollection(TreeSet::new));
+        assertEquals(catalogue, produced);
     }
 }

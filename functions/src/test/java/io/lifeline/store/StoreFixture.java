@@ -94,9 +94,9 @@ final class StoreFixture implements AutoCloseable {
         return a.lastTransition() == null ? 0 : a.lastTransition().seq();
     }
 
-    /** The sweep's read of the agent, from a real scan of the live table (it must be alive). */
+    /** The sweep's read of the agent, as it judges it, from a real scan of the live table (it must be alive). */
     SweepPlan.Observed sweepRead(String team, String agentId) {
-        return sweeps.scan().agents().stream()
+        return sweeps.scan().agents().stream().map(io.lifeline.agent.Liveness::judged)
                 .filter(o -> o.team().equals(team) && o.agentId().equals(agentId)).findFirst()
                 .orElseThrow(() -> new AssertionError("the sweep's scan does not see " + team + "/" + agentId));
     }

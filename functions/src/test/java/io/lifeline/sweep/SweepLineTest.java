@@ -31,7 +31,7 @@ class SweepLineTest {
 
     private static Sweeper.Report report(int alive, List<String> dead, int skipped, List<String> revivesEnded) {
         return new Sweeper.Report(AT, alive, alive, dead, 0, 0, skipped, List.of(), 2.0, Duration.ofMillis(12), 0,
-                revivesEnded, List.of(), 0, null);
+                revivesEnded, List.of(), 0, null, List.of());
     }
 
     private JsonNode emitted(Sweeper.Report r) throws Exception {
@@ -68,7 +68,7 @@ class SweepLineTest {
 
     private static Sweeper.Report withHosts(List<String> hostsExpired) {
         return new Sweeper.Report(Instant.parse("2026-03-01T12:00:00Z"), 12, 10, List.of("acme/a-1"), 2, 0, 0,
-                List.of(), 1.5, Duration.ofMillis(40), 0, List.of(), hostsExpired, 0, null);
+                List.of(), 1.5, Duration.ofMillis(40), 0, List.of(), hostsExpired, 0, null, List.of());
     }
 
     @Test

@@ -204,6 +204,11 @@ final class Commands {
             StringBuilder s = new StringBuilder();
             s.append(a.agentId()).append(" (").append(a.name()).append(", ").append(a.role()).append(")\n");
             s.append("  status:          ").append(a.status()).append('\n');
+            if (a.waiting() != null) {
+                s.append("  waiting:         ").append("person".equals(a.waiting().kind()) ? "for a person"
+                        : "for its next prompt").append(" since ").append(relative(a.waiting().since(), now))
+                        .append('\n');
+            }
             s.append("  last heartbeat:  ").append(relative(a.heartbeatTs(), now)).append('\n');
             s.append("  deadline:        ").append(relative(a.deadline(), now)).append('\n');
             s.append("  misses:          ").append(a.consecutiveMisses()).append(" of ").append(a.graceMisses())
@@ -453,7 +458,8 @@ final class Commands {
         StringBuilder s = new StringBuilder(String.format(fmt, "ID", "STATUS", "LAST BEAT", "DEADLINE", "MISSES",
                 "TASK", "HOST"));
         for (AgentView a : list.agents()) {
-            s.append('\n').append(String.format(fmt, a.agentId(), a.status(), BaseCommand.relative(a.heartbeatTs(), now),
+            s.append('\n').append(String.format(fmt, a.agentId(), a.statusWithWait(),
+                    BaseCommand.relative(a.heartbeatTs(), now),
                     BaseCommand.relative(a.deadline(), now), dash(a.consecutiveMisses()), dash(a.currentTaskId()),
                     dash(a.hostId())));
         }

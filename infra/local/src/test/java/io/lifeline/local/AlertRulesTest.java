@@ -113,6 +113,16 @@ class AlertRulesTest {
                 AT.plusSeconds(90)));
     }
 
+    static LifelineEvent awaitingInput() {
+        return EventCatalogue.of(new StreamChanges.AwaitingInput("acme", "a-1", "Agent 1", "host-1", AT,
+                AT.plusSeconds(300), null));
+    }
+
+    static LifelineEvent inputResumed() {
+        return EventCatalogue.of(new StreamChanges.AwaitingInput("acme", "a-1", "Agent 1", "host-1", AT,
+                AT.plusSeconds(300), AT.plusSeconds(420)));
+    }
+
     static LifelineEvent tasksReassigned() {
         return EventCatalogue.of(new StreamChanges.TaskReassigned("acme", "t-1", "a-1", AT));
     }
@@ -180,13 +190,15 @@ class AlertRulesTest {
         m.put("MassStaleAlertRule", new Examples(List.of(massStale()), List.of(died, tasksReassigned(), fleetHeld())));
         m.put("FleetMassStaleAlertRule", new Examples(List.of(fleetHeld(), fleetResolved()), List.of(massStale(),
                 died)));
+        m.put("AwaitingInputAlertRule", new Examples(List.of(awaitingInput(), inputResumed()), List.of(died, back,
+                fleetHeld())));
         m.put("HostLeaseAlertRule", new Examples(List.of(hostLeaseExpired()), List.of(died, massStale(),
                 hostLeaseRestored())));
         m.put("HostLeaseRestoredAlertRule", new Examples(List.of(hostLeaseRestored()), List.of(hostLeaseExpired(),
                 back, died)));
         m.put("AlertWebhookRule", new Examples(List.of(died, back, taskDone, massStale(), tasksReassigned(),
-                leaderNotified(), rotation(), restartRequested(), hostLeaseExpired(), hostLeaseRestored(), fleetHeld(), fleetResolved()),
-                List.of()));
+                leaderNotified(), rotation(), restartRequested(), hostLeaseExpired(), hostLeaseRestored(), fleetHeld(), fleetResolved(),
+                awaitingInput(), inputResumed()), List.of()));
         m.put("ReviveOnDeathRule", new Examples(List.of(died, crashed),
                 List.of(hostlessDeath(), notRevived, left, back, restarting)));
         m.put("RestartWebhookRule", new Examples(List.of(restartRequested()), List.of(died, back, massStale())));
@@ -271,7 +283,7 @@ class AlertRulesTest {
     @Test
     void rules_withTheOptionalParametersEmpty_leaveOutTheConditionalRules() {
         Set<String> always = Set.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "HostLeaseAlertRule",
-                "HostLeaseRestoredAlertRule", "ReviveOnDeathRule", "FleetMassStaleAlertRule");
+                "HostLeaseRestoredAlertRule", "ReviveOnDeathRule", "FleetMassStaleAlertRule", "AwaitingInputAlertRule");
         assertEquals(always, ruleIds(Map.of()));
         assertEquals(always, ruleIds(Map.of("AlertWebhookUrl", "", "SlackWebhookUrl", "", "PagerDutyRoutingKey", "")));
         assertEquals(union(always, "AlertWebhookRule"), ruleIds(Map.of("AlertWebhookUrl", "http://x")));
@@ -368,7 +380,7 @@ class AlertRulesTest {
     void inputTemplates_useOnlyTheirOwnVariables_andAreValidJsonOnceFilled() throws Exception {
         List<Transformer> all = transformers();
         assertEquals(Set.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "FleetMassStaleAlertRule",
-                "HostLeaseAlertRule", "HostLeaseRestoredAlertRule", "SlackRule", "SlackHostLeaseRule", "SlackHostLeaseRestoredRule",
+                "AwaitingInputAlertRule", "HostLeaseAlertRule", "HostLeaseRestoredAlertRule", "SlackRule", "SlackHostLeaseRule", "SlackHostLeaseRestoredRule",
                 "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule",
                 "PagerDutyHostLeaseRestoredRule", "ReviveOnDeathRule"),
                 all.stream().map(Transformer::ruleId).collect(Collectors.toSet()));
@@ -405,7 +417,7 @@ class AlertRulesTest {
             }
         }
         out.addAll(List.of(massStale(), tasksReassigned(), leaderNotified(), rotation(), restartRequested(),
-                hostLeaseExpired(), hostLeaseRestored(), fleetHeld(), fleetResolved()));
+                hostLeaseExpired(), hostLeaseRestored(), fleetHeld(), fleetResolved(), awaitingInput(), inputResumed()));
         return out;
     }
 
@@ -654,7 +666,7 @@ class AlertRulesTest {
                 template.parameter("AlertRetryWindowSeconds", Map.of())));
         assertTrue(window.compareTo(java.time.Duration.ofMinutes(30)) <= 0, window.toString());
         for (String id : List.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "FleetMassStaleAlertRule",
-                "HostLeaseAlertRule", "HostLeaseRestoredAlertRule", "SlackRule", "SlackHostLeaseRule",
+                "AwaitingInputAlertRule", "HostLeaseAlertRule", "HostLeaseRestoredAlertRule", "SlackRule", "SlackHostLeaseRule",
                 "SlackHostLeaseRestoredRule", "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule",
                 "PagerDutyHostLeaseRestoredRule", "AlertWebhookRule")) {
             for (SamTemplate.Target t : rules.get(id).targets()) {

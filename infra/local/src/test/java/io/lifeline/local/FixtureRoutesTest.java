@@ -64,6 +64,9 @@ class FixtureRoutesTest {
             Map.entry("heartbeat", Expectation.ok("ready", 200, "success", "heartbeatTs", "nextDeadline",
                     "agentStatus", "heartbeatIntervalSeconds")),
             Map.entry("batch-heartbeats", Expectation.error(400, "INVALID_FIELD")),
+            // A runtime's hook body as Claude Code and Codex's notify send it: always 200 with an empty object.
+            Map.entry("hook", Expectation.ok("ready", 200)),
+            Map.entry("team-hook", Expectation.ok("working", 200)),
             Map.entry("leave", Expectation.ok("ready", 200, concat(AGENT, "tasksHandedBack"))),
             Map.entry("cleanup", Expectation.ok("dead", 200, AGENT.toArray(String[]::new))),
             Map.entry("transitions", Expectation.ok(null, 200, "agentId", "transitions")),

@@ -93,7 +93,7 @@ class OpenApiTest {
         unserved.removeAll(served);
         assertTrue(undescribed.isEmpty(), "served but not in openapi.yaml: " + undescribed);
         assertTrue(unserved.isEmpty(), "in openapi.yaml but not served: " + unserved);
-        assertEquals(34, described.size());
+        assertEquals(36, described.size());
     }
 
     @Test
@@ -281,6 +281,21 @@ class OpenApiTest {
         conforms("batch-heartbeats", stack.team("batch-heartbeats", "{\"heartbeats\":[{\"agentId\":\"oa-3\"},"
                 + "{\"agentId\":\"oa-missing\"}]}"), 200);
         conforms("transitions", stack.agent("transitions", agent, null), 200);
+        // Runtimes' hooks: always {} for a body that could be read; the agent waits for a person, then input.
+        stack.register("oa-hook");
+        conforms("hook", stack.send("hook", stack.adminKey, Map.of("team", TestStack.TEAM, "agentId", "oa-hook",
+                "runtime", "claude-code"), null, "{\"session_id\":\"s\",\"hook_event_name\":\"Notification\","
+                + "\"notification_type\":\"permission_prompt\",\"message\":\"Claude needs your permission\"}"), 200);
+        conforms("get-agent", stack.agent("get-agent", "oa-hook", null), 200);
+        conforms("hook", stack.send("hook", stack.adminKey, Map.of("team", TestStack.TEAM, "agentId", "oa-hook",
+                "runtime", "cursor"), null, "{}"), 400);
+        conforms("hook", stack.send("hook", stack.adminKey, Map.of("team", TestStack.TEAM, "agentId", "oa-nobody",
+                "runtime", "codex"), null, "{\"type\":\"agent-turn-complete\"}"), 404);
+        stack.register("agent-1"); // the fixture's X-Lifeline-Agent header
+        conforms("team-hook", stack.send("team-hook", stack.adminKey, Map.of("team", TestStack.TEAM, "runtime",
+                "gemini"), null, "{\"session_id\":\"g\",\"hook_event_name\":\"AfterAgent\"}"), 200);
+        conforms("team-hook", stack.send("team-hook", stack.adminKey, Map.of("team", TestStack.TEAM, "runtime",
+                "gemini"), null, "[1]"), 400);
         stack.pump.drain(); // the outbox records the history the pages are read from
         TestStack.Reply firstPage = stack.send("transitions", stack.adminKey, Map.of("team", TestStack.TEAM,
                 "agentId", agent), Map.of("limit", "1"), null);

@@ -1,0 +1,206 @@
+package io.lifeline.agent;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * The liveness rule in one place: when an agent's next sign of life is due, and what a sign of life changes.
+ *
+ * <p>A sign of life at {@code at} makes the agent due again at {@code at} plus a window, the first that applies:
+ * <ul>
+ *   <li>{@code nextHeartbeatWithinSeconds} the beat itself sent;</li>
+ *   <li>the agent's schedule (the store computes the scheduled deadline after the write, as it needs the
+ *       schedule's parse);</li>
+ *   <li>waiting for a person (a permission prompt): the waiting-for-a-person allowance;</li>
+ *   <li>waiting for its next prompt (its turn ended): the waiting-for-input allowance;</li>
+ *   <li>in a turn (a tool call or a model turn in progress): the working allowance;</li>
+ *   <li>else its stale-after.</li>
+ * </ul>
+ * An allowance is the agent's own when it was registered with one (or its team's at registration), else the
+ * deployment's. The store's heartbeat write computes the same deadline in its update expression, so a beat costs
+ * no read; {@code LivenessExpressionTest} pins the two together.
+ *
+ * <p>An agent is stale once {@code now} is after its deadline (at the deadline itself it is not). An agent hosted
+ * by a daemon is judged from the later of its item and its host lease ({@link #throughLease}).
+ */
+public final class Liveness {
+
+    /** What an alive agent is waiting for, if anything; both are alive, neither expects a beat for a while. */
+    public enum Waiting {
+        /** Its turn ended: it waits for its next prompt. */
+        INPUT("input"),
+        /** A permission prompt or question: it waits for a person. */
+        PERSON("person");
+
+        private final String wire;
+
+        Waiting(String wire) {
+            this.wire = wire;
+        }
+
+        public String wire() {
+            return wire;
+        }
+
+        public static Optional<Waiting> fromWire(String text) {
+            for (Waiting w : values()) {
+                if (w.wire.equals(text)) {
+                    return Optional.of(w);
+                }
+            }
+            return Optional.empty();
+        }
+    }
+
+    /** What the sign of life says beyond its time: plain, in a turn, or waiting. */
+    public enum Activity {
+        PLAIN,
+        IN_TURN,
+        WAITING_FOR_INPUT,
+        WAITING_FOR_PERSON;
+
+        /** The wait this activity is, or null. */
+        public Waiting waiting() {
+            return this == WAITING_FOR_INPUT ? Waiting.INPUT : this == WAITING_FOR_PERSON ? Waiting.PERSON : null;
+        }
+
+        public static Activity of(Waiting w) {
+            return w == null ? PLAIN : w == Waiting.INPUT ? WAITING_FOR_INPUT : WAITING_FOR_PERSON;
+        }
+    }
+
+    /** An agent's current wait and since when (its first sign of life in this wait). */
+    public record Wait(Waiting waiting, Instant since) {
+    }
+
+    /**
+     * The allowances: {@code working} covers a tool call or model turn in progress, {@code waitingForInput} an
+     * agent between turns, {@code waitingForPerson} one at a permission prompt. {@code awaitingAlertAfter}: a wait
+     * for a person this long raises one {@code AgentAwaitingInput}.
+     */
+    public record Allowances(Duration working, Duration waitingForInput, Duration waitingForPerson,
+                             Duration awaitingAlertAfter) {
+        /** The documented defaults: 15 minutes working, 8 hours waiting either way, an alert after 5 minutes. */
+        public static final Allowances DEFAULTS = new Allowances(Duration.ofMinutes(15), Duration.ofHours(8),
+                Duration.ofHours(8), Duration.ofMinutes(5));
+
+        /** The allowance for {@code activity}, or null for a plain beat (the agent's stale-after applies). */
+        public Duration of(Activity activity) {
+            return switch (activity) {
+                case PLAIN -> null;
+                case IN_TURN -> working;
+                case WAITING_FOR_INPUT -> waitingForInput;
+                case WAITING_FOR_PERSON -> waitingForPerson;
+            };
+        }
+    }
+
+    private Liveness() {
+    }
+
+    /**
+     * The window a sign of life grants, as the heartbeat write computes it: {@code nextWithin} when sent; else
+     * the agent's own allowance for {@code activity} ({@code agentAllowance}, null when it has none), else the
+     * deployment's; else its stale-after. (A scheduled agent's deadline is then set from its schedule.)
+     */
+    public static Duration window(Duration nextWithin, Activity activity, Duration agentAllowance,
+                                  Allowances deployment, Duration staleAfter) {
+        if (nextWithin != null) {
+            return nextWithin;
+        }
+        if (activity != Activity.PLAIN) {
+            return agentAllowance != null ? agentAllowance : deployment.of(activity);
+        }
+        return staleAfter;
+    }
+
+    /** The deadline of a sign of life at {@code at} with {@code window}; null when no further beat is due. */
+    public static Instant deadline(Instant at, Duration window) {
+        return at == null || window == null ? null : at.plus(window);
+    }
+
+    /** Whether an agent with {@code deadline} is stale at {@code now}: strictly after it; never without one. */
+    public static boolean stale(Instant deadline, Instant now) {
+        return deadline != null && now.isAfter(deadline);
+    }
+
+    /**
+     * An agent as the sweep read its wait for a person: {@code since} (null when it no longer waits for one) and
+     * {@code alerted}, the wait whose alert was raised (null when none was).
+     */
+    public record PersonWait(String team, String agentId, AgentStatus status, Instant since, Instant alerted) {
+    }
+
+    /** What the sweep does about waits for a person: raise an alert for these, resolve those. */
+    public record AwaitingDecisions(java.util.List<PersonWait> raise, java.util.List<PersonWait> resolve) {
+    }
+
+    /**
+     * The sweep's decisions about waits for a person: an alive agent waiting for one at least
+     * {@link Allowances#awaitingAlertAfter} with no alert raised for this wait gets one; an alert whose wait is over
+     * (the agent went on, left or died, or waits anew) is resolved, once, before a new wait's alert is raised.
+     */
+    public static AwaitingDecisions awaiting(java.util.List<PersonWait> waits, Allowances allowances, Instant now) {
+        java.util.List<PersonWait> raise = new java.util.ArrayList<>();
+        java.util.List<PersonWait> resolve = new java.util.ArrayList<>();
+        for (PersonWait w : waits) {
+            boolean waiting = w.status() != null && w.status().isAlive() && w.since() != null;
+            if (w.alerted() != null) {
+                if (!waiting || !w.alerted().equals(w.since())) {
+                    resolve.add(w);
+                }
+            } else if (waiting && awaitingAlertDue(new Wait(Waiting.PERSON, w.since()), allowances, now)) {
+                raise.add(w);
+            }
+        }
+        return new AwaitingDecisions(raise, resolve);
+    }
+
+    /** Whether a wait for a person that began at {@code since} is due its one alert at {@code now}. */
+    public static boolean awaitingAlertDue(Wait wait, Allowances allowances, Instant now) {
+        return wait != null && wait.waiting() == Waiting.PERSON && wait.since() != null
+                && !now.isBefore(wait.since().plus(allowances.awaitingAlertAfter()));
+    }
+
+    /**
+     * An alive agent as the sweep judges it: through its host lease when it has a link to one ({@code hosted}),
+     * else as its item says.
+     */
+    public static SweepPlan.Observed judged(SweepPlan.Observed a) {
+        SweepPlan.Hosted h = a.hosted();
+        if (h == null) {
+            return a;
+        }
+        return throughLease(a, h.staleAfter(), null, h.leaseBeatMs() == null ? null
+                : Instant.ofEpochMilli(h.leaseBeatMs()), h.lastMissAt());
+    }
+
+    /**
+     * The agent as judged through its host lease: its newest sign of life is the later of its item's heartbeat and
+     * its lease beat ({@code leaseBeat}, the daemon's last local beat of it), and its deadline the later of its
+     * item's and the lease beat plus its stale-after; misses the sweep counted before the lease beat
+     * ({@code lastMissAt} earlier than it: the agent was heard since) no longer count, as a beat written to the
+     * item resets them. An agent on a schedule is judged from its item alone (each of its beats is written there).
+     */
+    public static SweepPlan.Observed throughLease(SweepPlan.Observed item, Duration staleAfter, String schedule,
+                                                  Instant leaseBeat, Instant lastMissAt) {
+        Instant heartbeatAt = item.heartbeatAt();
+        Instant deadline = item.deadline();
+        if (schedule == null && leaseBeat != null) {
+            if (heartbeatAt == null || leaseBeat.isAfter(heartbeatAt)) {
+                heartbeatAt = leaseBeat;
+            }
+            Instant viaLease = deadline(leaseBeat, staleAfter);
+            if (deadline == null || viaLease.isAfter(deadline)) {
+                deadline = viaLease;
+            }
+        }
+        int misses = item.misses();
+        if (schedule == null && leaseBeat != null && lastMissAt != null && leaseBeat.isAfter(lastMissAt)) {
+            misses = 0;
+        }
+        return new SweepPlan.Observed(item.team(), item.agentId(), item.status(), heartbeatAt, deadline, misses,
+                item.graceMisses(), item.beats(), item.pausedUntil(), item.hosted());
+    }
+}

@@ -1,0 +1,203 @@
+package io.lifeline.app;
+
+import io.lifeline.agent.Agent;
+import io.lifeline.agent.AgentStatus;
+import io.lifeline.agent.ErrorClassifier;
+import io.lifeline.agent.Heartbeat;
+import io.lifeline.agent.HeartbeatSource;
+import io.lifeline.agent.LifelineException;
+import io.lifeline.agent.Liveness;
+import io.lifeline.hooks.HookEvent;
+import io.lifeline.hooks.HookSignal;
+import io.lifeline.store.AgentDataStore;
+import io.lifeline.store.AgentStore;
+import io.lifeline.store.TaskStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * A runtime's hook event, applied to its agent: the use case behind the hook routes. {@link HookSignal} (from the
+ * runtime's mapping) decides what the event means; this class turns it into the store's writes:
+ * <ol>
+ *   <li>{@code SESSION_STARTED}, {@code TURN_ENDED}: a beat reporting {@code ready}, waiting for input;</li>
+ *   <li>{@code ACTIVE}, {@code TOOL}: a beat reporting {@code working}, in a turn (the working allowance);</li>
+ *   <li>{@code WAITING_FOR_PERSON}: a beat in its current status, waiting for a person;</li>
+ *   <li>{@code COMPACTED}: a beat in its current status, in a turn; counted;</li>
+ *   <li>{@code FAILED} (and {@code TOOL_FAILED} with a context limit or an API error): the errors route's
+ *       classification and record, then the beat its event implies;</li>
+ *   <li>{@code SESSION_ENDED}: leave (offline), its task handed back;</li>
+ *   <li>{@code IGNORED}: nothing.</li>
+ * </ol>
+ * An agent that is not alive and shows activity (a crashed session that was revived, an agent that left and
+ * started a new session) joins first: the hook is proof of life, as a 409 {@code rejoinRequired} is for the SDK.
+ *
+ * <p>Repeated events coalesce: an event that would write what this instance already wrote for the agent less than
+ * the coalescing window ago writes nothing (a busy session's tool calls cost a write per window, not per call).
+ * The window is far inside every allowance it could shorten ({@link #coalescible}), so a coalesced beat never
+ * brings a deadline closer than one window. Nothing of the event's content is written: the transition reason
+ * names the runtime and event, the error record the runtime, event and category.
+ */
+public final class HookIngest {
+    /** Agents whose last write this instance remembers (the oldest forgotten first). */
+    static final int REMEMBERED = 10_000;
+
+    /** What one event did, for the request's log line and the tests. */
+    public enum Outcome { WRITTEN, COALESCED, IGNORED, JOINED, LEFT, ALREADY_GONE }
+
+    /** What was written last for an agent: the state the event reported, and when. */
+    private record Written(AgentStatus reported, Liveness.Activity activity, Instant at) {
+    }
+
+    private final AgentStore agents;
+    private final AgentDataStore data;
+    private final TaskStore tasks;
+    private final Liveness.Allowances allowances;
+    private final Duration coalesce;
+    private final Map<String, Written> last = new LinkedHashMap<>(256, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Written> eldest) {
+            return size() > REMEMBERED;
+        }
+    };
+
+    public HookIngest(AgentStore agents, AgentDataStore data, TaskStore tasks, Liveness.Allowances allowances,
+                      Duration coalesce) {
+        this.agents = agents;
+        this.data = data;
+        this.tasks = tasks;
+        this.allowances = allowances;
+        this.coalesce = coalesce;
+    }
+
+    /** Applies {@code e} to the agent at {@code now}; refused as an unknown agent, or the store's failures. */
+    public Outcome apply(String team, String agentId, HookEvent e, Instant now) {
+        HookSignal signal = e.signal();
+        String why = "hook " + e.runtime().wire() + " " + e.event();
+        switch (signal) {
+            case IGNORED:
+                return Outcome.IGNORED; // nothing to write, so nothing is read either
+            case SESSION_ENDED:
+                return leave(team, agentId, why, now);
+            case FAILED:
+                report(team, agentId, e, now);
+                break;
+            case TOOL_FAILED:
+                if (e.errorText() != null
+                        && ErrorClassifier.classify(e.errorText()).category() != ErrorClassifier.Category.UNKNOWN) {
+                    report(team, agentId, e, now);
+                }
+                break;
+            default:
+                break;
+        }
+        Heartbeat hb = beat(team, agentId, signal, why);
+        String key = team + "/" + agentId;
+        if (coalescible(hb, key, now)) {
+            return Outcome.COALESCED;
+        }
+        Outcome outcome = Outcome.WRITTEN;
+        try {
+            agents.heartbeat(hb, now);
+        } catch (LifelineException ex) {
+            if (!"REJOIN_REQUIRED".equals(ex.code())) {
+                throw ex;
+            }
+            agents.join(team, agentId, now);
+            agents.heartbeat(hb, now);
+            outcome = Outcome.JOINED;
+        }
+        remember(key, new Written(hb.reported(), hb.activity(), now));
+        return outcome;
+    }
+
+    /** The beat a signal gives: its reported status, its source (for the transition's reason) and its activity. */
+    private Heartbeat beat(String team, String agentId, HookSignal signal, String why) {
+        AgentStatus reported;
+        HeartbeatSource source;
+        Liveness.Activity activity;
+        switch (signal) {
+            case SESSION_STARTED, TURN_ENDED, FAILED -> {
+                reported = AgentStatus.READY;
+                source = HeartbeatSource.SDK_SESSION_IDLE;
+                activity = Liveness.Activity.WAITING_FOR_INPUT;
+            }
+            case TOOL -> {
+                reported = AgentStatus.WORKING;
+                source = HeartbeatSource.SDK_TOOL_EXECUTE;
+                activity = Liveness.Activity.IN_TURN;
+            }
+            case ACTIVE, TOOL_FAILED -> {
+                reported = AgentStatus.WORKING;
+                source = HeartbeatSource.SDK_SESSION_UPDATED;
+                activity = Liveness.Activity.IN_TURN;
+            }
+            case WAITING_FOR_PERSON -> {
+                reported = null;
+                source = HeartbeatSource.TOOL;
+                activity = Liveness.Activity.WAITING_FOR_PERSON;
+            }
+            case COMPACTED -> {
+                reported = null;
+                source = HeartbeatSource.TOOL;
+                activity = Liveness.Activity.IN_TURN;
+            }
+            default -> throw new IllegalStateException("no beat for " + signal);
+        }
+        String sourceText = reported == null ? why : source.wire() + ", " + why;
+        return new Heartbeat(team, agentId, reported, sourceText, null, null, null, null)
+                .with(activity, allowances.of(activity));
+    }
+
+    /**
+     * True when this instance wrote the same state for the agent less than the window ago, and the window is at
+     * most a quarter of the allowance the beat would renew (so skipping it moves no deadline meaningfully).
+     */
+    private synchronized boolean coalescible(Heartbeat hb, String key, Instant now) {
+        Written w = last.get(key);
+        if (w == null || coalesce.isZero() || w.reported() != hb.reported() || w.activity() != hb.activity()) {
+            return false;
+        }
+        Duration allowance = hb.allowance();
+        if (allowance == null || coalesce.multipliedBy(4).compareTo(allowance) > 0) {
+            return false;
+        }
+        return Duration.between(w.at(), now).compareTo(coalesce) < 0 && !now.isBefore(w.at());
+    }
+
+    private synchronized void remember(String key, Written w) {
+        last.put(key, w);
+    }
+
+    private synchronized void forget(String key) {
+        last.remove(key);
+    }
+
+    private Outcome leave(String team, String agentId, String why, Instant now) {
+        forget(team + "/" + agentId);
+        Agent current = agents.requireCurrent(team, agentId);
+        if (!current.status().isAlive()) {
+            return Outcome.ALREADY_GONE;
+        }
+        try {
+            Agent after = agents.leave(team, agentId, why, now);
+            tasks.handBackFrom(agents, after, now);
+            return Outcome.LEFT;
+        } catch (LifelineException e) {
+            if ("INVALID_TRANSITION".equals(e.code())) {
+                return Outcome.ALREADY_GONE; // died or left meanwhile
+            }
+            throw e;
+        }
+    }
+
+    /** The errors route's record of a failure event: its category, never its text (it can hold a tool's output). */
+    private void report(String team, String agentId, HookEvent e, Instant now) {
+        ErrorClassifier.Category category = e.errorText() == null ? ErrorClassifier.Category.UNKNOWN
+                : ErrorClassifier.classify(e.errorText()).category();
+        String message = e.runtime().wire() + " " + e.event() + ": " + category.name().toLowerCase(java.util.Locale.ROOT)
+                + " (reported by the runtime's hook; its text is not kept)";
+        data.recordError(team, agentId, message, category, now);
+    }
+}

@@ -1,0 +1,88 @@
+package io.lifeline.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link Liveness} over plain values: which window a sign of life grants (nextWithin, the agent's own allowance,
+ * the deployment's, stale-after), staleness exactly at and just after the deadline, the judgement of a hosted
+ * agent through its lease, and the sweep's decisions about waits for a person. No store, no clock.
+ */
+class LivenessTest {
+    private static final Instant AT = Instant.parse("2026-03-01T12:00:00Z");
+    private static final Duration STALE = Duration.ofSeconds(60);
+    private static final Liveness.Allowances DEPLOYMENT = Liveness.Allowances.DEFAULTS;
+
+    @Test
+    void window_nextWithinWins_thenTheAgentsAllowance_thenTheDeployments_thenStaleAfter() {
+        Duration own = Duration.ofSeconds(180);
+        assertEquals(Duration.ofSeconds(5), Liveness.window(Duration.ofSeconds(5), Liveness.Activity.IN_TURN, own,
+                DEPLOYMENT, STALE));
+        assertEquals(own, Liveness.window(null, Liveness.Activity.IN_TURN, own, DEPLOYMENT, STALE));
+        assertEquals(Duration.ofMinutes(15), Liveness.window(null, Liveness.Activity.IN_TURN, null, DEPLOYMENT, STALE));
+        assertEquals(Duration.ofHours(8), Liveness.window(null, Liveness.Activity.WAITING_FOR_INPUT, null, DEPLOYMENT,
+                STALE));
+        assertEquals(Duration.ofHours(8), Liveness.window(null, Liveness.Activity.WAITING_FOR_PERSON, null, DEPLOYMENT,
+                STALE));
+        assertEquals(STALE, Liveness.window(null, Liveness.Activity.PLAIN, own, DEPLOYMENT, STALE),
+                "a plain beat ignores allowances");
+    }
+
+    @Test
+    void stale_isStrictlyAfterTheDeadline_andNeverWithoutOne() {
+        Instant deadline = Liveness.deadline(AT, STALE);
+        assertEquals(AT.plusSeconds(60), deadline);
+        assertFalse(Liveness.stale(deadline, deadline));
+        assertTrue(Liveness.stale(deadline, deadline.plusMillis(1)));
+        assertFalse(Liveness.stale(null, AT.plusSeconds(1_000_000)));
+        assertNull(Liveness.deadline(null, STALE));
+    }
+
+    @Test
+    void waitingForPerson_tenTimesStaleAfter_isNotStale() {
+        Instant deadline = Liveness.deadline(AT, Liveness.window(null, Liveness.Activity.WAITING_FOR_PERSON, null,
+                DEPLOYMENT, STALE));
+        assertFalse(Liveness.stale(deadline, AT.plus(STALE.multipliedBy(10))));
+    }
+
+    @Test
+    void throughLease_takesTheLaterSignOfLife_andForgetsMissesCountedBeforeIt() {
+        SweepPlan.Observed item = new SweepPlan.Observed("t", "a", AgentStatus.READY, AT, AT.plusSeconds(60), 1, 2, 4,
+                null, new SweepPlan.Hosted("h", HostLease.key("a"), AT.plusSeconds(100).toEpochMilli(), STALE, null,
+                AT.plusSeconds(75)));
+        SweepPlan.Observed judged = Liveness.judged(item);
+        assertEquals(AT.plusSeconds(100), judged.heartbeatAt());
+        assertEquals(AT.plusSeconds(160), judged.deadline());
+        assertEquals(0, judged.misses(), "heard after the miss");
+        SweepPlan.Observed direct = new SweepPlan.Observed("t", "b", AgentStatus.READY, AT, AT.plusSeconds(60), 1, 2,
+                4, null);
+        assertEquals(direct, Liveness.judged(direct), "an agent with no lease is judged from its item");
+    }
+
+    @Test
+    void awaiting_raisesOnceAfterTheThreshold_resolvesWhenTheWaitIsOver() {
+        Instant late = AT.plus(DEPLOYMENT.awaitingAlertAfter());
+        Liveness.PersonWait fresh = new Liveness.PersonWait("t", "a", AgentStatus.WORKING, AT, null);
+        assertEquals(List.of(), Liveness.awaiting(List.of(fresh), DEPLOYMENT, late.minusMillis(1)).raise());
+        assertEquals(List.of(fresh), Liveness.awaiting(List.of(fresh), DEPLOYMENT, late).raise());
+        Liveness.PersonWait alerted = new Liveness.PersonWait("t", "a", AgentStatus.WORKING, AT, AT);
+        Liveness.AwaitingDecisions standing = Liveness.awaiting(List.of(alerted), DEPLOYMENT, late.plusSeconds(900));
+        assertEquals(List.of(), standing.raise(), "one alert per wait");
+        assertEquals(List.of(), standing.resolve());
+        Liveness.PersonWait over = new Liveness.PersonWait("t", "a", AgentStatus.WORKING, null, AT);
+        assertEquals(List.of(over), Liveness.awaiting(List.of(over), DEPLOYMENT, late).resolve());
+        Liveness.PersonWait died = new Liveness.PersonWait("t", "a", AgentStatus.DEAD, AT, AT);
+        assertEquals(List.of(died), Liveness.awaiting(List.of(died), DEPLOYMENT, late).resolve());
+        Liveness.PersonWait anew = new Liveness.PersonWait("t", "a", AgentStatus.READY, late, AT);
+        Liveness.AwaitingDecisions next = Liveness.awaiting(List.of(anew), DEPLOYMENT, late.plusSeconds(900));
+        assertEquals(List.of(anew), next.resolve(), "the old wait's alert first");
+        assertEquals(List.of(), next.raise());
+    }
+}

@@ -1,0 +1,82 @@
+package io.lifeline.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import io.lifeline.agent.Agent;
+import io.lifeline.agent.Heartbeat;
+import io.lifeline.agent.Liveness;
+import io.lifeline.agent.NewAgent;
+import java.time.Duration;
+import java.time.Instant;
+import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The heartbeat write computes an agent's deadline inside its DynamoDB update expression (so a beat costs no read):
+ * for every kind of beat, with and without the agent's own allowances, the deadline DynamoDB Local stores is the
+ * one {@link Liveness} computes, and the wait it stores is the beat's.
+ */
+class LivenessExpressionTest {
+    @AutoClose
+    static final StoreFixture f = new StoreFixture();
+    private static final Liveness.Allowances DEPLOYMENT = Liveness.Allowances.DEFAULTS;
+
+    private static Agent beat(String team, String agentId, Duration nextWithin, Liveness.Activity activity, Instant at) {
+        Heartbeat hb = new Heartbeat(team, agentId, null, "test", nextWithin, null, null, null)
+                .with(activity, activity == null ? null : DEPLOYMENT.of(activity));
+        return f.agents.heartbeat(hb, at);
+    }
+
+    @Test
+    void storedDeadline_isLivenesss_forEveryKindOfBeat_underTheDeploymentsAllowances() {
+        String team = StoreFixture.team("pin");
+        f.ready(team, "a");
+        for (Liveness.Activity activity : Liveness.Activity.values()) {
+            Instant at = f.tick();
+            Agent after = beat(team, "a", null, activity, at);
+            assertEquals(Liveness.deadline(at, Liveness.window(null, activity, null, DEPLOYMENT, StoreFixture.STALE_AFTER)),
+                    after.deadline(), activity.name());
+            Liveness.Waiting waiting = activity.waiting();
+            assertEquals(waiting, after.waiting() == null ? null : after.waiting().waiting(), activity.name());
+        }
+        Instant at = f.tick();
+        Agent within = beat(team, "a", Duration.ofSeconds(7), Liveness.Activity.IN_TURN, at);
+        assertEquals(Liveness.deadline(at, Liveness.window(Duration.ofSeconds(7), Liveness.Activity.IN_TURN, null,
+                DEPLOYMENT, StoreFixture.STALE_AFTER)), within.deadline(), "nextWithin wins");
+    }
+
+    @Test
+    void storedDeadline_usesTheAgentsOwnAllowances_whenItWasRegisteredWithThem() {
+        String team = StoreFixture.team("own");
+        Duration working = Duration.ofSeconds(120);
+        Duration input = Duration.ofSeconds(3_600);
+        Duration person = Duration.ofSeconds(7_200);
+        f.agents.register(new NewAgent(team, "b", "B", "worker", null, StoreFixture.STALE_AFTER, StoreFixture.GRACE,
+                null, null, working, input, person), f.tick());
+        f.agents.join(team, "b", f.tick());
+        for (var e : java.util.Map.of(Liveness.Activity.IN_TURN, working, Liveness.Activity.WAITING_FOR_INPUT, input,
+                Liveness.Activity.WAITING_FOR_PERSON, person).entrySet()) {
+            Instant at = f.tick();
+            Agent after = beat(team, "b", null, e.getKey(), at);
+            assertEquals(Liveness.deadline(at, Liveness.window(null, e.getKey(), e.getValue(), DEPLOYMENT,
+                    StoreFixture.STALE_AFTER)), after.deadline(), e.getKey().name());
+        }
+    }
+
+    @Test
+    void waitSince_isTheFirstBeatOfTheWait_andABeatThatStatesNothingLeavesIt() {
+        String team = StoreFixture.team("since");
+        f.ready(team, "c");
+        Instant first = f.tick();
+        beat(team, "c", null, Liveness.Activity.WAITING_FOR_PERSON, first);
+        Agent again = beat(team, "c", null, Liveness.Activity.WAITING_FOR_PERSON, f.tick());
+        assertEquals(first, again.waiting().since());
+        Agent unstated = beat(team, "c", null, null, f.tick());
+        assertEquals(first, unstated.waiting().since(), "a daemon's entry without 'waiting' leaves the wait");
+        Instant input = f.tick();
+        Agent switched = beat(team, "c", null, Liveness.Activity.WAITING_FOR_INPUT, input);
+        assertEquals(new Liveness.Wait(Liveness.Waiting.INPUT, input), switched.waiting(), "a new wait starts anew");
+        assertNull(beat(team, "c", null, Liveness.Activity.IN_TURN, f.tick()).waiting());
+    }
+}
