@@ -562,8 +562,16 @@ public final class HostDaemon implements AutoCloseable {
         }
         Heartbeat withStatus = new Heartbeat((String) sig.get(0), (String) sig.get(3), hb.metadata(), hb.stats(),
                 hb.checkpoint(), hb.nextHeartbeatWithinSeconds());
-        return waitingFields ? new BatchEntry(agentId, withStatus, (String) sig.get(1),
-                Boolean.TRUE.equals(sig.get(2)) ? Boolean.TRUE : null) : new BatchEntry(agentId, withStatus);
+        if (!waitingFields) {
+            return new BatchEntry(agentId, withStatus);
+        }
+        // Waiting for input or a person; else in a turn; else waiting for nothing ("none" ends a wait).
+        String waiting = (String) sig.get(1);
+        if (waiting != null) {
+            return new BatchEntry(agentId, withStatus, waiting, null);
+        }
+        return Boolean.TRUE.equals(sig.get(2)) ? new BatchEntry(agentId, withStatus, null, Boolean.TRUE)
+                : new BatchEntry(agentId, withStatus, "none", null);
     }
 
     /** What the hooks say now, as one value: status, waiting and inTurn (with {@code waitingFields}), source. */
@@ -767,8 +775,9 @@ public final class HostDaemon implements AutoCloseable {
                 continue; // its process running is its sign of life
             }
             LocalBeats.HookState st = localBeats.hookState(a);
-            if (st.waiting() != null || (st.inTurn() && !waitingFields)) {
-                // Waiting (for input or a person) while its process lives: alive for as long as it waits.
+            if (st.waiting() != null || st.inTurn()) {
+                // Waiting (for input or a person), or in a tool call or turn, while its process lives: alive for as
+                // long as it waits or works (no allowance applies to a hosted beat: the daemon's word is the process).
                 ages.put(a, 0L);
                 continue;
             }
@@ -901,7 +910,7 @@ public final class HostDaemon implements AutoCloseable {
         private Clock clock = Clock.systemUTC();
         private Consumer<TickReport> onTick;
         private LocalBeats localBeats;
-        private boolean waitingFields;
+        private boolean waitingFields = true;
 
         private Builder(LifelineClient client, String hostId, AgentProcesses processes) {
             this.client = client;
@@ -978,8 +987,8 @@ public final class HostDaemon implements AutoCloseable {
         }
 
         /**
-         * Whether batch entries carry what the hooks said of waiting ("input", "person") and inTurn, for a server
-         * that takes them (default off).
+         * Whether batch entries carry what the hooks said of waiting ("input", "person", "none" when a wait ends)
+         * and inTurn (default on; off for a server that does not take them).
          */
         public Builder waitingFields(boolean b) {
             this.waitingFields = b;

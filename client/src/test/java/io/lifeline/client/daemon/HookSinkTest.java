@@ -89,6 +89,13 @@ class HookSinkTest {
             d.runOnce();
             assertEquals("ready", client.agent(a).status(), "the turn's end went with the next batch");
             assertEquals("input", channel.hookState(a).waiting());
+            assertEquals("input", client.agent(a).waiting().kind(), "and its wait for the next prompt");
+
+            post(channel, "claude-code", a, claude("UserPromptSubmit", ",\"prompt\":\"secret\""));
+            d.runOnce();
+            assertEquals("working", client.agent(a).status());
+            assertTrue(client.agent(a).waiting() == null || client.agent(a).waiting().kind() == null,
+                    "a new turn ends the wait: " + client.agent(a).waiting());
         }
     }
 
@@ -130,6 +137,7 @@ class HookSinkTest {
                 Thread.sleep(200);
             }
             assertEquals("person", channel.hookState(a).waiting());
+            assertEquals("person", client.agent(a).waiting().kind(), "the view says what it waits for");
         }
     }
 
