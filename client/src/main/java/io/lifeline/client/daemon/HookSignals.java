@@ -14,7 +14,7 @@ import java.util.Locale;
  */
 final class HookSignals {
     /** A hook as read: its signal, the session it named (or null), and for a failure to report its category. */
-    record Read(HookSignal signal, String session, String errorCategory) {
+    record Read(HookSignal signal, String event, String session, String errorCategory) {
     }
 
     /** The errors route's categories, as its classifier names them (context limit, transient, anything else). */
@@ -41,16 +41,17 @@ final class HookSignals {
             String c = category(e.errorText());
             category = UNKNOWN.equals(c) ? null : c;
         }
-        return new Read(s, e.sessionId(), category);
+        return new Read(s, e.event(), e.sessionId(), category);
     }
 
     static HookRuntime hookRuntime(AgentRuntime runtime) {
         return HookRuntime.fromWire(runtime.wire()).orElseThrow();
     }
 
-    private static final List<String> CONTEXT_MARKERS = List.of("context", "token limit", "too long");
+    /** The errors route's own markers, so a category here is the one the route would give the text. */
+    private static final List<String> CONTEXT_MARKERS = List.of("context", "token limit");
     private static final List<String> TRANSIENT_MARKERS = List.of("rate limit", "rate_limit", "timeout", "timed out",
-            "overloaded", "429", "500", "502", "503", "529", "server_error", "api_error", "network");
+            "overloaded", "429", "503", "529");
 
     /** The error's category, from its text; the text goes no further. */
     static String category(String error) {
@@ -68,15 +69,17 @@ final class HookSignals {
     }
 
     /**
-     * The errors route's message for a failure of this category: the category alone, in words the route's
-     * classifier files under the same category ("context" for a context limit, "rate limit" for a transient
-     * error), so nothing of the runtime's error text is stored.
+     * The errors route's message for a failure of this category, as the hook routes record it: the runtime, the
+     * event and the category, in words the route's classifier files under the same category ("context" for a context
+     * limit, "rate limit" for a transient error); nothing of the runtime's error text.
      */
-    static String errorMessage(String category) {
-        return switch (category) {
-            case CONTEXT_LIMIT -> "runtime hook reported a failure: context limit";
-            case TRANSIENT -> "runtime hook reported a failure: transient (rate limit, timeout or overload)";
-            default -> "runtime hook reported a failure: uncategorised";
+    static String errorMessage(AgentRuntime runtime, String event, String category) {
+        String what = switch (category) {
+            case CONTEXT_LIMIT -> "context limit";
+            case TRANSIENT -> "transient (rate limit, timeout or overload)";
+            default -> "unknown";
         };
+        String name = event == null ? "failure" : event.replaceAll("[^A-Za-z0-9._-]", "");
+        return runtime.wire() + " " + name + ": " + what + " (reported by the runtime's hook; its text is not kept)";
     }
 }

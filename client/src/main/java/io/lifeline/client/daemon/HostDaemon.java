@@ -604,7 +604,7 @@ public final class HostDaemon implements AutoCloseable {
             case SESSION_ENDED -> () -> sessionEnded(a, generation);
             case SESSION_STARTED -> () -> sessionStarted(a, generation);
             case FAILED, TOOL_FAILED -> h.errorCategory() == null ? null
-                    : () -> runtimeFailed(a, generation, h.errorCategory());
+                    : () -> runtimeFailed(a, generation, h);
             default -> null;
         };
         if (action == null) {
@@ -649,13 +649,14 @@ public final class HostDaemon implements AutoCloseable {
                         .toList()));
     }
 
-    private synchronized void runtimeFailed(String agentId, long generation, String category) {
+    private synchronized void runtimeFailed(String agentId, long generation, LocalBeats.Hook h) {
         if (generation != processes.generation(agentId)) {
             return;
         }
+        String category = h.errorCategory() == null ? HookSignals.UNKNOWN : h.errorCategory();
         List<String> problems = new ArrayList<>();
         try {
-            client.reportError(agentId, HookSignals.errorMessage(category == null ? HookSignals.UNKNOWN : category));
+            client.reportError(agentId, HookSignals.errorMessage(h.runtime(), h.event(), category));
         } catch (LifelineException e) {
             problems.add(agentId + ": error report failed: " + e.getMessage());
         }

@@ -51,7 +51,7 @@ public final class LocalBeats implements AutoCloseable {
     private volatile boolean fromProcesses;
 
     /** One hook as the daemon keeps it: the agent, the runtime, the signal and the session it named, no content. */
-    public record Hook(String agentId, AgentRuntime runtime, HookSignal signal, String session,
+    public record Hook(String agentId, AgentRuntime runtime, HookSignal signal, String event, String session,
             String errorCategory, Instant at) {
     }
 
@@ -230,8 +230,8 @@ public final class LocalBeats implements AutoCloseable {
             return;
         }
         Instant now = clock.instant();
-        Hook h = new Hook(agentId, runtime, read.signal(), AgentRuntime.validSession(read.session()) ? read.session()
-                : null, read.errorCategory(), now);
+        Hook h = new Hook(agentId, runtime, read.signal(), read.event(), AgentRuntime.validSession(read.session())
+                ? read.session() : null, read.errorCategory(), now);
         last.put(agentId, now);
         hooks.compute(agentId, (k, s) -> (s == null ? HookState.NONE : s).with(h));
         reply(exchange, 200, "{}");

@@ -156,9 +156,11 @@ class HookSinkTest {
 
             post(channel, "claude-code", a, claude("StopFailure", ",\"error\":\"rate_limit: secret-error-text 429\""));
             assertTrue(LocalHarness.eventually(Duration.ofSeconds(10), () -> client.agent(a).lastError() != null));
-            String stored = client.agent(a).lastError().toString();
-            assertTrue(stored.contains("TRANSIENT") || stored.contains("transient"), stored);
-            assertFalse(stored.contains("secret"), "only the category is stored: " + stored);
+            var stored = client.agent(a).lastError();
+            assertEquals("claude-code StopFailure: transient (rate limit, timeout or overload) (reported by the "
+                    + "runtime's hook; its text is not kept)", stored.path("message").asText());
+            assertEquals("transient", stored.path("category").asText());
+            assertFalse(stored.toString().contains("secret"), "only the category is stored: " + stored);
 
             post(channel, "claude-code", a, claude("SessionEnd", ",\"reason\":\"prompt_input_exit\""));
             assertTrue(LocalHarness.eventually(Duration.ofSeconds(10), () -> "offline".equals(client.agent(a).status())),
