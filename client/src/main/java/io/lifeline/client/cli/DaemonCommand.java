@@ -234,7 +234,19 @@ final class DaemonCommand extends BaseCommand {
                 }
                 processes.restartCommand(id, () -> {
                     String session = hooks.session(id);
-                    return session == null ? null : r.getValue().resumeCommand(agents.get(id), session);
+                    if (session == null) {
+                        return null;
+                    }
+                    String plain = agents.get(id);
+                    if (!plain.equals(processes.lastCommand(id)) && !hooks.heardSinceStart(id)) {
+                        // Its last start resumed the session and ended before any hook: the session may be gone.
+                        hooks.forgetSession(id);
+                        out().println("resume: " + id + "'s last start on session " + session + " ended before any "
+                                + "hook; it starts afresh");
+                        out().flush();
+                        return null;
+                    }
+                    return r.getValue().resumeCommand(plain, session);
                 });
             }
             try {

@@ -63,6 +63,7 @@ public final class CommandProcesses implements AgentProcesses, AutoCloseable {
     private final Map<String, Supplier<String>> restartCommands = new ConcurrentHashMap<>();
     private final Map<String, String> firstCommands = new ConcurrentHashMap<>();
     private final Map<String, String> sessions = new ConcurrentHashMap<>();
+    private final Map<String, String> lastCommands = new ConcurrentHashMap<>();
     private final Launcher launcher = new Launcher();
     private Process reaper;
 
@@ -163,10 +164,9 @@ public final class CommandProcesses implements AgentProcesses, AutoCloseable {
         return r == null ? -1 : r.process.pid();
     }
 
-    /** The command line the agent's current process was started with, or null. */
-    public String currentCommand(String agentId) {
-        Run r = running.get(agentId);
-        return r == null ? null : r.command;
+    /** The command line the agent's current (or, once stopped, last) process was started with, or null. */
+    public String lastCommand(String agentId) {
+        return lastCommands.get(agentId);
     }
 
     /** The exit code of the agent's last process, or null while it runs or before it started. */
@@ -252,6 +252,7 @@ public final class CommandProcesses implements AgentProcesses, AutoCloseable {
         Thread copier = new Thread(() -> copyStderr(p.getErrorStream(), logFile, self), "stderr-" + agentId);
         copier.setDaemon(true);
         Run run = new Run(p, copier, command);
+        lastCommands.put(agentId, command);
         self[0] = run;
         running.put(agentId, run);
         copier.start();

@@ -155,6 +155,20 @@ public final class LocalBeats implements AutoCloseable {
         hooks.putIfAbsent(agentId, new HookState(null, null, null, false, session, false, null));
     }
 
+    /**
+     * Whether the agent's current process has sent a hook (since its start, when {@link #reset} was called at its
+     * start).
+     */
+    public boolean heardSinceStart(String agentId) {
+        return hookState(agentId).at() != null;
+    }
+
+    /** Forgets the agent's session (a resume of it failed). */
+    public void forgetSession(String agentId) {
+        hooks.computeIfPresent(agentId, (k, s) -> new HookState(s.status(), s.source(), s.waiting(), s.inTurn(), null,
+                s.ended(), s.at()));
+    }
+
     /** Forgets what the agent's hooks said (its process was started afresh); its session id is kept. */
     public void reset(String agentId) {
         hooks.computeIfPresent(agentId, (k, s) -> new HookState(null, null, null, false, s.session(), false, null));

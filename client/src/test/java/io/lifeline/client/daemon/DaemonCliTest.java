@@ -285,6 +285,42 @@ class DaemonCliTest {
         }
     }
 
+    @Test
+    void aResumeThatEndsBeforeAnyHook_isFollowedByAFreshStart() throws Exception {
+        Assumptions.assumeTrue(new CommandProcesses(Map.of(), Map.of(), dir).supervised(), "needs setsid, setpriv");
+        String a = "dc-rt2";
+        String session = "9d0c2b7e-2222-4b3c-8d4e-5f6a7b8c9d0e";
+        client.register(RegisterAgent.of(a, a, "worker").withHost("h-rt2"));
+        Path args = dir.resolve("claude2-args");
+        Path fake = dir.resolve("claude2");
+        // A stand-in whose sessions cannot be resumed: started with --resume, it fails at once.
+        Files.writeString(fake, "#!/bin/sh\necho \"$*\" >> '" + args + "'\ncase \"$*\" in *--resume*) "
+                + "echo 'No conversation found' >&2; exit 1;; esac\nexec sleep 2719\n");
+        Files.setPosixFilePermissions(fake, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path out = dir.resolve("rt-fresh.out");
+        Process d = daemonJvm(out, dir.resolve("fresh-state"), "h-rt2", a, "'" + fake + "' -p go", "--runtime",
+                a + "=claude-code", "--restart-backoff", "0s");
+        try {
+            String ch = channel(out);
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(30), () -> lines(args).size() == 1
+                    && running("sleep 2719").size() == 1), () -> read(out));
+            assertEquals("200 {}", hook(ch, a, "{\"session_id\":\"" + session + "\",\"hook_event_name\":"
+                    + "\"SessionStart\"}"));
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(10), () -> read(out).contains("session is " + session)));
+            running("sleep 2719").forEach(ProcessHandle::destroyForcibly);
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(20), () -> lines(args).size() == 3
+                    && running("sleep 2719").size() == 1), () -> read(out) + lines(args));
+            assertEquals(List.of("-p go", "-p go --resume " + session, "-p go"), lines(args));
+            assertTrue(read(out).contains("resume: " + a + "'s last start on session " + session + " ended before any "
+                    + "hook; it starts afresh"), read(out));
+        } finally {
+            d.destroy();
+            d.waitFor(30, TimeUnit.SECONDS);
+            d.destroyForcibly();
+            running("sleep 2719").forEach(ProcessHandle::destroyForcibly);
+        }
+    }
+
     private static String read(Path p) {
         try {
             return Files.exists(p) ? Files.readString(p) : "";
