@@ -20,8 +20,8 @@ import java.util.function.Predicate;
 /**
  * A loopback reverse proxy in front of a real Lifeline Local that records each request's method and path, so a
  * test can count which path (the API's or the heartbeat URL's, {@code /lambda-url/...}) a client's calls took.
- * Everything is forwarded as it came (method, path, query, body, Authorization and Content-Type) and answered as
- * Local answered it.
+ * Everything is forwarded as it came (method, path, query, body, Authorization, Content-Type and X-Lifeline-Agent)
+ * and answered as Local answered it; the answers are kept too.
  */
 public final class CountingProxy implements AutoCloseable {
     /** One request as forwarded: {@code "POST /lambda-url/HeartbeatFunction/v1/teams/local/agents/a1/heartbeat"}. */
@@ -42,6 +42,11 @@ public final class CountingProxy implements AutoCloseable {
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
     private final List<Seen> seen = new CopyOnWriteArrayList<>();
+    private final List<Answer> answers = new CopyOnWriteArrayList<>();
+
+    /** What Local answered one request: its status and body (empty for none). */
+    public record Answer(String method, String path, int status, String body) {
+    }
 
     public CountingProxy(URI target) throws IOException {
         String t = target.toString();
@@ -61,7 +66,7 @@ public final class CountingProxy implements AutoCloseable {
                     + (in.getRawQuery() == null ? "" : "?" + in.getRawQuery()))).timeout(Duration.ofSeconds(30))
                     .method(ex.getRequestMethod(), body.length == 0 ? HttpRequest.BodyPublishers.noBody()
                             : HttpRequest.BodyPublishers.ofByteArray(body));
-            for (String h : List.of("Authorization", "Content-Type", "Accept")) {
+            for (String h : List.of("Authorization", "Content-Type", "Accept", "X-Lifeline-Agent")) {
                 String v = ex.getRequestHeaders().getFirst(h);
                 if (v != null) {
                     out.header(h, v);
@@ -82,6 +87,8 @@ public final class CountingProxy implements AutoCloseable {
                 answer.headers().firstValue(h).ifPresent(v -> ex.getResponseHeaders().add(h, v));
             }
             byte[] bytes = answer.body();
+            answers.add(new Answer(ex.getRequestMethod(), in.getPath(), answer.statusCode(),
+                    new String(bytes, java.nio.charset.StandardCharsets.UTF_8)));
             ex.sendResponseHeaders(answer.statusCode(), bytes.length == 0 ? -1 : bytes.length);
             if (bytes.length > 0) {
                 try (OutputStream o = ex.getResponseBody()) {
@@ -99,6 +106,11 @@ public final class CountingProxy implements AutoCloseable {
     /** The heartbeat URL through this proxy: Local's Function URL path. */
     public URI heartbeatUrl(URI localHeartbeatUrl) {
         return URI.create(url() + localHeartbeatUrl.getRawPath());
+    }
+
+    /** Every answer Local gave through this proxy, in order. */
+    public List<Answer> answers() {
+        return List.copyOf(answers);
     }
 
     public List<Seen> seen() {

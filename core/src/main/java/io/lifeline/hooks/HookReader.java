@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -16,7 +17,10 @@ import java.io.UncheckedIOException;
  * and its content cannot reach anything this class returns.
  */
 public final class HookReader {
-    private static final JsonFactory JSON = JsonFactory.builder().build();
+    /** The deepest nesting a hook body may have (as the API's bodies): a deeper one is refused, not walked. */
+    public static final int MAX_DEPTH = 64;
+    private static final JsonFactory JSON = JsonFactory.builder()
+            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).build()).build();
 
     /** A body that is not a JSON object. */
     public static final class HookBodyException extends IllegalArgumentException {

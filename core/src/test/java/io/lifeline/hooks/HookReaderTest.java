@@ -132,6 +132,10 @@ class HookReaderTest {
         assertThrows(HookReader.HookBodyException.class, () -> read(HookRuntime.CODEX, "{\"type\":"));
         assertThrows(HookReader.HookBodyException.class, () -> read(HookRuntime.CODEX, "{} {}"));
         assertThrows(HookReader.HookBodyException.class, () -> read(HookRuntime.CODEX, ""));
+        String deep = "{\"x\":" + "[".repeat(HookReader.MAX_DEPTH) + "]".repeat(HookReader.MAX_DEPTH) + "}";
+        assertThrows(HookReader.HookBodyException.class, () -> read(HookRuntime.CODEX, deep));
+        String deepEnough = "{\"x\":" + "[".repeat(HookReader.MAX_DEPTH - 1) + "]".repeat(HookReader.MAX_DEPTH - 1) + "}";
+        assertEquals(HookSignal.IGNORED, read(HookRuntime.CODEX, deepEnough).signal());
     }
 
     @Test

@@ -46,8 +46,8 @@ public final class HookIngest {
     /** What one event did, for the request's log line and the tests. */
     public enum Outcome { WRITTEN, COALESCED, IGNORED, JOINED, LEFT, ALREADY_GONE }
 
-    /** What was written last for an agent: the state the event reported, and when. */
-    private record Written(AgentStatus reported, Liveness.Activity activity, Instant at) {
+    /** What was written last for an agent: the status it was left in, the state the event reported, and when. */
+    private record Written(AgentStatus status, AgentStatus reported, Liveness.Activity activity, Instant at) {
     }
 
     private final AgentStore agents;
@@ -98,17 +98,18 @@ public final class HookIngest {
             return Outcome.COALESCED;
         }
         Outcome outcome = Outcome.WRITTEN;
+        Agent after;
         try {
-            agents.heartbeat(hb, now);
+            after = agents.heartbeat(hb, now, likely(key));
         } catch (LifelineException ex) {
             if (!"REJOIN_REQUIRED".equals(ex.code())) {
                 throw ex;
             }
             agents.join(team, agentId, now);
-            agents.heartbeat(hb, now);
+            after = agents.heartbeat(hb, now, AgentStatus.READY);
             outcome = Outcome.JOINED;
         }
-        remember(key, new Written(hb.reported(), hb.activity(), now));
+        remember(key, new Written(after.status(), hb.reported(), hb.activity(), now));
         return outcome;
     }
 
@@ -164,6 +165,12 @@ public final class HookIngest {
             return false;
         }
         return Duration.between(w.at(), now).compareTo(coalesce) < 0 && !now.isBefore(w.at());
+    }
+
+    /** The status this instance last left the agent in (its first write's guess), or null. */
+    private synchronized AgentStatus likely(String key) {
+        Written w = last.get(key);
+        return w == null ? null : w.status();
     }
 
     private synchronized void remember(String key, Written w) {

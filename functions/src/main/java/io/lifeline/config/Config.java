@@ -79,7 +79,7 @@ public record Config(
                         Duration.ofSeconds(positive(env, "WAITING_FOR_PERSON_ALLOWANCE_SECONDS", 8 * 3600)),
                         Duration.ofSeconds(positive(env, "AWAITING_INPUT_ALERT_SECONDS", 300))),
                 // Repeated hook events of one agent in one state within this window are not written again.
-                Duration.ofSeconds(nonNegative(env, "HOOK_COALESCE_SECONDS", 30)));
+                Duration.ofSeconds(nonNegative(env, "HOOK_COALESCE_SECONDS", 60)));
     }
 
     private static String required(Map<String, String> env, String name) {

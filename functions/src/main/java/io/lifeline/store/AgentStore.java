@@ -274,7 +274,16 @@ public final class AgentStore {
      * returns the current item and a second write makes the change, conditional on the status it saw.
      */
     public Agent heartbeat(Heartbeat hb, Instant now) {
-        return heartbeat(hb, now, now, null);
+        return heartbeat(hb, now, now, null, null);
+    }
+
+    /**
+     * A heartbeat whose caller knows the status the agent is likely in ({@code likely}, from what it wrote last): when
+     * the beat reports another, the first attempt is already the change from {@code likely}, so a change costs one
+     * write, not a refused one and a second. A wrong guess costs what an unknown one does.
+     */
+    public Agent heartbeat(Heartbeat hb, Instant now, AgentStatus likely) {
+        return heartbeat(hb, now, now, null, likely);
     }
 
     /**
@@ -284,11 +293,11 @@ public final class AgentStore {
      * item naming the lease {@code hostId}, so the sweep judges it from there too (DESIGN.md section 11).
      */
     public Agent hostedBeat(Heartbeat hb, Instant now, Instant beatAt, String hostId) {
-        return heartbeat(hb, now, beatAt, hostId);
+        return heartbeat(hb, now, beatAt, hostId, null);
     }
 
-    private Agent heartbeat(Heartbeat hb, Instant now, Instant beatAt, String hostId) {
-        AgentStatus expected = hb.reported();
+    private Agent heartbeat(Heartbeat hb, Instant now, Instant beatAt, String hostId, AgentStatus likely) {
+        AgentStatus expected = hb.reported() != null && likely != null && likely.isAlive() ? likely : hb.reported();
         Instant at = now;
         for (int attempt = 0; attempt < STATUS_RACE_ATTEMPTS; attempt++) {
             Update u = new Update(table, AgentItems.key(hb.team(), hb.agentId()));

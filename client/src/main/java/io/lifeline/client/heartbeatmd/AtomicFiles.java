@@ -14,11 +14,11 @@ import java.nio.file.StandardOpenOption;
  * Writes a file so a reader sees the old bytes or the new, never a mix: temp file, fsync, rename, fsync folder. The
  * new file keeps the old one's permissions (the temp file is created 0600; a rewrite must not change who may read).
  */
-final class AtomicFiles {
+public final class AtomicFiles {
     private AtomicFiles() {
     }
 
-    static void write(Path target, String text) throws IOException {
+    public static void write(Path target, String text) throws IOException {
         Path dir = target.toAbsolutePath().getParent();
         Path temp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp");
         try {

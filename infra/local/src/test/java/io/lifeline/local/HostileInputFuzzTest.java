@@ -266,7 +266,7 @@ class HostileInputFuzzTest {
         ok(call(base, f.admin, "POST", "/v1/teams/local/agents/fz-a1/join", null), 200);
         ok(call(base, f.admin, "POST", "/v1/teams/local/tasks", "{\"taskId\":\"fz-t1\",\"title\":\"T\"}"), 201);
         f.realIds.putAll(Map.of("agentId", "fz-a1", "taskId", "fz-t1", "hostId", "fz-h1", "keyId",
-                doomed.keyId(), "commandId", "fz-c1", "file", "app.js"));
+                doomed.keyId(), "commandId", "fz-c1", "file", "app.js", "runtime", "claude-code"));
         return f;
     }
 
@@ -428,10 +428,14 @@ class HostileInputFuzzTest {
                     }
                 }
                 default -> {
-                    sub = pick(List.of("truncated", "malformed", "wrong-type", "huge-number", "deep", "too-long",
+                    // A runtime's hook body is any JSON object by design (unknown fields, any types: only a few names
+                    // are read), so only what is not one object, or is deeper or larger than its limits, is hostile.
+                    boolean hook = route.path().contains("/hooks/");
+                    sub = pick(hook ? List.of("truncated", "malformed", "deep", "not-object", "oversize")
+                            : List.of("truncated", "malformed", "wrong-type", "huge-number", "deep", "too-long",
                             "at-limit-plus-unknown", "unicode-id", "lone-surrogate", "invalid-utf8", "duplicate-key",
                             "unknown-field", "missing-field", "not-object", "oversize"));
-                    body = hostileBody(route, sub);
+                    body = hook && sub.equals("oversize") ? hookOversize(route) : hostileBody(route, sub);
                     if (body == null) {
                         sub = "unknown-field";
                         body = withField(route.exampleBody(), "__proto__", Json.object().put("admin", true));
@@ -463,6 +467,13 @@ class HostileInputFuzzTest {
                 case "agentId" -> f.realIds.get("agentId");
                 default -> "5";
             };
+        }
+
+        /** A hook body past its own limit (Lambda's 6 MB) and under the gateway's. */
+        private byte[] hookOversize(Route route) {
+            ObjectNode b = route.exampleBody().deepCopy();
+            b.put("tool_response", "p".repeat(Limits.MAX_HOOK_BODY_BYTES + 1 + random.nextInt(100_000)));
+            return utf8(Json.write(b));
         }
 
         /** A body that no handler may accept; null when this kind cannot apply to the route's body. */

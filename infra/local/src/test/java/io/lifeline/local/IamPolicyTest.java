@@ -138,7 +138,8 @@ class IamPolicyTest {
      */
     @Test
     void priming_whenThePolicyLacksGetItem_isRecordedAsDeniedAndDoesNotThrow(@TempDir Path dir) throws Exception {
-        Path template = variant(dir, "Action: [dynamodb:UpdateItem, dynamodb:GetItem]", "Action: dynamodb:UpdateItem");
+        Path template = variant(dir, "Action: [dynamodb:UpdateItem, dynamodb:GetItem, dynamodb:ConditionCheckItem]",
+                "Action: [dynamodb:UpdateItem, dynamodb:ConditionCheckItem]");
         try (TestStack stack = TestStack.builder().template(template).build().expectingDenials()) {
             assertFalse(stack.host.prime("HeartbeatFunction"));
             assertEquals(List.of(new PolicyGuard.Call("HeartbeatFunction", "dynamodb:GetItem", "LedgerTable", false)),
@@ -149,7 +150,8 @@ class IamPolicyTest {
     /** A handler's call that its policy lacks fails as in AWS: AccessDeniedException, and the request is a 500. */
     @Test
     void heartbeat_whenThePolicyLacksUpdateItem_isRefusedAsAwsWould(@TempDir Path dir) throws Exception {
-        Path template = variant(dir, "Action: [dynamodb:UpdateItem, dynamodb:GetItem]", "Action: dynamodb:GetItem");
+        Path template = variant(dir, "Action: [dynamodb:UpdateItem, dynamodb:GetItem, dynamodb:ConditionCheckItem]",
+                "Action: [dynamodb:GetItem, dynamodb:ConditionCheckItem]");
         try (TestStack stack = TestStack.builder().template(template).build().expectingDenials()) {
             ok(stack.ready("a1"));
             TestStack.Reply r = stack.heartbeat("a1", "{}");

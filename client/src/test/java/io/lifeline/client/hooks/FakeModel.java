@@ -1,0 +1,349 @@
+package io.lifeline.client.hooks;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * A model server on 127.0.0.1 (a free port) speaking just enough of four wire formats for a coding-agent runtime
+ * to finish one real turn: Anthropic Messages (SSE; and {@code HEAD /}), OpenAI Responses (SSE), OpenAI Chat
+ * Completions (SSE) and Gemini {@code generateContent} / {@code streamGenerateContent?alt=sse}. While the
+ * conversation holds no tool result it answers one call of the runtime's shell tool running {@code command}; then
+ * {@code finalText}. A request offering no shell tool (titles, routing, next-speaker checks) gets a short text.
+ */
+public final class FakeModel implements AutoCloseable {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /**
+     * Gemini's side calls expect JSON text: its routers read model_choice or complexity_reasoning and
+     * complexity_score, the next-speaker check next_speaker.
+     */
+    private static final String SIDE_TEXT = "{\"reasoning\":\"fake\",\"model_choice\":\"flash\",\"complexity_reasoning\":"
+            + "\"fake\",\"complexity_score\":1,\"next_speaker\":\"user\"}";
+
+    private final HttpServer server;
+    private final ExecutorService executor;
+    private final String command;
+    private final String finalText;
+    private final List<String> requests = new CopyOnWriteArrayList<>();
+
+    private FakeModel(String command, String finalText) throws IOException {
+        this.command = command;
+        this.finalText = finalText;
+        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 32);
+        executor = Executors.newFixedThreadPool(4, r -> {
+            Thread t = new Thread(r, "fake-model");
+            t.setDaemon(true);
+            return t;
+        });
+        server.createContext("/", this::handle);
+        server.setExecutor(executor);
+        server.start();
+    }
+
+    public static FakeModel start(String command, String finalText) throws IOException {
+        return new FakeModel(command, finalText);
+    }
+
+    /** {@code http://127.0.0.1:PORT}. */
+    public URI url() {
+        return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
+    }
+
+    /** "METHOD path" of every request, in order, and what was answered ("tool", "text" or "side"). */
+    public List<String> requests() {
+        return List.copyOf(requests);
+    }
+
+    /** How many answers were a shell tool call. */
+    public long toolCalls() {
+        return requests.stream().filter(r -> r.endsWith(" -> tool")).count();
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        executor.shutdownNow();
+    }
+
+    private void handle(HttpExchange ex) throws IOException {
+        try (ex) {
+            String path = ex.getRequestURI().getPath();
+            String query = ex.getRequestURI().getRawQuery();
+            byte[] body = ex.getRequestBody().readAllBytes();
+            if (!"POST".equals(ex.getRequestMethod())) {
+                requests.add(ex.getRequestMethod() + " " + path);
+                ex.sendResponseHeaders(path.equals("/") ? 200 : 404, -1);
+                return;
+            }
+            JsonNode req = body.length == 0 ? JSON.createObjectNode() : JSON.readTree(body);
+            String answer;
+            if (path.endsWith("/messages/count_tokens")) {
+                answer = "count";
+                json(ex, JSON.createObjectNode().put("input_tokens", 10));
+            } else if (path.endsWith("/messages")) {
+                answer = anthropic(ex, req);
+            } else if (path.endsWith("/responses")) {
+                answer = responses(ex, req);
+            } else if (path.endsWith("/chat/completions")) {
+                answer = chat(ex, req);
+            } else if (path.contains(":generateContent") || path.contains(":streamGenerateContent")) {
+                answer = gemini(ex, req, path.contains(":stream") && query != null && query.contains("alt=sse"),
+                        path.contains(":stream"));
+            } else {
+                answer = "404";
+                ex.sendResponseHeaders(404, -1);
+            }
+            requests.add("POST " + path + " -> " + answer);
+        } catch (RuntimeException e) {
+            requests.add("error " + e);
+            throw e;
+        }
+    }
+
+    // ---- Anthropic Messages ----
+
+    private String anthropic(HttpExchange ex, JsonNode req) throws IOException {
+        String tool = toolNamed(req.path("tools"), n -> n.path("name").asText(), "Bash");
+        boolean done = false;
+        for (JsonNode m : req.path("messages")) {
+            for (JsonNode part : m.path("content")) {
+                done |= "tool_result".equals(part.path("type").asText());
+            }
+        }
+        String model = req.path("model").asText("fake");
+        ObjectNode message = JSON.createObjectNode().put("id", "msg_fake").put("type", "message")
+                .put("role", "assistant").put("model", model);
+        message.putArray("content");
+        message.putNull("stop_reason").putNull("stop_sequence");
+        message.putObject("usage").put("input_tokens", 10).put("output_tokens", 1);
+        boolean call = tool != null && !done;
+        ObjectNode block;
+        ObjectNode delta;
+        if (call) {
+            block = JSON.createObjectNode().put("type", "tool_use").put("id", "toolu_fake1").put("name", tool);
+            block.putObject("input");
+            ObjectNode input = JSON.createObjectNode().put("command", command).put("description", "Run the command");
+            delta = JSON.createObjectNode().put("type", "input_json_delta").put("partial_json", input.toString());
+        } else {
+            block = JSON.createObjectNode().put("type", "text").put("text", "");
+            delta = JSON.createObjectNode().put("type", "text_delta").put("text", tool == null ? "Fake" : finalText);
+        }
+        if (!req.path("stream").asBoolean(false)) {
+            ArrayNode content = message.putArray("content");
+            if (call) {
+                ObjectNode use = content.addObject().put("type", "tool_use").put("id", "toolu_fake1").put("name", tool);
+                use.set("input", JSON.createObjectNode().put("command", command));
+            } else {
+                content.addObject().put("type", "text").put("text", delta.path("text").asText());
+            }
+            message.put("stop_reason", call ? "tool_use" : "end_turn");
+            json(ex, message);
+            return call ? "tool" : tool == null ? "side" : "text";
+        }
+        Sse sse = new Sse(ex);
+        sse.event("message_start", JSON.createObjectNode().put("type", "message_start").set("message", message));
+        ObjectNode start = JSON.createObjectNode().put("type", "content_block_start").put("index", 0);
+        start.set("content_block", block);
+        sse.event("content_block_start", start);
+        ObjectNode d = JSON.createObjectNode().put("type", "content_block_delta").put("index", 0);
+        d.set("delta", delta);
+        sse.event("content_block_delta", d);
+        sse.event("content_block_stop", JSON.createObjectNode().put("type", "content_block_stop").put("index", 0));
+        ObjectNode md = JSON.createObjectNode().put("type", "message_delta");
+        md.putObject("delta").put("stop_reason", call ? "tool_use" : "end_turn").putNull("stop_sequence");
+        md.putObject("usage").put("output_tokens", 5);
+        sse.event("message_delta", md);
+        sse.event("message_stop", JSON.createObjectNode().put("type", "message_stop"));
+        sse.close();
+        return call ? "tool" : tool == null ? "side" : "text";
+    }
+
+    // ---- OpenAI Responses ----
+
+    private String responses(HttpExchange ex, JsonNode req) throws IOException {
+        String tool = toolNamed(req.path("tools"), n -> n.path("name").asText(), "exec_command", "shell");
+        boolean done = false;
+        for (JsonNode item : req.path("input")) {
+            done |= "function_call_output".equals(item.path("type").asText());
+        }
+        boolean call = tool != null && !done;
+        ObjectNode item;
+        if (call) {
+            ObjectNode args = "shell".equals(tool)
+                    ? (ObjectNode) JSON.createObjectNode().set("command", JSON.createArrayNode().add("sh").add("-c")
+                    .add(command))
+                    : JSON.createObjectNode().put("cmd", command);
+            item = JSON.createObjectNode().put("type", "function_call").put("id", "fc_fake1")
+                    .put("call_id", "call_fake1").put("name", tool).put("arguments", args.toString())
+                    .put("status", "completed");
+        } else {
+            item = JSON.createObjectNode().put("type", "message").put("id", "msg_fake1").put("role", "assistant")
+                    .put("status", "completed");
+            item.putArray("content").addObject().put("type", "output_text")
+                    .put("text", tool == null ? "Fake" : finalText).putArray("annotations");
+        }
+        ObjectNode response = JSON.createObjectNode().put("id", "resp_fake").put("object", "response")
+                .put("created_at", 0).put("model", req.path("model").asText("fake-model"));
+        Sse sse = new Sse(ex);
+        ObjectNode created = response.deepCopy().put("status", "in_progress");
+        created.putArray("output");
+        sse.event("response.created", JSON.createObjectNode().put("type", "response.created").set("response", created));
+        ObjectNode added = JSON.createObjectNode().put("type", "response.output_item.added").put("output_index", 0);
+        added.set("item", item);
+        sse.event("response.output_item.added", added);
+        ObjectNode doneItem = JSON.createObjectNode().put("type", "response.output_item.done").put("output_index", 0);
+        doneItem.set("item", item);
+        sse.event("response.output_item.done", doneItem);
+        ObjectNode completed = response.deepCopy().put("status", "completed");
+        completed.putArray("output").add(item);
+        completed.putObject("usage").put("input_tokens", 10).put("output_tokens", 5).put("total_tokens", 15)
+                .<ObjectNode>set("input_tokens_details", JSON.createObjectNode().put("cached_tokens", 0))
+                .set("output_tokens_details", JSON.createObjectNode().put("reasoning_tokens", 0));
+        sse.event("response.completed", JSON.createObjectNode().put("type", "response.completed")
+                .set("response", completed));
+        sse.close();
+        return call ? "tool" : tool == null ? "side" : "text";
+    }
+
+    // ---- OpenAI Chat Completions ----
+
+    private String chat(HttpExchange ex, JsonNode req) throws IOException {
+        String tool = toolNamed(req.path("tools"), n -> n.path("function").path("name").asText(), "bash");
+        boolean done = false;
+        for (JsonNode m : req.path("messages")) {
+            done |= "tool".equals(m.path("role").asText());
+        }
+        boolean call = tool != null && !done;
+        Sse sse = new Sse(ex);
+        ObjectNode delta = JSON.createObjectNode().put("role", "assistant");
+        if (call) {
+            ObjectNode args = JSON.createObjectNode().put("command", command).put("description", "Run the command");
+            delta.putArray("tool_calls").addObject().put("index", 0).put("id", "call_fake1").put("type", "function")
+                    .putObject("function").put("name", tool).put("arguments", args.toString());
+        } else {
+            delta.put("content", tool == null ? "Fake" : finalText);
+        }
+        sse.data(chunk(req, delta, null));
+        ObjectNode last = chunk(req, JSON.createObjectNode(), call ? "tool_calls" : "stop");
+        last.putObject("usage").put("prompt_tokens", 10).put("completion_tokens", 5).put("total_tokens", 15);
+        sse.data(last);
+        sse.raw("data: [DONE]\n\n");
+        sse.close();
+        return call ? "tool" : tool == null ? "side" : "text";
+    }
+
+    private static ObjectNode chunk(JsonNode req, ObjectNode delta, String finish) {
+        ObjectNode c = JSON.createObjectNode().put("id", "chatcmpl-fake").put("object", "chat.completion.chunk")
+                .put("created", 0).put("model", req.path("model").asText("fake-model"));
+        ObjectNode choice = c.putArray("choices").addObject().put("index", 0);
+        choice.set("delta", delta);
+        if (finish == null) {
+            choice.putNull("finish_reason");
+        } else {
+            choice.put("finish_reason", finish);
+        }
+        return c;
+    }
+
+    // ---- Gemini ----
+
+    private String gemini(HttpExchange ex, JsonNode req, boolean sse, boolean stream) throws IOException {
+        String tool = null;
+        for (JsonNode t : req.path("tools")) {
+            String found = toolNamed(t.path("functionDeclarations"), n -> n.path("name").asText(), "run_shell_command");
+            tool = tool == null ? found : tool;
+        }
+        boolean done = false;
+        for (JsonNode c : req.path("contents")) {
+            for (JsonNode part : c.path("parts")) {
+                done |= part.has("functionResponse");
+            }
+        }
+        boolean call = tool != null && !done;
+        ObjectNode answer = JSON.createObjectNode();
+        ObjectNode candidate = answer.putArray("candidates").addObject();
+        ObjectNode part = candidate.putObject("content").put("role", "model").putArray("parts").addObject();
+        if (call) {
+            part.putObject("functionCall").put("name", tool).putObject("args").put("command", command);
+        } else {
+            part.put("text", tool == null ? SIDE_TEXT : finalText);
+        }
+        candidate.put("finishReason", "STOP").put("index", 0);
+        answer.putObject("usageMetadata").put("promptTokenCount", 10).put("candidatesTokenCount", 5)
+                .put("totalTokenCount", 15);
+        answer.put("modelVersion", "fake");
+        if (sse) {
+            Sse s = new Sse(ex);
+            s.data(answer);
+            s.close();
+        } else if (stream) {
+            json(ex, JSON.createArrayNode().add(answer));
+        } else {
+            json(ex, answer);
+        }
+        return call ? "tool" : tool == null ? "side" : "text";
+    }
+
+    // ---- helpers ----
+
+    private static String toolNamed(JsonNode tools, java.util.function.Function<JsonNode, String> name,
+            String... wanted) {
+        for (String w : wanted) {
+            for (JsonNode t : tools) {
+                if (w.equals(name.apply(t))) {
+                    return w;
+                }
+            }
+        }
+        return null;
+    }
+
+    private static void json(HttpExchange ex, JsonNode body) throws IOException {
+        byte[] bytes = JSON.writeValueAsBytes(body);
+        ex.getResponseHeaders().set("Content-Type", "application/json");
+        ex.sendResponseHeaders(200, bytes.length);
+        ex.getResponseBody().write(bytes);
+    }
+
+    /** A text/event-stream answer, written as it goes. */
+    private static final class Sse {
+        private final OutputStream out;
+
+        Sse(HttpExchange ex) throws IOException {
+            ex.getResponseHeaders().set("Content-Type", "text/event-stream");
+            ex.getResponseHeaders().set("Cache-Control", "no-cache");
+            ex.sendResponseHeaders(200, 0);
+            out = ex.getResponseBody();
+        }
+
+        void event(String name, JsonNode data) throws IOException {
+            raw("event: " + name + "\ndata: " + JSON.writeValueAsString(data) + "\n\n");
+        }
+
+        void data(JsonNode data) throws IOException {
+            raw("data: " + JSON.writeValueAsString(data) + "\n\n");
+        }
+
+        void raw(String s) throws IOException {
+            out.write(s.getBytes(StandardCharsets.UTF_8));
+            out.flush();
+        }
+
+        void close() throws IOException {
+            out.close();
+        }
+    }
+}
