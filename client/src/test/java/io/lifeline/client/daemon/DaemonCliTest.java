@@ -158,7 +158,7 @@ class DaemonCliTest {
             second = daemonJvm(dir.resolve("second.out"), state, "h-k9", "dc-k9", command);
             Process s = second;
             assertTrue(LocalHarness.eventually(Duration.ofSeconds(60), () -> running("sleep 3142").size() == 1
-                    && read(dir.resolve("second.out")).contains("round:")),
+                    && running("sleep 3141").size() == 1 && read(dir.resolve("second.out")).contains("round:")),
                     () -> "the restarted daemon runs it again: " + read(dir.resolve("second.out")));
             assertEquals(1, running("sleep 3141").size(), "one copy");
             // Its own state records the one command it runs, with the start time the system gives it.
@@ -256,7 +256,9 @@ class DaemonCliTest {
             assertTrue(read(out2).contains("resuming: " + a + "'s claude-code session " + session), read(out2));
             assertTrue(LocalHarness.eventually(Duration.ofSeconds(10), () -> lines(args).size() == 3), () -> read(out2));
             assertEquals("-p go --resume " + session, lines(args).get(2));
-            assertEquals(1, running("sleep 2718").size(), "one copy");
+            // The stand-in writes its arguments, then becomes its long sleep: one copy once it has.
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(10), () -> running("sleep 2718").size() == 1),
+                    () -> "one copy: " + running("sleep 2718"));
             assertTrue(LocalHarness.eventually(Duration.ofSeconds(30), () -> "ready".equals(client.agent(a).status())),
                     () -> read(out2));
 

@@ -85,8 +85,10 @@ class ProcessTruthTest {
             TransitionView last = client.agent(a).lastTransition();
             assertEquals("reported_failure", last.trigger());
             assertEquals("failure reported: killed by signal 9 (KILL)", last.reason());
-            assertTrue(reports.stream().flatMap(r -> r.exits().stream())
-                    .anyMatch(e -> e.startsWith(a + ": killed by signal 9 (KILL); reported dead ")), reports.toString());
+            // The exit pass tells of its report once the crash report is answered: a moment after the status read.
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(10), () -> reports.stream()
+                    .flatMap(r -> r.exits().stream())
+                    .anyMatch(e -> e.startsWith(a + ": killed by signal 9 (KILL); reported dead "))), reports::toString);
         }
     }
 
