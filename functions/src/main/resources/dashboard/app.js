@@ -156,6 +156,15 @@
     return m ? { view: "agent", agentId: decodeURIComponent(m[1]) } : { view: "team" };
   }
 
+  /** A link such as a burst digest's, #status=dead: the team view, filtered to that status (then the plain hash). */
+  function applyStatusLink() {
+    var m = (location.hash || "").match(/^#status=([a-z_]+)$/);
+    var select = $("status-filter");
+    if (!m || !select) { return; }
+    if (Array.prototype.some.call(select.options, function (o) { return o.value === m[1]; })) { select.value = m[1]; }
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+
   function show(view) {
     $("login").hidden = view !== "login";
     $("team-view").hidden = view !== "team";
@@ -851,6 +860,7 @@
     $("revive-no").addEventListener("click", cancelRevive);
     $("revive-yes").addEventListener("click", revive);
     window.addEventListener("hashchange", function () {
+      applyStatusLink();
       state.focusView = true;
       resetRevive();
       state.polling = false;
@@ -859,6 +869,7 @@
     setInterval(tick, 1000);
     var team = sessionStorage.getItem("lifeline.team");
     var key = sessionStorage.getItem("lifeline.key");
+    applyStatusLink();
     if (team && key) { state.team = team; state.key = key; start(); } else { signOut(null); }
   });
 })();

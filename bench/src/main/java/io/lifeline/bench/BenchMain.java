@@ -13,7 +13,7 @@ import java.util.Map;
 /**
  * {@code java -jar bench/target/lifeline-bench.jar [--quick] [--only=1,2,...] [--sizes=1000,10000]
  * [--history-agents=N]}: measures the figures of
- * issue 7 side by side with their references, prints the table and writes bench/results/latest.json.
+ * BENCHMARKS.md side by side with their references, prints the table and writes bench/results/latest.json.
  * Exits 0 when it ran; it asserts no timings.
  */
 public final class BenchMain {

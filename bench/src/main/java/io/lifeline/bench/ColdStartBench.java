@@ -75,9 +75,9 @@ final class ColdStartBench {
     }
 
     /**
-     * Figure 4b, for the choice of Lambda runtime and JIT flags (docs/decisions.md): the same heartbeat handler
-     * on each JDK named by {@code -Dlifeline.coldJavaHomes=home1,home2} (default: the running one), with C1
-     * only ({@code TieredStopAtLevel=1}, what the template sets) and with full tiered compilation: the wall
+     * Figure 4b, for the choice of Lambda runtime and JIT flags (docs/design/deploy-and-cost/decisions.md): the same
+     * heartbeat handler on each JDK named by {@code -Dlifeline.coldJavaHomes=home1,home2} (default: the running one),
+     * with C1 only ({@code TieredStopAtLevel=1}, what the template sets) and with full tiered compilation: the wall
      * time to the first answer, and then 1,000 more heartbeats against DynamoDB Local, whose time is mostly
      * the store's but shows what the flags cost a warm container.
      */

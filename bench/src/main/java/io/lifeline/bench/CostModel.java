@@ -211,9 +211,40 @@ public final class CostModel {
     public record Workload(String name, int agents, double beatSeconds, int agentsPerRequest, boolean viaUrl,
                            double tasksPerAgentDay, double historyBytesPerAgent, double liveItemBytes,
                            double sweepUnitsPerAgent, double deathsPerAgentMonth, double dashboardHours,
-                           int dashboardTeamAgents, double writeUnitsPerAgentBeat) {
+                           int dashboardTeamAgents, double writeUnitsPerAgentBeat, double changesPerAgentMonth,
+                           boolean hookEvents) {
+        public Workload(String name, int agents, double beatSeconds, int agentsPerRequest, boolean viaUrl,
+                        double tasksPerAgentDay, double historyBytesPerAgent, double liveItemBytes,
+                        double sweepUnitsPerAgent, double deathsPerAgentMonth, double dashboardHours,
+                        int dashboardTeamAgents, double writeUnitsPerAgentBeat) {
+            this(name, agents, beatSeconds, agentsPerRequest, viaUrl, tasksPerAgentDay, historyBytesPerAgent,
+                    liveItemBytes, sweepUnitsPerAgent, deathsPerAgentMonth, dashboardHours, dashboardTeamAgents,
+                    writeUnitsPerAgentBeat, 0, false);
+        }
+
         public boolean hosted() {
             return writeUnitsPerAgentBeat != 1.0;
+        }
+
+        /**
+         * 1,000 hook-driven agents ({@link #HOOKS}'s session), each hook event one request to the heartbeat function
+         * through the Function URL: {@code beatSeconds} is the month's seconds per event, and a coalesced event writes
+         * nothing ({@code writeUnitsPerAgentBeat}: writes per event, as HookCostTest counts them).
+         */
+        static Workload hooksDirect(String name, Sweep s) {
+            return new Workload(name, 1_000, SECONDS_PER_MONTH / HOOKS.eventsPerAgentMonth(), 1, true, 0, 0,
+                    s.itemBytes(), s.unitsWithoutHistory(), 1, 0, 0, HOOKS.writesPerAgentMonth()
+                    / HOOKS.eventsPerAgentMonth(), HOOKS.changesPerAgentMonth(), true);
+        }
+
+        /**
+         * The same agents under `lifeline daemon`: their hooks go to the daemon on loopback (no request), the daemon
+         * renews a host lease of {@code perHost} agents every 30 s, and each status change still writes the agent's
+         * item and goes through the outbox.
+         */
+        static Workload hooksViaDaemon(String name, int perHost, double writeUnitsPerAgentBeat, Sweep s) {
+            return new Workload(name, 1_000, 30, perHost, true, 0, 0, s.itemBytes(), s.unitsWithoutHistory(), 1, 0,
+                    0, writeUnitsPerAgentBeat, HOOKS.changesPerAgentMonth(), false);
         }
 
         /** Beats only (1 death per agent-month), 30 s. */
@@ -234,6 +265,41 @@ public final class CostModel {
                     176, 100, writeUnitsPerAgentBeat);
         }
     }
+
+    /**
+     * A hook-driven agent's month, from the real runs' event counts: it works {@code busyHours} a month in turns of
+     * {@code toolCallsPerTurn} tool calls every {@code turnMinutes}; Claude Code sends 2n + 3 events a turn of n tool
+     * calls inside a session (UserPromptSubmit, PreToolUse and PostToolUse per call, PostToolBatch, Stop; Codex one
+     * more, its notify; Gemini CLI 3n + 5) and 2 a session (SessionStart, SessionEnd); {@code sessionsPerDay} on
+     * {@code busyDays}. A turn writes at most {@code writesPerTurn} times (HookCostTest counts it with the default
+     * 60 s coalescing window) and changes status twice (working, then ready: each a transition the outbox
+     * publishes); a session's join and leave are two more of each.
+     */
+    public record HookSession(double busyHours, double turnMinutes, int toolCallsPerTurn, double sessionsPerDay,
+                              double busyDays, int writesPerTurn) {
+        double turnsPerAgentMonth() {
+            return busyHours * 60 / turnMinutes;
+        }
+
+        double sessionsPerAgentMonth() {
+            return sessionsPerDay * busyDays;
+        }
+
+        double eventsPerAgentMonth() {
+            return turnsPerAgentMonth() * (2.0 * toolCallsPerTurn + 3) + 2 * sessionsPerAgentMonth();
+        }
+
+        double writesPerAgentMonth() {
+            return turnsPerAgentMonth() * writesPerTurn + 2 * sessionsPerAgentMonth();
+        }
+
+        double changesPerAgentMonth() {
+            return turnsPerAgentMonth() * 2 + 2 * sessionsPerAgentMonth();
+        }
+    }
+
+    /** 176 busy hours (8 h on 22 days), a turn of 10 tool calls every 5 minutes, 4 sessions a day. */
+    static final HookSession HOOKS = new HookSession(176, 5, 10, 4, 22, 5);
 
     /**
      * Section 2's figures the bill uses, as one input: read units per alive agent per sweep with and without 30 days
@@ -426,7 +492,11 @@ public final class CostModel {
                     fmt(requests) + " x " + fmt(Math.ceil(beatMillis)) + " ms billed at " + d.memoryGb() + " GB ("
                             + (w.agentsPerRequest() == 1 || w.hosted() ? "the handler's measured time"
                                     : w.agentsPerRequest() + " x the handler's measured time") + ")");
-            if (w.hosted()) {
+            if (w.hookEvents()) {
+                double wru = beats * w.writeUnitsPerAgentBeat();
+                lines.add(BEATS, "DynamoDB writes (hook events: " + fmt(w.writeUnitsPerAgentBeat())
+                        + " WRU an event, the rest coalesced)", wru * p.wruPerMillion() / 1e6, fmt(wru) + " WRU");
+            } else if (w.hosted()) {
                 double wru = beats * w.writeUnitsPerAgentBeat();
                 lines.add(BEATS, "DynamoDB writes (host lease: 1 WRU a renewal for " + w.agentsPerRequest()
                         + " agents, measured " + fmt(w.writeUnitsPerAgentBeat()) + " WRU an agent-beat)",
@@ -468,7 +538,8 @@ public final class CostModel {
 
         // ---- work: tasks, status changes, the publisher, deaths ----------------------------------------------
         double tasks = n * w.tasksPerAgentDay() * 30;
-        double changes = tasks * a.changesPerTask() + (w.tasksPerAgentDay() > 0 ? n * a.changesPerAgentDay() * 30 : 0);
+        double changes = tasks * a.changesPerTask() + (w.tasksPerAgentDay() > 0 ? n * a.changesPerAgentDay() * 30 : 0)
+                + n * w.changesPerAgentMonth();
         double deaths = n * w.deathsPerAgentMonth();
         if (n > 0) {
             // Counts that are 0 are not published: each metric is billed for the hours it has something to count.
@@ -593,7 +664,9 @@ public final class CostModel {
                 Workload.hosted("1,000 busy, host lease of 10, API", 10, false, hosted10, s),
                 Workload.beats("100,000 agents, single, URL", 100_000, 1, true, s),
                 Workload.beats("100,000 agents, batched 10, URL", 100_000, 10, true, s),
-                Workload.beats("100,000 agents, single, API", 100_000, 1, false, s));
+                Workload.beats("100,000 agents, single, API", 100_000, 1, false, s),
+                Workload.hooksDirect("1,000 hook-driven agents, direct, URL", s),
+                Workload.hooksViaDaemon("1,000 hook-driven agents, daemon, lease of 10", 10, hosted10, s));
     }
 
     static Bill find(List<Bill> bills, String name) {
@@ -690,6 +763,15 @@ public final class CostModel {
         report.add("6", "1,000 agents, host lease of 25, via the URL: liveness $ per agent-month",
                 find(bills, "1,000 busy, host lease of 25, URL").livenessPerAgent(), "USD", "host lease of 10",
                 ten.livenessPerAgent(), null, null);
+        Bill hooks = find(bills, "1,000 hook-driven agents, direct, URL");
+        Bill hooksDaemon = find(bills, "1,000 hook-driven agents, daemon, lease of 10");
+        report.add("6", "hook-driven agent-month (" + fmt(HOOKS.eventsPerAgentMonth()) + " events, "
+                + fmt(HOOKS.changesPerAgentMonth()) + " status changes), direct via the URL: total $ (liveness + the "
+                + "status changes' outbox)", hooks.totalPerAgent(), "USD", "liveness alone", hooks.livenessPerAgent(),
+                "<= 0.15", hooks.totalPerAgent() <= 0.15);
+        report.add("6", "hook-driven agent-month through the daemon (host lease of 10): liveness $",
+                hooksDaemon.livenessPerAgent(), "USD", "with the status changes' outbox", hooksDaemon.totalPerAgent(),
+                "<= 0.02", hooksDaemon.livenessPerAgent() <= 0.02);
         report.add("6", "100,000 agents, single / batched 10, via the URL: total $ per agent-month",
                 find(bills, "100,000 agents, single, URL").totalPerAgent(), "USD", "batched 10",
                 find(bills, "100,000 agents, batched 10, URL").totalPerAgent(), null, null);

@@ -88,7 +88,7 @@ final class DetectionBench {
     }
 
     /**
-     * Figure 5 for hosted agents (issue 13): the same timing; agents in hosts of 10, each host renewing its lease
+     * Figure 5 for hosted agents: the same timing; agents in hosts of 10, each host renewing its lease
      * every 250 ms (its daemon stays alive) with each agent's time since its last local beat; each agent hangs (its
      * local beats stop, its process runs) at a different moment over one second. For each, the time from its last
      * sign of life (the {@code heartbeatTs} its host's batch was answered with) to its death, against the same bound.

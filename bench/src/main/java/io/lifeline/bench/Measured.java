@@ -6,7 +6,7 @@ public final class Measured {
     public double heartbeatWriteUnits = Double.NaN;
     public double heartbeatRequests = Double.NaN;
     public double batchedWriteUnitsPerAgent = Double.NaN;
-    /** A plain batch through a host lease of 10 / 25 agents (issue 13): write and read units per agent. */
+    /** A plain batch through a host lease of 10 / 25 agents: write and read units per agent. */
     public double hosted10WriteUnitsPerAgent = Double.NaN;
     public double hosted25WriteUnitsPerAgent = Double.NaN;
     public double hostedReadUnitsPerAgent = Double.NaN;

@@ -16,7 +16,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What a heartbeat costs to watch, measured from the handlers' real output (issue 18): log bytes a beat written by
+ * What a heartbeat costs to watch, measured from the handlers' real output: log bytes a beat written by
  * the heartbeat function (and, on the HTTP API path, by the authorizer), key look-ups (GetItems) a beat, through
  * the Function URL and through the HTTP API, one agent and a daemon's batch of 25, at 30 s beats on a test clock
  * (counts, never times). Then the observability and ingress lines per agent-month those figures price at, for

@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Figure 7 (issue 14, item 2): the outbox's lag under load in Lifeline Local. For {@code seconds}, {@code beats}
+ * Figure 7: the outbox's lag under load in Lifeline Local. For {@code seconds}, {@code beats}
  * heartbeats a second reach the front door over HTTP, {@code changes} of them a second change the agent's status
  * (working and ready by report, alternately), so the live table's stream carries every beat and the publisher is
  * invoked only for the changes (FilterCriteria). The lag of a change is the time from its transition (its {@code at},

@@ -86,7 +86,7 @@ public final class StoreCost {
                     }
                 }));
         for (int hostSize : new int[] {10, 25}) {
-            // A daemon's batch through its host lease (issue 13): its agents linked by a first batch, then the plain
+            // A daemon's batch through its host lease: its agents linked by a first batch, then the plain
             // batch measured, once per sample.
             List<String> hosted = new ArrayList<>();
             String host = "host-" + hostSize;

@@ -32,13 +32,13 @@ import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
  * claimed and completed, a leave with a reason and a rejoin, an error that asked for a session rotation, a task
  * held at the end); its history is what the real outbox and handlers wrote for that day (transition records,
  * both copies of every event, tasks, its side item with metadata and checkpoint near their 4 KB limits and a
- * 4 KB last error), copied per day and agent with BatchWriteItem (DESIGN.md section 9: history goes to the
+ * 4 KB last error), copied per day and agent with BatchWriteItem (history goes to the
  * ledger, the sweep scans the live table only).
  */
 public final class SweepBench {
     static final int AGENTS_PER_TEAM = 100;
     static final int SEGMENTS = 4;
-    /** Tasks the sample agent claims and completes in its day (issue 11: 20 tasks a day each). */
+    /** Tasks the sample agent claims and completes in its day (20 tasks a day each). */
     static final int TASKS_A_DAY = 20;
     static final int HISTORY_DAYS = 30;
     /** The template's EventRetentionDays default: the event log keeps a week. */

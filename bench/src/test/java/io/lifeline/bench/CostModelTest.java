@@ -90,7 +90,7 @@ class CostModelTest {
         assertEquals(SWEEPS * 0.060 * 1.0 * 1.33334e-5, l.get("sweep: Lambda duration"), 1e-12);
         assertEquals(0, idle.group(CostModel.BEATS) + idle.group(CostModel.WORK));
         assertEquals(idle.lines().stream().mapToDouble(CostModel.Line::usd).sum(), idle.total(), 1e-12);
-        assertTrue(idle.total() <= 1.0, "issue 11: an idle deployment at list prices: " + idle.total());
+        assertTrue(idle.total() <= 1.0, "an idle deployment at list prices: " + idle.total());
         CostModel.Bill full = CostModel.bill(idle.workload(), deployment(true), MEASURES, ASSUMED, PRICES);
         assertEquals((deployment(true).alarmMetrics() - 3) * 0.10, full.total() - idle.total(), 1e-9,
                 "the full set differs by its alarm metrics only");
@@ -117,7 +117,7 @@ class CostModelTest {
         // The authorizer keeps Tracing Active: 1,000 keys every 300 s is 3.3 runs a second, 1 + 5% of the rest.
         assertEquals(CostModel.tracesPerMonth(1_000 / 300.0, ASSUMED) * 5.0 / 1e6,
                 api.usd("X-Ray traces (heartbeat + authorizer)"), 1e-12);
-        // Issue 18: a single agent at 30 s through the URL, logs and traces included, at most $0.10 a month.
+        // A single agent at 30 s through the URL, logs and traces included, at most $0.10 a month.
         assertTrue(url.livenessPerAgent() <= 0.10, "URL: " + url.livenessPerAgent());
         assertTrue(api.livenessPerAgent() - url.livenessPerAgent() > 0.0864, "API Gateway's $0.0864 and more");
     }
@@ -182,7 +182,7 @@ class CostModelTest {
         assertEquals(1_000 * BEATS / 10 * 0.004 * 1.33334e-5, ten.usd("heartbeat Lambda duration"), 1e-12);
         assertTrue(ten.livenessPerAgent() < batched.livenessPerAgent());
         assertTrue(many.livenessPerAgent() < ten.livenessPerAgent());
-        assertTrue(ten.livenessPerAgent() <= 0.02, "issue 13: hosts of 10 via the URL: " + ten.livenessPerAgent());
+        assertTrue(ten.livenessPerAgent() <= 0.02, "hosts of 10 via the URL: " + ten.livenessPerAgent());
     }
 
     @Test
@@ -219,5 +219,23 @@ class CostModelTest {
         byte[] bundled = CostModel.Deployment.template().getBytes(StandardCharsets.UTF_8);
         byte[] repo = java.nio.file.Files.readAllBytes(java.nio.file.Path.of("..", "template.yaml"));
         assertEquals(new String(repo, StandardCharsets.UTF_8), new String(bundled, StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void hookDrivenAgents_payPerEventRequest_aWriteOnlyPerUncoalescedEvent_andTheirStatusChanges() {
+        CostModel.HookSession h = CostModel.HOOKS;
+        assertEquals(2_112, h.turnsPerAgentMonth(), 1e-9);
+        assertEquals(2_112 * 23 + 2 * 88, h.eventsPerAgentMonth(), 1e-9);
+        assertEquals(2_112 * 2 + 2 * 88, h.changesPerAgentMonth(), 1e-9);
+        CostModel.Bill direct = named("1,000 hook-driven agents, direct, URL");
+        CostModel.Bill daemon = named("1,000 hook-driven agents, daemon, lease of 10");
+        double events = 1_000 * h.eventsPerAgentMonth();
+        assertEquals(events * 0.2 / 1e6, direct.usd("heartbeat Lambda requests"), 1e-6);
+        assertEquals(1_000 * h.writesPerAgentMonth() * 0.625 / 1e6, direct.usd("DynamoDB writes (hook events"), 1e-6);
+        assertEquals(direct.usd("publisher per change: Lambda"), daemon.usd("publisher per change: Lambda"), 1e-9,
+                "a status change costs the same however it arrives");
+        System.out.printf("hook-driven agent-month: direct liveness %.4f total %.4f; daemon liveness %.4f total %.4f%n",
+                direct.livenessPerAgent(), direct.totalPerAgent(), daemon.livenessPerAgent(), daemon.totalPerAgent());
+        assertTrue(direct.totalPerAgent() <= 0.15, "direct: " + direct.totalPerAgent());
     }
 }

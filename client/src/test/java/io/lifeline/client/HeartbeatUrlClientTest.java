@@ -15,7 +15,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The SDK with a heartbeat URL (issue 18): single and batch heartbeats go there, in the Function URL's event
+ * The SDK with a heartbeat URL: single and batch heartbeats go there, in the Function URL's event
  * shape through Lifeline Local's second path, and every other call goes to the API URL.
  */
 class HeartbeatUrlClientTest {

@@ -7,9 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The repository's README.md, read by tests that run what it tells a reader to run (the "Use it from your agent
- * runtime" section's opencode.json entry, MCP client entry and command lines), so the README cannot drift from
- * what works.
+ * The repository's README.md and docs pages, read by tests that run what they tell a reader to run (docs/mcp.md's
+ * opencode.json entry, MCP client entry and command lines), so the docs cannot drift from what works.
  */
 public final class Readme {
     private Readme() {
@@ -17,10 +16,15 @@ public final class Readme {
 
     /** README.md of the repository (tests run in the module's directory, one below it). */
     public static String text() throws IOException {
+        return page("README.md");
+    }
+
+    /** A page of the repository's docs, by its path from the root, e.g. {@code docs/mcp.md}. */
+    public static String page(String path) throws IOException {
         Path here = Path.of("").toAbsolutePath();
         for (Path p = here; p != null; p = p.getParent()) {
             if (Files.exists(p.resolve("README.md")) && Files.exists(p.resolve("template.yaml"))) {
-                return Files.readString(p.resolve("README.md"));
+                return Files.readString(p.resolve(path));
             }
         }
         throw new IOException("no README.md above " + here);

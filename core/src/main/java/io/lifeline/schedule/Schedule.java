@@ -4,7 +4,7 @@ import java.time.Instant;
 import java.time.ZoneId;
 
 /**
- * When an agent is expected to send heartbeats: one of the seed-003 schedule forms, bound to a time zone.
+ * When an agent is expected to send heartbeats: one of the schedule forms, bound to a time zone.
  * Made only by {@link Schedules#parse}; immutable and safe to share between threads.
  *
  * <p>The forms and how each reads a wall clock:

@@ -18,7 +18,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Parses the seed-003 schedule forms. Everything a caller can get wrong is refused with
+ * Parses the schedule forms (every, cron, daily, hourly, at). Everything a caller can get wrong is refused with
  * {@link InvalidScheduleException} with a sentence for a person (the API answers it as 400 INVALID_SCHEDULE).
  *
  * <p>Accepted, after trimming surrounding whitespace (prefixes are lower case):

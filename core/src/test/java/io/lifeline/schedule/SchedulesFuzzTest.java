@@ -54,7 +54,7 @@ class SchedulesFuzzTest {
         }
     }
 
-    /** The inputs Jazzer found that cron-utils fails on with ArrayIndexOutOfBoundsException (issue 17). */
+    /** The inputs Jazzer found that cron-utils fails on with ArrayIndexOutOfBoundsException. */
     @ParameterizedTest
     @ValueSource(strings = {"cron:9-17/ * * * *", "cron:0| 1|2 * * *", "cron:*/ * * * *", "cron:0 9-17/ * * *"})
     void parse_cronTheLibraryFailsOn_isInvalidScheduleWithAPlainMessage(String expression) {

@@ -1,7 +1,7 @@
 package io.lifeline.agent;
 
 /**
- * Counters an agent reports with its heartbeats (seed 002). Null fields were never reported.
+ * Counters an agent reports with its heartbeats. Null fields were never reported.
  * {@code restartsLastHour} is how often the agent's host restarted it in the hour before the report (a daemon's
  * crash loop shows here).
  */

@@ -3,7 +3,7 @@ package io.lifeline.agent;
 import java.util.Locale;
 import java.util.Optional;
 
-/** The six stored statuses of an agent (seed 004). Only {@link #READY} and {@link #WORKING} expect heartbeats. */
+/** The six stored statuses of an agent. Only {@link #READY} and {@link #WORKING} expect heartbeats. */
 public enum AgentStatus {
     OFFLINE, READY, WORKING, DEAD, RESTARTING, DEAD_FAILED_REVIVE;
 
@@ -26,7 +26,7 @@ public enum AgentStatus {
     }
 
     /**
-     * A status an agent may report about itself on a heartbeat: {@code ready|working}, or seed 000's
+     * A status an agent may report about itself on a heartbeat: {@code ready|working}, or the heartbeat protocol's
      * aliases {@code idle} (= ready) and {@code active} (= working).
      */
     public static Optional<AgentStatus> fromReported(String value) {

@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Seed 001's three error categories: a context limit rotates the session, a transient API error is retried
- * with backoff (2 s, 4 s, 8 s), anything else is recorded for a person to look at.
+ * The error-handling protocol's three error categories: a context limit rotates the session, a transient API error is
+ * retried with backoff (2 s, 4 s, 8 s), anything else is recorded for a person to look at.
  */
 public final class ErrorClassifier {
 
@@ -14,7 +14,7 @@ public final class ErrorClassifier {
     public record Classification(Category category, String action, List<Integer> retryDelaysSeconds) {
     }
 
-    /** Backoff for transient errors, in seconds (seed 001). */
+    /** Backoff for transient errors, in seconds. */
     public static final List<Integer> TRANSIENT_RETRY_DELAYS_SECONDS = List.of(2, 4, 8);
 
     private static final List<String> CONTEXT_LIMIT_MARKERS = List.of("context", "token limit");

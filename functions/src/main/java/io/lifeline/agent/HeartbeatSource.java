@@ -3,7 +3,7 @@ package io.lifeline.agent;
 import java.util.Optional;
 
 /**
- * Where a heartbeat came from (seed 001). The SDK event sources imply a status: an idle session means the
+ * Where a heartbeat came from. The SDK event sources imply a status: an idle session means the
  * agent is ready, an updated session or a finished tool call means it is working.
  */
 public enum HeartbeatSource {

@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * Seed 002's crash-recovery answer: a saved checkpoint is offered back when it exists, is not older than
- * {@code maxAge}, and the session that saved it has gone quiet (not alive, or past its deadline).
+ * The crash-recovery answer: a saved checkpoint is offered back when it exists, is not older
+ * than {@code maxAge}, and the session that saved it has gone quiet (not alive, or past its deadline).
  */
 public final class Recovery {
 

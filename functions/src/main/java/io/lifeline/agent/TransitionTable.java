@@ -15,7 +15,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The agent status FSM of DESIGN.md section 2, as data, in exactly one place. Every status write in the
+ * The agent status FSM (docs/state-machine.md), as data, in exactly one place. Every status write in the
  * store is a conditional write whose condition is "status is one of {@link Rule#from()}".
  */
 public final class TransitionTable {
@@ -38,7 +38,7 @@ public final class TransitionTable {
         add(Trigger.HEARTBEAT_EXPIRED, EnumSet.of(READY, WORKING), DEAD, "sweep");
         add(Trigger.REPORTED_FAILURE, EnumSet.of(READY, WORKING), DEAD, "host");
         add(Trigger.LEAVE, EnumSet.of(READY, WORKING), OFFLINE, "agent");
-        // A host's daemon gave up restarting a crash-looping agent (issue 15): whatever the agent's death and
+        // A host's daemon gave up restarting a crash-looping agent: whatever the agent's death and
         // revive had reached, it ends unrecoverable until someone decides (join, revive or cleanup).
         add(Trigger.HOST_GAVE_UP, EnumSet.of(READY, WORKING, DEAD, RESTARTING), DEAD_FAILED_REVIVE, "host");
         // dead_failed_revive -> restarting: an operator's manual revive starts the flow again.

@@ -16,7 +16,7 @@ import java.util.Optional;
 /**
  * The HTTP API's Lambda authorizer (payload 2.0, simple responses, cached by the Authorization header).
  * It says who the caller is: their team, scope and key id go into the request context. It lets unknown keys
- * through with an empty context, so the handler answers DESIGN.md's JSON 401 rather than the gateway's bare
+ * through with an empty context, so the handler answers the API's JSON 401 rather than the gateway's bare
  * 403; handlers refuse every request without a team in the context, except an operator key on an operator route.
  */
 public final class AuthorizerHandler

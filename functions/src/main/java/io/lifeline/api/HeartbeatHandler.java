@@ -171,8 +171,9 @@ public final class HeartbeatHandler extends HttpApiHandler {
     }
 
     /**
-     * Seed 000's answer: success, heartbeatTs, nextDeadline (always a time: {@link HeartbeatAdvice#NO_DEADLINE}
-     * when no further beat is expected), agentStatus; and the interval to beat at, which the SDK follows.
+     * The heartbeat protocol's answer: success, heartbeatTs, nextDeadline (always a time:
+     * {@link HeartbeatAdvice#NO_DEADLINE} when no further beat is expected), agentStatus; and the interval to beat at,
+     * which the SDK follows.
      */
     private ObjectNode beat(ApiRequest request, Heartbeat hb, Instant now) {
         Agent after = agents.heartbeat(hb, now);
@@ -187,7 +188,7 @@ public final class HeartbeatHandler extends HttpApiHandler {
         return answer(after, hb, config);
     }
 
-    /** Seed 000's answer for an agent as written. */
+    /** The heartbeat protocol's answer for an agent as written. */
     static ObjectNode answer(Agent after, Heartbeat hb, Config config) {
         ObjectNode body = Json.object().put("success", true);
         Json.putTime(body, "heartbeatTs", after.heartbeatAt());

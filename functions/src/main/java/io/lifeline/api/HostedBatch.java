@@ -23,11 +23,11 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * A daemon's batch that names its host (DESIGN.md section 11): one renewal of the host lease carries every
+ * A daemon's batch that names its host: one renewal of the host lease carries every
  * agent's lease beat; an agent's item is written only when something about it changes (its first beat through
  * this host, a status it reports that differs, data sent, or no answer cached on the lease, as after a death),
  * and the lease's answer is then cached, so the next plain beat of it costs nothing more. Every agent still gets
- * seed 000's answer, in order.
+ * The heartbeat protocol's answer, in order.
  */
 final class HostedBatch {
     private final AgentStore agents;
@@ -122,7 +122,10 @@ final class HostedBatch {
                 && (hb.reported() == null || hb.reported() == cached.status());
     }
 
-    /** Seed 000's answer from the lease: the sign of life is the local beat, the deadline one stale-after on. */
+    /**
+     * The heartbeat protocol's answer from the lease: the sign of life is the local beat, the deadline one stale-after
+     * on.
+     */
     private ObjectNode cachedAnswer(HostLease.Cached cached, Instant beatAt) {
         ObjectNode body = Json.object().put("success", true);
         Json.putTime(body, "heartbeatTs", beatAt);

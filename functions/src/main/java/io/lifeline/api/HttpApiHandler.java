@@ -17,7 +17,7 @@ import java.util.Map;
 /**
  * The shared front of every API function: finds the route by its route key, checks that the caller's key
  * belongs to the path's team and has the route's scope (before anything is read, so a key of another team
- * learns nothing), runs it, and turns every failure into the JSON error of DESIGN.md section 4.
+ * learns nothing), runs it, and turns every failure into the API's JSON error (docs/api.md).
  */
 public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPEvent, APIGatewayV2HTTPResponse> {
 
@@ -209,7 +209,7 @@ public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPE
         java.time.Instant now = metricsClock == null ? null : metricsClock.instant();
         if (summary != null) {
             // A property, not a metric: AWS/Lambda's Invocations counts the requests for free, and no alarm watches
-            // it ($0.30 a month; docs/decisions.md, "An idle deployment under $1 a month").
+            // it ($0.30 a month; docs/design/deploy-and-cost/decisions.md, "An idle deployment under $1 a month").
             summary.note(Metrics.HEARTBEATS, request.acceptedCount());
             if (keyCache != null) {
                 summary.note(Metrics.KEY_LOOKUPS, keyCache.drainLookups());

@@ -26,7 +26,7 @@ public final class TeamHandler extends HttpApiHandler {
     static final List<String> EVENT_TYPES = List.of("AgentStatusChanged", "TasksReassigned", "LeaderNotified",
             "MassStaleSuspected", "SessionRotationRequested", "AgentRestartRequested", "AdminKeyMinted",
             "HostLeaseExpired", "HostLeaseRestored", "FleetMassStaleSuspected", "FleetMassStaleResolved",
-            "AgentAwaitingInput", "AgentInputResumed");
+            "AgentAwaitingInput", "AgentInputResumed", "AlertBurstStarted", "AlertDigest", "AlertBurstResolved");
 
     private final TeamStore teams;
     private final EventLog events;

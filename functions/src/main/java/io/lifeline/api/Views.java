@@ -12,7 +12,7 @@ import io.lifeline.support.Json;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
-/** How agents, tasks and transitions look on the wire (DESIGN.md section 4). */
+/** How agents, tasks and transitions look on the wire. */
 final class Views {
     /** Top-level checkpoint keys listed in its summary; the rest are only counted. */
     static final int MAX_SUMMARY_KEYS = 20;

@@ -36,7 +36,16 @@ public record Config(
         Duration metricsSummaryInterval,
         Duration offlineRetention,
         io.lifeline.agent.Liveness.Allowances allowances,
-        Duration hookCoalesceWindow) {
+        Duration hookCoalesceWindow,
+        AlertBursts alertBursts) {
+
+    /**
+     * Digests for bursts (docs/alerts-noise.md): past {@code threshold} alertable deaths in one {@code window}
+     * (windows aligned to the epoch), the window's further deaths reach people in one digest at its end, naming up
+     * to {@code named} agents.
+     */
+    public record AlertBursts(int threshold, Duration window, int named) {
+    }
 
     public static Config fromEnvironment(Map<String, String> env) {
         return new Config(
@@ -79,7 +88,10 @@ public record Config(
                         Duration.ofSeconds(positive(env, "WAITING_FOR_PERSON_ALLOWANCE_SECONDS", 8 * 3600)),
                         Duration.ofSeconds(positive(env, "AWAITING_INPUT_ALERT_SECONDS", 300))),
                 // Repeated hook events of one agent in one state within this window are not written again.
-                Duration.ofSeconds(nonNegative(env, "HOOK_COALESCE_SECONDS", 60)));
+                Duration.ofSeconds(nonNegative(env, "HOOK_COALESCE_SECONDS", 60)),
+                new AlertBursts((int) positive(env, "ALERT_BURST_THRESHOLD", 1),
+                        Duration.ofSeconds(positive(env, "ALERT_BURST_WINDOW_SECONDS", 60)),
+                        (int) positive(env, "ALERT_DIGEST_NAMED_AGENTS", 20)));
     }
 
     private static String required(Map<String, String> env, String name) {

@@ -12,7 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What follows an agent's death (seed 000/001), done by the outbox so that it happens even if the writer
+ * What follows an agent's death, done by the outbox so that it happens even if the writer
  * that killed the agent stopped right after: its in-progress task goes back to pending with no assignee,
  * and the team's leader gets an inbox notice. Both writes are conditional and keyed by the death, so a
  * replay changes nothing. A leave ends a life too: its task is handed back here as well (the leave route

@@ -7,7 +7,7 @@ import io.lifeline.support.Json;
 import java.time.Instant;
 
 /**
- * The event catalogue (DESIGN.md section 5): how each change in the table is told on the bus. Events are
+ * The event catalogue: how each change in the table is told on the bus. Events are
  * small: ids, statuses and a reason, never metadata or checkpoints.
  */
 public final class EventCatalogue {
@@ -24,6 +24,10 @@ public final class EventCatalogue {
     public static final String AGENT_INPUT_RESUMED = "AgentInputResumed";
     public static final String FLEET_MASS_STALE_SUSPECTED = "FleetMassStaleSuspected";
     public static final String FLEET_MASS_STALE_RESOLVED = "FleetMassStaleResolved";
+    /** Digests for bursts (docs/alerts-noise.md): a window past its threshold, its digest, its end. */
+    public static final String ALERT_BURST_STARTED = "AlertBurstStarted";
+    public static final String ALERT_DIGEST = "AlertDigest";
+    public static final String ALERT_BURST_RESOLVED = "AlertBurstResolved";
 
     private EventCatalogue() {
     }
@@ -39,6 +43,13 @@ public final class EventCatalogue {
             Json.putIfPresent(d, "reason", t.reason());
             if (t.to() == AgentStatus.DEAD || t.to() == AgentStatus.DEAD_FAILED_REVIVE) {
                 d.put("reviveFlow", reviveFlow(d));
+            }
+            if (c.cause() != null) {
+                // The host silence this death follows from, also on the changes after it and on its return: the
+                // alert rules leave those to the host's incident (docs/alerts-noise.md).
+                d.set("cause", Json.object().put("kind", io.lifeline.agent.HostIncidents.HOST_SILENT)
+                        .put("hostId", c.cause().hostId())
+                        .put("expiredAt", c.cause().expiredAt().toString()));
             }
             d.put("seq", t.seq()).put("at", t.at().toString());
             return new LifelineEvent(c.team(), AGENT_STATUS_CHANGED, id, t.at(), d);
@@ -88,6 +99,11 @@ public final class EventCatalogue {
             }
             // The silence's id, which its HostLeaseRestored carries too (PagerDuty's dedup key for the host).
             d.put("expiredAt", c.at().toString());
+            // One incident per physical host: a further lease of it names the lease that leads (the rules page once).
+            Json.putIfPresent(d, "partOf", c.partOf());
+            if (c.leases() > 1) {
+                d.put("leases", c.leases());
+            }
             d.put("at", c.at().toString());
             return new LifelineEvent(c.team(), HOST_LEASE_EXPIRED, id, c.at(), d);
         }
@@ -98,6 +114,7 @@ public final class EventCatalogue {
             if (c.renewedAt() != null) {
                 d.put("renewedAt", c.renewedAt().toString());
             }
+            Json.putIfPresent(d, "partOf", c.partOf());
             d.put("at", at.toString());
             return new LifelineEvent(c.team(), HOST_LEASE_RESTORED, id, at, d);
         }
@@ -155,7 +172,7 @@ public final class EventCatalogue {
      * template.yaml's {@code ReviveOnDeathRule} matches on: {@code to} is {@code dead} and a {@code hostId} is
      * present (someone can be asked to restart the agent). A {@code dead_failed_revive} is the flow's (or the
      * host's) last word: no flow will handle it. Alert rules use it to page for deaths nobody is bringing back and
-     * to send a lower-urgency alert for the ones the flow is handling (issue 19, item 3).
+     * to send a lower-urgency alert for the ones the flow is handling.
      */
     static boolean reviveFlow(ObjectNode detail) {
         return AgentStatus.DEAD.wire().equals(detail.path("to").asText()) && detail.hasNonNull("hostId");

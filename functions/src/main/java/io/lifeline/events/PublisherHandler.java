@@ -73,6 +73,8 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
     private final OutboxParking parking;
     private final EventBridgePublisher bus;
     private final java.time.Clock clock;
+    /** Which deaths reach people one by one and which in their window's digest (docs/alerts-noise.md). */
+    private final AlertBursts bursts;
     /** Handle different items of a batch at once; idle threads end after 30 s. */
     private final ExecutorService workers = workers();
     /** Sequence number -> when this container first saw it fail transiently. */
@@ -92,6 +94,8 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
                 new TeamStore(wiring.dynamo(), tables), new InboxStore(wiring.dynamo(), tables, config.eventRetention()));
         this.eventLog = new EventLog(wiring.dynamo(), tables, config.eventRetention());
         this.parking = new OutboxParking(wiring.dynamo(), tables, config.transitionRetention());
+        this.bursts = new AlertBursts(new io.lifeline.store.AlertWindowStore(wiring.dynamo(), tables,
+                config.eventRetention()), config.alertBursts());
         this.bus = config.eventBusName() == null ? null
                 : new EventBridgePublisher(wiring.eventBridge().get(), config.eventBusName(), PUT_EVENTS_BACKOFF);
     }
@@ -396,8 +400,15 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
         List<LifelineEvent> events = new ArrayList<>();
         List<Finish> finishes = new ArrayList<>();
         for (StreamChanges.Change change : StreamChanges.decode(oldImage, newImage)) {
-            events.add(EventCatalogue.of(change));
+            LifelineEvent event = EventCatalogue.of(change);
+            events.add(event);
             if (change instanceof StreamChanges.StatusChanged c) {
+                // Every change is published; a death in a burst is marked for its window's digest.
+                AlertBursts.Decision burst = bursts.decide(c);
+                if (burst.burst() != null) {
+                    event.detail().put("burst", burst.burst().toString());
+                }
+                events.addAll(burst.raised());
                 transitions.record(new TransitionLog.Change(c.team(), c.agentId(), c.transition()));
                 DeathFollowUp.FollowUp followUp = deaths.handle(c);
                 followUp.told().forEach(caused -> events.add(EventCatalogue.of(caused)));

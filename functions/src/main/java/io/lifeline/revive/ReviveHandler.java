@@ -209,7 +209,7 @@ public final class ReviveHandler implements RequestHandler<Map<String, Object>, 
     /**
      * Records the error on the agent. If this execution had put the agent in {@code restarting} and nothing
      * changed since, the agent moves on to {@code dead_failed_revive}: no flow drives it any more, and it
-     * must not stay {@code restarting} (seed 004's visibility rule), while an operator can revive it again.
+     * must not stay {@code restarting} (the status model's visibility rule), while an operator can revive it again.
      */
     private Answer recordError(ReviveStep s) {
         Instant now = clock.instant();

@@ -72,15 +72,27 @@ final class AgentItems {
     /**
      * The outbox mark: set by every write that carries a fact for the bus (a transition, a restart command, a
      * session rotation), removed by every other write. The stream mapping's FilterCriteria passes only records
-     * whose new image carries it, so heartbeats and misses never invoke the publisher (DESIGN.md section 9).
+     * whose new image carries it, so heartbeats and misses never invoke the publisher.
      */
     static final String OUTBOX = "ob";
     /**
      * The host lease the agent beats through (its host id as the daemon's batch named it), set by the first beat
-     * through it that is written to the item; the sweep then judges the agent from that lease too (DESIGN.md
-     * section 11). Kept when the agent beats directly: it is then judged from the later of the two.
+     * through it that is written to the item; the sweep then judges the agent from that lease too.
+     * Kept when the agent beats directly: it is then judged from the later of the two.
      */
     static final String LEASE = "lease";
+    /**
+     * The host silence the agent's death followed from (docs/alerts-noise.md): a map {@code h} (the lease) and
+     * {@code x} (its flag's time, ms), set by the sweep's death of an agent whose lease is silent and removed by
+     * every change that makes the agent alive again, whose record still reads it from the old image.
+     */
+    static final String HOST_CAUSE = "hc";
+    /**
+     * When the agent's dead spell began (ms): set by the first change into dead or dead_failed_revive, kept through
+     * the changes while not alive, removed by the change that makes it alive or offline (whose record reads it from
+     * the old image). The alert window its death counted in (docs/alerts-noise.md).
+     */
+    static final String DIED_AT = "dAt";
     /** The newest restart command issued for the agent (a map), stamped by the write that issues it. */
     static final String RESTART_COMMAND = "rc";
     /** Session rotations requested for the agent (a context-limit error), and the newest one's time. */
@@ -118,7 +130,7 @@ final class AgentItems {
      * still being the newest): its details, now on its ledger record, and the stamps that only carried facts to the
      * bus (a replay, a restart command, a session rotation's time), whose stream records carry their own images.
      * The sweep reads every byte of the live item four times a minute; none of these is read by the sweep or by a
-     * heartbeat (docs/decisions.md, 2026-11-25).
+     * heartbeat (docs/design/storage/decisions.md, 2026-11-25).
      */
     static final java.util.List<String> PUBLISHED_DETAILS = java.util.List.of(T_FROM, T_TRIGGER, T_REASON, REPLAY_SEQ,
             REPLAY_AT, RESTART_COMMAND, ROTATED_AT);
@@ -126,7 +138,41 @@ final class AgentItems {
     private AgentItems() {
     }
 
-    /** The agent item's key on the live table: a partition of its own (DESIGN.md section 9). */
+    /** Stamps the host silence a death follows from (with the death's own transition stamp). */
+    static void stampHostCause(Update u, io.lifeline.agent.HostIncidents.Cause cause) {
+        u.set(HOST_CAUSE, AttributeValue.fromM(Map.of("h", s(cause.hostId()), "x", ms(cause.expiredAt()))));
+    }
+
+    /**
+     * The host silence a change carries: the one on the new image (a death of it, or a change while still dead of
+     * it), or for a change back to alive, the one it removed.
+     */
+    static io.lifeline.agent.HostIncidents.Cause hostCause(Map<String, AttributeValue> before,
+                                                          Map<String, AttributeValue> after,
+                                                          io.lifeline.agent.Transition t) {
+        io.lifeline.agent.HostIncidents.Cause now = hostCause(after);
+        if (now != null) {
+            return now;
+        }
+        return t.to().isAlive() && t.from() != null && !t.from().isAlive() ? hostCause(before) : null;
+    }
+
+    /** When the dead spell this change belongs to began: on the new image, or for its end, on the old one. */
+    static Instant diedAt(Map<String, AttributeValue> before, Map<String, AttributeValue> after) {
+        Instant now = instant(after, DIED_AT);
+        return now != null ? now : before == null ? null : instant(before, DIED_AT);
+    }
+
+    private static io.lifeline.agent.HostIncidents.Cause hostCause(Map<String, AttributeValue> item) {
+        AttributeValue v = item == null ? null : item.get(HOST_CAUSE);
+        if (v == null || !v.hasM() || v.m().get("h") == null || v.m().get("x") == null) {
+            return null;
+        }
+        return new io.lifeline.agent.HostIncidents.Cause(v.m().get("h").s(),
+                java.time.Instant.ofEpochMilli(Long.parseLong(v.m().get("x").n())));
+    }
+
+    /** The agent item's key on the live table: a partition of its own. */
     static Map<String, AttributeValue> key(String team, String agentId) {
         return Map.of(Keys.PK, s(Keys.agentScope(team, agentId)), Keys.SK, s(Keys.AGENT_SK));
     }
@@ -226,6 +272,14 @@ final class AgentItems {
         u.set(T_AT, ms(now));
         u.setExpression(T_SEQ, u.name(T_SEQ) + " + " + u.value(n(1)));
         u.set(OUTBOX, AttributeValue.fromBool(true));
+        if (to.isAlive()) {
+            u.remove(HOST_CAUSE);
+        }
+        if (to.isAlive() || to == AgentStatus.OFFLINE) {
+            u.remove(DIED_AT);
+        } else if (to == AgentStatus.DEAD || to == AgentStatus.DEAD_FAILED_REVIVE) {
+            u.setExpression(DIED_AT, "if_not_exists(" + u.name(DIED_AT) + ", " + u.value(ms(now)) + ")");
+        }
         if (!to.isAlive()) {
             // A life ends here: its hold on a task ends in the same write, and so does any wait.
             u.remove(HOLD).remove(WAIT_INPUT).remove(WAIT_PERSON);

@@ -290,7 +290,7 @@ public final class AgentStore {
      * A beat through a host lease that must be written to the agent's item (its first through this host, a status
      * change, data sent, or no answer cached on the lease): the heartbeat above, with the sign of life at
      * {@code beatAt} (the agent's last local beat as its daemon reported it, never after {@code now}) and the
-     * item naming the lease {@code hostId}, so the sweep judges it from there too (DESIGN.md section 11).
+     * item naming the lease {@code hostId}, so the sweep judges it from there too.
      */
     public Agent hostedBeat(Heartbeat hb, Instant now, Instant beatAt, String hostId) {
         return heartbeat(hb, now, beatAt, hostId, null);
@@ -452,18 +452,55 @@ public final class AgentStore {
                 u -> { });
     }
 
-    /** A host reports its agent crashed: alive -> dead at once. */
+    /**
+     * A host reports its agent crashed: alive -> dead at once. While the lease the agent beats through is silent, the
+     * death is stamped with that silence ({@link #hostSilence}), as the sweep's deaths of its agents are.
+     */
     public Agent fail(String team, String agentId, String reason, Instant now) {
+        io.lifeline.agent.HostIncidents.Cause cause = hostSilence(team, agentId);
         return transition(team, agentId, Trigger.REPORTED_FAILURE, reason == null ? "failure reported by host" : reason,
-                now, u -> { });
+                now, u -> stampCause(u, cause));
     }
 
     /**
-     * A host stopped restarting its crash-looping agent: alive, dead or restarting -> dead_failed_revive at once.
+     * A host stopped restarting its crash-looping agent: alive, dead or restarting -> dead_failed_revive at once
+     * (stamped with its lease's silence as {@link #fail} is).
      */
     public Agent giveUp(String team, String agentId, String reason, Instant now) {
+        io.lifeline.agent.HostIncidents.Cause cause = hostSilence(team, agentId);
         return transition(team, agentId, Trigger.HOST_GAVE_UP, reason == null ? "host gave up restarting it" : reason,
-                now, u -> { });
+                now, u -> stampCause(u, cause));
+    }
+
+    private static void stampCause(Update u, io.lifeline.agent.HostIncidents.Cause cause) {
+        if (cause != null) {
+            AgentItems.stampHostCause(u, cause);
+        }
+    }
+
+    /**
+     * The silence of the lease the agent beats through, when that lease is flagged expired and not renewed since
+     * (docs/alerts-noise.md): a death reported then is part of the host's incident. Two small reads (the agent's
+     * link, then its lease), for a host's failure report only; null for an agent with no lease.
+     */
+    io.lifeline.agent.HostIncidents.Cause hostSilence(String team, String agentId) {
+        Map<String, AttributeValue> item = StoreFailures.call("read the agent's lease link", () -> dynamo.getItem(
+                r -> r.tableName(table).key(AgentItems.key(team, agentId)).projectionExpression("#l")
+                        .expressionAttributeNames(Map.of("#l", AgentItems.LEASE)))).item();
+        String hostId = item == null ? null : Items.str(item, AgentItems.LEASE);
+        if (hostId == null) {
+            return null;
+        }
+        Map<String, AttributeValue> lease = StoreFailures.call("read the agent's host lease", () -> dynamo.getItem(
+                r -> r.tableName(table).key(HostLeaseStore.key(team, hostId)).consistentRead(true)
+                        .projectionExpression("#at, #exp").expressionAttributeNames(Map.of(
+                                "#at", HostLeaseStore.RENEWED_AT, "#exp", HostLeaseStore.EXPIRED_AT)))).item();
+        Instant flagged = lease == null ? null : Items.instant(lease, HostLeaseStore.EXPIRED_AT);
+        Instant renewed = lease == null ? null : Items.instant(lease, HostLeaseStore.RENEWED_AT);
+        if (flagged == null || (renewed != null && renewed.isAfter(flagged))) {
+            return null;
+        }
+        return new io.lifeline.agent.HostIncidents.Cause(hostId, flagged);
     }
 
     /**
@@ -608,7 +645,7 @@ public final class AgentStore {
         return AgentStatus.fromWire(old.get(STATUS).s()).orElseThrow();
     }
 
-    /** Seed 000's error for a heartbeat from an agent that is not alive; the SDK then joins again. */
+    /** The heartbeat protocol's error for a heartbeat from an agent that is not alive; the SDK then joins again. */
     static LifelineException rejoinRequired(AgentStatus current) {
         String message = switch (current) {
             case OFFLINE -> "Cannot heartbeat for terminated agent";

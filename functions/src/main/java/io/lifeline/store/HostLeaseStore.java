@@ -21,7 +21,7 @@ import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedExce
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 
 /**
- * Host leases on the live table (DESIGN.md section 11): one item per host, {@code TEAM#<team>#HOST#<hostId> /
+ * Host leases on the live table: one item per host, {@code TEAM#<team>#HOST#<hostId> /
  * HOST}, renewed by a daemon's batched beat with one conditional UpdateItem that sets each agent's lease beat
  * ({@code a.<key>}, epoch ms) and nothing else, so it carries no fact for the bus and its stream record is
  * filtered out. The answer map ({@code s.<key>}, {@link HostLease.Cached}) is written only after an exact write
@@ -46,6 +46,13 @@ public final class HostLeaseStore {
     static final String EXPIRED_AT = "exp";
     static final String EXPIRED_AGENTS = "xa";
     static final String EXPIRED_COUNT = "xn";
+    /**
+     * Set by the flag of a lease that joins another lease's incident (the same physical host, docs/alerts-noise.md):
+     * the lead lease's id; removed by the flag of a lease that leads. Kept through the restore, so both facts tell
+     * whether they lead. {@code xl}: how many leases the lead's flag speaks for.
+     */
+    static final String PART_OF = "po";
+    static final String EXPIRED_LEASES = "xl";
     /**
      * Set by the restore write with the outbox mark: the flag it removed (ms, the silence's id) and when (ms); one
      * {@code HostLeaseRestored}. The next renewal removes both.
@@ -264,14 +271,33 @@ public final class HostLeaseStore {
      * silence is one {@code HostLeaseExpired} (the flag carries the outbox mark) and a renewal meanwhile wins.
      */
     public boolean flagExpired(HostLease.Expired expired, Instant now) {
+        return flagExpired(new io.lifeline.agent.HostIncidents.Flag(expired, null, expired.agents(), 1), now);
+    }
+
+    /**
+     * Flags a lease as {@link #flagExpired(HostLease.Expired, Instant)} does, as the lead of its host's incident
+     * (naming {@code flag.agents()}, the agents of every lease flagged with it) or {@code partOf} another lease.
+     */
+    public boolean flagExpired(io.lifeline.agent.HostIncidents.Flag flag, Instant now) {
+        HostLease.Expired expired = flag.expired();
         HostLease.Seen lease = expired.lease();
         Update u = new Update(table, key(lease.team(), lease.hostId()));
         u.condition(u.name(RENEWED_AT) + " = " + u.value(ms(lease.renewedAt())));
         u.condition("attribute_not_exists(" + u.name(EXPIRED_AT) + ")");
         u.set(EXPIRED_AT, ms(now));
-        List<AttributeValue> named = expired.agents().stream().limit(MAX_NAMED).map(Items::s).toList();
+        List<AttributeValue> named = flag.agents().stream().limit(MAX_NAMED).map(Items::s).toList();
         u.set(EXPIRED_AGENTS, AttributeValue.fromL(named));
-        u.set(EXPIRED_COUNT, n(expired.agents().size()));
+        u.set(EXPIRED_COUNT, n(flag.agents().size()));
+        if (flag.partOf() == null) {
+            u.remove(PART_OF);
+        } else {
+            u.set(PART_OF, s(flag.partOf()));
+        }
+        if (flag.leases() > 1) {
+            u.set(EXPIRED_LEASES, n(flag.leases()));
+        } else {
+            u.remove(EXPIRED_LEASES);
+        }
         u.set(AgentItems.OUTBOX, AttributeValue.fromBool(true));
         try {
             StoreFailures.call("flag the host lease expired", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
@@ -346,10 +372,12 @@ public final class HostLeaseStore {
             l.l().forEach(v -> agents.add(v.s()));
         }
         return new Expiry(team(image), hostId(image), at, Items.instant(image, RENEWED_AT), agents,
-                (int) Items.num(image, EXPIRED_COUNT, agents.size()));
+                (int) Items.num(image, EXPIRED_COUNT, agents.size()), Items.str(image, PART_OF),
+                (int) Items.num(image, EXPIRED_LEASES, 1));
     }
 
-    record Expiry(String team, String hostId, Instant at, Instant lastRenewedAt, List<String> agents, int count) {
+    record Expiry(String team, String hostId, Instant at, Instant lastRenewedAt, List<String> agents, int count,
+                  String partOf, int leases) {
     }
 
     /** The lease's restored fact on a stream image, or null: the flag it removed, the renewal, and when. */
@@ -359,9 +387,9 @@ public final class HostLeaseStore {
             return null;
         }
         return new Restore(team(image), hostId(image), from, Items.instant(image, RENEWED_AT),
-                Items.instant(image, RESTORED_AT));
+                Items.instant(image, RESTORED_AT), Items.str(image, PART_OF));
     }
 
-    record Restore(String team, String hostId, Instant expiredAt, Instant renewedAt, Instant at) {
+    record Restore(String team, String hostId, Instant expiredAt, Instant renewedAt, Instant at, String partOf) {
     }
 }

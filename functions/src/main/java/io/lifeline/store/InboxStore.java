@@ -15,8 +15,8 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 
 /**
- * An agent's inbox (the team leader's notices, seed 000/001). A notice is keyed by the transition that
- * caused it, so writing it again changes nothing; it expires with the event retention.
+ * An agent's inbox (the team leader's notices, the heartbeat and error-handling protocols). A notice is keyed by the
+ * transition that caused it, so writing it again changes nothing; it expires with the event retention.
  */
 public final class InboxStore {
     static final String INBOX_PREFIX = "INBOX#";

@@ -1,11 +1,13 @@
 package io.lifeline.store;
 
 /**
- * The key layout of both tables ({@link Tables}). Live: an agent item is its own partition
- * {@code TEAM#<team>#AGENT#<id> / AGENT}, so no partition key gathers a team's heartbeats; the team item is
+ * The key layout of the agent, team, task and key items of both tables ({@link Tables}). Live: an agent item is its own
+ * partition {@code TEAM#<team>#AGENT#<id> / AGENT}, so no partition key gathers a team's heartbeats; the team item is
  * {@code TEAM#<team> / TEAM}. Ledger: a team's tasks, key references and roster ({@code AGENT#<id>}, keys only,
  * written once when the agent is registered: how a team's agents are listed) share {@code TEAM#<team>}; an agent's
- * history and side data live in {@code TEAM#<team>#AGENT#<id>}; API keys are found by their hash.
+ * history and side data live in {@code TEAM#<team>#AGENT#<id>}; API keys are found by their hash. Not here: a
+ * host's lease ({@code TEAM#<team>#HOST#<hostId> / HOST} on the live table, {@link HostLeaseStore}) and its restart
+ * commands ({@code TEAM#<team>#HOST#<hostId> / CMD#<id>}, {@link HostCommandStore}) build their own keys.
  */
 final class Keys {
     static final String PK = "pk";

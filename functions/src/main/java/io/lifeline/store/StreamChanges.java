@@ -34,9 +34,23 @@ public final class StreamChanges {
     /** The team name fleet-level changes carry: no team's, so no team key can read them as its own. */
     public static final String FLEET_TEAM = "*";
 
-    /** An agent changed status; {@code currentTaskId} is the task it held at that moment, if any. */
+    /**
+     * An agent changed status; {@code currentTaskId} is the task it held at that moment, if any; {@code cause}: the
+     * host silence its death followed from (on the death, the changes after it and its return), or null; {@code diedAt}:
+     * when the dead spell it belongs to began (on its changes and its end), or null.
+     */
     public record StatusChanged(String team, String agentId, String name, String hostId, Transition transition,
-                                String currentTaskId) implements Change {
+                                String currentTaskId, io.lifeline.agent.HostIncidents.Cause cause, Instant diedAt)
+            implements Change {
+        public StatusChanged(String team, String agentId, String name, String hostId, Transition transition,
+                             String currentTaskId) {
+            this(team, agentId, name, hostId, transition, currentTaskId, null, null);
+        }
+
+        public StatusChanged(String team, String agentId, String name, String hostId, Transition transition,
+                             String currentTaskId, io.lifeline.agent.HostIncidents.Cause cause) {
+            this(team, agentId, name, hostId, transition, currentTaskId, cause, null);
+        }
     }
 
     public record TaskReassigned(String team, String taskId, String fromAgentId, Instant at) implements Change {
@@ -61,20 +75,27 @@ public final class StreamChanges {
     }
 
     /**
-     * A host's lease went silent (DESIGN.md section 11): no renewal within the shortest stale-after of the
+     * A host's lease went silent: no renewal within the shortest stale-after of the
      * {@code agentCount} alive agents it carried ({@code agents}: up to 25 of their ids). Their deaths follow as
      * the sweep judges each of them, held back by self-preservation where it applies.
      */
     public record HostLeaseExpired(String team, String hostId, List<String> agents, int agentCount,
-                                   Instant lastRenewedAt, Instant at) implements Change {
+                                   Instant lastRenewedAt, Instant at, String partOf, int leases) implements Change {
+        public HostLeaseExpired(String team, String hostId, List<String> agents, int agentCount,
+                                Instant lastRenewedAt, Instant at) {
+            this(team, hostId, agents, agentCount, lastRenewedAt, at, null, 1);
+        }
     }
 
     /**
      * A host whose lease was flagged expired at {@code expiredAt} (the silence's id, its {@link HostLeaseExpired}'s
      * {@code at}) renewed it again ({@code renewedAt}); {@code at}: when the flag was removed. Once per silence.
      */
-    public record HostLeaseRestored(String team, String hostId, Instant expiredAt, Instant renewedAt, Instant at)
-            implements Change {
+    public record HostLeaseRestored(String team, String hostId, Instant expiredAt, Instant renewedAt, Instant at,
+                                    String partOf) implements Change {
+        public HostLeaseRestored(String team, String hostId, Instant expiredAt, Instant renewedAt, Instant at) {
+            this(team, hostId, expiredAt, renewedAt, at, null);
+        }
     }
 
     /**
@@ -148,7 +169,9 @@ public final class StreamChanges {
         if (AgentItems.isAgent(newImage)) {
             TransitionLog.carriedBy(before, newImage).or(() -> replayed(before, newImage)).ifPresent(c -> changes.add(
                     new StatusChanged(c.team(), c.agentId(), Items.str(newImage, AgentItems.NAME),
-                            Items.str(newImage, AgentItems.HOST), c.transition(), Items.str(newImage, AgentItems.TASK))));
+                            Items.str(newImage, AgentItems.HOST), c.transition(), Items.str(newImage, AgentItems.TASK),
+                            AgentItems.hostCause(before, newImage, c.transition()),
+                            AgentItems.diedAt(before, newImage))));
             HostCommandStore.Command command = HostCommandStore.stampedCommand(newImage);
             HostCommandStore.Command previous = before.isEmpty() ? null : HostCommandStore.stampedCommand(before);
             if (command != null && (previous == null || !command.commandId().equals(previous.commandId()))) {
@@ -178,13 +201,13 @@ public final class StreamChanges {
             HostLeaseStore.Expiry previous = before.isEmpty() ? null : HostLeaseStore.expiry(before);
             if (expiry != null && (previous == null || !expiry.at().equals(previous.at()))) {
                 changes.add(new HostLeaseExpired(expiry.team(), expiry.hostId(), expiry.agents(), expiry.count(),
-                        expiry.lastRenewedAt(), expiry.at()));
+                        expiry.lastRenewedAt(), expiry.at(), expiry.partOf(), expiry.leases()));
             }
             HostLeaseStore.Restore restore = HostLeaseStore.restored(newImage);
             HostLeaseStore.Restore restoredBefore = before.isEmpty() ? null : HostLeaseStore.restored(before);
             if (restore != null && (restoredBefore == null || !restore.expiredAt().equals(restoredBefore.expiredAt()))) {
                 changes.add(new HostLeaseRestored(restore.team(), restore.hostId(), restore.expiredAt(),
-                        restore.renewedAt(), restore.at()));
+                        restore.renewedAt(), restore.at(), restore.partOf()));
             }
         } else if (FleetStore.isFleet(newImage)) {
             Instant since = Items.instant(newImage, FleetStore.SINCE);

@@ -394,12 +394,24 @@ public final class SweepStore {
      * turn it into a death.
      */
     public Write markDead(SweepPlan.Observed a, int misses, String reason, Instant now, Duration spacing) {
+        return markDead(a, misses, reason, now, spacing, null);
+    }
+
+    /**
+     * As {@link #markDead(SweepPlan.Observed, int, String, Instant, Duration)}, the death stamped with the host
+     * silence it follows from ({@code cause}, or null: none), which its event carries.
+     */
+    public Write markDead(SweepPlan.Observed a, int misses, String reason, Instant now, Duration spacing,
+                          io.lifeline.agent.HostIncidents.Cause cause) {
         Instant at = now;
         for (int attempt = 1; ; attempt++) {
             Update u = missWrite(a, misses, now, spacing);
             u.condition(u.in(AgentItems.STATUS, from(Trigger.HEARTBEAT_EXPIRED)));
             AgentItems.stampTransition(u, Trigger.HEARTBEAT_EXPIRED,
                     TransitionTable.rule(Trigger.HEARTBEAT_EXPIRED).to(), reason, at);
+            if (cause != null) {
+                AgentItems.stampHostCause(u, cause);
+            }
             try {
                 if (a.hosted() != null) {
                     return withLease("mark the agent dead", a, true, u, now);
@@ -445,6 +457,11 @@ public final class SweepStore {
     /** Flags a host lease that went silent (one {@code HostLeaseExpired}); false when it was renewed meanwhile. */
     public boolean flagLeaseExpired(HostLease.Expired expired, Instant now) {
         return leases.flagExpired(expired, now);
+    }
+
+    /** Flags a lease as the lead of its host's incident or part of it (docs/alerts-noise.md). */
+    public boolean flagLeaseExpired(io.lifeline.agent.HostIncidents.Flag flag, Instant now) {
+        return leases.flagExpired(flag, now);
     }
 
     /** Removes the flag of a lease renewed since (one {@code HostLeaseRestored}); false when it was already. */

@@ -3,7 +3,7 @@ package io.lifeline.store;
 import java.util.Objects;
 
 /**
- * The two tables (DESIGN.md section 9). {@code live}: agent and team items only, small, with the stream the
+ * The two tables. {@code live}: agent and team items only, small, with the stream the
  * outbox reads; the sweep scans it and nothing else, so its cost follows the number of agents, never their
  * history. {@code ledger}: everything that accumulates (transition records, the event log, inbox notices,
  * revivals, restart commands, side data, keys, tasks), with TTL and no stream; never scanned on a schedule.

@@ -71,6 +71,12 @@ final class Update {
         return this;
     }
 
+    /** SET of a path built with {@link #mapPath} with a raw right-hand side, e.g. {@code if_not_exists(...) + :v1}. */
+    Update setPathExpression(String path, String expression) {
+        sets.add(path + " = " + expression);
+        return this;
+    }
+
     /** REMOVE of a path built with {@link #mapPath}. */
     Update removePath(String path) {
         removes.add(path);

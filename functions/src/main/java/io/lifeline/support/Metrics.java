@@ -13,13 +13,13 @@ import java.util.Set;
  * CloudWatch metrics as Embedded Metric Format: a log line that also carries {@code _aws} becomes metrics
  * when CloudWatch Logs ingests it, so a metric costs no call and, on the hot path, no extra line. The names
  * live here, once; template.yaml's alarms are tested against the documents these methods write.
- * (docs/decisions.md, "Metrics: a small EMF writer on top of Log".)
+ * (docs/design/observability/decisions.md, "Metrics: a small EMF writer on top of Log".)
  *
  * <p>A custom metric is billed for every hour it is published, zeros included, so a count of 0 is not published
  * (neither the metric nor its property): an idle deployment publishes no custom metric at all. Alarms on counts
  * treat missing data as not breaching. Every fault counter ({@link #FAULT_COUNTERS}, and {@link #fault}) is also
- * added into {@link #FAULTS}, one metric with no dimension, which the default alarm set watches (docs/decisions.md,
- * "An idle deployment under $1 a month").
+ * added into {@link #FAULTS}, one metric with no dimension, which the default alarm set watches
+ * (docs/design/deploy-and-cost/decisions.md, "An idle deployment under $1 a month").
  */
 public final class Metrics {
     public static final String NAMESPACE = "Lifeline";
@@ -30,6 +30,8 @@ public final class Metrics {
     public static final String SWEEP_FUNCTION = "SweepFunction";
     public static final String PUBLISHER_FUNCTION = "PublisherFunction";
     public static final String REVIVE_FUNCTION = "ReviveFunction";
+    /** The burst digest's function (docs/alerts-noise.md): its digests put on the bus, and those the bus refused. */
+    public static final String DIGEST_FUNCTION = "DigestFunction";
 
     /**
      * Heartbeats accepted (a batch counts each accepted entry): a property of the heartbeat function's summary, not

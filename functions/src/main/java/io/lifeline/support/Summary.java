@@ -9,7 +9,7 @@ import java.util.Map;
 
 /**
  * A function's routine work, counted in memory and written as one EMF document per interval instead of one line
- * per request: a plain heartbeat writes no line of its own (issue 18). The document is written by the first
+ * per request: a plain heartbeat writes no line of its own. The document is written by the first
  * request that ends at least {@link #every} after the interval's first count, so an idle environment writes
  * nothing, and an environment that Lambda shuts down loses the counts of its last, unwritten interval (AWS/Lambda's
  * own {@code Invocations} metric is the exact request count; README.md, "Logs and metrics").

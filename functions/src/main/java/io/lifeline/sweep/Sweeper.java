@@ -1,5 +1,6 @@
 package io.lifeline.sweep;
 
+import io.lifeline.agent.HostIncidents;
 import io.lifeline.agent.HostLease;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Liveness;
@@ -11,6 +12,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -91,12 +93,12 @@ public final class Sweeper {
     }
 
     /** One decision made a conditional write: a heartbeat that won, or a throttled write, is not an error. */
-    private Outcome apply(SweepPlan.Action action, Instant now) {
+    private Outcome apply(SweepPlan.Action action, Instant now, Map<String, Instant> silences) {
         SweepPlan.Observed a = action.agent();
         String id = a.team() + "/" + a.agentId();
         try {
             SweepStore.Write written = action instanceof SweepPlan.Kill kill
-                    ? store.markDead(a, kill.misses(), kill.reason(), now, timing.missSpacing())
+                    ? store.markDead(a, kill.misses(), kill.reason(), now, timing.missSpacing(), cause(a, silences))
                     : store.recordMiss(a, ((SweepPlan.Miss) action).misses(), now, timing.missSpacing());
             return switch (written) {
                 case DONE -> new Outcome(action instanceof SweepPlan.Kill ? Kind.DEAD : Kind.MISSED, id);
@@ -107,6 +109,41 @@ public final class Sweeper {
             // Throttled or unavailable: this agent is looked at again next sweep.
             return new Outcome(Kind.SKIPPED, id);
         }
+    }
+
+    /** The silence of the lease the agent beats through, if that lease is silent (docs/alerts-noise.md). */
+    private static HostIncidents.Cause cause(SweepPlan.Observed a, Map<String, Instant> silences) {
+        if (a.hosted() == null) {
+            return null;
+        }
+        Instant flagged = silences.get(HostIncidents.leaseKey(a.team(), a.hosted().hostId()));
+        return flagged == null ? null : new HostIncidents.Cause(a.hosted().hostId(), flagged);
+    }
+
+    /**
+     * Flags the leases gone silent, each host's leases as one incident (the first flagged leads, the others are
+     * part of it); answers the silences now in force, {@code team/leaseId} -> the flag's time.
+     */
+    private Map<String, Instant> flagSilentHosts(SweepStore.Snapshot snapshot, Instant now, boolean fleetHeld,
+                                                 List<String> hostsExpired, int[] skipped) {
+        Map<String, Instant> silences = HostIncidents.silences(snapshot.leases());
+        List<HostLease.Expired> expired = fleetHeld ? List.of()
+                : HostLease.expired(snapshot.leases(), snapshot.linked(), snapshot.teams(), now);
+        for (HostIncidents.Group group : HostIncidents.groups(snapshot.leases(), expired)) {
+            String lead = group.existingLead();
+            for (HostLease.Expired e : group.members()) {
+                try {
+                    if (store.flagLeaseExpired(group.flag(e, lead), now)) {
+                        lead = lead == null ? e.lease().hostId() : lead;
+                        hostsExpired.add(e.lease().team() + "/" + e.lease().hostId());
+                        silences.put(HostIncidents.leaseKey(e.lease().team(), e.lease().hostId()), now);
+                    }
+                } catch (LifelineException ex) {
+                    skipped[0]++;
+                }
+            }
+        }
+        return silences;
     }
 
     private static Outcome join(Future<Outcome> f) {
@@ -156,6 +193,13 @@ public final class Sweeper {
                 snapshot.teams(), policy, now);
         SweepPlan.FleetOutcome fleet = SweepPlan.fleet(outcomes, policy);
         skipped += flagFleet(fleet, snapshot.fleetHeldSince(), now) ? 0 : 1;
+        // Host leases before the deaths: a host gone silent is one HostLeaseExpired per
+        // incident, and the deaths below of agents beating through it carry that silence (docs/alerts-noise.md).
+        // A fleet-wide hold holds the hosts' pages too: their silence is the same brownout.
+        List<String> hostsExpired = new ArrayList<>();
+        int[] leaseSkips = {0};
+        Map<String, Instant> silences = flagSilentHosts(snapshot, now, fleet.held(), hostsExpired, leaseSkips);
+        skipped += leaseSkips[0];
         List<SweepPlan.Action> actions = new ArrayList<>();
         // Held fleet-wide: nobody is marked dead and no team raises its own flag (the fleet's event is the one
         // alert); each team's flag is judged again once the fleet's hold ends.
@@ -181,7 +225,7 @@ public final class Sweeper {
         // agents takes about one round trip per WRITERS agents rather than one per agent.
         List<Future<Outcome>> results = new ArrayList<>();
         for (SweepPlan.Action action : actions) {
-            results.add(writers.submit(() -> apply(action, now)));
+            results.add(writers.submit(() -> apply(action, now, silences)));
         }
         for (SweepPlan.EndRevive end : SweepPlan.orphanedRevives(snapshot.restarting(), timing.reviveLongestRun(),
                 now)) {
@@ -209,21 +253,9 @@ public final class Sweeper {
                 }
             }
         }
-        // Host leases: a host gone silent is one HostLeaseExpired (its agents are judged
-        // above, like any others); an answer a lease must no longer give is dropped, so the next beat is exact.
-        List<String> hostsExpired = new ArrayList<>();
+        // A lease renewed since its flag is restored; an answer a lease must no longer give is dropped, so the
+        // next beat is exact.
         int answersDropped = 0;
-        // A fleet-wide hold holds the hosts' pages too: their silence is the same brownout.
-        for (HostLease.Expired e : fleet.held() ? List.<HostLease.Expired>of()
-                : HostLease.expired(snapshot.leases(), snapshot.linked(), snapshot.teams(), now)) {
-            try {
-                if (store.flagLeaseExpired(e, now)) {
-                    hostsExpired.add(e.lease().team() + "/" + e.lease().hostId());
-                }
-            } catch (LifelineException ex) {
-                skipped++;
-            }
-        }
         for (HostLease.Seen back : HostLease.restored(snapshot.leases())) {
             try {
                 store.restoreLease(back, now);

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Seed 001's three error categories (T042) and the transient backoff 2 s, 4 s, 8 s. */
+/** The error-handling protocol's three error categories and the transient backoff 2 s, 4 s, 8 s. */
 class ErrorClassifierTest {
 
     @ParameterizedTest
@@ -31,7 +31,7 @@ class ErrorClassifierTest {
 
     @ParameterizedTest
     @ValueSource(strings = {
-            // seed 001's markers
+            // The error-handling protocol's markers
             "rate limit exceeded", "request timeout", "HTTP 503 Service Unavailable", "529 overloaded_error",
             // the code's additions: upper case, the API's error type, other phrasings of the same thing
             "Rate Limit", "rate_limit_error", "the request timed out", "server overloaded", "status 429"})
@@ -54,14 +54,14 @@ class ErrorClassifierTest {
 
     @Test
     void classify_contextAndTransientMarkersTogether_contextWins_asInSeed() {
-        // Seed 001 tests the context markers first; a message carrying both rotates the session.
+        // The error-handling protocol tests the context markers first; a message carrying both rotates the session.
         assertEquals(Category.CONTEXT_LIMIT, ErrorClassifier.classify("rate limit while compacting context").category());
         assertEquals(Category.CONTEXT_LIMIT, ErrorClassifier.classify("timeout: token limit").category());
     }
 
     @Test
     void classify_goContextDeadline_isContextLimit_knownQuirkOfTheSeedMarkers() {
-        // "context deadline exceeded" is a timeout, but the bare marker "context" (seed 001) claims it first.
+        // "context deadline exceeded" is a timeout, but the bare marker "context" claims it first.
         // Asserted so a change of the markers is a deliberate one; see the report of the FSM helper.
         assertEquals(Category.CONTEXT_LIMIT, ErrorClassifier.classify("context deadline exceeded").category());
     }

@@ -12,8 +12,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Seed 002's crash-recovery answer. Boundaries, as the code has them and seed 002 writes them
- * ({@code age > maxAge} is too old; {@code heartbeatAge < 60000} is still active):
+ * The crash-recovery answer. Boundaries, as the code has them and the crash-recovery protocol
+ * writes them ({@code age > maxAge} is too old; {@code heartbeatAge < 60000} is still active):
  * a checkpoint exactly {@code maxAge} old is still offered; a session whose deadline is exactly now no
  * longer counts as active (the deadline is the heartbeat plus staleAfter, or what the agent declared).
  */
@@ -63,7 +63,7 @@ class RecoveryTest {
     void decide_checkpointExactlyMaxAge_isStillOffered() {
         Instant savedAt = NOW.minus(MAX_AGE);
         Recovery.Answer a = decide(agent(AgentStatus.DEAD, savedAt), savedAt);
-        assertTrue(a.available(), "age == maxAge is not 'too old' (strict >, as seed 002)");
+        assertTrue(a.available(), "age == maxAge is not 'too old' (strict >, as the crash-recovery protocol)");
         assertNull(a.reason());
         assertEquals(CHECKPOINT, a.checkpointJson());
         assertEquals(savedAt, a.savedAt());
@@ -89,7 +89,8 @@ class RecoveryTest {
     @ParameterizedTest
     @EnumSource(value = AgentStatus.class, names = {"READY", "WORKING"})
     void decide_aliveWithHeartbeatExactlyStaleAfterAgo_isOffered(AgentStatus status) {
-        // heartbeat age == staleAfter is no longer "recent" (strict <, as seed 002's heartbeatAge < 60000).
+        // heartbeat age == staleAfter is no longer "recent" (strict <, as the crash-recovery protocol's heartbeatAge <
+        // 60000).
         Recovery.Answer a = decide(agent(status, NOW.minus(STALE_AFTER)), NOW.minusSeconds(90));
         assertTrue(a.available());
         assertEquals(CHECKPOINT, a.checkpointJson());

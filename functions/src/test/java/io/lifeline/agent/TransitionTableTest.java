@@ -26,15 +26,18 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.NullAndEmptySource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** The transition table against DESIGN.md section 2, row by row, and the wire vocabulary around it. */
+/**
+ * The transition table against the state machine as documented (docs/state-machine.md), row by row, and the wire
+ * vocabulary around it.
+ */
 class TransitionTableTest {
 
-    /** One row of DESIGN.md section 2, written out again here so the test does not read the code's table. */
+    /** One row of the documented table, written out again here so the test does not read the code's table. */
     private record Row(Set<AgentStatus> from, AgentStatus to, Trigger trigger, String actor) {
     }
 
     /**
-     * DESIGN.md section 2. The row "ready -> working: claim_task (or heartbeat status working)" is two
+     * The documented table. The row "ready -> working: claim_task (or heartbeat status working)" is two
      * triggers in code (claim_task, report_working); likewise "working -> ready" (task_complete, report_ready).
      */
     private static final List<Row> DESIGN = List.of(
@@ -44,12 +47,12 @@ class TransitionTableTest {
             new Row(EnumSet.of(WORKING), READY, Trigger.TASK_COMPLETE, "agent"),
             new Row(EnumSet.of(WORKING), READY, Trigger.REPORT_READY, "agent"),
             new Row(EnumSet.of(READY, WORKING), DEAD, Trigger.HEARTBEAT_EXPIRED, "sweep"),
-            // Issue 3 adds this row: a host that knows its agent crashed reports it.
+            // A later row: a host that knows its agent crashed reports it.
             new Row(EnumSet.of(READY, WORKING), DEAD, Trigger.REPORTED_FAILURE, "host"),
             new Row(EnumSet.of(READY, WORKING), OFFLINE, Trigger.LEAVE, "agent"),
-            // Issue 15 adds this row: a host's daemon gives up on a crash-looping agent.
+            // A later row: a host's daemon gives up on a crash-looping agent.
             new Row(EnumSet.of(READY, WORKING, DEAD, RESTARTING), DEAD_FAILED_REVIVE, Trigger.HOST_GAVE_UP, "host"),
-            // Issue 4 widens this row: a manual revive restarts a dead_failed_revive agent too.
+            // A widened row: a manual revive restarts a dead_failed_revive agent too.
             new Row(EnumSet.of(DEAD, DEAD_FAILED_REVIVE), RESTARTING, Trigger.RESTART_INITIATED, "revive flow"),
             new Row(EnumSet.of(RESTARTING), DEAD_FAILED_REVIVE, Trigger.RESTART_EXHAUSTED, "revive flow, or the sweep"),
             new Row(EnumSet.of(DEAD, DEAD_FAILED_REVIVE), OFFLINE, Trigger.CLEANUP, "operator"));
@@ -86,7 +89,7 @@ class TransitionTableTest {
             }
         }
         assertEquals(design, code);
-        assertEquals(23, code.size(), "DESIGN.md section 2 (with the two heartbeat-report triggers, reported_failure,"
+        assertEquals(23, code.size(), "the documented table (with the two heartbeat-report triggers, reported_failure,"
                 + " manual revive from dead_failed_revive and a host's give-up) allows 23 pairs");
     }
 
@@ -143,7 +146,7 @@ class TransitionTableTest {
                 assertTrue(TransitionTable.rule(Trigger.LEAVE).allows(s), s + " can leave");
                 assertFalse(TransitionTable.rule(Trigger.JOIN).allows(s), s + " cannot join again");
             } else {
-                assertTrue(TransitionTable.rule(Trigger.JOIN).allows(s), s + " can join (self-healing, seed 004)");
+                assertTrue(TransitionTable.rule(Trigger.JOIN).allows(s), s + " can join (self-healing)");
             }
         }
     }

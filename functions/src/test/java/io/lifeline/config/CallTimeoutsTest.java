@@ -24,7 +24,7 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
- * Issue 19, item 4: the DynamoDB client's call and attempt timeouts. A store that accepts connections and never
+ * The DynamoDB client's call and attempt timeouts. A store that accepts connections and never
  * answers ends the call with the SDK's call timeout after more than one attempt, instead of holding the
  * invocation until the function's own timeout.
  */

@@ -60,6 +60,18 @@ class LifelineEventTest {
         }
         Set<String> produced = EVERY_KIND.stream().map(c -> EventCatalogue.of(c).type())
                 .collect(Collectors.toCollection(TreeSet::new));
+        // The burst's events come from the outbox's window counts and the digest flow, not from a stream change.
+        io.lifeline.config.Config.AlertBursts bursts = new io.lifeline.config.Config.AlertBursts(1,
+                java.time.Duration.ofSeconds(60), 20);
+        io.lifeline.store.AlertWindowStore.Window w = new io.lifeline.store.AlertWindowStore.Window(AT, 2, 2, "k",
+                true, java.util.Map.of("acme", 2), java.util.Map.of("-", 2), java.util.Map.of("heartbeat_expired", 2),
+                List.of("acme/a-0"));
+        for (LifelineEvent e : List.of(AlertBursts.started("acme", AT, bursts, AT), AlertBursts.digest(w, bursts, null, AT),
+                AlertBursts.resolved(w, AT))) {
+            produced.add(e.type());
+            assertNull(e.agentId(), e.type() + " is about no one agent");
+            assertEquals("*", e.team());
+        }
         assertEquals(catalogue, produced);
     }
 }

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The sweep's one log line names what it did, host leases included (issue 13), and what it publishes: nothing for an
+ * The sweep's one log line names what it did, host leases included, and what it publishes: nothing for an
  * idle deployment or a healthy fleet, its faults in one metric.
  */
 class SweepLineTest {

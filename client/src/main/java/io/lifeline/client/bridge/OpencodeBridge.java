@@ -26,11 +26,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * {@code lifeline bridge opencode}: an opencode server's event stream as Lifeline heartbeats (seed 000's passive
- * heartbeats, seed 001's error handling).
+ * {@code lifeline bridge opencode}: an opencode server's event stream as Lifeline heartbeats (the heartbeat protocol's
+ * passive heartbeats, the error-handling protocol's error handling).
  *
  * <ul>
- *   <li>Sessions map to agents by the map the user gives, else by seed 001's title convention
+ *   <li>Sessions map to agents by the map the user gives, else by the error-handling protocol's title convention
  *       {@code teams::<team>::agent::<agentId>[::...]}. Events of sessions that map to no agent write nothing.</li>
  *   <li>{@code session.status} busy (and retry) is a beat with source {@code sdk_session_updated} (working);
  *       idle and {@code session.idle} are {@code sdk_session_idle} (ready); a finished tool call is
@@ -51,9 +51,15 @@ import java.util.regex.Pattern;
  * Time is read from the injected clock once per decision; {@link #handle} and {@link #flushDue} are synchronized.
  */
 public final class OpencodeBridge implements AutoCloseable {
-    /** Seed 001's session title: {@code teams::<team>::agent::<agentId>}, optionally followed by {@code ::...}. */
+    /**
+     * The error-handling protocol's session title: {@code teams::<team>::agent::<agentId>}, optionally followed by
+     * {@code ::...}.
+     */
     static final Pattern TITLE = Pattern.compile("^teams::([^:]+)::agent::([^:]+)(::.*)?$");
-    /** How much of the old session's text a continuation prompt carries (seed 001: the last 2,000 characters). */
+    /**
+     * How much of the old session's text a continuation prompt carries (the error-handling protocol: the last 2,000
+     * characters).
+     */
     static final int CONTINUATION_CHARS = 2000;
 
     static final String IDLE = "sdk_session_idle";
@@ -119,7 +125,7 @@ public final class OpencodeBridge implements AutoCloseable {
         sessions.putAll(given);
     }
 
-    /** The agent a title names by seed 001's convention, if it does. */
+    /** The agent a title names by the error-handling protocol's convention, if it does. */
     static Optional<AgentRef> fromTitle(String title) {
         if (title == null) {
             return Optional.empty();
@@ -349,7 +355,7 @@ public final class OpencodeBridge implements AutoCloseable {
                 if (!e.rejoinRequired()) {
                     throw e;
                 }
-                // The session is alive, so the agent is: join again (seed 004) and deliver the beat.
+                // The session is alive, so the agent is: join again and deliver the beat.
                 client.join(agent.agentId());
                 r = client.heartbeat(agent.agentId(), hb);
             }
@@ -409,7 +415,7 @@ public final class OpencodeBridge implements AutoCloseable {
         }
     }
 
-    /** Seed 001 (T043): a fresh session for the agent, told where the old one stopped. */
+    /** The error-handling protocol: a fresh session for the agent, told where the old one stopped. */
     private void rotate(String oldSession, AgentRef agent) {
         String title = titles.getOrDefault(oldSession, "teams::" + agent.team() + "::agent::" + agent.agentId());
         try {

@@ -82,7 +82,7 @@ abstract class BaseCommand implements Callable<Integer> {
 
     /**
      * Sends a heartbeat; when the server answers rejoinRequired (and {@code rejoin} allows it) the agent joins
-     * and the heartbeat is sent again (self-healing, seed 004).
+     * and the heartbeat is sent again (self-healing, the status model).
      */
     Beat heartbeat(String agentId, io.lifeline.client.model.Heartbeat hb, boolean rejoin) {
         try {

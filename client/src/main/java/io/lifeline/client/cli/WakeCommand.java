@@ -15,7 +15,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * One wake of a heartbeat.md agent (seed 003): runs the due actions, writes the results back, and sends a
+ * One wake of a heartbeat.md agent: runs the due actions, writes the results back, and sends a
  * heartbeat whose {@code nextHeartbeatWithinSeconds} follows next_wake, so the server expects the agent on
  * its own schedule. With no agent id it runs the file without telling Lifeline.
  */
@@ -100,7 +100,7 @@ final class WakeCommand extends BaseCommand {
         return r.failed().isEmpty() && r.heartbeatError() == null ? 0 : LifelineCli.REFUSED;
     }
 
-    /** The heartbeat after the wake; a dead or offline agent joins first (self-healing, seed 004). */
+    /** The heartbeat after the wake; a dead or offline agent joins first (self-healing, the status model). */
     private void beat(long nextWithinSeconds) {
         try {
             heartbeat(agentId, new Heartbeat(null, null, null, null, null, nextWithinSeconds), true);

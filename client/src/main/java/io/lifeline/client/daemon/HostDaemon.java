@@ -539,7 +539,7 @@ public final class HostDaemon implements AutoCloseable {
      * The agent's beat: its restarts in the last hour when that count differs from the one the server last took
      * (the first restart, each later one, each that leaves the hour, down to the 0), else a plain beat. A beat
      * that carries stats writes the agent's item, while a plain one through the host lease does not, so sending
-     * an unchanged count every beat would cost a write per agent per beat (issue 13).
+     * an unchanged count every beat would cost a write per agent per beat.
      */
     private Heartbeat beat(String agentId, Instant now) {
         long n = restartsLastHour(agentId, now);
@@ -677,7 +677,7 @@ public final class HostDaemon implements AutoCloseable {
     }
 
     /**
-     * The graceful end of a stop (seed 004: leave -> offline): every agent this daemon hosts leaves, in
+     * The graceful end of a stop (the status model: leave -> offline): every agent this daemon hosts leaves, in
      * parallel, within {@code within}. Call it after the agents' processes are stopped (a process still running
      * could beat, be told to rejoin, and come back). An agent that crashed just before (dead or restarting) joins
      * and then leaves, which ends its revive flow: no restart is asked of a host that is gone. An agent given up

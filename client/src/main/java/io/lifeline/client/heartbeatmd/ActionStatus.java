@@ -2,7 +2,7 @@ package io.lifeline.client.heartbeatmd;
 
 import java.util.Locale;
 
-/** Seed 003's action statuses, written lower case in the file. */
+/** The heartbeat.md format's action statuses, written lower case in the file. */
 public enum ActionStatus {
     PENDING, RUNNING, COMPLETED, FAILED, SKIPPED, BLOCKED;
 

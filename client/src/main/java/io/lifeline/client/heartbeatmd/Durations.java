@@ -58,7 +58,7 @@ final class Durations {
                 .plusMillis(m.group(2) == null ? 0 : Long.parseLong(m.group(2)) * 100);
     }
 
-    /** Seed 003's {@code duration} field: seconds with one decimal, e.g. {@code 1.2s}. */
+    /** The heartbeat.md format's {@code duration} field: seconds with one decimal, e.g. {@code 1.2s}. */
     static String formatElapsed(Duration d) {
         return String.format(Locale.ROOT, "%.1fs", d.toMillis() / 1000.0);
     }

@@ -14,7 +14,7 @@ import java.util.Objects;
 import java.util.function.Function;
 
 /**
- * Decides which actions are due at one instant (seed 003 "Schedule Evaluation" and "Parsing Algorithm").
+ * Decides which actions are due at one instant (the heartbeat.md format's schedule evaluation and parsing).
  *
  * <p>When an action is next due ({@link #dueAt}):
  * <ul>

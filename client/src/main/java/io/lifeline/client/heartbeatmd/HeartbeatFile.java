@@ -21,7 +21,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A parsed heartbeat.md (seed 003): YAML frontmatter, markdown prose, and {@code ### [PRIORITY] Name} action blocks.
+ * A parsed heartbeat.md: YAML frontmatter, markdown prose, and {@code ### [PRIORITY] Name} action blocks.
  *
  * <p>The file keeps every original line. {@link #render()} gives back the parsed text byte for byte until something
  * is changed, and a change rewrites only the lines it touches: a frontmatter key's line, an action field's line, or

@@ -1,6 +1,6 @@
 package io.lifeline.client.heartbeatmd;
 
-/** Seed 003's priority labels, in execution order (CRITICAL first). */
+/** The heartbeat.md format's priority labels, in execution order (CRITICAL first). */
 public enum Priority {
     /** Runs first; a failure blocks the rest of the wake. */
     CRITICAL,

@@ -30,7 +30,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * One wake of a heartbeat.md (seed 003), what {@code lifeline wake heartbeat.md} runs:
+ * One wake of a heartbeat.md, what {@code lifeline wake heartbeat.md} runs:
  * <ol>
  *   <li>take {@code heartbeat.md.lock} (waiting up to the lock timeout; a stale lock is broken and reported);</li>
  *   <li>read and parse the file. A mistake is reported with its line ({@link HeartbeatParseException}) and the
@@ -368,7 +368,7 @@ public final class Wake {
             }
             // What the action was when a result that holds it back was made (a failure, or the completion of a one-shot
             // action): an edit after it makes the action run afresh. A recurring action's completion holds nothing
-            // back (it runs again on its schedule), so its block stays in the seed's format.
+            // back (it runs again on its schedule), so its block stays in the heartbeat.md format.
             if (!outcome.success() || !a.schedule().recurring()) {
                 a.set("definition_hash", a.definitionHash());
             } else {

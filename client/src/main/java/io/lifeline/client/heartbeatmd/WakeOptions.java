@@ -9,7 +9,7 @@ import java.util.function.Function;
  * How {@link Wake#run} behaves. Start from {@link #defaults()} and change what you need with the {@code with*}
  * methods.
  *
- * @param lockTimeout  how long to wait for another wake's lock (default 30 s, as seed 003)
+ * @param lockTimeout  how long to wait for another wake's lock (default 30 s, as the heartbeat.md format)
  * @param staleAfter   a lock not refreshed for this long is broken (default 2 min); the holder refreshes it every
  *                     quarter of this
  * @param startup      true on the wake at the agent's start: {@code startup} actions run

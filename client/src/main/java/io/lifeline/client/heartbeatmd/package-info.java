@@ -1,5 +1,5 @@
 /**
- * The heartbeat.md runner (seed 003): {@link io.lifeline.client.heartbeatmd.Wake#run} is what
+ * The heartbeat.md runner: {@link io.lifeline.client.heartbeatmd.Wake#run} is what
  * {@code lifeline wake heartbeat.md} calls. Self-contained: no HTTP calls to Lifeline; the caller passes a
  * {@link io.lifeline.client.heartbeatmd.WakeOptions.HeartbeatSender} that receives
  * {@code nextHeartbeatWithinSeconds}.
@@ -25,7 +25,7 @@
  *       {@code definition_hash} (priority, name, defining fields and params). An action edited since (the hash no
  *       longer fits), or set back to {@code status: pending} with an old result still on it, is due at once (an
  *       {@code at:} one at its instant) and its attempts are counted afresh; the old result goes when it runs.</li>
- *   <li><b>Recurring actions.</b> {@code completed} is written as the seed shows, and recurring forms run again when
+ *   <li><b>Recurring actions.</b> {@code completed} is written as the format shows, and recurring forms run again when
  *       their schedule says so; one-shot forms (no schedule, {@code at:}) run once.</li>
  *   <li><b>Retries across wakes.</b> {@code retry} is the maximum number of attempts. Each wake makes one attempt;
  *       a failure with attempts left gets {@code next_retry} = failed_at + retry_delay × 2^(n−1) (default 1 min,

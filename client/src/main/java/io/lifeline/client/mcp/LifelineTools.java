@@ -20,14 +20,14 @@ import java.util.Objects;
 import java.util.function.Function;
 
 /**
- * Lifeline's MCP tools: seed 000's {@code heartbeat} (its input, its output field for field, its error table as
- * tool results with {@code isError}) and the lifecycle around it. Each tool is one call of the Java SDK
+ * Lifeline's MCP tools: the heartbeat protocol's {@code heartbeat} (its input, its output field for field, its error
+ * table as tool results with {@code isError}) and the lifecycle around it. Each tool is one call of the Java SDK
  * ({@link LifelineClient}); the MCP layer only turns arguments into that call and its answer or refusal into a
  * tool result. A refusal is never a protocol error: a model reads {@code error} (and {@code rejoinRequired}) and
  * acts on it.
  */
 public final class LifelineTools {
-    /** The rejoin hint, seed 004's self-healing told to a model. */
+    /** The rejoin hint, the status model's self-healing told to a model. */
     static final String REJOIN_HINT = "Call the join tool with the same agentId and teamName, then heartbeat again.";
 
     private static final ObjectMapper JSON = LifelineClient.mapper();
@@ -77,8 +77,8 @@ public final class LifelineTools {
     }
 
     /**
-     * Seed 000's heartbeat: success answers {@code {success, heartbeatTs, nextDeadline, agentStatus}}; a failure
-     * answers {@code {success: false, heartbeatTs: "", nextDeadline: "", agentStatus, error}} with the seed's
+     * The heartbeat protocol's heartbeat: success answers {@code {success, heartbeatTs, nextDeadline, agentStatus}}; a
+     * failure answers {@code {success: false, heartbeatTs: "", nextDeadline: "", agentStatus, error}} with its
      * error text, plus {@code rejoinRequired} and {@code hint} when joining again heals it.
      */
     CallToolResult heartbeat(Args a) {

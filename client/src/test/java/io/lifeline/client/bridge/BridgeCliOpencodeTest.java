@@ -29,10 +29,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The opencode bridge as the CLI runs it, in its own JVM (so SIGTERM stops it as a service manager would), against
- * a real {@code opencode serve} and a real Lifeline Local: inside {@code lifeline daemon --opencode} (issue 12 item
- * 2), and as {@code lifeline bridge opencode}. Lifeline is reached through a {@link CountingProxy}, which counts the
- * requests per path: with a heartbeat URL configured the bridge's beats take Local's Function URL path and its
- * joins and error reports the API's (issue 18 item 3); without one, beats take the API path. Every wait is a
+ * a real {@code opencode serve} and a real Lifeline Local: inside {@code lifeline daemon --opencode} (the bridge
+ * inside the daemon), and as {@code lifeline bridge opencode}. Lifeline is reached through a {@link CountingProxy},
+ * which counts the requests per path: with a heartbeat URL configured the bridge's beats take Local's Function URL path
+ * and its joins and error reports the API's; without one, beats take the API path. Every wait is a
  * bounded poll.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)

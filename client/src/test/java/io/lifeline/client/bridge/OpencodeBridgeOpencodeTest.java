@@ -68,18 +68,17 @@ class OpencodeBridgeOpencodeTest {
     }
 
     /**
-     * The README's opencode.json entry, as written there (README "Use it from your agent runtime"), with its jar path
+     * docs/mcp.md's opencode.json entry, as written there, with its jar path
      * replaced by this build's classes and its environment's values by this Local's.
      */
     private static String opencodeJson() throws Exception {
         ObjectNode config = null;
-        for (String block : io.lifeline.client.Readme.blocks(io.lifeline.client.Readme.section(
-                "Use it from your agent runtime"), "json")) {
+        for (String block : io.lifeline.client.Readme.blocks(io.lifeline.client.Readme.page("docs/mcp.md"), "json")) {
             if (block.contains("https://opencode.ai/config.json")) {
                 config = (ObjectNode) JSON.readTree(block);
             }
         }
-        assertTrue(config != null, "README has an opencode.json entry");
+        assertTrue(config != null, "docs/mcp.md has an opencode.json entry");
         ObjectNode lifeline = (ObjectNode) config.path("mcp").path("lifeline");
         assertEquals("local", lifeline.path("type").asText());
         assertTrue(lifeline.path("enabled").asBoolean(), lifeline.toString());

@@ -93,14 +93,14 @@ class AgentRuntimeCommandsTest {
     }
 
     /**
-     * README "Use it from your agent runtime": every {@code java -jar client/target/lifeline.jar ...} line of its
+     * docs/mcp.md: every {@code java -jar client/target/lifeline.jar ...} line of its
      * shell blocks is a command line the CLI accepts (the bridge's and the daemon's included; their behaviour is
      * {@code OpencodeBridgeOpencodeTest}'s and {@code DaemonBridgeOpencodeTest}'s).
      */
     @Test
     void readme_agentRuntimeCommandLines_areAcceptedByTheCli() throws Exception {
         List<List<String>> lines = io.lifeline.client.Readme.commandLines(io.lifeline.client.Readme.blocks(
-                io.lifeline.client.Readme.section("Use it from your agent runtime"), "bash"));
+                io.lifeline.client.Readme.page("docs/mcp.md"), "bash"));
         List<String> commands = new java.util.ArrayList<>();
         for (List<String> words : lines) {
             if (!words.get(0).equals("java")) {

@@ -329,7 +329,7 @@ class LifelineCliTest {
         assertEquals(LifelineCli.USAGE, remote.exit());
     }
 
-    // ---- the heartbeat URL (issue 18) ----
+    // ---- the heartbeat URL ----
 
     /**
      * With the API URL unreachable and the heartbeat URL Local's Function URL path, a beat that succeeds went to the

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The daemon's lifecycle with real child processes against a real Lifeline Local (issue 15): a crash loop backs
+ * The daemon's lifecycle with real child processes against a real Lifeline Local: a crash loop backs
  * off and ends in one give-up, and a stop leaves every agent. The daemon's own clock is a test clock, so a
  * backoff passes by moving it; the children's exits are real, awaited with a bound.
  */

@@ -67,7 +67,7 @@ class HostDaemonTest {
         }
     }
 
-    /** Issue 18: with a heartbeat URL, the daemon's batches go there and its command polls to the API URL. */
+    /** With a heartbeat URL, the daemon's batches go there and its command polls to the API URL. */
     @Test
     void runOnce_withAHeartbeatUrl_sendsBatchesThere_andPollsCommandsAtTheApiUrl() throws Exception {
         for (String a : List.of("du-1", "du-2")) {
@@ -310,7 +310,7 @@ class HostDaemonTest {
     }
 
     /**
-     * Issue 13: a beat with stats writes the agent's item, a plain hosted beat only the host's lease. The daemon sends
+     * A beat with stats writes the agent's item, a plain hosted beat only the host's lease. The daemon sends
      * {@code restartsLastHour} once when it changes (the restart, then the 0 once the restart leaves the hour), not on
      * every beat while it is nonzero; the server still shows the count.
      */

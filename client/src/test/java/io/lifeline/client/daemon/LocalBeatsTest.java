@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Timeout;
 import picocli.CommandLine;
 
 /**
- * The daemon's local beat channel (issue 13 item 2): agents prove they are not hung by local beats (the SDK's
+ * The daemon's local beat channel: agents prove they are not hung by local beats (the SDK's
  * {@link LocalBeat}, the CLI's {@code lifeline beat} under {@code LIFELINE_DAEMON}); the daemon's batch through its
  * host lease carries each agent's time since its last one. End to end against Lifeline Local at scaled time (stale
  * after 2 s, grace 2, sweeps every 500 ms), with bounded polls.

@@ -9,7 +9,7 @@ final class Fixtures {
     private Fixtures() {
     }
 
-    /** A seed 003 example from src/test/resources/heartbeatmd/. */
+    /** A heartbeat.md example from src/test/resources/heartbeatmd/. */
     static String seed(String name) {
         try (InputStream in = Fixtures.class.getResourceAsStream("/heartbeatmd/" + name)) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);

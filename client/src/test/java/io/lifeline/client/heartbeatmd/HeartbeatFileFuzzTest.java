@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Coverage-guided fuzzing of heartbeat.md (Jazzer): parse, render, and every write-back {@link Wake} makes. In a
  * normal build each target runs once per file of its regression corpus,
  * {@code src/test/resources/io/lifeline/client/heartbeatmd/HeartbeatFileFuzzTestInputs/<method>/}; with
- * {@code JAZZER_FUZZ=1} it fuzzes (README, "Fuzzing"). The {@code @Test}s are the inputs of issue 17, spelled out.
+ * {@code JAZZER_FUZZ=1} it fuzzes (README, "Fuzzing"). The {@code @Test}s are known hostile inputs, spelled out.
  */
 class HeartbeatFileFuzzTest {
     private static final Instant T0 = Instant.parse("2026-03-01T12:00:00Z");
@@ -151,7 +151,7 @@ class HeartbeatFileFuzzTest {
         }
     }
 
-    // ---- the inputs of issue 17, spelled out --------------------------------------------------------------------
+    // ---- known hostile inputs, spelled out ---------------------------------------------------------
 
     @Test
     void wake_errorTextWithColourCodesAndSeparators_writesAFileTheNextWakeReadsAndRetries(@TempDir Path dir)

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * heartbeat.md as a person meets it (issue 15): a file in, a wake, the file out. next_wake never passes a due retry,
+ * heartbeat.md as a person meets it: a file in, a wake, the file out. next_wake never passes a due retry,
  * an unknown field is a mistake named with its line, an edited action or one set back to pending runs afresh, what
  * did not run is listed with why and when, and a rewrite keeps the file's permissions.
  */

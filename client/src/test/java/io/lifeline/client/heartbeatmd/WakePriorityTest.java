@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Seed 003's [BG] (concurrent, bounded, awaited) and [LOW] (only within the wake's time budget). */
+/** The heartbeat.md format's [BG] (concurrent, bounded, awaited) and [LOW] (only within the wake's time budget). */
 class WakePriorityTest {
     private static final Instant T0 = Instant.parse("2024-01-15T10:32:15Z");
 

@@ -130,7 +130,7 @@ class HeartbeatManagerTest {
             m.start();
             assertEquals("dead", client.fail("m-heal", "marked dead by the test").status());
             long deadAt = System.nanoTime();
-            // Seed 004: healthy again within one interval (plus the time a beat and a join take).
+            // The status model: healthy again within one interval (plus the time a beat and a join take).
             assertTrue(LocalHarness.eventually(interval.plusSeconds(1),
                     () -> "ready".equals(client.agent("m-heal").status())));
             long tookMillis = (System.nanoTime() - deadAt) / 1_000_000;

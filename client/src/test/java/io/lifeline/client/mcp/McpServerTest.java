@@ -104,7 +104,7 @@ class McpServerTest {
         return plan;
     }
 
-    /** Every tool, called in a lifecycle an agent lives through, seed 000's error table included. */
+    /** Every tool, called in a lifecycle an agent lives through, the heartbeat protocol's error table included. */
     private static List<ObjectNode> lifecycle(String a, String dead, String task) {
         String team = LifelineLocal.LOCAL_TEAM;
         List<ObjectNode> calls = new ArrayList<>();
@@ -190,7 +190,7 @@ class McpServerTest {
         assertEquals("ready", admin.agent(dead).status());
     }
 
-    /** Seed 000's success answer, field for field. */
+    /** The heartbeat protocol's success answer, field for field. */
     private static void assertBeat(JsonNode result, String status) {
         assertFalse(result.path("isError").asBoolean(), result.toString());
         JsonNode s = result.path("structuredContent");
@@ -203,7 +203,10 @@ class McpServerTest {
         assertEquals(s, readText(result), "the text content is the structured answer");
     }
 
-    /** Seed 000's failure answer: success false, empty times, the error table's text; isError, not a protocol error. */
+    /**
+     * The heartbeat protocol's failure answer: success false, empty times, the error table's text; isError, not a
+     * protocol error.
+     */
     private static void assertFailure(JsonNode result, String error, boolean rejoin) {
         assertTrue(result.path("isError").asBoolean(), result.toString());
         JsonNode s = result.path("structuredContent");
@@ -247,7 +250,7 @@ class McpServerTest {
     }
 
     /**
-     * README "Use it from your agent runtime": the generic MCP client entry ({@code mcpServers}), run as written
+     * docs/mcp.md: the generic MCP client entry ({@code mcpServers}), run as written
      * (its jar path replaced by this build's classes, its environment's values by this Local's): a stdio client
      * lists the tools and a heartbeat through it lands.
      */
@@ -256,13 +259,12 @@ class McpServerTest {
         register("mcp-readme");
         admin.join("mcp-readme");
         JsonNode entry = null;
-        for (String block : io.lifeline.client.Readme.blocks(io.lifeline.client.Readme.section(
-                "Use it from your agent runtime"), "json")) {
+        for (String block : io.lifeline.client.Readme.blocks(io.lifeline.client.Readme.page("docs/mcp.md"), "json")) {
             if (block.contains("\"mcpServers\"")) {
                 entry = JSON.readTree(block).path("mcpServers").path("lifeline");
             }
         }
-        assertTrue(entry != null && entry.isObject(), "README has an mcpServers entry for lifeline");
+        assertTrue(entry != null && entry.isObject(), "docs/mcp.md has an mcpServers entry for lifeline");
         assertEquals("java", entry.path("command").asText());
         List<String> args = JSON.convertValue(entry.path("args"), List.class);
         assertEquals("-jar", args.get(0));
@@ -287,9 +289,10 @@ class McpServerTest {
     }
 
     /**
-     * Issue 18 item 3: with a heartbeat URL (from LIFELINE_HEARTBEAT_URL, as an opencode.json "environment" sets it,
-     * and from --heartbeat-url) the heartbeat tool's calls take Local's Function URL path, and join, report_error and agent_status
-     * the API URL; without one, heartbeats take the API path. Counted per path by a proxy in front of Local.
+     * With a heartbeat URL (from LIFELINE_HEARTBEAT_URL, as an opencode.json "environment" sets it,
+     * and from --heartbeat-url) the heartbeat tool's calls take Local's Function URL path, and join, report_error and
+     * agent_status the API URL; without one, heartbeats take the API path. Counted per path by a proxy in front of
+     * Local.
      */
     @Test
     void heartbeatTool_withAHeartbeatUrl_beatsThroughTheFunctionUrlPath_andEverythingElseThroughTheApi()

@@ -21,7 +21,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * 127.0.0.1, and the stream pump feeding the outbox. Everything it runs is read from template.yaml.
  */
 public final class LifelineLocal implements AutoCloseable {
-    /** Local's tables are {@code lifeline-live} and {@code lifeline-ledger} (DESIGN.md section 9). */
+    /** Local's tables are {@code lifeline-live} and {@code lifeline-ledger}. */
     public static final String TABLE_PREFIX = "lifeline";
     /** The one table of data dirs written before the live/ledger split; migrated on start. */
     static final String OLD_SINGLE_TABLE = "lifeline";

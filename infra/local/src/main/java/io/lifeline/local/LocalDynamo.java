@@ -32,7 +32,7 @@ import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
  * port at all (nothing to reach from the network or from another user of the machine), persisted in
  * {@code <data-dir>/dynamodb/} under the data dir's {@link DataDirLock}, or in memory. {@link #start} is a server
  * on a free port of 127.0.0.1, for tests and benchmarks that need an endpoint (SDK interceptors, child JVMs).
- * See docs/decisions.md, "DynamoDB Local runs in-process in Lifeline Local".
+ * See docs/design/local/decisions.md, "Where Lifeline Local's DynamoDB Local listens".
  */
 public final class LocalDynamo implements AutoCloseable {
     /** Under the data dir: the stream pump's checkpoints (StreamPump). */

@@ -194,7 +194,12 @@ public final class LocalMain implements Callable<Integer> {
         }
         System.out.println("Event bus (PutEvents, StartReplay): " + local.bus().endpoint() + "   archive: "
                 + LocalEventBus.ARCHIVE_ARN);
-        System.out.println("Try it:");
+        System.out.println("Dashboard: " + url + "/  (team " + LifelineLocal.LOCAL_TEAM + ", paste the admin key)");
+        System.out.println("The CLI (client/target/lifeline.jar, built by the tests' command):");
+        System.out.println("  export LIFELINE_URL=" + url + " LIFELINE_TEAM=" + LifelineLocal.LOCAL_TEAM
+                + " LIFELINE_API_KEY=" + local.adminKey());
+        System.out.println("  java -jar client/target/lifeline.jar agents");
+        System.out.println("Try it with curl:");
         System.out.println("  export LIFELINE_KEY=" + local.adminKey());
         System.out.println("  curl -s -X POST " + url + "/v1/teams/local/agents -H \"Authorization: Bearer $LIFELINE_KEY\""
                 + " -d '{\"agentId\":\"agent-1\",\"name\":\"First agent\",\"role\":\"worker\"}'");

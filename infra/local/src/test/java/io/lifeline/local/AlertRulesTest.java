@@ -83,6 +83,56 @@ class AlertRulesTest {
         return new LifelineEvent(e.team(), e.type(), e.eventId(), e.at(), d);
     }
 
+    /** The silence of host-1's lease flagged at AT, which the changes below follow from. */
+    static final io.lifeline.agent.HostIncidents.Cause SILENCE = new io.lifeline.agent.HostIncidents.Cause("host-1", AT);
+
+    /** A change of a-1 that follows from its host's silence (the sweep's death, the flow's moves, the return). */
+    static LifelineEvent ofSilence(AgentStatus from, AgentStatus to, Trigger trigger, String reason) {
+        assertTrue(TransitionTable.allows(from, trigger, to), from + " x " + trigger + " -> " + to + " is no row");
+        return EventCatalogue.of(new StreamChanges.StatusChanged("acme", "a-1", "Agent 1", "host-1",
+                new Transition(3, from, to, trigger, reason, AT.plusSeconds(30)), null, SILENCE));
+    }
+
+    /** host-1's further lease host-1.2, flagged with host-1 and part of its incident. */
+    static LifelineEvent furtherLeaseExpired() {
+        return EventCatalogue.of(new StreamChanges.HostLeaseExpired("acme", "host-1.2", List.of("a-30"), 1,
+                AT.minusSeconds(75), AT, "host-1", 1));
+    }
+
+    static LifelineEvent furtherLeaseRestored() {
+        return EventCatalogue.of(new StreamChanges.HostLeaseRestored("acme", "host-1.2", AT, AT.plusSeconds(40),
+                AT.plusSeconds(45), "host-1"));
+    }
+
+    static final io.lifeline.config.Config.AlertBursts BURSTS = new io.lifeline.config.Config.AlertBursts(1,
+            java.time.Duration.ofSeconds(60), 20);
+
+    /** A window of two teams' six deaths, the first of which (a-1, reviving) paged on its own. */
+    static io.lifeline.store.AlertWindowStore.Window window() {
+        return new io.lifeline.store.AlertWindowStore.Window(AT, 6, 6, "lifeline/acme/a-1/reviving", true,
+                new LinkedHashMap<>(Map.of("acme", 4, "beta", 2)), new LinkedHashMap<>(Map.of("host-1", 4, "-", 2)),
+                Map.of("heartbeat_expired", 6), List.of("acme/a-1", "acme/a-2", "beta/b-1"));
+    }
+
+    static LifelineEvent burstStarted() {
+        return io.lifeline.events.AlertBursts.started("acme", AT, BURSTS, AT.plusSeconds(3));
+    }
+
+    static LifelineEvent digest() {
+        return io.lifeline.events.AlertBursts.digest(window(), BURSTS, "https://dash.example/", AT.plusSeconds(65));
+    }
+
+    static LifelineEvent burstResolved() {
+        return io.lifeline.events.AlertBursts.resolved(window(), AT.plusSeconds(300));
+    }
+
+    /** A change as the outbox marks it when it is in a burst: left to its window's digest. */
+    static LifelineEvent inBurst(LifelineEvent e) {
+        ObjectNode d = e.detail().deepCopy();
+        d.put("burst", AT.toString());
+        return new LifelineEvent(e.team(), e.type(), e.eventId(), e.at(), d);
+    }
+
     static LifelineEvent hostLeaseExpired() {
         return EventCatalogue.of(new StreamChanges.HostLeaseExpired("acme", "host-1", List.of("a-1", "a-3"), 2,
                 AT.minusSeconds(75), AT));
@@ -183,43 +233,62 @@ class AlertRulesTest {
                 "failure reported: oom");
         LifelineEvent hostGaveUp = status(AgentStatus.WORKING, AgentStatus.DEAD_FAILED_REVIVE, Trigger.HOST_GAVE_UP,
                 "host gave up");
+        LifelineEvent diedOfHost = ofSilence(AgentStatus.WORKING, AgentStatus.DEAD, Trigger.HEARTBEAT_EXPIRED, SILENT);
+        LifelineEvent notRevivedOfHost = ofSilence(AgentStatus.RESTARTING, AgentStatus.DEAD_FAILED_REVIVE,
+                Trigger.RESTART_EXHAUSTED, "3 restarts failed");
+        LifelineEvent backWithHost = ofSilence(AgentStatus.DEAD, AgentStatus.READY, Trigger.JOIN, "agent joined");
         Map<String, Examples> m = new LinkedHashMap<>();
         m.put("DeathAlertRule", new Examples(List.of(died, crashed, notRevived, hostlessDeath()),
-                List.of(left, restarting, back, hostLeaseExpired())));
-        m.put("RecoveryAlertRule", new Examples(List.of(back, backAfterRevive), List.of(taskDone, died)));
+                List.of(left, restarting, back, hostLeaseExpired(), diedOfHost, notRevivedOfHost, inBurst(died),
+                        inBurst(notRevived), digest())));
+        m.put("RecoveryAlertRule", new Examples(List.of(back, backAfterRevive), List.of(taskDone, died, backWithHost,
+                inBurst(back), burstResolved())));
+        m.put("DigestOnBurstRule", new Examples(List.of(burstStarted()), List.of(digest(), burstResolved(), died,
+                inBurst(died))));
+        m.put("DigestAlertRule", new Examples(List.of(digest()), List.of(burstStarted(), burstResolved(), died)));
+        m.put("BurstResolvedAlertRule", new Examples(List.of(burstResolved()), List.of(burstStarted(), digest(), back)));
+        m.put("SlackDigestRule", new Examples(List.of(digest()), List.of(burstStarted(), burstResolved(), died)));
+        m.put("SlackBurstResolvedRule", new Examples(List.of(burstResolved()), List.of(burstStarted(), digest(), back)));
+        m.put("PagerDutyDigestRule", new Examples(List.of(digest()), List.of(burstStarted(), burstResolved(), died)));
+        m.put("PagerDutyBurstResolvedRule", new Examples(List.of(burstResolved()), List.of(burstStarted(), digest(),
+                back)));
         m.put("MassStaleAlertRule", new Examples(List.of(massStale()), List.of(died, tasksReassigned(), fleetHeld())));
         m.put("FleetMassStaleAlertRule", new Examples(List.of(fleetHeld(), fleetResolved()), List.of(massStale(),
                 died)));
         m.put("AwaitingInputAlertRule", new Examples(List.of(awaitingInput(), inputResumed()), List.of(died, back,
                 fleetHeld())));
         m.put("HostLeaseAlertRule", new Examples(List.of(hostLeaseExpired()), List.of(died, massStale(),
-                hostLeaseRestored())));
+                hostLeaseRestored(), furtherLeaseExpired())));
         m.put("HostLeaseRestoredAlertRule", new Examples(List.of(hostLeaseRestored()), List.of(hostLeaseExpired(),
-                back, died)));
+                back, died, furtherLeaseRestored())));
         m.put("AlertWebhookRule", new Examples(List.of(died, back, taskDone, massStale(), tasksReassigned(),
-                leaderNotified(), rotation(), restartRequested(), hostLeaseExpired(), hostLeaseRestored(), fleetHeld(), fleetResolved(),
-                awaitingInput(), inputResumed()), List.of()));
-        m.put("ReviveOnDeathRule", new Examples(List.of(died, crashed),
+                leaderNotified(), rotation(), restartRequested(), hostLeaseExpired(), hostLeaseRestored(), fleetHeld(),
+                fleetResolved(), awaitingInput(), inputResumed(), diedOfHost, backWithHost, furtherLeaseExpired(),
+                furtherLeaseRestored(), inBurst(died), burstStarted(), digest(), burstResolved()), List.of()));
+        // The revive flow still takes a death of a silent host: the host, once back, runs the pending restart.
+        m.put("ReviveOnDeathRule", new Examples(List.of(died, crashed, diedOfHost),
                 List.of(hostlessDeath(), notRevived, left, back, restarting)));
         m.put("RestartWebhookRule", new Examples(List.of(restartRequested()), List.of(died, back, massStale())));
         m.put("SlackRule", new Examples(List.of(died, crashed, notRevived, back),
-                List.of(taskDone, claimed, left, restarting, massStale(), hostLeaseExpired())));
+                List.of(taskDone, claimed, left, restarting, massStale(), hostLeaseExpired(), diedOfHost,
+                        notRevivedOfHost, backWithHost, inBurst(died), inBurst(back), digest())));
         m.put("SlackHostLeaseRule", new Examples(List.of(hostLeaseExpired()), List.of(died, massStale(),
-                hostLeaseRestored())));
+                hostLeaseRestored(), furtherLeaseExpired())));
         m.put("SlackHostLeaseRestoredRule", new Examples(List.of(hostLeaseRestored()), List.of(hostLeaseExpired(),
-                back)));
+                back, furtherLeaseRestored())));
         // Pages: deaths no revive flow will handle, and failed revives; a death the flow handles is the next rule's.
         m.put("PagerDutyTriggerRule", new Examples(List.of(hostlessDeath(), hostlessCrash, notRevived, hostGaveUp,
-                withoutReviveFlow(died)), List.of(died, crashed, back, left, restarting, hostLeaseExpired())));
+                withoutReviveFlow(died)), List.of(died, crashed, back, left, restarting, hostLeaseExpired(),
+                notRevivedOfHost, withoutReviveFlow(diedOfHost), inBurst(notRevived), inBurst(hostlessDeath()))));
         m.put("PagerDutyRevivingDeathRule", new Examples(List.of(died, crashed),
                 List.of(hostlessDeath(), hostlessCrash, notRevived, hostGaveUp, withoutReviveFlow(died), back,
-                        restarting, hostLeaseExpired())));
+                        restarting, hostLeaseExpired(), diedOfHost, inBurst(died))));
         m.put("PagerDutyResolveRule", new Examples(List.of(back, backAfterRevive), List.of(died, taskDone,
-                hostLeaseRestored())));
+                hostLeaseRestored(), backWithHost, inBurst(back), burstResolved())));
         m.put("PagerDutyHostLeaseRule", new Examples(List.of(hostLeaseExpired()), List.of(died, notRevived,
-                massStale(), hostLeaseRestored())));
+                massStale(), hostLeaseRestored(), furtherLeaseExpired())));
         m.put("PagerDutyHostLeaseRestoredRule", new Examples(List.of(hostLeaseRestored()), List.of(hostLeaseExpired(),
-                back, died)));
+                back, died, furtherLeaseRestored())));
         return m;
     }
 
@@ -283,27 +352,34 @@ class AlertRulesTest {
     @Test
     void rules_withTheOptionalParametersEmpty_leaveOutTheConditionalRules() {
         Set<String> always = Set.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "HostLeaseAlertRule",
-                "HostLeaseRestoredAlertRule", "ReviveOnDeathRule", "FleetMassStaleAlertRule", "AwaitingInputAlertRule");
+                "HostLeaseRestoredAlertRule", "ReviveOnDeathRule", "FleetMassStaleAlertRule", "AwaitingInputAlertRule",
+                "DigestOnBurstRule", "DigestAlertRule", "BurstResolvedAlertRule");
         assertEquals(always, ruleIds(Map.of()));
         assertEquals(always, ruleIds(Map.of("AlertWebhookUrl", "", "SlackWebhookUrl", "", "PagerDutyRoutingKey", "")));
         assertEquals(union(always, "AlertWebhookRule"), ruleIds(Map.of("AlertWebhookUrl", "http://x")));
-        assertEquals(union(always, "SlackRule", "SlackHostLeaseRule", "SlackHostLeaseRestoredRule"),
-                ruleIds(Map.of("SlackWebhookUrl", "http://y")));
+        assertEquals(union(always, "SlackRule", "SlackHostLeaseRule", "SlackHostLeaseRestoredRule", "SlackDigestRule",
+                "SlackBurstResolvedRule"), ruleIds(Map.of("SlackWebhookUrl", "http://y")));
         assertEquals(union(always, "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule", "PagerDutyResolveRule",
-                "PagerDutyHostLeaseRule", "PagerDutyHostLeaseRestoredRule"), ruleIds(Map.of("PagerDutyRoutingKey", "k")));
+                "PagerDutyHostLeaseRule", "PagerDutyHostLeaseRestoredRule", "PagerDutyDigestRule",
+                "PagerDutyBurstResolvedRule"), ruleIds(Map.of("PagerDutyRoutingKey", "k")));
         assertEquals(union(always, "PagerDutyTriggerRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule",
-                "PagerDutyHostLeaseRestoredRule"),
+                "PagerDutyHostLeaseRestoredRule", "PagerDutyDigestRule", "PagerDutyBurstResolvedRule"),
                 ruleIds(Map.of("PagerDutyRoutingKey", "k", "PagerDutyRevivingDeathSeverity", "off")));
         assertEquals(always, ruleIds(Map.of("PagerDutyRevivingDeathSeverity", "info")), "no PagerDuty without a key");
         assertEquals(union(always, "RestartWebhookRule"), ruleIds(Map.of("RestartWebhookUrl", "http://z")));
         assertEquals(union(always, "AlertWebhookRule", "SlackRule", "SlackHostLeaseRule", "SlackHostLeaseRestoredRule",
                 "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule",
-                "PagerDutyHostLeaseRestoredRule", "RestartWebhookRule"),
+                "PagerDutyHostLeaseRestoredRule", "RestartWebhookRule", "SlackDigestRule", "SlackBurstResolvedRule",
+                "PagerDutyDigestRule", "PagerDutyBurstResolvedRule"),
                 ruleIds(ALL_OPTIONAL));
 
         for (SamTemplate.Rule r : template.rules(Map.of())) {
             if (r.logicalId().equals("ReviveOnDeathRule")) {
                 assertEquals("ReviveStateMachine", r.targets().get(0).stateMachine());
+                continue;
+            }
+            if (r.logicalId().equals("DigestOnBurstRule")) {
+                assertEquals("DigestStateMachine", r.targets().get(0).stateMachine());
                 continue;
             }
             assertEquals(List.of("alerts-topic topic AlertsTopic"), destinations(r), r.logicalId());
@@ -382,7 +458,9 @@ class AlertRulesTest {
         assertEquals(Set.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "FleetMassStaleAlertRule",
                 "AwaitingInputAlertRule", "HostLeaseAlertRule", "HostLeaseRestoredAlertRule", "SlackRule", "SlackHostLeaseRule", "SlackHostLeaseRestoredRule",
                 "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule",
-                "PagerDutyHostLeaseRestoredRule", "ReviveOnDeathRule"),
+                "PagerDutyHostLeaseRestoredRule", "ReviveOnDeathRule", "DigestOnBurstRule", "DigestAlertRule",
+                "BurstResolvedAlertRule", "SlackDigestRule", "SlackBurstResolvedRule", "PagerDutyDigestRule",
+                "PagerDutyBurstResolvedRule"),
                 all.stream().map(Transformer::ruleId).collect(Collectors.toSet()));
         for (Transformer t : all) {
             Set<String> used = placeholders(t.template());
@@ -417,7 +495,8 @@ class AlertRulesTest {
             }
         }
         out.addAll(List.of(massStale(), tasksReassigned(), leaderNotified(), rotation(), restartRequested(),
-                hostLeaseExpired(), hostLeaseRestored(), fleetHeld(), fleetResolved(), awaitingInput(), inputResumed()));
+                hostLeaseExpired(), hostLeaseRestored(), fleetHeld(), fleetResolved(), awaitingInput(), inputResumed(),
+                burstStarted(), digest(), burstResolved()));
         return out;
     }
 
@@ -456,7 +535,7 @@ class AlertRulesTest {
         assertEquals(List.of(), missing);
     }
 
-    // ---- PagerDuty urgency: page what no revive flow will fix (issue 19, item 3) ----------------------------
+    // ---- PagerDuty urgency: page what no revive flow will fix ----------------------------
 
     /**
      * {@code reviveFlow} is on every death and only there, and it is true exactly when the revive rule, as the
@@ -636,7 +715,121 @@ class AlertRulesTest {
         }
     }
 
-    // ---- delivery: retries, dead letters, secrets (issue 19) ---------------------------------------------
+    /** What each destination receives for {@code events}: the alerts topic, Slack and PagerDuty, counted. */
+    static Map<String, Integer> perDestination(List<LifelineEvent> events) {
+        Map<String, Integer> out = new LinkedHashMap<>(Map.of("topic", 0, "slack", 0, "pagerduty", 0));
+        for (LifelineEvent e : events) {
+            for (SamTemplate.Rule r : rules.values()) {
+                if (!matches(r, envelope(e))) {
+                    continue;
+                }
+                for (SamTemplate.Target t : r.targets()) {
+                    String where = t.topic() != null ? "topic" : "http://y".equals(t.endpoint()) ? "slack"
+                            : "https://events.pagerduty.com/v2/enqueue".equals(t.endpoint()) ? "pagerduty" : null;
+                    if (where != null) {
+                        out.merge(where, 1, Integer::sum);
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * A silent host with three leases whose 60 agents die of it and come back: the host's incident is one message
+     * on each channel when it goes silent and one when it is back (PagerDuty: one trigger, one resolve of its key);
+     * the agents' changes (deaths, the flow's give-up, returns) and the further leases reach no person, though
+     * every one of them is on the bus (the alert webhook and the events route have them all).
+     */
+    @Test
+    void silentHostWithThreeLeases_isOneIncident_itsAgentsChangesAlertNobody() {
+        List<LifelineEvent> silence = new ArrayList<>();
+        List<String> named = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            named.add("a-" + i);
+        }
+        silence.add(EventCatalogue.of(new StreamChanges.HostLeaseExpired("acme", "host-1", named.subList(0, 25), 60,
+                AT.minusSeconds(75), AT, null, 3)));
+        silence.add(EventCatalogue.of(new StreamChanges.HostLeaseExpired("acme", "host-1.2", named.subList(25, 50),
+                25, AT.minusSeconds(75), AT, "host-1", 1)));
+        silence.add(EventCatalogue.of(new StreamChanges.HostLeaseExpired("acme", "host-1.3", named.subList(50, 60),
+                10, AT.minusSeconds(75), AT, "host-1", 1)));
+        for (int i = 0; i < 60; i++) {
+            silence.add(ofSilence(AgentStatus.WORKING, AgentStatus.DEAD, Trigger.HEARTBEAT_EXPIRED, SILENT));
+            silence.add(ofSilence(AgentStatus.DEAD, AgentStatus.RESTARTING, Trigger.RESTART_INITIATED, null));
+            silence.add(ofSilence(AgentStatus.RESTARTING, AgentStatus.DEAD_FAILED_REVIVE, Trigger.RESTART_EXHAUSTED,
+                    "no rejoin after 3 restart attempts"));
+        }
+        assertEquals(Map.of("topic", 1, "slack", 1, "pagerduty", 1), perDestination(silence));
+        JsonNode sns = LocalEventBus.transform(rules.get("HostLeaseAlertRule").targets().get(0), envelope(silence.get(0)));
+        assertTrue(sns.asText().endsWith("its 60 agents are silent with it"), sns::toString);
+
+        List<LifelineEvent> back = new ArrayList<>(List.of(hostLeaseRestored(), furtherLeaseRestored(),
+                EventCatalogue.of(new StreamChanges.HostLeaseRestored("acme", "host-1.3", AT, AT.plusSeconds(40),
+                        AT.plusSeconds(45), "host-1"))));
+        for (int i = 0; i < 60; i++) {
+            back.add(ofSilence(AgentStatus.DEAD_FAILED_REVIVE, AgentStatus.READY, Trigger.JOIN, "agent joined"));
+        }
+        assertEquals(Map.of("topic", 1, "slack", 1, "pagerduty", 1), perDestination(back));
+        assertEquals("resolve lifeline/acme/host/host-1/" + AT + " ", summary(pagerDuty(withPagerDuty(null), back.get(0))));
+        assertEquals(summary(pagerDuty(withPagerDuty(null), silence.get(0))).replace("trigger ", "resolve ")
+                .replace(" critical", " "), summary(pagerDuty(withPagerDuty(null), back.get(0))));
+        for (LifelineEvent e : silence) {
+            assertTrue(matches(rules.get("AlertWebhookRule"), envelope(e)), e.detail()::toString);
+        }
+        JsonNode died = silence.get(3).detail();
+        assertEquals("host_silent", died.path("cause").path("kind").asText());
+        assertEquals("host-1", died.path("cause").path("hostId").asText());
+        assertEquals(AT.toString(), died.path("cause").path("expiredAt").asText());
+    }
+
+    /**
+     * A burst in one window: its first death alerts on its own as ever, the other 59 (marked {@code burst} by the
+     * outbox) reach no person, and the window's digest is one more message on the topic and Slack and one trigger
+     * under the first death's PagerDuty key, so PagerDuty has one incident; the burst's end resolves that key. Every
+     * death still reaches the alert webhook.
+     */
+    @Test
+    void burstInOneWindow_isTheFirstDeathAndOneDigestPerDestination_andOnePagerDutyIncident() {
+        List<LifelineEvent> burst = new ArrayList<>();
+        burst.add(status(AgentStatus.WORKING, AgentStatus.DEAD, Trigger.HEARTBEAT_EXPIRED, SILENT));
+        for (int i = 0; i < 59; i++) {
+            burst.add(inBurst(i % 2 == 0 ? hostlessDeath()
+                    : status(AgentStatus.READY, AgentStatus.DEAD, Trigger.HEARTBEAT_EXPIRED, SILENT)));
+        }
+        burst.add(digest());
+        assertEquals(Map.of("topic", 2, "slack", 2, "pagerduty", 2), perDestination(burst));
+        Set<String> keys = new TreeSet<>();
+        burst.forEach(e -> pagerDuty(withPagerDuty(null), e).forEach(b -> keys.add(b.path("dedup_key").asText())));
+        assertEquals(Set.of("lifeline/acme/a-1/reviving"), keys, "one incident: the digest joins the first death's key");
+        for (LifelineEvent e : burst) {
+            assertTrue(matches(rules.get("AlertWebhookRule"), envelope(e)));
+        }
+
+        JsonNode slack = LocalEventBus.transform(rules.get("SlackDigestRule").targets().get(0), envelope(digest()));
+        String text = slack.path("text").asText();
+        assertTrue(text.startsWith("Lifeline: 6 agents died between " + AT + " and " + AT.plusSeconds(60)
+                + ", 5 of them in this digest; by team: acme 4, beta 2; by host: host-1 4, - 2; by reason: "
+                + "heartbeat_expired 6; agents: acme/a-1, acme/a-2, beta/b-1 and 3 more."), text);
+        assertTrue(text.endsWith("Dashboard: https://dash.example/#status=dead."), text);
+        JsonNode sns = LocalEventBus.transform(rules.get("DigestAlertRule").targets().get(0), envelope(digest()));
+        assertTrue(sns.asText().startsWith("Lifeline: 6 agents died between"), sns::toString);
+        JsonNode pd = pagerDuty(withPagerDuty(null), digest()).get(0);
+        assertEquals("critical", pd.path("payload").path("severity").asText());
+        assertEquals(4, pd.path("payload").path("custom_details").path("byTeam").path("acme").asInt());
+        assertEquals(3, pd.path("payload").path("custom_details").path("agents").size());
+
+        assertEquals(Map.of("topic", 1, "slack", 1, "pagerduty", 1), perDestination(List.of(burstResolved())));
+        assertEquals("resolve lifeline/acme/a-1/reviving ", summary(pagerDuty(withPagerDuty(null), burstResolved())));
+        List<LifelineEvent> backs = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            backs.add(inBurst(status(AgentStatus.DEAD, AgentStatus.READY, Trigger.JOIN, "agent joined")));
+        }
+        assertEquals(Map.of("topic", 0, "slack", 0, "pagerduty", 0), perDestination(backs),
+                "a burst's agents coming back are its one resolve");
+    }
+
+    // ---- delivery: retries, dead letters, secrets ---------------------------------------------
 
     @Test
     void everyTarget_hasARetryPolicy_andTheDeliveryDeadLetterQueue() throws Exception {
@@ -668,7 +861,9 @@ class AlertRulesTest {
         for (String id : List.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "FleetMassStaleAlertRule",
                 "AwaitingInputAlertRule", "HostLeaseAlertRule", "HostLeaseRestoredAlertRule", "SlackRule", "SlackHostLeaseRule",
                 "SlackHostLeaseRestoredRule", "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule",
-                "PagerDutyHostLeaseRestoredRule", "AlertWebhookRule")) {
+                "PagerDutyHostLeaseRestoredRule", "AlertWebhookRule", "DigestOnBurstRule", "DigestAlertRule",
+                "BurstResolvedAlertRule", "SlackDigestRule", "SlackBurstResolvedRule", "PagerDutyDigestRule",
+                "PagerDutyBurstResolvedRule")) {
             for (SamTemplate.Target t : rules.get(id).targets()) {
                 assertEquals(window, t.retry().maximumEventAge(), id + "/" + t.id());
             }
@@ -711,7 +906,7 @@ class AlertRulesTest {
         assertEquals(key, body.path("routing_key").asText());
         assertEquals("trigger", body.path("event_action").asText());
         assertEquals("lifeline/acme/a-1", body.path("dedup_key").asText());
-        // The transition's seq rides along, so a receiver can order a trigger and its resolve (issue 19, item 3).
+        // The transition's seq rides along, so a receiver can order a trigger and its resolve.
         assertTrue(body.path("payload").path("custom_details").path("seq").isNumber(), body.toString());
     }
 

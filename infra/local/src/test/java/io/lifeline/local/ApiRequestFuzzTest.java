@@ -75,7 +75,7 @@ class ApiRequestFuzzTest {
         assertDocumented(route, body, r);
     }
 
-    /** The schedules Jazzer found that made cron-utils throw, sent to the real register route (issue 17). */
+    /** The schedules Jazzer found that made cron-utils throw, sent to the real register route. */
     @ParameterizedTest
     @ValueSource(strings = {"cron:9-17/ * * * *", "cron:0| 1|2 * * *"})
     void register_withACronTheLibraryFailsOn_answers400InvalidScheduleAndWritesNothing(String schedule) {

@@ -14,7 +14,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 14 item 4, on AWS: template.yaml's HTTP API throttles every route (DefaultRouteSettings), gives the two
+ * On AWS: template.yaml's HTTP API throttles every route (DefaultRouteSettings), gives the two
  * heartbeat routes, and only those, a higher limit (RouteSettings naming real route keys), and writes an access
  * log to a log group with a retention and no request header in its format (so never a key).
  */

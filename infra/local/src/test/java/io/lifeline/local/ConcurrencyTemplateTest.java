@@ -16,7 +16,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 19, item 4, read from template.yaml: the control loop (sweep, outbox, revive) reserves concurrency, the
+ * Read from template.yaml: the control loop (sweep, outbox, revive) reserves concurrency, the
  * authorizer and the API functions are capped, the defaults leave Lambda's 100 unreserved in an account at the
  * default quota of 1,000, and every function's DynamoDB call ends well inside its Timeout.
  */

@@ -19,10 +19,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 8 part 3, second half: Lifeline Local (a separate process) is killed with SIGKILL while an agent's
+ * Lifeline Local (a separate process) is killed with SIGKILL while an agent's
  * revive flow is waiting for the agent to rejoin, then restarted on the same data directory. Local's Step
  * Functions stand-in keeps executions in memory, so the execution is gone; on start, Local gives every agent
- * left {@code restarting} its flow again under the same execution name (docs/decisions.md, "A crash of
+ * left {@code restarting} its flow again under the same execution name (docs/design/local/decisions.md, "A crash of
  * Lifeline Local interrupts revive flows; a restart resumes them"). Checked here: the resumed flow runs out
  * its attempts and the agent ends {@code dead_failed_revive} with a whole history and every event, and a
  * join still brings it back.

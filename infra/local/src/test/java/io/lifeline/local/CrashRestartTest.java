@@ -26,7 +26,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 8 part 3: Lifeline Local as a separate process, killed with SIGKILL in the middle of a sweep burst (see
+ * Lifeline Local as a separate process, killed with SIGKILL in the middle of a sweep burst (see
  * {@link CrashRestartReviveTest} for the revive flow), then restarted on the same data directory. Timing is scaled: agents are stale
  * after 2 s, the sweep runs every 300 ms, and state machine waits run at 0.05 x (the revive flow's first wait of
  * 30 s takes 1.5 s). Every wait is a bounded poll.

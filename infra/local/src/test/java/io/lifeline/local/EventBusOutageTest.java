@@ -20,7 +20,7 @@ import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.eventbridge.model.PutEventsRequest;
 
 /**
- * Issue 8 part 2, last item: EventBridge entirely down (every PutEvents call fails in the SDK, as when the
+ * EventBridge entirely down (every PutEvents call fails in the SDK, as when the
  * endpoint cannot be reached) while agents change status in every way (report, leave, fail report with a
  * task held, sweep deaths), then back. The API keeps answering and its history is current throughout; the
  * outbox holds the stream's records, so once the bus is back every status change's event, and the task

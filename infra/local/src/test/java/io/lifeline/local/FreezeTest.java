@@ -25,7 +25,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
- * Issue 17, item 3: the stall rule engages for a frozen process. A real Lifeline Local runs as a child JVM on a
+ * The stall rule engages for a frozen process. A real Lifeline Local runs as a child JVM on a
  * free loopback port (stale after 4 s, a sweep every second, self-preservation out of the way); agents with
  * {@code graceMisses: 1} beat through its HTTP front door from this test. Then the whole process is frozen with
  * SIGSTOP for 6 s, longer than stale-after, so every agent's deadline passes while its next beat waits at the

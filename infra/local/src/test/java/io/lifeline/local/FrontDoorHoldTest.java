@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Issue 14 item 1 (must show): a Lifeline Local with scaled timing (stale after 2 s, a sweep every 0.5 s, grace 2)
+ * A Lifeline Local with scaled timing (stale after 2 s, a sweep every 0.5 s, grace 2)
  * while 100 raw connections on 127.0.0.1 hold half-sent request heads for 8 s, reconnecting whenever the front
  * door closes one. Agents beating every 0.5 s are never marked dead, a fresh request is answered within 1 s
  * (a client timeout of 1 s, else the test fails), and a silent agent still dies: the sweep kept judging.

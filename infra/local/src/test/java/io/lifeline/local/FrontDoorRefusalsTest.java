@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Issue 14 item 4, in Local: a flood of wrong keys from one client is refused 401/403 up to the door's rate
+ * In Local: a flood of wrong keys from one client is refused 401/403 up to the door's rate
  * (here 10 in a 60 s window), then answered 429 {@code TOO_MANY_REFUSALS} with Retry-After without reaching the
  * authorizer, and logged once for the window, not per request; a key authorized recently still gets through.
  */

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The heartbeat function's Function URL (issue 18): the same handler answers an event shaped as a Function URL
+ * The heartbeat function's Function URL: the same handler answers an event shaped as a Function URL
  * delivers it (route key {@code $default}, no path parameters, no authorizer; fixtures under
  * {@code lambda-url/}) exactly as it answers the HTTP API's event after the real authorizer ran, for success and
  * for every documented refusal, with the same key/scope matrix and team isolation; keys are looked up once per

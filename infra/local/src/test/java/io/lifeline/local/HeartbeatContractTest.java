@@ -38,8 +38,8 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
  * POST /v1/teams/{team}/agents/{agentId}/heartbeat through the gateway (authorizer included) against DynamoDB
- * Local: seed 000's answer and error table, status reports and SDK sources moving the agent between ready and
- * working, input validation and limits at their edges. Every refused request is checked to write nothing.
+ * Local: the heartbeat protocol's answer and error table, status reports and SDK sources moving the agent between ready
+ * and working, input validation and limits at their edges. Every refused request is checked to write nothing.
  */
 class HeartbeatContractTest {
     static TestStack stack;
@@ -54,7 +54,7 @@ class HeartbeatContractTest {
         stack.close();
     }
 
-    // ---- the seed 000 answer ----------------------------------------------------------------------------
+    // ---- the heartbeat protocol's answer ----------------------------------------------------------------------------
 
     @Test
     void heartbeat_whenReady_answersSeedContractExactly() {
@@ -62,7 +62,7 @@ class HeartbeatContractTest {
         stack.clock.advance(Duration.ofSeconds(5));
         TestStack.Reply r = stack.heartbeat("hb-1", "{}");
         assertEquals(200, r.status());
-        // Seed 000's four fields, then the interval to beat at (which the SDK follows).
+        // The heartbeat protocol's four fields, then the interval to beat at (which the SDK follows).
         assertEquals(List.of("success", "heartbeatTs", "nextDeadline", "agentStatus", "heartbeatIntervalSeconds"),
                 iterable(r.body().fieldNames()));
         assertTrue(r.body().get("success").asBoolean());
@@ -825,7 +825,9 @@ class HeartbeatContractTest {
         return Map.of("pk", AttributeValue.fromS(TestStack.agentPartition(id)), "sk", AttributeValue.fromS("AGENT"));
     }
 
-    /** {@code {"k":"<fill...>"}} whose compact JSON is exactly {@code bytes} UTF-8 bytes ({@code fill} 1 or 2 bytes). */
+    /**
+     * {@code {"k":"<fill...>"}} whose compact JSON is exactly {@code bytes} UTF-8 bytes ({@code fill} 1 or 2 bytes).
+     */
     static String objectOfBytes(int bytes, String fill) {
         int room = bytes - utf8("{\"k\":\"\"}");
         int each = utf8(fill);

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * What the heartbeat function writes to its log for routine heartbeats (issue 18): counted in bytes, never
+ * What the heartbeat function writes to its log for routine heartbeats: counted in bytes, never
  * timed. One agent beating every 30 s is the worst case per beat (the summary's cost is spread over the fewest
  * beats): 1,000 plain beats must average at most 50 bytes each, with every beat still counted in the summary's
  * EMF documents. The figures are printed for BENCHMARKS.md ("Observability: measured").

@@ -14,7 +14,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 18 in template.yaml, read as Local reads it (CloudFormation's tags in their long form): the heartbeat
+ * The heartbeat URL in template.yaml, read as Local reads it (CloudFormation's tags in their long form): the heartbeat
  * function's Function URL and its two public grants, switched by EnableHeartbeatUrl; the key cache period equal to
  * the authorizer's ReauthorizeEvery; every function's own log group with a retention; JSON logs with a system log
  * level; no trace of its own on the heartbeat path unless HeartbeatTracing turns it up.

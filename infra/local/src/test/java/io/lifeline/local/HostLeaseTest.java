@@ -24,7 +24,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConsumedCapacity;
 
 /**
- * Host leases (issue 13, DESIGN.md section 11), end to end in Lifeline Local with the test clock: a daemon's
+ * Host leases, end to end in Lifeline Local with the test clock: a daemon's
  * batch that names its host is one write of the host's lease for all its agents, with no read; each agent is
  * still answered as by its own heartbeat; the sweep judges hosted agents from the lease with the same misses,
  * grace and self-preservation (stale after 60 s, grace 2, sweeps every 15 s: dead 75-90 s after the last sign
@@ -196,7 +196,7 @@ class HostLeaseTest {
         Map<String, AttributeValue> item = lease(s, team, hostId);
         int size = sizeUpperBound(item);
         System.out.println("largest host lease (25 agents, longest ids and stale-after): at most " + size + " bytes");
-        // Within one write unit with room to spare (issue 13): at most 960 of the 1,024 bytes, by a bound that
+        // Within one write unit with room to spare: at most 960 of the 1,024 bytes, by a bound that
         // counts each number as its decimal string (more than DynamoDB's published size). The renewal count `n`
         // is 1 digit here; ten years of 30 s renewals make it 8, 5 bytes more, still inside the margin.
         assertTrue(size <= 1024 - 64, "lease is up to " + size + " bytes, less than 64 under one write unit: " + item);

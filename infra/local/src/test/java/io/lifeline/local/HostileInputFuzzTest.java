@@ -43,7 +43,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
- * Issue 8 part 5: a seeded fuzz of hostile requests against every route of template.yaml, through the real HTTP
+ * A seeded fuzz of hostile requests against every route of template.yaml, through the real HTTP
  * front door of a Lifeline Local started here. Every request is built to be invalid (a bad or missing key,
  * another team, a hostile or unknown id, a bad query, or a body that is malformed, truncated, of wrong types,
  * too deep, too long, duplicated, unknown, invalid UTF-8, or up to 10 MB), so none may write: the table is

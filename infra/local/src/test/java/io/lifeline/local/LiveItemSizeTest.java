@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Timeout;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
- * What a busy agent's live item weighs after a realistic life (issue 11: the sweep's read units follow the live
+ * What a busy agent's live item weighs after a realistic life (the sweep's read units follow the live
  * item's bytes, half a unit per 4 KB scanned). The agent lives through the real handlers, sweep, revive flow and
  * outbox: a join, metadata and a checkpoint near their limits, a context-limit error that rotates its session,
  * tasks claimed and completed with stats on its beats, a missed sweep, a death by the sweep, a revive that asks its

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 14 item 0, on a real Lifeline Local process ({@code LocalMain} in a child JVM, as {@code java -jar} runs
+ * What Lifeline Local refuses, on a real process ({@code LocalMain} in a child JVM, as {@code java -jar} runs
  * it): every socket it listens on is on a loopback address (its listening sockets read from /proc, mapped to the
  * process through its file descriptors), the store has no port, and its data dir is held: the lock file is
  * owner-only and names the pid, and a second Local or a bootstrap command on that data dir is refused in one

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 14 item 0: what Lifeline Local refuses before it starts, each in one line with a non-zero exit and no
+ * What Lifeline Local refuses before it starts, each in one line with a non-zero exit and no
  * stack trace: a port something else listens on, a {@code --param} the template does not declare, and (in one
  * JVM) a data dir it already holds. {@link LocalProcessGuardsTest} covers the data dir across processes.
  */

@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
- * Issue 8 part 1: a seeded random driver. {@value #THREADS} threads fire {@value #OPS} operations each over a
+ * A seeded random driver. {@value #THREADS} threads fire {@value #OPS} operations each over a
  * pool of {@value #AGENTS} agents (all with a host, so deaths start the revive flow) and {@value #TASKS} tasks:
  * heartbeats reporting a random status (directly, or in a daemon's batch through one of two host leases), joins,
  * leaves, fail reports, manual revives, task claims and completes.
@@ -162,7 +162,7 @@ class ModelConcurrencyTest {
     }
 
     /**
-     * A daemon's batch through a host lease (issue 13): agents a0, a2, a4 are on host h0, the others on h1; one to
+     * A daemon's batch through a host lease: agents a0, a2, a4 are on host h0, the others on h1; one to
      * three of the host's agents, each reporting a random status or none. Each entry's answer is a call of
      * {@code heartbeat} (hosted), checked as a heartbeat is.
      */

@@ -132,7 +132,7 @@ class OpenApiTest {
 
     @Test
     void everyErrorCodeOfTheReadmeTable_isInTheSpec_underItsStatus() throws Exception {
-        List<String> readme = Files.readAllLines(SPEC.resolveSibling("README.md"));
+        List<String> readme = Files.readAllLines(SPEC.resolveSibling("docs/api.md"));
         Set<String> specCodes = new TreeSet<>();
         resolveSchema("ErrorCode").get("enum").forEach(c -> specCodes.add(c.asText()));
         Pattern row = Pattern.compile("^\\| (\\d{3})[^|]*\\| (.*)\\|$");
@@ -227,8 +227,8 @@ class OpenApiTest {
         assertTrue(seconds > 0, "the template caches the authorizer's answers");
         String described = spec.at("/paths/~1v1~1teams~1{team}~1keys~1{keyId}/delete/description").asText();
         assertTrue(described.contains("up to " + seconds + " seconds"), described);
-        String readme = Files.readString(SPEC.resolveSibling("README.md"));
-        assertTrue(readme.contains("up to " + seconds + " s"), "README says how long a revoked key keeps working");
+        String readme = Files.readString(SPEC.resolveSibling("docs/api.md"));
+        assertTrue(readme.contains("up to " + seconds + " s"), "docs/api.md says how long a revoked key keeps working");
     }
 
     // ---- the handlers' real answers ----------------------------------------------------------------------

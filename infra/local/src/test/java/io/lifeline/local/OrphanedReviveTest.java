@@ -34,7 +34,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 /**
- * Issue 17, item 7: nothing stays {@code restarting} past the revive flow's longest possible run. An agent whose
+ * Nothing stays {@code restarting} past the revive flow's longest possible run. An agent whose
  * flow died (here: the flow put it in restarting, then never ran again, as a failed or lost execution) is moved
  * by the sweep to {@code dead_failed_revive} ({@code restart_exhausted}) once it has been restarting longer than
  * the flow could run, and not a millisecond before; a flow still inside its bound is left alone; a join that

@@ -18,7 +18,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 
 /**
- * Issue 19, item 2: the outbox cannot be stalled by one record, and loses nothing silently. A record that fails
+ * The outbox cannot be stalled by one record, and loses nothing silently. A record that fails
  * for a reason that does not pass is parked (with its images and error) and the records behind it are published;
  * one that keeps failing transiently past the outbox's wait is parked too and the repair re-drives it; and when
  * the stream itself loses records (a publisher stalled past the stream's retention), the repair replays what they

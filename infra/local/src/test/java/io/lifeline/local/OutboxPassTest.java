@@ -20,7 +20,7 @@ import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
 import software.amazon.awssdk.services.eventbridge.model.PutEventsRequest;
 
 /**
- * What one death costs the outbox (issue 11, "Must show"): the death by the sweep of an agent that holds a
+ * What one death costs the outbox: the death by the sweep of an agent that holds a
  * task, in a team with a leader, on a host (so the revive flow asks the host for a restart). Counted on the
  * live table's stream (records the pump read), on the publisher (invocations) and on the bus (PutEvents calls,
  * by an interceptor on the functions' EventBridge client).

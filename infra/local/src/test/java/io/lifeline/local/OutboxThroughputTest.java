@@ -21,7 +21,7 @@ import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 /**
- * What the outbox's throughput rests on (issue 14, item 2), counted, never timed: a pass of Local's stream pump over
+ * What the outbox's throughput rests on, counted, never timed: a pass of Local's stream pump over
  * a caught-up stream is one GetRecords (the shard list and the shard's iterator are kept), and a batch of status
  * changes costs the publisher one event-log read, one PutEvents per 10 events and a fixed number of conditional
  * writes per change, with no per-record read; each agent's changes still reach the bus in their order.

@@ -453,7 +453,7 @@ class PublisherTest {
     /**
      * The same stream records through a fresh container (a new publisher, which remembers no sent ids in memory,
      * from TRIM_HORIZON) put nothing on the bus again: the event log, written right after each send, says what was
-     * sent (issue 19: a replay never re-sends an alert), and the log gains none.
+     * sent (a replay never re-sends an alert), and the log gains none.
      * On a stack of its own, whose leader is set before anything happens (see the report: a replayed death
      * reads the team's current leader).
      */

@@ -9,7 +9,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Lifeline Local runs each function under its template reservation (issue 19, item 4), as Lambda does: an
+ * Lifeline Local runs each function under its template reservation, as Lambda does: an
  * invocation past it is throttled. Through the gateway a throttled function answers 500 (API Gateway's answer to a
  * Lambda 429) and writes nothing; in the revive flow a throttled step fails with {@code Lambda.TooManyRequestsException},
  * which revive.asl.json retries, so the flow still starts.

@@ -187,7 +187,8 @@ class SamTemplateTest {
     @Test
     void globals_java25_snapStartOnPublishedVersions_autoPublishAlias() {
         JsonNode g = root.path("Globals").path("Function");
-        // java17 runs on Amazon Linux 2: AWS closed stack creation with it on 2026-07-31 (docs/decisions.md).
+        // java17 runs on Amazon Linux 2: AWS closed stack creation with it on 2026-07-31
+        // (docs/design/deploy-and-cost/decisions.md).
         assertEquals("java25", g.path("Runtime").asText());
         assertEquals("PublishedVersions", g.path("SnapStart").path("ApplyOn").asText());
         assertFalse(g.path("AutoPublishAlias").asText().isBlank(), "SnapStart needs a published alias");
@@ -303,7 +304,7 @@ class SamTemplateTest {
         assertEquals(Set.of("SweepNotRunningAlarm", "PublishFailuresAlarm", "PublisherErrorsAlarm", "PublisherLagAlarm",
                 "DeadAgentRateAlarm", "HeartbeatErrorsAlarm", "HeartbeatInternalErrorsAlarm", "AuthorizerErrorsAlarm",
                 "OutboxParkedAlarm", "OutboxFailedAlarm", "HostAndUrgencyDeliveryFailuresAlarm",
-                // issue 19: deliveries, starvation, the store, revives and the sweep's writes
+                // Deliveries, starvation, the store, revives and the sweep's writes
                 "SweepWriteErrorsAlarm", "DeliveryDeadLettersAlarm", "DeliveryFailuresAlarm", "ApiServerErrorsAlarm",
                 "HeartbeatThrottlesAlarm", "AuthorizerThrottlesAlarm", "ControlLoopThrottlesAlarm", "ReviveFailuresAlarm",
                 "StoreThrottlesAlarm", "FaultsAlarm"),

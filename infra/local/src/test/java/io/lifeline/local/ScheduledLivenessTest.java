@@ -17,7 +17,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Agents on schedules (seed 003) through the gateway and the sweep: the deadline a join or heartbeat answers
+ * Agents on schedules through the gateway and the sweep: the deadline a join or heartbeat answers
  * is the schedule's next slot plus the agent's staleAfter as grace ({@link Deadlines#next}), an early
  * heartbeat counts for the coming slot, the sweep kills only after that deadline plus the grace misses,
  * {@code nextHeartbeatWithinSeconds} overrides the schedule for one deadline, bad schedules are refused, and
@@ -220,7 +220,7 @@ class ScheduledLivenessTest {
         Instant early = at("2026-03-01T12:29:30Z");
         TestStack.Reply hb = heartbeatAt(s, early, "once", "{}");
         assertEquals("null", deadline("null", "at:2026-03-01T12:30:00Z", null, early));
-        // The answer still carries a time (seed 000 requires one): never, as the sweep applies none.
+        // The answer still carries a time (the heartbeat protocol requires one): never, as the sweep applies none.
         assertEquals("9999-12-31T23:59:59Z", hb.text("nextDeadline"), hb.body().toString());
         assertFalse(s.agentView("once").has("deadline"));
         assertNull(s.agentItem("once").get("deadline"));

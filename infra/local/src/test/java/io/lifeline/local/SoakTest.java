@@ -31,10 +31,10 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 8 part 4: healthy agents heartbeat through Lifeline Local's HTTP front door on the real clock with
+ * Healthy agents heartbeat through Lifeline Local's HTTP front door on the real clock with
  * scaled timing (a beat every 2 s with up to half an interval of jitter either way, stale after 5 s, a sweep
  * every second, grace 2), while the service is stopped for up to 2 s at random moments (every function and the
- * sweep, as in a GC pause: {@link LifelineLocal#stopTheWorld}). Hosted agents (issue 13) beat in batches of 25 through
+ * sweep, as in a GC pause: {@link LifelineLocal#stopTheWorld}). Hosted agents beat in batches of 25 through
  * host leases, each with its time since its last local beat. Phase 1: no agent may be marked dead. Phase 2: 5% of
  * the agents stop (a hosted one stops beating locally while its process runs), and one host is killed; exactly
  * those die, and the killed host is the one HostLeaseExpired. Throughput and detection latency are printed and written to
@@ -82,7 +82,7 @@ class SoakTest {
     }
 
     /**
-     * One simulated host daemon (issue 13): every interval, with jitter, one batch through its host lease for its
+     * One simulated host daemon: every interval, with jitter, one batch through its host lease for its
      * agents, each with its time since its last local beat (a running agent beats locally every interval / 2;
      * a stopped one stopped beating, though its process runs). A killed host sends nothing more.
      */

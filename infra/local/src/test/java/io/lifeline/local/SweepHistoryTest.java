@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The sweep's cost follows the number of agents, never their history (issue 11, "Must show"; DESIGN.md section
- * 9): a team whose agents have 30 days of history written through the API (claims, completes, leaves and
+ * The sweep's cost follows the number of agents, never their history (history lives
+ * on the ledger): a team whose agents have 30 days of history written through the API (claims, completes, leaves and
  * joins, errors, heartbeats carrying metadata and checkpoints near their limits, every event through the
  * outbox) is swept, and the sweep's own log line says how many items it read per alive agent.
  */

@@ -37,8 +37,8 @@ import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
 
 /**
  * The liveness engine end to end in Lifeline Local, driven by the test clock (no sleeps): the sweep's misses
- * and dead-marking (seed 000: stale after 60 s, grace 2, so dead 75-90 s after the last heartbeat with sweeps
- * at 15 s), a heartbeat racing the sweep's write, the cost of a sweep over healthy agents, agent and team
+ * and dead-marking (the heartbeat protocol: stale after 60 s, grace 2, so dead 75-90 s after the last heartbeat with
+ * sweeps at 15 s), a heartbeat racing the sweep's write, the cost of a sweep over healthy agents, agent and team
  * pauses, self-preservation, the outbox's hand-back, events and leader notice, and the fail route.
  *
  * <p>Each test has a stack of its own (fresh table, bus and clock at {@link TestStack#START}), because a
@@ -269,7 +269,7 @@ class SweepTest {
         assertEquals(List.of(TEAM + "/a1"), sweepAt(s, 165));
     }
 
-    // ---- a miss counts once per interval (issue 17, item 9) -------------------------------------------------
+    // ---- a miss counts once per interval -------------------------------------------------
 
     @Test
     void twoSweepsASecondApart_pastTheDeadline_recordOneMiss() throws Exception {

@@ -12,7 +12,7 @@ import software.amazon.awssdk.core.SdkRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 /**
- * Issue 8 part 2, second item: DynamoDB throttles the sweep's writes for some agents (an SDK interceptor
+ * DynamoDB throttles the sweep's writes for some agents (an SDK interceptor
  * failing them with ProvisionedThroughputExceededException). The rest of the sweep is still right (the others
  * get their misses and die on time, a beating agent stays alive), the throttled agents are neither marked nor
  * half-written, and the next sweeps, once the throttling ends, handle them.
@@ -70,7 +70,7 @@ class SweepThrottlingTest {
     }
 
     /**
-     * Issue 19: a sweep whose writes are throttled reports them in its metrics line (SweepWriteErrors, which
+     * A sweep whose writes are throttled reports them in its metrics line (SweepWriteErrors, which
      * SweepWriteErrorsAlarm watches, and Faults), one per skipped write, and publishes none once the store takes
      * them again (a count of 0 is not published: a custom metric is billed for every hour it is).
      */

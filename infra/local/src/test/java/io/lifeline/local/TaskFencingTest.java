@@ -21,7 +21,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
- * Issue 14, item 3: a task is fenced to the life (join) of the agent that claimed it. A death or a leave ends
+ * A task is fenced to the life (join) of the agent that claimed it. A death or a leave ends
  * the hold in the write that ends the life, so the old life's complete is refused ({@code TASK_LOST}) and
  * writes nothing whether or not the outbox has handed the task back yet; the task ends pending, and the new
  * life can claim it again. Each test works on agents and tasks of its own; the sweep's case has a stack of its

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 8 part 6, for every route of template.yaml (found through the API Gateway fixtures, one per route, and
+ * Tenant isolation, for every route of template.yaml (found through the API Gateway fixtures, one per route, and
  * openapi.yaml's scope per route): no key, a malformed key, a revoked key, another team's key and a key of too
  * narrow a scope are each refused, with the documented answer, and write nothing. Another team's key gets the
  * same bytes whether or not the target exists. Keys never appear in a log line or a later answer, and are

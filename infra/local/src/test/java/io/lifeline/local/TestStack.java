@@ -449,8 +449,8 @@ public final class TestStack implements AutoCloseable {
     }
 
     /**
-     * Runs a request that must be refused and checks that it changed no item of the table (DESIGN.md
-     * section 4: a rejected request writes nothing). Call it with the outbox drained or not, but do not
+     * Runs a request that must be refused and checks that it changed no item of the table (a
+     * rejected request writes nothing). Call it with the outbox drained or not, but do not
      * drain inside {@code request}.
      */
     public Reply writesNothing(Supplier<Reply> request) {

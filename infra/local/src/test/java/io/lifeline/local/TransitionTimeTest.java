@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
- * Issue 14, item 6: a transition's {@code at} is one clock reading in whole milliseconds, and never earlier
+ * A transition's {@code at} is one clock reading in whole milliseconds, and never earlier
  * than the agent's previous transition's, whichever writer stamps it. A request whose clock reading is
  * older than the agent's newest transition (it read the clock, then another change committed first) is
  * modelled by moving the test clock back before it.

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Issue 19, item 4: a flood of wrong keys does not starve the control loop. Lifeline Local over real HTTP with
+ * A flood of wrong keys does not starve the control loop. Lifeline Local over real HTTP with
  * scaled timing (stale after 2 s, a sweep every 0.5 s, grace 2) and the authorizer capped at 2 concurrent
  * invocations (AuthorizerMaxConcurrency, which Local enforces as Lambda would): six threads send random keys to
  * the heartbeat route as fast as they can while a fleet of ten beats every 0.3 s and one agent falls silent.

@@ -1,0 +1,632 @@
+package io.lifeline.client;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import io.lifeline.client.model.AgentList;
+import io.lifeline.client.model.AgentView;
+import io.lifeline.client.model.ApiKey;
+import io.lifeline.client.model.BatchEntry;
+import io.lifeline.client.model.BatchResult;
+import io.lifeline.client.model.ErrorClassification;
+import io.lifeline.client.model.EventList;
+import io.lifeline.client.model.EventQuery;
+import io.lifeline.client.model.Heartbeat;
+import io.lifeline.client.model.HeartbeatResult;
+import io.lifeline.client.model.HostCommand;
+import io.lifeline.client.model.HostCommands;
+import io.lifeline.client.model.Inbox;
+import io.lifeline.client.model.KeyList;
+import io.lifeline.client.model.NewTask;
+import io.lifeline.client.model.NewTeam;
+import io.lifeline.client.model.Pause;
+import io.lifeline.client.model.RecoveryAnswer;
+import io.lifeline.client.model.RegisterAgent;
+import io.lifeline.client.model.ReviveStarted;
+import io.lifeline.client.model.Revivals;
+import io.lifeline.client.model.TaskChange;
+import io.lifeline.client.model.TaskList;
+import io.lifeline.client.model.TaskView;
+import io.lifeline.client.model.TeamSettings;
+import io.lifeline.client.model.TransitionView;
+import io.lifeline.client.model.Transitions;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The Lifeline API over {@code java.net.http}: one method per route, typed requests and answers, and a
+ * {@link LifelineApiException} carrying the server's status and code when it refuses. Connect errors, 429
+ * and 503 are retried under the {@link RetryPolicy} (2 s, 4 s, 8 s with jitter, honouring Retry-After);
+ * other 4xx never are. Thread-safe; build one and share it.
+ */
+public final class LifelineClient {
+    /** The largest batch the server takes ({@code POST .../heartbeats}). */
+    public static final int MAX_BATCH = 25;
+
+    static final ObjectMapper MAPPER = new ObjectMapper().registerModule(new JavaTimeModule())
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+            .setSerializationInclusion(JsonInclude.Include.NON_NULL);
+
+    private final URI baseUrl;
+    /** Where heartbeats go: the deployment's heartbeat URL (a Function URL) when one is configured, else the API. */
+    private final URI heartbeatUrl;
+    private final String team;
+    private final String apiKey;
+    private final HttpClient http;
+    private final RetryPolicy retry;
+    private final Sleeper sleeper;
+    private final Duration requestTimeout;
+    private final java.util.function.Consumer<String> onRetry;
+
+    private LifelineClient(Builder b) {
+        String url = Objects.requireNonNull(b.url, "url").toString();
+        this.baseUrl = URI.create(url.endsWith("/") ? url.substring(0, url.length() - 1) : url);
+        String beats = b.heartbeatUrl == null || b.heartbeatUrl.toString().isBlank() ? null : b.heartbeatUrl.toString();
+        this.heartbeatUrl = beats == null ? baseUrl
+                : URI.create(beats.endsWith("/") ? beats.substring(0, beats.length() - 1) : beats);
+        this.team = Objects.requireNonNull(b.team, "team");
+        this.apiKey = b.apiKey;
+        this.retry = b.retry;
+        this.sleeper = b.sleeper;
+        this.requestTimeout = b.requestTimeout;
+        this.onRetry = b.onRetry;
+        this.http = HttpClient.newBuilder().connectTimeout(b.connectTimeout).build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The mapper the SDK uses (ISO-8601 instants, nulls left out, unknown fields ignored). */
+    public static ObjectMapper mapper() {
+        return MAPPER;
+    }
+
+    public String team() {
+        return team;
+    }
+
+    public URI url() {
+        return baseUrl;
+    }
+
+    /** Where heartbeats (single and batch) go: the heartbeat URL when configured, else {@link #url()}. */
+    public URI heartbeatUrl() {
+        return heartbeatUrl;
+    }
+
+    // ---- agents ----
+
+    public AgentView register(RegisterAgent agent) {
+        return call("POST", teamPath("agents"), agent, AgentView.class);
+    }
+
+    public AgentList agents() {
+        return agents(null);
+    }
+
+    /** {@code status} filters (aliases accepted), or null for all. */
+    public AgentList agents(String status) {
+        return call("GET", teamPath("agents") + query("status", status), null, AgentList.class);
+    }
+
+    public AgentView agent(String agentId) {
+        return call("GET", agentPath(agentId, ""), null, AgentView.class);
+    }
+
+    /** To {@code ready}; the answer carries {@code heartbeatIntervalSeconds}. */
+    public AgentView join(String agentId) {
+        return call("POST", agentPath(agentId, "/join"), null, AgentView.class);
+    }
+
+    /**
+     * One heartbeat. An agent that is not alive gets a {@link LifelineApiException} with
+     * {@code rejoinRequired()}: join, then carry on ({@link io.lifeline.client.manager.HeartbeatManager} does).
+     */
+    public HeartbeatResult heartbeat(String agentId, Heartbeat heartbeat) {
+        HeartbeatResult r = call(heartbeatUrl, "POST", agentPath(agentId, "/heartbeat"),
+                heartbeat == null ? Heartbeat.empty() : heartbeat, HeartbeatResult.class);
+        return new HeartbeatResult(agentId, r.success(), r.heartbeatTs(), r.nextDeadline(), r.agentStatus(),
+                r.code(), r.error(), r.rejoinRequired(), r.heartbeatIntervalSeconds());
+    }
+
+    /** At most {@link #MAX_BATCH} entries; a refused entry is a result with {@code success=false}, not an exception. */
+    public BatchResult heartbeats(List<BatchEntry> entries) {
+        return call(heartbeatUrl, "POST", teamPath("heartbeats"), Map.of("heartbeats", batchBody(entries, null)),
+                BatchResult.class);
+    }
+
+    /**
+     * A host daemon's batch through its host lease ({@code hostId}): one write on the server
+     * for all of them. {@code localBeatAgesMs}: per agent, how long ago the daemon last heard it locally (absent:
+     * now). Each agent is answered as by {@link #heartbeats(List)}.
+     */
+    public BatchResult hostHeartbeats(String hostId, List<BatchEntry> entries, Map<String, Long> localBeatAgesMs) {
+        return call(heartbeatUrl, "POST", teamPath("heartbeats"),
+                Map.of("hostId", hostId, "heartbeats", batchBody(entries, localBeatAgesMs)), BatchResult.class);
+    }
+
+    /** A batch's entries as sent: at most {@link #MAX_BATCH}, each with its agent's local beat age when given. */
+    private static List<ObjectNode> batchBody(List<BatchEntry> entries, Map<String, Long> localBeatAgesMs) {
+        if (entries.size() > MAX_BATCH) {
+            throw new IllegalArgumentException("A batch holds at most " + MAX_BATCH + " heartbeats; got "
+                    + entries.size());
+        }
+        List<ObjectNode> list = new ArrayList<>();
+        for (BatchEntry e : entries) {
+            ObjectNode n = MAPPER.createObjectNode().put("agentId", e.agentId());
+            if (e.heartbeat() != null) {
+                n.setAll((ObjectNode) MAPPER.valueToTree(e.heartbeat()));
+            }
+            if (e.waiting() != null) {
+                n.put("waiting", e.waiting());
+            }
+            if (e.inTurn() != null) {
+                n.put("inTurn", e.inTurn());
+            }
+            Long age = localBeatAgesMs == null ? null : localBeatAgesMs.get(e.agentId());
+            if (age != null) {
+                n.put("localBeatAgeMs", Math.max(0, age));
+            }
+            list.add(n);
+        }
+        return list;
+    }
+
+    public AgentView leave(String agentId, String reason) {
+        return call("POST", agentPath(agentId, "/leave"), reasonBody(reason), AgentView.class);
+    }
+
+    /** A host reports its agent crashed: {@code dead} at once. */
+    public AgentView fail(String agentId, String reason) {
+        return call("POST", agentPath(agentId, "/fail"), reasonBody(reason), AgentView.class);
+    }
+
+    /**
+     * A host stopped restarting its crash-looping agent: {@code dead_failed_revive} at once
+     * ({@code host_gave_up}), with one alert and no revive flow. {@code reason} is at most 160 characters.
+     */
+    public AgentView giveUp(String agentId, String reason) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        if (reason != null) {
+            body.put("reason", reason);
+        }
+        body.put("giveUp", true);
+        return call("POST", agentPath(agentId, "/fail"), body, AgentView.class);
+    }
+
+    /**
+     * Deletes an agent that left or that no revive can bring back (admin key): no sweep or list reads it again, its
+     * history stays for its retention, and its id can be registered again. Answers {@code success}, {@code deleted}
+     * and the {@code status} it had.
+     */
+    public JsonNode deleteAgent(String agentId) {
+        return call("DELETE", agentPath(agentId, ""), null, JsonNode.class);
+    }
+
+    public AgentView cleanup(String agentId, String reason) {
+        return call("POST", agentPath(agentId, "/cleanup"), reasonBody(reason), AgentView.class);
+    }
+
+    /** The newest page: {@code limit} or null for the server's default. */
+    public Transitions transitions(String agentId, Integer limit) {
+        return transitions(agentId, limit, null);
+    }
+
+    /** The page after the one whose {@code nextCursor} is {@code cursor} (null: the newest page). */
+    public Transitions transitions(String agentId, Integer limit, String cursor) {
+        return call("GET", agentPath(agentId, "/transitions") + query("limit", limit, "cursor", cursor), null,
+                Transitions.class);
+    }
+
+    /** The agent's whole history, newest first, following {@code nextCursor} page by page. */
+    public List<TransitionView> allTransitions(String agentId) {
+        List<TransitionView> all = new ArrayList<>();
+        String cursor = null;
+        do {
+            Transitions page = transitions(agentId, 100, cursor);
+            all.addAll(page.transitions());
+            cursor = page.nextCursor();
+        } while (cursor != null);
+        return all;
+    }
+
+    public ErrorClassification reportError(String agentId, String message) {
+        return call("POST", agentPath(agentId, "/errors"), Map.of("message", message), ErrorClassification.class);
+    }
+
+    /** {@code maxAgeSeconds} or null for the server's default (24 h). */
+    public RecoveryAnswer recovery(String agentId, Long maxAgeSeconds) {
+        return call("GET", agentPath(agentId, "/recovery") + query("maxAgeSeconds", maxAgeSeconds), null,
+                RecoveryAnswer.class);
+    }
+
+    public AgentView pause(String agentId, Pause pause) {
+        return call("POST", agentPath(agentId, "/pause"), pause, AgentView.class);
+    }
+
+    public AgentView resume(String agentId) {
+        return call("POST", agentPath(agentId, "/resume"), null, AgentView.class);
+    }
+
+    public Inbox inbox(String agentId, Integer limit) {
+        return call("GET", agentPath(agentId, "/inbox") + query("limit", limit), null, Inbox.class);
+    }
+
+    public ReviveStarted revive(String agentId) {
+        return call("POST", agentPath(agentId, "/revive"), null, ReviveStarted.class);
+    }
+
+    public Revivals revivals(String agentId, Integer limit) {
+        return call("GET", agentPath(agentId, "/revivals") + query("limit", limit), null, Revivals.class);
+    }
+
+    // ---- tasks ----
+
+    public TaskView createTask(NewTask task) {
+        return call("POST", teamPath("tasks"), task, TaskView.class);
+    }
+
+    /** {@code status} pending|in_progress|done, or null for all. */
+    public TaskList tasks(String status) {
+        return call("GET", teamPath("tasks") + query("status", status), null, TaskList.class);
+    }
+
+    public TaskChange claimTask(String taskId, String agentId) {
+        return call("POST", teamPath("tasks/" + enc(taskId) + "/claim"), Map.of("agentId", agentId),
+                TaskChange.class);
+    }
+
+    /** {@code result} may be null. */
+    public TaskChange completeTask(String taskId, String agentId, String result) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("agentId", agentId);
+        if (result != null) {
+            body.put("result", result);
+        }
+        return call("POST", teamPath("tasks/" + enc(taskId) + "/complete"), body, TaskChange.class);
+    }
+
+    // ---- team ----
+
+    /**
+     * Creates a team with its first admin key (shown once in the answer). Needs a client built with an operator
+     * key; {@code settings} (leaderAgentId, selfPreservationThreshold, selfPreservationMinAlive) may be empty.
+     */
+    public NewTeam createTeam(String newTeam, Map<String, Object> settings) {
+        ObjectNode body = MAPPER.createObjectNode().put("team", newTeam);
+        settings.forEach((k, v) -> body.set(k, MAPPER.valueToTree(v)));
+        return call("POST", "/v1/teams", body, NewTeam.class);
+    }
+
+    /**
+     * Mints a new admin key for the existing team {@code forTeam} (shown once in the answer): the way back into
+     * a team that has lost its admin keys. Needs a client built with an operator key; {@code label} may be null.
+     */
+    public ApiKey mintAdminKey(String forTeam, String label) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        if (label != null) {
+            body.put("label", label);
+        }
+        return call("POST", "/v1/teams/" + enc(forTeam) + "/admin-keys", body, ApiKey.class);
+    }
+
+    public TeamSettings settings() {
+        return call("GET", teamPath("settings"), null, TeamSettings.class);
+    }
+
+    /**
+     * Changes the given settings. In {@code changes}, {@code leaderAgentId} mapped to null removes the leader;
+     * keys are leaderAgentId, selfPreservationThreshold, selfPreservationMinAlive.
+     */
+    public TeamSettings updateSettings(Map<String, Object> changes) {
+        ObjectNode body = MAPPER.createObjectNode();
+        changes.forEach((k, v) -> body.set(k, MAPPER.valueToTree(v)));
+        return call("PUT", teamPath("settings"), body, TeamSettings.class);
+    }
+
+    public TeamSettings pauseTeam(Pause pause) {
+        return call("POST", teamPath("pause"), pause, TeamSettings.class);
+    }
+
+    public TeamSettings resumeTeam() {
+        return call("POST", teamPath("resume"), null, TeamSettings.class);
+    }
+
+    /** {@code type} (e.g. AgentStatusChanged) and {@code limit} may be null. */
+    public EventList events(String type, Integer limit) {
+        return events(EventQuery.all().withType(type).withLimit(limit));
+    }
+
+    /** The events matching {@code q}, newest first; a refused query (e.g. since after until) is INVALID_QUERY. */
+    public EventList events(EventQuery q) {
+        return call("GET", teamPath("events") + query("since", q.since(), "until", q.until(), "agentId", q.agentId(),
+                "type", q.type(), "limit", q.limit()), null, EventList.class);
+    }
+
+    // ---- hosts ----
+
+    public HostCommands hostCommands(String hostId) {
+        return call("GET", teamPath("hosts/" + enc(hostId) + "/commands"), null, HostCommands.class);
+    }
+
+    public HostCommand ackCommand(String hostId, String commandId) {
+        return call("POST", teamPath("hosts/" + enc(hostId) + "/commands/" + enc(commandId) + "/ack"), null,
+                HostCommand.class);
+    }
+
+    // ---- keys ----
+
+    /** {@code scope} read|agent|admin; the answer holds the secret, shown only this once. */
+    public ApiKey createKey(String scope, String label) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("scope", scope);
+        if (label != null) {
+            body.put("label", label);
+        }
+        return call("POST", teamPath("keys"), body, ApiKey.class);
+    }
+
+    public KeyList keys() {
+        return call("GET", teamPath("keys"), null, KeyList.class);
+    }
+
+    public void revokeKey(String keyId) {
+        call("DELETE", teamPath("keys/" + enc(keyId)), null, JsonNode.class);
+    }
+
+    // ---- plumbing ----
+
+    private String teamPath(String rest) {
+        return "/v1/teams/" + enc(team) + "/" + rest;
+    }
+
+    private String agentPath(String agentId, String rest) {
+        return teamPath("agents/" + enc(agentId)) + rest;
+    }
+
+    private static Map<String, Object> reasonBody(String reason) {
+        return reason == null ? null : Map.of("reason", reason);
+    }
+
+    private static String enc(String s) {
+        return URLEncoder.encode(Objects.requireNonNull(s), StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    private static String query(Object... pairs) {
+        StringBuilder q = new StringBuilder();
+        for (int i = 0; i < pairs.length; i += 2) {
+            if (pairs[i + 1] != null) {
+                q.append(q.length() == 0 ? '?' : '&').append(pairs[i]).append('=').append(enc(pairs[i + 1].toString()));
+            }
+        }
+        return q.toString();
+    }
+
+    <T> T call(String method, String path, Object body, Class<T> type) {
+        return call(baseUrl, method, path, body, type);
+    }
+
+    private <T> T call(URI base, String method, String path, Object body, Class<T> type) {
+        String json;
+        try {
+            json = body == null ? null : MAPPER.writeValueAsString(body);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("Cannot write the request body", e);
+        }
+        HttpRequest.Builder rb = HttpRequest.newBuilder(URI.create(base + path)).timeout(requestTimeout)
+                .header("Accept", "application/json");
+        if (apiKey != null) {
+            rb.header("Authorization", "Bearer " + apiKey);
+        }
+        if (json != null) {
+            rb.header("Content-Type", "application/json");
+        }
+        rb.method(method, json == null ? HttpRequest.BodyPublishers.noBody()
+                : HttpRequest.BodyPublishers.ofString(json, StandardCharsets.UTF_8));
+        HttpRequest request = rb.build();
+        for (int attempt = 0;; attempt++) {
+            Duration retryAfter = null;
+            RuntimeException failure;
+            try {
+                HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+                int status = response.statusCode();
+                if (status / 100 == 2) {
+                    return parse(response.body(), type);
+                }
+                LifelineApiException e = apiError(status, response.body());
+                if (!e.isTransient()) {
+                    throw e;
+                }
+                failure = e;
+                retryAfter = response.headers().firstValue("Retry-After").map(LifelineClient::seconds).orElse(null);
+            } catch (IOException e) {
+                failure = new LifelineConnectionException("Cannot reach Lifeline at " + base + " (" + describe(e)
+                        + ")", e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new LifelineConnectionException("Interrupted while calling " + method + " " + path, e);
+            }
+            if (attempt >= retry.maxRetries()) {
+                throw failure;
+            }
+            Duration wait = retry.delay(attempt, retryAfter);
+            if (onRetry != null) {
+                onRetry.accept(retryNotice(failure, wait, attempt));
+            }
+            try {
+                sleeper.sleep(wait);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw failure;
+            }
+        }
+    }
+
+    /**
+     * "cannot reach http://127.0.0.1:8787 (Connection refused), retrying in 2 s (attempt 2 of 4; is Lifeline Local
+     * running?)", or for a busy server "Lifeline is busy (503 THROTTLED), retrying in 2 s (attempt 2 of 4)".
+     */
+    private String retryNotice(RuntimeException failure, Duration wait, int attempt) {
+        String in = "retrying in " + (wait.toMillis() < 1000 ? wait.toMillis() + " ms" : Math.round(wait.toMillis()
+                / 1000.0) + " s") + " (attempt " + (attempt + 2) + " of " + (retry.maxRetries() + 1);
+        if (failure instanceof LifelineApiException api) {
+            return "Lifeline is busy (" + api.status() + " " + api.code() + "), " + in + ")";
+        }
+        String why = failure.getCause() instanceof IOException io ? " (" + describe(io) + ")" : "";
+        String host = baseUrl.getHost() == null ? "" : baseUrl.getHost();
+        boolean loopback = host.equals("127.0.0.1") || host.equals("localhost") || host.equals("[::1]");
+        return "cannot reach " + baseUrl + why + ", " + in + (loopback ? "; is Lifeline Local running?)"
+                : "; is the URL right?)");
+    }
+
+    /** "connection refused", "timed out", "unknown host", or the exception's own message. */
+    static String describe(IOException e) {
+        if (e instanceof java.net.ConnectException) {
+            return "connection refused";
+        }
+        if (e instanceof java.net.http.HttpTimeoutException) {
+            return "timed out";
+        }
+        if (e instanceof java.net.UnknownHostException || e.getCause() instanceof java.nio.channels.UnresolvedAddressException) {
+            return "unknown host";
+        }
+        return e.getMessage() == null || e.getMessage().isBlank() ? e.getClass().getSimpleName() : e.getMessage();
+    }
+
+    private static Duration seconds(String header) {
+        try {
+            return Duration.ofSeconds(Long.parseLong(header.trim()));
+        } catch (NumberFormatException e) {
+            return null; // an HTTP-date Retry-After: fall back to the backoff
+        }
+    }
+
+    private static <T> T parse(String body, Class<T> type) {
+        try {
+            return MAPPER.readValue(body == null || body.isBlank() ? "{}" : body, type);
+        } catch (JsonProcessingException e) {
+            throw new LifelineException("Lifeline answered something that is not the expected JSON: " + e, e);
+        }
+    }
+
+    private static LifelineApiException apiError(int status, String body) {
+        String code = "HTTP_" + status;
+        String message = null;
+        String agentStatus = null;
+        boolean rejoin = false;
+        try {
+            JsonNode n = MAPPER.readTree(body == null || body.isBlank() ? "{}" : body);
+            if (n.hasNonNull("code")) {
+                code = n.get("code").asText();
+            }
+            if (n.hasNonNull("error")) {
+                message = n.get("error").asText();
+            } else if (n.hasNonNull("message")) {
+                message = n.get("message").asText(); // the gateway's own 401
+            }
+            if (n.hasNonNull("agentStatus")) {
+                agentStatus = n.get("agentStatus").asText();
+            }
+            rejoin = n.path("rejoinRequired").asBoolean(false);
+        } catch (JsonProcessingException e) {
+            message = body;
+        }
+        return new LifelineApiException(status, code, message, agentStatus, rejoin);
+    }
+
+    /** Settings of a client; url and team are required, the key is needed by every route. */
+    public static final class Builder {
+        private URI url;
+        private URI heartbeatUrl;
+        private String team;
+        private String apiKey;
+        private RetryPolicy retry = RetryPolicy.defaults();
+        private Sleeper sleeper = Sleeper.REAL;
+        private Duration connectTimeout = Duration.ofSeconds(5);
+        private Duration requestTimeout = Duration.ofSeconds(15);
+        private java.util.function.Consumer<String> onRetry;
+
+        public Builder url(URI u) {
+            this.url = u;
+            return this;
+        }
+
+        public Builder url(String u) {
+            return url(URI.create(u));
+        }
+
+        /**
+         * The deployment's heartbeat URL (template output HeartbeatUrl; Lifeline Local prints its own): heartbeats
+         * go there, everything else to {@link #url}. Null or blank: heartbeats go to the API too.
+         */
+        public Builder heartbeatUrl(URI u) {
+            this.heartbeatUrl = u;
+            return this;
+        }
+
+        public Builder heartbeatUrl(String u) {
+            return heartbeatUrl(u == null || u.isBlank() ? null : URI.create(u));
+        }
+
+        public Builder team(String t) {
+            this.team = t;
+            return this;
+        }
+
+        public Builder apiKey(String k) {
+            this.apiKey = k;
+            return this;
+        }
+
+        public Builder retry(RetryPolicy p) {
+            this.retry = p;
+            return this;
+        }
+
+        public Builder sleeper(Sleeper s) {
+            this.sleeper = s;
+            return this;
+        }
+
+        public Builder connectTimeout(Duration d) {
+            this.connectTimeout = d;
+            return this;
+        }
+
+        public Builder requestTimeout(Duration d) {
+            this.requestTimeout = d;
+            return this;
+        }
+
+        /**
+         * Told, before each wait, why a call is being retried and when, as one line for a person: "cannot reach
+         * URL (why), retrying in 2 s (attempt 2 of 4; is Lifeline Local running?)". The CLI prints it at once.
+         */
+        public Builder onRetry(java.util.function.Consumer<String> listener) {
+            this.onRetry = listener;
+            return this;
+        }
+
+        public LifelineClient build() {
+            return new LifelineClient(this);
+        }
+    }
+}
