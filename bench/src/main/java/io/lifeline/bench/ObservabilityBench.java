@@ -103,7 +103,7 @@ public final class ObservabilityBench {
                 ids.add("a" + i);
                 stack.readyAgent("a" + i);
             }
-            String base = viaUrl ? LocalGateway.urlPath("HeartbeatFunction") : "";
+            String base = viaUrl ? LocalGateway.urlPath(io.lifeline.local.LifelineLocal.HEARTBEAT_URL_FUNCTION) : "";
             String path = agents == 1 ? base + stack.agentPath("a0") + "/heartbeat"
                     : base + "/v1/teams/" + MeteredStack.TEAM + "/heartbeats";
             StringBuilder batch = new StringBuilder("{\"heartbeats\":[");

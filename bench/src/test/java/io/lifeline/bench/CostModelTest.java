@@ -58,9 +58,11 @@ class CostModelTest {
         CostModel.Deployment full = deployment(true);
         String template = CostModel.Deployment.template();
         assertEquals("essential", d.alarmSet());
-        // SweepNotRunning, Faults, DeliveryDeadLetters: one metric each.
-        assertEquals(3, d.alarms());
-        assertEquals(3, d.alarmMetrics());
+        // SweepNotRunning, Faults, DeliveryDeadLetters: one metric each; the heartbeat paths' throttles (API and URL)
+        // and the canaries' rollback alarms: the heartbeat functions' live-alias errors (API and URL), their
+        // INTERNAL_ERROR rejects, the authorizer's live-alias errors.
+        assertEquals(7, d.alarms());
+        assertEquals(9, d.alarmMetrics());
         assertEquals(template.split("Type: AWS::CloudWatch::Alarm", -1).length - 1, full.alarms());
         assertTrue(full.alarmMetrics() > full.alarms(), "the metric-math alarms pay for each metric they read");
         assertEquals(0, d.idleMetrics());
@@ -75,7 +77,7 @@ class CostModelTest {
     void idleDeployment_paysOnlyTheFixedLines_eachCountedFromItsUnits_andUnderOneDollar() {
         CostModel.Bill idle = named("idle (0 agents)");
         Map<String, Double> l = byItem(idle);
-        assertEquals(0.30, l.get("CloudWatch alarms (essential set: 3 alarms, 3 metrics)"), 1e-12);
+        assertEquals(0.90, l.get("CloudWatch alarms (essential set: 7 alarms, 9 metrics)"), 1e-12);
         assertEquals(0, l.get("custom metrics published with no agents (0)"));
         assertEquals(0, l.get("sweep clock: the schedule (1 a minute)"), "a scheduled rule costs nothing");
         assertEquals((15 * 43_200 + 43_200 + 2 * 3 * 43_200) * 0.40 / 1e6,
@@ -90,9 +92,11 @@ class CostModelTest {
         assertEquals(SWEEPS * 0.060 * 1.0 * 1.33334e-5, l.get("sweep: Lambda duration"), 1e-12);
         assertEquals(0, idle.group(CostModel.BEATS) + idle.group(CostModel.WORK));
         assertEquals(idle.lines().stream().mapToDouble(CostModel.Line::usd).sum(), idle.total(), 1e-12);
-        assertTrue(idle.total() <= 1.0, "an idle deployment at list prices: " + idle.total());
+        // Under $1 before the deploy-safety alarms joined the essential set; $0.60 of alarms above it now
+        // (docs/design/deploy-and-cost/decisions.md, "Canaries roll back on their own alarms only").
+        assertTrue(idle.total() - 0.60 <= 1.0, "an idle deployment at list prices: " + idle.total());
         CostModel.Bill full = CostModel.bill(idle.workload(), deployment(true), MEASURES, ASSUMED, PRICES);
-        assertEquals((deployment(true).alarmMetrics() - 3) * 0.10, full.total() - idle.total(), 1e-9,
+        assertEquals((deployment(true).alarmMetrics() - 9) * 0.10, full.total() - idle.total(), 1e-9,
                 "the full set differs by its alarm metrics only");
     }
 

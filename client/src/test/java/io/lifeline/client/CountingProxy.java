@@ -24,7 +24,7 @@ import java.util.function.Predicate;
  * and answered as Local answered it; the answers are kept too.
  */
 public final class CountingProxy implements AutoCloseable {
-    /** One request as forwarded: {@code "POST /lambda-url/HeartbeatFunction/v1/teams/local/agents/a1/heartbeat"}. */
+    /** One request as forwarded: {@code "POST /lambda-url/HeartbeatUrlFunction/v1/teams/local/agents/a1/heartbeat"}. */
     public record Seen(String method, String path) {
         @Override
         public String toString() {

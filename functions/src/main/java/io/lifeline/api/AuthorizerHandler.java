@@ -47,7 +47,8 @@ public final class AuthorizerHandler
             try {
                 // A store failure propagates: the gateway then answers 500 and, unlike an answer, does not cache
                 // it, so a throttled moment never locks a good key out for the cache's lifetime.
-                key.flatMap(keys::find).ifPresent(info -> {
+                // A malformed key is unknown without a look-up (io.lifeline.auth.ApiKeys.wellFormed).
+                key.filter(io.lifeline.auth.ApiKeys::wellFormed).flatMap(keys::find).ifPresent(info -> {
                     if (info.team() != null) { // an operator key belongs to no team
                         ctx.put(ApiRequest.CTX_TEAM, info.team());
                     }

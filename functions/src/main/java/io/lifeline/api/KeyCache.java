@@ -25,6 +25,14 @@ import java.util.function.Function;
 public final class KeyCache {
     /** Keys remembered at most: about 2 MB of hashes and answers. */
     public static final int MAX_ENTRIES = 10_000;
+    /**
+     * Look-ups that found no key, at most, per cache period and execution environment. Past it, a key this
+     * environment has not cached is answered "busy" (503 THROTTLED, Retry-After; the SDK retries it) without a read
+     * until the period ends, while every key already known keeps working: a flood of distinct well-formed junk
+     * keys costs at most this many GetItems per environment and period (with the URL function's cap of 50
+     * environments and a 300 s period, 50,000 eventually consistent reads, $0.003, per 5 minutes at most).
+     */
+    public static final int MAX_UNKNOWN_PER_PERIOD = 1_000;
 
     private record Entry(Optional<KeyStore.KeyInfo> info, Instant expires) {
     }
@@ -40,6 +48,9 @@ public final class KeyCache {
     };
     /** GetItems made, for the function's summary metric ({@code KeyLookups}). */
     private long lookups;
+    /** Look-ups that found nothing in the current window, and when the window ends. */
+    private int unknownInWindow;
+    private Instant windowEnds = Instant.MIN;
 
     /** {@code lookup} finds a key by its plain text (it hashes it itself): {@link KeyStore#find}. */
     public KeyCache(Function<String, Optional<KeyStore.KeyInfo>> lookup, Clock clock, Duration ttl) {
@@ -55,8 +66,14 @@ public final class KeyCache {
         return ttl;
     }
 
-    /** The key's team, scope and id, or empty when no such key exists (now, or when last looked up). */
+    /**
+     * The key's team, scope and id, or empty when no such key exists (now, or when last looked up) or the key is
+     * malformed (no read at all). Throws 503 THROTTLED past {@link #MAX_UNKNOWN_PER_PERIOD} unknown keys in a period.
+     */
     public Optional<KeyStore.KeyInfo> find(String key) {
+        if (!ApiKeys.wellFormed(key)) {
+            return Optional.empty();
+        }
         String hash = ApiKeys.hash(key);
         Instant now = clock.instant();
         synchronized (entries) {
@@ -64,12 +81,23 @@ public final class KeyCache {
             if (cached != null && now.isBefore(cached.expires())) {
                 return cached.info();
             }
+            if (!now.isBefore(windowEnds)) {
+                windowEnds = now.plus(ttl.isZero() ? java.time.Duration.ofMinutes(5) : ttl);
+                unknownInWindow = 0;
+            }
+            if (unknownInWindow >= MAX_UNKNOWN_PER_PERIOD) {
+                throw new io.lifeline.agent.LifelineException(io.lifeline.agent.LifelineException.Kind.THROTTLED,
+                        "THROTTLED", "Too many unknown keys here lately; retry");
+            }
         }
         // Outside the lock: Lifeline Local runs one environment for many threads; in Lambda there is one request
         // at a time per environment, so two look-ups of one key can only race on Local.
         Optional<KeyStore.KeyInfo> info = lookup.apply(key);
         synchronized (entries) {
             lookups++;
+            if (info.isEmpty()) {
+                unknownInWindow++;
+            }
             if (!ttl.isZero()) {
                 entries.put(hash, new Entry(info, now.plus(ttl)));
             }

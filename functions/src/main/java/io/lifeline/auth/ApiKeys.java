@@ -21,6 +21,17 @@ public final class ApiKeys {
         return PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
     }
 
+    /** The shape of every key {@link #generate} makes: the prefix and 43 characters of URL-safe base64. */
+    private static final java.util.regex.Pattern SHAPE = java.util.regex.Pattern.compile("ll_[A-Za-z0-9_-]{43}");
+
+    /**
+     * Whether {@code key} could be a key Lifeline issued. One that could not is refused as unknown before any
+     * look-up, so malformed junk costs no read.
+     */
+    public static boolean wellFormed(String key) {
+        return key != null && SHAPE.matcher(key).matches();
+    }
+
     public static String hash(String key) {
         try {
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));

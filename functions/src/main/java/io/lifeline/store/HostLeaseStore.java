@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
@@ -140,16 +141,46 @@ public final class HostLeaseStore {
      * the sweep does if that write is lost.
      */
     public Renewed renew(String team, String hostId, List<Beat> beats, Instant now) {
+        if (beats.size() > MAX_AGENTS) {
+            throw leaseFull(hostId, beats.size());
+        }
+        Integer exactly = null; // the entry count a renewal of a nearly full lease was read with
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
             Update u = renewal(team, hostId, now);
+            List<String> paths = new ArrayList<>();
             for (Beat b : beats) {
-                u.setPath(u.mapPath(BEATS, HostLease.key(b.agentId())), ms(b.at()));
+                String path = u.mapPath(BEATS, HostLease.key(b.agentId()));
+                paths.add(path);
+                u.setPath(path, ms(b.at()));
             }
-            u.condition("attribute_exists(" + u.name(BEATS) + ")");
+            String entries = u.name(BEATS);
+            if (exactly == null) {
+                // The lease stays within MAX_AGENTS entries: room for the whole batch as new agents, or every agent
+                // of the batch already on it (a host's steady state: no growth). Nothing is read for either.
+                u.condition("attribute_exists(" + entries + ") AND (size(" + entries + ") <= "
+                        + u.value(n(MAX_AGENTS - beats.size())) + " OR (" + paths.stream()
+                        .map(path -> "attribute_exists(" + path + ")").collect(Collectors.joining(" AND ")) + "))");
+            } else {
+                u.condition("size(" + entries + ") = " + u.value(n(exactly)));
+            }
             try {
                 return renewed(StoreFailures.call("renew the host lease",
                         () -> dynamo.updateItem(u.request(ReturnValue.ALL_OLD))).attributes(), beats, now);
             } catch (ConditionalCheckFailedException firstRenewal) {
+                // A new lease, or one that may not have room: read it (only then) to tell.
+                Map<String, AttributeValue> held = StoreFailures.call("read the host lease", () -> dynamo.getItem(
+                        g -> g.tableName(table).key(key(team, hostId)).consistentRead(true)
+                                .projectionExpression("#a").expressionAttributeNames(Map.of("#a", BEATS)))).item();
+                AttributeValue on = held == null ? null : held.get(BEATS);
+                if (on != null && on.hasM()) {
+                    Set<String> after = new HashSet<>(on.m().keySet());
+                    beats.forEach(b -> after.add(HostLease.key(b.agentId())));
+                    if (after.size() > MAX_AGENTS) {
+                        throw leaseFull(hostId, after.size());
+                    }
+                    exactly = on.m().size();
+                    continue;
+                }
                 Update create = renewal(team, hostId, now);
                 Map<String, AttributeValue> all = new LinkedHashMap<>();
                 beats.forEach(b -> all.put(HostLease.key(b.agentId()), ms(b.at())));
@@ -165,6 +196,19 @@ public final class HostLeaseStore {
         }
         throw new LifelineException(LifelineException.Kind.UNAVAILABLE, "CONTENDED",
                 "The host lease kept changing under this renewal; retry");
+    }
+
+    /**
+     * Agents one lease carries at most: a batch's 25 (the daemon sends its next 25 under {@code <hostId>.2}). So the
+     * lease stays under one write unit (the class comment's arithmetic); a batch that would take it past this is
+     * refused 409 {@code LEASE_FULL} and writes nothing.
+     */
+    public static final int MAX_AGENTS = 25;
+
+    private static LifelineException leaseFull(String hostId, int agents) {
+        return new LifelineException(LifelineException.Kind.CONFLICT, "LEASE_FULL", "Host lease '" + hostId
+                + "' would carry " + agents + " agents; a lease carries at most " + MAX_AGENTS
+                + ": send the others under another host id (the daemon uses '" + hostId + ".2', ...)");
     }
 
     private Update renewal(String team, String hostId, Instant now) {

@@ -12,7 +12,7 @@ package io.lifeline.store;
 final class Keys {
     static final String PK = "pk";
     static final String SK = "sk";
-    static final String GSI1 = "gsi1";
+    /** The dropped assignee index's keys, still on tasks claimed before 2026-11-27 (removed when they end). */
     static final String GSI1_PK = "gsi1pk";
     static final String GSI1_SK = "gsi1sk";
     /** TTL attribute (epoch seconds), as named in template.yaml. */
@@ -59,10 +59,6 @@ final class Keys {
 
     static String taskSk(String taskId) {
         return TASK_PREFIX + taskId;
-    }
-
-    static String assignee(String team, String agentId) {
-        return team(team) + "#ASSIGNEE#" + agentId;
     }
 
     static String apiKey(String hash) {

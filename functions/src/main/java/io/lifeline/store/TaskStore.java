@@ -25,7 +25,8 @@ import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledExcepti
 
 /**
  * Tasks. Claim and complete change the task and the agent in one TransactWriteItems: both or neither.
- * While a task is in progress it carries the assignee in GSI1, so a dead agent's tasks can be found.
+ * A dead agent's task is found from the agent item, which names the task it holds; no index is written. Tasks
+ * claimed before the assignee index was dropped still carry its keys, which a completion or hand-back removes.
  */
 public final class TaskStore {
     private static final String TITLE = "title";
@@ -90,7 +91,6 @@ public final class TaskStore {
         Update task = new Update(table, key(team, taskId));
         task.condition(task.name(STATUS) + " = " + task.value(s(TaskStatus.PENDING.wire())));
         task.set(STATUS, s(TaskStatus.IN_PROGRESS.wire())).set(ASSIGNEE, s(agentId)).set(CLAIMED_AT, ms(now))
-                .set(Keys.GSI1_PK, s(Keys.assignee(team, agentId))).set(Keys.GSI1_SK, s(taskId))
                 .remove(REASSIGNED_FROM).remove(REASSIGNED_AT);
 
         Function<Instant, Update> agent = at -> {

@@ -78,8 +78,24 @@ public final class Log {
         };
     }
 
+    /** Listeners that see every line as well as the sink (Lifeline Local's metric extraction); rarely any. */
+    private static final java.util.List<Consumer<String>> TAPS = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     public static void emit(ObjectNode line) {
-        sink.accept(Json.write(line));
+        String text = Json.write(line);
+        sink.accept(text);
+        for (Consumer<String> tap : TAPS) {
+            tap.accept(text);
+        }
+    }
+
+    /** Adds a listener of every line emitted in this JVM, until {@link #untap}. */
+    public static void tap(Consumer<String> listener) {
+        TAPS.add(listener);
+    }
+
+    public static void untap(Consumer<String> listener) {
+        TAPS.remove(listener);
     }
 
     /** Where lines go; a test captures them here. {@code null} restores stdout. */

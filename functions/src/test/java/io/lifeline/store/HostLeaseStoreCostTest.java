@@ -1,10 +1,12 @@
 package io.lifeline.store;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.HostLease;
+import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Limits;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -69,15 +71,43 @@ class HostLeaseStoreCostTest {
     }
 
     @Test
-    void renew_ofMoreAgentsThanABatchHolds_costsMoreThanOneUnit() {
-        // The meter means something: the same lease with twice the agents is past one write unit.
+    void renew_ofMoreAgentsThanALeaseCarries_isRefusedLeaseFull_writingNothing() {
         String team = StoreFixture.team("T".repeat(40));
-        List<String> ids = longestIds("B", 2 * Limits.MAX_BATCH_HEARTBEATS);
-        fullLease(team, LONGEST_HOST, ids);
+        List<String> ids = longestIds("B", 2 * HostLeaseStore.MAX_AGENTS);
+        fullLease(team, LONGEST_HOST, ids.subList(0, HostLeaseStore.MAX_AGENTS));
         f.tick();
         f.dynamo.reset();
 
-        f.leases.renew(team, LONGEST_HOST, beats(ids), f.clock.instant());
+        // 50 at once: refused before any call. 25 others under the full lease: its condition refuses the write, one
+        // strongly consistent read tells why, nothing is written.
+        LifelineException all = assertThrows(LifelineException.class,
+                () -> f.leases.renew(team, LONGEST_HOST, beats(ids), f.clock.instant()));
+        assertEquals("LEASE_FULL", all.code());
+        assertEquals(List.of(), f.dynamo.calls());
+        LifelineException others = assertThrows(LifelineException.class, () -> f.leases.renew(team, LONGEST_HOST,
+                beats(ids.subList(HostLeaseStore.MAX_AGENTS, ids.size())), f.clock.instant()));
+        assertEquals("LEASE_FULL", others.code());
+        List<MeteredDynamo.Call> calls = f.dynamo.calls();
+        assertEquals(List.of("UpdateItem", "GetItem"), calls.stream().map(MeteredDynamo.Call::operation).toList());
+        assertTrue(calls.get(0).refused(), calls::toString);
+    }
+
+    @Test
+    void theMeterMeansSomething_aLeaseLargerThanTheServerAllows_costsMoreThanOneUnitToRenew() {
+        // Written straight to the table (the server never makes one): 75 agents with the longest ids.
+        String team = StoreFixture.team("T".repeat(40));
+        List<String> ids = longestIds("C", 3 * HostLeaseStore.MAX_AGENTS);
+        Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue> beats = new HashMap<>();
+        ids.forEach(id -> beats.put(HostLease.key(id), Items.ms(f.clock.instant())));
+        Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue> item =
+                new HashMap<>(HostLeaseStore.key(team, LONGEST_HOST));
+        item.put(HostLeaseStore.BEATS, software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromM(beats));
+        item.put(HostLeaseStore.RENEWED_AT, Items.ms(f.clock.instant()));
+        f.dynamo.putItem(p -> p.tableName(f.tables.tables.live()).item(item));
+        f.tick();
+        f.dynamo.reset();
+
+        f.leases.renew(team, LONGEST_HOST, beats(ids.subList(0, HostLeaseStore.MAX_AGENTS)), f.clock.instant());
 
         List<MeteredDynamo.Call> calls = f.dynamo.calls();
         assertEquals(1, calls.size(), calls::toString);

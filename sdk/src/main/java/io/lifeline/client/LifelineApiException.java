@@ -35,8 +35,18 @@ public class LifelineApiException extends LifelineException {
         return rejoinRequired;
     }
 
-    /** 429 and 503: worth trying again later. */
+    /**
+     * Worth trying again later (README, "Throttled answers"): 429 (a throttled Function URL, or API Gateway's own
+     * rate limit), 503 (Lifeline's THROTTLED, STORE_UNAVAILABLE, CONTENDED, REVIVE_UNAVAILABLE), and a 500 that
+     * carries no Lifeline code: the HTTP API's own {@code {"message":"Internal Server Error"}}, its answer when
+     * Lambda throttled the function (which then never ran). Lifeline's own 500 INTERNAL_ERROR is not retried.
+     */
     public boolean isTransient() {
-        return status == 429 || status == 503;
+        return status == 429 || status == 503 || throttledByGateway();
+    }
+
+    /** The HTTP API's 500 with no Lifeline code: a throttled (or failed) invocation the function never answered. */
+    public boolean throttledByGateway() {
+        return status == 500 && code != null && code.startsWith("HTTP_");
     }
 }

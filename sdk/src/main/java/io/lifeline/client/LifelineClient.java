@@ -52,8 +52,9 @@ import java.util.Objects;
 /**
  * The Lifeline API over {@code java.net.http}: one method per route, typed requests and answers, and a
  * {@link LifelineApiException} carrying the server's status and code when it refuses. Connect errors, 429
- * and 503 are retried under the {@link RetryPolicy} (2 s, 4 s, 8 s with jitter, honouring Retry-After);
- * other 4xx never are. Thread-safe; build one and share it.
+ * 503 and the gateway's own 500 (a throttled function: {@link LifelineApiException#isTransient}) are retried under
+ * the {@link RetryPolicy} (2 s, 4 s, 8 s with jitter, honouring Retry-After); other 4xx and Lifeline's 500
+ * INTERNAL_ERROR never are. Thread-safe; build one and share it.
  */
 public final class LifelineClient {
     /** The largest batch the server takes ({@code POST .../heartbeats}). */
@@ -438,6 +439,9 @@ public final class LifelineClient {
         }
         if (json != null) {
             rb.header("Content-Type", "application/json");
+            // The body's SHA-256: what Lambda needs of a POST that CloudFront signs for a Function URL behind an
+            // origin access control (README, "The heartbeat URL on the internet"); ignored everywhere else.
+            rb.header("x-amz-content-sha256", sha256Hex(json));
         }
         rb.method(method, json == null ? HttpRequest.BodyPublishers.noBody()
                 : HttpRequest.BodyPublishers.ofString(json, StandardCharsets.UTF_8));
@@ -509,6 +513,15 @@ public final class LifelineClient {
             return "unknown host";
         }
         return e.getMessage() == null || e.getMessage().isBlank() ? e.getClass().getSimpleName() : e.getMessage();
+    }
+
+    static String sha256Hex(String body) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(body.getBytes(StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is always present in the JDK", e);
+        }
     }
 
     private static Duration seconds(String header) {

@@ -15,7 +15,7 @@ import picocli.CommandLine.Command;
                 Commands.Events.class, Commands.Revive.class, Commands.Pause.class, Commands.Resume.class,
                 TeamCommands.Tasks.class, TeamCommands.Keys.class, TeamCommands.Settings.class,
                 TeamCommands.Inbox.class, TeamCommands.Revivals.class, DaemonCommand.class, WakeCommand.class,
-                McpCommand.class, BridgeCommand.class, HooksCommand.class},
+                McpCommand.class, BridgeCommand.class, HooksCommand.class, DoctorCommand.class},
         footer = {"", "Connection: --url (env LIFELINE_URL, default http://127.0.0.1:8787), --team (LIFELINE_TEAM, "
                 + "default local), --key (LIFELINE_API_KEY, or the older LIFELINE_KEY); a flag wins over the "
                 + "environment, which wins over the config file (--config PATH, default "

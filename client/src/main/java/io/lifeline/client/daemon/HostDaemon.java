@@ -374,9 +374,14 @@ public final class HostDaemon implements AutoCloseable {
                     exits.add(a + ": " + reason + (seen == null ? "" : "; reported dead "
                             + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - seen) + " ms after the exit"));
                 } catch (LifelineApiException e) {
-                    failPending.remove(a); // already dead or offline: nothing to report
-                    exitSeen.remove(a);
-                    problems.add(a + ": crash report refused: " + e.code());
+                    if (e.isTransient()) {
+                        // Throttled past the client's own retries: kept, and sent again next round.
+                        problems.add(a + ": crash report throttled (" + e.status() + "), sent again next round");
+                    } else {
+                        failPending.remove(a); // already dead or offline: nothing to report
+                        exitSeen.remove(a);
+                        problems.add(a + ": crash report refused: " + e.code());
+                    }
                 } catch (LifelineException e) {
                     problems.add(a + ": crash report failed: " + e.getMessage()); // tried again next round
                 }
@@ -489,6 +494,10 @@ public final class HostDaemon implements AutoCloseable {
             giveUpReported.add(agentId);
             gaveUp.add(agentId);
         } catch (LifelineApiException e) {
+            if (e.isTransient()) {
+                problems.add(agentId + ": give-up throttled (" + e.status() + "), sent again next round");
+                return;
+            }
             giveUpReported.add(agentId); // offline or unknown: nothing to end
             problems.add(agentId + ": give-up refused: " + e.code());
         } catch (LifelineException e) {

@@ -78,6 +78,8 @@ public final class LifelineLocal implements AutoCloseable {
     private final String operatorKey;
     /** The deployed webhooks' generated secrets (logical id to value), kept in the data dir across starts. */
     private final Map<String, String> webhookSecrets;
+    /** The functions' metrics as CloudWatch would extract them from their lines (GET /local/metrics). */
+    private final LocalMetrics metrics = new LocalMetrics();
     private final boolean operatorKeyNew;
 
     private LifelineLocal(Options options) throws Exception {
@@ -125,6 +127,8 @@ public final class LifelineLocal implements AutoCloseable {
             operatorKeyNew = existing == null;
             operatorKey = operatorKeyNew ? writeKeyFile(operatorFile, new KeyStore(dynamo, this.tables)
                     .createOperatorKey("Lifeline Local", options.clock().instant()).key()) : existing;
+            io.lifeline.support.Log.tap(metrics);
+            gateway.serveMetrics(metrics::json);
             frontDoor = new FrontDoor(gateway, options.port());
             background = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "stream-pump");
@@ -186,6 +190,9 @@ public final class LifelineLocal implements AutoCloseable {
         Map<String, String> p = new java.util.HashMap<>(overrides);
         // Heartbeats and the sweep share Local's one process: a late schedule means beats queued behind the stall.
         p.putIfAbsent("SweepSkipsLateSchedules", "true");
+        // Local runs the reserved profile, as a production account does: every function's cap is Local's too (so a
+        // burst past one is answered as AWS answers it), and the heartbeat URL is served on its own function.
+        p.putIfAbsent("ConcurrencyProfile", "reserved");
         return p;
     }
 
@@ -321,15 +328,15 @@ public final class LifelineLocal implements AutoCloseable {
 
     /**
      * The heartbeat Function URL's base as Local serves it ({@link LocalGateway#URL_PREFIX}), or null when the
-     * template's EnableHeartbeatUrl is off.
+     * template deploys no URL (EnableHeartbeatUrl false, or ConcurrencyProfile unreserved).
      */
     public URI heartbeatUrl() {
-        return gateway.functionUrls().contains(HEARTBEAT_FUNCTION)
-                ? URI.create(url() + LocalGateway.urlPath(HEARTBEAT_FUNCTION)) : null;
+        return gateway.functionUrls().contains(HEARTBEAT_URL_FUNCTION)
+                ? URI.create(url() + LocalGateway.urlPath(HEARTBEAT_URL_FUNCTION)) : null;
     }
 
-    /** The template's logical id of the function behind the heartbeat routes (and the heartbeat URL). */
-    static final String HEARTBEAT_FUNCTION = "HeartbeatFunction";
+    /** The template's logical id of the function behind the heartbeat Function URL (its own, capped apart). */
+    public static final String HEARTBEAT_URL_FUNCTION = "HeartbeatUrlFunction";
 
     public String adminKey() {
         return adminKey;
@@ -377,6 +384,7 @@ public final class LifelineLocal implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
+        io.lifeline.support.Log.untap(metrics);
         if (demo != null) {
             demo.close();
         }

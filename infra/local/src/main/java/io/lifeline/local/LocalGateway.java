@@ -98,6 +98,13 @@ public final class LocalGateway {
         }
     }
 
+    private volatile java.util.function.Supplier<String> metricsView;
+
+    /** Serves {@code view} at {@link LocalMetrics#PATH}: the metrics Local extracted from the functions' lines. */
+    void serveMetrics(java.util.function.Supplier<String> view) {
+        this.metricsView = view;
+    }
+
     /** The route keys the gateway serves, as template.yaml declares them. */
     public List<String> routeKeys() {
         return List.copyOf(functionByRouteKey.keySet());
@@ -118,7 +125,7 @@ public final class LocalGateway {
 
     /**
      * Where Lifeline Local serves a function's Function URL: {@code /lambda-url/<LogicalId>}, so the heartbeat URL
-     * of Local is {@code http://127.0.0.1:<port>/lambda-url/HeartbeatFunction} (a second path on the one port; on
+     * of Local is {@code http://127.0.0.1:<port>/lambda-url/HeartbeatUrlFunction} (a second path on the one port; on
      * AWS it is a host of its own). What follows the prefix is the rawPath the function sees.
      */
     public static final String URL_PREFIX = "/lambda-url/";
@@ -138,6 +145,10 @@ public final class LocalGateway {
                            String body) {
         if ("GET".equals(method) && OPENAPI_PATH.equals(rawPath)) {
             return openApi();
+        }
+        java.util.function.Supplier<String> metrics = metricsView;
+        if ("GET".equals(method) && LocalMetrics.PATH.equals(rawPath) && metrics != null) {
+            return new Response(200, Map.of("content-type", "application/json"), metrics.get());
         }
         if (rawPath.startsWith(URL_PREFIX)) {
             int end = rawPath.indexOf('/', URL_PREFIX.length());
@@ -259,19 +270,25 @@ public final class LocalGateway {
                 || t.startsWith("application/x-www-form-urlencoded");
     }
 
-    /** Invokes {@code functionId} with a Function URL event: no authorizer runs (AuthType NONE). */
+    /**
+     * Invokes {@code functionId} with a Function URL event: no authorizer runs (AuthType NONE). Under the function's
+     * reserved concurrency, as Lambda runs it: past it, the URL answers as Lambda's does for a throttled invocation,
+     * 429 with {@code {"message":"Rate Exceeded."}} and {@code x-amzn-ErrorType: TooManyRequestsException}.
+     */
     public Response invokeUrl(String functionId, APIGatewayV2HTTPEvent event) {
         host.awaitRunning();
         RequestHandler<APIGatewayV2HTTPEvent, APIGatewayV2HTTPResponse> handler = host.handler(functionId);
         try {
-            APIGatewayV2HTTPResponse r = handler.handleRequest(event,
-                    new LocalContext(functionId, event.getRequestContext().getRequestId()));
+            APIGatewayV2HTTPResponse r = host.invoke(functionId, () -> handler.handleRequest(event,
+                    new LocalContext(functionId, event.getRequestContext().getRequestId())));
             Map<String, String> headers = r.getHeaders() == null ? Map.of() : r.getHeaders();
             String body = r.getBody();
             if (r.getIsBase64Encoded() && body != null) {
                 body = new String(java.util.Base64.getDecoder().decode(body), StandardCharsets.UTF_8);
             }
             return new Response(r.getStatusCode(), headers, body == null ? "" : body);
+        } catch (FunctionHost.ThrottledException e) {
+            return URL_THROTTLED;
         } catch (RuntimeException e) {
             // As a Function URL answers an unhandled error: 502, no detail.
             System.err.println(functionId + " failed: " + e);
@@ -326,7 +343,8 @@ public final class LocalGateway {
             }
             return new Response(r.getStatusCode(), headers, body == null ? "" : body);
         } catch (FunctionHost.ThrottledException e) {
-            // As API Gateway does for a Lambda throttle (429 from Lambda): 500, no detail.
+            // As an HTTP API answers when Lambda throttles its integration (Lambda's 429): 500 with the gateway's own
+            // body and no code, the function never having run. The answer clients retry (README, "Throttled answers").
             return gatewayError(500, "Internal Server Error");
         } catch (RuntimeException e) {
             // An unhandled exception in a function: the gateway answers 500 with no detail.
@@ -387,6 +405,10 @@ public final class LocalGateway {
         }
         return null;
     }
+
+    /** A Function URL's answer when Lambda throttled the invocation (the function never ran). */
+    static final Response URL_THROTTLED = new Response(429, Map.of("content-type", "application/json",
+            "x-amzn-ErrorType", "TooManyRequestsException"), "{\"message\":\"Rate Exceeded.\"}");
 
     private static Response gatewayError(int status, String message) {
         return new Response(status, Map.of("content-type", "application/json"),

@@ -30,8 +30,11 @@ class ConcurrencyTemplateTest {
         template = TestStack.template();
     }
 
-    /** Each function's ReservedConcurrentExecutions as its default parameters give it (0: none). */
-    static Map<String, Integer> reservations() {
+    /** The reserved profile, with every other parameter at its default. */
+    static final Map<String, String> RESERVED = Map.of("ConcurrencyProfile", "reserved");
+
+    /** Each function's ReservedConcurrentExecutions under {@code parameters} (0: none). */
+    static Map<String, Integer> reservations(Map<String, String> parameters) {
         Map<String, Integer> out = new LinkedHashMap<>();
         root.path("Resources").fields().forEachRemaining(r -> {
             if (!"AWS::Serverless::Function".equals(r.getValue().path("Type").asText())) {
@@ -40,20 +43,18 @@ class ConcurrencyTemplateTest {
             JsonNode reserved = r.getValue().path("Properties").path("ReservedConcurrentExecutions");
             // !If [Condition, value, NoValue] reads as [Condition, value, "AWS::NoValue"]: the value when it holds.
             assertTrue(reserved.isArray() && reserved.size() == 3, r.getKey() + " reserves or caps nothing: " + reserved);
-            JsonNode value = reserved.get(1);
-            int n = value.isNumber() ? value.asInt()
-                    : Integer.parseInt(template.parameter(value.asText(), Map.of()));
-            out.put(r.getKey(), n);
+            out.put(r.getKey(), template.reservedConcurrency(r.getKey(), parameters).orElse(0));
         });
         return out;
     }
 
     @Test
     void everyFunction_reservesOrIsCapped_andTheDefaultsLeaveTheAccountItsUnreservedHundred() {
-        Map<String, Integer> reserved = reservations();
+        Map<String, Integer> reserved = reservations(RESERVED);
         assertEquals(new TreeSet<>(template.logicalIds("AWS::Serverless::Function")), new TreeSet<>(reserved.keySet()));
         assertEquals(1, reserved.get("SweepFunction"), "one sweep at a time");
-        for (String loop : Set.of("PublisherFunction", "ReviveFunction", "AuthorizerFunction", "HeartbeatFunction")) {
+        for (String loop : Set.of("PublisherFunction", "ReviveFunction", "AuthorizerFunction", "HeartbeatFunction",
+                "HeartbeatUrlFunction")) {
             assertTrue(reserved.get(loop) > 0, loop);
         }
         int total = reserved.values().stream().mapToInt(Integer::intValue).sum();

@@ -39,7 +39,9 @@ import org.junit.jupiter.api.Test;
 class FunctionUrlTest {
     static final String TEAM = TestStack.TEAM;
     static final String OTHER = "umbrella";
-    static final String HEARTBEAT = "HeartbeatFunction";
+    static final String HEARTBEAT = LifelineLocal.HEARTBEAT_URL_FUNCTION;
+    /** The function behind the HTTP API's heartbeat routes: the same handler, another function. */
+    static final String API_HEARTBEAT = "HeartbeatFunction";
 
     static final HeartbeatCostTest.Counter counter = new HeartbeatCostTest.Counter();
     static final StoreFaults faults = new StoreFaults();
@@ -129,8 +131,8 @@ class FunctionUrlTest {
                 .build(), new LocalContext("AuthorizerFunction", UUID.randomUUID().toString()));
         event.getRequestContext().setAuthorizer(APIGatewayV2HTTPEvent.RequestContext.Authorizer.builder()
                 .withLambda(new HashMap<>(auth.getContext() == null ? Map.of() : auth.getContext())).build());
-        RequestHandler<APIGatewayV2HTTPEvent, APIGatewayV2HTTPResponse> handler = stack.host.handler(HEARTBEAT);
-        return answer(handler.handleRequest(event, new LocalContext(HEARTBEAT, UUID.randomUUID().toString())));
+        RequestHandler<APIGatewayV2HTTPEvent, APIGatewayV2HTTPResponse> handler = stack.host.handler(API_HEARTBEAT);
+        return answer(handler.handleRequest(event, new LocalContext(API_HEARTBEAT, UUID.randomUUID().toString())));
     }
 
     /** The Function URL's event (fixture {@code lambda-url/...}) for the same request, through Lifeline Local. */

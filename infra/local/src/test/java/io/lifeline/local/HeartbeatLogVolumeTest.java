@@ -78,7 +78,7 @@ class HeartbeatLogVolumeTest {
         String id = TestStack.newId("v");
         ok(stack.ready(id));
         String key = stack.key(TestStack.TEAM, Scope.AGENT);
-        String path = LocalGateway.urlPath("HeartbeatFunction") + "/v1/teams/" + TestStack.TEAM + "/agents/" + id
+        String path = LocalGateway.urlPath(LifelineLocal.HEARTBEAT_URL_FUNCTION) + "/v1/teams/" + TestStack.TEAM + "/agents/" + id
                 + "/heartbeat";
         lines.clear();
         for (int i = 0; i < BEATS; i++) {

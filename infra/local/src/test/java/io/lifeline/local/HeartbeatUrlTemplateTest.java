@@ -40,16 +40,16 @@ class HeartbeatUrlTemplateTest {
         JsonNode root = root();
         JsonNode resources = root.path("Resources");
         List<String> urls = ofType(resources, "AWS::Lambda::Url");
-        assertEquals(List.of("HeartbeatFunctionUrl"), urls, "one Function URL, on the heartbeat function only");
+        assertEquals(List.of("HeartbeatFunctionUrl"), urls, "one Function URL, on the heartbeat URL's own function only");
         JsonNode url = resources.path("HeartbeatFunctionUrl");
         assertEquals("NONE", url.at("/Properties/AuthType").asText());
         assertTrue(url.at("/Properties/Cors").isMissingNode(), "no CORS: agents are not browsers");
-        assertEquals("HeartbeatFunction.Alias", url.at("/Properties/TargetFunctionArn/Ref").asText());
+        assertEquals("HeartbeatUrlFunction.Alias", url.at("/Properties/TargetFunctionArn/Ref").asText());
         assertEquals("HasHeartbeatUrl", url.path("Condition").asText());
         Set<String> actions = new HashSet<>();
         for (String id : ofType(resources, "AWS::Lambda::Permission")) {
             JsonNode p = resources.path(id).path("Properties");
-            if ("HeartbeatFunction.Alias".equals(p.at("/FunctionName/Ref").asText())) {
+            if ("HeartbeatUrlFunction.Alias".equals(p.at("/FunctionName/Ref").asText())) {
                 assertEquals("*", p.path("Principal").asText());
                 assertEquals("HasHeartbeatUrl", resources.path(id).path("Condition").asText(), id);
                 actions.add(p.path("Action").asText());
@@ -62,10 +62,16 @@ class HeartbeatUrlTemplateTest {
         }
         assertEquals(Set.of("lambda:InvokeFunctionUrl", "lambda:InvokeFunction"), actions);
         assertEquals("HasHeartbeatUrl", root.at("/Outputs/HeartbeatUrl/Condition").asText());
-        // The parameter turns it off, and Local follows it.
+        // Only the reserved profile deploys it (nothing would cap a flood otherwise); the parameter turns it off, and
+        // Local follows both.
         SamTemplate template = TestStack.template();
-        assertEquals(Map.of("HeartbeatFunction", "NONE"), template.functionUrls(Map.of()));
-        assertEquals(Map.of(), template.functionUrls(Map.of("EnableHeartbeatUrl", "false")));
+        assertEquals(Map.of(), template.functionUrls(Map.of()), "the default profile, unreserved, has no URL");
+        assertEquals(Map.of("HeartbeatUrlFunction", "NONE"),
+                template.functionUrls(Map.of("ConcurrencyProfile", "reserved")));
+        assertEquals(Map.of(), template.functionUrls(Map.of("ConcurrencyProfile", "reserved",
+                "EnableHeartbeatUrl", "false")));
+        assertEquals(Map.of("HeartbeatUrlFunction", "NONE"),
+                template.functionUrls(LifelineLocal.localParameters(Map.of())), "Local runs the reserved profile");
     }
 
     @Test
@@ -73,9 +79,11 @@ class HeartbeatUrlTemplateTest {
         JsonNode root = root();
         int reauthorize = TestStack.template().authorizerCacheSeconds();
         assertTrue(reauthorize > 0);
-        JsonNode env = root.at("/Resources/HeartbeatFunction/Properties/Environment/Variables");
-        assertEquals(reauthorize, env.path("KEY_CACHE_SECONDS").asInt(), env.toString());
-        assertTrue(env.path("METRICS_SUMMARY_SECONDS").asInt() > 0, env.toString());
+        for (String id : List.of("HeartbeatFunction", "HeartbeatUrlFunction")) {
+            JsonNode env = root.at("/Resources/" + id + "/Properties/Environment/Variables");
+            assertEquals(reauthorize, env.path("KEY_CACHE_SECONDS").asInt(), id + ": " + env);
+            assertTrue(env.path("METRICS_SUMMARY_SECONDS").asInt() > 0, id + ": " + env);
+        }
     }
 
     @Test

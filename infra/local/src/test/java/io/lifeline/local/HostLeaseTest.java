@@ -204,6 +204,41 @@ class HostLeaseTest {
         assertEquals(25, item.get("s").m().size());
     }
 
+    /**
+     * The server bounds a lease at 25 agents whatever the client sends: a second batch of other agents under a full
+     * lease is refused 409 LEASE_FULL and writes nothing (neither the lease nor an agent), the first batch goes on as
+     * before, and those agents beat under another host id.
+     */
+    @Test
+    void aLeaseCarriesAtMostTwentyFiveAgents_anotherBatchUnderItIsRefusedLeaseFull_writingNothing() throws Exception {
+        TestStack s = STACKS.open(TestStack.builder());
+        List<String> first = agents("full-a", 25);
+        List<String> more = agents("full-b", 5);
+        readyAll(s, first);
+        readyAll(s, more);
+        hosted(s, "full-host", first);
+        Map<String, AttributeValue> before = lease(s, TestStack.TEAM, "full-host");
+        Map<String, Map<String, AttributeValue>> items = new java.util.HashMap<>();
+        more.forEach(id -> items.put(id, s.agentItem(id)));
+        s.clock.advance(Duration.ofSeconds(5));
+
+        TestStack.Reply refused = s.team("batch-heartbeats", hostedBody("full-host", more, Map.of()));
+        assertEquals(409, refused.status(), refused.body()::toString);
+        assertEquals("LEASE_FULL", refused.body().path("code").asText());
+        assertEquals(before, lease(s, TestStack.TEAM, "full-host"), "the lease is unchanged");
+        more.forEach(id -> assertEquals(items.get(id), s.agentItem(id), id + " is unchanged"));
+
+        // Two of the first 25 and three others: 28 in all, refused too.
+        List<String> mixed = new ArrayList<>(first.subList(0, 2));
+        mixed.addAll(more.subList(0, 3));
+        assertEquals(409, s.team("batch-heartbeats", hostedBody("full-host", mixed, Map.of())).status());
+        // The lease's own agents still beat under it, and the others under a host id of their own.
+        hosted(s, "full-host", first);
+        hosted(s, "full-host", first.subList(0, 10));
+        hosted(s, "full-host.2", more);
+        assertEquals(25, lease(s, TestStack.TEAM, "full-host").get("a").m().size());
+    }
+
     /** {@link HeartbeatCostTest#itemSizeUpperBound}, with maps: 3 bytes, and per entry 1 byte, its key and value. */
     static int sizeUpperBound(Map<String, AttributeValue> item) {
         int total = 0;

@@ -68,6 +68,13 @@ class IamPolicyTest {
             ok(stack.send("claim", admin, Map.of("team", TestStack.TEAM, "taskId", "t1"), null, "{\"agentId\":\"w1\"}"));
             ok(stack.heartbeat("w1", "{\"status\":\"working\",\"metadata\":{\"k\":1},\"checkpoint\":{\"step\":2}}"));
             ok(stack.team("batch-heartbeats", "{\"heartbeats\":[{\"agentId\":\"w2\"}]}"));
+            // The same beat through the heartbeat Function URL's own function (it looks the key up itself).
+            LocalGateway.Response viaUrl = stack.gateway.handle("POST",
+                    LocalGateway.urlPath(LifelineLocal.HEARTBEAT_URL_FUNCTION) + "/v1/teams/" + TestStack.TEAM
+                            + "/agents/w2/heartbeat", null, Map.of("Authorization",
+                            List.of("Bearer " + stack.key(TestStack.TEAM, io.lifeline.auth.Scope.AGENT)),
+                            "Content-Type", List.of("application/json")), "{}");
+            assertEquals(200, viaUrl.status(), viaUrl.body());
             ok(stack.agent("errors", "w1", "{\"message\":\"context length exceeded\"}"));
             ok(stack.agent("recovery", "w1", null));
             ok(stack.agent("transitions", "w1", null));
