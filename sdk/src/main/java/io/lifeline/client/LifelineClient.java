@@ -176,6 +176,12 @@ public final class LifelineClient {
             if (e.heartbeat() != null) {
                 n.setAll((ObjectNode) MAPPER.valueToTree(e.heartbeat()));
             }
+            if (e.waiting() != null) {
+                n.put("waiting", e.waiting());
+            }
+            if (e.inTurn() != null) {
+                n.put("inTurn", e.inTurn());
+            }
             Long age = localBeatAgesMs == null ? null : localBeatAgesMs.get(e.agentId());
             if (age != null) {
                 n.put("localBeatAgeMs", Math.max(0, age));

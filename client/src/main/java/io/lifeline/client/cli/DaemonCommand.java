@@ -2,7 +2,12 @@ package io.lifeline.client.cli;
 
 import io.lifeline.client.bridge.OpencodeBridge.AgentRef;
 import io.lifeline.client.bridge.RunningBridge;
+import io.lifeline.client.LifelineApiException;
+import io.lifeline.client.daemon.AgentRuntime;
 import io.lifeline.client.daemon.CommandProcesses;
+import io.lifeline.client.daemon.DaemonState;
+import io.lifeline.client.model.AgentView;
+import io.lifeline.client.model.RegisterAgent;
 import io.lifeline.client.daemon.HostDaemon;
 import io.lifeline.client.daemon.LocalBeats;
 import io.lifeline.client.daemon.TickReport;
@@ -36,7 +41,14 @@ import picocli.CommandLine.Option;
                     + "(lifeline bridge opencode) in the daemon's process, with the same connection settings: it starts "
                     + "with the daemon, reconnects with backoff when opencode's event stream drops, and stops first "
                     + "when the daemon stops.",
-            "Register the agents first with --host set to this daemon's --host."})
+            "Each agent is read first: one registered on another host is refused; one not registered is registered "
+                    + "on --host when the key is an admin key, else refused. An exit is reported dead within a second "
+                    + "(not at the next round). On Linux each command runs in its own session under a parent-death "
+                    + "signal, so a daemon killed with kill -9 takes its commands with it; --state-dir keeps their "
+                    + "pids so a restarted daemon stops leftovers instead of starting second copies.",
+            "With --runtime ID=RUNTIME the command is a coding-agent runtime whose hooks post to the daemon "
+                    + "($LIFELINE_DAEMON/hooks/RUNTIME): its status and waiting go with the batch, its session's end "
+                    + "makes it leave, and a restart resumes its session. Details: docs/daemon.md."})
 final class DaemonCommand extends BaseCommand {
     @Option(names = "--host", required = true, description = "This host's id (the agents' hostId)")
     String host;
@@ -78,6 +90,22 @@ final class DaemonCommand extends BaseCommand {
             + "window, doubling with each further one up to 5m (default ${DEFAULT-VALUE}; the first restarts at once)")
     String restartBackoff = "2s";
 
+    @Option(names = "--runtime", paramLabel = "ID=RUNTIME", description = "The agent's command runs a coding-agent "
+            + "runtime (claude-code, codex, gemini, opencode) whose hooks post to this daemon: the daemon listens on "
+            + "127.0.0.1 (LIFELINE_DAEMON, as --local-beats), takes POST /hooks/RUNTIME there, and a restart resumes the "
+            + "session the hooks last named; repeat per agent")
+    LinkedHashMap<String, String> runtimes = new LinkedHashMap<>();
+
+    @Option(names = "--local-port", paramLabel = "PORT", description = "The local channel's port on 127.0.0.1 "
+            + "(default: a free one, printed at start and given to the commands in LIFELINE_DAEMON); a fixed port lets "
+            + "a hook name the daemon in a literal URL")
+    int localPort;
+
+    @Option(names = "--state-dir", paramLabel = "DIR", description = "Where the daemon keeps its lock and its "
+            + "commands' pids, so a daemon restarted after a kill -9 stops what the old one left running "
+            + "(default: $XDG_STATE_HOME/lifeline/daemon/HOST, else ~/.local/state/lifeline/daemon/HOST)")
+    Path stateDir;
+
     @Option(names = "--opencode", paramLabel = "URL", description = "Also bridge the opencode server at URL "
             + "(config opencode_url): its sessions' events become heartbeats, error reports and rotations of the "
             + "agents they map to, as 'lifeline bridge opencode' does (default: no bridge)")
@@ -108,6 +136,10 @@ final class DaemonCommand extends BaseCommand {
             err().println("lifeline: --interval, --crash-window and --restart-backoff take a duration such as 2s or 10m");
             return LifelineCli.USAGE;
         }
+        if (localPort < 0 || localPort > 65535) {
+            err().println("lifeline: --local-port is a port number, 1 to 65535 (0: a free one)");
+            return LifelineCli.USAGE;
+        }
         if (maxCrashes < 1 || window.isZero() || window.isNegative() || backoff.isNegative()
                 || backoff.compareTo(MAX_BACKOFF) > 0) {
             err().println("lifeline: --max-crashes must be at least 1, --crash-window positive, --restart-backoff "
@@ -128,29 +160,112 @@ final class DaemonCommand extends BaseCommand {
                     + "config file)");
             return LifelineCli.USAGE;
         }
+        Map<String, AgentRuntime> runtimeOf = new LinkedHashMap<>();
+        for (Map.Entry<String, String> r : runtimes.entrySet()) {
+            if (!agents.containsKey(r.getKey())) {
+                err().println("lifeline: --runtime " + r.getKey() + "=" + r.getValue() + " names no --agent: give "
+                        + "--agent " + r.getKey() + "=COMMAND too");
+                return LifelineCli.USAGE;
+            }
+            AgentRuntime rt = AgentRuntime.fromWire(r.getValue()).orElse(null);
+            if (rt == null) {
+                err().println("lifeline: --runtime " + r.getKey() + "=" + r.getValue() + ": the runtime is one of "
+                        + "claude-code, codex, gemini, opencode");
+                return LifelineCli.USAGE;
+            }
+            runtimeOf.put(r.getKey(), rt);
+        }
+        // The daemon never runs an agent it cannot watch: each is registered, on this host, before anything starts.
+        Integer refused = checkAgents();
+        if (refused != null) {
+            return refused;
+        }
+        Path dir = stateDir != null ? stateDir : defaultStateDir(env, host);
+        DaemonState state;
+        try {
+            state = DaemonState.open(dir, host);
+        } catch (DaemonState.Busy e) {
+            err().println("lifeline: " + e.getMessage());
+            return LifelineCli.REFUSED;
+        } catch (IOException e) {
+            err().println("lifeline: cannot use the state directory " + dir + ": " + e.getMessage()
+                    + " (give another with --state-dir)");
+            return LifelineCli.REFUSED;
+        }
+        for (String line : state.reclaim(Duration.ofSeconds(3))) {
+            out().println(line);
+        }
         Map<String, String> childEnv = new HashMap<>();
         childEnv.put("LIFELINE_URL", global.url(env()));
         childEnv.put("LIFELINE_TEAM", global.team(env()));
+        childEnv.put(AgentRuntime.RESUME_ENV, "");
         LocalBeats channel = null;
-        if (localBeats) {
+        if (localBeats || !runtimeOf.isEmpty() || localPort != 0) {
             try {
-                channel = LocalBeats.start(agents.keySet(), java.time.Clock.systemUTC());
+                channel = LocalBeats.start(agents.keySet(), java.time.Clock.systemUTC(), localPort);
             } catch (IOException e) {
-                throw new UncheckedIOException(e);
+                state.close();
+                err().println("lifeline: cannot listen on 127.0.0.1:" + localPort + " for the local channel: "
+                        + e.getMessage() + (localPort == 0 ? "" : " (is another daemon using --local-port "
+                        + localPort + "?)"));
+                return LifelineCli.REFUSED;
             }
+            channel.beatsFromProcesses(!localBeats);
             childEnv.put(LocalBeats.ENV, channel.url());
         }
-        try (LocalBeats ignored = channel;
-             CommandProcesses processes = new CommandProcesses(agents, childEnv, logDir)) {
+        try (DaemonState ignoredState = state; LocalBeats ignored = channel;
+             CommandProcesses processes = new CommandProcesses(agents, childEnv, logDir).state(state)) {
+            HostDaemon daemon = HostDaemon.builder(client(), host, processes).agents(agents.keySet())
+                    .interval(every).restartOnExit(!noRestart).giveUpAfter(maxCrashes, window)
+                    .restartBackoff(backoff, MAX_BACKOFF).localBeats(channel).onTick(this::report).build();
+            current = daemon;
+            processes.onExit(daemon::processExited);
+            LocalBeats hooks = channel;
+            for (Map.Entry<String, AgentRuntime> r : runtimeOf.entrySet()) {
+                String id = r.getKey();
+                String recorded = state.previous(id).map(DaemonState.Entry::session).orElse(null);
+                if (AgentRuntime.validSession(recorded)) {
+                    // The previous daemon's process ran this session: the runtime starts again on it.
+                    channel.seedSession(id, recorded);
+                    processes.session(id, recorded);
+                    processes.firstCommand(id, r.getValue().resumeCommand(agents.get(id), recorded));
+                    out().println("resuming: " + id + "'s " + r.getValue().wire() + " session " + recorded
+                            + " (recorded by the previous daemon for this host)");
+                }
+                processes.restartCommand(id, () -> {
+                    String session = hooks.session(id);
+                    if (session == null) {
+                        return null;
+                    }
+                    String plain = agents.get(id);
+                    if (!plain.equals(processes.lastCommand(id)) && !hooks.heardSinceStart(id)) {
+                        // Its last start resumed the session and ended before any hook: the session may be gone.
+                        hooks.forgetSession(id);
+                        out().println("resume: " + id + "'s last start on session " + session + " ended before any "
+                                + "hook; it starts afresh");
+                        out().flush();
+                        return null;
+                    }
+                    return r.getValue().resumeCommand(plain, session);
+                });
+            }
             try {
                 processes.startAll();
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            HostDaemon daemon = HostDaemon.builder(client(), host, processes).agents(agents.keySet())
-                    .interval(every).restartOnExit(!noRestart).giveUpAfter(maxCrashes, window)
-                    .restartBackoff(backoff, MAX_BACKOFF).localBeats(channel).onTick(this::report).build();
-            current = daemon;
+            if (!processes.supervised()) {
+                out().println("note: no setsid/setpriv here: the commands run under a plain sh -c; a daemon killed "
+                        + "with kill -9 leaves them to the reaper, and a restarted daemon stops what is left");
+            }
+            if (channel != null) {
+                out().println("local channel: " + channel.url() + " (LIFELINE_DAEMON): POST /v1/beat/ID, POST "
+                        + "/hooks/RUNTIME with X-Lifeline-Agent: ID");
+            }
+            runtimeOf.forEach((id, rt) -> out().println("runtime: " + id + " runs " + rt.wire() + "; its hooks post to "
+                    + hooks.url() + "/hooks/" + rt.wire() + "; a restart resumes its session (" + rt.resumeArgs("ID")
+                    + ")"));
+            out().println("state: " + dir + " (pids of the commands, the lock)");
             AtomicBoolean ended = new AtomicBoolean();
             Runnable end = () -> {
                 if (ended.compareAndSet(false, true)) {
@@ -240,8 +355,12 @@ final class DaemonCommand extends BaseCommand {
 
     private void report(TickReport r) {
         long ok = r.results().stream().filter(x -> x.success()).count();
-        StringBuilder s = new StringBuilder("round: " + ok + "/" + r.results().size() + " heartbeats ok in "
-                + r.batchCalls() + " call(s)");
+        boolean between = r.batchCalls() == 0 && r.results().isEmpty() && (!r.exits().isEmpty()
+                || !r.hooks().isEmpty() || !r.crashesReported().isEmpty() || !r.gaveUp().isEmpty());
+        StringBuilder s = new StringBuilder(between ? (r.exits().isEmpty() ? "hooks:" : "exit: reported at once")
+                : "round: " + ok + "/" + r.results().size() + " heartbeats ok in " + r.batchCalls() + " call(s)");
+        r.exits().forEach(a -> s.append("\n  exited: ").append(a));
+        r.hooks().forEach(a -> s.append("\n  hook: ").append(a));
         r.crashesReported().forEach(a -> s.append("\n  crash reported: ").append(a));
         r.restarted().forEach(a -> s.append("\n  restarted: ").append(a));
         r.rejoined().forEach(a -> s.append("\n  joined: ").append(a));
@@ -255,6 +374,59 @@ final class DaemonCommand extends BaseCommand {
     }
 
     private HostDaemon current;
+
+    /**
+     * Reads each agent (GET): one unknown to Lifeline is registered on this host when the daemon's key may (an admin
+     * key), else refused; one registered on another host is refused (that host's daemon is the one the revive flow
+     * asks). Answers null when every agent may run here, else the exit code after one line on stderr.
+     */
+    private Integer checkAgents() {
+        for (String id : agents.keySet()) {
+            AgentView agent;
+            try {
+                agent = client().agent(id);
+            } catch (LifelineApiException e) {
+                if (e.status() != 404) {
+                    throw e;
+                }
+                try {
+                    client().register(RegisterAgent.of(id, id, "worker").withHost(host));
+                } catch (LifelineApiException r) {
+                    if (r.status() == 403 || r.status() == 401) {
+                        err().println("lifeline: agent " + id + " is not registered in team " + global.team(env())
+                                + ", and this key may not register it: register it first (lifeline register " + id
+                                + " --host " + host + ", with an admin key), or run the daemon with an admin key");
+                        return LifelineCli.REFUSED;
+                    }
+                    if (!"AGENT_EXISTS".equals(r.code())) {
+                        throw r;
+                    }
+                    continue; // registered meanwhile by someone else: read again on the next start
+                }
+                out().println("registered: " + id + " on host " + host + " (it was not registered; the daemon's key "
+                        + "is an admin key)");
+                continue;
+            }
+            if (agent.hostId() == null) {
+                out().println("note: agent " + id + " is registered with no host: this daemon reports and restarts it, "
+                        + "but the revive flow cannot ask a host to restart it (register it with --host " + host + ")");
+            } else if (!host.equals(agent.hostId())) {
+                err().println("lifeline: agent " + id + " is registered on host " + agent.hostId() + ", not " + host
+                        + ": the revive flow asks " + agent.hostId() + " to restart it; run this daemon with --host "
+                        + agent.hostId() + ", or register the agent on " + host);
+                return LifelineCli.REFUSED;
+            }
+        }
+        return null;
+    }
+
+    /** $XDG_STATE_HOME/lifeline/daemon/HOST, else ~/.local/state/lifeline/daemon/HOST. */
+    static Path defaultStateDir(Map<String, String> env, String host) {
+        String xdg = env.get("XDG_STATE_HOME");
+        String home = env.getOrDefault("HOME", System.getProperty("user.home"));
+        Path base = xdg != null && !xdg.isBlank() ? Path.of(xdg) : Path.of(home, ".local", "state");
+        return base.resolve("lifeline").resolve("daemon").resolve(host.replaceAll("[^A-Za-z0-9._-]", "_"));
+    }
 
     private String gaveUpReason(String agentId) {
         return current == null ? "" : current.givenUp().getOrDefault(agentId, "");

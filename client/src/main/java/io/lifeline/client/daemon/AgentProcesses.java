@@ -16,4 +16,16 @@ public interface AgentProcesses {
     default String exitDescription(String agentId) {
         return null;
     }
+
+    /**
+     * Which start of the agent's process runs now (0 for the first, one more for each restart), so a signal
+     * received from an earlier one (a hook sent while it was being stopped) is told apart; 0 when unknown.
+     */
+    default long generation(String agentId) {
+        return 0;
+    }
+
+    /** The runtime session the agent's process runs, as its hooks named it (kept with the process's record). */
+    default void session(String agentId, String session) {
+    }
 }

@@ -41,7 +41,9 @@ import java.util.function.Consumer;
  * of its agents, on join and on every heartbeat, unless the builder pinned one):
  * <ol>
  * <li>an agent whose process exited is reported at once ({@code POST .../fail}, the reason saying how it ended:
- * exit status and last stderr line where the processes know them), then, with {@code restartOnExit}, restarted
+ * exit status and last stderr line where the processes know them). At once means when the exit happens, when the
+ * processes tell of it ({@link #processExited}, as {@link CommandProcesses} does from {@link Process#onExit()}):
+ * an exit pass on its own thread does this step alone, between rounds; otherwise at the next round. Then, with {@code restartOnExit}, restarted
  * and joined: at once after its first crash in {@code crashWindow}, then after a backoff that doubles with each
  * crash in the window ({@code restartBackoff}, 2x, 4x, ... at most {@code maxRestartBackoff}). At
  * {@code maxCrashes} crashes in the window the daemon gives up: it reports the agent given up
@@ -99,6 +101,22 @@ public final class HostDaemon implements AutoCloseable {
     /** The local beat channel, or null: the agents' processes running is then their sign of life. */
     private final LocalBeats localBeats;
     private volatile ScheduledExecutorService executor;
+    /** Agents whose runtime session ended (SESSION_ENDED): they left, get no beat, and their exit is no crash. */
+    private final Set<String> sessionLeft = ConcurrentHashMap.newKeySet();
+    /** The runtime session each agent's hooks last named. */
+    private final Map<String, String> sessions = new ConcurrentHashMap<>();
+    /** What the hooks said that the server last took, per agent: status, waiting, inTurn. */
+    private final Map<String, List<Object>> hookSent = new ConcurrentHashMap<>();
+    /** Whether batch entries carry the hooks' waiting and inTurn (the server takes them). */
+    private final boolean waitingFields;
+    /** When each agent's not yet reported exit was seen ({@link System#nanoTime()}). */
+    private final Map<String, Long> exitSeen = new ConcurrentHashMap<>();
+    /** Runs exit passes: an exit is reported when it happens, between rounds. */
+    private final ScheduledExecutorService exitExecutor = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "lifeline-daemon-exits");
+        t.setDaemon(true);
+        return t;
+    });
 
     private HostDaemon(Builder b) {
         this.client = Objects.requireNonNull(b.client);
@@ -115,6 +133,10 @@ public final class HostDaemon implements AutoCloseable {
         this.clock = b.clock;
         this.onTick = b.onTick;
         this.localBeats = b.localBeats;
+        this.waitingFields = b.waitingFields;
+        if (localBeats != null) {
+            localBeats.onHook(this::hooked);
+        }
         Instant now = clock.instant();
         agents.forEach(a -> startedAt.put(a, now));
     }
@@ -146,6 +168,7 @@ public final class HostDaemon implements AutoCloseable {
 
     private void joinAndAdvise(String agentId) {
         AgentView joined = client.join(agentId);
+        hookSent.remove(agentId); // the server's status is ready again: what the hooks say is sent anew
         advise(agentId, joined == null ? null : joined.heartbeatIntervalSeconds());
     }
 
@@ -229,7 +252,9 @@ public final class HostDaemon implements AutoCloseable {
         }
     }
 
+    /** No more rounds and no more exit passes (an exit after this is not reported: the stop is under way). */
     public void stop() {
+        exitExecutor.shutdownNow();
         ScheduledExecutorService ex;
         synchronized (this) {
             ex = executor;
@@ -260,11 +285,71 @@ public final class HostDaemon implements AutoCloseable {
         List<String> running = new ArrayList<>();
         List<String> gaveUp = new ArrayList<>();
         List<String> backingOff = new ArrayList<>();
+        List<String> exits = new ArrayList<>();
         Instant now = clock.instant();
 
+        exits(now, crashesReported, restarted, rejoined, problems, running, gaveUp, backingOff, exits);
+
+        int calls = 0;
+        List<HeartbeatResult> results = new ArrayList<>();
+        for (Map.Entry<Integer, List<String>> lease : leaseChunks(running).entrySet()) {
+            List<BatchEntry> chunk = new ArrayList<>();
+            Map<String, List<Object>> signatures = new java.util.HashMap<>();
+            for (String a : lease.getValue()) {
+                if (localBeats != null) {
+                    signatures.put(a, hookSignature(a)); // what this entry says, before a hook changes it
+                }
+                chunk.add(entry(a, now, signatures.get(a)));
+            }
+            String leaseId = leaseId(lease.getKey());
+            try {
+                calls++;
+                BatchResult answer = leaseId == null ? client.heartbeats(chunk)
+                        : client.hostHeartbeats(leaseId, chunk, localBeatAges(lease.getValue()));
+                Set<String> accepted = new HashSet<>();
+                answer.results().stream().filter(HeartbeatResult::success).forEach(r -> accepted.add(r.agentId()));
+                for (BatchEntry sent : chunk) {
+                    // Only what the server took: a refused entry (not alive) wrote nothing, so it is sent again.
+                    if (sent.heartbeat().stats() != null && accepted.contains(sent.agentId())) {
+                        restartsSent.put(sent.agentId(), sent.heartbeat().stats().restartsLastHour());
+                    }
+                    if (accepted.contains(sent.agentId()) && localBeats != null) {
+                        hookSent.put(sent.agentId(), signatures.get(sent.agentId()));
+                    }
+                }
+                for (HeartbeatResult r : answer.results()) {
+                    results.add(r);
+                    advise(r.agentId(), r.heartbeatIntervalSeconds());
+                    if (r.needsRejoin() && join(r.agentId(), problems)) {
+                        rejoined.add(r.agentId());
+                    } else if (!r.success()) {
+                        problems.add(r.agentId() + ": heartbeat refused: " + r.code());
+                    }
+                }
+            } catch (LifelineException e) {
+                problems.add("batch heartbeat failed: " + e.getMessage());
+            }
+        }
+
+        handleCommands(restarted, rejoined, acked, problems, backingOff);
+        return new TickReport(calls, results, crashesReported, restarted, rejoined, acked, problems, gaveUp,
+                backingOff, exits, List.of());
+    }
+
+    /**
+     * The processes' side of a round (and the whole of an exit pass): an exited process is counted and reported
+     * (or given up), and restarted when its backoff allows; {@code running} gets the agents whose process runs.
+     */
+    private void exits(Instant now, List<String> crashesReported, List<String> restarted, List<String> rejoined,
+            List<String> problems, List<String> running, List<String> gaveUp, List<String> backingOff,
+            List<String> exits) {
         for (String a : agents) {
             if (givenUp.containsKey(a)) {
                 reportGiveUp(a, gaveUp, problems);
+                continue;
+            }
+            if (sessionLeft.contains(a)) {
+                exitSeen.remove(a); // its session ended and it left: no beat, and its exit is the end, not a crash
                 continue;
             }
             if (processes.isRunning(a)) {
@@ -285,12 +370,16 @@ public final class HostDaemon implements AutoCloseable {
                     client.fail(a, reason);
                     crashesReported.add(a);
                     failPending.remove(a);
+                    Long seen = exitSeen.remove(a);
+                    exits.add(a + ": " + reason + (seen == null ? "" : "; reported dead "
+                            + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - seen) + " ms after the exit"));
                 } catch (LifelineApiException e) {
                     if (e.isTransient()) {
                         // Throttled past the client's own retries: kept, and sent again next round.
                         problems.add(a + ": crash report throttled (" + e.status() + "), sent again next round");
                     } else {
                         failPending.remove(a); // already dead or offline: nothing to report
+                        exitSeen.remove(a);
                         problems.add(a + ": crash report refused: " + e.code());
                     }
                 } catch (LifelineException e) {
@@ -315,44 +404,54 @@ public final class HostDaemon implements AutoCloseable {
                 running.add(a);
             }
         }
+    }
 
-        int calls = 0;
-        List<HeartbeatResult> results = new ArrayList<>();
-        for (Map.Entry<Integer, List<String>> lease : leaseChunks(running).entrySet()) {
-            List<BatchEntry> chunk = new ArrayList<>();
-            for (String a : lease.getValue()) {
-                chunk.add(new BatchEntry(a, beat(a, now)));
+    /**
+     * An agent's process exited, seen at {@code seenAtNanos} ({@link System#nanoTime()}): an exit pass runs at
+     * once on its own thread (not waiting for the next round), reporting it dead ({@code POST .../fail}) and going
+     * on as a round would (restart, backoff, give-up). {@link CommandProcesses#onExit} is the usual caller.
+     */
+    public void processExited(String agentId, long seenAtNanos) {
+        exitSeen.putIfAbsent(agentId, seenAtNanos);
+        try {
+            exitExecutor.execute(this::exitPass);
+        } catch (RejectedExecutionException closed) {
+            // the daemon was closed: no more reports
+        }
+    }
+
+    /** An exit pass: the processes' side of a round only (no batch, no command poll), told to onTick. */
+    private void exitPass() {
+        TickReport report;
+        synchronized (this) {
+            List<String> crashesReported = new ArrayList<>();
+            List<String> restarted = new ArrayList<>();
+            List<String> rejoined = new ArrayList<>();
+            List<String> problems = new ArrayList<>();
+            List<String> gaveUp = new ArrayList<>();
+            List<String> backingOff = new ArrayList<>();
+            List<String> exits = new ArrayList<>();
+            Instant now = clock.instant();
+            exits(now, crashesReported, restarted, rejoined, problems, new ArrayList<>(), gaveUp, backingOff, exits);
+            if (crashesReported.isEmpty() && restarted.isEmpty() && gaveUp.isEmpty() && problems.isEmpty()
+                    && exits.isEmpty()) {
+                return; // a round got there first
             }
-            String leaseId = leaseId(lease.getKey());
-            try {
-                calls++;
-                BatchResult answer = leaseId == null ? client.heartbeats(chunk)
-                        : client.hostHeartbeats(leaseId, chunk, localBeatAges(lease.getValue()));
-                Set<String> accepted = new HashSet<>();
-                answer.results().stream().filter(HeartbeatResult::success).forEach(r -> accepted.add(r.agentId()));
-                for (BatchEntry sent : chunk) {
-                    // Only what the server took: a refused entry (not alive) wrote nothing, so it is sent again.
-                    if (sent.heartbeat().stats() != null && accepted.contains(sent.agentId())) {
-                        restartsSent.put(sent.agentId(), sent.heartbeat().stats().restartsLastHour());
-                    }
+            report = new TickReport(0, List.of(), crashesReported, restarted, rejoined, List.of(), problems, gaveUp,
+                    backingOff, exits, List.of());
+            // A restart waiting out its backoff is made when it is due, not at the next round.
+            for (Instant due : restartDue.values()) {
+                long ms = Math.max(0, Duration.between(now, due).toMillis());
+                try {
+                    exitExecutor.schedule(this::exitPass, ms, TimeUnit.MILLISECONDS);
+                } catch (RejectedExecutionException closed) {
+                    break;
                 }
-                for (HeartbeatResult r : answer.results()) {
-                    results.add(r);
-                    advise(r.agentId(), r.heartbeatIntervalSeconds());
-                    if (r.needsRejoin() && join(r.agentId(), problems)) {
-                        rejoined.add(r.agentId());
-                    } else if (!r.success()) {
-                        problems.add(r.agentId() + ": heartbeat refused: " + r.code());
-                    }
-                }
-            } catch (LifelineException e) {
-                problems.add("batch heartbeat failed: " + e.getMessage());
             }
         }
-
-        handleCommands(restarted, rejoined, acked, problems, backingOff);
-        return new TickReport(calls, results, crashesReported, restarted, rejoined, acked, problems, gaveUp,
-                backingOff);
+        if (onTick != null) {
+            onTick.accept(report);
+        }
     }
 
     /** An exit seen for the first time: counted; then either a crash report and a restart due, or the give-up. */
@@ -460,6 +559,127 @@ public final class HostDaemon implements AutoCloseable {
         return Heartbeat.empty().withStats(Stats.restarts(n));
     }
 
+    /**
+     * The agent's batch entry: {@link #beat}, plus what its runtime's hooks said (status and source, and with
+     * {@code waitingFields} waiting and inTurn) when that changed since the server last took it: a change of status
+     * writes the agent's item, an unchanged one would cost nothing but is not sent either.
+     */
+    private BatchEntry entry(String agentId, Instant now, List<Object> sig) {
+        Heartbeat hb = beat(agentId, now);
+        if (sig == null || sig.get(0) == null || sig.equals(hookSent.get(agentId))) {
+            return new BatchEntry(agentId, hb);
+        }
+        Heartbeat withStatus = new Heartbeat((String) sig.get(0), (String) sig.get(3), hb.metadata(), hb.stats(),
+                hb.checkpoint(), hb.nextHeartbeatWithinSeconds());
+        if (!waitingFields) {
+            return new BatchEntry(agentId, withStatus);
+        }
+        // Waiting for input or a person; else in a turn; else waiting for nothing ("none" ends a wait).
+        String waiting = (String) sig.get(1);
+        if (waiting != null) {
+            return new BatchEntry(agentId, withStatus, waiting, null);
+        }
+        return Boolean.TRUE.equals(sig.get(2)) ? new BatchEntry(agentId, withStatus, null, Boolean.TRUE)
+                : new BatchEntry(agentId, withStatus, "none", null);
+    }
+
+    /** What the hooks say now, as one value: status, waiting and inTurn (with {@code waitingFields}), source. */
+    private List<Object> hookSignature(String agentId) {
+        LocalBeats.HookState st = localBeats.hookState(agentId);
+        return java.util.Arrays.asList(st.status(), waitingFields ? st.waiting() : null,
+                waitingFields && st.inTurn(), st.source());
+    }
+
+    /**
+     * A hook arrived (told by the local channel after its 200): status, waiting and inTurn wait for the next batch;
+     * a session's end (the agent leaves), a new session after it (it joins again) and a failure (the errors route,
+     * with its category only) are sent from the exit thread at once, unless the hook came from a process that has
+     * been replaced since (one the daemon was stopping).
+     */
+    private void hooked(LocalBeats.Hook h) {
+        String a = h.agentId();
+        long generation = processes.generation(a);
+        if (h.session() != null && !h.session().equals(sessions.put(a, h.session()))) {
+            processes.session(a, h.session());
+            String line = a + ": its " + h.runtime().wire() + " session is " + h.session();
+            try {
+                exitExecutor.execute(() -> tell(new TickReport(0, List.of(), List.of(), List.of(), List.of(), List.of(),
+                        List.of(), List.of(), List.of(), List.of(), List.of(line))));
+            } catch (RejectedExecutionException closed) {
+                // stopping
+            }
+        }
+        Runnable action = switch (h.signal()) {
+            case SESSION_ENDED -> () -> sessionEnded(a, generation);
+            case SESSION_STARTED -> () -> sessionStarted(a, generation);
+            case FAILED, TOOL_FAILED -> h.errorCategory() == null ? null
+                    : () -> runtimeFailed(a, generation, h);
+            default -> null;
+        };
+        if (action == null) {
+            return;
+        }
+        try {
+            exitExecutor.execute(action);
+        } catch (RejectedExecutionException closed) {
+            // stopping: nothing more is sent
+        }
+    }
+
+    private synchronized void sessionEnded(String agentId, long generation) {
+        if (generation != processes.generation(agentId) || givenUp.containsKey(agentId)) {
+            return;
+        }
+        sessionLeft.add(agentId);
+        List<String> problems = new ArrayList<>();
+        List<String> left = new ArrayList<>();
+        try {
+            client.leave(agentId, "its runtime's session ended");
+            left.add(agentId);
+        } catch (LifelineException e) {
+            problems.add(agentId + ": leave after its session ended: " + e.getMessage());
+        }
+        tell(new TickReport(0, List.of(), List.of(), List.of(), List.of(), List.of(), problems, List.of(), List.of(),
+                List.of(), left.stream().map(x -> x + ": its runtime's session ended; it left (offline)").toList()));
+    }
+
+    private synchronized void sessionStarted(String agentId, long generation) {
+        if (generation != processes.generation(agentId) || !sessionLeft.remove(agentId)) {
+            return;
+        }
+        List<String> problems = new ArrayList<>();
+        List<String> joined = new ArrayList<>();
+        hookSent.remove(agentId);
+        if (join(agentId, problems)) {
+            joined.add(agentId);
+        }
+        tell(new TickReport(0, List.of(), List.of(), List.of(), joined, List.of(), problems, List.of(), List.of(),
+                List.of(), joined.stream().map(x -> x + ": a new session of its runtime started; it joined again")
+                        .toList()));
+    }
+
+    private synchronized void runtimeFailed(String agentId, long generation, LocalBeats.Hook h) {
+        if (generation != processes.generation(agentId)) {
+            return;
+        }
+        String category = h.errorCategory() == null ? HookSignals.UNKNOWN : h.errorCategory();
+        List<String> problems = new ArrayList<>();
+        try {
+            client.reportError(agentId, HookSignals.errorMessage(h.runtime(), h.event(), category));
+        } catch (LifelineException e) {
+            problems.add(agentId + ": error report failed: " + e.getMessage());
+        }
+        tell(new TickReport(0, List.of(), List.of(), List.of(), List.of(), List.of(), problems, List.of(), List.of(),
+                List.of(), problems.isEmpty() ? List.of(agentId + ": its runtime reported a failure (" + category
+                        + "); sent to the errors route") : List.of()));
+    }
+
+    private void tell(TickReport r) {
+        if (onTick != null) {
+            onTick.accept(r);
+        }
+    }
+
     /** The agents this daemon gave up on (crash loop), with the reason it reported. */
     public Map<String, String> givenUp() {
         return Map.copyOf(givenUp);
@@ -561,6 +781,16 @@ public final class HostDaemon implements AutoCloseable {
         Instant now = clock.instant();
         Map<String, Long> ages = new java.util.HashMap<>();
         for (String a : ids) {
+            if (!localBeats.judgedBySigns(a)) {
+                continue; // its process running is its sign of life
+            }
+            LocalBeats.HookState st = localBeats.hookState(a);
+            if (st.waiting() != null || st.inTurn()) {
+                // Waiting (for input or a person), or in a tool call or turn, while its process lives: alive for as
+                // long as it waits or works (no allowance applies to a hosted beat: the daemon's word is the process).
+                ages.put(a, 0L);
+                continue;
+            }
             Instant started = startedAt.get(a);
             Instant last = localBeats.last(a).filter(t -> started == null || t.isAfter(started)).orElse(started);
             if (last != null) {
@@ -637,6 +867,11 @@ public final class HostDaemon implements AutoCloseable {
     private boolean restart(String agentId, String reason, List<String> problems) {
         try {
             processes.restart(agentId, reason);
+            sessionLeft.remove(agentId);
+            hookSent.remove(agentId);
+            if (localBeats != null) {
+                localBeats.reset(agentId);
+            }
             Instant now = clock.instant();
             startedAt.put(agentId, now);
             restarts.computeIfAbsent(agentId, k -> new ArrayDeque<>()).addLast(now);
@@ -685,6 +920,7 @@ public final class HostDaemon implements AutoCloseable {
         private Clock clock = Clock.systemUTC();
         private Consumer<TickReport> onTick;
         private LocalBeats localBeats;
+        private boolean waitingFields = true;
 
         private Builder(LifelineClient client, String hostId, AgentProcesses processes) {
             this.client = client;
@@ -757,6 +993,15 @@ public final class HostDaemon implements AutoCloseable {
          */
         public Builder localBeats(LocalBeats b) {
             this.localBeats = b;
+            return this;
+        }
+
+        /**
+         * Whether batch entries carry what the hooks said of waiting ("input", "person", "none" when a wait ends)
+         * and inTurn (default on; off for a server that does not take them).
+         */
+        public Builder waitingFields(boolean b) {
+            this.waitingFields = b;
             return this;
         }
 

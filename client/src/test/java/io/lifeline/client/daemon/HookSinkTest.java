@@ -1,0 +1,227 @@
+package io.lifeline.client.daemon;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lifeline.client.CountingProxy;
+import io.lifeline.client.LifelineClient;
+import io.lifeline.client.LocalHarness;
+import io.lifeline.client.RetryPolicy;
+import io.lifeline.client.model.RegisterAgent;
+import io.lifeline.local.LifelineLocal;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The daemon's hook sink: a runtime's hooks post to the daemon's loopback channel, answered {@code 200 {}} at once,
+ * and what they say (working, ready, waiting, a session's end, a failure) reaches Lifeline in the daemon's batch or
+ * its own calls, not one write per hook. A restart of a runtime resumes the session the hooks named.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class HookSinkTest {
+    @AutoClose
+    private static final LifelineLocal local = LocalHarness.started();
+    private static final LifelineClient client = LocalHarness.client(local);
+    private static final HttpClient http = HttpClient.newHttpClient();
+
+    @TempDir
+    Path dir;
+
+    private static HttpResponse<String> post(LocalBeats channel, String runtime, String agent, String body)
+            throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(channel.url() + "/hooks/" + runtime))
+                .POST(HttpRequest.BodyPublishers.ofString(body)).header("Content-Type", "application/json");
+        if (agent != null) {
+            b.header(LocalBeats.AGENT_HEADER, agent);
+        }
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static String claude(String event, String extra) {
+        return "{\"session_id\":\"3f1c0d52-7a7e-4c43-9a55-0c6a3b1f0e11\",\"transcript_path\":\"/secret/path.jsonl\","
+                + "\"cwd\":\"/w\",\"hook_event_name\":\"" + event + "\"" + extra + "}";
+    }
+
+    @Test
+    void hooks_areAnswered200_andFoldIntoTheNextBatch_noRequestPerHook() throws Exception {
+        String a = "hs-fold";
+        client.register(RegisterAgent.of(a, a, "worker").withHost("host-hs"));
+        try (CountingProxy proxy = new CountingProxy(local.url());
+             LocalBeats channel = LocalBeats.start(List.of(a), Clock.systemUTC()).beatsFromProcesses(true);
+             CommandProcesses p = new CommandProcesses(Map.of(a, "exec sleep 300"), Map.of(), dir);
+             HostDaemon d = HostDaemon.builder(LifelineClient.builder().url(proxy.url()).team(LifelineLocal.LOCAL_TEAM)
+                     .apiKey(local.adminKey()).retry(RetryPolicy.none()).build(), "host-hs", p).agents(List.of(a))
+                     .localBeats(channel).interval(Duration.ofMinutes(10)).build()) {
+            p.onExit(d::processExited);
+            p.startAll();
+            assertEquals(List.of(a), d.joinAll());
+            int before = proxy.seen().size();
+            HttpResponse<String> r = post(channel, "claude-code", a, claude("PreToolUse",
+                    ",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"echo secret-tool-input\"}"));
+            assertEquals(200, r.statusCode());
+            assertEquals("{}", r.body());
+            assertEquals(200, post(channel, "claude-code", null, claude("PostToolUse",
+                    ",\"tool_response\":{\"stdout\":\"x\"}")).statusCode(), "one agent: the header may be left out");
+            assertEquals(before, proxy.seen().size(), "no request per hook");
+            assertEquals("3f1c0d52-7a7e-4c43-9a55-0c6a3b1f0e11", channel.session(a));
+
+            TickReport round = d.runOnce();
+            assertEquals(1, round.batchCalls());
+            assertEquals("working", client.agent(a).status(), "the tool call went with the batch");
+
+            post(channel, "claude-code", a, claude("Stop", ",\"last_assistant_message\":\"secret\""));
+            d.runOnce();
+            assertEquals("ready", client.agent(a).status(), "the turn's end went with the next batch");
+            assertEquals("input", channel.hookState(a).waiting());
+            assertEquals("input", client.agent(a).waiting().kind(), "and its wait for the next prompt");
+
+            post(channel, "claude-code", a, claude("UserPromptSubmit", ",\"prompt\":\"secret\""));
+            d.runOnce();
+            assertEquals("working", client.agent(a).status());
+            assertTrue(client.agent(a).waiting() == null || client.agent(a).waiting().kind() == null,
+                    "a new turn ends the wait: " + client.agent(a).waiting());
+        }
+    }
+
+    @Test
+    void hooks_refuseAnUnknownRuntimeOrAgent_andAskForTheAgentWhenTheDaemonRunsSeveral() throws Exception {
+        try (LocalBeats channel = LocalBeats.start(List.of("x1", "x2"), Clock.systemUTC())) {
+            assertEquals(404, post(channel, "cursor", "x1", "{}").statusCode());
+            assertEquals(404, post(channel, "codex", "nobody", "{}").statusCode());
+            HttpResponse<String> noAgent = post(channel, "codex", null, "{}");
+            assertEquals(400, noAgent.statusCode());
+            assertTrue(noAgent.body().contains("AGENT_REQUIRED"), noAgent.body());
+            assertEquals(200, post(channel, "codex", "x2", "{\"type\":\"agent-turn-complete\",\"thread-id\":\"t-1\","
+                    + "\"last-assistant-message\":\"secret\"}").statusCode());
+            assertEquals("ready", channel.hookState("x2").status());
+            assertEquals("t-1", channel.session("x2"));
+            assertNull(channel.hookState("x1").status());
+        }
+    }
+
+    @Test
+    void waitingForAPerson_staysAliveWhileTheProcessLives_evenPastItsStaleAfter() throws Exception {
+        String a = "hs-wait";
+        client.register(RegisterAgent.of(a, a, "worker").withHost("host-hw"));
+        try (LocalBeats channel = LocalBeats.start(List.of(a), Clock.systemUTC()).beatsFromProcesses(true);
+             CommandProcesses p = new CommandProcesses(Map.of(a, "exec sleep 300"), Map.of(), dir);
+             HostDaemon d = HostDaemon.builder(client, "host-hw", p).agents(List.of(a)).localBeats(channel)
+                     .interval(Duration.ofMillis(300)).build()) {
+            p.onExit(d::processExited);
+            p.startAll();
+            post(channel, "claude-code", a, claude("UserPromptSubmit", ",\"prompt\":\"secret\""));
+            post(channel, "claude-code", a, claude("Notification", ",\"notification_type\":\"permission_prompt\","
+                    + "\"message\":\"Claude needs your permission\""));
+            d.start();
+            // Stale after 2 s, grace 2, sweeps every 500 ms (LocalHarness): 6 s waiting with no hook is three times it.
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(6);
+            while (System.nanoTime() < until) {
+                String status = client.agent(a).status();
+                assertTrue("ready".equals(status) || "working".equals(status), "alive while waiting: " + status);
+                Thread.sleep(200);
+            }
+            assertEquals("person", channel.hookState(a).waiting());
+            assertEquals("person", client.agent(a).waiting().kind(), "the view says what it waits for");
+        }
+    }
+
+    @Test
+    void sessionEnded_leaves_andTheExitAfterItIsNoCrash_failedSendsOnlyItsCategory() throws Exception {
+        String a = "hs-end";
+        client.register(RegisterAgent.of(a, a, "worker").withHost("host-he"));
+        try (LocalBeats channel = LocalBeats.start(List.of(a), Clock.systemUTC()).beatsFromProcesses(true);
+             CommandProcesses p = new CommandProcesses(Map.of(a, "exec sleep 300"), Map.of(), dir);
+             HostDaemon d = HostDaemon.builder(client, "host-he", p).agents(List.of(a)).localBeats(channel)
+                     .interval(Duration.ofMinutes(10)).build()) {
+            p.onExit(d::processExited);
+            p.startAll();
+            d.start();
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(20), () -> "ready".equals(client.agent(a).status())));
+
+            post(channel, "claude-code", a, claude("StopFailure", ",\"error\":\"rate_limit: secret-error-text 429\""));
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(10), () -> client.agent(a).lastError() != null));
+            var stored = client.agent(a).lastError();
+            assertEquals("claude-code StopFailure: transient (rate limit, timeout or overload) (reported by the "
+                    + "runtime's hook; its text is not kept)", stored.path("message").asText());
+            assertEquals("transient", stored.path("category").asText());
+            assertFalse(stored.toString().contains("secret"), "only the category is stored: " + stored);
+
+            post(channel, "claude-code", a, claude("SessionEnd", ",\"reason\":\"prompt_input_exit\""));
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(10), () -> "offline".equals(client.agent(a).status())),
+                    "the agent left when its session ended");
+            long pid = p.pid(a);
+            ProcessHandle.of(pid).orElseThrow().destroy();
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(10), () -> !p.isRunning(a)));
+            TickReport r = d.runOnce();
+            assertTrue(r.crashesReported().isEmpty() && r.restarted().isEmpty() && r.batchCalls() == 0, r.toString());
+            assertEquals("offline", client.agent(a).status());
+            assertTrue(client.allTransitions(a).stream().noneMatch(t -> "reported_failure".equals(t.trigger())));
+        }
+    }
+
+    @Test
+    void aRuntimesRestart_resumesTheSessionItsHooksNamed() throws Exception {
+        String a = "hs-resume";
+        client.register(RegisterAgent.of(a, a, "worker").withHost("host-hr"));
+        Path args = dir.resolve("args");
+        Path fake = dir.resolve("claude");
+        Files.writeString(fake, "#!/bin/sh\necho \"$*\" >> '" + args + "'\nexec sleep 300\n");
+        Files.setPosixFilePermissions(fake, PosixFilePermissions.fromString("rwxr-xr-x"));
+        String command = "'" + fake + "' -p go";
+        try (LocalBeats channel = LocalBeats.start(List.of(a), Clock.systemUTC()).beatsFromProcesses(true);
+             CommandProcesses p = new CommandProcesses(Map.of(a, command), Map.of(), dir);
+             HostDaemon d = HostDaemon.builder(client, "host-hr", p).agents(List.of(a)).localBeats(channel)
+                     .interval(Duration.ofMinutes(10)).build()) {
+            p.onExit(d::processExited);
+            p.restartCommand(a, () -> channel.session(a) == null ? null
+                    : AgentRuntime.CLAUDE_CODE.resumeCommand(command, channel.session(a)));
+            p.startAll();
+            d.start();
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(20), () -> "ready".equals(client.agent(a).status())));
+            post(channel, "claude-code", a, claude("SessionStart", ",\"source\":\"startup\""));
+            long first = p.pid(a);
+            ProcessHandle.of(first).orElseThrow().destroyForcibly();
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(10), () -> p.isRunning(a) && p.pid(a) != first
+                    && lines(args).size() == 2), "restarted");
+            assertEquals(List.of("-p go", "-p go --resume 3f1c0d52-7a7e-4c43-9a55-0c6a3b1f0e11"),
+                    Files.readAllLines(args));
+        }
+    }
+
+    private static List<String> lines(Path p) {
+        try {
+            return Files.exists(p) ? Files.readAllLines(p) : List.of();
+        } catch (java.io.IOException e) {
+            return List.of();
+        }
+    }
+
+    @Test
+    void resumeCommand_perRuntime() {
+        String id = "3f1c0d52-7a7e-4c43-9a55-0c6a3b1f0e11";
+        assertEquals("claude -p hi --resume " + id, AgentRuntime.CLAUDE_CODE.resumeCommand("claude -p hi", id));
+        assertEquals("gemini -p hi --yolo --resume " + id, AgentRuntime.GEMINI.resumeCommand("gemini -p hi --yolo", id));
+        assertEquals("opencode run hi --session ses_1", AgentRuntime.OPENCODE.resumeCommand("opencode run hi", "ses_1"));
+        assertEquals("codex exec resume " + id + " --json go", AgentRuntime.CODEX.resumeCommand("codex exec --json go", id));
+        assertEquals("cd /w && codex resume " + id + " --yolo", AgentRuntime.CODEX.resumeCommand("cd /w && codex --yolo", id));
+        assertEquals("export LIFELINE_RESUME_ARGS='--resume " + id + "'; script -qfc \"claude $LIFELINE_RESUME_ARGS\"",
+                AgentRuntime.CLAUDE_CODE.resumeCommand("script -qfc \"claude $LIFELINE_RESUME_ARGS\"", id));
+        assertEquals("claude", AgentRuntime.CLAUDE_CODE.resumeCommand("claude", "bad id; rm -rf /"), "not an id");
+    }
+}
