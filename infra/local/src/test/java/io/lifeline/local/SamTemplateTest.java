@@ -169,7 +169,7 @@ class SamTemplateTest {
     }
 
     @Test
-    void liveTable_streamsNewAndOldImages_ledgerExpiresByExpiresAt_withoutAStream() {
+    void liveTable_streamsNewAndOldImages_ledgerExpiresByExpiresAt_withoutAStream() throws Exception {
         String liveId = template.globalEnvironmentReference("LIVE_TABLE");
         String ledgerId = template.globalEnvironmentReference("LEDGER_TABLE");
         assertEquals(Set.of(liveId, ledgerId), Set.copyOf(template.tableLogicalIds()), "two tables, each named once");
@@ -189,7 +189,18 @@ class SamTemplateTest {
         assertTrue(built.streamSpecification().streamEnabled());
         TableDescription builtLedger = stack.dynamo.describeTable(d -> d.tableName(stack.tables.ledger())).table();
         assertTrue(builtLedger.streamSpecification() == null || !builtLedger.streamSpecification().streamEnabled());
-        assertEquals("expiresAt", stack.dynamo.describeTimeToLive(d -> d.tableName(stack.tables.ledger()))
+        // Local enables the template's TTL on the tables it builds (the tests switch it off, their clock being in the
+        // past: lifeline.local.noTtl); built here once as Local builds it, on an empty table of its own.
+        String ttlTable = stack.tables.ledger() + "-ttl";
+        String noTtl = System.clearProperty("lifeline.local.noTtl");
+        try {
+            LocalDynamo.ensureTable(stack.dynamo, TestStack.template(), "LedgerTable", ttlTable);
+        } finally {
+            if (noTtl != null) {
+                System.setProperty("lifeline.local.noTtl", noTtl);
+            }
+        }
+        assertEquals("expiresAt", stack.dynamo.describeTimeToLive(d -> d.tableName(ttlTable))
                 .timeToLiveDescription().attributeName());
     }
 

@@ -40,9 +40,11 @@ class ReviveDefinitionTest {
     static void load() throws Exception {
         SamTemplate template = SamTemplate.read(Path.of(System.getProperty("lifeline.template", "../../template.yaml")));
         List<SamTemplate.StateMachine> machines = template.stateMachines(Map.of(),
-                Map.of("ReviveFunction", "ReviveFunction"));
-        assertEquals(1, machines.size());
-        machine = AslMachine.load(machines.get(0).definition());
+                Map.of("ReviveFunction", "ReviveFunction", "DigestFunction", "DigestFunction"));
+        List<SamTemplate.StateMachine> revive = machines.stream()
+                .filter(m -> m.logicalId().equals("ReviveStateMachine")).toList();
+        assertEquals(1, revive.size(), machines.stream().map(SamTemplate.StateMachine::logicalId).toList()::toString);
+        machine = AslMachine.load(revive.get(0).definition());
         assertEquals(1, machine.taskResources().size(), machine.taskResources()::toString);
         resource = machine.taskResources().iterator().next();
     }
