@@ -14,12 +14,14 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * The sweep's one log line names what it did, host leases included, and what it publishes: nothing for an
  * idle deployment or a healthy fleet, its faults in one metric.
  */
+@Tag("unit")
 class SweepLineTest {
     private static final Instant AT = Instant.parse("2026-03-01T12:00:00Z");
     private final List<String> lines = new ArrayList<>();

@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.nodes.MappingNode;
@@ -38,6 +39,7 @@ import software.amazon.awssdk.services.dynamodb.model.TableDescription;
  * a deployment needs are there. The template is read twice: as a tree (Jackson, tags dropped, as Local reads
  * it) and as SnakeYAML nodes where the CloudFormation tags ({@code !Ref}, {@code !GetAtt}) are kept.
  */
+@Tag("contract")
 class SamTemplateTest {
     static TestStack stack;
     static SamTemplate template;

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -22,6 +23,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * load time anything it would run differently from Step Functions) and run with scripted task outcomes: how its
  * Retry lists and Catches end an execution when the revive function itself keeps failing.
  */
+@Tag("unit")
 class ReviveDefinitionTest {
     private static final Instant T0 = Instant.parse("2026-11-24T12:00:00Z");
     private static final String TRANSIENT = "io.lifeline.revive.TransientReviveException";
