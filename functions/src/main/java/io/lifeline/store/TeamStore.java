@@ -63,7 +63,23 @@ public final class TeamStore {
      */
     public TeamSettings update(String team, String leaderAgentId, boolean clearLeader, Double threshold,
                                Integer minAlive) {
+        return update(team, leaderAgentId, clearLeader, threshold, minAlive, null, null, null);
+    }
+
+    /** As above, and the allowances the team's agents get at registration when they give none (null: unchanged). */
+    public TeamSettings update(String team, String leaderAgentId, boolean clearLeader, Double threshold,
+                               Integer minAlive, java.time.Duration working, java.time.Duration input,
+                               java.time.Duration person) {
         Update u = new Update(table, TeamItems.key(team));
+        if (working != null) {
+            u.set(TeamItems.ALLOW_WORKING, n(working.toMillis()));
+        }
+        if (input != null) {
+            u.set(TeamItems.ALLOW_INPUT, n(input.toMillis()));
+        }
+        if (person != null) {
+            u.set(TeamItems.ALLOW_PERSON, n(person.toMillis()));
+        }
         u.condition("attribute_exists(" + u.name(Keys.PK) + ")");
         TeamItems.quiet(u);
         if (clearLeader) {
