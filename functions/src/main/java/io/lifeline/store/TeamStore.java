@@ -140,7 +140,7 @@ public final class TeamStore {
                 .set(TeamItems.MASS_STALE_STALE, n(stale))
                 .set(TeamItems.MASS_STALE_THRESHOLD, AttributeValue.fromN(Double.toString(threshold)))
                 .set(TeamItems.OUTBOX, AttributeValue.fromBool(true));
-        return conditional("raise the mass-stale flag", u);
+        return u.writeIf(dynamo, "raise the mass-stale flag");
     }
 
     /** Lowers the flag once the condition has cleared; true for the write that lowered it. */
@@ -150,15 +150,7 @@ public final class TeamStore {
         u.remove(TeamItems.MASS_STALE_SINCE).remove(TeamItems.MASS_STALE_ALIVE).remove(TeamItems.MASS_STALE_STALE)
                 .remove(TeamItems.MASS_STALE_THRESHOLD);
         TeamItems.quiet(u);
-        return conditional("clear the mass-stale flag", u);
+        return u.writeIf(dynamo, "clear the mass-stale flag");
     }
 
-    private boolean conditional(String what, Update u) {
-        try {
-            StoreFailures.call(what, () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
-            return true;
-        } catch (ConditionalCheckFailedException e) {
-            return false;
-        }
-    }
 }
