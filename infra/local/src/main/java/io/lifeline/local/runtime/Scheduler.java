@@ -25,7 +25,7 @@ import org.joda.time.DateTime;
  * process is frozen), and its event carries the time it was <em>due</em>, as EventBridge's does: the
  * functions' clock now, less how late the firing is by the monotonic clock. So a firing delayed by a frozen
  * process, a GC pause or a busy scheduler thread arrives late by its own measure, and the sweep skips it
- * ({@code SweepSkipsLateSchedules}); so does the firing after one that was stalled mid-run. Missed firings are
+ * ({@link LateSweepGate}); so does the firing after one that was stalled mid-run. Missed firings are
  * not made up back to back: after a late or overrunning firing the next runs a whole period after it ended, so
  * the heartbeats queued behind a stall get at least that period to land before a sweep judges.
  */
