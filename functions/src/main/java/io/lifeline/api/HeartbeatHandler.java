@@ -75,7 +75,8 @@ public final class HeartbeatHandler extends HttpApiHandler {
     public HeartbeatHandler(Wiring wiring) {
         AgentStore agents = new AgentStore(wiring.dynamo(), wiring.config().tables());
         AgentDataStore data = new AgentDataStore(wiring.dynamo(), wiring.config().tables());
-        this.heartbeats = new Heartbeats(agents, data, new HostLeaseStore(wiring.dynamo(), wiring.config().tables()));
+        this.heartbeats = new Heartbeats(agents, data, new HostLeaseStore(wiring.dynamo(), wiring.config().tables()),
+                wiring.config().allowances());
         this.config = wiring.config();
         this.clock = wiring.clock();
         // Accepted beats go into a summary written once per interval; refusals, errors and status changes still
@@ -124,7 +125,7 @@ public final class HeartbeatHandler extends HttpApiHandler {
         Fields f = Fields.of(request.optionalBody(), "the heartbeat", HEARTBEAT_FIELDS);
         Heartbeat hb = parse(request.id("team"), request.id("agentId"), f);
         Liveness.Activity activity = activity(f, Liveness.Activity.PLAIN);
-        hb = hb.with(activity, Liveness.carried(activity, config.allowances(), false));
+        hb = hb.with(activity, null); // the allowance it carries is the use case's (Liveness.carried)
         Heartbeats.Tally tally = new Heartbeats.Tally();
         Agent after = heartbeats.beat(hb, clock.instant(), tally);
         return new Counted(answer(after, hb, config), tally);
@@ -156,9 +157,8 @@ public final class HeartbeatHandler extends HttpApiHandler {
             }
             Heartbeat hb = parse(team, agentId, entry);
             // In a host's batch an entry without 'waiting' leaves the agent's wait as it is (the daemon sends it when
-            // it changes), and no allowance applies (Liveness.carried). A batch without a host is many direct beats.
-            Liveness.Activity activity = activity(entry, hostId == null ? Liveness.Activity.PLAIN : null);
-            beats.add(hb.with(activity, Liveness.carried(activity, config.allowances(), hostId != null)));
+            // it changes), and no allowance applies (Heartbeats.hosted). A batch without a host is many direct beats.
+            beats.add(hb.with(activity(entry, hostId == null ? Liveness.Activity.PLAIN : null), null));
             ages.add(hostId == null ? null : entry.integer("localBeatAgeMs", 0,
                     Limits.MAX_STALE_AFTER_SECONDS * 1000L));
         }

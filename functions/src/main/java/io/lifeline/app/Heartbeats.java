@@ -100,15 +100,29 @@ public final class Heartbeats {
     private final AgentStore agents;
     private final AgentDataStore data;
     private final HostLeaseStore leases;
+    private final Liveness.Allowances allowances;
 
-    public Heartbeats(AgentStore agents, AgentDataStore data, HostLeaseStore leases) {
+    public Heartbeats(AgentStore agents, AgentDataStore data, HostLeaseStore leases, Liveness.Allowances allowances) {
         this.agents = agents;
         this.data = data;
         this.leases = leases;
+        this.allowances = allowances;
     }
 
-    /** One agent's direct beat: written to its item, its data saved; refused as the store refuses it. */
+    /** {@code hb} with the deployment's allowance it carries for its activity ({@link Liveness#carried}). */
+    private Heartbeat carrying(Heartbeat hb, boolean throughHost) {
+        return hb.with(hb.activity(), Liveness.carried(hb.activity(), allowances, throughHost));
+    }
+
+    /**
+     * One agent's direct beat (its activity stated: plain when it says nothing): written to its item, its data saved;
+     * refused as the store refuses it.
+     */
     public Agent beat(Heartbeat hb, Instant now, Tally tally) {
+        return written(carrying(hb, false), now, tally);
+    }
+
+    private Agent written(Heartbeat hb, Instant now, Tally tally) {
         Agent after = agents.heartbeat(hb, now);
         Transition t = after.lastTransition();
         if (t != null && hb.reported() != null
@@ -121,12 +135,12 @@ public final class Heartbeats {
         return after;
     }
 
-    /** A batch of direct beats: each written on its own, an entry's refusal not stopping the others. */
+    /** A batch of direct beats (each stating its activity): each written on its own, an entry's refusal not stopping the others. */
     public List<Beat> batch(List<Heartbeat> beats, Instant now, Tally tally) {
         List<Beat> out = new ArrayList<>();
         for (Heartbeat hb : beats) {
             try {
-                out.add(new Written(hb, beat(hb, now, tally)));
+                out.add(new Written(hb, written(carrying(hb, false), now, tally)));
             } catch (LifelineException e) {
                 tally.refused(e.code());
                 out.add(new Refused(hb.agentId(), e));
@@ -136,11 +150,13 @@ public final class Heartbeats {
     }
 
     /**
-     * A daemon's batch that names its host. {@code ages}: per entry, how long ago (ms) the daemon last heard the
+     * A daemon's batch that names its host; an entry that states no activity leaves the agent's wait as it is, and
+     * no allowance applies to any (the daemon beats for a waiting agent while its process lives). {@code ages}: per entry, how long ago (ms) the daemon last heard the
      * agent locally, or null for now.
      */
-    public List<Beat> hosted(String team, String hostId, List<Heartbeat> beats, List<Long> ages, Instant now,
+    public List<Beat> hosted(String team, String hostId, List<Heartbeat> entries, List<Long> ages, Instant now,
                              Tally tally) {
+        List<Heartbeat> beats = entries.stream().map(hb -> carrying(hb, true)).toList();
         // Two ids of one batch with the same lease key (about one batch in 10^9 of 25) beat directly.
         Set<String> keys = new HashSet<>();
         Set<String> direct = new HashSet<>();
