@@ -22,7 +22,10 @@ import java.util.Optional;
  * no read; {@code LivenessExpressionTest} pins the two together.
  *
  * <p>An agent is stale once {@code now} is after its deadline (at the deadline itself it is not). An agent hosted
- * by a daemon is judged from the later of its item and its host lease ({@link #throughLease}).
+ * by a daemon is judged from the later of its item and its host lease ({@link #throughLease}): by the sweep
+ * ({@link #judged}) and as the API shows it ({@link #shown}); a beat its lease answers alone is due again at
+ * {@link #viaLease}. The store judges nothing: it reads and writes, and the application layer and the sweep ask
+ * this class.
  */
 public final class Liveness {
 
