@@ -1,9 +1,9 @@
 package io.lifeline.bench;
 
 import io.lifeline.agent.NewAgent;
-import io.lifeline.local.LocalDynamo;
-import io.lifeline.local.LocalTables;
-import io.lifeline.local.SamTemplate;
+import io.lifeline.local.app.LocalDynamo;
+import io.lifeline.local.template.LocalTables;
+import io.lifeline.local.template.SamTemplate;
 import io.lifeline.store.AgentStore;
 import java.io.BufferedReader;
 import java.io.File;

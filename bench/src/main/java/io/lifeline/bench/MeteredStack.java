@@ -2,17 +2,16 @@ package io.lifeline.bench;
 
 import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.fasterxml.jackson.databind.JsonNode;
-import io.lifeline.local.LocalDynamo;
-import io.lifeline.local.LocalGateway;
-import io.lifeline.local.LocalRuntime;
-import io.lifeline.local.LocalTables;
-import io.lifeline.local.SamTemplate;
-import io.lifeline.local.StreamPump;
+import io.lifeline.local.app.LocalDynamo;
+import io.lifeline.local.app.LocalRuntime;
+import io.lifeline.local.aws.StreamPump;
+import io.lifeline.local.http.LocalGateway;
+import io.lifeline.local.template.LocalTables;
+import io.lifeline.local.template.SamTemplate;
 import io.lifeline.store.KeyStore;
 import io.lifeline.store.Tables;
 import io.lifeline.support.Json;
 import java.time.Clock;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -71,11 +70,10 @@ public final class MeteredStack implements AutoCloseable {
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
                 .overrideConfiguration(c -> c.addExecutionInterceptor(meter))
                 .build();
-        // The bench's figures were measured without Local's late-schedule skip: keep the template's default.
-        Map<String, String> params = new HashMap<>(parameters);
-        params.putIfAbsent("SweepSkipsLateSchedules", "false");
+        // The bench's figures were measured without Local's late-sweep rule: every sweep judges, as in AWS.
         LocalRuntime.Builder builder = LocalRuntime.builder().template(template).tables(metered, localTables)
-                .busName("bench-bus").clock(clock).parameters(params).withoutStepFunctions();
+                .busName("bench-bus").clock(clock).parameters(parameters).withoutStepFunctions()
+                .skipLateSweeps(false);
         if (outbox) {
             builder.streams(server.streamsClient(), localTables.streamArn(plain), null);
         }

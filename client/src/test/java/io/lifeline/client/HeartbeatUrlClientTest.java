@@ -8,7 +8,7 @@ import io.lifeline.client.model.BatchEntry;
 import io.lifeline.client.model.Heartbeat;
 import io.lifeline.client.model.HeartbeatResult;
 import io.lifeline.client.model.RegisterAgent;
-import io.lifeline.local.LifelineLocal;
+import io.lifeline.local.app.LifelineLocal;
 import java.net.URI;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;

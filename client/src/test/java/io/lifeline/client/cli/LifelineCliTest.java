@@ -10,7 +10,7 @@ import io.lifeline.client.StubServer;
 import io.lifeline.client.model.EventQuery;
 import io.lifeline.client.model.Heartbeat;
 import io.lifeline.client.model.RegisterAgent;
-import io.lifeline.local.LifelineLocal;
+import io.lifeline.local.app.LifelineLocal;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
