@@ -10,8 +10,15 @@ import io.lifeline.client.cli.LifelineCli;
 import io.lifeline.client.cli.Main;
 import io.lifeline.client.model.RegisterAgent;
 import io.lifeline.local.app.LifelineLocal;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,8 +27,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -97,7 +104,7 @@ class DaemonCliTest {
     @Test
     void daemon_withALocalPortInUse_refusesInOneLine() throws Exception {
         client.register(RegisterAgent.of("dc-port", "x", "worker").withHost("h-port"));
-        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             Run r = cli(local.adminKey(), "daemon", "--host", "h-port", "--agent", "dc-port=sleep 30", "--local-port",
                     String.valueOf(taken.getLocalPort()), "--iterations", "1");
             assertEquals(LifelineCli.REFUSED, r.exit(), r.out() + r.err());
@@ -181,13 +188,13 @@ class DaemonCliTest {
         }
     }
 
-    private static final java.net.http.HttpClient HTTP = java.net.http.HttpClient.newHttpClient();
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     /** POSTs a hook to the daemon's channel, as a runtime's forwarder does; answers the status and body. */
     private static String hook(String channel, String agent, String body) throws Exception {
-        var r = HTTP.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(channel + "/hooks/claude-code"))
-                .header(LocalBeats.AGENT_HEADER, agent).POST(java.net.http.HttpRequest.BodyPublishers.ofString(body))
-                .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        var r = HTTP.send(HttpRequest.newBuilder(URI.create(channel + "/hooks/claude-code"))
+                .header(LocalBeats.AGENT_HEADER, agent).POST(HttpRequest.BodyPublishers.ofString(body))
+                .build(), HttpResponse.BodyHandlers.ofString());
         return r.statusCode() + " " + r.body();
     }
 
@@ -319,7 +326,7 @@ class DaemonCliTest {
     private static String read(Path p) {
         try {
             return Files.exists(p) ? Files.readString(p) : "";
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return e.toString();
         }
     }
