@@ -385,9 +385,17 @@
     return out;
   }
 
+  /**
+   * Restarts in the last hour: the revive flow's (changes to RESTARTING in the bar) and the host daemon's own
+   * (stats.restartsLastHour, as its batch last reported them).
+   */
+  function restartsOf(a, restarts) {
+    return (restarts[a.agentId] || 0) + ((a.stats && a.stats.restartsLastHour) || 0);
+  }
+
   function triage(a, restarts) {
     if (TRIAGE[a.status] !== undefined) { return TRIAGE[a.status]; }
-    return (restarts[a.agentId] || 0) >= FLAPPING_RESTARTS ? 3 : 4;
+    return a.flapping || restartsOf(a, restarts) >= FLAPPING_RESTARTS ? 3 : 4;
   }
 
   function agentHref(agentId) { return "#agent/" + encodeURIComponent(agentId); }
@@ -421,8 +429,10 @@
     setText(tr.querySelector("a.agent-link"), name(a));
     // Markers: a crash loop (restarts in the last hour) and reported errors (a context limit among them).
     var marks = [];
-    var r = restarts[a.agentId] || 0;
-    if (r) { marks.push({ cls: "restarts", text: "\u21BB " + r + (r === 1 ? " restart" : " restarts") + " in the last hour" + (r >= FLAPPING_RESTARTS ? " (flapping)" : "") }); }
+    var r = restartsOf(a, restarts);
+    if (r) { marks.push({ cls: "restarts", text: "\u21BB " + r + (r === 1 ? " restart" : " restarts") + " in the last hour" + (r >= FLAPPING_RESTARTS && !a.flapping ? " (flapping)" : "") }); }
+    // Flagged flapping by the service (docs/alerts-noise.md): its deaths and recoveries reach people as one notice.
+    if (a.flapping) { marks.push({ cls: "flapping", text: "\u21AF flapping since " + a.flapping.since }); }
     var ctx = state.bar.rotations[a.agentId] || 0;
     if (ctx) {
       marks.push({ cls: "errors", text: "\u26A0 " + ctx + (ctx === 1 ? " context-limit error" : " context-limit errors") + " in the last hour" });

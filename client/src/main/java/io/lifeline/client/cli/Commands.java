@@ -209,6 +209,10 @@ final class Commands {
                         : "for its next prompt").append(" since ").append(relative(a.waiting().since(), now))
                         .append('\n');
             }
+            if (a.flapping() != null) {
+                s.append("  flapping:        since ").append(relative(a.flapping().since(), now))
+                        .append(" (its deaths and recoveries are one notice until it is stable)\n");
+            }
             s.append("  last heartbeat:  ").append(relative(a.heartbeatTs(), now)).append('\n');
             s.append("  deadline:        ").append(relative(a.deadline(), now)).append('\n');
             s.append("  misses:          ").append(a.consecutiveMisses()).append(" of ").append(a.graceMisses())
