@@ -10,6 +10,7 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
  * &lt;- api (the handlers). A rule over a package with no classes fails rather than passes vacuously (ArchUnit's
  * default {@code archunit.fail_on_empty_should=true}), so a renamed package cannot silently switch a rule off.
  */
+@Tag("unit")
 class LayeringTest {
 
     private static JavaClasses classes;

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Test;
  * template.yaml) with the published measurements and the prices in bench/prices.json; and the figures issues 11,
  * 13 and 18 ask for, as that arithmetic gives them.
  */
+@Tag("unit")
 class CostModelTest {
     private static final CostModel.Prices PRICES = prices();
     private static final CostModel.Assumptions ASSUMED = CostModel.Assumptions.defaults();

@@ -4,9 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lifeline.local.LocalDynamo;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The observability bench's arithmetic, and its measurement on a short run (counts, never times). */
+@Tag("unit")
 class ObservabilityBenchTest {
     @Test
     void price_ofOneAgentAt30s_itemisesIngressLambdaLogsKeysAndTraces() {

@@ -7,9 +7,11 @@ import java.time.Clock;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The bench's store-cost figures, as counts: requests and units per operation on DynamoDB Local. */
+@Tag("unit")
 class StoreCostTest {
     static LocalDynamo dynamo;
     static MeteredStack stack;

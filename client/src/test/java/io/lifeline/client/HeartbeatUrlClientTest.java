@@ -12,12 +12,14 @@ import java.net.URI;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * The SDK with a heartbeat URL: single and batch heartbeats go there, in the Function URL's event
  * shape through Lifeline Local's second path, and every other call goes to the API URL.
  */
+@Tag("e2e")
 class HeartbeatUrlClientTest {
     static LifelineLocal local;
 

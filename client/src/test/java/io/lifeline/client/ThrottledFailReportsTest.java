@@ -31,6 +31,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -42,6 +43,7 @@ import org.junit.jupiter.api.Timeout;
  * given back only once the first attempts have been throttled.
  */
 @Timeout(120)
+@Tag("e2e")
 class ThrottledFailReportsTest {
     static final int REPORTS = 60;
     static final String AGENTS_FUNCTION = "AgentsFunction";

@@ -7,12 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@link HookReader} over the bodies the runtimes send (shapes as Claude Code 2.1, Codex 0.171, Gemini CLI 0.61 and
  * Lifeline's opencode plugin post them): it keeps names and ids, and nothing of the content.
  */
+@Tag("unit")
 class HookReaderTest {
     private static final String SECRET = "s3cr3t-7f1c";
 

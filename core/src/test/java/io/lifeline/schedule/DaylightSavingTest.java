@@ -10,6 +10,7 @@ import java.time.LocalTime;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -23,6 +24,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  *       so 02:00-02:59 happens twice (01:30 is not ambiguous in Berlin; 02:30 is).</li>
  * </ul>
  */
+@Tag("unit")
 class DaylightSavingTest {
 
     private static final String NEW_YORK = "America/New_York";

@@ -13,6 +13,7 @@ import java.time.zone.ZoneOffsetTransition;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * instants, for every form in zones with daylight saving, odd offsets and midnight changes. The seed is printed
  * (target/surefire-reports/*-output.txt) and in every failure message; rerun one with -Dschedule.seed=N.
  */
+@Tag("unit")
 class MonotonicityTest {
 
     private static final int STEPS = 500;

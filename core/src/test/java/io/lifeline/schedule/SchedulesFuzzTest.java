@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -20,6 +21,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  *
  * <p>The input is UTF-8 text: the expression, then optionally a NUL byte and the time zone.
  */
+@Tag("unit")
 class SchedulesFuzzTest {
     private static final Instant[] PROBES = {Instant.parse("2026-03-29T00:59:59Z"), Instant.parse("2026-10-25T00:30:00Z"),
             Instant.parse("2000-02-28T23:59:00Z"), Instant.parse("2099-12-31T23:59:59Z"), Instant.MIN, Instant.MAX,

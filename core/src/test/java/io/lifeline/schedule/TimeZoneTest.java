@@ -6,9 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Each form evaluated in zones other than UTC, away from daylight-saving changes (those are in DaylightSavingTest). */
+@Tag("unit")
 class TimeZoneTest {
 
     @Test

@@ -143,12 +143,14 @@ public final class AgentsHandler extends HttpApiHandler {
         String reason = f.string("reason", Limits.MAX_REASON_CHARS);
         String team = request.id("team");
         String agentId = request.id("agentId");
+        // While the agent's lease is silent, its reported death belongs to the host's incident (docs/alerts-noise.md).
+        var cause = agents.hostSilence(team, agentId);
         if (Boolean.TRUE.equals(f.bool("giveUp"))) {
             return Reply.ok(Views.agent(agents.giveUp(team, agentId,
-                    reason == null ? null : "host gave up: " + reason, clock.instant())));
+                    reason == null ? null : "host gave up: " + reason, clock.instant(), cause)));
         }
         return Reply.ok(Views.agent(agents.fail(team, agentId,
-                reason == null ? null : "failure reported: " + reason, clock.instant())));
+                reason == null ? null : "failure reported: " + reason, clock.instant(), cause)));
     }
 
     private Reply pause(ApiRequest request) {

@@ -452,22 +452,29 @@ public final class AgentStore {
                 u -> { });
     }
 
-    /**
-     * A host reports its agent crashed: alive -> dead at once. While the lease the agent beats through is silent, the
-     * death is stamped with that silence ({@link #hostSilence}), as the sweep's deaths of its agents are.
-     */
+    /** A host reports its agent crashed: alive -> dead at once. */
     public Agent fail(String team, String agentId, String reason, Instant now) {
-        io.lifeline.agent.HostIncidents.Cause cause = hostSilence(team, agentId);
+        return fail(team, agentId, reason, now, null);
+    }
+
+    /**
+     * A host reports its agent crashed: alive -> dead at once; {@code cause}, when its lease is silent (the caller
+     * asked {@link #hostSilence}), stamps the death as part of the host's incident, as the sweep's deaths are.
+     */
+    public Agent fail(String team, String agentId, String reason, Instant now,
+                      io.lifeline.agent.HostIncidents.Cause cause) {
         return transition(team, agentId, Trigger.REPORTED_FAILURE, reason == null ? "failure reported by host" : reason,
                 now, u -> stampCause(u, cause));
     }
 
-    /**
-     * A host stopped restarting its crash-looping agent: alive, dead or restarting -> dead_failed_revive at once
-     * (stamped with its lease's silence as {@link #fail} is).
-     */
+    /** A host stopped restarting its crash-looping agent: alive, dead or restarting -> dead_failed_revive at once. */
     public Agent giveUp(String team, String agentId, String reason, Instant now) {
-        io.lifeline.agent.HostIncidents.Cause cause = hostSilence(team, agentId);
+        return giveUp(team, agentId, reason, now, null);
+    }
+
+    /** As {@link #giveUp(String, String, String, Instant)}, stamped with its lease's silence as {@link #fail} is. */
+    public Agent giveUp(String team, String agentId, String reason, Instant now,
+                        io.lifeline.agent.HostIncidents.Cause cause) {
         return transition(team, agentId, Trigger.HOST_GAVE_UP, reason == null ? "host gave up restarting it" : reason,
                 now, u -> stampCause(u, cause));
     }
@@ -481,9 +488,10 @@ public final class AgentStore {
     /**
      * The silence of the lease the agent beats through, when that lease is flagged expired and not renewed since
      * (docs/alerts-noise.md): a death reported then is part of the host's incident. Two small reads (the agent's
-     * link, then its lease), for a host's failure report only; null for an agent with no lease.
+     * link, then its lease), which the failure report's use case makes before its write (the write itself reads
+     * nothing); null for an agent with no lease. A stale answer only labels the death's alerts, never its status.
      */
-    io.lifeline.agent.HostIncidents.Cause hostSilence(String team, String agentId) {
+    public io.lifeline.agent.HostIncidents.Cause hostSilence(String team, String agentId) {
         Map<String, AttributeValue> item = StoreFailures.call("read the agent's lease link", () -> dynamo.getItem(
                 r -> r.tableName(table).key(AgentItems.key(team, agentId)).projectionExpression("#l")
                         .expressionAttributeNames(Map.of("#l", AgentItems.LEASE)))).item();

@@ -27,19 +27,118 @@ import java.util.concurrent.Future;
  */
 public final class Sweeper {
 
+    /** What the scan read: items, alive agents among them, and the read units DynamoDB reported. */
+    public record Scanned(int itemsScanned, int aliveSeen, double consumedReadUnits) {
+    }
+
     /**
-     * What a sweep did, for logs and metrics. {@code missesTooSoon}: misses not counted because the agent's
-     * last one is younger than the spacing; {@code revivesEnded}: agents moved out of a restart no flow was
-     * left to end.
+     * What the sweep's writes did. {@code missesTooSoon}: misses not counted because the agent's last one is younger
+     * than the spacing; {@code raceLostToHeartbeat}: writes a beat (or join) won; {@code skippedOnError}: writes
+     * skipped on a throttle or an outage, looked at again next sweep; {@code revivesEnded}: agents moved out of a
+     * restart no flow was left to end; {@code awaitingRaised}: waits for a person that raised their one alert.
      */
-    public record Report(Instant at, int itemsScanned, int aliveSeen, List<String> markedDead, int missesRecorded,
-                         int raceLostToHeartbeat, int skippedOnError, List<String> teamsHeld,
-                         double consumedReadUnits, Duration took, int missesTooSoon, List<String> revivesEnded,
-                         List<String> hostsExpired, int leaseAnswersDropped, SweepPlan.FleetOutcome fleet,
-                         List<String> awaitingRaised) {
+    public record Written(List<String> markedDead, int missesRecorded, int raceLostToHeartbeat, int missesTooSoon,
+                          int skippedOnError, List<String> revivesEnded, List<String> awaitingRaised) {
+    }
+
+    /** What self-preservation held back: teams held on their own, and the fleet's outcome. */
+    public record Held(List<String> teamsHeld, SweepPlan.FleetOutcome fleet) {
+    }
+
+    /** What the sweep did about host leases: leases flagged silent ({@code team/host}), cached answers dropped. */
+    public record Hosts(List<String> hostsExpired, int leaseAnswersDropped) {
+    }
+
+    /** What a sweep did, for logs and metrics, in named parts; the accessors below read through to them. */
+    public record Report(Instant at, Scanned scanned, Written written, Held held, Hosts hosts, Duration took) {
+        public int itemsScanned() {
+            return scanned.itemsScanned();
+        }
+
+        public int aliveSeen() {
+            return scanned.aliveSeen();
+        }
+
+        public double consumedReadUnits() {
+            return scanned.consumedReadUnits();
+        }
+
+        public List<String> markedDead() {
+            return written.markedDead();
+        }
+
+        public int missesRecorded() {
+            return written.missesRecorded();
+        }
+
+        public int raceLostToHeartbeat() {
+            return written.raceLostToHeartbeat();
+        }
+
+        public int missesTooSoon() {
+            return written.missesTooSoon();
+        }
+
+        public int skippedOnError() {
+            return written.skippedOnError();
+        }
+
+        public List<String> revivesEnded() {
+            return written.revivesEnded();
+        }
+
+        public List<String> awaitingRaised() {
+            return written.awaitingRaised();
+        }
+
+        public List<String> teamsHeld() {
+            return held.teamsHeld();
+        }
+
+        public SweepPlan.FleetOutcome fleet() {
+            return held.fleet();
+        }
+
         /** True when the deployment-wide guard held this sweep: no agent of any team was marked dead. */
         public boolean fleetHeld() {
-            return fleet != null && fleet.held();
+            return held.fleet() != null && held.fleet().held();
+        }
+
+        public List<String> hostsExpired() {
+            return hosts.hostsExpired();
+        }
+
+        public int leaseAnswersDropped() {
+            return hosts.leaseAnswersDropped();
+        }
+    }
+
+    /** One sweep's running count of what its writes did; becomes the report's {@link Written}. */
+    private static final class Tally {
+        final List<String> dead = new ArrayList<>();
+        final List<String> revivesEnded = new ArrayList<>();
+        final List<String> awaitingRaised = new ArrayList<>();
+        final List<String> teamsHeld = new ArrayList<>();
+        final List<String> hostsExpired = new ArrayList<>();
+        int misses;
+        int lost;
+        int tooSoon;
+        int skipped;
+        int answersDropped;
+
+        void count(Outcome o) {
+            switch (o.kind()) {
+                case DEAD -> dead.add(o.agent());
+                case MISSED -> misses++;
+                case LOST -> lost++;
+                case TOO_SOON -> tooSoon++;
+                case SKIPPED -> skipped++;
+                case REVIVE_ENDED -> revivesEnded.add(o.agent());
+            }
+        }
+
+        Written written() {
+            return new Written(dead, misses, lost, tooSoon, skipped, revivesEnded, awaitingRaised);
         }
     }
 
@@ -121,11 +220,11 @@ public final class Sweeper {
     }
 
     /**
-     * Flags the leases gone silent, each host's leases as one incident (the first flagged leads, the others are
+     * Step 4: flags the leases gone silent, each host's leases as one incident (the first flagged leads, the others are
      * part of it); answers the silences now in force, {@code team/leaseId} -> the flag's time.
      */
     private Map<String, Instant> flagSilentHosts(SweepStore.Snapshot snapshot, Instant now, boolean fleetHeld,
-                                                 List<String> hostsExpired, int[] skipped) {
+                                                 Tally tally) {
         Map<String, Instant> silences = HostIncidents.silences(snapshot.leases());
         List<HostLease.Expired> expired = fleetHeld ? List.of()
                 : HostLease.expired(snapshot.leases(), snapshot.linked(), snapshot.teams(), now);
@@ -135,11 +234,11 @@ public final class Sweeper {
                 try {
                     if (store.flagLeaseExpired(group.flag(e, lead), now)) {
                         lead = lead == null ? e.lease().hostId() : lead;
-                        hostsExpired.add(e.lease().team() + "/" + e.lease().hostId());
+                        tally.hostsExpired.add(e.lease().team() + "/" + e.lease().hostId());
                         silences.put(HostIncidents.leaseKey(e.lease().team(), e.lease().hostId()), now);
                     }
                 } catch (LifelineException ex) {
-                    skipped[0]++;
+                    tally.skipped++;
                 }
             }
         }
@@ -180,33 +279,45 @@ public final class Sweeper {
      */
     public Report sweepOnce(Instant now) {
         long started = System.nanoTime();
+        // 1. Read: one scan of the live table (the store reads; it judges nothing).
         SweepStore.Snapshot snapshot = store.scan();
-        List<String> dead = new ArrayList<>();
-        List<String> held = new ArrayList<>();
-        List<String> revivesEnded = new ArrayList<>();
-        int misses = 0;
-        int lost = 0;
-        int tooSoon = 0;
-        int skipped = 0;
+        Tally tally = new Tally();
+        // 2. Judge: each alive agent through Liveness, each team and the fleet through SweepPlan, at one instant.
         List<SweepPlan.Observed> judged = snapshot.agents().stream().map(Liveness::judged).toList();
         List<SweepPlan.TeamOutcome> outcomes = SweepPlan.decide(SweepPlan.afterStart(judged, graceFrom),
                 snapshot.teams(), policy, now);
         SweepPlan.FleetOutcome fleet = SweepPlan.fleet(outcomes, policy);
-        skipped += flagFleet(fleet, snapshot.fleetHeldSince(), now) ? 0 : 1;
-        // Host leases before the deaths: a host gone silent is one HostLeaseExpired per
-        // incident, and the deaths below of agents beating through it carry that silence (docs/alerts-noise.md).
-        // A fleet-wide hold holds the hosts' pages too: their silence is the same brownout.
-        List<String> hostsExpired = new ArrayList<>();
-        int[] leaseSkips = {0};
-        Map<String, Instant> silences = flagSilentHosts(snapshot, now, fleet.held(), hostsExpired, leaseSkips);
-        skipped += leaseSkips[0];
+        // 3. The fleet's flag follows its outcome.
+        tally.skipped += flagFleet(fleet, snapshot.fleetHeldSince(), now) ? 0 : 1;
+        // 4. Silent hosts before the deaths: one HostLeaseExpired per incident, and the deaths below of agents
+        // beating through a silent lease carry that silence (docs/alerts-noise.md). A fleet-wide hold holds the
+        // hosts' pages too: their silence is the same brownout.
+        Map<String, Instant> silences = flagSilentHosts(snapshot, now, fleet.held(), tally);
+        // 5. Each team's own guard: held teams raise their flag and write nothing; the others' decisions stand.
+        List<SweepPlan.Action> actions = holdOrRelease(fleet.held() ? List.of() : outcomes, snapshot, now, tally);
+        // 6. The decisions, as conditional writes side by side (a beat that lands meanwhile wins), and the revives
+        // no flow is left to end.
+        writeDecisions(actions, SweepPlan.orphanedRevives(snapshot.restarting(), timing.reviveLongestRun(), now),
+                silences, now, tally);
+        // 7. Teams flagged that no longer have alive agents at all: their condition has cleared.
+        clearFlagsOfEmptyTeams(snapshot, tally);
+        // 8. Leases: a lease renewed since its flag is restored; an answer a lease must no longer give is dropped.
+        settleLeases(snapshot, now, tally);
+        // 9. Waits for a person: one AgentAwaitingInput past its threshold, one AgentInputResumed once it is over.
+        judgeWaits(snapshot, now, tally);
+        return new Report(now, new Scanned(snapshot.itemsScanned(), snapshot.agents().size(),
+                snapshot.consumedReadUnits()), tally.written(), new Held(tally.teamsHeld, fleet),
+                new Hosts(tally.hostsExpired, tally.answersDropped), Duration.ofNanos(System.nanoTime() - started));
+    }
+
+    /** Step 5: a team its own guard holds raises its flag (once) and writes nothing; a released team's flag clears. */
+    private List<SweepPlan.Action> holdOrRelease(List<SweepPlan.TeamOutcome> outcomes, SweepStore.Snapshot snapshot,
+                                                 Instant now, Tally tally) {
         List<SweepPlan.Action> actions = new ArrayList<>();
-        // Held fleet-wide: nobody is marked dead and no team raises its own flag (the fleet's event is the one
-        // alert); each team's flag is judged again once the fleet's hold ends.
-        for (SweepPlan.TeamOutcome outcome : fleet.held() ? List.<SweepPlan.TeamOutcome>of() : outcomes) {
+        for (SweepPlan.TeamOutcome outcome : outcomes) {
             try {
                 if (outcome.held()) {
-                    held.add(outcome.team());
+                    tally.teamsHeld.add(outcome.team());
                     if (!snapshot.teamsWithMassStaleFlag().contains(outcome.team())) {
                         teams.raiseMassStale(outcome.team(), outcome.alive(), outcome.stale(), outcome.threshold(), now);
                     }
@@ -216,83 +327,83 @@ public final class Sweeper {
                     teams.clearMassStale(outcome.team());
                 }
             } catch (LifelineException e) {
-                skipped++;
+                tally.skipped++;
                 continue;
             }
             actions.addAll(outcome.actions());
         }
-        // The writes are independent conditional updates: make them side by side, so a sweep with many stale
-        // agents takes about one round trip per WRITERS agents rather than one per agent.
+        return actions;
+    }
+
+    /**
+     * Step 6: the writes are independent conditional updates, made side by side, so a sweep with many stale agents
+     * takes about one round trip per {@link #WRITERS} agents rather than one per agent.
+     */
+    private void writeDecisions(List<SweepPlan.Action> actions, List<SweepPlan.EndRevive> ends,
+                                Map<String, Instant> silences, Instant now, Tally tally) {
         List<Future<Outcome>> results = new ArrayList<>();
         for (SweepPlan.Action action : actions) {
             results.add(writers.submit(() -> apply(action, now, silences)));
         }
-        for (SweepPlan.EndRevive end : SweepPlan.orphanedRevives(snapshot.restarting(), timing.reviveLongestRun(),
-                now)) {
+        for (SweepPlan.EndRevive end : ends) {
             results.add(writers.submit(() -> end(end, now)));
         }
         for (Future<Outcome> f : results) {
-            Outcome o = join(f);
-            switch (o.kind()) {
-                case DEAD -> dead.add(o.agent());
-                case MISSED -> misses++;
-                case LOST -> lost++;
-                case TOO_SOON -> tooSoon++;
-                case SKIPPED -> skipped++;
-                case REVIVE_ENDED -> revivesEnded.add(o.agent());
-            }
+            tally.count(join(f));
         }
-        // Teams whose flag is up but that no longer have alive agents at all: the condition has cleared.
+    }
+
+    /** Step 7: a team whose flag is up but that has no alive agent left has nothing held back any more. */
+    private void clearFlagsOfEmptyTeams(SweepStore.Snapshot snapshot, Tally tally) {
         for (String team : snapshot.teamsWithMassStaleFlag()) {
             boolean seen = snapshot.agents().stream().anyMatch(a -> a.team().equals(team) && a.status().isAlive());
             if (!seen) {
                 try {
                     teams.clearMassStale(team);
                 } catch (LifelineException e) {
-                    skipped++;
+                    tally.skipped++;
                 }
             }
         }
-        // A lease renewed since its flag is restored; an answer a lease must no longer give is dropped, so the
-        // next beat is exact.
-        int answersDropped = 0;
+    }
+
+    /** Step 8: restore the leases renewed since their flag; drop the answers a lease must no longer give. */
+    private void settleLeases(SweepStore.Snapshot snapshot, Instant now, Tally tally) {
         for (HostLease.Seen back : HostLease.restored(snapshot.leases())) {
             try {
                 store.restoreLease(back, now);
             } catch (LifelineException ex) {
-                skipped++;
+                tally.skipped++;
             }
         }
-        // Waits for a person: one AgentAwaitingInput when one runs past its threshold, one AgentInputResumed when
-        // it is over (resolved first, so a new wait of the same agent raises its own).
-        List<String> awaitingRaised = new ArrayList<>();
+        for (HostLease.StaleAnswer stale : HostLease.staleAnswers(snapshot.leases(), snapshot.linked())) {
+            try {
+                tally.answersDropped += store.dropLeaseAnswer(stale) ? 1 : 0;
+            } catch (LifelineException ex) {
+                tally.skipped++;
+            }
+        }
+    }
+
+    /** Step 9: resolve the alerts of waits that are over (first), then raise those of waits past their threshold. */
+    private void judgeWaits(SweepStore.Snapshot snapshot, Instant now, Tally tally) {
         Liveness.AwaitingDecisions waits = Liveness.awaiting(snapshot.personWaits(), timing.allowances(), now);
         for (Liveness.PersonWait w : waits.resolve()) {
             try {
                 store.resolveAwaiting(w);
             } catch (LifelineException ex) {
-                skipped++;
+                tally.skipped++;
             }
         }
         for (Liveness.PersonWait w : waits.raise()) {
             try {
                 if (store.raiseAwaiting(w, now)) {
-                    awaitingRaised.add(w.team() + "/" + w.agentId());
+                    tally.awaitingRaised.add(w.team() + "/" + w.agentId());
                 }
             } catch (LifelineException ex) {
-                skipped++;
+                tally.skipped++;
             }
         }
-        for (HostLease.StaleAnswer stale : HostLease.staleAnswers(snapshot.leases(), snapshot.linked())) {
-            try {
-                answersDropped += store.dropLeaseAnswer(stale) ? 1 : 0;
-            } catch (LifelineException ex) {
-                skipped++;
-            }
-        }
-        return new Report(now, snapshot.itemsScanned(), snapshot.agents().size(), dead, misses, lost, skipped, held,
-                snapshot.consumedReadUnits(), Duration.ofNanos(System.nanoTime() - started), tooSoon, revivesEnded,
-                hostsExpired, answersDropped, fleet, awaitingRaised);
     }
 
     /**

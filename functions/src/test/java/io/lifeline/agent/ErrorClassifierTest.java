@@ -7,11 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.lifeline.agent.ErrorClassifier.Category;
 import io.lifeline.agent.ErrorClassifier.Classification;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** The error-handling protocol's three error categories and the transient backoff 2 s, 4 s, 8 s. */
+@Tag("unit")
 class ErrorClassifierTest {
 
     @ParameterizedTest

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.time.Instant;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -13,6 +14,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * The advice a join or heartbeat answers: an interval that is at most half of what the agent's deadline allows
  * (so following it keeps the agent alive), and a deadline that is always a time.
  */
+@Tag("unit")
 class HeartbeatAdviceTest {
     private static final Instant NOW = Instant.parse("2026-03-01T12:00:00Z");
 

@@ -8,8 +8,10 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class HostIncidentsTest {
     static final Instant NOW = Instant.parse("2026-03-01T12:00:00Z");
 

@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * judged from its item and its lease beat, which cached answers no longer hold, and when a lease has expired.
  * Pure: no store, no clock.
  */
+@Tag("unit")
 class HostLeaseJudgingTest {
     private static final Instant NOW = Instant.parse("2026-03-01T12:00:00Z");
     private static final Duration MINUTE = Duration.ofSeconds(60);

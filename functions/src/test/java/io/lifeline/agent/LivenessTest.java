@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Test;
  * the deployment's, stale-after), staleness exactly at and just after the deadline, the judgement of a hosted
  * agent through its lease, and the sweep's decisions about waits for a person. No store, no clock.
  */
+@Tag("unit")
 class LivenessTest {
     private static final Instant AT = Instant.parse("2026-03-01T12:00:00Z");
     private static final Duration STALE = Duration.ofSeconds(60);

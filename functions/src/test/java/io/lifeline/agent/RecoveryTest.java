@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.time.Instant;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -17,6 +18,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * a checkpoint exactly {@code maxAge} old is still offered; a session whose deadline is exactly now no
  * longer counts as active (the deadline is the heartbeat plus staleAfter, or what the agent declared).
  */
+@Tag("unit")
 class RecoveryTest {
     private static final Instant NOW = Instant.parse("2026-03-01T12:00:00Z");
     private static final Duration MAX_AGE = Duration.ofHours(24);

@@ -9,12 +9,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * After a start of the host, the sweep judges each alive agent against at least the start plus the window it
  * had at its last beat; with no start given (AWS) nothing changes.
  */
+@Tag("unit")
 class SweepGraceTest {
     static final Instant BEAT = Instant.parse("2026-11-24T10:00:00Z");
     static final Duration STALE_AFTER = Duration.ofSeconds(60);

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
  * self-preservation boundaries (threshold and minimum alive, service defaults and team overrides), agent and
  * team pauses, and that teams are decided independently. Pure: no store, no clock.
  */
+@Tag("unit")
 class SweepPlanTest {
     private static final Instant NOW = Instant.parse("2026-03-01T12:00:00Z");
     private static final SweepPlan.Policy DEFAULTS = new SweepPlan.Policy(0.5, 4);

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -30,6 +31,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The transition table against the state machine as documented (docs/state-machine.md), row by row, and the wire
  * vocabulary around it.
  */
+@Tag("unit")
 class TransitionTableTest {
 
     /** One row of the documented table, written out again here so the test does not read the code's table. */

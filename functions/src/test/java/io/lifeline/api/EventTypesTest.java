@@ -7,9 +7,11 @@ import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.util.Set;
 import java.util.TreeSet;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The events route's type filter accepts exactly the types the catalogue sends. */
+@Tag("unit")
 class EventTypesTest {
     @Test
     void eventTypes_ofTheEventsRoute_areExactlyTheCataloguesTypes() throws IllegalAccessException {

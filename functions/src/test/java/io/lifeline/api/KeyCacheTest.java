@@ -15,6 +15,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * read each up to {@link KeyCache#MAX_UNKNOWN_PER_PERIOD} per period, then none (a busy answer the SDK retries)
  * while every key already known keeps working.
  */
+@Tag("unit")
 class KeyCacheTest {
     final MutableClock clock = new MutableClock(Instant.parse("2026-11-27T10:00:00Z"));
     final List<String> looked = new ArrayList<>();

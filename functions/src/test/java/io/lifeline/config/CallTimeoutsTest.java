@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -28,6 +29,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * answers ends the call with the SDK's call timeout after more than one attempt, instead of holding the
  * invocation until the function's own timeout.
  */
+@Tag("unit")
 class CallTimeoutsTest {
 
     @Test

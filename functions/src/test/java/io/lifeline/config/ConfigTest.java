@@ -4,12 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.time.Duration;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * The sweep's figures derived from configuration: the spacing between two counted misses, and the revive
  * flow's longest possible run, past which the sweep ends a restart no flow is left to end.
  */
+@Tag("unit")
 class ConfigTest {
 
     private static Config config(Map<String, String> env) {

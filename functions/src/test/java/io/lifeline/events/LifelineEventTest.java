@@ -16,9 +16,11 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Which agent an event is about: the one whose page lists it (the event log's per-agent copy), for every type. */
+@Tag("unit")
 class LifelineEventTest {
     private static final Instant AT = Instant.parse("2026-03-01T12:00:00Z");
 

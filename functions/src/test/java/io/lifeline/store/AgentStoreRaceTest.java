@@ -14,6 +14,7 @@ import io.lifeline.agent.Trigger;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Test;
  * the other writes, then the first's conditional write), so the losing write always meets the winner's item. No
  * threads, no sleeps. The sweep's read is a real scan of the live table; its write carries the basis it read.
  */
+@Tag("store")
 class AgentStoreRaceTest {
     /** One DynamoDB Local table pair for the class, closed after its last test. */
     @AutoClose

@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -32,6 +33,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * heartbeat: accepted, no transition. Lifeline Local's version through the API and the outbox is
  * TransitionWalkTest, in infra/local.
  */
+@Tag("store")
 class AgentStoreWalkTest {
     private static final String AGENT = "walker";
     /** What {@link #apply} answers for a store call that wrote and returns no agent (tasks, the sweep). */

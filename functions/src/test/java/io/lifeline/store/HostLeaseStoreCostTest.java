@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * Limits#MAX_BATCH_HEARTBEATS} agents with the longest ids and a cached answer each. Lifeline Local's end-to-end
  * version through the batch route is HostLeaseTest, in infra/local.
  */
+@Tag("store")
 class HostLeaseStoreCostTest {
     private static final String LONGEST_TEAM = "T".repeat(64);
     private static final String LONGEST_HOST = "H".repeat(64);

@@ -10,6 +10,7 @@ import io.lifeline.agent.NewAgent;
 import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
  * for every kind of beat, with and without the agent's own allowances, the deadline DynamoDB Local stores is the
  * one {@link Liveness} computes, and the wait it stores is the beat's.
  */
+@Tag("store")
 class LivenessExpressionTest {
     @AutoClose
     static final StoreFixture f = new StoreFixture();

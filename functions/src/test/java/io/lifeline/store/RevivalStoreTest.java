@@ -13,6 +13,7 @@ import java.util.Comparator;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Test;
  * template.yaml; each test works on a team of its own. Lifeline Local's resuming of real flows after a crash is
  * {@code CrashRestartReviveTest}'s, in infra/local.
  */
+@Tag("store")
 class RevivalStoreTest {
     private static final Instant T0 = Instant.parse("2026-03-01T12:00:00Z");
     private static final String HOST = "host-1";

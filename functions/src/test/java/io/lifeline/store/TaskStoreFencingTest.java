@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
@@ -26,6 +27,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * later moment is refused {@code TASK_LOST} before the outbox has handed the task back; a complete by another agent
  * is {@code TASK_NOT_AVAILABLE}; a refused complete writes nothing.
  */
+@Tag("store")
 class TaskStoreFencingTest {
     private static final String TASK = "task-1";
     /** One DynamoDB Local table pair for the class, closed after its last test. */

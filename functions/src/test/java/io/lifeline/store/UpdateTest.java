@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
@@ -13,6 +14,7 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionChe
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 /** What one conditional update sends, alone (UpdateItem) and as an item of a transaction. */
+@Tag("store")
 class UpdateTest {
     private static final Map<String, AttributeValue> KEY =
             Map.of("pk", AttributeValue.fromS("TEAM#t"), "sk", AttributeValue.fromS("AGENT#a"));

@@ -6,11 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Why a body is not JSON we accept, in words for a person: never the parser's names for its settings. */
+@Tag("unit")
 class JsonProblemTest {
     private static String problem(String text) {
         JsonProcessingException e = assertThrows(JsonProcessingException.class, () -> Json.parse(text));

@@ -11,9 +11,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The EMF writer and the invocation context of {@link Log}, on their own. */
+@Tag("unit")
 class MetricsTest {
     private final List<String> lines = new ArrayList<>();
 

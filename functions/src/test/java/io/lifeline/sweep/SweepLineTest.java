@@ -14,12 +14,14 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * The sweep's one log line names what it did, host leases included, and what it publishes: nothing for an
  * idle deployment or a healthy fleet, its faults in one metric.
  */
+@Tag("unit")
 class SweepLineTest {
     private static final Instant AT = Instant.parse("2026-03-01T12:00:00Z");
     private final List<String> lines = new ArrayList<>();
@@ -30,8 +32,9 @@ class SweepLineTest {
     }
 
     private static Sweeper.Report report(int alive, List<String> dead, int skipped, List<String> revivesEnded) {
-        return new Sweeper.Report(AT, alive, alive, dead, 0, 0, skipped, List.of(), 2.0, Duration.ofMillis(12), 0,
-                revivesEnded, List.of(), 0, null, List.of());
+        return new Sweeper.Report(AT, new Sweeper.Scanned(alive, alive, 2.0), new Sweeper.Written(dead, 0, 0, 0,
+                skipped, revivesEnded, List.of()), new Sweeper.Held(List.of(), null), new Sweeper.Hosts(List.of(), 0),
+                Duration.ofMillis(12));
     }
 
     private JsonNode emitted(Sweeper.Report r) throws Exception {
@@ -67,8 +70,9 @@ class SweepLineTest {
     }
 
     private static Sweeper.Report withHosts(List<String> hostsExpired) {
-        return new Sweeper.Report(Instant.parse("2026-03-01T12:00:00Z"), 12, 10, List.of("acme/a-1"), 2, 0, 0,
-                List.of(), 1.5, Duration.ofMillis(40), 0, List.of(), hostsExpired, 0, null, List.of());
+        return new Sweeper.Report(Instant.parse("2026-03-01T12:00:00Z"), new Sweeper.Scanned(12, 10, 1.5),
+                new Sweeper.Written(List.of("acme/a-1"), 2, 0, 0, 0, List.of(), List.of()),
+                new Sweeper.Held(List.of(), null), new Sweeper.Hosts(hostsExpired, 0), Duration.ofMillis(40));
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.lifeline.client;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -10,6 +11,7 @@ import org.junit.jupiter.api.Test;
  * dependencies, as an application gets them) holds Jackson and nothing that binds SLF4J, carries a server or the
  * CLI. (The SDK's behaviour is tested against Lifeline Local in the client module, which depends on it.)
  */
+@Tag("unit")
 class SdkArtifactTest {
     private static boolean present(String className) {
         try {

@@ -343,13 +343,15 @@ public final class CommandProcesses implements AgentProcesses, AutoCloseable {
 
     /**
      * The reaper: {@code sh} in a session of its own reading a pipe from this JVM, deaf to the terminal's INT and
-     * HUP. When the pipe closes (this JVM ended, however) it stops every group in the groups file: TERM, then KILL
-     * 2 s later.
+     * HUP. When the pipe closes (this JVM ended, however) it stops every group the groups file lists at that moment:
+     * TERM, then KILL 2 s later.
      */
     private Process startReaper() throws IOException {
-        String script = "trap '' INT HUP; while read -r _; do :; done; "
-                + "for g in $(cat \"$1\" 2>/dev/null); do kill -s TERM -- \"$g\" 2>/dev/null; done; sleep 2; "
-                + "for g in $(cat \"$1\" 2>/dev/null); do kill -s KILL -- \"$g\" 2>/dev/null; done";
+        // The groups file is read once, when the pipe closes: a daemon restarted within the 2 s writes its own
+        // groups there, and they are not this daemon's to stop.
+        String script = "trap '' INT HUP; while read -r _; do :; done; gs=$(cat \"$1\" 2>/dev/null); "
+                + "for g in $gs; do kill -s TERM -- \"$g\" 2>/dev/null; done; sleep 2; "
+                + "for g in $gs; do kill -s KILL -- \"$g\" 2>/dev/null; done";
         List<String> argv = new ArrayList<>();
         if (onPath("setsid")) {
             argv.addAll(List.of("setsid", "--"));

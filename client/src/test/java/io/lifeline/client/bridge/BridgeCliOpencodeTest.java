@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * bounded poll.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
+@Tag("real-third-party")
 class BridgeCliOpencodeTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static LifelineLocal local;

@@ -29,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -38,6 +39,7 @@ import org.junit.jupiter.api.Timeout;
  * Intervals are scaled down (300 ms); every wait is a bounded poll.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
+@Tag("real-third-party")
 class OpencodeBridgeOpencodeTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration WAIT = Duration.ofSeconds(60);

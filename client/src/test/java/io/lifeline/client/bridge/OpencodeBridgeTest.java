@@ -28,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.Timeout;
  * clock. {@link OpencodeBridgeOpencodeTest} runs the bridge against a real opencode server.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@Tag("e2e")
 class OpencodeBridgeTest {
     private static final Instant START = Instant.parse("2026-11-24T12:00:00Z");
     private static final ObjectMapper JSON = new ObjectMapper();

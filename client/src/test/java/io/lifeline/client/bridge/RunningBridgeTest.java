@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Timeout;
  * (With a live stream, {@code BridgeCliOpencodeTest} stops it through SIGTERM against a real opencode.)
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Tag("e2e")
 class RunningBridgeTest {
     @Test
     void close_whileOpencodeIsUnreachableAndTheBridgeBacksOff_endsItWithinTheBound() throws Exception {

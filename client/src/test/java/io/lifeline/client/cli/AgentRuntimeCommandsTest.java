@@ -9,6 +9,7 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -16,6 +17,7 @@ import picocli.CommandLine;
  * {@code lifeline mcp}, {@code lifeline bridge opencode} and {@code lifeline daemon --opencode}: usage and refusals
  * before anything is served or started.
  */
+@Tag("unit")
 class AgentRuntimeCommandsTest {
     private record Run(int exit, String out, String err) {
     }

@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,6 +25,7 @@ import picocli.CommandLine;
  * through the heartbeat URL, twice in a row (the canary is left offline, never judged silent); a wrong key fails it.
  */
 @Timeout(120)
+@Tag("e2e")
 class DoctorCommandTest {
     @AutoClose
     static final LifelineLocal local = LocalHarness.started();

@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,6 +33,7 @@ import picocli.CommandLine;
  * not start second copies. Against a real Lifeline Local.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
+@Tag("e2e")
 class DaemonCliTest {
     @AutoClose
     private static final LifelineLocal local = LocalHarness.started();

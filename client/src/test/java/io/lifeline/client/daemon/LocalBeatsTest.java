@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import picocli.CommandLine;
@@ -32,6 +33,7 @@ import picocli.CommandLine;
  * host lease carries each agent's time since its last one. End to end against Lifeline Local at scaled time (stale
  * after 2 s, grace 2, sweeps every 500 ms), with bounded polls.
  */
+@Tag("e2e")
 class LocalBeatsTest {
     @AutoClose
     private static final LifelineLocal local = LocalHarness.started();

@@ -8,11 +8,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /** docs/heartbeat-md.md's whole-file example, run as a reader would: parsed, woken, its shell action done. */
+@Tag("unit")
 class DocsExamplesTest {
     @Test
     @Timeout(60)

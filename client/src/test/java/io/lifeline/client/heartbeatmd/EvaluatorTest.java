@@ -10,9 +10,11 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+@Tag("unit")
 class EvaluatorTest {
     private static final Instant NOW = Instant.parse("2024-01-15T10:32:00Z");
 

@@ -22,6 +22,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code src/test/resources/io/lifeline/client/heartbeatmd/HeartbeatFileFuzzTestInputs/<method>/}; with
  * {@code JAZZER_FUZZ=1} it fuzzes (README, "Fuzzing"). The {@code @Test}s are known hostile inputs, spelled out.
  */
+@Tag("unit")
 class HeartbeatFileFuzzTest {
     private static final Instant T0 = Instant.parse("2026-03-01T12:00:00Z");
     /**

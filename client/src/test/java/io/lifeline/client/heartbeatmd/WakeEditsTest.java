@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * an unknown field is a mistake named with its line, an edited action or one set back to pending runs afresh, what
  * did not run is listed with why and when, and a rewrite keeps the file's permissions.
  */
+@Tag("unit")
 class WakeEditsTest {
     private static final Instant T0 = Instant.parse("2024-01-15T10:00:00Z");
 

@@ -15,10 +15,12 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The heartbeat.md format's [BG] (concurrent, bounded, awaited) and [LOW] (only within the wake's time budget). */
+@Tag("unit")
 class WakePriorityTest {
     private static final Instant T0 = Instant.parse("2024-01-15T10:32:15Z");
 

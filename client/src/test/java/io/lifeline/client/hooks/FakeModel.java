@@ -38,12 +38,15 @@ public final class FakeModel implements AutoCloseable {
     private final String command;
     private final String finalText;
     private final List<String> requests = new CopyOnWriteArrayList<>();
+    /** While set, an Anthropic answer after a tool result waits for it: the turn stays open (see {@link #holdTurns}). */
+    private volatile java.util.concurrent.CountDownLatch hold;
+    private final List<Integer> held = new CopyOnWriteArrayList<>();
 
     private FakeModel(String command, String finalText) throws IOException {
         this.command = command;
         this.finalText = finalText;
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 32);
-        executor = Executors.newFixedThreadPool(4, r -> {
+        executor = Executors.newFixedThreadPool(16, r -> {
             Thread t = new Thread(r, "fake-model");
             t.setDaemon(true);
             return t;
@@ -72,8 +75,31 @@ public final class FakeModel implements AutoCloseable {
         return requests.stream().filter(r -> r.endsWith(" -> tool")).count();
     }
 
+    /**
+     * From now on, each Anthropic Messages request after the tool's result (the one that would end the turn) waits,
+     * answering nothing, until {@link #releaseTurns} or 120 s: the runtime stays mid-turn, in its model call.
+     */
+    public void holdTurns() {
+        hold = new java.util.concurrent.CountDownLatch(1);
+    }
+
+    /** Lets every held request, and every later one, be answered. */
+    public void releaseTurns() {
+        java.util.concurrent.CountDownLatch h = hold;
+        hold = null;
+        if (h != null) {
+            h.countDown();
+        }
+    }
+
+    /** The held requests so far: how many messages each conversation had (a resumed one carries the earlier turn). */
+    public List<Integer> held() {
+        return List.copyOf(held);
+    }
+
     @Override
     public void close() {
+        releaseTurns();
         server.stop(0);
         executor.shutdownNow();
     }
@@ -130,6 +156,16 @@ public final class FakeModel implements AutoCloseable {
         message.putNull("stop_reason").putNull("stop_sequence");
         message.putObject("usage").put("input_tokens", 10).put("output_tokens", 1);
         boolean call = tool != null && !done;
+        java.util.concurrent.CountDownLatch h = hold;
+        if (h != null && tool != null && done) {
+            held.add(req.path("messages").size());
+            try {
+                h.await(120, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while holding the turn", e);
+            }
+        }
         ObjectNode block;
         ObjectNode delta;
         if (call) {

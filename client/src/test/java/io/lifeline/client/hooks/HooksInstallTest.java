@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,6 +34,7 @@ import picocli.CommandLine;
  * {@link RealRuntimeHooksTest}'s.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Tag("e2e")
 class HooksInstallTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String KEY = "sk-lifeline-never-in-a-file-7731";

@@ -20,9 +20,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+@Tag("e2e")
 class HeartbeatManagerTest {
     @AutoClose
     private static final LifelineLocal local = LocalHarness.started();
@@ -154,7 +156,9 @@ class HeartbeatManagerTest {
         assertTrue(LocalHarness.eventually(Duration.ofSeconds(3), () -> events.size() >= 2));
         m.stop();
         int after = events.size();
-        Thread.sleep(400); // four intervals: any beat still scheduled would show
+        // No sleep to prove the silence: once stop() returns, the scheduler has terminated, so no beat is scheduled
+        // or running, and none can be sent.
+        assertTrue(m.schedulerTerminated(), "stop() leaves a terminated scheduler");
         assertEquals(after, events.size());
         assertFalse(m.running());
         assertEquals("stopped", new StateStore(state).load().state());

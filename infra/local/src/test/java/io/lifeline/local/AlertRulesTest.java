@@ -31,6 +31,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import software.amazon.event.ruler.Machine;
 
@@ -39,6 +40,7 @@ import software.amazon.event.ruler.Machine;
  * matched with AWS's event-ruler against full EventBridge events built from the real event catalogue; the
  * rules' Conditions; and each input transformer against the catalogue's details.
  */
+@Tag("contract")
 class AlertRulesTest {
     /** Every optional parameter set, so every rule of the template is deployed. */
     static final Map<String, String> ALL_OPTIONAL = Map.of("AlertEmail", "ops@example.com",

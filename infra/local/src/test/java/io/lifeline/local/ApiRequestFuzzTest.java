@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -30,6 +31,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * {@code src/test/resources/io/lifeline/local/ApiRequestFuzzTestInputs/<method>/}; with {@code JAZZER_FUZZ=1} it
  * fuzzes (README, "Fuzzing"). Input: the first byte picks the route, the rest is the body.
  */
+@Tag("contract")
 class ApiRequestFuzzTest {
     /** Routes whose handler parses a body: Json, Fields, and the register and heartbeat parsing. */
     private static final List<String> ROUTES = List.of("register", "heartbeat", "batch-heartbeats", "errors", "fail",

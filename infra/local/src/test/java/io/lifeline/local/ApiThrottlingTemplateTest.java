@@ -11,6 +11,7 @@ import java.util.HashSet;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
  * heartbeat routes, and only those, a higher limit (RouteSettings naming real route keys), and writes an access
  * log to a log group with a retention and no request header in its format (so never a key).
  */
+@Tag("contract")
 class ApiThrottlingTemplateTest {
     /** The heartbeat function's routes: the beat, the batch, and runtimes' hook events (as frequent as beats). */
     private static final Set<String> HEARTBEAT_ROUTES = Set.of("POST /v1/teams/{team}/agents/{agentId}/heartbeat",

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -21,6 +22,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * unknown key, 403 for another team's key (with no way to tell whether the agent or task exists), and the
  * scope rules: {@code read} reads, {@code agent} also works, {@code admin} does everything.
  */
+@Tag("contract")
 class AuthTest {
     static TestStack stack;
     static final String OTHER = "umbrella";

@@ -10,12 +10,14 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * What Local's AWS stand-ins answer a target they do not speak: 400 UnknownOperationException in their own JSON
  * protocol version, as AWS would (the operations they do speak are exercised through the SDK everywhere else).
  */
+@Tag("e2e")
 class AwsJsonEndpointTest {
     static TestStack stack;
     static final HttpClient http = HttpClient.newHttpClient();

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -30,6 +31,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * POST /v1/teams/{team}/heartbeats, a daemon's batch: one result per entry, in order, each with its agentId;
  * per-agent refusals are per-entry results, while a malformed batch is refused whole and writes nothing.
  */
+@Tag("contract")
 class BatchHeartbeatTest {
     static TestStack stack;
 

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -18,6 +19,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * in {@code operator.key} (0600); {@code create-team} prints the team's admin key, and refuses a second time.
  * The keys they print are the ones the store then knows, with the scope and team they should have.
  */
+@Tag("unit")
 class BootstrapCommandsTest {
     @Test
     void createOperatorKey_andCreateTeam_onADataDir_printKeysTheStoreKnows(@TempDir Path dir) throws Exception {

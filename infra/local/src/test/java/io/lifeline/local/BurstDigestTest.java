@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.Timeout;
  * guard (another subject) is out of the way: it would hold a fleet this small.
  */
 @Timeout(180)
+@Tag("contract")
 class BurstDigestTest {
     private static final Instant T0 = TestStack.START;
 

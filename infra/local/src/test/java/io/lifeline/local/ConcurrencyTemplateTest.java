@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * authorizer and the API functions are capped, the defaults leave Lambda's 100 unreserved in an account at the
  * default quota of 1,000, and every function's DynamoDB call ends well inside its Timeout.
  */
+@Tag("contract")
 class ConcurrencyTemplateTest {
     static JsonNode root;
     static SamTemplate template;

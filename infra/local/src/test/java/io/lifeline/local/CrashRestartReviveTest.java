@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.Test;
  * its attempts and the agent ends {@code dead_failed_revive} with a whole history and every event, and a
  * join still brings it back.
  */
+@Tag("unit")
 class CrashRestartReviveTest {
     private final CrashRestartTest processes = new CrashRestartTest();
 

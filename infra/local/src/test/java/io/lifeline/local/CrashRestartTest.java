@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.Test;
  * after 2 s, the sweep runs every 300 ms, and state machine waits run at 0.05 x (the revive flow's first wait of
  * 30 s takes 1.5 s). Every wait is a bounded poll.
  */
+@Tag("e2e")
 class CrashRestartTest {
     static final String TEAM = "local";
     static final int AGENTS = 16;

@@ -12,9 +12,11 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The dashboard's page: served with no key, strict CSP, and nothing on it points outside this origin. */
+@Tag("contract")
 class DashboardHandlerTest {
     static TestStack stack;
 

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.openqa.selenium.By;
@@ -38,6 +39,7 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * that is alive is already past by the browser's clock (Ben, the one that dies, is stale after 8 minutes).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Tag("browser")
 class DashboardLiveTest {
     static final Duration WAIT = Duration.ofSeconds(20);
     static final String TEAM = TestStack.TEAM;

@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.openqa.selenium.By;
@@ -46,6 +47,7 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * key, and the banner when the API goes away. Skipped only when the browser or its driver is not installed.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Tag("browser")
 class DashboardTest {
     static final Map<String, String> LABELS = Map.of("ready", "READY", "working", "WORKING", "offline", "OFFLINE",
             "dead", "DEAD", "restarting", "RESTARTING", "dead_failed_revive", "DEAD (UNRECOVERABLE)");

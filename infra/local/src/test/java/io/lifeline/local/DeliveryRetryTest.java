@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
@@ -37,6 +38,7 @@ import software.amazon.awssdk.services.eventbridge.model.StartReplayResponse;
  * sends it) delivers it once the target is fixed, to that rule only. The webhooks carry the generated secret.
  */
 @Timeout(60)
+@Tag("contract")
 class DeliveryRetryTest {
     /** A request an endpoint received. */
     record Received(String path, Map<String, String> headers, JsonNode body) {

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * rotates a session. Each status is held for a few seconds at least once (read from the transitions'
  * timestamps), so a dashboard polling every 2 s shows it.
  */
+@Tag("e2e")
 class DemoTest {
     @Test
     void demo_withScaledTiming_showsEveryStatus() throws Exception {

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.interceptor.Context;
@@ -27,6 +28,7 @@ import software.amazon.awssdk.services.eventbridge.model.PutEventsRequest;
  * hand-back's, is delivered exactly once (README "Events and alerts": at-least-once delivery, deduplicated by
  * the deterministic event id, so exactly once in the end state).
  */
+@Tag("contract")
 class EventBusOutageTest {
 
     /** Fails every PutEvents call before it leaves the client while {@code down}. */

@@ -21,6 +21,7 @@ import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -31,6 +32,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * its success shape when the fixture's request can succeed and the JSON error otherwise. And there is one
  * fixture for every route of template.yaml.
  */
+@Tag("contract")
 class FixtureRoutesTest {
     static TestStack stack;
 

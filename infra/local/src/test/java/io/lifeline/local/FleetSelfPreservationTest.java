@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Timeout;
  * FleetMassStaleSuspected, resolved once when the beats return; one team of 2 silent alone still dies.
  */
 @Timeout(120)
+@Tag("contract")
 class FleetSelfPreservationTest {
     private static final Instant T0 = TestStack.START;
     private static final TestStack.Opened STACKS = new TestStack.Opened();

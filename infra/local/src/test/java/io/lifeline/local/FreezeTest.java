@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -45,6 +46,7 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * comes a whole interval after the skipped one.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
+@Tag("e2e")
 class FreezeTest {
     static final String TEAM = "local";
     static final int AGENTS = 8;

@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.Timeout;
  * door closes one. Agents beating every 0.5 s are never marked dead, a fresh request is answered within 1 s
  * (a client timeout of 1 s, else the test fails), and a silent agent still dies: the sweep kept judging.
  */
+@Tag("e2e")
 class FrontDoorHoldTest {
     private static final int HELD = 100;
     private static final Duration HOLD = Duration.ofSeconds(8);

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.Timeout;
  * JSON answer in the API's error shape with its documented code, never a closed socket.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Tag("contract")
 class FrontDoorLimitsTest {
     private static final FrontDoor.Limits LIMITS = new FrontDoor.Limits(Duration.ofSeconds(1), Duration.ofSeconds(1),
             Duration.ofSeconds(5), 8 * 1024, 16 * 1024, 100, 64 * 1024, 8, 1_000, Duration.ofSeconds(1));

@@ -14,6 +14,7 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Timeout;
  * (here 10 in a 60 s window), then answered 429 {@code TOO_MANY_REFUSALS} with Retry-After without reaching the
  * authorizer, and logged once for the window, not per request; a key authorized recently still gets through.
  */
+@Tag("contract")
 class FrontDoorRefusalsTest {
     private static final int ALLOWED = 10;
     private static final FrontDoor.Limits LIMITS = new FrontDoor.Limits(Duration.ofSeconds(5), Duration.ofSeconds(5),

@@ -27,6 +27,7 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.Test;
  * for every documented refusal, with the same key/scope matrix and team isolation; keys are looked up once per
  * distinct key per cache period (ReauthorizeEvery), so a revoked key stops working within that bound.
  */
+@Tag("contract")
 class FunctionUrlTest {
     static final String TEAM = TestStack.TEAM;
     static final String OTHER = "umbrella";

@@ -28,6 +28,7 @@ import java.util.UUID;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -41,6 +42,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * Local: the heartbeat protocol's answer and error table, status reports and SDK sources moving the agent between ready
  * and working, input validation and limits at their edges. Every refused request is checked to write nothing.
  */
+@Tag("contract")
 class HeartbeatContractTest {
     static TestStack stack;
 

@@ -16,6 +16,7 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -34,6 +35,7 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
  * What a heartbeat costs in DynamoDB: requests by operation (counted by an SDK interceptor on the functions'
  * client) and the size of the agent item, which must stay within one write unit (1 KB).
  */
+@Tag("contract")
 class HeartbeatCostTest {
     /** Counts requests by operation name; optionally asks UpdateItem for its consumed capacity. */
     static final class Counter implements ExecutionInterceptor {

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * beats): 1,000 plain beats must average at most 50 bytes each, with every beat still counted in the summary's
  * EMF documents. The figures are printed for BENCHMARKS.md ("Observability: measured").
  */
+@Tag("contract")
 class HeartbeatLogVolumeTest {
     static final int BEATS = 1_000;
     static final Duration EVERY = Duration.ofSeconds(30);

@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
@@ -30,6 +31,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * outbox's records and the answers must tell one consistent story. The seed is printed; rerun a failure with
  * {@code -Dlifeline.raceSeed=<seed>} (thread interleaving still varies, the reported statuses do not).
  */
+@Tag("contract")
 class HeartbeatRaceTest {
     private static final int THREADS = 8;
     private static final int BEATS = 50;

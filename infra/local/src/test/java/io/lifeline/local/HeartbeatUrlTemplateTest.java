@@ -11,6 +11,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Test;
  * the authorizer's ReauthorizeEvery; every function's own log group with a retention; JSON logs with a system log
  * level; no trace of its own on the heartbeat path unless HeartbeatTracing turns it up.
  */
+@Tag("contract")
 class HeartbeatUrlTemplateTest {
     static JsonNode root() throws Exception {
         return TestStack.template().tree();

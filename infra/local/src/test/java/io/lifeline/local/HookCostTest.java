@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Timeout;
  * prices (bench, {@code CostModel.HOOKS}); this test holds its write count.
  */
 @Timeout(120)
+@Tag("contract")
 class HookCostTest {
     /** Seconds into a turn, and the event. */
     record Event(int at, String name) {

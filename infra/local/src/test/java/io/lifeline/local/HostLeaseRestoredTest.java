@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
@@ -23,6 +24,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * silence's id ({@code expiredAt}) that its {@code HostLeaseExpired} carries too. Lifeline Local on DynamoDB Local
  * with the test clock: stale after 60 s, sweeps every 15 s, so a host last renewed at 30 s is flagged at 105 s.
  */
+@Tag("contract")
 class HostLeaseRestoredTest {
     private static final Instant T0 = TestStack.START;
     private static final String TEAM = TestStack.TEAM;

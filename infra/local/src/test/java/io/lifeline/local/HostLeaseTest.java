@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -31,6 +32,7 @@ import software.amazon.awssdk.services.dynamodb.model.ConsumedCapacity;
  * of life); a host gone silent is one {@code HostLeaseExpired}; agents move between direct and hosted beats
  * without a false death.
  */
+@Tag("contract")
 class HostLeaseTest {
     private static final Instant T0 = TestStack.START;
     private static final String TEAM = TestStack.TEAM;

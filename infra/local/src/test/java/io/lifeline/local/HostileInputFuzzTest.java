@@ -38,6 +38,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -52,6 +53,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * key may appear in any log line. The seed is printed; replay with {@code -Dlifeline.fuzzSeed=N}, and
  * {@code -Dlifeline.fuzzRequests=N} sends more.
  */
+@Tag("e2e")
 class HostileInputFuzzTest {
     private static final Path SPEC = TestStack.templatePath().resolveSibling("openapi.yaml");
     private static final String TEAM = LifelineLocal.LOCAL_TEAM;

@@ -17,6 +17,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
@@ -28,6 +29,7 @@ import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
  * priming of every function, a scenario that reaches every function, and proof that the check catches the
  * template as it was before (priming's GetItem not allowed to four functions).
  */
+@Tag("contract")
 class IamPolicyTest {
     /** Functions whose handlers never build a {@link io.lifeline.config.Wiring}: they make no AWS call at all. */
     static final Set<String> NO_AWS_CALLS = Set.of("DashboardFunction");

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -25,6 +26,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * stops working once the gateway's 300 s authorizer cache has expired), admin only; and no item of the table
  * ever holds a key in plain text.
  */
+@Tag("contract")
 class KeysContractTest {
     static TestStack stack;
     static final Map<String, String> TEAM = Map.of("team", TestStack.TEAM);

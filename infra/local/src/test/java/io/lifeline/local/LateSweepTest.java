@@ -12,6 +12,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.joda.time.DateTime;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Test;
  * sweep's process (Lifeline Local sets {@code SweepSkipsLateSchedules}); in AWS a late schedule is normal. The
  * minute's queued sweeps are judged late against the due time their message carries.
  */
+@Tag("contract")
 class LateSweepTest {
     static TestStack stack;
 

@@ -15,10 +15,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Lifeline Local as a newcomer runs it: real HTTP on a free loopback port, data kept across a restart. */
+@Tag("e2e")
 class LifelineLocalEndToEndTest {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -21,6 +22,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * host twice, a rejoin, a leave with a long reason and a join, and a task held at the end; the outbox has published
  * every change. Ids are as long as the bench's (agent 12 characters, tasks 20).
  */
+@Tag("contract")
 class LiveItemSizeTest {
     /**
      * The bound for this life: 0.03 read units per alive agent per sweep is 0.03 x 8,192 = 245 bytes scanned per

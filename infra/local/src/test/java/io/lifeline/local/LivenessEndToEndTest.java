@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * staleAfter + grace x sweep + 1 s of its last heartbeat (measured on the server's clock, so a busy test
  * machine does not skew it); an agent that keeps heartbeating is never marked dead.
  */
+@Tag("e2e")
 class LivenessEndToEndTest {
     private static final Duration STALE_AFTER = Duration.ofSeconds(2);
     private static final Duration SWEEP = Duration.ofMillis(500);

@@ -12,6 +12,7 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * JVM) a data dir it already holds. {@link LocalProcessGuardsTest} covers the data dir across processes.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
+@Tag("e2e")
 class LocalStartRefusalsTest {
     @TempDir
     Path dataDir;

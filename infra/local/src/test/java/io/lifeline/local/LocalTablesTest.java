@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.lifeline.store.TemplateTables;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.CreateTableRequest;
 
@@ -14,6 +15,7 @@ import software.amazon.awssdk.services.dynamodb.model.CreateTableRequest;
  * Both readers must make the same tables, so a store test runs on what Local and the cloud run on (what the tables
  * are is SamTemplateTest's).
  */
+@Tag("contract")
 class LocalTablesTest {
 
     @Test

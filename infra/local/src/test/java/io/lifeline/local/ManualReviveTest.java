@@ -17,6 +17,7 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -26,6 +27,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * of the revive flow, named after the agent and its current transition, run by Local's Step Functions over the
  * real SDK client; and {@code GET .../revivals}, what each execution did.
  */
+@Tag("contract")
 class ManualReviveTest {
     static final String TEAM = TestStack.TEAM;
     static final StoreFaults faults = new StoreFaults();

@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
@@ -40,6 +41,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * oracle of the answers (see {@link #check}). The seed is printed; replay with {@code -Dlifeline.modelSeed=N}
  * (which fixes every thread's choice of operations; the thread interleaving still varies).
  */
+@Tag("contract")
 class ModelConcurrencyTest {
     private static final int THREADS = 4;
     private static final int OPS = 80;

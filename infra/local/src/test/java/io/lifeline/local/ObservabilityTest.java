@@ -25,6 +25,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import org.junit.jupiter.api.Test;
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.Test;
  * well formed and its counts must be the scenario's; template.yaml's alarms must watch metrics that were
  * actually emitted, with the same dimensions.
  */
+@Tag("e2e")
 class ObservabilityTest {
     static final String TEAM = TestStack.TEAM;
     static final String HERD = "herd";

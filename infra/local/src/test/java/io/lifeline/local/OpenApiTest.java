@@ -34,6 +34,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -44,6 +45,7 @@ import org.junit.jupiter.api.Test;
  * Lifeline Local serves it at GET /openapi.yaml without a key. The document itself is checked by
  * openapi-spec-validator and Redocly's linter in .ci/run.
  */
+@Tag("e2e")
 class OpenApiTest {
     static final Path SPEC = Path.of(System.getProperty("lifeline.template", "../../template.yaml"))
             .resolveSibling("openapi.yaml");

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -24,6 +25,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * {@code POST /v1/teams}: only an operator key creates a team (with its first admin key, shown once); the
  * operator key opens no team route; a second create is 409 and writes nothing; bad ids are 400.
  */
+@Tag("contract")
 class OperatorTest {
     static TestStack stack;
 

@@ -26,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
@@ -41,6 +42,7 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * lands between the sweep's read and its write wins. The template's revive defaults (30/60/120 s, 3 attempts),
  * the real revive flow (ASL runner over revive.asl.json) and DynamoDB Local; time moves by the test clock only.
  */
+@Tag("contract")
 class OrphanedReviveTest {
     private static final Instant T0 = TestStack.START;
     private static final TestStack.Opened STACKS = new TestStack.Opened();

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -25,6 +26,7 @@ import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
  * would have done: the transition record, the hand-back, the leader's notice and the events, each once.
  */
 @Timeout(120)
+@Tag("contract")
 class OutboxDurabilityTest {
 
     private static OutboxParking parking(TestStack s) {

@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
@@ -25,6 +26,7 @@ import software.amazon.awssdk.services.eventbridge.model.PutEventsRequest;
  * live table's stream (records the pump read), on the publisher (invocations) and on the bus (PutEvents calls,
  * by an interceptor on the functions' EventBridge client).
  */
+@Tag("contract")
 class OutboxPassTest {
     private static final Instant T0 = TestStack.START;
     private static final String PUBLISHER = "PublisherFunction";

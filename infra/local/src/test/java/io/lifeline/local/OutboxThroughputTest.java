@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.core.SdkRequest;
 import software.amazon.awssdk.core.interceptor.Context;
@@ -26,6 +27,7 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * changes costs the publisher one event-log read, one PutEvents per 10 events and a fixed number of conditional
  * writes per change, with no per-record read; each agent's changes still reach the bus in their order.
  */
+@Tag("contract")
 class OutboxThroughputTest {
     private static final String PUBLISHER = "PublisherFunction";
 

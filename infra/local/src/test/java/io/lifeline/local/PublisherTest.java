@@ -18,6 +18,7 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
 
@@ -26,6 +27,7 @@ import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
  * publisher with the table's stream. Each event is counted where it lands, on the bus (by the eventId in its
  * detail) and in GET /v1/teams/{team}/events.
  */
+@Tag("contract")
 class PublisherTest {
     static TestStack stack;
     /** A stack of its own for sweeps, which look at every agent of the table. */

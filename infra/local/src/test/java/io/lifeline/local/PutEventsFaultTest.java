@@ -27,6 +27,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
@@ -39,6 +40,7 @@ import software.amazon.awssdk.services.eventbridge.model.PutEventsRequest;
  * a record back to the stream when its events could not be put, and in the end every event is on the bus
  * exactly once. Counted by the eventId inside each accepted event's detail.
  */
+@Tag("contract")
 class PutEventsFaultTest {
     static TestStack stack;
 

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * default parameters reserve no concurrency a new account does not have; the sweep's queue follows AWS's visibility
  * rule; the guided deploy asks the few parameters that matter first.
  */
+@Tag("contract")
 class ReliabilityTemplateTest {
     /** A new account's Lambda concurrency quota, of which Lambda keeps 100 (or the account's minimum) unreserved. */
     static final int NEW_ACCOUNT_QUOTA = 10;

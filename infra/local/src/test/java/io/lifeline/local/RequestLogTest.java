@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * status, outcome (ok / refused with code / error) and durationMs; except a routine heartbeat (accepted, no status
  * change), which only counts in its function's summary (HeartbeatLogVolumeTest). Captured through {@link LogCapture}.
  */
+@Tag("contract")
 class RequestLogTest {
     static TestStack stack;
     @RegisterExtension

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Test;
  * Lambda 429) and writes nothing; in the revive flow a throttled step fails with {@code Lambda.TooManyRequestsException},
  * which revive.asl.json retries, so the flow still starts.
  */
+@Tag("contract")
 class ReservedConcurrencyTest {
 
     @Test

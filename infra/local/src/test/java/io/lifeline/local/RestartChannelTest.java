@@ -20,6 +20,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
@@ -29,6 +30,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * {@code POST .../commands/{commandId}/ack}, expiring after COMMAND_TTL_SECONDS (600 s); and the push side, one
  * AgentRestartRequested event on the bus per command. Each test uses hosts of its own.
  */
+@Tag("contract")
 class RestartChannelTest {
     static final String TEAM = TestStack.TEAM;
     static final Duration TTL = Duration.ofSeconds(600);

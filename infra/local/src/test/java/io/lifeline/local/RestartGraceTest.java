@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * a test clock (the outage is a jump of it), the sweeps run on Local's own scheduler and are counted, not timed.
  */
 @Timeout(120)
+@Tag("e2e")
 class RestartGraceTest {
     static final String TEAM = LifelineLocal.LOCAL_TEAM;
     static final HttpClient HTTP = HttpClient.newHttpClient();

@@ -30,6 +30,7 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
@@ -40,6 +41,7 @@ import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
  * ReviveOnDeathRule when the outbox publishes a death, with time moved by the test clock only. Waits are the
  * template's defaults: 30 s, 60 s, 120 s, three attempts.
  */
+@Tag("contract")
 class ReviveFlowTest {
     static final String TEAM = TestStack.TEAM;
     static final String HOST = "host-1";

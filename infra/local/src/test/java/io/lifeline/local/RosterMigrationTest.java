@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,6 +37,7 @@ import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
  * from the items, GET agent shows the last change, and the agent holding a task completes it.
  */
 @Timeout(120)
+@Tag("e2e")
 class RosterMigrationTest {
     private static final String TEAM = "old-team";
 

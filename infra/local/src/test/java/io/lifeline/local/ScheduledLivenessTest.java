@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -24,6 +25,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * daily slots in Europe/Berlin across both 2026 daylight-saving changes. Expected instants are written out
  * by hand and also checked against {@link Deadlines#next}, so the API and the domain cannot drift apart.
  */
+@Tag("contract")
 class ScheduledLivenessTest {
     private static final Instant T0 = TestStack.START;
     private static final Duration GRACE = Duration.ofSeconds(60);

@@ -3,6 +3,7 @@ package io.lifeline.local;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.time.Duration;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -11,6 +12,7 @@ import org.junit.jupiter.api.Test;
  * coming a whole period after a late or long one ended; and a firing stalled in the middle of its run makes the
  * next one late. Pure arithmetic on nanoseconds; {@link FreezeTest} freezes a real process.
  */
+@Tag("unit")
 class SchedulerTest {
     private static final long SECOND = Duration.ofSeconds(1).toNanos();
     private static final long MS = Duration.ofMillis(1).toNanos();

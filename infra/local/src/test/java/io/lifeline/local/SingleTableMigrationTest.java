@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,6 +31,7 @@ import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
  * and the old table is gone.
  */
 @Timeout(120)
+@Tag("e2e")
 class SingleTableMigrationTest {
     private static final String TEAM = "old-team";
 

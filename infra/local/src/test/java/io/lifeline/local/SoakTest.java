@@ -41,6 +41,7 @@ import org.junit.jupiter.api.Test;
  * target/reliability/. The short run is in the default build; the full one (2,000 agents, minutes) runs with
  * {@code -Psoak}.
  */
+@Tag("e2e")
 class SoakTest {
     /** Scaled timing: the beat interval, stale-after, sweep interval and grace, and the longest service pause. */
     record Timing(Duration interval, int staleAfterSeconds, Duration sweep, int grace, Duration maxPause) {

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.interceptor.Context;
@@ -26,6 +27,7 @@ import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
  * the very same stream records (a fresh pump with no checkpoint, as after a lost checkpoint or a Lambda
  * retry) changes nothing.
  */
+@Tag("contract")
 class StreamPumpTest {
     static TestStack stack;
 

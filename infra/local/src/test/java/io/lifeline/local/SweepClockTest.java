@@ -23,6 +23,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.joda.time.DateTime;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,6 +39,7 @@ import software.amazon.awssdk.services.sqs.model.SqsException;
  * scaled intervals (the scheduler and the queue's deliveries on their own threads, bounded polls).
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@Tag("e2e")
 class SweepClockTest {
     private static final Instant T0 = TestStack.START;
     private final List<String> lines = new CopyOnWriteArrayList<>();

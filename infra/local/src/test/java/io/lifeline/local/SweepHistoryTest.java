@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Timeout;
  * joins, errors, heartbeats carrying metadata and checkpoints near their limits, every event through the
  * outbox) is swept, and the sweep's own log line says how many items it read per alive agent.
  */
+@Tag("contract")
 class SweepHistoryTest {
     private static final int AGENTS = 8;
     private static final int DAYS = 30;

@@ -26,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
@@ -44,6 +45,7 @@ import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
  * <p>Each test has a stack of its own (fresh table, bus and clock at {@link TestStack#START}), because a
  * sweep reads the whole table and moving the clock ages every agent in it.
  */
+@Tag("contract")
 class SweepTest {
     private static final Instant T0 = TestStack.START;
     private static final String TEAM = TestStack.TEAM;

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Predicate;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.core.SdkRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
@@ -17,6 +18,7 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * get their misses and die on time, a beating agent stays alive), the throttled agents are neither marked nor
  * half-written, and the next sweeps, once the throttling ends, handle them.
  */
+@Tag("contract")
 class SweepThrottlingTest {
 
     private static Predicate<SdkRequest> agentWrite(String agentId) {

@@ -22,6 +22,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -32,6 +33,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * transaction), and the hand-back of a task when its agent leaves, through the gateway against DynamoDB
  * Local. Each test uses its own agents and tasks; the list test uses a team of its own.
  */
+@Tag("contract")
 class TaskContractTest {
     static TestStack stack;
 

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -27,6 +28,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * life can claim it again. Each test works on agents and tasks of its own; the sweep's case has a stack of its
  * own, so the sweep judges only its agent.
  */
+@Tag("contract")
 class TaskFencingTest {
     /** The random loop's operations, weighted: 0 claim, 2 fail, 3 leave, 4 join, 5 beat, 6 complete, 7 pump. */
     private static final int[] OPS = {0, 0, 0, 2, 3, 4, 4, 5, 6, 6, 6, 7};

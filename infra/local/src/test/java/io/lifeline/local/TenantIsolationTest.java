@@ -31,6 +31,7 @@ import java.util.UUID;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -42,6 +43,7 @@ import org.junit.jupiter.api.Test;
  * the gateway caches by the Authorization header, depends on the key alone, so the cache cannot carry one
  * team's context into another's request.
  */
+@Tag("contract")
 class TenantIsolationTest {
     static TestStack stack;
     static final String OTHER = "initech";

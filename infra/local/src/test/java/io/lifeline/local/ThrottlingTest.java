@@ -13,6 +13,7 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.core.exception.SdkClientException;
@@ -29,6 +30,7 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * The store refusing or failing a heartbeat's write: the caller gets a JSON 503 with Retry-After and no
  * internals, nothing is written, and the next heartbeat after the store recovers works.
  */
+@Tag("contract")
 class ThrottlingTest {
     /** Fails the UpdateItems it matches, while armed, before they reach DynamoDB Local (so no SDK retries). */
     static final class StoreFault implements ExecutionInterceptor {

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -23,6 +24,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * last page without a {@code nextCursor}; the newest change not yet recorded by the outbox shows on the first
  * page; a cursor the route did not give is 400 INVALID_QUERY.
  */
+@Tag("contract")
 class TransitionPagingTest {
     static TestStack stack;
     /** The agent's changes: join, then working/ready 120 times; 241 in all. */

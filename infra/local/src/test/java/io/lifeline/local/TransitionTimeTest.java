@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
@@ -20,6 +21,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * older than the agent's newest transition (it read the clock, then another change committed first) is
  * modelled by moving the test clock back before it.
  */
+@Tag("contract")
 class TransitionTimeTest {
     private static final Instant T0 = TestStack.START;
 

@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -33,6 +34,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * or REJOIN_REQUIRED for a heartbeat from a non-alive status), nothing in the table changes, nothing is
  * recorded. A heartbeat report from an alive status equal to its target is a plain 200 with no transition.
  */
+@Tag("contract")
 class TransitionWalkTest {
     static TestStack stack;
     static AgentStore store;

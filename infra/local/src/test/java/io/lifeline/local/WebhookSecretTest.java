@@ -10,6 +10,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.util.Map;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * by its owner only, the same after a restart (a host configured with it keeps working), and offered only for the
  * webhooks that are deployed.
  */
+@Tag("e2e")
 class WebhookSecretTest {
     static final Map<String, String> RESTART_HOOK = Map.of("RestartWebhookUrl", "http://127.0.0.1:9/restart");
 

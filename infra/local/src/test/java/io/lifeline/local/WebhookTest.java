@@ -19,12 +19,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * The AlertWebhookUrl parameter end to end: a death in Local reaches an HTTP endpoint as the EventBridge
  * event, through the template's AlertWebhookRule and its API destination.
  */
+@Tag("contract")
 class WebhookTest {
     /** A request the webhook received. */
     record Received(String path, String contentType, String token, JsonNode body) {

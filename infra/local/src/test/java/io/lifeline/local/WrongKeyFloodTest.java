@@ -21,6 +21,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.Timeout;
  * beats keep being taken (their keys' answers are cached), the sweep keeps running (judging, or judging nobody while
  * it starts late under the flood), no beating agent is marked dead, and the silent agent dies once the flood ends.
  */
+@Tag("e2e")
 class WrongKeyFloodTest {
     private static final int FLEET = 10;
     private static final Duration FLOOD = Duration.ofSeconds(8);

@@ -54,6 +54,8 @@ public final class HeartbeatManager implements AutoCloseable {
     private volatile Instant startedAt;
     private volatile Instant lastActivity;
     private volatile ScheduledExecutorService executor;
+    /** The scheduler stop() shut down, kept to tell that it has terminated. */
+    private volatile ScheduledExecutorService stoppedExecutor;
     private volatile HeartbeatEvent lastEvent;
 
     private HeartbeatManager(Builder b) {
@@ -145,6 +147,7 @@ public final class HeartbeatManager implements AutoCloseable {
         if (ex == null) {
             return;
         }
+        stoppedExecutor = ex;
         ex.shutdownNow();
         try {
             ex.awaitTermination(5, TimeUnit.SECONDS);
@@ -152,6 +155,12 @@ public final class HeartbeatManager implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         persist(clock.instant());
+    }
+
+    /** True once stopped with its scheduler terminated: no beat can be sent any more (none is scheduled or running). */
+    boolean schedulerTerminated() {
+        ScheduledExecutorService ex = stoppedExecutor;
+        return executor == null && ex != null && ex.isTerminated();
     }
 
     /** Stops and tells the server the agent left ({@code offline}). */

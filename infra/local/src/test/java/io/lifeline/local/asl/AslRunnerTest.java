@@ -19,8 +19,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class AslRunnerTest {
     private static final Instant T0 = Instant.parse("2025-01-01T00:00:00Z");
     private final MutableClock clock = new MutableClock(T0);

@@ -7,11 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.lifeline.testing.MutableClock;
 import java.time.Instant;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
+@Tag("unit")
 class ChoiceTest {
     private final MutableClock clock = new MutableClock(Instant.parse("2025-01-01T00:00:00Z"));
 

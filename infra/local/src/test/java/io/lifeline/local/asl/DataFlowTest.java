@@ -9,8 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.lifeline.testing.MutableClock;
 import java.time.Instant;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class DataFlowTest {
     private static final Instant T0 = Instant.parse("2025-01-01T00:00:00Z");
     private final MutableClock clock = new MutableClock(T0);

@@ -11,8 +11,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class RetryCatchTest {
     private static final Instant T0 = Instant.parse("2025-01-01T00:00:00Z");
     private final MutableClock clock = new MutableClock(T0);

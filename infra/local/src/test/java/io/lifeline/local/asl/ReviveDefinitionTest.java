@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -22,6 +23,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * load time anything it would run differently from Step Functions) and run with scripted task outcomes: how its
  * Retry lists and Catches end an execution when the revive function itself keeps failing.
  */
+@Tag("unit")
 class ReviveDefinitionTest {
     private static final Instant T0 = Instant.parse("2026-11-24T12:00:00Z");
     private static final String TRANSIENT = "io.lifeline.revive.TransientReviveException";
@@ -38,9 +40,11 @@ class ReviveDefinitionTest {
     static void load() throws Exception {
         SamTemplate template = SamTemplate.read(Path.of(System.getProperty("lifeline.template", "../../template.yaml")));
         List<SamTemplate.StateMachine> machines = template.stateMachines(Map.of(),
-                Map.of("ReviveFunction", "ReviveFunction"));
-        assertEquals(1, machines.size());
-        machine = AslMachine.load(machines.get(0).definition());
+                Map.of("ReviveFunction", "ReviveFunction", "DigestFunction", "DigestFunction"));
+        List<SamTemplate.StateMachine> revive = machines.stream()
+                .filter(m -> m.logicalId().equals("ReviveStateMachine")).toList();
+        assertEquals(1, revive.size(), machines.stream().map(SamTemplate.StateMachine::logicalId).toList()::toString);
+        machine = AslMachine.load(revive.get(0).definition());
         assertEquals(1, machine.taskResources().size(), machine.taskResources()::toString);
         resource = machine.taskResources().iterator().next();
     }

@@ -7,12 +7,14 @@ import io.lifeline.testing.MutableClock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * A machine shaped like the revive flow (Task -> Choice -> Wait(SecondsPath) -> Task -> Choice ... -> Succeed/Fail),
  * run end to end with scripted tasks. It is an example for the engine, not the project's real definition.
  */
+@Tag("unit")
 class ReviveFlowExampleTest {
     private static final Instant T0 = Instant.parse("2025-01-01T00:00:00Z");
     private static final String FLOW = """
