@@ -5,10 +5,20 @@ import java.time.Instant;
 /**
  * A team's own settings. {@code leaderAgentId} receives an inbox message when an agent of the team dies;
  * {@code pausedUntil} holds back all of the team's dead-marking until then (a maintenance window); the
- * self-preservation threshold and minimum override the service's defaults when set.
+ * self-preservation threshold and minimum override the service's defaults when set; the allowances
+ * ({@link Liveness}) are the ones an agent registered in the team without its own gets, or null for the deployment's.
  */
 public record TeamSettings(String team, String leaderAgentId, Instant pausedUntil, String pauseReason,
-                           Double selfPreservationThreshold, Integer selfPreservationMinAlive) {
+                           Double selfPreservationThreshold, Integer selfPreservationMinAlive,
+                           java.time.Duration workingAllowance, java.time.Duration inputAllowance,
+                           java.time.Duration personAllowance) {
+
+    /** A team with the deployment's allowances. */
+    public TeamSettings(String team, String leaderAgentId, Instant pausedUntil, String pauseReason,
+                        Double selfPreservationThreshold, Integer selfPreservationMinAlive) {
+        this(team, leaderAgentId, pausedUntil, pauseReason, selfPreservationThreshold, selfPreservationMinAlive, null,
+                null, null);
+    }
 
     public boolean pausedAt(Instant now) {
         return pausedUntil != null && now.isBefore(pausedUntil);

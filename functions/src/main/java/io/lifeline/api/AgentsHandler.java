@@ -9,6 +9,7 @@ import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Limits;
 import io.lifeline.agent.NewAgent;
 import io.lifeline.agent.Recovery;
+import io.lifeline.agent.TeamSettings;
 import io.lifeline.auth.Scope;
 import io.lifeline.schedule.Schedule;
 import io.lifeline.schedule.Schedules;
@@ -42,6 +43,7 @@ public final class AgentsHandler extends HttpApiHandler {
     private final InboxStore inbox;
     private final io.lifeline.store.RevivalStore revivalStore;
     private final java.util.function.Supplier<software.amazon.awssdk.services.sfn.SfnClient> stepFunctions;
+    private final io.lifeline.store.TeamStore teams;
     private final Config config;
     private final Clock clock;
 
@@ -59,6 +61,7 @@ public final class AgentsHandler extends HttpApiHandler {
         this.revivalStore = new io.lifeline.store.RevivalStore(wiring.dynamo(), table,
                 wiring.config().transitionRetention());
         this.stepFunctions = wiring.stepFunctions();
+        this.teams = new io.lifeline.store.TeamStore(wiring.dynamo(), table);
         this.config = wiring.config();
         this.clock = wiring.clock();
         String agent = "/v1/teams/{team}/agents/{agentId}";
@@ -204,14 +207,23 @@ public final class AgentsHandler extends HttpApiHandler {
         } else if (zoneText != null) {
             throw LifelineException.badInput("INVALID_FIELD", "'timeZone' applies to a 'schedule'; give one");
         }
+        java.time.Duration working = allowance(f, "workingAllowanceSeconds");
+        java.time.Duration input = allowance(f, "waitingForInputAllowanceSeconds");
+        java.time.Duration person = allowance(f, "waitingForPersonAllowanceSeconds");
+        if (working == null || input == null || person == null) {
+            // The team's allowances, for those the agent does not give (one read, at registration only).
+            TeamSettings team = teams.get(request.id("team"));
+            working = working != null ? working : team.workingAllowance();
+            input = input != null ? input : team.inputAllowance();
+            person = person != null ? person : team.personAllowance();
+        }
         NewAgent a = new NewAgent(request.id("team"), f.requiredId("agentId"),
                 f.requiredUtf8("name", Limits.MAX_NAME_BYTES), f.requiredUtf8("role", Limits.MAX_ROLE_BYTES),
                 f.id("hostId"),
                 staleAfter == null ? config.defaultStaleAfter() : Duration.ofSeconds(staleAfter),
                 grace == null ? config.defaultGraceMisses() : grace.intValue(),
                 schedule == null ? null : schedule.expression(), schedule == null ? null : zoneText == null ? DEFAULT_ZONE
-                        : schedule.zone().getId(), allowance(f, "workingAllowanceSeconds"),
-                allowance(f, "waitingForInputAllowanceSeconds"), allowance(f, "waitingForPersonAllowanceSeconds"));
+                        : schedule.zone().getId(), working, input, person);
         return Reply.created(Views.agent(agents.register(a, clock.instant())));
     }
 

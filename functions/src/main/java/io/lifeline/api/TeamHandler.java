@@ -55,13 +55,25 @@ public final class TeamHandler extends HttpApiHandler {
 
     private Reply updateSettings(ApiRequest request) {
         JsonNode body = request.body();
-        Settings c = Settings.parse(body, Fields.of(body, "the settings", Set.of("leaderAgentId",
-                "selfPreservationThreshold", "selfPreservationMinAlive")));
-        if (c.leader() == null && !c.clearLeader() && c.threshold() == null && c.minAlive() == null) {
+        Fields f = Fields.of(body, "the settings", Set.of("leaderAgentId", "selfPreservationThreshold",
+                "selfPreservationMinAlive", "workingAllowanceSeconds", "waitingForInputAllowanceSeconds",
+                "waitingForPersonAllowanceSeconds"));
+        Settings c = Settings.parse(body, f);
+        java.time.Duration working = allowance(f, "workingAllowanceSeconds");
+        java.time.Duration input = allowance(f, "waitingForInputAllowanceSeconds");
+        java.time.Duration person = allowance(f, "waitingForPersonAllowanceSeconds");
+        if (c.leader() == null && !c.clearLeader() && c.threshold() == null && c.minAlive() == null
+                && working == null && input == null && person == null) {
             throw LifelineException.badInput("MISSING_FIELD", "Give at least one setting to change");
         }
         return Reply.ok(view(teams.update(request.id("team"), c.leader(), c.clearLeader(), c.threshold(),
-                c.minAlive())));
+                c.minAlive(), working, input, person)));
+    }
+
+    /** An allowance in seconds, within stale-after's bounds; null when not given. */
+    private static java.time.Duration allowance(Fields f, String field) {
+        Long seconds = f.integer(field, Limits.MIN_STALE_AFTER_SECONDS, Limits.MAX_STALE_AFTER_SECONDS);
+        return seconds == null ? null : java.time.Duration.ofSeconds(seconds);
     }
 
     /** Settings as a body gives them (PUT settings, POST /v1/teams); null leaves one as it is. */
@@ -154,6 +166,15 @@ public final class TeamHandler extends HttpApiHandler {
         }
         if (s.selfPreservationMinAlive() != null) {
             n.put("selfPreservationMinAlive", s.selfPreservationMinAlive());
+        }
+        if (s.workingAllowance() != null) {
+            n.put("workingAllowanceSeconds", s.workingAllowance().toSeconds());
+        }
+        if (s.inputAllowance() != null) {
+            n.put("waitingForInputAllowanceSeconds", s.inputAllowance().toSeconds());
+        }
+        if (s.personAllowance() != null) {
+            n.put("waitingForPersonAllowanceSeconds", s.personAllowance().toSeconds());
         }
         return n;
     }

@@ -24,7 +24,7 @@ import java.util.Map;
  *   <li>{@code SESSION_STARTED}, {@code TURN_ENDED}: a beat reporting {@code ready}, waiting for input;</li>
  *   <li>{@code ACTIVE}, {@code TOOL}: a beat reporting {@code working}, in a turn (the working allowance);</li>
  *   <li>{@code WAITING_FOR_PERSON}: a beat in its current status, waiting for a person;</li>
- *   <li>{@code COMPACTED}: a beat in its current status, in a turn; counted;</li>
+ *   <li>{@code COMPACTED}: a beat in its current status, in a turn (the compaction is activity);</li>
  *   <li>{@code FAILED} (and {@code TOOL_FAILED} with a context limit or an API error): the errors route's
  *       classification and record, then the beat its event implies;</li>
  *   <li>{@code SESSION_ENDED}: leave (offline), its task handed back;</li>

@@ -10,8 +10,6 @@ import java.util.List;
 import java.util.Map;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
-import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
-import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 
 /**
  * The fleet item on the live table ({@code FLEET / FLEET}): present only once the deployment-wide guard has held
@@ -70,7 +68,7 @@ public final class FleetStore {
         } else {
             u.set(TEAMS, AttributeValue.fromL(listed.stream().map(Items::s).toList()));
         }
-        return conditional("raise the fleet's mass-stale flag", u);
+        return u.writeIf(dynamo, "raise the fleet's mass-stale flag");
     }
 
     /** Lowers the flag once a sweep no longer holds; true for the write that lowered it (one resolve per hold). */
@@ -79,15 +77,7 @@ public final class FleetStore {
         u.condition(u.name(SINCE) + " = " + u.value(ms(since)));
         u.remove(SINCE).set(RESOLVED_SINCE, ms(since)).set(RESOLVED_AT, ms(now))
                 .set(AgentItems.OUTBOX, AttributeValue.fromBool(true));
-        return conditional("clear the fleet's mass-stale flag", u);
+        return u.writeIf(dynamo, "clear the fleet's mass-stale flag");
     }
 
-    private boolean conditional(String what, Update u) {
-        try {
-            StoreFailures.call(what, () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
-            return true;
-        } catch (ConditionalCheckFailedException e) {
-            return false;
-        }
-    }
 }

@@ -293,7 +293,7 @@ public final class SweepStore {
         u.condition("attribute_not_exists(" + u.name(AgentItems.WAIT_ALERTED) + ")");
         u.set(AgentItems.WAIT_ALERTED, ms(w.since())).set(AgentItems.WAIT_ALERTED_AT, ms(now))
                 .set(AgentItems.OUTBOX, AttributeValue.fromBool(true));
-        return conditional("raise an awaiting-input alert", u);
+        return u.writeIf(dynamo, "raise an awaiting-input alert");
     }
 
     /**
@@ -305,16 +305,7 @@ public final class SweepStore {
         u.condition(u.name(AgentItems.WAIT_ALERTED) + " = " + u.value(ms(w.alerted())));
         u.remove(AgentItems.WAIT_ALERTED).remove(AgentItems.WAIT_ALERTED_AT)
                 .set(AgentItems.OUTBOX, AttributeValue.fromBool(true));
-        return conditional("resolve an awaiting-input alert", u);
-    }
-
-    private boolean conditional(String what, Update u) {
-        try {
-            StoreFailures.call(what, () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
-            return true;
-        } catch (ConditionalCheckFailedException e) {
-            return false;
-        }
+        return u.writeIf(dynamo, "resolve an awaiting-input alert");
     }
 
     private static SweepPlan.Observed observed(Map<String, AttributeValue> item) {

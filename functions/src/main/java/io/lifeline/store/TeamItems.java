@@ -20,6 +20,10 @@ final class TeamItems {
     static final String MASS_STALE_THRESHOLD = "massStaleThreshold";
     /** The newest admin key an operator minted for the team (a map), stamped by the write that mints it. */
     static final String MINTED = "minted";
+    /** The allowances (ms) the team's agents get at registration when they give none (as on agent items). */
+    static final String ALLOW_WORKING = AgentItems.ALLOW_WORKING;
+    static final String ALLOW_INPUT = AgentItems.ALLOW_INPUT;
+    static final String ALLOW_PERSON = AgentItems.ALLOW_PERSON;
     /** The outbox mark, as on agent items ({@link AgentItems#OUTBOX}). */
     static final String OUTBOX = AgentItems.OUTBOX;
 
@@ -44,6 +48,12 @@ final class TeamItems {
         Long minAlive = Items.num(item, SP_MIN_ALIVE);
         return new TeamSettings(Keys.idAfter("TEAM#", Items.str(item, Keys.PK)), Items.str(item, LEADER),
                 Items.instant(item, PAUSED_UNTIL), Items.str(item, PAUSE_REASON),
-                threshold == null ? null : Double.valueOf(threshold), minAlive == null ? null : minAlive.intValue());
+                threshold == null ? null : Double.valueOf(threshold), minAlive == null ? null : minAlive.intValue(),
+                millis(item, ALLOW_WORKING), millis(item, ALLOW_INPUT), millis(item, ALLOW_PERSON));
+    }
+
+    private static java.time.Duration millis(Map<String, AttributeValue> item, String name) {
+        Long ms = Items.num(item, name);
+        return ms == null ? null : java.time.Duration.ofMillis(ms);
     }
 }

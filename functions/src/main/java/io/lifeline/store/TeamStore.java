@@ -63,7 +63,23 @@ public final class TeamStore {
      */
     public TeamSettings update(String team, String leaderAgentId, boolean clearLeader, Double threshold,
                                Integer minAlive) {
+        return update(team, leaderAgentId, clearLeader, threshold, minAlive, null, null, null);
+    }
+
+    /** As above, and the allowances the team's agents get at registration when they give none (null: unchanged). */
+    public TeamSettings update(String team, String leaderAgentId, boolean clearLeader, Double threshold,
+                               Integer minAlive, java.time.Duration working, java.time.Duration input,
+                               java.time.Duration person) {
         Update u = new Update(table, TeamItems.key(team));
+        if (working != null) {
+            u.set(TeamItems.ALLOW_WORKING, n(working.toMillis()));
+        }
+        if (input != null) {
+            u.set(TeamItems.ALLOW_INPUT, n(input.toMillis()));
+        }
+        if (person != null) {
+            u.set(TeamItems.ALLOW_PERSON, n(person.toMillis()));
+        }
         u.condition("attribute_exists(" + u.name(Keys.PK) + ")");
         TeamItems.quiet(u);
         if (clearLeader) {
@@ -124,7 +140,7 @@ public final class TeamStore {
                 .set(TeamItems.MASS_STALE_STALE, n(stale))
                 .set(TeamItems.MASS_STALE_THRESHOLD, AttributeValue.fromN(Double.toString(threshold)))
                 .set(TeamItems.OUTBOX, AttributeValue.fromBool(true));
-        return conditional("raise the mass-stale flag", u);
+        return u.writeIf(dynamo, "raise the mass-stale flag");
     }
 
     /** Lowers the flag once the condition has cleared; true for the write that lowered it. */
@@ -134,15 +150,7 @@ public final class TeamStore {
         u.remove(TeamItems.MASS_STALE_SINCE).remove(TeamItems.MASS_STALE_ALIVE).remove(TeamItems.MASS_STALE_STALE)
                 .remove(TeamItems.MASS_STALE_THRESHOLD);
         TeamItems.quiet(u);
-        return conditional("clear the mass-stale flag", u);
+        return u.writeIf(dynamo, "clear the mass-stale flag");
     }
 
-    private boolean conditional(String what, Update u) {
-        try {
-            StoreFailures.call(what, () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
-            return true;
-        } catch (ConditionalCheckFailedException e) {
-            return false;
-        }
-    }
 }

@@ -4,7 +4,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
@@ -115,6 +117,19 @@ final class Update {
 
     private String conditionExpression() {
         return conditions.isEmpty() ? null : String.join(" AND ", conditions);
+    }
+
+    /**
+     * Writes this update, returning nothing; true when written, false when its condition refused it (another writer got
+     * there first, or there was nothing to change). The store's own failures throw, as {@link StoreFailures} says.
+     */
+    boolean writeIf(DynamoDbClient dynamo, String what) {
+        try {
+            StoreFailures.call(what, () -> dynamo.updateItem(request(ReturnValue.NONE)));
+            return true;
+        } catch (ConditionalCheckFailedException e) {
+            return false;
+        }
     }
 
     UpdateItemRequest request(ReturnValue returnValue) {

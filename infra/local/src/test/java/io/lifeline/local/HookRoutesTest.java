@@ -219,4 +219,19 @@ class HookRoutesTest {
         taken(ignored);
         assertNull(s.agentItem("h1").get("wIn"));
     }
+
+    @Test
+    void aTeamsAllowance_isItsAgents_unlessAnAgentGivesItsOwn() throws Exception {
+        TestStack s = STACKS.open();
+        JsonNode settings = ok(s.team("put-settings", "{\"workingAllowanceSeconds\":120}")).body();
+        assertEquals(120, settings.path("workingAllowanceSeconds").asInt());
+        ok(s.register("ta"));
+        ok(s.team("register", "{\"agentId\":\"own\",\"name\":\"Own\",\"role\":\"worker\","
+                + "\"workingAllowanceSeconds\":300}"));
+        at(s, 0);
+        taken(hook(s, "claude-code", "ta", claude("PreToolUse", ",\"tool_name\":\"Bash\"")));
+        taken(hook(s, "claude-code", "own", claude("PreToolUse", ",\"tool_name\":\"Bash\"")));
+        assertEquals(T0.plusSeconds(120).toString(), view(s, "ta").path("deadline").asText(), "the team's 120 s");
+        assertEquals(T0.plusSeconds(300).toString(), view(s, "own").path("deadline").asText(), "its own 300 s");
+    }
 }
