@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Timeout;
  * been stable for the window.
  */
 @Timeout(180)
+@Tag("e2e")
 class FlappingTest {
     private static final Instant T0 = TestStack.START;
     private static final String TEAM = "loop";
@@ -84,6 +86,18 @@ class FlappingTest {
                 }
             }
             assertTrue(flaggedAt >= 55, "the changes from the flag on carry it: " + flaggedAt);
+            // Before the flag (the third death, the fifth change): the first death and its recovery alerted one
+            // by one as ever; the second death fell in the first one's minute, so it waits for that window's
+            // digest, and its return (the window's agents all back) resolves the burst. From the flag on: nothing.
+            Map<String, Long> byRule = new java.util.TreeMap<>();
+            AlertSink.topic(s).forEach(m -> byRule.merge(m.substring(0, m.indexOf(' ')), 1L, Long::sum));
+            assertEquals(Map.of("DeathAlertRule", 1L, "RecoveryAlertRule", 1L, "BurstResolvedAlertRule", 1L,
+                    "FlappingAlertRule", 1L), byRule, AlertSink.topic(s)::toString);
+            assertEquals(4, sink.slack().size(), sink.slack()::toString);
+            assertEquals(List.of(2L), sink.pagerDuty("trigger").stream()
+                    .filter(b -> b.path("dedup_key").asText().equals("lifeline/loop/crashy"))
+                    .map(b -> b.path("payload").path("custom_details").path("seq").asLong()).toList(),
+                    "one page, for the first death");
             long deathAlertsAfterFlag = AlertSink.topic(s).stream()
                     .filter(m -> m.startsWith("DeathAlertRule") || m.startsWith("RecoveryAlertRule")).count();
             assertTrue(deathAlertsAfterFlag <= 4, "only the changes before the flag: " + AlertSink.topic(s));
@@ -113,6 +127,10 @@ class FlappingTest {
                     .filter(m -> m.path("text").asText().contains("is no longer flapping")).count());
             assertEquals(1, sink.pagerDuty("resolve").stream()
                     .filter(b -> b.path("dedup_key").asText().equals("lifeline/loop/crashy/flapping")).count());
+            // The window's digest (its flow's wait ran with the flag's check here) carries the second death, the
+            // one before the flag that went to the digest; it is the only other message.
+            assertEquals(1, count(s, "AlertDigest"));
+            assertEquals(6, sink.slack().size(), sink.slack()::toString);
             JsonNode after = ok(s.send("get-agent", key, agent, null, null)).body();
             assertFalse(after.has("flapping"), after::toString);
             JsonNode log = ok(s.send("events", key, Map.of("team", TEAM), Map.of("type", "AgentFlappingResolved"),
