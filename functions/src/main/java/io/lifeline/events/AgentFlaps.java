@@ -18,7 +18,7 @@ import java.util.List;
  * a window past {@link Config.Flapping#threshold()} flags the agent and raises one {@code AgentFlapping}. While the
  * flag stands, every change of the agent into or out of a down status carries {@code flapping} (since when), which
  * the per-agent alert rules skip; every change is still recorded and published. The digest flow's check
- * ({@link FlapCheck}) resolves the flag once the agent has not flipped for {@link Config.Flapping#stable()}. A change
+ * ({@link DigestHandler}) resolves the flag once the agent has not flipped for {@link Config.Flapping#stable()}. A change
  * that follows from a silent host is its host's incident and is not counted.
  */
 public final class AgentFlaps {
@@ -85,6 +85,10 @@ public final class AgentFlaps {
                 .put("checkAt", since.plus(settings.stable()).toString())
                 .put("status", c.transition().to().wire()).put("seq", c.transition().seq())
                 .put("at", c.transition().at().toString());
+        if (c.hostRestartsLastHour() != null) {
+            // Its host daemon's own restarts (each also two of the changes counted: its crash report and its join).
+            d.put("hostRestartsLastHour", c.hostRestartsLastHour());
+        }
         return new LifelineEvent(c.team(), EventCatalogue.AGENT_FLAPPING, id, c.transition().at(), d);
     }
 

@@ -134,6 +134,8 @@ class DaemonFlappingTest {
             assertEquals(5, flag.path("changes").asInt(), flag::toString);
             assertEquals(4, flag.path("threshold").asInt());
             assertEquals(600, flag.path("windowSeconds").asInt());
+            // The notice names the daemon's own restarts as its last beat reported them.
+            assertTrue(flag.path("hostRestartsLastHour").asInt() >= 1, flag::toString);
 
             // While it flaps: the agent view and the CLI show the flag and the daemon's restarts.
             assertTrue(LocalHarness.eventually(Duration.ofSeconds(30), () -> {
