@@ -90,10 +90,22 @@ public final class HookReader {
                 f.error.length() == 0 ? null : f.error.toString());
     }
 
-    private static void topLevel(JsonParser p, Fields f) throws IOException {
+    /** What is done with one member of an object: its name and its value's first token. */
+    @FunctionalInterface
+    private interface Member {
+        void read(String field, JsonToken value) throws IOException;
+    }
+
+    /** Each member of the object the parser is in, to its end. */
+    private static void members(JsonParser p, Member member) throws IOException {
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
-            JsonToken value = p.nextToken();
+            member.read(field, p.nextToken());
+        }
+    }
+
+    private static void topLevel(JsonParser p, Fields f) throws IOException {
+        members(p, (field, value) -> {
             switch (field) {
                 case "hook_event_name" -> f.hookEventName = text(p, value);
                 case "type" -> f.type = text(p, value);
@@ -106,7 +118,7 @@ public final class HookReader {
                 case "properties" -> properties(p, value, f);
                 default -> p.skipChildren();
             }
-        }
+        });
     }
 
     /** opencode's event properties: the session, its status, a tool's name, an error's name and message. */
@@ -115,9 +127,7 @@ public final class HookReader {
             p.skipChildren();
             return;
         }
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String field = p.currentName();
-            JsonToken v = p.nextToken();
+        members(p, (field, v) -> {
             switch (field) {
                 case "sessionID" -> f.sessionId = text(p, v);
                 case "tool" -> f.toolName = text(p, v);
@@ -129,7 +139,7 @@ public final class HookReader {
                 case "error" -> error(p, v, f);
                 default -> p.skipChildren();
             }
-        }
+        });
     }
 
     /** An error as text or as an object with a name and a message (itself perhaps under {@code data}). */
@@ -142,15 +152,13 @@ public final class HookReader {
             p.skipChildren();
             return;
         }
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String field = p.currentName();
-            JsonToken v = p.nextToken();
+        members(p, (field, v) -> {
             switch (field) {
                 case "name", "message", "type", "code" -> f.error(text(p, v));
                 case "data", "error" -> error(p, v, f);
                 default -> p.skipChildren();
             }
-        }
+        });
     }
 
     /** The string member {@code name} of an object value (skipping the rest of it), or null. */
@@ -158,17 +166,15 @@ public final class HookReader {
         if (value != JsonToken.START_OBJECT) {
             return text(p, value);
         }
-        String found = null;
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String field = p.currentName();
-            JsonToken v = p.nextToken();
+        String[] found = {null};
+        members(p, (field, v) -> {
             if (field.equals(name)) {
-                found = text(p, v);
+                found[0] = text(p, v);
             } else {
                 p.skipChildren();
             }
-        }
-        return found;
+        });
+        return found[0];
     }
 
     /** A scalar's text; a structure where text was expected is skipped and read as absent. */
