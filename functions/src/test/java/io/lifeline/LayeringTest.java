@@ -6,17 +6,25 @@ import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyP
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 
+import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaMethodCall;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import io.lifeline.agent.HostLease;
+import io.lifeline.agent.Liveness;
+import io.lifeline.store.AgentStore;
+import io.lifeline.store.HostLeaseStore;
+import java.util.Set;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * The dependency direction of the functions module, enforced on the compiled main classes (tests excluded):
- * support &lt;- agent (the domain; with auth and core's schedule) &lt;- store &lt;- sweep, events, revive, config
- * &lt;- api (the handlers). A rule over a package with no classes fails rather than passes vacuously (ArchUnit's
+ * support &lt;- agent (the domain; with auth and core's schedule) &lt;- store &lt;- app (the application layer's use
+ * cases) and sweep, events, revive, config &lt;- api (the handlers, adapters). The store judges nothing: no call of
+ * Liveness's or HostLease's judgements, which the application layer (and the sweep) ask for. A rule over a package with no classes fails rather than passes vacuously (ArchUnit's
  * default {@code archunit.fail_on_empty_should=true}), so a renamed package cannot silently switch a rule off.
  */
 @Tag("unit")
@@ -68,13 +76,15 @@ class LayeringTest {
                 .layer("Domain").definedBy("io.lifeline.agent..", "io.lifeline.auth..", "io.lifeline.schedule..",
                         "io.lifeline.hooks..")
                 .layer("Store").definedBy("io.lifeline.store..")
-                .layer("Services").definedBy("io.lifeline.app..", "io.lifeline.sweep..", "io.lifeline.events..",
+                .layer("Application").definedBy("io.lifeline.app..")
+                .layer("Services").definedBy("io.lifeline.sweep..", "io.lifeline.events..",
                         "io.lifeline.revive..", "io.lifeline.config..")
                 .layer("Handlers").definedBy("io.lifeline.api..")
                 .whereLayer("Handlers").mayNotBeAccessedByAnyLayer()
+                .whereLayer("Application").mayOnlyBeAccessedByLayers("Handlers")
                 .whereLayer("Services").mayOnlyBeAccessedByLayers("Handlers")
-                .whereLayer("Store").mayOnlyBeAccessedByLayers("Services", "Handlers")
-                .whereLayer("Domain").mayOnlyBeAccessedByLayers("Store", "Services", "Handlers")
+                .whereLayer("Store").mayOnlyBeAccessedByLayers("Application", "Services", "Handlers")
+                .whereLayer("Domain").mayOnlyBeAccessedByLayers("Store", "Application", "Services", "Handlers")
                 .check(classes);
     }
 
@@ -84,6 +94,52 @@ class LayeringTest {
                         "io.lifeline.revive..", "io.lifeline.config.."))
                 .should().dependOnClassesThat().resideInAPackage("io.lifeline.api..")
                 .because("handlers are thin adapters over the services, never the other way round")
+                .check(classes);
+    }
+
+    /** Liveness's and HostLease's judgements: what a deadline is, whether an agent is alive, what a lease decides. */
+    private static final DescribedPredicate<JavaMethodCall> JUDGING = new DescribedPredicate<>(
+            "a judgement of Liveness or HostLease") {
+        @Override
+        public boolean test(JavaMethodCall call) {
+            String owner = call.getTargetOwner().getName();
+            String name = call.getName();
+            return (owner.equals(Liveness.class.getName()) && Set.of("judged", "throughLease", "shown", "overdue",
+                    "stale", "window", "deadline", "viaLease", "carried", "awaiting", "awaitingAlertDue").contains(name))
+                    || (owner.equals(HostLease.class.getName()) && Set.of("expired", "restored", "staleAnswers")
+                    .contains(name))
+                    || (owner.equals(HostLease.Cached.class.getName()) && name.equals("of"));
+        }
+    };
+
+    @Test
+    void store_anyClass_callsNoLivenessOrLeaseJudgement() {
+        noClasses().that().resideInAPackage("io.lifeline.store..")
+                .should().callMethodWhere(JUDGING)
+                .because("the store reads and writes what it is told; Liveness judges (its heartbeat expression is "
+                        + "pinned to Liveness by LivenessExpressionTest)")
+                .check(classes);
+    }
+
+    @Test
+    void handlers_anyClass_callNoLivenessOrLeaseJudgement() {
+        noClasses().that().resideInAPackage("io.lifeline.api..")
+                .should().callMethodWhere(JUDGING)
+                .because("handlers are adapters: an agent's judgement is the application layer's, through Liveness")
+                .check(classes);
+    }
+
+    @Test
+    void heartbeatAndViews_useCases_liveInTheApplicationLayer() {
+        noClasses().that().resideInAPackage("io.lifeline.api..")
+                .should().callMethod(AgentStore.class, "hostedBeat", io.lifeline.agent.Heartbeat.class,
+                        java.time.Instant.class, java.time.Instant.class, String.class)
+                .orShould().callMethod(AgentStore.class, "read", String.class, String.class)
+                .orShould().callMethod(AgentStore.class, "list", String.class, io.lifeline.agent.AgentStatus.class)
+                .orShould().callMethod(HostLeaseStore.class, "renew", String.class, String.class, java.util.List.class,
+                        java.time.Instant.class)
+                .because("a host's batch, a beat and the agent views are io.lifeline.app's use cases (Heartbeats, "
+                        + "AgentQueries); handlers call them")
                 .check(classes);
     }
 }

@@ -54,6 +54,13 @@ public record Agent(
                 graceMisses, currentTaskId, stats, registeredAt, lastTransition, pausedUntil, schedule, timeZone, null);
     }
 
+    /** This agent with another newest sign of life, deadline and miss count (as judged through its host lease). */
+    public Agent withSignOfLife(Instant heartbeatAt, Instant deadline, int consecutiveMisses) {
+        return new Agent(team, agentId, name, role, hostId, status, heartbeatAt, deadline, consecutiveMisses, beats,
+                staleAfter, graceMisses, currentTaskId, stats, registeredAt, lastTransition, pausedUntil, schedule,
+                timeZone, waiting, flappingSince);
+    }
+
     /** True when an operator has paused this agent's dead-marking at {@code now}. */
     public boolean pausedAt(Instant now) {
         return pausedUntil != null && now.isBefore(pausedUntil);

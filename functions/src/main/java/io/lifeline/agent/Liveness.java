@@ -22,7 +22,10 @@ import java.util.Optional;
  * no read; {@code LivenessExpressionTest} pins the two together.
  *
  * <p>An agent is stale once {@code now} is after its deadline (at the deadline itself it is not). An agent hosted
- * by a daemon is judged from the later of its item and its host lease ({@link #throughLease}).
+ * by a daemon is judged from the later of its item and its host lease ({@link #throughLease}): by the sweep
+ * ({@link #judged}) and as the API shows it ({@link #shown}); a beat its lease answers alone is due again at
+ * {@link #viaLease}. The store judges nothing: it reads and writes, and the application layer and the sweep ask
+ * this class.
  */
 public final class Liveness {
 
@@ -106,13 +109,64 @@ public final class Liveness {
      */
     public static Duration window(Duration nextWithin, Activity activity, Duration agentAllowance,
                                   Allowances deployment, Duration staleAfter) {
+        return window(nextWithin, activity, agentAllowance, carried(activity, deployment, false), staleAfter);
+    }
+
+    /**
+     * The window a sign of life grants, given the deployment's allowance the beat carries ({@code carried}, from
+     * {@link #carried}; null when none applies): {@code nextWithin} when sent; else, for a beat in a turn or waiting
+     * that carries an allowance, the agent's own ({@code agentAllowance}, null when it has none) or the carried one;
+     * else its stale-after. This is the rule the heartbeat write's update expression computes without a read
+     * ({@code LivenessExpressionTest} holds the two to the same answers).
+     */
+    public static Duration window(Duration nextWithin, Activity activity, Duration agentAllowance, Duration carried,
+                                  Duration staleAfter) {
         if (nextWithin != null) {
             return nextWithin;
         }
-        if (activity != Activity.PLAIN) {
-            return agentAllowance != null ? agentAllowance : deployment.of(activity);
+        if (activity != null && activity != Activity.PLAIN && carried != null) {
+            return agentAllowance != null ? agentAllowance : carried;
         }
         return staleAfter;
+    }
+
+    /**
+     * The deployment's allowance a beat carries for {@code activity}: its allowance for a direct beat (a plain one
+     * carries none); none for an entry of a host's batch ({@code throughHost}) or one that states no activity
+     * ({@code activity} null), as the daemon beats for a waiting agent while its process lives: its stale-after
+     * applies.
+     */
+    public static Duration carried(Activity activity, Allowances deployment, boolean throughHost) {
+        return activity == null || throughHost ? null : deployment.of(activity);
+    }
+
+    /**
+     * The deadline a host lease's beat gives an agent judged through it: the beat plus the agent's stale-after.
+     * The lease's own answer to a hosted beat and {@link #throughLease} both use it.
+     */
+    public static Instant viaLease(Instant leaseBeat, Duration staleAfter) {
+        return deadline(leaseBeat, staleAfter);
+    }
+
+    /**
+     * An agent as it is shown (GET, lists): through its host lease's beat of it ({@code leaseBeat}, the lease's
+     * entry for it, or null) as {@link #throughLease} judges it, when it is alive, not on a schedule and has such a
+     * beat; else as its item says. {@code lastMissAt}: when the sweep last counted a miss of it, or null.
+     */
+    public static Agent shown(Agent item, Instant leaseBeat, Instant lastMissAt) {
+        if (leaseBeat == null || item.status() == null || !item.status().isAlive() || item.schedule() != null) {
+            return item;
+        }
+        SweepPlan.Observed direct = new SweepPlan.Observed(item.team(), item.agentId(), item.status(),
+                item.heartbeatAt(), item.deadline(), item.consecutiveMisses(), item.graceMisses(), item.beats(),
+                item.pausedUntil());
+        SweepPlan.Observed judged = throughLease(direct, item.staleAfter(), null, leaseBeat, lastMissAt);
+        return item.withSignOfLife(judged.heartbeatAt(), judged.deadline(), judged.misses());
+    }
+
+    /** Whether {@code agent} is alive and overdue at {@code now}: past its deadline ({@link #stale}). */
+    public static boolean overdue(Agent agent, Instant now) {
+        return agent.status() != null && agent.status().isAlive() && stale(agent.deadline(), now);
     }
 
     /** The deadline of a sign of life at {@code at} with {@code window}; null when no further beat is due. */
@@ -191,7 +245,7 @@ public final class Liveness {
             if (heartbeatAt == null || leaseBeat.isAfter(heartbeatAt)) {
                 heartbeatAt = leaseBeat;
             }
-            Instant viaLease = deadline(leaseBeat, staleAfter);
+            Instant viaLease = viaLease(leaseBeat, staleAfter);
             if (deadline == null || viaLease.isAfter(deadline)) {
                 deadline = viaLease;
             }

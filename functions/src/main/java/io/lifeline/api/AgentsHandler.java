@@ -10,6 +10,8 @@ import io.lifeline.agent.Limits;
 import io.lifeline.agent.NewAgent;
 import io.lifeline.agent.Recovery;
 import io.lifeline.agent.TeamSettings;
+import io.lifeline.app.AgentQueries;
+import io.lifeline.app.ManualRevive;
 import io.lifeline.auth.Scope;
 import io.lifeline.schedule.Schedule;
 import io.lifeline.schedule.Schedules;
@@ -42,7 +44,8 @@ public final class AgentsHandler extends HttpApiHandler {
     private final TransitionLog transitions;
     private final InboxStore inbox;
     private final io.lifeline.store.RevivalStore revivalStore;
-    private final java.util.function.Supplier<software.amazon.awssdk.services.sfn.SfnClient> stepFunctions;
+    private final AgentQueries queries;
+    private final ManualRevive revive;
     private final io.lifeline.store.TeamStore teams;
     private final Config config;
     private final Clock clock;
@@ -60,7 +63,8 @@ public final class AgentsHandler extends HttpApiHandler {
         this.inbox = new InboxStore(wiring.dynamo(), table, wiring.config().eventRetention());
         this.revivalStore = new io.lifeline.store.RevivalStore(wiring.dynamo(), table,
                 wiring.config().transitionRetention());
-        this.stepFunctions = wiring.stepFunctions();
+        this.queries = new AgentQueries(agents);
+        this.revive = new ManualRevive(agents, wiring.stepFunctions(), wiring.config().reviveStateMachineArn());
         this.teams = new io.lifeline.store.TeamStore(wiring.dynamo(), table);
         this.config = wiring.config();
         this.clock = wiring.clock();
@@ -84,36 +88,13 @@ public final class AgentsHandler extends HttpApiHandler {
     }
 
     /**
-     * An operator asks for a revive of a dead or dead_failed_revive agent: a new execution of the revive
-     * state machine, named after the agent and its current transition, so asking twice starts it once.
+     * An operator asks for a revive of a dead or dead_failed_revive agent ({@link ManualRevive}): answered 202 with
+     * the execution started (or the one already under way refused 409).
      */
     private Reply revive(ApiRequest request) {
-        String team = request.id("team");
-        String agentId = request.id("agentId");
-        Agent agent = agents.require(team, agentId);
-        if (!io.lifeline.agent.TransitionTable.rule(io.lifeline.agent.Trigger.RESTART_INITIATED).allows(agent.status())) {
-            throw LifelineException.notAllowed(io.lifeline.agent.Trigger.RESTART_INITIATED, agent.status());
-        }
-        if (agent.hostId() == null) {
-            throw new LifelineException(LifelineException.Kind.CONFLICT, "NO_HOST",
-                    "Agent '" + agentId + "' has no hostId, so no host can be asked to restart it");
-        }
-        long seq = agent.lastTransition() == null ? 0 : agent.lastTransition().seq();
-        String input = Json.write(Json.object().put("team", team).put("agentId", agentId).put("startSeq", seq)
-                .put("hostId", agent.hostId()).put("manual", true));
-        String name = ReviveExecutions.name(team, agentId, seq);
-        try {
-            var started = stepFunctions.get().startExecution(r -> r.stateMachineArn(config.reviveStateMachineArn())
-                    .name(name).input(input));
-            return new Reply(202, Json.object().put("success", true).put("executionArn", started.executionArn())
-                    .put("executionName", name).put("startSeq", seq));
-        } catch (software.amazon.awssdk.services.sfn.model.ExecutionAlreadyExistsException e) {
-            throw new LifelineException(LifelineException.Kind.CONFLICT, "ALREADY_REVIVING",
-                    "A revive of agent '" + agentId + "' for this state is already under way (" + name + ")");
-        } catch (software.amazon.awssdk.core.exception.SdkException e) {
-            throw new LifelineException(LifelineException.Kind.UNAVAILABLE, "REVIVE_UNAVAILABLE",
-                    "The revive flow could not be started; retry", null, e);
-        }
+        ManualRevive.Started started = revive.start(request.id("team"), request.id("agentId"));
+        return new Reply(202, Json.object().put("success", true).put("executionArn", started.executionArn())
+                .put("executionName", started.executionName()).put("startSeq", started.startSeq()));
     }
 
     private Reply revivals(ApiRequest request) {
@@ -241,14 +222,14 @@ public final class AgentsHandler extends HttpApiHandler {
                     .orElseThrow(() -> LifelineException.badInput("INVALID_STATUS",
                             "'status' must be one of offline, ready, working, dead, restarting, dead_failed_revive"));
         }
-        List<Agent> found = agents.list(request.id("team"), status);
+        List<Agent> found = queries.list(request.id("team"), status);
         return Reply.ok(Json.object().put("count", found.size()).set("agents", Views.array(found, Views::agent)));
     }
 
     private Reply get(ApiRequest request) {
         String team = request.id("team");
         String agentId = request.id("agentId");
-        Agent agent = agents.require(team, agentId);
+        Agent agent = queries.require(team, agentId);
         ObjectNode view = Views.agent(agent);
         AgentDataStore.AgentData d = data.get(team, agentId);
         if (d.metadataJson() != null) {
@@ -347,7 +328,7 @@ public final class AgentsHandler extends HttpApiHandler {
         String agentId = request.id("agentId");
         Duration maxAge = Duration.ofSeconds(intQuery(request, "maxAgeSeconds",
                 (int) config.recoveryMaxAge().toSeconds(), 1, Integer.MAX_VALUE));
-        Agent agent = agents.requireCurrent(team, agentId);
+        Agent agent = queries.requireCurrent(team, agentId);
         AgentDataStore.AgentData d = data.get(team, agentId);
         Instant now = clock.instant();
         Recovery.Answer answer = Recovery.decide(agent, d.checkpointJson(), d.checkpointAt(), maxAge, now);

@@ -11,7 +11,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Map;
 
-/** One API Gateway HTTP API (payload 2.0) request, with the caller as the authorizer described it. */
+/**
+ * One API Gateway HTTP API (payload 2.0) request, with the caller as the authorizer described it. Read-only: a
+ * Function URL request resolved by {@link FunctionUrlRouter} is a new instance.
+ */
 public final class ApiRequest {
     /** Authorizer context keys, shared with {@link AuthorizerHandler}. */
     static final String CTX_TEAM = "team";
@@ -20,21 +23,23 @@ public final class ApiRequest {
 
     private final APIGatewayV2HTTPEvent event;
     /** The route and path parameters: the event's own, or (Function URL) those matched on its rawPath. */
-    private String routeKey;
-    private Map<String, String> pathParameters;
+    private final String routeKey;
+    private final Map<String, String> pathParameters;
     /** The caller as the handler found it (Function URL): replaces the authorizer's context. */
-    private boolean selfAuthorized;
-    private io.lifeline.store.KeyStore.KeyInfo caller;
-    /** Status changes the request made ({@code agentId: from -> to}), for its log line. */
-    private final java.util.List<String> changes = new java.util.ArrayList<>();
-    /** For the request's metrics: heartbeats accepted, and batch entries refused by error code. */
-    private int accepted;
-    private final Map<String, Integer> refusedEntries = new java.util.TreeMap<>();
+    private final boolean selfAuthorized;
+    private final io.lifeline.store.KeyStore.KeyInfo caller;
 
     ApiRequest(APIGatewayV2HTTPEvent event) {
+        this(event, event.getRouteKey(), event.getPathParameters(), false, null);
+    }
+
+    private ApiRequest(APIGatewayV2HTTPEvent event, String routeKey, Map<String, String> pathParameters,
+                       boolean selfAuthorized, io.lifeline.store.KeyStore.KeyInfo caller) {
         this.event = event;
-        this.routeKey = event.getRouteKey();
-        this.pathParameters = event.getPathParameters();
+        this.routeKey = routeKey;
+        this.pathParameters = pathParameters == null ? null : java.util.Collections.unmodifiableMap(pathParameters);
+        this.selfAuthorized = selfAuthorized;
+        this.caller = caller;
     }
 
     /**
@@ -57,60 +62,27 @@ public final class ApiRequest {
         return event.getRawPath();
     }
 
-    /** A Function URL request's route, as matched on its rawPath. */
-    void resolve(String matchedRouteKey, Map<String, String> params) {
-        this.routeKey = matchedRouteKey;
-        this.pathParameters = params;
+    /**
+     * This Function URL request with the route matched on its rawPath; it authorizes itself, and has no caller until
+     * {@link #identified}.
+     */
+    ApiRequest routed(String matchedRouteKey, Map<String, String> params) {
+        return new ApiRequest(event, matchedRouteKey, params, true, null);
     }
 
-    /** A Function URL request's caller, as the handler's key cache found it (null: no or unknown key). */
-    void selfAuthorized(io.lifeline.store.KeyStore.KeyInfo info) {
-        this.selfAuthorized = true;
-        this.caller = info;
-    }
-
-    void changed(String agentId, String from, String to) {
-        changes.add(agentId + ": " + from + " -> " + to);
-    }
-
-    java.util.List<String> changes() {
-        return changes;
-    }
-
-    void accepted() {
-        accepted++;
-    }
-
-    int acceptedCount() {
-        return accepted;
-    }
-
-    /** A batch entry refused while the request as a whole succeeded. */
-    void refusedEntry(String code) {
-        refusedEntries.merge(code, 1, Integer::sum);
-    }
-
-    Map<String, Integer> refusedEntries() {
-        return refusedEntries;
+    /** This routed Function URL request with its caller, as the key cache found it (null: no or unknown key). */
+    ApiRequest identified(io.lifeline.store.KeyStore.KeyInfo info) {
+        return new ApiRequest(event, routeKey, pathParameters, true, info);
     }
 
     /** The request's headers as the event carries them (an empty map when none). */
     Map<String, String> headers() {
-        return event.getHeaders() == null ? Map.of() : event.getHeaders();
+        return event.getHeaders() == null ? Map.of() : java.util.Collections.unmodifiableMap(event.getHeaders());
     }
 
-    /** A request header by name, any case; null when absent. */
+    /** A request header by name, any case ({@link Headers#get}); null when absent. */
     String header(String name) {
-        Map<String, String> headers = event.getHeaders();
-        if (headers == null) {
-            return null;
-        }
-        for (Map.Entry<String, String> h : headers.entrySet()) {
-            if (name.equalsIgnoreCase(h.getKey())) {
-                return h.getValue();
-            }
-        }
-        return null;
+        return Headers.get(event.getHeaders(), name);
     }
 
     String routeKey() {

@@ -81,14 +81,7 @@ public final class AuthorizerHandler
 
     /** The key of an {@code Authorization: Bearer <key>} header, by the authorizer's rules (shared with URLs). */
     static Optional<String> bearerKey(Map<String, String> headers) {
-        String value = null;
-        if (headers != null) {
-            for (Map.Entry<String, String> h : headers.entrySet()) {
-                if ("authorization".equalsIgnoreCase(h.getKey())) {
-                    value = h.getValue();
-                }
-            }
-        }
+        String value = Headers.get(headers, "authorization");
         if (value == null || !value.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
             return Optional.empty();
         }

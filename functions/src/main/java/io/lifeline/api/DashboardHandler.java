@@ -76,7 +76,7 @@ public final class DashboardHandler implements RequestHandler<APIGatewayV2HTTPEv
         headers.put("cache-control", "no-cache");
         String etag = HttpApiHandler.weakEtag(body);
         headers.put("etag", etag);
-        String ifNoneMatch = header(event, "if-none-match");
+        String ifNoneMatch = Headers.get(event.getHeaders(), "if-none-match");
         if (ifNoneMatch != null && (ifNoneMatch.contains(etag) || ifNoneMatch.contains(etag.substring(2)))) {
             headers.remove("content-type");
             return APIGatewayV2HTTPResponse.builder().withStatusCode(304).withHeaders(headers).build();
@@ -100,17 +100,5 @@ public final class DashboardHandler implements RequestHandler<APIGatewayV2HTTPEv
         h.put("cache-control", "no-store");
         return APIGatewayV2HTTPResponse.builder().withStatusCode(status).withHeaders(h)
                 .withBody("{\"message\":\"" + message + "\"}").build();
-    }
-
-    private static String header(APIGatewayV2HTTPEvent event, String name) {
-        if (event.getHeaders() == null) {
-            return null;
-        }
-        for (Map.Entry<String, String> e : event.getHeaders().entrySet()) {
-            if (name.equalsIgnoreCase(e.getKey())) {
-                return e.getValue();
-            }
-        }
-        return null;
     }
 }

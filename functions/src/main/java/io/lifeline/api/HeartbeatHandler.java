@@ -12,6 +12,7 @@ import io.lifeline.agent.HeartbeatSource;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Limits;
 import io.lifeline.agent.Liveness;
+import io.lifeline.app.Heartbeats;
 import io.lifeline.app.HookIngest;
 import io.lifeline.auth.Scope;
 import io.lifeline.hooks.HookEvent;
@@ -24,12 +25,16 @@ import io.lifeline.store.AgentStore;
 import io.lifeline.store.HostLeaseStore;
 import io.lifeline.store.TaskStore;
 import io.lifeline.support.Json;
+import io.lifeline.support.Log;
+import io.lifeline.support.Metrics;
+import io.lifeline.support.Summary;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /** The hot path: one agent's heartbeat, a daemon's batch of up to 25, and agent runtimes' hook events. */
@@ -42,29 +47,45 @@ public final class HeartbeatHandler extends HttpApiHandler {
     private static final Set<String> STATS_FIELDS = Set.of("messagesProcessed", "toolCallsExecuted",
             "errorsEncountered", "uptime", "restartsLastHour");
 
-    private final AgentStore agents;
-    private final AgentDataStore data;
-    private final HostLeaseStore leases;
+    private final Heartbeats heartbeats;
     private final Config config;
     private final Clock clock;
     private final HookIngest hooks;
+    /** The Function URL's key cache (its look-ups are counted in the summary). */
+    private final KeyCache keyCache;
+    /** Routine beats are counted here, not logged one by one. */
+    private final Summary summary;
     /** The header that names the agent of a hook when its path does not. */
     static final String AGENT_HEADER = "X-Lifeline-Agent";
+
+    /** A reply with its request's account of beats ({@link Heartbeats.Tally}), for the summary and metrics. */
+    private static final class Counted extends Reply {
+        private final Heartbeats.Tally tally;
+
+        Counted(JsonNode body, Heartbeats.Tally tally) {
+            super(200, body);
+            this.tally = tally;
+        }
+    }
 
     public HeartbeatHandler() {
         this(Wiring.fromEnvironment());
     }
 
     public HeartbeatHandler(Wiring wiring) {
-        this.agents = new AgentStore(wiring.dynamo(), wiring.config().tables());
-        this.data = new AgentDataStore(wiring.dynamo(), wiring.config().tables());
-        this.leases = new HostLeaseStore(wiring.dynamo(), wiring.config().tables());
+        AgentStore agents = new AgentStore(wiring.dynamo(), wiring.config().tables());
+        AgentDataStore data = new AgentDataStore(wiring.dynamo(), wiring.config().tables());
+        this.heartbeats = new Heartbeats(agents, data, new HostLeaseStore(wiring.dynamo(), wiring.config().tables()),
+                wiring.config().allowances());
         this.config = wiring.config();
         this.clock = wiring.clock();
-        countHeartbeats(clock, config.metricsSummaryInterval());
+        // Accepted beats go into a summary written once per interval; refusals, errors and status changes still
+        // write their own line (with EMF).
+        this.summary = new Summary(Metrics.HEARTBEAT_FUNCTION, clock, config.metricsSummaryInterval());
         // The Function URL (template.yaml, HeartbeatUrl): no authorizer runs, so the handler checks keys itself.
-        answerFunctionUrls(new KeyCache(new io.lifeline.store.KeyStore(wiring.dynamo(), config.tables())::find, clock,
-                config.keyCacheTtl()));
+        this.keyCache = new KeyCache(new io.lifeline.store.KeyStore(wiring.dynamo(), config.tables())::find, clock,
+                config.keyCacheTtl());
+        answerFunctionUrls(keyCache);
         route("POST /v1/teams/{team}/agents/{agentId}/heartbeat", Scope.AGENT, this::heartbeat);
         route("POST /v1/teams/{team}/heartbeats", Scope.AGENT, this::batch);
         this.hooks = new HookIngest(agents, data, new TaskStore(wiring.dynamo(), config.tables()), config.allowances(),
@@ -93,20 +114,21 @@ public final class HeartbeatHandler extends HttpApiHandler {
             throw LifelineException.badInput("INVALID_JSON", e.getMessage());
         }
         HookIngest.Outcome outcome = hooks.apply(team, agentId, event, clock.instant());
+        Heartbeats.Tally tally = new Heartbeats.Tally();
         if (outcome != HookIngest.Outcome.IGNORED && outcome != HookIngest.Outcome.ALREADY_GONE) {
-            request.accepted();
+            tally.accepted();
         }
-        return Reply.ok(Json.object());
+        return new Counted(Json.object(), tally);
     }
 
     private Reply heartbeat(ApiRequest request) {
         Fields f = Fields.of(request.optionalBody(), "the heartbeat", HEARTBEAT_FIELDS);
         Heartbeat hb = parse(request.id("team"), request.id("agentId"), f);
         Liveness.Activity activity = activity(f, Liveness.Activity.PLAIN);
-        hb = hb.with(activity, config.allowances().of(activity));
-        ObjectNode body = beat(request, hb, clock.instant());
-        request.accepted();
-        return Reply.ok(body);
+        hb = hb.with(activity, null); // the allowance it carries is the use case's (Liveness.carried)
+        Heartbeats.Tally tally = new Heartbeats.Tally();
+        Agent after = heartbeats.beat(hb, clock.instant(), tally);
+        return new Counted(answer(after, hb, config), tally);
     }
 
     private Reply batch(ApiRequest request) {
@@ -135,39 +157,34 @@ public final class HeartbeatHandler extends HttpApiHandler {
             }
             Heartbeat hb = parse(team, agentId, entry);
             // In a host's batch an entry without 'waiting' leaves the agent's wait as it is (the daemon sends it when
-            // it changes), and no allowance applies: the daemon beats for a waiting agent while its process lives.
-            // A batch without a host is many direct beats.
-            Liveness.Activity activity = activity(entry, hostId == null ? Liveness.Activity.PLAIN : null);
-            beats.add(hb.with(activity, hostId == null && activity != null ? config.allowances().of(activity) : null));
+            // it changes), and no allowance applies (Heartbeats.hosted). A batch without a host is many direct beats.
+            beats.add(hb.with(activity(entry, hostId == null ? Liveness.Activity.PLAIN : null), null));
             ages.add(hostId == null ? null : entry.integer("localBeatAgeMs", 0,
                     Limits.MAX_STALE_AFTER_SECONDS * 1000L));
         }
         Instant now = clock.instant();
-        if (hostId != null) {
-            ArrayNode results = Json.MAPPER.createArrayNode();
-            new HostedBatch(agents, data, leases, config).beat(team, hostId, beats, ages, now).forEach(r -> {
-                if (r.path("success").asBoolean()) {
-                    request.accepted();
-                } else {
-                    request.refusedEntry(r.path("code").asText());
-                }
-                results.add(r);
-            });
-            return Reply.ok(Json.object().set("results", results));
-        }
+        Heartbeats.Tally tally = new Heartbeats.Tally();
+        List<Heartbeats.Beat> done = hostId != null ? heartbeats.hosted(team, hostId, beats, ages, now, tally)
+                : heartbeats.batch(beats, now, tally);
         ArrayNode results = Json.MAPPER.createArrayNode();
-        for (Heartbeat hb : beats) {
-            ObjectNode result;
-            try {
-                result = beat(request, hb, now);
-                request.accepted();
-            } catch (LifelineException e) {
-                result = errorBody(e);
-                request.refusedEntry(e.code());
-            }
-            results.add(Json.object().put("agentId", hb.agentId()).setAll(result));
+        for (Heartbeats.Beat b : done) {
+            results.add(Json.object().put("agentId", b.agentId()).setAll(answer(b)));
         }
-        return Reply.ok(Json.object().set("results", results));
+        return new Counted(Json.object().set("results", results), tally);
+    }
+
+    /** A batch entry's answer: the protocol's answer for a beat written or answered by the lease, or its error. */
+    private ObjectNode answer(Heartbeats.Beat b) {
+        if (b instanceof Heartbeats.Written w) {
+            return answer(w.after(), w.heartbeat(), config);
+        }
+        if (b instanceof Heartbeats.Answered a) {
+            return leaseAnswer(a);
+        }
+        if (b instanceof Heartbeats.Refused r) {
+            return errorBody(r.error());
+        }
+        throw new IllegalStateException("a beat is written, answered or refused");
     }
 
     /**
@@ -175,20 +192,6 @@ public final class HeartbeatHandler extends HttpApiHandler {
      * {@link HeartbeatAdvice#NO_DEADLINE} when no further beat is expected), agentStatus; and the interval to beat at,
      * which the SDK follows.
      */
-    private ObjectNode beat(ApiRequest request, Heartbeat hb, Instant now) {
-        Agent after = agents.heartbeat(hb, now);
-        io.lifeline.agent.Transition t = after.lastTransition();
-        if (t != null && hb.reported() != null
-                && (t.trigger() == io.lifeline.agent.Trigger.REPORT_READY
-                        || t.trigger() == io.lifeline.agent.Trigger.REPORT_WORKING)
-                && t.at() != null && !t.at().isBefore(now)) {
-            request.changed(hb.agentId(), t.from().wire(), t.to().wire()); // this beat's own report moved it
-        }
-        data.save(hb.team(), hb.agentId(), hb.metadataJson(), hb.checkpointJson(), now);
-        return answer(after, hb, config);
-    }
-
-    /** The heartbeat protocol's answer for an agent as written. */
     static ObjectNode answer(Agent after, Heartbeat hb, Config config) {
         ObjectNode body = Json.object().put("success", true);
         Json.putTime(body, "heartbeatTs", after.heartbeatAt());
@@ -196,6 +199,59 @@ public final class HeartbeatHandler extends HttpApiHandler {
         body.put("agentStatus", after.status().wire());
         return body.put("heartbeatIntervalSeconds", HeartbeatAdvice.intervalSeconds(config.heartbeatInterval(),
                 config.defaultStaleAfter(), after, hb.nextWithin()));
+    }
+
+    /** The heartbeat protocol's answer from the lease: the sign of life is the local beat, the deadline the lease's. */
+    private ObjectNode leaseAnswer(Heartbeats.Answered a) {
+        ObjectNode body = Json.object().put("success", true);
+        Json.putTime(body, "heartbeatTs", a.beatAt());
+        Json.putTime(body, "nextDeadline", a.deadline());
+        body.put("agentStatus", a.cached().status().wire());
+        return body.put("heartbeatIntervalSeconds", HeartbeatAdvice.interval(config.heartbeatInterval(),
+                config.defaultStaleAfter(), a.cached().staleAfter(), null).toSeconds());
+    }
+
+    /**
+     * The heartbeat function writes no line for a routine beat (accepted, no status change): its count goes into the
+     * function's summary, written once per interval; a refusal, an error or a status change writes its line, a
+     * refusal with its metric (HeartbeatsRejected by code), and a batch's entries refused on their own one line per
+     * code.
+     */
+    @Override
+    protected void logRequest(Answered a) {
+        Instant now = clock.instant();
+        Heartbeats.Tally tally = a.reply() instanceof Counted c ? c.tally : new Heartbeats.Tally();
+        // A property, not a metric: AWS/Lambda's Invocations counts the requests for free, and no alarm watches
+        // it ($0.30 a month; docs/design/deploy-and-cost/decisions.md, "An idle deployment under $1 a month").
+        summary.note(Metrics.HEARTBEATS, tally.acceptedCount());
+        summary.note(Metrics.KEY_LOOKUPS, keyCache.drainLookups());
+        Map<String, Integer> refused = tally.refusedEntries();
+        if (a.code() == null && a.failure() == null && tally.changes().isEmpty() && refused.isEmpty()) {
+            summary.flushIfDue();
+            return;
+        }
+        ObjectNode line = requestLine(a, tally.changes());
+        if (a.code() != null) {
+            // A 500 is our fault, not the caller's: also a Faults count (the canary's rollback alarm by default).
+            Metrics.on(line, Metrics.HEARTBEAT_FUNCTION, now)
+                    .put(Metrics.HEARTBEATS_REJECTED, Metrics.Unit.COUNT, 1, Map.of(Metrics.CODE, a.code()))
+                    .fault("INTERNAL_ERROR".equals(a.code()) ? 1 : 0).emit();
+        } else {
+            Log.emit(line);
+        }
+        // Entries of a batch refused on their own: a document holds one value per dimension, so one line per
+        // code. Only batches with refused entries pay for it.
+        new java.util.TreeMap<>(refused).forEach((entryCode, n) -> {
+            ObjectNode extra = Log.line("INFO", "heartbeats rejected");
+            Json.putIfPresent(extra, "team", a.request().pathParameter("team"));
+            Json.putIfPresent(extra, "requestId", a.request().requestId());
+            Json.putIfPresent(extra, "route", a.request().routeKey());
+            extra.put("outcome", "refused").put("durationMs", a.durationMs());
+            Metrics.on(extra, Metrics.HEARTBEAT_FUNCTION, now)
+                    .put(Metrics.HEARTBEATS_REJECTED, Metrics.Unit.COUNT, n, Map.of(Metrics.CODE, entryCode))
+                    .fault("INTERNAL_ERROR".equals(entryCode) ? n : 0).emit();
+        });
+        summary.flushIfDue();
     }
 
     static Heartbeat parse(String team, String agentId, Fields f) {

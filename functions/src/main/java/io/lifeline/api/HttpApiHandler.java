@@ -10,7 +10,6 @@ import io.lifeline.agent.LifelineException;
 import io.lifeline.auth.Scope;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
-import io.lifeline.support.Metrics;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -27,13 +26,45 @@ public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPE
         Reply run(ApiRequest request);
     }
 
-    protected record Reply(int status, JsonNode body) {
+    /** A route's answer: a status and a JSON body. A handler may extend it to carry its request's own account. */
+    protected static class Reply {
+        private final int status;
+        private final JsonNode body;
+
+        protected Reply(int status, JsonNode body) {
+            this.status = status;
+            this.body = body;
+        }
+
         static Reply ok(JsonNode body) {
             return new Reply(200, body);
         }
 
         static Reply created(JsonNode body) {
             return new Reply(201, body);
+        }
+
+        int status() {
+            return status;
+        }
+
+        JsonNode body() {
+            return body;
+        }
+    }
+
+    /**
+     * A request as answered, for its log line: the request (resolved, for a Function URL's), the route's reply (null
+     * when it was refused or failed), the answer's status, the error code of a refusal, a failure's description,
+     * and how long it took.
+     */
+    protected record Answered(ApiRequest request, Reply reply, int status, String code, String failure, long nanos) {
+        String outcome() {
+            return failure != null ? "error" : code != null ? "refused" : "ok";
+        }
+
+        double durationMs() {
+            return Math.round(nanos / 10_000.0) / 100.0;
         }
     }
 
@@ -44,89 +75,21 @@ public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPE
     static final int RETRY_AFTER_SECONDS = 1;
 
     private final Map<String, Route> routes = new HashMap<>();
-    /** Set by the heartbeat function: its routine beats are counted here, not logged one by one. */
-    private java.time.Clock metricsClock;
-    private io.lifeline.support.Summary summary;
-    /** Set by a function with a Function URL: it authorizes those requests itself (no authorizer runs). */
-    private KeyCache keyCache;
-
-    /**
-     * This handler counts heartbeats: accepted beats go into a {@link io.lifeline.support.Summary} written once per
-     * {@code summaryEvery}; refusals, errors and status changes still write their own line (with EMF).
-     */
-    protected final void countHeartbeats(java.time.Clock clock, java.time.Duration summaryEvery) {
-        this.metricsClock = clock;
-        this.summary = new io.lifeline.support.Summary(Metrics.HEARTBEAT_FUNCTION, clock, summaryEvery);
-    }
+    /** Set by a function with a Function URL: it routes and authorizes those requests itself (no authorizer runs). */
+    private FunctionUrlRouter functionUrls;
 
     /**
      * This handler also answers its routes through a Lambda Function URL: the route is matched on the event's
-     * rawPath and method, and the caller's key is checked through {@code cache}, with the authorizer's rules.
+     * rawPath and method, and the caller's key is checked through {@code cache}, with the authorizer's rules
+     * ({@link FunctionUrlRouter}).
      */
     protected final void answerFunctionUrls(KeyCache cache) {
-        this.keyCache = cache;
+        this.functionUrls = new FunctionUrlRouter(cache);
     }
 
     /** Registers {@code "METHOD /path/{param}"} exactly as template.yaml names the route. */
     protected final void route(String routeKey, Scope scope, Action action) {
         routes.put(routeKey, new Route(scope, action));
-    }
-
-    /**
-     * A Function URL request's route: the registered route whose method and path template match the event's
-     * method and rawPath (each segment percent-decoded), with its path parameters; refused 404 ROUTE_NOT_FOUND
-     * otherwise. Then the caller's key, looked up through the key cache (no key or an unknown one: no caller,
-     * which {@link #authorize} answers 401, as for an HTTP API request the authorizer did not know).
-     */
-    private Route resolveFunctionUrl(ApiRequest request) {
-        String method = request.method();
-        String rawPath = request.rawPath();
-        Route found = null;
-        if (keyCache != null && method != null && rawPath != null && rawPath.startsWith("/")) {
-            String[] segments = rawPath.substring(1).split("/", -1);
-            for (Map.Entry<String, Route> r : routes.entrySet()) {
-                Map<String, String> params = match(r.getKey(), method, segments);
-                if (params != null) {
-                    request.resolve(r.getKey(), params.isEmpty() ? null : params);
-                    found = r.getValue();
-                    break;
-                }
-            }
-        }
-        if (found == null) {
-            throw new LifelineException(LifelineException.Kind.NOT_FOUND, "ROUTE_NOT_FOUND",
-                    "No route " + printable(method + " " + rawPath, 200));
-        }
-        request.selfAuthorized(AuthorizerHandler.bearerKey(request.headers()).flatMap(keyCache::find).orElse(null));
-        return found;
-    }
-
-    /** The path parameters when {@code routeKey} ("METHOD /a/{b}") matches; null when it does not. */
-    private static Map<String, String> match(String routeKey, String method, String[] segments) {
-        int space = routeKey.indexOf(' ');
-        if (!routeKey.substring(0, space).equals(method)) {
-            return null;
-        }
-        String[] pattern = routeKey.substring(space + 2).split("/", -1);
-        if (pattern.length != segments.length) {
-            return null;
-        }
-        Map<String, String> params = new java.util.LinkedHashMap<>();
-        for (int i = 0; i < pattern.length; i++) {
-            String actual = decodePathSegment(segments[i]);
-            if (actual == null) {
-                return null;
-            }
-            if (pattern[i].startsWith("{")) {
-                if (actual.isEmpty()) {
-                    return null;
-                }
-                params.put(pattern[i].substring(1, pattern[i].length() - 1), actual);
-            } else if (!pattern[i].equals(actual)) {
-                return null;
-            }
-        }
-        return params;
     }
 
     /**
@@ -142,18 +105,6 @@ public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPE
         return b.toString();
     }
 
-    /** A path segment's percent-escapes decoded as UTF-8 ('+' stays '+'); null when an escape is malformed. */
-    static String decodePathSegment(String segment) {
-        if (segment.indexOf('%') < 0) {
-            return segment;
-        }
-        try {
-            return java.net.URLDecoder.decode(segment.replace("+", "%2B"), java.nio.charset.StandardCharsets.UTF_8);
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
-    }
-
     /** The route keys this handler serves; a test checks them against template.yaml. */
     public final java.util.Set<String> routeKeys() {
         return java.util.Set.copyOf(routes.keySet());
@@ -164,63 +115,63 @@ public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPE
         long started = System.nanoTime();
         ApiRequest request = new ApiRequest(event);
         APIGatewayV2HTTPResponse response;
+        Reply reply = null;
         String code = null;
         String failure = null;
         try {
-            Route route;
             if (request.viaFunctionUrl()) {
-                route = resolveFunctionUrl(request);
-            } else {
-                route = routes.get(request.routeKey());
-                if (route == null) {
-                    throw new LifelineException(LifelineException.Kind.NOT_FOUND, "ROUTE_NOT_FOUND",
-                            "No route " + request.routeKey());
+                if (functionUrls == null) {
+                    throw FunctionUrlRouter.notFound(request);
                 }
+                request = functionUrls.resolve(request, routes.keySet());
+                request = functionUrls.identified(request);
+            }
+            Route route = routes.get(request.routeKey());
+            if (route == null) {
+                throw new LifelineException(LifelineException.Kind.NOT_FOUND, "ROUTE_NOT_FOUND",
+                        "No route " + request.routeKey());
             }
             authorize(request, route.scope());
-            Reply reply = route.action().run(request);
+            reply = route.action().run(request);
             response = respond(reply.status(), reply.body(), null);
             if (request.routeKey() != null && request.routeKey().startsWith("GET ") && reply.status() == 200) {
                 response = conditional(request, response);
             }
         } catch (LifelineException e) {
             code = e.code();
+            reply = null;
             response = error(e);
         } catch (RuntimeException e) {
             // A bug, not the caller's fault: logged (below) with the request id, answered without internals.
             code = "INTERNAL_ERROR";
             failure = e.toString();
+            reply = null;
             ObjectNode body = Json.object().put("success", false)
                     .put("error", "Internal error; the request id is " + request.requestId())
                     .put("code", "INTERNAL_ERROR");
             response = respond(500, body, null);
         }
-        logRequest(request, response.getStatusCode(), code, failure, System.nanoTime() - started);
+        logRequest(new Answered(request, reply, response.getStatusCode(), code, failure,
+                System.nanoTime() - started));
         return response;
     }
 
     /**
-     * The one log line of a request: team, agentId (when the path has one), requestId, route, status,
-     * outcome (ok, refused with the error code, or error) and durationMs. README.md, "Logs and metrics".
-     * The heartbeat function writes no line for a routine beat (accepted, no status change): its count goes into
-     * the function's summary, written once per interval; a refusal, an error or a status change writes its line.
+     * Writes the request's one log line ({@link #requestLine}). README.md, "Logs and metrics". A handler with its
+     * own account of requests (the heartbeat function's summary and metrics) overrides it.
      */
-    private void logRequest(ApiRequest request, int status, String code, String failure, long nanos) {
-        java.time.Instant now = metricsClock == null ? null : metricsClock.instant();
-        if (summary != null) {
-            // A property, not a metric: AWS/Lambda's Invocations counts the requests for free, and no alarm watches
-            // it ($0.30 a month; docs/design/deploy-and-cost/decisions.md, "An idle deployment under $1 a month").
-            summary.note(Metrics.HEARTBEATS, request.acceptedCount());
-            if (keyCache != null) {
-                summary.note(Metrics.KEY_LOOKUPS, keyCache.drainLookups());
-            }
-            if (code == null && failure == null && request.changes().isEmpty() && request.refusedEntries().isEmpty()) {
-                summary.flushIfDue();
-                return;
-            }
-        }
-        String outcome = failure != null ? "error" : code != null ? "refused" : "ok";
-        ObjectNode line = Log.line(failure != null ? "ERROR" : status >= 500 ? "WARN" : "INFO", "request");
+    protected void logRequest(Answered answered) {
+        Log.emit(requestLine(answered, java.util.List.of()));
+    }
+
+    /**
+     * The one log line of a request: team, agentId (when the path has one), requestId, route, status,
+     * outcome (ok, refused with the error code, or error), the status changes it made ({@code changes}, when
+     * any) and durationMs.
+     */
+    protected static ObjectNode requestLine(Answered a, java.util.List<String> changes) {
+        ApiRequest request = a.request();
+        ObjectNode line = Log.line(a.failure() != null ? "ERROR" : a.status() >= 500 ? "WARN" : "INFO", "request");
         Json.putIfPresent(line, "team", request.pathParameter("team"));
         Json.putIfPresent(line, "agentId", request.pathParameter("agentId"));
         Json.putIfPresent(line, "requestId", request.requestId());
@@ -229,39 +180,14 @@ public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPE
         if (request.viaFunctionUrl()) {
             line.put("via", "url");
         }
-        line.put("status", status).put("outcome", outcome);
-        Json.putIfPresent(line, "code", code);
-        Json.putIfPresent(line, "error", failure);
-        if (!request.changes().isEmpty()) {
-            request.changes().forEach(line.putArray("changes")::add);
+        line.put("status", a.status()).put("outcome", a.outcome());
+        Json.putIfPresent(line, "code", a.code());
+        Json.putIfPresent(line, "error", a.failure());
+        if (!changes.isEmpty()) {
+            changes.forEach(line.putArray("changes")::add);
         }
-        double durationMs = Math.round(nanos / 10_000.0) / 100.0;
-        line.put("durationMs", durationMs);
-        if (metricsClock == null) {
-            Log.emit(line);
-            return;
-        }
-        if (code != null) {
-            // A 500 is our fault, not the caller's: also a Faults count (the canary's rollback alarm by default).
-            Metrics.on(line, Metrics.HEARTBEAT_FUNCTION, now)
-                    .put(Metrics.HEARTBEATS_REJECTED, Metrics.Unit.COUNT, 1, Map.of(Metrics.CODE, code))
-                    .fault("INTERNAL_ERROR".equals(code) ? 1 : 0).emit();
-        } else {
-            Log.emit(line);
-        }
-        // Entries of a batch refused on their own: a document holds one value per dimension, so one line per
-        // code. Only batches with refused entries pay for it.
-        request.refusedEntries().forEach((entryCode, n) -> {
-            ObjectNode extra = Log.line("INFO", "heartbeats rejected");
-            Json.putIfPresent(extra, "team", request.pathParameter("team"));
-            Json.putIfPresent(extra, "requestId", request.requestId());
-            Json.putIfPresent(extra, "route", request.routeKey());
-            extra.put("outcome", "refused").put("durationMs", durationMs);
-            Metrics.on(extra, Metrics.HEARTBEAT_FUNCTION, now)
-                    .put(Metrics.HEARTBEATS_REJECTED, Metrics.Unit.COUNT, n, Map.of(Metrics.CODE, entryCode))
-                    .fault("INTERNAL_ERROR".equals(entryCode) ? n : 0).emit();
-        });
-        summary.flushIfDue();
+        line.put("durationMs", a.durationMs());
+        return line;
     }
 
     /**

@@ -148,7 +148,7 @@ public final class HookIngest {
         }
         String sourceText = reported == null ? why : source.wire() + ", " + why;
         return new Heartbeat(team, agentId, reported, sourceText, null, null, null, null)
-                .with(activity, allowances.of(activity));
+                .with(activity, Liveness.carried(activity, allowances, false));
     }
 
     /**

@@ -35,8 +35,14 @@ public final class EventCatalogue {
     private EventCatalogue() {
     }
 
+    /** The event that tells {@code change} on the bus: one per kind of change ({@link StreamChanges.Visitor}). */
     public static LifelineEvent of(StreamChanges.Change change) {
-        if (change instanceof StreamChanges.StatusChanged c) {
+        return change.accept(TOLD);
+    }
+
+    private static final StreamChanges.Visitor<LifelineEvent> TOLD = new StreamChanges.Visitor<>() {
+        @Override
+        public LifelineEvent statusChanged(StreamChanges.StatusChanged c) {
             var t = c.transition();
             String id = c.team() + "/" + c.agentId() + "/status/" + t.seq();
             ObjectNode d = base(id, c.team()).put("agentId", c.agentId());
@@ -57,14 +63,18 @@ public final class EventCatalogue {
             d.put("seq", t.seq()).put("at", t.at().toString());
             return new LifelineEvent(c.team(), AGENT_STATUS_CHANGED, id, t.at(), d);
         }
-        if (change instanceof StreamChanges.TaskReassigned c) {
+
+        @Override
+        public LifelineEvent taskReassigned(StreamChanges.TaskReassigned c) {
             String id = c.team() + "/" + c.taskId() + "/reassigned/" + c.at().toEpochMilli();
             ObjectNode d = base(id, c.team()).put("fromAgentId", c.fromAgentId());
             d.set("taskIds", Json.MAPPER.createArrayNode().add(c.taskId()));
             d.put("at", c.at().toString());
             return new LifelineEvent(c.team(), TASKS_REASSIGNED, id, c.at(), d);
         }
-        if (change instanceof StreamChanges.LeaderNotice c) {
+
+        @Override
+        public LifelineEvent leaderNotice(StreamChanges.LeaderNotice c) {
             String id = c.team() + "/" + c.leaderAgentId() + "/inbox/" + c.notice().noticeId();
             ObjectNode d = base(id, c.team()).put("leaderAgentId", c.leaderAgentId())
                     .put("aboutAgentId", c.notice().aboutAgentId()).put("message", c.notice().message());
@@ -72,13 +82,26 @@ public final class EventCatalogue {
             d.put("at", c.notice().at().toString());
             return new LifelineEvent(c.team(), LEADER_NOTIFIED, id, c.notice().at(), d);
         }
-        if (change instanceof StreamChanges.MassStale c) {
+
+        @Override
+        public LifelineEvent massStale(StreamChanges.MassStale c) {
             String id = c.team() + "/mass-stale/" + c.since().toEpochMilli();
             ObjectNode d = base(id, c.team()).put("aliveAgents", c.aliveAgents()).put("staleAgents", c.staleAgents())
                     .put("threshold", c.threshold()).put("at", c.since().toString());
             return new LifelineEvent(c.team(), MASS_STALE_SUSPECTED, id, c.since(), d);
         }
-        if (change instanceof StreamChanges.RestartRequested c) {
+
+        @Override
+        public LifelineEvent sessionRotation(StreamChanges.SessionRotation c) {
+        Instant at = c.at() == null ? Instant.EPOCH : c.at();
+        String id = c.team() + "/" + c.agentId() + "/rotation/" + c.rotation();
+        ObjectNode d = base(id, c.team()).put("agentId", c.agentId()).put("rotation", c.rotation())
+                .put("at", at.toString());
+        return new LifelineEvent(c.team(), SESSION_ROTATION_REQUESTED, id, at, d);
+        }
+
+        @Override
+        public LifelineEvent restartRequested(StreamChanges.RestartRequested c) {
             var cmd = c.command();
             String id = c.team() + "/" + cmd.hostId() + "/command/" + cmd.commandId();
             ObjectNode d = base(id, c.team()).put("agentId", cmd.agentId()).put("hostId", cmd.hostId())
@@ -87,13 +110,17 @@ public final class EventCatalogue {
             d.put("at", cmd.createdAt().toString()).put("expiresAt", cmd.expiresAt().toString());
             return new LifelineEvent(c.team(), AGENT_RESTART_REQUESTED, id, cmd.createdAt(), d);
         }
-        if (change instanceof StreamChanges.AdminKeyMinted c) {
+
+        @Override
+        public LifelineEvent adminKeyMinted(StreamChanges.AdminKeyMinted c) {
             String id = c.team() + "/admin-key/" + c.keyId();
             ObjectNode d = base(id, c.team()).put("keyId", c.keyId()).put("scope", "admin")
                     .put("operatorKeyId", c.operatorKeyId()).put("at", c.at().toString());
             return new LifelineEvent(c.team(), ADMIN_KEY_MINTED, id, c.at(), d);
         }
-        if (change instanceof StreamChanges.HostLeaseExpired c) {
+
+        @Override
+        public LifelineEvent hostLeaseExpired(StreamChanges.HostLeaseExpired c) {
             String id = c.team() + "/" + c.hostId() + "/lease-expired/" + c.at().toEpochMilli();
             ObjectNode d = base(id, c.team()).put("hostId", c.hostId()).put("agentCount", c.agentCount());
             d.set("agentIds", Json.MAPPER.valueToTree(c.agents()));
@@ -110,7 +137,9 @@ public final class EventCatalogue {
             d.put("at", c.at().toString());
             return new LifelineEvent(c.team(), HOST_LEASE_EXPIRED, id, c.at(), d);
         }
-        if (change instanceof StreamChanges.HostLeaseRestored c) {
+
+        @Override
+        public LifelineEvent hostLeaseRestored(StreamChanges.HostLeaseRestored c) {
             Instant at = c.at() == null ? c.expiredAt() : c.at();
             String id = c.team() + "/" + c.hostId() + "/lease-restored/" + c.expiredAt().toEpochMilli();
             ObjectNode d = base(id, c.team()).put("hostId", c.hostId()).put("expiredAt", c.expiredAt().toString());
@@ -121,19 +150,17 @@ public final class EventCatalogue {
             d.put("at", at.toString());
             return new LifelineEvent(c.team(), HOST_LEASE_RESTORED, id, at, d);
         }
-        if (change instanceof StreamChanges.FleetMassStale c) {
+
+        @Override
+        public LifelineEvent fleetMassStale(StreamChanges.FleetMassStale c) {
             return fleet(c);
         }
-        if (change instanceof StreamChanges.AwaitingInput c) {
+
+        @Override
+        public LifelineEvent awaitingInput(StreamChanges.AwaitingInput c) {
             return awaiting(c);
         }
-        StreamChanges.SessionRotation c = (StreamChanges.SessionRotation) change;
-        Instant at = c.at() == null ? Instant.EPOCH : c.at();
-        String id = c.team() + "/" + c.agentId() + "/rotation/" + c.rotation();
-        ObjectNode d = base(id, c.team()).put("agentId", c.agentId()).put("rotation", c.rotation())
-                .put("at", at.toString());
-        return new LifelineEvent(c.team(), SESSION_ROTATION_REQUESTED, id, at, d);
-    }
+    };
 
     /**
      * A wait for a person past its threshold, and its end: one event each per wait, both carrying the wait's start

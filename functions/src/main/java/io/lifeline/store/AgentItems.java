@@ -293,35 +293,6 @@ final class AgentItems {
         }
     }
 
-    /**
-     * An alive agent item as the sweep judges it through its host lease ({@code lease}, or null): its heartbeat,
-     * deadline and misses per {@link io.lifeline.agent.Liveness#throughLease}; the item itself when the agent is not
-     * alive, has a schedule or has no entry there. For answers that show the agent (GET, lists).
-     */
-    static Map<String, AttributeValue> throughLease(Map<String, AttributeValue> item, Map<String, AttributeValue> lease) {
-        AgentStatus status = AgentStatus.fromWire(str(item, STATUS)).orElse(null);
-        if (lease == null || lease.isEmpty() || status == null || !status.isAlive() || item.containsKey(SCHEDULE)) {
-            return item;
-        }
-        AttributeValue beats = lease.get(HostLeaseStore.BEATS);
-        AttributeValue entry = beats == null || !beats.hasM() ? null
-                : beats.m().get(io.lifeline.agent.HostLease.key(agentId(item)));
-        if (entry == null) {
-            return item;
-        }
-        Instant leaseBeat = Instant.ofEpochMilli(Long.parseLong(entry.n()));
-        io.lifeline.agent.SweepPlan.Observed direct = new io.lifeline.agent.SweepPlan.Observed(team(item),
-                agentId(item), status, instant(item, HEARTBEAT_AT), instant(item, DEADLINE), (int) num(item, MISSES, 0),
-                (int) num(item, GRACE, 0), num(item, BEATS, 0), instant(item, PAUSED_UNTIL));
-        io.lifeline.agent.SweepPlan.Observed judged = io.lifeline.agent.Liveness.throughLease(direct,
-                Duration.ofMillis(num(item, STALE_AFTER_MS, 0)), null, leaseBeat, instant(item, LAST_MISS_AT));
-        Map<String, AttributeValue> out = new java.util.HashMap<>(item);
-        out.put(HEARTBEAT_AT, ms(judged.heartbeatAt()));
-        out.put(DEADLINE, ms(judged.deadline()));
-        out.put(MISSES, n(judged.misses()));
-        return out;
-    }
-
     /** A write that carries no fact for the bus: its stream record is filtered out before the publisher. */
     static void quiet(Update u) {
         u.remove(OUTBOX);

@@ -177,12 +177,21 @@ public final class AgentStore {
     }
 
     /**
+     * An agent as read for showing it, with what its host lease holds of it: {@code leaseBeat}, its entry on the
+     * lease its item names (read only while it is alive; null when it names none or the lease has no entry), and
+     * {@code lastMissAt}, when the sweep last counted a miss of it (null when none counts). The store reads them; how
+     * they judge the agent is {@link io.lifeline.agent.Liveness}'s, asked by the application layer.
+     */
+    public record Read(Agent agent, Instant leaseBeat, Instant lastMissAt) {
+    }
+
+    /**
      * The agent, with its last change whole: once the outbox has published it, the item keeps only its seq and time,
      * and the rest is read from its record on the ledger (one more read; none when the record has passed the
-     * history's retention, and the answer then has no last change).
+     * history's retention, and the answer then has no last change). Its item alone: see {@link #read} for its lease.
      */
     public Optional<Agent> get(String team, String agentId) {
-        return read(team, agentId, true);
+        return read(team, agentId, true, false).map(Read::agent);
     }
 
     /**
@@ -190,20 +199,36 @@ public final class AgentStore {
      * trigger and reason are there only until the outbox has published it ({@link AgentItems#lastTransition}).
      */
     public Agent requireCurrent(String team, String agentId) {
-        return read(team, agentId, false).orElseThrow(() -> LifelineException.agentNotFound(agentId));
+        return read(team, agentId, false, false).map(Read::agent)
+                .orElseThrow(() -> LifelineException.agentNotFound(agentId));
     }
 
-    private Optional<Agent> read(String team, String agentId, boolean lastChange) {
+    /**
+     * The agent as {@link #get} reads it, and, when it is alive and its item names a host lease, that lease's beat of
+     * it (one more consistent read).
+     */
+    public Optional<Read> read(String team, String agentId) {
+        return read(team, agentId, true, true);
+    }
+
+    /** The agent as {@link #requireCurrent} reads it, with its host lease's beat as {@link #read} reads it. */
+    public Optional<Read> readCurrent(String team, String agentId) {
+        return read(team, agentId, false, true);
+    }
+
+    private Optional<Read> read(String team, String agentId, boolean lastChange, boolean withLease) {
         Map<String, AttributeValue> item = StoreFailures.call("read the agent", () -> dynamo.getItem(
                 r -> r.tableName(table).key(AgentItems.key(team, agentId)).consistentRead(true))).item();
         if (item == null || item.isEmpty()) {
             return Optional.empty();
         }
+        Instant leaseBeat = null;
         String hostId = Items.str(item, AgentItems.LEASE);
-        if (hostId != null && AgentStatus.fromWire(Items.str(item, STATUS)).map(AgentStatus::isAlive).orElse(false)) {
+        if (withLease && hostId != null
+                && AgentStatus.fromWire(Items.str(item, STATUS)).map(AgentStatus::isAlive).orElse(false)) {
             Map<String, AttributeValue> lease = StoreFailures.call("read the agent's host lease", () -> dynamo.getItem(
                     r -> r.tableName(table).key(HostLeaseStore.key(team, hostId)).consistentRead(true))).item();
-            item = AgentItems.throughLease(item, lease);
+            leaseBeat = HostLeaseStore.beatOf(lease, agentId);
         }
         Agent agent = AgentItems.toAgent(item);
         Transition stamped = agent.lastTransition();
@@ -212,7 +237,7 @@ public final class AgentStore {
             Transition recorded = TransitionLog.recorded(dynamo, ledger, team, agentId, stamped.seq());
             agent = withLastTransition(agent, recorded);
         }
-        return Optional.of(agent);
+        return Optional.of(new Read(agent, leaseBeat, Items.instant(item, AgentItems.LAST_MISS_AT)));
     }
 
     private static Agent withLastTransition(Agent a, Transition t) {
@@ -227,11 +252,12 @@ public final class AgentStore {
     }
 
     /**
-     * The team's agents, optionally only those in {@code status}, ordered by id: their keys from the team's roster on
-     * the ledger (written once, at registration), then the items themselves by BatchGetItem. An agent's
-     * {@code lastTransition} is there only until the outbox has published it (GET agent reads it from the ledger).
+     * The team's agents, optionally only those in {@code status}, ordered by id, each with its host lease's beat of
+     * it ({@link Read}): their keys from the team's roster on the ledger (written once, at registration), then the
+     * items themselves by BatchGetItem, then the leases they name (each once). An agent's {@code lastTransition} is
+     * there only until the outbox has published it (GET agent reads it from the ledger).
      */
-    public List<Agent> list(String team, AgentStatus status) {
+    public List<Read> list(String team, AgentStatus status) {
         List<Map<String, AttributeValue>> keys = new ArrayList<>();
         for (Map<String, AttributeValue> entry : Partitions.withPrefix(dynamo, ledger, Keys.team(team),
                 Keys.AGENT_PREFIX, null, "list agents")) {
@@ -239,9 +265,8 @@ public final class AgentStore {
                 keys.add(AgentItems.key(team, Keys.idAfter(Keys.AGENT_PREFIX, Items.str(entry, Keys.SK))));
             }
         }
-        List<Agent> out = new ArrayList<>();
+        List<Read> out = new ArrayList<>();
         List<Map<String, AttributeValue>> items = BatchReads.get(dynamo, table, keys, k -> k, "list agents");
-        // Hosted agents are shown as the sweep judges them: through their host's lease (read once per host).
         Map<String, Map<String, AttributeValue>> leaseKeys = new HashMap<>();
         for (Map<String, AttributeValue> item : items) {
             String hostId = Items.str(item, AgentItems.LEASE);
@@ -256,15 +281,15 @@ public final class AgentStore {
                 leases.put(HostLeaseStore.hostId(lease), lease);
             }
         }
-        for (Map<String, AttributeValue> raw : items) {
-            String hostId = Items.str(raw, AgentItems.LEASE);
-            Map<String, AttributeValue> item = hostId == null ? raw : AgentItems.throughLease(raw, leases.get(hostId));
+        for (Map<String, AttributeValue> item : items) {
+            String hostId = Items.str(item, AgentItems.LEASE);
             Agent agent = AgentItems.toAgent(item);
             if (status == null || agent.status() == status) {
-                out.add(agent);
+                Instant leaseBeat = hostId == null ? null : HostLeaseStore.beatOf(leases.get(hostId), agent.agentId());
+                out.add(new Read(agent, leaseBeat, Items.instant(item, AgentItems.LAST_MISS_AT)));
             }
         }
-        out.sort(java.util.Comparator.comparing(Agent::agentId));
+        out.sort(java.util.Comparator.comparing((Read r) -> r.agent().agentId()));
         return out;
     }
 

@@ -118,6 +118,13 @@ public final class HostLeaseStore {
         return pk.substring(pk.indexOf(HOST_INFIX) + HOST_INFIX.length());
     }
 
+    /** A lease item's beat of {@code agentId} (its entry in the beat map), or null when it has none or is absent. */
+    static Instant beatOf(Map<String, AttributeValue> lease, String agentId) {
+        AttributeValue beats = lease == null ? null : lease.get(BEATS);
+        AttributeValue entry = beats == null || !beats.hasM() ? null : beats.m().get(HostLease.key(agentId));
+        return entry == null ? null : Instant.ofEpochMilli(Long.parseLong(entry.n()));
+    }
+
     /** The lease as the sweep reads it. */
     static HostLease.Seen seen(Map<String, AttributeValue> item) {
         Map<String, Long> beats = new HashMap<>();

@@ -20,6 +20,34 @@ public final class StreamChanges {
     public sealed interface Change permits StatusChanged, TaskReassigned, LeaderNotice, MassStale, SessionRotation,
             RestartRequested, AdminKeyMinted, HostLeaseExpired, HostLeaseRestored, FleetMassStale, AwaitingInput {
         String team();
+
+        /** This change told to {@code v}: each kind has its own method, so no kind can be left out. */
+        <R> R accept(Visitor<R> v);
+    }
+
+    /** What to make of each kind of change (the event catalogue's events): one method per kind, none optional. */
+    public interface Visitor<R> {
+        R statusChanged(StatusChanged c);
+
+        R taskReassigned(TaskReassigned c);
+
+        R leaderNotice(LeaderNotice c);
+
+        R massStale(MassStale c);
+
+        R sessionRotation(SessionRotation c);
+
+        R restartRequested(RestartRequested c);
+
+        R adminKeyMinted(AdminKeyMinted c);
+
+        R hostLeaseExpired(HostLeaseExpired c);
+
+        R hostLeaseRestored(HostLeaseRestored c);
+
+        R fleetMassStale(FleetMassStale c);
+
+        R awaitingInput(AwaitingInput c);
     }
 
     /**
@@ -29,6 +57,11 @@ public final class StreamChanges {
      */
     public record AwaitingInput(String team, String agentId, String name, String hostId, Instant since,
                                 Instant raisedAt, Instant resumedAt) implements Change {
+        @Override
+        public <R> R accept(Visitor<R> v) {
+            return v.awaitingInput(this);
+        }
+
     }
 
     /** The team name fleet-level changes carry: no team's, so no team key can read them as its own. */
@@ -52,6 +85,11 @@ public final class StreamChanges {
             this(team, agentId, name, hostId, transition, currentTaskId, cause, diedAt, null);
         }
 
+        @Override
+        public <R> R accept(Visitor<R> v) {
+            return v.statusChanged(this);
+        }
+
         public StatusChanged(String team, String agentId, String name, String hostId, Transition transition,
                              String currentTaskId) {
             this(team, agentId, name, hostId, transition, currentTaskId, null, null);
@@ -64,24 +102,54 @@ public final class StreamChanges {
     }
 
     public record TaskReassigned(String team, String taskId, String fromAgentId, Instant at) implements Change {
+        @Override
+        public <R> R accept(Visitor<R> v) {
+            return v.taskReassigned(this);
+        }
+
     }
 
     public record LeaderNotice(String team, String leaderAgentId, InboxStore.Notice notice) implements Change {
+        @Override
+        public <R> R accept(Visitor<R> v) {
+            return v.leaderNotice(this);
+        }
+
     }
 
     public record MassStale(String team, int aliveAgents, int staleAgents, double threshold, Instant since)
             implements Change {
+        @Override
+        public <R> R accept(Visitor<R> v) {
+            return v.massStale(this);
+        }
+
     }
 
     public record SessionRotation(String team, String agentId, long rotation, Instant at) implements Change {
+        @Override
+        public <R> R accept(Visitor<R> v) {
+            return v.sessionRotation(this);
+        }
+
     }
 
     /** A restart command was issued to a host (the restart channel's push side). */
     public record RestartRequested(String team, HostCommandStore.Command command) implements Change {
+        @Override
+        public <R> R accept(Visitor<R> v) {
+            return v.restartRequested(this);
+        }
+
     }
 
     /** An operator minted an admin key for the team ({@code operatorKeyId}: the operator key that did). */
     public record AdminKeyMinted(String team, String keyId, String operatorKeyId, Instant at) implements Change {
+        @Override
+        public <R> R accept(Visitor<R> v) {
+            return v.adminKeyMinted(this);
+        }
+
     }
 
     /**
@@ -91,6 +159,11 @@ public final class StreamChanges {
      */
     public record HostLeaseExpired(String team, String hostId, List<String> agents, int agentCount,
                                    Instant lastRenewedAt, Instant at, String partOf, int leases) implements Change {
+        @Override
+        public <R> R accept(Visitor<R> v) {
+            return v.hostLeaseExpired(this);
+        }
+
         public HostLeaseExpired(String team, String hostId, List<String> agents, int agentCount,
                                 Instant lastRenewedAt, Instant at) {
             this(team, hostId, agents, agentCount, lastRenewedAt, at, null, 1);
@@ -103,6 +176,11 @@ public final class StreamChanges {
      */
     public record HostLeaseRestored(String team, String hostId, Instant expiredAt, Instant renewedAt, Instant at,
                                     String partOf) implements Change {
+        @Override
+        public <R> R accept(Visitor<R> v) {
+            return v.hostLeaseRestored(this);
+        }
+
         public HostLeaseRestored(String team, String hostId, Instant expiredAt, Instant renewedAt, Instant at) {
             this(team, hostId, expiredAt, renewedAt, at, null);
         }
@@ -115,6 +193,11 @@ public final class StreamChanges {
      */
     public record FleetMassStale(int aliveAgents, int staleAgents, double threshold, List<String> teams,
                                  int teamCount, Instant since, Instant resolvedAt) implements Change {
+        @Override
+        public <R> R accept(Visitor<R> v) {
+            return v.fleetMassStale(this);
+        }
+
         @Override
         public String team() {
             return FLEET_TEAM;

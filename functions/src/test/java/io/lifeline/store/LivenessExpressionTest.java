@@ -81,4 +81,51 @@ class LivenessExpressionTest {
         assertEquals(new Liveness.Wait(Liveness.Waiting.INPUT, input), switched.waiting(), "a new wait starts anew");
         assertNull(beat(team, "c", null, Liveness.Activity.IN_TURN, f.tick()).waiting());
     }
+    /**
+     * The table: every activity a beat can state (or none, as a host's entry may), direct or through a host, with and
+     * without nextHeartbeatWithinSeconds, for an agent with and without its own allowances. For each row the deadline
+     * DynamoDB Local stores is {@link Liveness#window}'s with the allowance {@link Liveness#carried} gives the beat.
+     */
+    @Test
+    void storedDeadline_isLivenesssWindow_onEveryRowOfTheTable() {
+        String team = StoreFixture.team("table");
+        Duration working = Duration.ofSeconds(120);
+        Duration input = Duration.ofSeconds(3_600);
+        Duration person = Duration.ofSeconds(7_200);
+        f.agents.register(new NewAgent(team, "own", "Own", "worker", null, StoreFixture.STALE_AFTER, StoreFixture.GRACE,
+                null, null, working, input, person), f.tick());
+        f.agents.join(team, "own", f.tick());
+        f.ready(team, "plain");
+        java.util.Map<Liveness.Activity, Duration> ownAllowance = java.util.Map.of(Liveness.Activity.IN_TURN, working,
+                Liveness.Activity.WAITING_FOR_INPUT, input, Liveness.Activity.WAITING_FOR_PERSON, person);
+        java.util.List<Liveness.Activity> activities = new java.util.ArrayList<>(java.util.Arrays.asList(
+                Liveness.Activity.values()));
+        activities.add(null);
+        int rows = 0;
+        for (String agentId : java.util.List.of("own", "plain")) {
+            for (Liveness.Activity activity : activities) {
+                for (boolean throughHost : new boolean[] {false, true}) {
+                    if (activity == null && !throughHost) {
+                        continue; // a direct beat always states its activity (plain when it says nothing)
+                    }
+                    for (Duration nextWithin : java.util.Arrays.asList(null, Duration.ofSeconds(7))) {
+                        Duration carried = Liveness.carried(activity, DEPLOYMENT, throughHost);
+                        Heartbeat hb = new Heartbeat(team, agentId, null, "test", nextWithin, null, null, null)
+                                .with(activity, carried);
+                        Instant now = f.tick();
+                        Instant beatAt = throughHost ? now.minusMillis(500) : now; // after the previous beat (a tick is 1 s)
+                        Agent after = throughHost ? f.agents.hostedBeat(hb, now, beatAt, "host-1")
+                                : f.agents.heartbeat(hb, now);
+                        Duration own = agentId.equals("own") && activity != null ? ownAllowance.get(activity) : null;
+                        String row = agentId + " " + activity + (throughHost ? " through a host" : " direct")
+                                + " nextWithin=" + nextWithin;
+                        assertEquals(Liveness.deadline(beatAt, Liveness.window(nextWithin, activity, own, carried,
+                                StoreFixture.STALE_AFTER)), after.deadline(), row);
+                        rows++;
+                    }
+                }
+            }
+        }
+        assertEquals(2 * (4 * 2 + 1) * 2, rows, "every row ran");
+    }
 }
