@@ -142,4 +142,32 @@ class LayeringTest {
                         + "AgentQueries); handlers call them")
                 .check(classes);
     }
+
+    @Test
+    void functions_dependOnNothingOfLifelineLocal_andCarryNoSwitchOfItsOwn() {
+        noClasses().should().dependOnClassesThat().resideInAPackage("io.lifeline.local..")
+                .because("the functions run in AWS as they run in Local")
+                .check(classes);
+        // Local's late-sweep rule is a SweepGate Local hands SweepHandler; no member of the functions switches it.
+        com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noMembers()
+                .should().haveNameMatching("(?i).*(skipsLate|lifelineLocal|localOnly).*")
+                .check(classes);
+    }
+
+    @Test
+    void config_readsNoVariableOfLocalsLateSweepRule() {
+        java.util.Set<String> read = new java.util.TreeSet<>();
+        java.util.Map<String, String> env = new java.util.HashMap<>(java.util.Map.of("LIVE_TABLE", "live",
+                "LEDGER_TABLE", "ledger")) {
+            @Override
+            public String get(Object name) {
+                read.add((String) name);
+                return super.get(name);
+            }
+        };
+        io.lifeline.config.Config.fromEnvironment(env);
+        org.junit.jupiter.api.Assertions.assertTrue(read.contains("SWEEP_INTERVAL_MS"), read.toString());
+        org.junit.jupiter.api.Assertions.assertTrue(read.stream().noneMatch(n -> n.contains("SKIPS_LATE")
+                || n.contains("LOCAL")), read.toString());
+    }
 }

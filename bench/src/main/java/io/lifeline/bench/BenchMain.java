@@ -1,6 +1,6 @@
 package io.lifeline.bench;
 
-import io.lifeline.local.LocalDynamo;
+import io.lifeline.local.app.LocalDynamo;
 import io.lifeline.support.Json;
 import java.nio.file.Files;
 import java.nio.file.Path;

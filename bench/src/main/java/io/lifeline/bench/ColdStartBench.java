@@ -1,8 +1,8 @@
 package io.lifeline.bench;
 
 import io.lifeline.agent.NewAgent;
-import io.lifeline.local.LocalDynamo;
-import io.lifeline.local.SamTemplate;
+import io.lifeline.local.app.LocalDynamo;
+import io.lifeline.local.template.SamTemplate;
 import io.lifeline.store.AgentStore;
 import java.io.BufferedReader;
 import java.io.InputStream;
@@ -48,7 +48,7 @@ final class ColdStartBench {
             }
         }
         try (LocalDynamo server = LocalDynamo.start(null); DynamoDbClient dynamo = server.client()) {
-            io.lifeline.local.LocalTables tables = io.lifeline.local.LocalTables.named(SamTemplate.bundled(), "cold");
+            io.lifeline.local.template.LocalTables tables = io.lifeline.local.template.LocalTables.named(SamTemplate.bundled(), "cold");
             tables.ensure(dynamo, SamTemplate.bundled());
             AgentStore agents = new AgentStore(dynamo, tables.tables());
             agents.register(new NewAgent("bench", "cold-1", "cold", "bench", null, Duration.ofSeconds(60), 2, null, null),

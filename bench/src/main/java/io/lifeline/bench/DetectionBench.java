@@ -1,8 +1,8 @@
 package io.lifeline.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.lifeline.local.LifelineLocal;
-import io.lifeline.local.SamTemplate;
+import io.lifeline.local.app.LifelineLocal;
+import io.lifeline.local.template.SamTemplate;
 import io.lifeline.support.Json;
 import java.net.URI;
 import java.net.http.HttpClient;

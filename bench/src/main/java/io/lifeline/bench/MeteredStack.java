@@ -1,14 +1,13 @@
 package io.lifeline.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.lifeline.local.LocalDynamo;
-import io.lifeline.local.LocalGateway;
-import io.lifeline.local.LocalRuntime;
-import io.lifeline.local.SamTemplate;
+import io.lifeline.local.app.LocalDynamo;
+import io.lifeline.local.http.LocalGateway;
+import io.lifeline.local.app.LocalRuntime;
+import io.lifeline.local.template.SamTemplate;
 import io.lifeline.store.KeyStore;
 import io.lifeline.support.Json;
 import java.time.Clock;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -29,13 +28,13 @@ public final class MeteredStack implements AutoCloseable {
     public final DynamoDbClient metered;
     public final CapacityMeter meter = new CapacityMeter();
     public final io.lifeline.store.Tables tables;
-    private final io.lifeline.local.LocalTables localTables;
+    private final io.lifeline.local.template.LocalTables localTables;
     public final LocalGateway gateway;
     public final String adminKey;
     public final SamTemplate template;
     private final LocalRuntime runtime;
     /** The live table's stream feeding the template's stream functions (the outbox), when asked for; else null. */
-    public final io.lifeline.local.StreamPump pump;
+    public final io.lifeline.local.aws.StreamPump pump;
 
     /** An answer with its parsed body. */
     public record Reply(int status, JsonNode body) {
@@ -58,7 +57,7 @@ public final class MeteredStack implements AutoCloseable {
                         boolean outbox) throws Exception {
         this.server = server;
         this.template = SamTemplate.bundled();
-        this.localTables = io.lifeline.local.LocalTables.named(template, table);
+        this.localTables = io.lifeline.local.template.LocalTables.named(template, table);
         this.tables = localTables.tables();
         this.plain = server.client();
         localTables.ensure(plain, template);
@@ -67,11 +66,10 @@ public final class MeteredStack implements AutoCloseable {
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
                 .overrideConfiguration(c -> c.addExecutionInterceptor(meter))
                 .build();
-        // The bench's figures were measured without Local's late-schedule skip: keep the template's default.
-        Map<String, String> params = new HashMap<>(parameters);
-        params.putIfAbsent("SweepSkipsLateSchedules", "false");
+        // The bench's figures were measured without Local's late-sweep rule: every sweep judges, as in AWS.
         LocalRuntime.Builder builder = LocalRuntime.builder().template(template).tables(metered, localTables)
-                .busName("bench-bus").clock(clock).parameters(params).withoutStepFunctions();
+                .busName("bench-bus").clock(clock).parameters(parameters).withoutStepFunctions()
+                .skipLateSweeps(false);
         if (outbox) {
             builder.streams(server.streamsClient(), localTables.streamArn(plain), null);
         }

@@ -1,7 +1,7 @@
 package io.lifeline.bench;
 
-import io.lifeline.local.LocalDynamo;
-import io.lifeline.local.LocalGateway;
+import io.lifeline.local.app.LocalDynamo;
+import io.lifeline.local.http.LocalGateway;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
 import java.nio.charset.StandardCharsets;
@@ -103,7 +103,7 @@ public final class ObservabilityBench {
                 ids.add("a" + i);
                 stack.readyAgent("a" + i);
             }
-            String base = viaUrl ? LocalGateway.urlPath(io.lifeline.local.LifelineLocal.HEARTBEAT_URL_FUNCTION) : "";
+            String base = viaUrl ? LocalGateway.urlPath(io.lifeline.local.app.LifelineLocal.HEARTBEAT_URL_FUNCTION) : "";
             String path = agents == 1 ? base + stack.agentPath("a0") + "/heartbeat"
                     : base + "/v1/teams/" + MeteredStack.TEAM + "/heartbeats";
             StringBuilder batch = new StringBuilder("{\"heartbeats\":[");

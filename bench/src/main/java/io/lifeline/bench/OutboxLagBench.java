@@ -1,9 +1,9 @@
 package io.lifeline.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.lifeline.local.LifelineLocal;
-import io.lifeline.local.LocalEventBus;
-import io.lifeline.local.SamTemplate;
+import io.lifeline.local.app.LifelineLocal;
+import io.lifeline.local.aws.LocalEventBus;
+import io.lifeline.local.template.SamTemplate;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -31,7 +31,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code /proc/loadavg} before and after the run: the machine is shared, and the figure follows its load). Local's
  * stream pump polls every 10 ms while records flow and every 100 ms when the stream is quiet.
  *
- * <p>The lag is broken down by stage with the pump's {@link io.lifeline.local.StreamPump.Observer} (timestamps of
+ * <p>The lag is broken down by stage with the pump's {@link io.lifeline.local.aws.StreamPump.Observer} (timestamps of
  * each batch the publisher is given; nothing is logged): the transition's {@code at} to the read that brought its
  * record (the stream wait: the write, the poll interval, the pass ahead of it), the read to the publisher's invocation
  * (the filter, the batch's conversion), and the invocation to the event's arrival on the bus (the publisher's work

@@ -1,7 +1,7 @@
 package io.lifeline.bench;
 
 import io.lifeline.agent.SweepPlan;
-import io.lifeline.local.LocalDynamo;
+import io.lifeline.local.app.LocalDynamo;
 import io.lifeline.store.SweepStore;
 import io.lifeline.store.TeamStore;
 import io.lifeline.sweep.Sweeper;

@@ -3,7 +3,7 @@ package io.lifeline.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.lifeline.local.LocalDynamo;
+import io.lifeline.local.app.LocalDynamo;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

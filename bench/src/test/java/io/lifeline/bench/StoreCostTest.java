@@ -2,7 +2,7 @@ package io.lifeline.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.lifeline.local.LocalDynamo;
+import io.lifeline.local.app.LocalDynamo;
 import java.time.Clock;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;

@@ -19,7 +19,7 @@ import io.lifeline.client.model.Pause;
 import io.lifeline.client.model.RegisterAgent;
 import io.lifeline.client.model.Stats;
 import io.lifeline.client.model.TaskChange;
-import io.lifeline.local.LifelineLocal;
+import io.lifeline.local.app.LifelineLocal;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.time.Duration;

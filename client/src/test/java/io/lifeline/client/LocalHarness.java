@@ -1,7 +1,7 @@
 package io.lifeline.client;
 
-import io.lifeline.local.LifelineLocal;
-import io.lifeline.local.SamTemplate;
+import io.lifeline.local.app.LifelineLocal;
+import io.lifeline.local.template.SamTemplate;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;

@@ -17,7 +17,6 @@ public record Config(
         Duration transitionRetention,
         Duration sweepInterval,
         int sweepsPerInvocation,
-        boolean sweepSkipsLateSchedules,
         int sweepSegments,
         double selfPreservationThreshold,
         int selfPreservationMinAlive,
@@ -66,7 +65,6 @@ public record Config(
                 Duration.ofDays(positive(env, "TRANSITION_RETENTION_DAYS", 30)),
                 Duration.ofMillis(positive(env, "SWEEP_INTERVAL_MS", 15_000)),
                 (int) positive(env, "SWEEPS_PER_INVOCATION", 4),
-                flag(env, "SWEEP_SKIPS_LATE_SCHEDULES"),
                 (int) positive(env, "SWEEP_SEGMENTS", 4),
                 share(env, "SELF_PRESERVATION_THRESHOLD", 0.5),
                 (int) positive(env, "SELF_PRESERVATION_MIN_ALIVE", 4),
@@ -240,18 +238,6 @@ public record Config(
         } catch (NumberFormatException e) {
             throw new IllegalStateException(name + " must be a number, was " + raw, e);
         }
-    }
-
-    /** {@code true} or {@code false}; absent is false. */
-    private static boolean flag(Map<String, String> env, String name) {
-        String raw = env.get(name);
-        if (raw == null || raw.isBlank() || raw.trim().equals("false")) {
-            return false;
-        }
-        if (raw.trim().equals("true")) {
-            return true;
-        }
-        throw new IllegalStateException(name + " must be true or false, was " + raw);
     }
 
     private static long positive(Map<String, String> env, String name, long fallback) {

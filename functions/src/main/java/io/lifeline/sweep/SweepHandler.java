@@ -24,7 +24,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.joda.time.DateTime;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -58,17 +57,20 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
     private final Config config;
     private final java.time.Clock clock;
     private final Supplier<SqsClient> sqs;
-    /**
-     * With {@code SWEEP_SKIPS_LATE_SCHEDULES} (Lifeline Local): no sweep judges before this instant, one interval
-     * after a sweep that was skipped as late, whichever way the next sweep arrives (schedule or queue).
-     */
-    private final AtomicReference<Instant> heldUntil = new AtomicReference<>(Instant.MIN);
+    /** Whether a due sweep judges; asked once per sweep (the Lambda runtime's handler: every sweep does). */
+    private final SweepGate gate;
 
     public SweepHandler() {
         this(Wiring.fromEnvironment());
     }
 
     public SweepHandler(Wiring wiring) {
+        this(wiring, SweepGate.JUDGE_EVERY_SWEEP);
+    }
+
+    /** {@code gate}: whether each due sweep judges, given how late it is (see {@link SweepGate}). */
+    public SweepHandler(Wiring wiring, SweepGate gate) {
+        this.gate = java.util.Objects.requireNonNull(gate, "gate");
         this.config = wiring.config();
         this.clock = wiring.clock();
         this.sqs = wiring.sqs();
@@ -243,28 +245,16 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
         // check cannot make it judge at a time the heartbeats queued behind the stall missed.
         Instant now = clock.instant();
         Duration late = due == null || due.isAfter(now) ? Duration.ZERO : Duration.between(due, now);
-        if (config.sweepSkipsLateSchedules()) {
-            // Only where heartbeats share this process (SWEEP_SKIPS_LATE_SCHEDULES, Lifeline Local): the process or
-            // its scheduler was stalled (GC pause, a frozen host), and heartbeats that queued meanwhile are landing
-            // now. Judging before they land would blame agents for our own silence, so this sweep judges nobody,
-            // and neither does any sweep in the interval after it (the schedule and the queue keep separate
-            // times, so the next may come sooner): the first to judge comes a whole interval later. Local stamps
-            // each due time on a monotonic clock, never with the time it ran. (Local only: in AWS no sweep is
-            // skipped, and SweepNotRunningAlarm watches the function's invocations.)
-            Instant held = heldUntil.get();
-            if (late.compareTo(config.sweepInterval().dividedBy(2)) > 0 || now.isBefore(held)) {
-                ObjectNode line = Log.line("WARN", "sweep").put("outcome", "skipped_late")
-                        .put("lateMs", late.toMillis()).put("due", now.minus(late).toString());
-                if (late.compareTo(config.sweepInterval().dividedBy(2)) > 0) {
-                    heldUntil.accumulateAndGet(now.plus(config.sweepInterval()),
-                            (a, b) -> a.isAfter(b) ? a : b);
-                } else {
-                    line.put("heldUntil", held.toString());
-                }
-                putQueued(line, queued);
-                Log.emit(line);
-                return List.of();
+        SweepGate.Hold hold = gate.hold(now, late);
+        if (hold != null) {
+            ObjectNode line = Log.line("WARN", "sweep").put("outcome", "skipped_late")
+                    .put("lateMs", late.toMillis()).put("due", now.minus(late).toString());
+            if (hold.until() != null) {
+                line.put("heldUntil", hold.until().toString());
             }
+            putQueued(line, queued);
+            Log.emit(line);
+            return List.of();
         }
         long sweepStart = System.nanoTime();
         Sweeper.Report report;
@@ -293,7 +283,7 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
     /**
      * What a sweep did: {@code held} when self-preservation held a team back (or the whole fleet), {@code partial} when some writes
      * were skipped on errors (retried next sweep), {@code acted} when it marked or counted misses, else
-     * {@code idle} (Lifeline Local's console hides idle sweeps).
+     * {@code idle}.
      */
     static String outcome(Sweeper.Report r) {
         if (r.fleetHeld() || !r.teamsHeld().isEmpty()) {

@@ -8,7 +8,7 @@ import io.lifeline.client.LifelineClient;
 import io.lifeline.client.LocalHarness;
 import io.lifeline.client.mcp.NpmTools;
 import io.lifeline.client.model.RegisterAgent;
-import io.lifeline.local.LifelineLocal;
+import io.lifeline.local.app.LifelineLocal;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

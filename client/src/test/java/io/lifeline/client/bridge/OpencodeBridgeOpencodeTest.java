@@ -14,7 +14,7 @@ import io.lifeline.client.bridge.OpencodeBridge.AgentRef;
 import io.lifeline.client.mcp.NpmTools;
 import io.lifeline.client.model.AgentView;
 import io.lifeline.client.model.RegisterAgent;
-import io.lifeline.local.LifelineLocal;
+import io.lifeline.local.app.LifelineLocal;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

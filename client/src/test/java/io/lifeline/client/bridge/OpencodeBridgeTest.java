@@ -13,7 +13,7 @@ import io.lifeline.client.Sleeper;
 import io.lifeline.client.bridge.OpencodeBridge.AgentRef;
 import io.lifeline.client.model.RegisterAgent;
 import io.lifeline.client.model.TransitionView;
-import io.lifeline.local.LifelineLocal;
+import io.lifeline.local.app.LifelineLocal;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.time.Clock;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lifeline.client.LifelineClient;
 import io.lifeline.client.LocalHarness;
-import io.lifeline.local.LifelineLocal;
+import io.lifeline.local.app.LifelineLocal;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;

@@ -9,7 +9,7 @@ import io.lifeline.client.LocalHarness;
 import io.lifeline.client.model.EventQuery;
 import io.lifeline.client.model.RegisterAgent;
 import io.lifeline.client.model.TransitionView;
-import io.lifeline.local.LifelineLocal;
+import io.lifeline.local.app.LifelineLocal;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;

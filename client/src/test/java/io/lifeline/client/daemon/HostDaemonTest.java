@@ -10,7 +10,7 @@ import io.lifeline.client.RetryPolicy;
 import io.lifeline.client.StubServer;
 import io.lifeline.client.model.HeartbeatResult;
 import io.lifeline.client.model.RegisterAgent;
-import io.lifeline.local.LifelineLocal;
+import io.lifeline.local.app.LifelineLocal;
 import io.lifeline.testing.MutableClock;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -11,7 +11,7 @@ import io.lifeline.client.LocalBeat;
 import io.lifeline.client.LocalHarness;
 import io.lifeline.client.cli.LifelineCli;
 import io.lifeline.client.model.RegisterAgent;
-import io.lifeline.local.LifelineLocal;
+import io.lifeline.local.app.LifelineLocal;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;

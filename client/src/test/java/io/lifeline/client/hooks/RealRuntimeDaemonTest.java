@@ -10,7 +10,7 @@ import io.lifeline.client.cli.Main;
 import io.lifeline.client.model.RegisterAgent;
 import io.lifeline.client.model.TransitionView;
 import io.lifeline.hooks.HookRuntime;
-import io.lifeline.local.LifelineLocal;
+import io.lifeline.local.app.LifelineLocal;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -14,7 +14,7 @@ import io.lifeline.client.model.EventView;
 import io.lifeline.client.model.RegisterAgent;
 import io.lifeline.client.model.TransitionView;
 import io.lifeline.hooks.HookRuntime;
-import io.lifeline.local.LifelineLocal;
+import io.lifeline.local.app.LifelineLocal;
 import io.lifeline.testing.LogCapture;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -11,7 +11,7 @@ import io.lifeline.client.LocalHarness;
 import io.lifeline.client.RetryPolicy;
 import io.lifeline.client.StubServer;
 import io.lifeline.client.model.RegisterAgent;
-import io.lifeline.local.LifelineLocal;
+import io.lifeline.local.app.LifelineLocal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lifeline.client.LocalHarness;
-import io.lifeline.local.LifelineLocal;
+import io.lifeline.local.app.LifelineLocal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

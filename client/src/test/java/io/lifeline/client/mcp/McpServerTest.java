@@ -12,7 +12,7 @@ import io.lifeline.client.LifelineClient;
 import io.lifeline.client.LocalHarness;
 import io.lifeline.client.model.NewTask;
 import io.lifeline.client.model.RegisterAgent;
-import io.lifeline.local.LifelineLocal;
+import io.lifeline.local.app.LifelineLocal;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.ServerSocket;

@@ -14,6 +14,8 @@ import io.lifeline.agent.TransitionTable;
 import io.lifeline.agent.Trigger;
 import io.lifeline.events.EventCatalogue;
 import io.lifeline.events.LifelineEvent;
+import io.lifeline.local.aws.LocalEventBus;
+import io.lifeline.local.template.SamTemplate;
 import io.lifeline.store.InboxStore;
 import io.lifeline.store.StreamChanges;
 import io.lifeline.support.Json;

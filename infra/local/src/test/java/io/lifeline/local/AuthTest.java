@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lifeline.auth.Scope;
+import io.lifeline.local.http.LocalGateway;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;

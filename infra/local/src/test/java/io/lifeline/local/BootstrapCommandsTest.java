@@ -4,6 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lifeline.auth.Scope;
+import io.lifeline.local.app.LifelineLocal;
+import io.lifeline.local.app.LocalDynamo;
+import io.lifeline.local.template.LocalTables;
+import io.lifeline.local.template.SamTemplate;
 import io.lifeline.store.KeyStore;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
  * A real Lifeline Local in a JVM of its own ({@code LocalMain} on the test classpath, as {@code java -jar} runs
  * it), its console kept line by line: for tests that kill, freeze or inspect the process itself.
  */
-final class ChildLocal implements AutoCloseable {
+public final class ChildLocal implements AutoCloseable {
     static final String RUNNING = "Lifeline Local is running at ";
     static final String ADMIN_KEY = "admin key: ";
 
@@ -40,20 +40,20 @@ final class ChildLocal implements AutoCloseable {
     }
 
     /** The command line of a child Local with a heap of {@code heap} (such as 384m) and Local's own arguments. */
-    static List<String> command(String heap, String... args) {
+    public static List<String> command(String heap, String... args) {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx" + heap, "-cp", System.getProperty("java.class.path"), "io.lifeline.local.LocalMain"));
+                "-Xmx" + heap, "-cp", System.getProperty("java.class.path"), "io.lifeline.local.app.LocalMain"));
         cmd.addAll(List.of(args));
         return cmd;
     }
 
     /** Starts a child Local (stdout and stderr as one console) and answers at once; see {@link #awaitRunning}. */
-    static ChildLocal start(String heap, String... args) throws IOException {
+    public static ChildLocal start(String heap, String... args) throws IOException {
         return new ChildLocal(new ProcessBuilder(command(heap, args)).redirectErrorStream(true).start());
     }
 
     /** Waits, with a bound, for the line that gives the URL (and the admin key, when asked); fails if it exits. */
-    ChildLocal awaitRunning(Duration max, boolean withAdminKey) throws InterruptedException {
+    public ChildLocal awaitRunning(Duration max, boolean withAdminKey) throws InterruptedException {
         CrashRestartTest.poll(max, "Lifeline Local to start; output: " + output, () -> {
             if (!process.isAlive()) {
                 throw new AssertionError("Lifeline Local exited: " + output);
@@ -63,17 +63,17 @@ final class ChildLocal implements AutoCloseable {
         return this;
     }
 
-    Process process() {
+    public Process process() {
         return process;
     }
 
     /** The console so far, a line an entry; it keeps growing while the process runs. */
-    List<String> output() {
+    public List<String> output() {
         return output;
     }
 
     /** The front door's URL, once printed; null before. */
-    URI url() {
+    public URI url() {
         for (String line : output) {
             if (line.startsWith(RUNNING)) {
                 return URI.create(line.substring(RUNNING.length()).split(" ")[0]);
@@ -83,7 +83,7 @@ final class ChildLocal implements AutoCloseable {
     }
 
     /** The printed admin key of the {@code local} team; null before (or when not printed). */
-    String adminKey() {
+    public String adminKey() {
         for (String line : output) {
             int k = line.indexOf(ADMIN_KEY);
             if (k >= 0) {
@@ -94,7 +94,7 @@ final class ChildLocal implements AutoCloseable {
     }
 
     /** SIGKILL on Unix: no shutdown hook runs. */
-    void kill() throws InterruptedException {
+    public void kill() throws InterruptedException {
         process.destroyForcibly();
         if (!process.waitFor(10, TimeUnit.SECONDS)) {
             throw new AssertionError("Lifeline Local did not die");

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.lifeline.config.Config;
+import io.lifeline.local.template.SamTemplate;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;

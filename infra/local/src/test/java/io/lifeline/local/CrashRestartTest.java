@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
  * 30 s takes 1.5 s). Every wait is a bounded poll.
  */
 @Tag("e2e")
-class CrashRestartTest {
+public class CrashRestartTest {
     static final String TEAM = "local";
     static final int AGENTS = 16;
     static final int TASKS = 5;
@@ -75,7 +75,7 @@ class CrashRestartTest {
      * a check may see a chain with a gap; that counts as "not yet" (the last such failure is kept as the
      * cause if the wait times out), and the assertions after the wait still see the whole chain.
      */
-    static void poll(Duration max, String what, BooleanSupplier done) throws InterruptedException {
+    public static void poll(Duration max, String what, BooleanSupplier done) throws InterruptedException {
         long deadline = System.nanoTime() + max.toNanos();
         AssertionError lastSeen = null;
         while (true) {

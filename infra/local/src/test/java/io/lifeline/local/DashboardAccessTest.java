@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lifeline.local.http.FrontDoor;
 import io.lifeline.testing.MutableClock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

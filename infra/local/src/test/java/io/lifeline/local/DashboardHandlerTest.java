@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPResponse;
 import io.lifeline.api.DashboardHandler;
+import io.lifeline.local.http.LocalGateway;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;

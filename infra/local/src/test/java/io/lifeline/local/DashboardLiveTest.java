@@ -3,6 +3,7 @@ package io.lifeline.local;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lifeline.local.http.FrontDoor;
 import io.lifeline.testing.MutableClock;
 import java.time.Duration;
 import java.time.Instant;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lifeline.local.app.LifelineLocal;
 import java.io.File;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -8,6 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
+import io.lifeline.local.app.LifelineLocal;
+import io.lifeline.local.aws.LocalEventBus;
+import io.lifeline.local.aws.LocalStepFunctions;
 import io.lifeline.support.Json;
 import java.io.InputStream;
 import java.net.InetAddress;

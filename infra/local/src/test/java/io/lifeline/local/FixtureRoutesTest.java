@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
 import com.amazonaws.services.lambda.runtime.tests.EventLoader;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.lifeline.local.http.LocalGateway;
 import io.lifeline.support.Json;
 import java.io.IOException;
 import java.net.URISyntaxException;

@@ -14,6 +14,7 @@ import com.amazonaws.services.lambda.runtime.tests.EventLoader;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.agent.Limits;
 import io.lifeline.auth.Scope;
+import io.lifeline.local.http.LocalGateway;
 import io.lifeline.support.Json;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

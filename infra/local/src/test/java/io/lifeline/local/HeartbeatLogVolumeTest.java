@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.auth.Scope;
+import io.lifeline.local.app.LifelineLocal;
+import io.lifeline.local.http.LocalGateway;
 import io.lifeline.support.Json;
 import io.lifeline.support.Metrics;
 import io.lifeline.testing.LogCapture;

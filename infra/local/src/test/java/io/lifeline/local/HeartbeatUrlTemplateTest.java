@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.lifeline.local.app.LifelineLocal;
+import io.lifeline.local.template.SamTemplate;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.agent.Limits;
 import io.lifeline.auth.Scope;
+import io.lifeline.local.aws.LocalEventBus;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

@@ -10,6 +10,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.lifeline.agent.Limits;
 import io.lifeline.auth.Scope;
+import io.lifeline.local.app.LifelineLocal;
+import io.lifeline.local.http.LocalGateway;
 import io.lifeline.store.KeyStore;
 import io.lifeline.support.Json;
 import java.io.ByteArrayOutputStream;

@@ -6,6 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lifeline.local.app.LifelineLocal;
+import io.lifeline.local.http.LocalGateway;
+import io.lifeline.local.template.FunctionPolicy;
+import io.lifeline.local.template.PolicyGuard;
+import io.lifeline.local.template.SamTemplate;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.amazonaws.services.lambda.runtime.events.ScheduledEvent;
+import io.lifeline.local.aws.LocalQueues;
+import io.lifeline.local.runtime.LocalContext;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -21,7 +23,7 @@ import org.junit.jupiter.api.Test;
  * during the stall are landing at that moment, and judging first would blame agents for the service's own
  * silence. The next sweep on time judges as usual. Found by the soak's stop-the-world pauses (SoakTest); here
  * with a test clock and an agent of grace 1, where one wrong miss is a death. Only where heartbeats share the
- * sweep's process (Lifeline Local sets {@code SweepSkipsLateSchedules}); in AWS a late schedule is normal. The
+ * sweep's process (Local hands the sweep function its {@code LateSweepGate}); in AWS a late schedule is normal. The
  * minute's queued sweeps are judged late against the due time their message carries.
  */
 @Tag("contract")
@@ -79,10 +81,10 @@ class LateSweepTest {
 
     @Test
     void inAws_aLateScheduleSaysNothingAboutHeartbeats_soTheSweepJudges() throws Exception {
-        // The template's default: EventBridge fires a 1-minute schedule at some second of the minute while the
+        // The Lambda runtime's handler judges every sweep: EventBridge fires a 1-minute schedule at some second of the minute while the
         // event's time is the minute mark, and the heartbeat function does not share the sweep's process.
         try (TestStack aws = TestStack.builder().parameter("SelfPreservationMinAlive", "100000")
-                .parameter("SweepSkipsLateSchedules", "false").build()) {
+                .skipLateSweeps(false).build()) {
             assertEquals(201, aws.team("register", "{\"agentId\":\"aws-1\",\"name\":\"N\",\"role\":\"worker\","
                     + "\"graceMisses\":1}").status());
             assertEquals(200, aws.agent("join", "aws-1", null).status());

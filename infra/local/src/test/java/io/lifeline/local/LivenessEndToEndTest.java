@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
+import io.lifeline.local.app.LifelineLocal;
 import io.lifeline.support.Json;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -2,6 +2,7 @@ package io.lifeline.local;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lifeline.local.app.LocalMain;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -9,14 +10,14 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** Lifeline Local's command line run in this JVM ({@code LocalMain.commandLine()}), its output captured. */
-final class LocalCommandLine {
+public final class LocalCommandLine {
     private static final Pattern KEY = Pattern.compile("^(ll_\\S+)$", Pattern.MULTILINE);
 
     private LocalCommandLine() {
     }
 
     /** One run: exit code, stdout, stderr. */
-    record Run(int exit, String out, String err) {
+    public record Run(int exit, String out, String err) {
         /** The key the command printed on a line of its own (shown once). */
         String key() {
             Matcher m = KEY.matcher(out);
@@ -25,7 +26,7 @@ final class LocalCommandLine {
         }
     }
 
-    static Run run(String... args) {
+    public static Run run(String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         PrintStream stdout = System.out;

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lifeline.local.app.LifelineLocal;
+import io.lifeline.local.app.StartRefusedException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;

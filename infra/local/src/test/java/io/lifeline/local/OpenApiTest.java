@@ -16,6 +16,8 @@ import com.networknt.schema.SchemaValidatorsConfig;
 import com.networknt.schema.SpecVersion;
 import com.networknt.schema.ValidationMessage;
 import io.lifeline.auth.Scope;
+import io.lifeline.local.http.FrontDoor;
+import io.lifeline.local.http.LocalGateway;
 import io.lifeline.support.Json;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lifeline.auth.Scope;
+import io.lifeline.local.http.LocalGateway;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
 import java.util.ArrayList;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.lifeline.local.aws.StreamPump;
 import io.lifeline.support.Json;
 import java.time.Duration;
 import java.time.Instant;

@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.lifeline.local.app.LifelineLocal;
+import io.lifeline.local.aws.LocalEventBus;
+import io.lifeline.local.aws.StreamPump;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

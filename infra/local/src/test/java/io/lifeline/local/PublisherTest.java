@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.auth.Scope;
+import io.lifeline.local.aws.LocalEventBus;
+import io.lifeline.local.aws.StreamPump;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.lifeline.local.template.SamTemplate;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;

@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.auth.Scope;
-import io.lifeline.local.asl.Execution;
+import io.lifeline.local.aws.asl.Execution;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.lifeline.local.app.LifelineLocal;
+import io.lifeline.local.app.LocalDynamo;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
 import io.lifeline.testing.MutableClock;

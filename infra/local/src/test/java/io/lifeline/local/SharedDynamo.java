@@ -1,5 +1,12 @@
 package io.lifeline.local;
 
+import io.lifeline.local.app.LocalDynamo;
+
+
+
+
+
+
 /**
  * One DynamoDB Local server for the whole test JVM (it takes about a second to start); each test class
  * gets its own table, created from template.yaml, so classes never see each other's items.

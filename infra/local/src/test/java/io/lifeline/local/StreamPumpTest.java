@@ -4,6 +4,7 @@ import static io.lifeline.local.TestStack.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lifeline.local.aws.StreamPump;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.HashSet;

@@ -7,6 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.amazonaws.services.lambda.runtime.events.ScheduledEvent;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.lifeline.local.app.LifelineLocal;
+import io.lifeline.local.aws.LocalQueues;
+import io.lifeline.local.runtime.LocalContext;
+import io.lifeline.local.template.PolicyGuard;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
 import java.io.IOException;
@@ -158,7 +162,7 @@ class SweepClockTest {
     @Test
     void inAws_aQueuedSweepLateAgainstItsDueTime_stillJudges() throws Exception {
         try (TestStack s = TestStack.builder().parameter("SelfPreservationMinAlive", "100000")
-                .parameter("SweepSkipsLateSchedules", "false").build()) {
+                .skipLateSweeps(false).build()) {
             TestStack.ok(s.team("register", "{\"agentId\":\"g1\",\"name\":\"N\",\"role\":\"worker\",\"graceMisses\":1}"));
             TestStack.ok(s.agent("join", "g1", null));
             // Stale since 12:01:00; the queued sweep due 12:01:15 arrives 25 s late and judges all the same.

@@ -10,6 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.agent.SweepPlan;
 import io.lifeline.auth.Scope;
+import io.lifeline.local.aws.LocalEventBus;
+import io.lifeline.local.aws.StreamPump;
 import io.lifeline.store.SweepStore;
 import io.lifeline.store.TeamStore;
 import io.lifeline.sweep.Sweeper;

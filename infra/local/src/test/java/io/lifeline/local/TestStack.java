@@ -4,8 +4,20 @@ import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
 import com.amazonaws.services.lambda.runtime.tests.EventLoader;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.auth.Scope;
-import io.lifeline.local.asl.Execution;
-import io.lifeline.local.asl.HistoryEvent;
+import io.lifeline.local.app.LocalRuntime;
+import io.lifeline.local.aws.LocalClients;
+import io.lifeline.local.aws.LocalEventBus;
+import io.lifeline.local.aws.LocalQueues;
+import io.lifeline.local.aws.LocalStepFunctions;
+import io.lifeline.local.aws.StreamPump;
+import io.lifeline.local.aws.asl.Execution;
+import io.lifeline.local.aws.asl.HistoryEvent;
+import io.lifeline.local.http.LocalGateway;
+import io.lifeline.local.runtime.FunctionHost;
+import io.lifeline.local.runtime.LocalContext;
+import io.lifeline.local.template.LocalTables;
+import io.lifeline.local.template.PolicyGuard;
+import io.lifeline.local.template.SamTemplate;
 import io.lifeline.store.KeyStore;
 import io.lifeline.support.Json;
 import io.lifeline.testing.MutableClock;
@@ -73,7 +85,8 @@ public final class TestStack implements AutoCloseable {
     private final List<ExecutionInterceptor> busInterceptors;
 
     private TestStack(MutableClock clock, List<ExecutionInterceptor> interceptors, Map<String, String> parameters,
-                      java.net.URI dynamoEndpoint, List<ExecutionInterceptor> busInterceptors, Path templateFile)
+                      java.net.URI dynamoEndpoint, List<ExecutionInterceptor> busInterceptors, Path templateFile,
+                      boolean skipLateSweeps)
             throws Exception {
         this.busInterceptors = List.copyOf(busInterceptors);
         java.net.URI endpoint = dynamoEndpoint != null ? dynamoEndpoint : SharedDynamo.get().endpoint();
@@ -92,7 +105,7 @@ public final class TestStack implements AutoCloseable {
                 .busName("bus-" + tables.live())
                 .clock(clock).parameters(parameters).stepFunctions(1.0, false)
                 .streams(streams, localTables.streamArn(admin), null)
-                .busClient(this::busClient).build();
+                .busClient(this::busClient).skipLateSweeps(skipLateSweeps).build();
         this.bus = runtime.bus;
         this.host = runtime.host;
         hosts.add(host);
@@ -178,6 +191,7 @@ public final class TestStack implements AutoCloseable {
         private final Map<String, String> parameters = new HashMap<>();
         private java.net.URI dynamoEndpoint;
         private Path templateFile;
+        private boolean skipLateSweeps = true;
 
         /** Another template than the repo's (a test's variant of it). */
         public Builder template(Path file) {
@@ -201,6 +215,12 @@ public final class TestStack implements AutoCloseable {
             return this;
         }
 
+        /** Local's late-sweep rule (on by default); false sweeps as the Lambda runtime does: every sweep judges. */
+        public Builder skipLateSweeps(boolean skip) {
+            skipLateSweeps = skip;
+            return this;
+        }
+
         /** Runs against another DynamoDB (LocalStack) instead of the shared DynamoDB Local. */
         public Builder dynamoEndpoint(java.net.URI endpoint) {
             dynamoEndpoint = endpoint;
@@ -213,7 +233,8 @@ public final class TestStack implements AutoCloseable {
         }
 
         public TestStack build() throws Exception {
-            return new TestStack(clock, interceptors, parameters, dynamoEndpoint, busInterceptors, templateFile);
+            return new TestStack(clock, interceptors, parameters, dynamoEndpoint, busInterceptors, templateFile,
+                    skipLateSweeps);
         }
     }
 
