@@ -7,8 +7,10 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * {@code java -jar bench/target/lifeline-bench.jar [--quick] [--only=1,2,...] [--sizes=1000,10000]
@@ -17,6 +19,8 @@ import java.util.Map;
  * Exits 0 when it ran; it asserts no timings.
  */
 public final class BenchMain {
+    /** LIFELINE_BENCH_DEBUG set: the capacity meter prints each call it counts (CapacityMeter). */
+    static final boolean DEBUG = System.getenv("LIFELINE_BENCH_DEBUG") != null;
 
     public static void main(String[] args) throws Exception {
         // Section 1 starts Local's event bus (a JDK HTTP server) before LifelineLocal's class sets this, and the
@@ -35,7 +39,7 @@ public final class BenchMain {
                     only.add(Integer.parseInt(s.trim()));
                 }
             } else if (a.startsWith("--sizes=")) {
-                sizes = java.util.Arrays.stream(a.substring(8).split(",")).mapToInt(x -> Integer.parseInt(x.trim()))
+                sizes = Arrays.stream(a.substring(8).split(",")).mapToInt(x -> Integer.parseInt(x.trim()))
                         .toArray();
             } else if (a.startsWith("--history-agents=")) {
                 historyAgents = Integer.parseInt(a.substring(17));
@@ -51,7 +55,7 @@ public final class BenchMain {
             // A partial run must not replace the full run's figures: it writes beside them unless --out says where.
             out = Path.of(only.isEmpty() ? "bench/results/latest.json"
                     : "bench/results/only-" + only.stream().map(String::valueOf).collect(
-                            java.util.stream.Collectors.joining("-")) + ".json");
+                            Collectors.joining("-")) + ".json");
         }
         long started = System.nanoTime();
         Report report = new Report();

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import software.amazon.awssdk.core.SdkRequest;
 import software.amazon.awssdk.core.SdkResponse;
 import software.amazon.awssdk.core.interceptor.Context;
@@ -51,7 +52,7 @@ public final class CapacityMeter implements ExecutionInterceptor {
         }
     }
 
-    private static final boolean DEBUG = System.getenv("LIFELINE_BENCH_DEBUG") != null;
+    private static final boolean DEBUG = BenchMain.DEBUG;
     private final List<Call> calls = Collections.synchronizedList(new ArrayList<>());
     private volatile boolean enabled = true;
 
@@ -74,7 +75,7 @@ public final class CapacityMeter implements ExecutionInterceptor {
     }
 
     public static Totals totals(List<Call> calls) {
-        Map<String, Integer> byOp = new java.util.TreeMap<>();
+        Map<String, Integer> byOp = new TreeMap<>();
         double r = 0;
         double w = 0;
         double g = 0;

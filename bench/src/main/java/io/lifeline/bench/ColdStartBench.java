@@ -2,9 +2,11 @@ package io.lifeline.bench;
 
 import io.lifeline.agent.NewAgent;
 import io.lifeline.local.app.LocalDynamo;
+import io.lifeline.local.template.LocalTables;
 import io.lifeline.local.template.SamTemplate;
 import io.lifeline.store.AgentStore;
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -48,13 +50,13 @@ final class ColdStartBench {
             }
         }
         try (LocalDynamo server = LocalDynamo.start(null); DynamoDbClient dynamo = server.client()) {
-            io.lifeline.local.template.LocalTables tables = io.lifeline.local.template.LocalTables.named(SamTemplate.bundled(), "cold");
+            LocalTables tables = LocalTables.named(SamTemplate.bundled(), "cold");
             tables.ensure(dynamo, SamTemplate.bundled());
             AgentStore agents = new AgentStore(dynamo, tables.tables());
             agents.register(new NewAgent("bench", "cold-1", "cold", "bench", null, Duration.ofSeconds(60), 2, null, null),
                     Instant.now());
             agents.join("bench", "cold-1", Instant.now());
-            String cp = classes + java.io.File.pathSeparator + JAR;
+            String cp = classes + File.pathSeparator + JAR;
             List<Long> handler = new ArrayList<>();
             List<Long> handlerInit = new ArrayList<>();
             List<Long> bare = new ArrayList<>();

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -113,8 +114,8 @@ final class DetectionBench {
             for (int i = 0; i < n; i++) {
                 stopNanos[i] = t0 + Duration.ofMillis(1000 + (i * 617L) % 1000).toNanos();
             }
-            Map<String, Instant> lastBeat = new java.util.HashMap<>();
-            Map<String, Instant> died = new java.util.HashMap<>();
+            Map<String, Instant> lastBeat = new HashMap<>();
+            Map<String, Instant> died = new HashMap<>();
             Instant giveUp = Instant.now().plus(bound.multipliedBy(4)).plusSeconds(30);
             long nextCheck = 0;
             while (Instant.now().isBefore(giveUp) && died.size() < n) {

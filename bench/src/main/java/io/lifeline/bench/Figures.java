@@ -2,6 +2,7 @@ package io.lifeline.bench;
 
 import io.lifeline.support.Json;
 import java.util.Map;
+import java.util.Set;
 
 /** Turns section 1's measurements into report rows. */
 final class Figures {
@@ -17,7 +18,7 @@ final class Figures {
         measured.heartbeatRequests = plain.requests();
         measured.heartbeatWriteUnits = plain.writeUnits() + plain.gsiWriteUnits();
         report.add("1", "plain heartbeat: DynamoDB requests", plain.requests(), "req", "1 (one UpdateItem)", 1,
-                "1", plain.requests() == 1 && plain.requestsByOperation().keySet().equals(java.util.Set.of("UpdateItem")));
+                "1", plain.requests() == 1 && plain.requestsByOperation().keySet().equals(Set.of("UpdateItem")));
         report.add("1", "plain heartbeat: write units (table+GSI)", plain.writeUnits() + plain.gsiWriteUnits(), "WCU",
                 "1 WCU (item <= 1 KB)", 1, "<= 1", plain.writeUnits() + plain.gsiWriteUnits() <= 1.0);
         report.add("1", "plain heartbeat: read units", plain.readUnits(), "RCU", "0", 0, "0", plain.readUnits() == 0);

@@ -1,11 +1,15 @@
 package io.lifeline.bench;
 
+import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.local.app.LocalDynamo;
-import io.lifeline.local.http.LocalGateway;
 import io.lifeline.local.app.LocalRuntime;
+import io.lifeline.local.aws.StreamPump;
+import io.lifeline.local.http.LocalGateway;
+import io.lifeline.local.template.LocalTables;
 import io.lifeline.local.template.SamTemplate;
 import io.lifeline.store.KeyStore;
+import io.lifeline.store.Tables;
 import io.lifeline.support.Json;
 import java.time.Clock;
 import java.util.List;
@@ -27,14 +31,14 @@ public final class MeteredStack implements AutoCloseable {
     public final DynamoDbClient plain;
     public final DynamoDbClient metered;
     public final CapacityMeter meter = new CapacityMeter();
-    public final io.lifeline.store.Tables tables;
-    private final io.lifeline.local.template.LocalTables localTables;
+    public final Tables tables;
+    private final LocalTables localTables;
     public final LocalGateway gateway;
     public final String adminKey;
     public final SamTemplate template;
     private final LocalRuntime runtime;
     /** The live table's stream feeding the template's stream functions (the outbox), when asked for; else null. */
-    public final io.lifeline.local.aws.StreamPump pump;
+    public final StreamPump pump;
 
     /** An answer with its parsed body. */
     public record Reply(int status, JsonNode body) {
@@ -57,7 +61,7 @@ public final class MeteredStack implements AutoCloseable {
                         boolean outbox) throws Exception {
         this.server = server;
         this.template = SamTemplate.bundled();
-        this.localTables = io.lifeline.local.template.LocalTables.named(template, table);
+        this.localTables = LocalTables.named(template, table);
         this.tables = localTables.tables();
         this.plain = server.client();
         localTables.ensure(plain, template);
@@ -126,7 +130,7 @@ public final class MeteredStack implements AutoCloseable {
     }
 
     /** A function of the template as Local hosts it (the same handler class Lambda would run). */
-    public <I, O> com.amazonaws.services.lambda.runtime.RequestHandler<I, O> handler(String logicalId) {
+    public <I, O> RequestHandler<I, O> handler(String logicalId) {
         return runtime.host.handler(logicalId);
     }
 

@@ -1,5 +1,12 @@
 package io.lifeline.bench;
 
+import com.amazonaws.services.lambda.runtime.ClientContext;
+import com.amazonaws.services.lambda.runtime.CognitoIdentity;
+import com.amazonaws.services.lambda.runtime.Context;
+import com.amazonaws.services.lambda.runtime.LambdaLogger;
+import com.amazonaws.services.lambda.runtime.RequestHandler;
+import com.amazonaws.services.lambda.runtime.events.ScheduledEvent;
+import io.lifeline.local.app.LifelineLocal;
 import io.lifeline.local.app.LocalDynamo;
 import io.lifeline.local.http.LocalGateway;
 import io.lifeline.support.Json;
@@ -12,8 +19,10 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 
 /**
  * What a heartbeat costs to watch, measured from the handlers' real output: log bytes a beat written by
@@ -103,7 +112,7 @@ public final class ObservabilityBench {
                 ids.add("a" + i);
                 stack.readyAgent("a" + i);
             }
-            String base = viaUrl ? LocalGateway.urlPath(io.lifeline.local.app.LifelineLocal.HEARTBEAT_URL_FUNCTION) : "";
+            String base = viaUrl ? LocalGateway.urlPath(LifelineLocal.HEARTBEAT_URL_FUNCTION) : "";
             String path = agents == 1 ? base + stack.agentPath("a0") + "/heartbeat"
                     : base + "/v1/teams/" + MeteredStack.TEAM + "/heartbeats";
             StringBuilder batch = new StringBuilder("{\"heartbeats\":[");
@@ -144,7 +153,7 @@ public final class ObservabilityBench {
      */
     static CostModel.Measures measures(double heartbeatMillis, int beats) throws Exception {
         try (LocalDynamo dynamo = LocalDynamo.start(null)) {
-            Map<String, CostModel.BeatLog> logs = new java.util.LinkedHashMap<>();
+            Map<String, CostModel.BeatLog> logs = new LinkedHashMap<>();
             for (int agents : new int[] {1, 10, 25}) {
                 for (boolean url : new boolean[] {true, false}) {
                     Figures f = measure(dynamo, url, agents, beats);
@@ -164,13 +173,13 @@ public final class ObservabilityBench {
         SteppingClock clock = new SteppingClock(Instant.parse("2026-03-01T00:00:00Z"));
         List<String> lines = Collections.synchronizedList(new ArrayList<>());
         try (MeteredStack stack = new MeteredStack(dynamo, "obs-sweep", Map.of(), clock)) {
-            com.amazonaws.services.lambda.runtime.RequestHandler<
-                    com.amazonaws.services.lambda.runtime.events.ScheduledEvent, List<String>> sweep =
+            RequestHandler<
+                    ScheduledEvent, List<String>> sweep =
                     stack.handler("SweepFunction");
             Log.sink(lines::add);
             try {
-                sweep.handleRequest(new com.amazonaws.services.lambda.runtime.events.ScheduledEvent(),
-                        new RequestContext(java.util.UUID.randomUUID().toString()));
+                sweep.handleRequest(new ScheduledEvent(),
+                        new RequestContext(UUID.randomUUID().toString()));
             } finally {
                 Log.sink(null);
             }
@@ -183,7 +192,7 @@ public final class ObservabilityBench {
     }
 
     /** The invocation context: only its request id is read. */
-    private record RequestContext(String getAwsRequestId) implements com.amazonaws.services.lambda.runtime.Context {
+    private record RequestContext(String getAwsRequestId) implements Context {
         @Override
         public String getLogGroupName() {
             return null;
@@ -210,12 +219,12 @@ public final class ObservabilityBench {
         }
 
         @Override
-        public com.amazonaws.services.lambda.runtime.CognitoIdentity getIdentity() {
+        public CognitoIdentity getIdentity() {
             return null;
         }
 
         @Override
-        public com.amazonaws.services.lambda.runtime.ClientContext getClientContext() {
+        public ClientContext getClientContext() {
             return null;
         }
 
@@ -230,7 +239,7 @@ public final class ObservabilityBench {
         }
 
         @Override
-        public com.amazonaws.services.lambda.runtime.LambdaLogger getLogger() {
+        public LambdaLogger getLogger() {
             return null;
         }
     }

@@ -4,10 +4,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.local.app.LifelineLocal;
 import io.lifeline.local.aws.LocalEventBus;
 import io.lifeline.local.template.SamTemplate;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -15,6 +19,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -55,12 +61,12 @@ final class OutboxLagBench {
                         "{\"agentId\":\"lag-" + i + "\",\"name\":\"lag" + i + "\",\"role\":\"bench\"}");
                 call(http, base, key, "/v1/teams/local/agents/lag-" + i + "/join", null);
             }
-            Map<String, long[]> stages = new java.util.concurrent.ConcurrentHashMap<>();
+            Map<String, long[]> stages = new ConcurrentHashMap<>();
             local.pump().observe((functionId, records, readAt, invokedAt, returnedAt) -> {
                 if (!"PublisherFunction".equals(functionId)) {
                     return;
                 }
-                for (software.amazon.awssdk.services.dynamodb.model.Record rec : records) {
+                for (var rec : records) {
                     var image = rec.dynamodb().newImage();
                     if (image == null || !image.containsKey("tseq") || !image.containsKey("pk")) {
                         continue;
@@ -126,7 +132,7 @@ final class OutboxLagBench {
             Thread.sleep(3_000); // the last changes' events
             double loadAfter = loadAverage();
             long gcDuring = gcMillis() - gcBefore;
-            java.util.TreeMap<Long, Double> worstBySecond = new java.util.TreeMap<>();
+            TreeMap<Long, Double> worstBySecond = new TreeMap<>();
             List<Double> lags = new ArrayList<>();
             List<Double> waits = new ArrayList<>();
             List<Double> filters = new ArrayList<>();
@@ -219,7 +225,7 @@ final class OutboxLagBench {
     /** Milliseconds the JVM's collectors have spent so far. */
     static long gcMillis() {
         long total = 0;
-        for (var gc : java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
+        for (var gc : ManagementFactory.getGarbageCollectorMXBeans()) {
             total += Math.max(0, gc.getCollectionTime());
         }
         return total;
@@ -228,8 +234,8 @@ final class OutboxLagBench {
     /** The 1-minute load average ({@code /proc/loadavg}), NaN where there is none. */
     static double loadAverage() {
         try {
-            return Double.parseDouble(java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).split(" ")[0]);
-        } catch (java.io.IOException | RuntimeException e) {
+            return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).split(" ")[0]);
+        } catch (IOException | RuntimeException e) {
             return Double.NaN;
         }
     }

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * Figure 1: DynamoDB requests and units per API operation, from the functions' own requests (counted by
@@ -90,7 +91,7 @@ public final class StoreCost {
             // batch measured, once per sample.
             List<String> hosted = new ArrayList<>();
             String host = "host-" + hostSize;
-            java.util.function.Supplier<String> body = () -> {
+            Supplier<String> body = () -> {
                 StringBuilder b = new StringBuilder("{\"hostId\":\"" + host + "\",\"heartbeats\":[");
                 for (int i = 0; i < hosted.size(); i++) {
                     b.append(i == 0 ? "" : ",").append("{\"agentId\":\"").append(hosted.get(i))

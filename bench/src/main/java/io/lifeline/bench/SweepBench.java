@@ -3,16 +3,19 @@ package io.lifeline.bench;
 import io.lifeline.agent.SweepPlan;
 import io.lifeline.local.app.LocalDynamo;
 import io.lifeline.store.SweepStore;
+import io.lifeline.store.Tables;
 import io.lifeline.store.TeamStore;
 import io.lifeline.sweep.Sweeper;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -23,6 +26,7 @@ import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.PutRequest;
 import software.amazon.awssdk.services.dynamodb.model.ReturnConsumedCapacity;
 import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
+import software.amazon.awssdk.services.dynamodb.model.StreamSpecification;
 import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
 
 /**
@@ -88,7 +92,7 @@ public final class SweepBench {
             var details = report.details().putObject("sweep");
             int agentBytes = itemBytes(agentItem(sampleAgent, 123, Instant.now(), false));
             details.put("sampleAgentItemBytes", agentBytes);
-            details.put("sampleAgentAttributes", new java.util.TreeSet<>(sampleAgent.keySet()).toString());
+            details.put("sampleAgentAttributes", new TreeSet<>(sampleAgent.keySet()).toString());
             // What each attribute of a copy (agent-000123 of team sw1) costs every sweep, largest first.
             var byAttribute = details.putObject("copiedAgentBytesByAttribute");
             Map<String, AttributeValue> copied = agentItem(sampleAgent, 123, Instant.now(), false);
@@ -113,19 +117,19 @@ public final class SweepBench {
                 // times slower, and neither the sweep's Scan nor a bare Scan reads it.
                 stack.plain.createTable(stack.template.createTableRequest(
                         stack.template.globalEnvironmentReference("LIVE_TABLE"), table).toBuilder()
-                        .streamSpecification((software.amazon.awssdk.services.dynamodb.model.StreamSpecification) null)
+                        .streamSpecification((StreamSpecification) null)
                         .build());
                 long t0 = System.nanoTime();
                 seed(stack.plain, table, sampleAgent, sampleTeam, n, i -> false, Instant.now());
                 double seedSeconds = (System.nanoTime() - t0) / 1e9;
                 System.out.printf("  seeded %d agents in %.1f s%n", n, seedSeconds);
-                io.lifeline.store.Tables tables = new io.lifeline.store.Tables(table, LEDGER);
+                Tables tables = new Tables(table, LEDGER);
                 SweepStore store = new SweepStore(stack.metered, tables, SEGMENTS);
                 // The template's default timing: misses 11.25 s apart at least, restarting agents ended after the
                 // flow's longest run.
                 Sweeper sweeper = new Sweeper(store, new TeamStore(stack.metered, tables),
                         new SweepPlan.Policy(0.5, 4),
-                        new Sweeper.Timing(java.time.Duration.ofMillis(11_250), java.time.Duration.ofMinutes(11)),
+                        new Sweeper.Timing(Duration.ofMillis(11_250), Duration.ofMinutes(11)),
                         Clock.systemUTC());
                 var d = details.putObject("n" + n);
                 d.put("seedSeconds", seedSeconds);

@@ -7,6 +7,7 @@ import io.lifeline.config.Config;
 import io.lifeline.config.Wiring;
 import io.lifeline.local.app.LifelineLocal;
 import io.lifeline.local.template.SamTemplate;
+import io.lifeline.support.Json;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -101,7 +102,7 @@ public final class ThroughputBench {
             measured.handlerWarmMillis = single.p50();
             var d = report.details().putArray("throughput");
             for (Result r : List.of(bare1, in, web, bare2, single, bareSingle)) {
-                d.add(io.lifeline.support.Json.MAPPER.valueToTree(r));
+                d.add(Json.MAPPER.valueToTree(r));
             }
         }
     }

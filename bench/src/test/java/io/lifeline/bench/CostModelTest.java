@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -223,7 +225,7 @@ class CostModelTest {
     @Test
     void theTemplateBundledForTheBench_isTheRepositorysTemplate() throws Exception {
         byte[] bundled = CostModel.Deployment.template().getBytes(StandardCharsets.UTF_8);
-        byte[] repo = java.nio.file.Files.readAllBytes(java.nio.file.Path.of("..", "template.yaml"));
+        byte[] repo = Files.readAllBytes(Path.of("..", "template.yaml"));
         assertEquals(new String(repo, StandardCharsets.UTF_8), new String(bundled, StandardCharsets.UTF_8));
     }
 

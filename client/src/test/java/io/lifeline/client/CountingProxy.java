@@ -10,6 +10,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -88,7 +89,7 @@ public final class CountingProxy implements AutoCloseable {
             }
             byte[] bytes = answer.body();
             answers.add(new Answer(ex.getRequestMethod(), in.getPath(), answer.statusCode(),
-                    new String(bytes, java.nio.charset.StandardCharsets.UTF_8)));
+                    new String(bytes, StandardCharsets.UTF_8)));
             ex.sendResponseHeaders(answer.statusCode(), bytes.length == 0 ? -1 : bytes.length);
             if (bytes.length > 0) {
                 try (OutputStream o = ex.getResponseBody()) {

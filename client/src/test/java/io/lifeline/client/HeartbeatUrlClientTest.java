@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.lifeline.client.model.BatchEntry;
 import io.lifeline.client.model.Heartbeat;
 import io.lifeline.client.model.HeartbeatResult;
+import io.lifeline.client.model.RegisterAgent;
 import io.lifeline.local.app.LifelineLocal;
 import java.net.URI;
 import java.util.List;
@@ -36,7 +37,7 @@ class HeartbeatUrlClientTest {
     @Test
     void heartbeats_goToTheHeartbeatUrl_andEverythingElseToTheApiUrl() {
         LifelineClient api = LocalHarness.client(local);
-        api.register(new io.lifeline.client.model.RegisterAgent("url-1", "URL one", "worker", null, 600L, null, null,
+        api.register(new RegisterAgent("url-1", "URL one", "worker", null, 600L, null, null,
                 null)); // long enough that the harness's fast sweep leaves it alive
         api.join("url-1");
         URI beats = local.heartbeatUrl();

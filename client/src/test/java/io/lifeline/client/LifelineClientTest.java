@@ -19,10 +19,12 @@ import io.lifeline.client.model.Pause;
 import io.lifeline.client.model.RegisterAgent;
 import io.lifeline.client.model.Stats;
 import io.lifeline.client.model.TaskChange;
+import io.lifeline.client.model.Transitions;
 import io.lifeline.local.app.LifelineLocal;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -77,9 +79,9 @@ class LifelineClientTest {
             }
         }
         assertEquals(List.of(4L, 3L, 2L, 1L), seqs);
-        io.lifeline.client.model.Transitions first = client.transitions("sdk-pages", 3, null);
+        Transitions first = client.transitions("sdk-pages", 3, null);
         assertEquals(3, first.transitions().size());
-        io.lifeline.client.model.Transitions rest = client.transitions("sdk-pages", 3, first.nextCursor());
+        Transitions rest = client.transitions("sdk-pages", 3, first.nextCursor());
         assertEquals(1, rest.transitions().size());
         assertEquals(null, rest.nextCursor());
     }
@@ -232,10 +234,10 @@ class LifelineClientTest {
 
     @Test
     void events_sinceAfterUntilOrOutOfRange_throwsInvalidQuery() {
-        java.time.Instant t = java.time.Instant.parse("2026-03-01T12:00:00Z");
+        Instant t = Instant.parse("2026-03-01T12:00:00Z");
         for (EventQuery bad : List.of(EventQuery.all().withSince(t.plusSeconds(1)).withUntil(t),
-                EventQuery.all().withSince(java.time.Instant.parse("2300-01-01T00:00:00Z")),
-                EventQuery.all().withUntil(java.time.Instant.parse("1969-12-31T23:59:59Z")))) {
+                EventQuery.all().withSince(Instant.parse("2300-01-01T00:00:00Z")),
+                EventQuery.all().withUntil(Instant.parse("1969-12-31T23:59:59Z")))) {
             LifelineApiException e = assertThrows(LifelineApiException.class, () -> client.events(bad), bad.toString());
             assertEquals(400, e.status());
             assertEquals("INVALID_QUERY", e.code());
@@ -247,7 +249,7 @@ class LifelineClientTest {
         try (StubServer stub = new StubServer()) {
             stub.otherwise(200, "{\"count\":0,\"events\":[]}");
             LifelineClient c = stubClient(stub.url().toString(), new ArrayList<>());
-            c.events(EventQuery.all().withSince(java.time.Instant.parse("2026-03-01T12:00:00.5Z")).withAgent("a.1")
+            c.events(EventQuery.all().withSince(Instant.parse("2026-03-01T12:00:00.5Z")).withAgent("a.1")
                     .withType("A&b=c d").withLimit(7));
             c.events(EventQuery.all());
             c.events(null, null);

@@ -1,6 +1,7 @@
 package io.lifeline.schedule;
 
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.time.ZoneId;
 
 /**
@@ -38,8 +39,8 @@ public sealed interface Schedule
     Instant nextAfter(Instant t);
 
     /** Earliest and latest instants the wall-clock forms (daily, hourly, cron) are evaluated for. */
-    Instant CALENDAR_START = java.time.OffsetDateTime.parse("-100000-01-01T00:00:00Z").toInstant();
-    Instant CALENDAR_END = java.time.OffsetDateTime.parse("+100000-01-01T00:00:00Z").toInstant();
+    Instant CALENDAR_START = OffsetDateTime.parse("-100000-01-01T00:00:00Z").toInstant();
+    Instant CALENDAR_END = OffsetDateTime.parse("+100000-01-01T00:00:00Z").toInstant();
 
     /** True when {@code t} is within the range wall-clock forms are evaluated for (far from the ends of time). */
     static boolean onCalendar(Instant t) {

@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.joda.time.DateTime;
+import org.joda.time.DateTimeZone;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.BatchResultErrorEntry;
@@ -151,7 +152,8 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
         event.setDetailType(json.path("detail-type").asText(null));
         String time = json.path("time").asText(null);
         if (time != null) {
-            event.setTime(new DateTime(Instant.parse(time).toEpochMilli()));
+            // UTC named, not the JVM's default zone: the deployment jar leaves Joda's zone database out.
+            event.setTime(new DateTime(Instant.parse(time).toEpochMilli(), DateTimeZone.UTC));
         }
         return event;
     }

@@ -27,8 +27,8 @@ import io.lifeline.client.model.NewTeam;
 import io.lifeline.client.model.Pause;
 import io.lifeline.client.model.RecoveryAnswer;
 import io.lifeline.client.model.RegisterAgent;
-import io.lifeline.client.model.ReviveStarted;
 import io.lifeline.client.model.Revivals;
+import io.lifeline.client.model.ReviveStarted;
 import io.lifeline.client.model.TaskChange;
 import io.lifeline.client.model.TaskList;
 import io.lifeline.client.model.TaskView;
@@ -36,25 +36,34 @@ import io.lifeline.client.model.TeamSettings;
 import io.lifeline.client.model.TransitionView;
 import io.lifeline.client.model.Transitions;
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.URI;
 import java.net.URLEncoder;
+import java.net.UnknownHostException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.channels.UnresolvedAddressException;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * The Lifeline API over {@code java.net.http}: one method per route, typed requests and answers, and a
  * {@link LifelineApiException} carrying the server's status and code when it refuses. Connect errors, 429
  * 503 and the gateway's own 500 (a throttled function: {@link LifelineApiException#isTransient}) are retried under
  * the {@link RetryPolicy} (2 s, 4 s, 8 s with jitter, honouring Retry-After); other 4xx and Lifeline's 500
- * INTERNAL_ERROR never are. Thread-safe; build one and share it.
+ * INTERNAL_ERROR never are; with {@link Builder#readsFailFast} a read that finds nobody at the URL is not either.
+ * Thread-safe; build one and share it.
  */
 public final class LifelineClient {
     /** The largest batch the server takes ({@code POST .../heartbeats}). */
@@ -74,7 +83,8 @@ public final class LifelineClient {
     private final RetryPolicy retry;
     private final Sleeper sleeper;
     private final Duration requestTimeout;
-    private final java.util.function.Consumer<String> onRetry;
+    private final Consumer<String> onRetry;
+    private final boolean readsFailFast;
 
     private LifelineClient(Builder b) {
         String url = Objects.requireNonNull(b.url, "url").toString();
@@ -88,6 +98,7 @@ public final class LifelineClient {
         this.sleeper = b.sleeper;
         this.requestTimeout = b.requestTimeout;
         this.onRetry = b.onRetry;
+        this.readsFailFast = b.readsFailFast;
         this.http = HttpClient.newBuilder().connectTimeout(b.connectTimeout).build();
     }
 
@@ -462,6 +473,12 @@ public final class LifelineClient {
                 failure = e;
                 retryAfter = response.headers().firstValue("Retry-After").map(LifelineClient::seconds).orElse(null);
             } catch (IOException e) {
+                if (readsFailFast && "GET".equals(method) && e instanceof ConnectException) {
+                    // Nobody listens there: a read is not worth 14 s of retries to a person at a terminal.
+                    throw new LifelineConnectionException("Cannot reach Lifeline at " + base + " (" + describe(e)
+                            + "); " + (loopback(base) ? "is Lifeline Local running? Start it with: java -jar "
+                            + "infra/local/target/lifeline-local.jar" : "is the URL right?"), e);
+                }
                 failure = new LifelineConnectionException("Cannot reach Lifeline at " + base + " (" + describe(e)
                         + ")", e);
             } catch (InterruptedException e) {
@@ -495,31 +512,35 @@ public final class LifelineClient {
             return "Lifeline is busy (" + api.status() + " " + api.code() + "), " + in + ")";
         }
         String why = failure.getCause() instanceof IOException io ? " (" + describe(io) + ")" : "";
-        String host = baseUrl.getHost() == null ? "" : baseUrl.getHost();
-        boolean loopback = host.equals("127.0.0.1") || host.equals("localhost") || host.equals("[::1]");
-        return "cannot reach " + baseUrl + why + ", " + in + (loopback ? "; is Lifeline Local running?)"
+        return "cannot reach " + baseUrl + why + ", " + in + (loopback(baseUrl) ? "; is Lifeline Local running?)"
                 : "; is the URL right?)");
+    }
+
+    private static boolean loopback(URI url) {
+        String host = url.getHost() == null ? "" : url.getHost();
+        return host.equals("127.0.0.1") || host.equals("localhost") || host.equals("[::1]");
     }
 
     /** "connection refused", "timed out", "unknown host", or the exception's own message. */
     static String describe(IOException e) {
-        if (e instanceof java.net.ConnectException) {
+        // An unresolvable host reaches us as a ConnectException too, with the cause that says so.
+        if (e instanceof UnknownHostException || e.getCause() instanceof UnresolvedAddressException) {
+            return "unknown host";
+        }
+        if (e instanceof ConnectException) {
             return "connection refused";
         }
-        if (e instanceof java.net.http.HttpTimeoutException) {
+        if (e instanceof HttpTimeoutException) {
             return "timed out";
-        }
-        if (e instanceof java.net.UnknownHostException || e.getCause() instanceof java.nio.channels.UnresolvedAddressException) {
-            return "unknown host";
         }
         return e.getMessage() == null || e.getMessage().isBlank() ? e.getClass().getSimpleName() : e.getMessage();
     }
 
     static String sha256Hex(String body) {
         try {
-            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
                     .digest(body.getBytes(StandardCharsets.UTF_8)));
-        } catch (java.security.NoSuchAlgorithmException e) {
+        } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is always present in the JDK", e);
         }
     }
@@ -575,7 +596,8 @@ public final class LifelineClient {
         private Sleeper sleeper = Sleeper.REAL;
         private Duration connectTimeout = Duration.ofSeconds(5);
         private Duration requestTimeout = Duration.ofSeconds(15);
-        private java.util.function.Consumer<String> onRetry;
+        private Consumer<String> onRetry;
+        private boolean readsFailFast;
 
         public Builder url(URI u) {
             this.url = u;
@@ -633,8 +655,19 @@ public final class LifelineClient {
          * Told, before each wait, why a call is being retried and when, as one line for a person: "cannot reach
          * URL (why), retrying in 2 s (attempt 2 of 4; is Lifeline Local running?)". The CLI prints it at once.
          */
-        public Builder onRetry(java.util.function.Consumer<String> listener) {
+        public Builder onRetry(Consumer<String> listener) {
             this.onRetry = listener;
+            return this;
+        }
+
+        /**
+         * When on, a read ({@code GET}) whose connection fails (refused: nothing listens at the URL; or the host is
+         * unknown) fails at once, naming the URL and, for a loopback URL, how to start Lifeline Local, instead of
+         * retrying for the whole {@link RetryPolicy}. Writes, timeouts, 429 and 503 are retried as before. For a
+         * person at a terminal (the CLI); off by default, so a program riding out a restart keeps its retries.
+         */
+        public Builder readsFailFast(boolean on) {
+            this.readsFailFast = on;
             return this;
         }
 

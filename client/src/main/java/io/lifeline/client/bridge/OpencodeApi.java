@@ -13,6 +13,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.function.Consumer;
 
 /**
@@ -48,7 +49,7 @@ public final class OpencodeApi {
     private HttpRequest.Builder request(String path) {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path));
         if (password != null) {
-            String token = java.util.Base64.getEncoder().encodeToString(("opencode:" + password)
+            String token = Base64.getEncoder().encodeToString(("opencode:" + password)
                     .getBytes(StandardCharsets.UTF_8));
             b.header("Authorization", "Basic " + token);
         }

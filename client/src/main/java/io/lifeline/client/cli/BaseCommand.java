@@ -5,7 +5,12 @@ import io.lifeline.client.LifelineApiException;
 import io.lifeline.client.LifelineClient;
 import io.lifeline.client.LifelineConnectionException;
 import io.lifeline.client.LifelineException;
+import io.lifeline.client.Sleeper;
+import io.lifeline.client.model.Heartbeat;
+import io.lifeline.client.model.HeartbeatResult;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -41,7 +46,7 @@ abstract class BaseCommand implements Callable<Integer> {
         } catch (LifelineException e) {
             err().println("lifeline: " + e.getMessage());
             return LifelineCli.REFUSED;
-        } catch (java.io.UncheckedIOException e) {
+        } catch (UncheckedIOException e) {
             err().println("lifeline: " + e.getMessage());
             return LifelineCli.REFUSED;
         }
@@ -56,35 +61,44 @@ abstract class BaseCommand implements Callable<Integer> {
 
     Map<String, String> env() {
         LifelineCli root = root();
-        return root == null ? System.getenv() : root.env;
+        return root == null ? LifelineCli.environment() : root.env;
     }
 
-    java.nio.file.Path workDir() {
+    Path workDir() {
         LifelineCli root = root();
-        return root == null ? java.nio.file.Path.of("") : root.workDir;
+        return root == null ? Path.of("") : root.workDir;
     }
 
-    io.lifeline.client.Sleeper sleeper() {
+    Sleeper sleeper() {
         LifelineCli root = root();
-        return root == null ? io.lifeline.client.Sleeper.REAL : root.sleeper;
+        return root == null ? Sleeper.REAL : root.sleeper;
     }
 
     LifelineClient client() {
         if (client == null) {
-            client = global.client(env(), sleeper(), global.team(env()), global.key(env()), this::retrying);
+            client = global.client(env(), sleeper(), global.team(env()), global.key(env()), this::retrying,
+                    readsFailFast());
         }
         return client;
     }
 
+    /**
+     * Whether a read that finds nobody at the URL fails at once ("is Lifeline Local running? Start it with ...")
+     * instead of retrying for 14 s: yes for a command a person waits for; a long-running one overrides it.
+     */
+    boolean readsFailFast() {
+        return true;
+    }
+
     /** A heartbeat's answer, and whether the agent had to join again first. */
-    record Beat(io.lifeline.client.model.HeartbeatResult result, boolean rejoined) {
+    record Beat(HeartbeatResult result, boolean rejoined) {
     }
 
     /**
      * Sends a heartbeat; when the server answers rejoinRequired (and {@code rejoin} allows it) the agent joins
      * and the heartbeat is sent again (self-healing, the status model).
      */
-    Beat heartbeat(String agentId, io.lifeline.client.model.Heartbeat hb, boolean rejoin) {
+    Beat heartbeat(String agentId, Heartbeat hb, boolean rejoin) {
         try {
             return new Beat(client().heartbeat(agentId, hb), false);
         } catch (LifelineApiException e) {

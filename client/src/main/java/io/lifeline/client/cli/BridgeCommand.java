@@ -2,6 +2,7 @@ package io.lifeline.client.cli;
 
 import io.lifeline.client.LifelineClient;
 import io.lifeline.client.RetryPolicy;
+import io.lifeline.client.Sleeper;
 import io.lifeline.client.bridge.OpencodeApi;
 import io.lifeline.client.bridge.OpencodeBridge;
 import io.lifeline.client.bridge.OpencodeBridge.AgentRef;
@@ -15,6 +16,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -24,8 +27,8 @@ import picocli.CommandLine.ParameterException;
         description = "Turn an agent runtime's events into heartbeats, error reports and session rotations.",
         subcommands = {BridgeCommand.Opencode.class})
 final class BridgeCommand implements Runnable {
-    @picocli.CommandLine.Spec
-    picocli.CommandLine.Model.CommandSpec spec;
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
 
     @Override
     public void run() {
@@ -59,7 +62,7 @@ final class BridgeCommand implements Runnable {
             URI opencode = opencodeUrl(GlobalOptions.first(opencodeUrl, env.get("OPENCODE_URL"),
                     global.file(env).get("opencode_url"), "http://127.0.0.1:4096"));
             global.client(env, sleeper(), global.team(env), global.key(env)); // a bad Lifeline URL: reported first
-            java.util.function.Consumer<String> say = line -> {
+            Consumer<String> say = line -> {
                 err().println("lifeline bridge: " + line);
                 err().flush();
             };
@@ -81,7 +84,7 @@ final class BridgeCommand implements Runnable {
 
     /** {@code SESSION=AGENT} or {@code SESSION=TEAM/AGENT} options as the bridge's map (AGENT alone: the team given). */
     static Map<String, AgentRef> maps(List<String> maps, String defaultTeam, String option,
-            picocli.CommandLine.Model.CommandSpec spec) {
+            CommandLine.Model.CommandSpec spec) {
         Map<String, AgentRef> given = new LinkedHashMap<>();
         for (String m : maps) {
             int eq = m.indexOf('=');
@@ -97,7 +100,7 @@ final class BridgeCommand implements Runnable {
         return given;
     }
 
-    static Duration interval(String text, String option, picocli.CommandLine.Model.CommandSpec spec) {
+    static Duration interval(String text, String option, CommandLine.Model.CommandSpec spec) {
         try {
             Duration d = BaseCommand.duration(text);
             if (d.isZero() || d.isNegative()) {
@@ -125,8 +128,8 @@ final class BridgeCommand implements Runnable {
      * The opencode bridge with the connection settings of every command: per team, a client to the API URL and
      * (when one is configured) the heartbeat URL, with the API key; a beat waits for at most one quick retry.
      */
-    static OpencodeBridge bridge(GlobalOptions global, Map<String, String> env, io.lifeline.client.Sleeper sleeper,
-            URI opencode, Map<String, AgentRef> given, Duration every, java.util.function.Consumer<String> log) {
+    static OpencodeBridge bridge(GlobalOptions global, Map<String, String> env, Sleeper sleeper,
+            URI opencode, Map<String, AgentRef> given, Duration every, Consumer<String> log) {
         String apiKey = global.key(env);
         RetryPolicy quick = new RetryPolicy(1, Duration.ofMillis(500), 0.2, Duration.ofSeconds(5),
                 () -> ThreadLocalRandom.current().nextDouble());

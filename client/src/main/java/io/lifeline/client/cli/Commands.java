@@ -1,6 +1,7 @@
 package io.lifeline.client.cli;
 
-import io.lifeline.client.LifelineApiException;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.lifeline.client.LocalBeat;
 import io.lifeline.client.model.AgentList;
 import io.lifeline.client.model.AgentView;
 import io.lifeline.client.model.ApiKey;
@@ -14,6 +15,10 @@ import io.lifeline.client.model.RegisterAgent;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -147,8 +152,8 @@ final class Commands {
         @Override
         int run() {
             // Under a host daemon (LIFELINE_DAEMON), a plain beat is a local one: the daemon's batch carries it.
-            var daemon = direct || status != null || nextWithin != null ? java.util.Optional.<io.lifeline.client.LocalBeat>empty()
-                    : io.lifeline.client.LocalBeat.fromEnvironment(env());
+            var daemon = direct || status != null || nextWithin != null ? Optional.<LocalBeat>empty()
+                    : LocalBeat.fromEnvironment(env());
             if (daemon.isPresent()) {
                 daemon.get().beat(agentId);
                 out().println(agentId + ": local beat sent to the host daemon at " + daemon.get().url());
@@ -187,7 +192,7 @@ final class Commands {
 
         @Override
         int run() {
-            com.fasterxml.jackson.databind.JsonNode r = client().deleteAgent(agentId);
+            JsonNode r = client().deleteAgent(agentId);
             return print(r, agentId + " deleted (it was " + r.path("status").asText() + ")");
         }
     }
@@ -308,8 +313,8 @@ final class Commands {
         /** Lifeline keys events by epoch milliseconds of 13 digits: the server refuses times outside these. */
         static final Instant EARLIEST = Instant.EPOCH;
         static final Instant END = Instant.ofEpochMilli(10_000_000_000_000L); // 2286-11-20T17:46:40Z, excluded
-        private static final java.util.regex.Pattern AGO = java.util.regex.Pattern.compile("([0-9]{1,9})([smhd])");
-        private static final java.util.regex.Pattern ID = java.util.regex.Pattern.compile("[A-Za-z0-9._-]{1,64}");
+        private static final Pattern AGO = Pattern.compile("([0-9]{1,9})([smhd])");
+        private static final Pattern ID = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
         @Option(names = "--since", paramLabel = "TIME", converter = TimeConverter.class,
                 description = "Only events at or after TIME: ISO-8601, or 15m, 2h, 1d ago")
@@ -335,7 +340,7 @@ final class Commands {
             @Override
             public Instant convert(String text) {
                 Instant at;
-                java.util.regex.Matcher ago = AGO.matcher(text.strip());
+                Matcher ago = AGO.matcher(text.strip());
                 if (ago.matches()) {
                     long n = Long.parseLong(ago.group(1));
                     Duration d = switch (ago.group(2)) {
@@ -348,7 +353,7 @@ final class Commands {
                 } else {
                     try {
                         at = Instant.parse(text.strip());
-                    } catch (java.time.format.DateTimeParseException e) {
+                    } catch (DateTimeParseException e) {
                         throw new CommandLine.TypeConversionException("'" + text + "' is neither an ISO-8601 time "
                                 + "such as 2026-03-01T12:00:00Z nor a duration ago such as 15m, 2h or 1d");
                     }
@@ -424,7 +429,7 @@ final class Commands {
 
         @Override
         int run() {
-            var p = io.lifeline.client.model.Pause.lasting(Duration.ofSeconds(seconds), reason);
+            var p = io.lifeline.client.model.Pause.lasting(Duration.ofSeconds(seconds), reason); // clash: the Pause command
             if (wholeTeam == (agentId != null)) {
                 err().println("lifeline: give an AGENT_ID or --whole-team");
                 return 2;

@@ -1,6 +1,7 @@
 package io.lifeline.client.cli;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -55,7 +56,7 @@ final class ConfigFile {
         }
         List<String> lines;
         try {
-            lines = List.of(StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(Files.readAllBytes(path)))
+            lines = List.of(StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(Files.readAllBytes(path)))
                     .toString().split("\r?\n", -1));
         } catch (CharacterCodingException e) {
             throw new ConfigException("config file " + path + " is not UTF-8 text");

@@ -1,28 +1,29 @@
 package io.lifeline.client.cli;
 
+import io.lifeline.client.LifelineApiException;
 import io.lifeline.client.bridge.OpencodeBridge.AgentRef;
 import io.lifeline.client.bridge.RunningBridge;
-import io.lifeline.client.LifelineApiException;
 import io.lifeline.client.daemon.AgentRuntime;
 import io.lifeline.client.daemon.CommandProcesses;
 import io.lifeline.client.daemon.DaemonState;
-import io.lifeline.client.model.AgentView;
-import io.lifeline.client.model.RegisterAgent;
 import io.lifeline.client.daemon.HostDaemon;
 import io.lifeline.client.daemon.LocalBeats;
 import io.lifeline.client.daemon.TickReport;
+import io.lifeline.client.model.AgentView;
+import io.lifeline.client.model.RegisterAgent;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -123,6 +124,12 @@ final class DaemonCommand extends BaseCommand {
     static final Duration LEAVE_WITHIN = Duration.ofSeconds(10);
     static final Duration MAX_BACKOFF = Duration.ofMinutes(5);
 
+    /** The daemon runs for hours and rides out a restart of Lifeline: its reads keep their retries. */
+    @Override
+    boolean readsFailFast() {
+        return false;
+    }
+
     @Override
     int run() {
         Duration every;
@@ -202,7 +209,7 @@ final class DaemonCommand extends BaseCommand {
         LocalBeats channel = null;
         if (localBeats || !runtimeOf.isEmpty() || localPort != 0) {
             try {
-                channel = LocalBeats.start(agents.keySet(), java.time.Clock.systemUTC(), localPort);
+                channel = LocalBeats.start(agents.keySet(), Clock.systemUTC(), localPort);
             } catch (IOException e) {
                 state.close();
                 err().println("lifeline: cannot listen on 127.0.0.1:" + localPort + " for the local channel: "

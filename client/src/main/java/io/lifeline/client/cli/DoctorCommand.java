@@ -1,6 +1,7 @@
 package io.lifeline.client.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import io.lifeline.client.LifelineApiException;
 import io.lifeline.client.LifelineClient;
 import io.lifeline.client.LifelineException;
@@ -11,14 +12,17 @@ import io.lifeline.client.model.EventView;
 import io.lifeline.client.model.Heartbeat;
 import io.lifeline.client.model.HeartbeatResult;
 import io.lifeline.client.model.RegisterAgent;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -131,16 +135,16 @@ final class DoctorCommand extends BaseCommand {
                 HttpResponse<String> r = http.send(HttpRequest.newBuilder(local).timeout(Duration.ofSeconds(10))
                         .GET().build(), HttpResponse.BodyHandlers.ofString());
                 if (r.statusCode() != 200) {
-                    return com.fasterxml.jackson.databind.node.MissingNode.getInstance();
+                    return MissingNode.getInstance();
                 }
                 JsonNode m = LifelineClient.mapper().readTree(r.body()).path("namespaces").path(namespace)
                         .path(METRIC);
                 return m.isMissingNode() ? null : m;
-            } catch (java.io.IOException e) {
-                return com.fasterxml.jackson.databind.node.MissingNode.getInstance();
+            } catch (IOException e) {
+                return MissingNode.getInstance();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return com.fasterxml.jackson.databind.node.MissingNode.getInstance();
+                return MissingNode.getInstance();
             }
         });
         if (found != null && !found.isMissingNode()) {
@@ -162,14 +166,14 @@ final class DoctorCommand extends BaseCommand {
         JsonNode listed = poll(() -> {
             try {
                 Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-                String text = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-                if (!p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS) || p.exitValue() != 0) {
+                String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
                     last[0] = text.strip();
                     return null;
                 }
                 JsonNode metrics = LifelineClient.mapper().readTree(text).path("Metrics");
                 return metrics.isEmpty() ? null : metrics;
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 throw new IllegalStateException("not checked: this deployment is not Lifeline Local and the AWS CLI "
                         + "is not here (" + e.getMessage() + "); run: " + String.join(" ", command));
             } catch (InterruptedException e) {

@@ -1,10 +1,13 @@
 package io.lifeline.client.cli;
 
 import io.lifeline.client.LifelineClient;
+import io.lifeline.client.Sleeper;
+import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.function.Consumer;
 import picocli.CommandLine.Option;
 
 /**
@@ -76,7 +79,7 @@ public final class GlobalOptions {
         Path local = workDir.resolve(".lifeline").resolve("operator.key");
         try {
             return Files.isReadable(local) ? first(Files.readString(local).trim()) : null;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return null;
         }
     }
@@ -90,17 +93,23 @@ public final class GlobalOptions {
         }
     }
 
-    LifelineClient client(Map<String, String> env, io.lifeline.client.Sleeper sleeper) {
+    LifelineClient client(Map<String, String> env, Sleeper sleeper) {
         return client(env, sleeper, team(env), key(env));
     }
 
-    LifelineClient client(Map<String, String> env, io.lifeline.client.Sleeper sleeper, String teamId, String apiKey) {
+    LifelineClient client(Map<String, String> env, Sleeper sleeper, String teamId, String apiKey) {
         return client(env, sleeper, teamId, apiKey, null);
     }
 
     /** {@code onRetry} hears, at once, why a call is retried and when (null: silent). */
-    LifelineClient client(Map<String, String> env, io.lifeline.client.Sleeper sleeper, String teamId, String apiKey,
-                          java.util.function.Consumer<String> onRetry) {
+    LifelineClient client(Map<String, String> env, Sleeper sleeper, String teamId, String apiKey,
+                          Consumer<String> onRetry) {
+        return client(env, sleeper, teamId, apiKey, onRetry, false);
+    }
+
+    /** {@code readsFailFast}: a read that finds nobody at the URL fails at once (a command a person waits for). */
+    LifelineClient client(Map<String, String> env, Sleeper sleeper, String teamId, String apiKey,
+                          Consumer<String> onRetry, boolean readsFailFast) {
         String u = url(env);
         String beats = heartbeatUrl(env);
         if (beats != null) {
@@ -112,7 +121,7 @@ public final class GlobalOptions {
         }
         try {
             return LifelineClient.builder().url(u).heartbeatUrl(beats).team(teamId).apiKey(apiKey).sleeper(sleeper)
-                    .onRetry(onRetry).build();
+                    .onRetry(onRetry).readsFailFast(readsFailFast).build();
         } catch (IllegalArgumentException e) {
             throw new ConfigFile.ConfigException("not a URL: '" + u + "'");
         }

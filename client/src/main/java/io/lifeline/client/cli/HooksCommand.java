@@ -9,8 +9,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
+import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -24,8 +27,8 @@ import picocli.CommandLine.Parameters;
                 + "opencode."},
         subcommands = {HooksCommand.Install.class, HooksCommand.Uninstall.class})
 final class HooksCommand implements Runnable {
-    @picocli.CommandLine.Spec
-    picocli.CommandLine.Model.CommandSpec spec;
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
 
     @Override
     public void run() {
@@ -67,7 +70,7 @@ final class HooksCommand implements Runnable {
         }
 
         /** Prints each file's change and, unless --dry-run, writes it; 2 when a file cannot be edited safely. */
-        int carryOut(java.util.function.Supplier<List<FileChange>> plan, List<String> afterwards) {
+        int carryOut(Supplier<List<FileChange>> plan, List<String> afterwards) {
             List<FileChange> changes;
             try {
                 changes = plan.get();
@@ -147,7 +150,7 @@ final class HooksCommand implements Runnable {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
             }
             HookFiles.Scope scope = scope();
-            List<String> notes = new java.util.ArrayList<>(notes(target, where != null && where.user));
+            List<String> notes = new ArrayList<>(notes(target, where != null && where.user));
             if (!viaDaemon && global.heartbeatUrl(env) == null && GlobalOptions.DEFAULT_URL.equals(global.url(env))) {
                 notes.add("No --url, LIFELINE_URL or config file url was set: the hooks post to the default, a "
                         + "Lifeline Local on this machine (" + GlobalOptions.DEFAULT_URL + ").");
@@ -156,7 +159,7 @@ final class HooksCommand implements Runnable {
         }
 
         private static List<String> notes(HookTarget t, boolean user) {
-            List<String> notes = new java.util.ArrayList<>();
+            List<String> notes = new ArrayList<>();
             if (t.viaDaemon()) {
                 notes.add("The hooks post to $" + HookTarget.DAEMON_ENV + t.daemonPath() + " as agent " + t.agentId()
                         + ": run " + t.runtime().wire() + " under lifeline daemon, which sets it.");

@@ -1,6 +1,9 @@
 package io.lifeline.client.cli;
 
+import io.lifeline.client.Sleeper;
+import java.nio.file.Path;
 import java.util.Map;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
@@ -28,20 +31,25 @@ public final class LifelineCli implements Runnable {
     public static final int UNREACHABLE = 3;
 
     final Map<String, String> env;
-    final io.lifeline.client.Sleeper sleeper;
+    final Sleeper sleeper;
     /** Where {@code .lifeline/operator.key} of a Lifeline Local started here is looked for. */
-    final java.nio.file.Path workDir;
+    final Path workDir;
 
     public LifelineCli() {
-        this(System.getenv(), io.lifeline.client.Sleeper.REAL);
+        this(environment(), Sleeper.REAL);
+    }
+
+    /** The process's environment: read here, the CLI's entry, and handed to every command (tests pass their own). */
+    static Map<String, String> environment() {
+        return System.getenv();
     }
 
     /** {@code env} stands in for the environment and {@code sleeper} waits between retries (tests). */
-    public LifelineCli(Map<String, String> env, io.lifeline.client.Sleeper sleeper) {
-        this(env, sleeper, java.nio.file.Path.of(""));
+    public LifelineCli(Map<String, String> env, Sleeper sleeper) {
+        this(env, sleeper, Path.of(""));
     }
 
-    public LifelineCli(Map<String, String> env, io.lifeline.client.Sleeper sleeper, java.nio.file.Path workDir) {
+    public LifelineCli(Map<String, String> env, Sleeper sleeper, Path workDir) {
         this.env = Map.copyOf(env);
         this.sleeper = sleeper;
         this.workDir = workDir;
@@ -49,6 +57,6 @@ public final class LifelineCli implements Runnable {
 
     @Override
     public void run() {
-        throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), "Give a command");
+        throw new CommandLine.ParameterException(new CommandLine(this), "Give a command");
     }
 }

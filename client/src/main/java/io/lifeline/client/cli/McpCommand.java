@@ -1,6 +1,7 @@
 package io.lifeline.client.cli;
 
 import io.lifeline.client.LifelineClient;
+import io.lifeline.client.LifelineException;
 import io.lifeline.client.RetryPolicy;
 import io.lifeline.client.mcp.LifelineMcpServer;
 import io.lifeline.client.mcp.LifelineTools;
@@ -35,7 +36,7 @@ final class McpCommand extends BaseCommand {
     int port = 8788;
 
     @Override
-    int run() throws io.lifeline.client.LifelineException {
+    int run() throws LifelineException {
         Map<String, String> env = env();
         String defaultTeam = global.team(env);
         String apiKey = global.key(env);

@@ -11,6 +11,7 @@ import io.lifeline.client.model.TaskView;
 import io.lifeline.client.model.TeamSettings;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -264,7 +265,7 @@ final class TeamCommands {
 
         @Override
         int run() {
-            io.lifeline.client.model.Inbox inbox = client().inbox(agentId, limit);
+            io.lifeline.client.model.Inbox inbox = client().inbox(agentId, limit); // clash: the Inbox command
             StringBuilder s = new StringBuilder();
             for (Notice n : inbox.messages()) {
                 s.append(n.at()).append("  ").append(n.message()).append('\n');
@@ -284,12 +285,12 @@ final class TeamCommands {
 
         @Override
         int run() {
-            io.lifeline.client.model.Revivals list = client().revivals(agentId, limit);
+            io.lifeline.client.model.Revivals list = client().revivals(agentId, limit); // clash: the Revivals command
             StringBuilder s = new StringBuilder();
             for (Revival r : list.revivals()) {
                 s.append(r.startedAt()).append("  ").append(Commands.dash(r.outcome())).append(" after ")
                         .append(r.attempts()).append(" attempt(s)\n");
-                for (Revival.Step step : r.steps() == null ? java.util.List.<Revival.Step>of() : r.steps()) {
+                for (Revival.Step step : r.steps() == null ? List.<Revival.Step>of() : r.steps()) {
                     s.append("    ").append(step.at()).append("  ").append(step.step()).append(" #")
                             .append(step.attempt()).append(": ").append(step.outcome()).append('\n');
                 }

@@ -1,5 +1,6 @@
 package io.lifeline.client.cli;
 
+import io.lifeline.client.LifelineApiException;
 import io.lifeline.client.LifelineException;
 import io.lifeline.client.heartbeatmd.HeartbeatParseException;
 import io.lifeline.client.heartbeatmd.LockTimeoutException;
@@ -7,6 +8,7 @@ import io.lifeline.client.heartbeatmd.Wake;
 import io.lifeline.client.heartbeatmd.WakeOptions;
 import io.lifeline.client.heartbeatmd.WakeResult;
 import io.lifeline.client.model.Heartbeat;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -55,9 +57,9 @@ final class WakeCommand extends BaseCommand {
             err().println("lifeline: --bg-parallelism must be at least 1");
             return LifelineCli.USAGE;
         }
-        if (!java.nio.file.Files.isRegularFile(file)) {
+        if (!Files.isRegularFile(file)) {
             err().println("lifeline: no heartbeat.md at " + file.toAbsolutePath().normalize()
-                    + (java.nio.file.Files.isDirectory(file) ? " (that is a directory)" : "")
+                    + (Files.isDirectory(file) ? " (that is a directory)" : "")
                     + "; give the agent's file: lifeline wake PATH [--agent ID]");
             return LifelineCli.USAGE;
         }
@@ -104,9 +106,9 @@ final class WakeCommand extends BaseCommand {
     private void beat(long nextWithinSeconds) {
         try {
             heartbeat(agentId, new Heartbeat(null, null, null, null, null, nextWithinSeconds), true);
-        } catch (io.lifeline.client.LifelineApiException e) {
+        } catch (LifelineApiException e) {
             if (e.status() == 404) {
-                throw new io.lifeline.client.LifelineApiException(e.status(), e.code(), "agent '" + agentId
+                throw new LifelineApiException(e.status(), e.code(), "agent '" + agentId
                         + "' is not registered in team '" + client().team() + "' (lifeline register " + agentId
                         + " first)", e.agentStatus(), false);
             }

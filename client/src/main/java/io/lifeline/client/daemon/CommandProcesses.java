@@ -1,6 +1,7 @@
 package io.lifeline.client.daemon;
 
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -386,7 +387,7 @@ public final class CommandProcesses implements AgentProcesses, AutoCloseable {
         if (path == null) {
             return false;
         }
-        for (String d : path.split(java.io.File.pathSeparator)) {
+        for (String d : path.split(File.pathSeparator)) {
             if (!d.isEmpty() && Files.isExecutable(Path.of(d, program))) {
                 return true;
             }

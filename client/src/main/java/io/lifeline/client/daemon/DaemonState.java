@@ -7,18 +7,21 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -71,7 +74,7 @@ public final class DaemonState implements AutoCloseable {
         FileLock lock;
         try {
             lock = ch.tryLock();
-        } catch (java.nio.channels.OverlappingFileLockException e) {
+        } catch (OverlappingFileLockException e) {
             lock = null;
         }
         if (lock == null) {
@@ -121,7 +124,7 @@ public final class DaemonState implements AutoCloseable {
      * session (a session id is not reused while the session lasts). TERM, then KILL after {@code grace}. Answers
      * a line per agent whose leftovers it stopped.
      */
-    public List<String> reclaim(java.time.Duration grace) {
+    public List<String> reclaim(Duration grace) {
         List<String> lines = new ArrayList<>();
         for (Map.Entry<String, Entry> e : found.entrySet()) {
             Entry r = e.getValue();
@@ -181,7 +184,7 @@ public final class DaemonState implements AutoCloseable {
     /** Records the runtime session the agent's current process runs (learnt from its hooks). */
     public synchronized void session(String agentId, String session) {
         Entry e = entries.get(agentId);
-        if (e != null && !java.util.Objects.equals(e.session(), session)) {
+        if (e != null && !Objects.equals(e.session(), session)) {
             entries.put(agentId, new Entry(e.pid(), e.start(), e.group(), e.startedAt(), session));
             write();
         }

@@ -3,36 +3,41 @@ package io.lifeline.client.daemon;
 import io.lifeline.client.LifelineApiException;
 import io.lifeline.client.LifelineClient;
 import io.lifeline.client.LifelineException;
+import io.lifeline.client.manager.HeartbeatManager;
 import io.lifeline.client.model.AgentView;
 import io.lifeline.client.model.BatchEntry;
 import io.lifeline.client.model.BatchResult;
 import io.lifeline.client.model.Heartbeat;
 import io.lifeline.client.model.HeartbeatResult;
 import io.lifeline.client.model.HostCommand;
-import io.lifeline.client.manager.HeartbeatManager;
+import io.lifeline.client.model.Stats;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import io.lifeline.client.model.Stats;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
 import java.util.Deque;
-import java.util.LinkedHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeoutException;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 /**
@@ -294,7 +299,7 @@ public final class HostDaemon implements AutoCloseable {
         List<HeartbeatResult> results = new ArrayList<>();
         for (Map.Entry<Integer, List<String>> lease : leaseChunks(running).entrySet()) {
             List<BatchEntry> chunk = new ArrayList<>();
-            Map<String, List<Object>> signatures = new java.util.HashMap<>();
+            Map<String, List<Object>> signatures = new HashMap<>();
             for (String a : lease.getValue()) {
                 if (localBeats != null) {
                     signatures.put(a, hookSignature(a)); // what this entry says, before a hook changes it
@@ -586,7 +591,7 @@ public final class HostDaemon implements AutoCloseable {
     /** What the hooks say now, as one value: status, waiting and inTurn (with {@code waitingFields}), source. */
     private List<Object> hookSignature(String agentId) {
         LocalBeats.HookState st = localBeats.hookState(agentId);
-        return java.util.Arrays.asList(st.status(), waitingFields ? st.waiting() : null,
+        return Arrays.asList(st.status(), waitingFields ? st.waiting() : null,
                 waitingFields && st.inTurn(), st.source());
     }
 
@@ -703,7 +708,7 @@ public final class HostDaemon implements AutoCloseable {
         try {
             Map<String, Future<String>> leaving = new LinkedHashMap<>();
             for (String a : agents) {
-                leaving.put(a, givenUp.containsKey(a) ? java.util.concurrent.CompletableFuture.completedFuture(
+                leaving.put(a, givenUp.containsKey(a) ? CompletableFuture.completedFuture(
                         "not left: " + a + ": the daemon gave up on it (dead_failed_revive)")
                         : pool.submit(() -> leaveOne(a, reason)));
             }
@@ -757,7 +762,7 @@ public final class HostDaemon implements AutoCloseable {
      * so an agent that stops and starts stays on the same lease, and only running agents are sent.
      */
     private Map<Integer, List<String>> leaseChunks(List<String> running) {
-        Map<Integer, List<String>> out = new java.util.TreeMap<>();
+        Map<Integer, List<String>> out = new TreeMap<>();
         for (String a : running) {
             out.computeIfAbsent(agents.indexOf(a) / LifelineClient.MAX_BATCH, k -> new ArrayList<>()).add(a);
         }
@@ -779,7 +784,7 @@ public final class HostDaemon implements AutoCloseable {
             return Map.of();
         }
         Instant now = clock.instant();
-        Map<String, Long> ages = new java.util.HashMap<>();
+        Map<String, Long> ages = new HashMap<>();
         for (String a : ids) {
             if (!localBeats.judgedBySigns(a)) {
                 continue; // its process running is its sign of life
@@ -928,7 +933,7 @@ public final class HostDaemon implements AutoCloseable {
             this.processes = processes;
         }
 
-        public Builder agents(java.util.Collection<String> ids) {
+        public Builder agents(Collection<String> ids) {
             agents.addAll(ids);
             return this;
         }

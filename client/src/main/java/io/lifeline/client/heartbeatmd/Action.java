@@ -1,5 +1,6 @@
 package io.lifeline.client.heartbeatmd;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -8,6 +9,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -45,7 +47,7 @@ public final class Action {
 
     /** The known field {@code key} was probably meant as, or null. */
     static String meant(String key) {
-        String lower = key.toLowerCase(java.util.Locale.ROOT).replace('-', '_');
+        String lower = key.toLowerCase(Locale.ROOT).replace('-', '_');
         if (KNOWN_FIELDS.contains(lower)) {
             return lower;
         }
@@ -212,7 +214,7 @@ public final class Action {
             }
         }
         params().forEach((k, v) -> canonical.append("param.").append(k).append('=').append(v).append('\n'));
-        return HeartbeatFile.sha256Hex(canonical.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8))
+        return HeartbeatFile.sha256Hex(canonical.toString().getBytes(StandardCharsets.UTF_8))
                 .substring(0, 12);
     }
 

@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -474,7 +475,7 @@ public final class HeartbeatFile {
         String s = value.toString();
         boolean plain = PLAIN_SCALAR.matcher(s).matches() && !s.endsWith(" ") && !s.contains(": ")
                 && !s.endsWith(":") && !List.of("null", "true", "false", "yes", "no", "on", "off", "~")
-                .contains(s.toLowerCase(java.util.Locale.ROOT)) && !s.startsWith("-");
+                .contains(s.toLowerCase(Locale.ROOT)) && !s.startsWith("-");
         if (plain && !s.matches("[0-9.+\\-]+")) {
             return s;
         }

@@ -1,5 +1,6 @@
 package io.lifeline.client.heartbeatmd;
 
+import io.lifeline.schedule.InvalidScheduleException;
 import io.lifeline.schedule.Schedule;
 import io.lifeline.schedule.Schedules;
 
@@ -24,7 +25,7 @@ public record ScheduleSpec(Kind kind, Schedule schedule, String watchPath) {
         if (t.startsWith("on_change:")) {
             String path = t.substring("on_change:".length()).strip();
             if (path.isEmpty()) {
-                throw new io.lifeline.schedule.InvalidScheduleException(
+                throw new InvalidScheduleException(
                         "on_change: needs a path to watch, e.g. on_change:config/agent.yaml");
             }
             return new ScheduleSpec(Kind.ON_CHANGE, null, path);

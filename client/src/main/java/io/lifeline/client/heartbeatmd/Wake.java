@@ -17,10 +17,12 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -210,9 +212,9 @@ public final class Wake {
 
         Instant end = clock.instant().truncatedTo(ChronoUnit.SECONDS);
         Instant nextWake = null;
-        java.util.Set<String> ranIds = new java.util.HashSet<>();
+        Set<String> ranIds = new HashSet<>();
         ran.forEach(r -> ranIds.add(r.actionId()));
-        java.util.Set<String> heldIds = new java.util.HashSet<>();
+        Set<String> heldIds = new HashSet<>();
         heldBack.forEach(h -> heldIds.add(h.actionId()));
         List<WakeResult.NotRun> notRun = new ArrayList<>();
         for (Action a : hb.actions()) {

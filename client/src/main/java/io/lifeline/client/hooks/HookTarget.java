@@ -3,6 +3,7 @@ package io.lifeline.client.hooks;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.hooks.HookRuntime;
 import java.net.URI;
+import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
@@ -42,7 +43,7 @@ public record HookTarget(HookRuntime runtime, String agentId, String team, URI l
     }
 
     public static HookTarget direct(HookRuntime runtime, String agentId, String team, URI lifeline) {
-        return new HookTarget(runtime, agentId, team, java.util.Objects.requireNonNull(lifeline, "lifeline"));
+        return new HookTarget(runtime, agentId, team, Objects.requireNonNull(lifeline, "lifeline"));
     }
 
     public static HookTarget viaDaemon(HookRuntime runtime, String agentId, String team) {

@@ -13,10 +13,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * The settings shape Claude Code, Codex and Gemini CLI share: {@code {"hooks": {"Event": [{"matcher"?,
@@ -145,7 +147,7 @@ final class HooksJson {
         }
         List<String> order = new ArrayList<>(wanted.keySet());
         for (List<String> list : List.of(added, replaced, kept)) {
-            list.sort(java.util.Comparator.comparingInt(order::indexOf));
+            list.sort(Comparator.comparingInt(order::indexOf));
         }
         say(summary, "added Lifeline's hook for", added);
         say(summary, "replaced Lifeline's hook for", replaced);
@@ -215,7 +217,7 @@ final class HooksJson {
         return new FileChange(file, before, after, summary);
     }
 
-    static Map<String, ObjectNode> each(List<String> events, java.util.function.Function<String, ObjectNode> handler) {
+    static Map<String, ObjectNode> each(List<String> events, Function<String, ObjectNode> handler) {
         Map<String, ObjectNode> m = new LinkedHashMap<>();
         for (String e : events) {
             m.put(e, handler.apply(e));

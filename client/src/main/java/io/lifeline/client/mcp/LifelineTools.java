@@ -1,5 +1,6 @@
 package io.lifeline.client.mcp;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lifeline.client.LifelineApiException;
 import io.lifeline.client.LifelineClient;
@@ -186,7 +187,7 @@ public final class LifelineTools {
     private static String text(Object answer) {
         try {
             return JSON.writeValueAsString(answer);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
     }

@@ -9,6 +9,7 @@ import io.lifeline.client.LocalHarness;
 import io.lifeline.client.mcp.NpmTools;
 import io.lifeline.client.model.RegisterAgent;
 import io.lifeline.local.app.LifelineLocal;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -105,7 +106,7 @@ class BridgeCliOpencodeTest {
         String out() {
             try {
                 return Files.readString(output);
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 return "";
             }
         }

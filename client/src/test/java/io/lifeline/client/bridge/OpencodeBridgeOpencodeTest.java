@@ -9,12 +9,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lifeline.client.LifelineClient;
 import io.lifeline.client.LocalHarness;
+import io.lifeline.client.Readme;
 import io.lifeline.client.Sleeper;
 import io.lifeline.client.bridge.OpencodeBridge.AgentRef;
 import io.lifeline.client.mcp.NpmTools;
 import io.lifeline.client.model.AgentView;
 import io.lifeline.client.model.RegisterAgent;
 import io.lifeline.local.app.LifelineLocal;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -75,7 +77,7 @@ class OpencodeBridgeOpencodeTest {
      */
     private static String opencodeJson() throws Exception {
         ObjectNode config = null;
-        for (String block : io.lifeline.client.Readme.blocks(io.lifeline.client.Readme.page("docs/mcp.md"), "json")) {
+        for (String block : Readme.blocks(Readme.page("docs/mcp.md"), "json")) {
             if (block.contains("https://opencode.ai/config.json")) {
                 config = (ObjectNode) JSON.readTree(block);
             }
@@ -243,7 +245,7 @@ class OpencodeBridgeOpencodeTest {
                 }
             }
             return null;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return null;
         }
     }

@@ -14,14 +14,13 @@ import io.lifeline.client.bridge.OpencodeBridge.AgentRef;
 import io.lifeline.client.model.RegisterAgent;
 import io.lifeline.client.model.TransitionView;
 import io.lifeline.local.app.LifelineLocal;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -59,7 +58,7 @@ class OpencodeBridgeTest {
     }
 
     private static OpencodeApi nowhere() throws Exception {
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return new OpencodeApi(URI.create("http://127.0.0.1:" + s.getLocalPort()), null);
         }
     }
@@ -104,7 +103,7 @@ class OpencodeBridgeTest {
 
     private static List<String> flips(String agentId) {
         List<TransitionView> all = new ArrayList<>(admin.allTransitions(agentId));
-        java.util.Collections.reverse(all);
+        Collections.reverse(all);
         return all.stream().map(t -> t.from() + "->" + t.to()).toList();
     }
 
@@ -176,7 +175,7 @@ class OpencodeBridgeTest {
         register("br-f1");
         admin.join("br-f1");
         LifelineClient unreachable;
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             unreachable = LifelineClient.builder().url("http://127.0.0.1:" + s.getLocalPort())
                     .team(LifelineLocal.LOCAL_TEAM).apiKey(local.adminKey()).retry(RetryPolicy.none()).build();
         }

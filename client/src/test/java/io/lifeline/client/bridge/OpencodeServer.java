@@ -1,6 +1,7 @@
 package io.lifeline.client.bridge;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -41,7 +42,7 @@ final class OpencodeServer implements AutoCloseable {
             Files.writeString(project.resolve("opencode.json"), opencodeJson);
         }
         int port;
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = s.getLocalPort();
         }
         OpencodeServer server = new OpencodeServer(home, project, port);

@@ -3,10 +3,14 @@ package io.lifeline.client.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lifeline.client.Readme;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
@@ -27,7 +31,7 @@ class AgentRuntimeCommandsTest {
                 "LIFELINE_URL", "http://127.0.0.1:1", "LIFELINE_API_KEY", "k");
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine cl = new CommandLine(new LifelineCli(env, d -> { }, java.nio.file.Path.of("")));
+        CommandLine cl = new CommandLine(new LifelineCli(env, d -> { }, Path.of("")));
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
         return new Run(cl.execute(args), out.toString(), err.toString());
@@ -36,7 +40,7 @@ class AgentRuntimeCommandsTest {
     @Test
     void help_onTheAgentRuntimeCommands_printsUsageAndExitsZero() throws Exception {
         for (String c : List.of("mcp", "bridge", "bridge opencode")) {
-            List<String> args = new java.util.ArrayList<>(List.of(c.split(" ")));
+            List<String> args = new ArrayList<>(List.of(c.split(" ")));
             args.add("--help");
             Run r = run(args.toArray(String[]::new));
             assertEquals(0, r.exit(), c);
@@ -60,7 +64,7 @@ class AgentRuntimeCommandsTest {
 
     @Test
     void mcpHttp_onAPortInUse_saysSoAndExitsTwo() throws Exception {
-        try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             Run r = run("mcp", "--http", "--port", String.valueOf(taken.getLocalPort()));
             assertEquals(LifelineCli.USAGE, r.exit(), r.out() + r.err());
             assertTrue(r.err().contains("cannot serve MCP on 127.0.0.1:" + taken.getLocalPort()), r.err());
@@ -69,13 +73,13 @@ class AgentRuntimeCommandsTest {
 
     @Test
     void daemon_withABadOpencodeSetting_refusesBeforeStartingAnyCommand() throws Exception {
-        java.nio.file.Path dir = Files.createTempDirectory("daemon-bad-opencode");
-        java.nio.file.Path marker = dir.resolve("started");
+        Path dir = Files.createTempDirectory("daemon-bad-opencode");
+        Path marker = dir.resolve("started");
         for (List<String> bad : List.of(List.of("--opencode", "not a url"),
                 List.of("--opencode", "http://127.0.0.1:4096", "--opencode-map", "no-equals-sign"),
                 List.of("--opencode", "http://127.0.0.1:4096", "--opencode-interval", "soon"),
                 List.of("--opencode-map", "ses_1=a1"))) {
-            List<String> args = new java.util.ArrayList<>(List.of("daemon", "--host", "h", "--agent",
+            List<String> args = new ArrayList<>(List.of("daemon", "--host", "h", "--agent",
                     "a1=touch '" + marker + "'", "--iterations", "1"));
             args.addAll(bad);
             Run r = run(args.toArray(String[]::new));
@@ -101,16 +105,16 @@ class AgentRuntimeCommandsTest {
      */
     @Test
     void readme_agentRuntimeCommandLines_areAcceptedByTheCli() throws Exception {
-        List<List<String>> lines = io.lifeline.client.Readme.commandLines(io.lifeline.client.Readme.blocks(
-                io.lifeline.client.Readme.page("docs/mcp.md"), "bash"));
-        List<String> commands = new java.util.ArrayList<>();
+        List<List<String>> lines = Readme.commandLines(Readme.blocks(
+                Readme.page("docs/mcp.md"), "bash"));
+        List<String> commands = new ArrayList<>();
         for (List<String> words : lines) {
             if (!words.get(0).equals("java")) {
                 continue; // npx (the Inspector: McpServerTest.inspectorCli_*) and opencode serve
             }
             assertEquals(List.of("java", "-jar", "client/target/lifeline.jar"), words.subList(0, 3), words.toString());
             List<String> args = words.subList(3, words.size());
-            CommandLine cl = new CommandLine(new LifelineCli(Map.of(), d -> { }, java.nio.file.Path.of("")));
+            CommandLine cl = new CommandLine(new LifelineCli(Map.of(), d -> { }, Path.of("")));
             CommandLine.ParseResult parsed = cl.parseArgs(args.toArray(String[]::new));
             while (parsed.hasSubcommand()) {
                 parsed = parsed.subcommand();

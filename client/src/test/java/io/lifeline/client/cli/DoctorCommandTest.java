@@ -8,7 +8,6 @@ import io.lifeline.client.LocalHarness;
 import io.lifeline.local.app.LifelineLocal;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;

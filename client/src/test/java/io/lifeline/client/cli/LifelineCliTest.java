@@ -6,16 +6,32 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lifeline.client.LifelineClient;
 import io.lifeline.client.LocalHarness;
+import io.lifeline.client.StubServer;
+import io.lifeline.client.model.EventQuery;
+import io.lifeline.client.model.Heartbeat;
+import io.lifeline.client.model.RegisterAgent;
 import io.lifeline.local.app.LifelineLocal;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
@@ -27,14 +43,15 @@ class LifelineCliTest {
     @TempDir
     Path dir;
 
-    record Run(int exit, String out, String err) {
+    /** {@code slept}: the waits between retries, in order (none: each call was tried once). */
+    record Run(int exit, String out, String err, List<Duration> slept) {
     }
 
     @BeforeAll
     static void startLocal() throws Exception {
         local = LocalHarness.start();
         client = LocalHarness.client(local);
-        noConfig = java.nio.file.Files.createTempDirectory("lifeline-noconfig");
+        noConfig = Files.createTempDirectory("lifeline-noconfig");
     }
 
     @AfterAll
@@ -54,16 +71,16 @@ class LifelineCliTest {
     }
 
     private static Run runIn(Map<String, String> env, Path workDir, String... args) {
-        Map<String, String> e = new java.util.HashMap<>(env);
+        Map<String, String> e = new HashMap<>(env);
         e.putIfAbsent("XDG_CONFIG_HOME", noConfig.toString());
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        List<java.time.Duration> slept = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Duration> slept = new CopyOnWriteArrayList<>();
         CommandLine cl = new CommandLine(new LifelineCli(e, slept::add, workDir));
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
         int exit = cl.execute(args);
-        return new Run(exit, out.toString(), err.toString());
+        return new Run(exit, out.toString(), err.toString(), slept);
     }
 
     @Test
@@ -72,7 +89,7 @@ class LifelineCliTest {
                 "events", "revive", "pause", "resume", "daemon", "wake", "tasks", "tasks create", "tasks list",
                 "tasks claim", "tasks complete", "keys", "keys create", "keys list", "keys revoke", "settings",
                 "settings show", "settings set", "inbox", "revivals")) {
-            List<String> args = new java.util.ArrayList<>(List.of(c.split(" ")));
+            List<String> args = new ArrayList<>(List.of(c.split(" ")));
             args.add("--help");
             Run r = run(args.toArray(String[]::new));
             assertEquals(0, r.exit(), c);
@@ -157,20 +174,20 @@ class LifelineCliTest {
         assertEquals(2, run("pause").exit());
         Run revive = run("revive", "cli-p");
         assertEquals(LifelineCli.REFUSED, revive.exit(), "a ready agent cannot be revived");
-        assertTrue(LocalHarness.eventually(java.time.Duration.ofSeconds(10),
+        assertTrue(LocalHarness.eventually(Duration.ofSeconds(10),
                 () -> run("events").out().contains("cli-p offline -> ready")));
     }
 
     @Test
     void events_sinceUntilAgentTypeLimit_narrowTheAnswer_inHumanAndJsonOutput() throws Exception {
-        client.register(io.lifeline.client.model.RegisterAgent.of("cli-ev", "Ev", "worker").withStaleAfterSeconds(600));
+        client.register(RegisterAgent.of("cli-ev", "Ev", "worker").withStaleAfterSeconds(600));
         client.join("cli-ev");
         spinToNextMillisecond();
-        client.heartbeat("cli-ev", io.lifeline.client.model.Heartbeat.status("working"));
+        client.heartbeat("cli-ev", Heartbeat.status("working"));
         spinToNextMillisecond();
         client.leave("cli-ev", "done");
-        var mine = io.lifeline.client.model.EventQuery.all().withAgent("cli-ev");
-        assertTrue(LocalHarness.eventually(java.time.Duration.ofSeconds(10), () -> client.events(mine).count() >= 3));
+        var mine = EventQuery.all().withAgent("cli-ev");
+        assertTrue(LocalHarness.eventually(Duration.ofSeconds(10), () -> client.events(mine).count() >= 3));
         var events = client.events(mine).events(); // newest first, at the server's times
         assertEquals(3, events.size());
         String workingAt = events.get(1).at().toString();
@@ -201,10 +218,10 @@ class LifelineCliTest {
 
     @Test
     void events_badFilterValues_exitWithUsage_andSendNothing() throws Exception {
-        try (io.lifeline.client.StubServer stub = new io.lifeline.client.StubServer()) {
+        try (StubServer stub = new StubServer()) {
             stub.otherwise(200, "{\"count\":0,\"events\":[]}");
             Map<String, String> env = Map.of("LIFELINE_URL", stub.url().toString(), "LIFELINE_KEY", "k");
-            Map<List<String>, String> bad = new java.util.LinkedHashMap<>();
+            Map<List<String>, String> bad = new LinkedHashMap<>();
             bad.put(List.of("--since", "yesterday"), "neither an ISO-8601 time");
             bad.put(List.of("--since", "15x"), "neither an ISO-8601 time");
             bad.put(List.of("--since", "-5m"), "neither an ISO-8601 time");
@@ -221,7 +238,7 @@ class LifelineCliTest {
             bad.put(List.of("--limit", "many"), "--limit");
             bad.put(List.of("--agent", "no way"), "--agent must be an agent id");
             bad.forEach((args, message) -> {
-                List<String> argv = new java.util.ArrayList<>(List.of("events"));
+                List<String> argv = new ArrayList<>(List.of("events"));
                 argv.addAll(args);
                 Run r = runWith(env, argv.toArray(String[]::new));
                 assertEquals(LifelineCli.USAGE, r.exit(), args + ": " + r.err());
@@ -322,8 +339,8 @@ class LifelineCliTest {
 
     @Test
     void createTeam_picksUpLocalsOperatorKeyFile_onlyForALocalUrl() throws Exception {
-        java.nio.file.Files.createDirectories(dir.resolve(".lifeline"));
-        java.nio.file.Files.writeString(dir.resolve(".lifeline/operator.key"), local.operatorKey() + "\n");
+        Files.createDirectories(dir.resolve(".lifeline"));
+        Files.writeString(dir.resolve(".lifeline/operator.key"), local.operatorKey() + "\n");
         Run r = runIn(Map.of("LIFELINE_URL", local.url().toString()), dir, "create-team", "cli-file");
         assertEquals(0, r.exit(), r.err());
         // A remote URL never gets Local's key: there is no key to send.
@@ -349,7 +366,7 @@ class LifelineCliTest {
         assertEquals(0, byFlag.exit(), byFlag.err());
         assertTrue(byFlag.out().contains("cli-url working"), byFlag.out());
 
-        Map<String, String> env = new java.util.HashMap<>(keyOnly);
+        Map<String, String> env = new HashMap<>(keyOnly);
         env.put("LIFELINE_HEARTBEAT_URL", beats);
         Run byEnv = runWith(env, "beat", "cli-url", "--status", "ready");
         assertEquals(0, byEnv.exit(), byEnv.err());
@@ -368,8 +385,8 @@ class LifelineCliTest {
 
     private Path config(String... lines) throws Exception {
         Path xdg = dir.resolve("xdg");
-        java.nio.file.Files.createDirectories(xdg.resolve("lifeline"));
-        java.nio.file.Files.writeString(xdg.resolve("lifeline/config"), String.join("\n", lines) + "\n");
+        Files.createDirectories(xdg.resolve("lifeline"));
+        Files.writeString(xdg.resolve("lifeline/config"), String.join("\n", lines) + "\n");
         return xdg;
     }
 
@@ -379,8 +396,8 @@ class LifelineCliTest {
         Run r = runWith(Map.of("XDG_CONFIG_HOME", xdg.toString()), "agents");
         assertEquals(0, r.exit(), r.err());
         // Without XDG_CONFIG_HOME, HOME/.config/lifeline/config.
-        java.nio.file.Files.createDirectories(dir.resolve(".config"));
-        java.nio.file.Files.move(xdg.resolve("lifeline"), dir.resolve(".config/lifeline"));
+        Files.createDirectories(dir.resolve(".config"));
+        Files.move(xdg.resolve("lifeline"), dir.resolve(".config/lifeline"));
         assertEquals(0, runWith(Map.of("XDG_CONFIG_HOME", "", "HOME", dir.toString()), "agents").exit());
     }
 
@@ -395,7 +412,7 @@ class LifelineCliTest {
         assertEquals(LifelineCli.REFUSED, envUrl.exit(), "env url wins; the file's key is sent");
         assertTrue(envUrl.err().contains("UNAUTHENTICATED"), envUrl.err());
 
-        Map<String, String> envKey = new java.util.HashMap<>(env);
+        Map<String, String> envKey = new HashMap<>(env);
         envKey.put("LIFELINE_API_KEY", local.adminKey());
         assertEquals(0, runWith(envKey, "agents").exit(), "env key wins over the file's");
         assertEquals(LifelineCli.REFUSED, runWith(envKey, "agents", "--key", "wrong-from-flag").exit(),
@@ -425,12 +442,12 @@ class LifelineCliTest {
                 malformed.err());
         assertEquals("", malformed.out());
 
-        java.nio.file.Files.writeString(dir.resolve("empty"), "url =\n");
+        Files.writeString(dir.resolve("empty"), "url =\n");
         Run empty = runWith(env, "agents", "--config", dir.resolve("empty").toString());
         assertEquals(LifelineCli.USAGE, empty.exit());
         assertTrue(empty.err().contains("line 1: 'url' has no value"), empty.err());
 
-        java.nio.file.Files.writeString(dir.resolve("typo"), "urll = x\n");
+        Files.writeString(dir.resolve("typo"), "urll = x\n");
         Run typo = runWith(env, "agents", "--config", dir.resolve("typo").toString());
         assertEquals(LifelineCli.USAGE, typo.exit());
         assertTrue(typo.err().contains("line 1: unknown setting 'urll'"), typo.err());
@@ -512,10 +529,12 @@ class LifelineCliTest {
         assertEquals(LifelineCli.UNREACHABLE, r.exit());
     }
 
+    /** A write (here a heartbeat) rides out a Lifeline that is briefly down: it retries, and says so at once. */
     @Test
-    void anyCommand_whenLifelineUnreachable_saysSoAtOnceWithARetryHint_andNoStackTrace() {
-        Run r = runWith(Map.of("LIFELINE_URL", "http://127.0.0.1:1", "LIFELINE_KEY", "k"), "agents");
+    void aWrite_whenLifelineUnreachable_saysSoAtOnceWithARetryHint_andNoStackTrace() {
+        Run r = runWith(Map.of("LIFELINE_URL", "http://127.0.0.1:1", "LIFELINE_KEY", "k"), "beat", "cli-down");
         assertEquals(LifelineCli.UNREACHABLE, r.exit());
+        assertEquals(3, r.slept().size(), "three retries after the first attempt: " + r.slept());
         List<String> lines = r.err().lines().toList();
         assertEquals(4, lines.size(), r.err());
         assertEquals("lifeline: cannot reach http://127.0.0.1:1 (connection refused), retrying in 2 s (attempt 2 of 4; "
@@ -524,6 +543,30 @@ class LifelineCliTest {
         assertTrue(lines.get(2).matches(".*retrying in (8|9|10) s \\(attempt 4 of 4;.*"), lines.get(2));
         assertEquals("lifeline: Cannot reach Lifeline at http://127.0.0.1:1 (connection refused)", lines.get(3));
         assertTrue(r.err().lines().noneMatch(l -> l.startsWith("\tat ") || l.contains("Exception")), r.err());
+    }
+
+    /**
+     * A read against a Local that is down (a closed port: connection refused) fails on its first attempt, with one
+     * line naming the URL and how to start Local; no retry notice, no wait. Any other URL (127.0.0.2 is not one the
+     * CLI takes for Local's) asks whether the URL is right instead.
+     */
+    @Test
+    void aRead_whenNothingListens_failsOnItsFirstAttempt_namingTheUrlAndHowToStartLocal() {
+        for (String[] read : List.of(new String[] {"agents"}, new String[] {"status", "cli-down"},
+                new String[] {"events"}, new String[] {"tasks", "list"})) {
+            Run r = runWith(Map.of("LIFELINE_URL", "http://127.0.0.1:1", "LIFELINE_KEY", "k"), read);
+            String what = String.join(" ", read);
+            assertEquals(LifelineCli.UNREACHABLE, r.exit(), what + ": " + r.err());
+            assertEquals(List.of(), r.slept(), what + ": no retry");
+            assertEquals(List.of("lifeline: Cannot reach Lifeline at http://127.0.0.1:1 (connection refused); is Lifeline "
+                    + "Local running? Start it with: java -jar infra/local/target/lifeline-local.jar"),
+                    r.err().lines().toList(), what);
+        }
+        Run remote = runWith(Map.of("LIFELINE_URL", "http://127.0.0.2:1", "LIFELINE_KEY", "k"), "agents");
+        assertEquals(LifelineCli.UNREACHABLE, remote.exit(), remote.err());
+        assertEquals(List.of(), remote.slept());
+        assertEquals(List.of("lifeline: Cannot reach Lifeline at http://127.0.0.2:1 (connection refused); is the URL "
+                + "right?"), remote.err().lines().toList());
     }
 
     @Test
@@ -538,12 +581,12 @@ class LifelineCliTest {
     @Test
     void wake_forAnUnregisteredAgent_runsTheFileThenSaysInOneLineThatTheAgentIsNotRegistered() throws Exception {
         Path file = dir.resolve("heartbeat.md");
-        java.nio.file.Files.writeString(file, String.join("\n",
+        Files.writeString(file, String.join("\n",
                 "---", "version: 1", "---", "", "## Pending Actions", "", "### [HIGH] Say hello", "- **id**: hello-1",
                 "- **type**: shell", "- **command**: echo hello", "- **schedule**: every:1h", ""));
-        java.io.ByteArrayOutputStream jvmErr = new java.io.ByteArrayOutputStream();
-        java.io.PrintStream realErr = System.err;
-        System.setErr(new java.io.PrintStream(jvmErr, true, java.nio.charset.StandardCharsets.UTF_8));
+        ByteArrayOutputStream jvmErr = new ByteArrayOutputStream();
+        PrintStream realErr = System.err;
+        System.setErr(new PrintStream(jvmErr, true, StandardCharsets.UTF_8));
         Run r;
         try {
             r = run("wake", file.toString(), "--agent", "wake-nobody");
@@ -554,7 +597,7 @@ class LifelineCliTest {
         assertTrue(r.out().contains("ok     hello-1"), r.out());
         assertEquals(List.of("lifeline: heartbeat not sent: agent 'wake-nobody' is not registered in team 'local' "
                 + "(lifeline register wake-nobody first) (404 AGENT_NOT_FOUND)"), r.err().lines().toList());
-        assertEquals("", jvmErr.toString(java.nio.charset.StandardCharsets.UTF_8), "nothing else, no stack trace");
+        assertEquals("", jvmErr.toString(StandardCharsets.UTF_8), "nothing else, no stack trace");
     }
 
     @Test
@@ -580,7 +623,7 @@ class LifelineCliTest {
         assertTrue(r.out().contains("left: cli-d1") && r.out().contains("left: cli-d2"), r.out());
         assertEquals("offline", client.agent("cli-d1").status());
         // The history of changes before the newest comes from the outbox, a moment after the change: wait for it.
-        assertTrue(io.lifeline.client.LocalHarness.eventually(java.time.Duration.ofSeconds(20),
+        assertTrue(LocalHarness.eventually(Duration.ofSeconds(20),
                 () -> client.transitions("cli-d2", 10).transitions().stream()
                         .anyMatch(t -> "reported_failure".equals(t.trigger())
                                 && t.reason().contains("exited with status 3"))),
@@ -598,7 +641,7 @@ class LifelineCliTest {
     }
 
     @Test
-    @org.junit.jupiter.api.Timeout(value = 90, unit = java.util.concurrent.TimeUnit.SECONDS)
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void daemon_onSigterm_stopsItsCommandThenLeavesItsAgent() throws Exception {
         run("register", "cli-term", "--host", "h-term");
         Path pidFile = dir.resolve("child.pid");
@@ -612,13 +655,13 @@ class LifelineCliTest {
         pb.environment().put("XDG_CONFIG_HOME", noConfig.toString());
         Process daemon = pb.start();
         try {
-            assertTrue(io.lifeline.client.LocalHarness.eventually(java.time.Duration.ofSeconds(40),
-                    () -> "ready".equals(client.agent("cli-term").status()) && java.nio.file.Files.exists(pidFile)),
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(40),
+                    () -> "ready".equals(client.agent("cli-term").status()) && Files.exists(pidFile)),
                     "the daemon joined its agent");
-            long child = Long.parseLong(java.nio.file.Files.readString(pidFile).trim());
+            long child = Long.parseLong(Files.readString(pidFile).trim());
             daemon.destroy(); // SIGTERM
-            assertTrue(daemon.waitFor(30, java.util.concurrent.TimeUnit.SECONDS), "the daemon exits after SIGTERM");
-            String out = java.nio.file.Files.readString(dir.resolve("daemon.out"));
+            assertTrue(daemon.waitFor(30, TimeUnit.SECONDS), "the daemon exits after SIGTERM");
+            String out = Files.readString(dir.resolve("daemon.out"));
             assertTrue(out.contains("daemon stopped: 1 of 1 agent(s) left (offline)"), out);
             assertEquals("offline", client.agent("cli-term").status());
             assertEquals("leave", client.agent("cli-term").lastTransition().trigger());
@@ -632,23 +675,23 @@ class LifelineCliTest {
     void wake_withDueShellAction_runsItWritesItBackAndHeartbeatsUntilTheNextWake() throws Exception {
         assertEquals(0, run("register", "wake-1", "--name", "Waker").exit());
         Path file = dir.resolve("heartbeat.md");
-        java.nio.file.Files.writeString(file, String.join("\n",
+        Files.writeString(file, String.join("\n",
                 "---", "version: 1", "status: idle", "---", "", "# Heartbeat", "", "## Pending Actions", "",
                 "### [HIGH] Say hello", "- **id**: hello-1", "- **type**: shell", "- **command**: echo hello",
                 "- **schedule**: every:1h", "- **status**: pending", ""));
-        java.time.Instant before = java.time.Instant.now();
+        Instant before = Instant.now();
         Run r = run("wake", file.toString(), "--agent", "wake-1");
         assertEquals(0, r.exit(), r.out() + r.err());
         assertTrue(r.out().contains("ok     hello-1"), r.out());
-        String written = java.nio.file.Files.readString(file);
+        String written = Files.readString(file);
         assertTrue(written.contains("- **status**: completed"), written);
         assertTrue(written.contains("next_wake:"), written);
         // The agent was joined by the wake's heartbeat and is expected back at the next wake (an hour away).
         var agent = client.agent("wake-1");
         assertEquals("ready", agent.status());
-        java.time.Duration ahead = java.time.Duration.between(before, agent.deadline());
-        assertTrue(ahead.compareTo(java.time.Duration.ofMinutes(59)) > 0
-                && ahead.compareTo(java.time.Duration.ofMinutes(61)) < 0, "deadline " + agent.deadline());
+        Duration ahead = Duration.between(before, agent.deadline());
+        assertTrue(ahead.compareTo(Duration.ofMinutes(59)) > 0
+                && ahead.compareTo(Duration.ofMinutes(61)) < 0, "deadline " + agent.deadline());
     }
 
     @Test
@@ -656,10 +699,10 @@ class LifelineCliTest {
         Path file = dir.resolve("heartbeat.md");
         String text = String.join("\n", "---", "version: 1", "---", "", "## Pending Actions", "",
                 "### [URGENT] Bad", "- **id**: bad-1", "- **type**: shell", "");
-        java.nio.file.Files.writeString(file, text);
+        Files.writeString(file, text);
         Run r = run("wake", file.toString());
         assertEquals(LifelineCli.REFUSED, r.exit());
         assertTrue(r.err().contains("line 7"), r.err());
-        assertEquals(text, java.nio.file.Files.readString(file));
+        assertEquals(text, Files.readString(file));
     }
 }

@@ -9,18 +9,26 @@ import io.lifeline.client.cli.LifelineCli;
 import io.lifeline.client.cli.Main;
 import io.lifeline.client.model.RegisterAgent;
 import io.lifeline.local.app.LifelineLocal;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -96,7 +104,7 @@ class DaemonCliTest {
     @Test
     void daemon_withALocalPortInUse_refusesInOneLine() throws Exception {
         client.register(RegisterAgent.of("dc-port", "x", "worker").withHost("h-port"));
-        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             Run r = cli(local.adminKey(), "daemon", "--host", "h-port", "--agent", "dc-port=sleep 30", "--local-port",
                     String.valueOf(taken.getLocalPort()), "--iterations", "1");
             assertEquals(LifelineCli.REFUSED, r.exit(), r.out() + r.err());
@@ -180,13 +188,13 @@ class DaemonCliTest {
         }
     }
 
-    private static final java.net.http.HttpClient HTTP = java.net.http.HttpClient.newHttpClient();
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     /** POSTs a hook to the daemon's channel, as a runtime's forwarder does; answers the status and body. */
     private static String hook(String channel, String agent, String body) throws Exception {
-        var r = HTTP.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(channel + "/hooks/claude-code"))
-                .header(LocalBeats.AGENT_HEADER, agent).POST(java.net.http.HttpRequest.BodyPublishers.ofString(body))
-                .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        var r = HTTP.send(HttpRequest.newBuilder(URI.create(channel + "/hooks/claude-code"))
+                .header(LocalBeats.AGENT_HEADER, agent).POST(HttpRequest.BodyPublishers.ofString(body))
+                .build(), HttpResponse.BodyHandlers.ofString());
         return r.statusCode() + " " + r.body();
     }
 
@@ -201,7 +209,7 @@ class DaemonCliTest {
     private static List<String> lines(Path p) {
         try {
             return Files.exists(p) ? Files.readAllLines(p) : List.of();
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return List.of();
         }
     }
@@ -217,7 +225,7 @@ class DaemonCliTest {
         Path fake = dir.resolve("claude");
         // A stand-in for the runtime: it records how it was started, then runs until killed.
         Files.writeString(fake, "#!/bin/sh\necho \"$*\" >> '" + args + "'\nexec sleep 2718\n");
-        Files.setPosixFilePermissions(fake, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setPosixFilePermissions(fake, PosixFilePermissions.fromString("rwxr-xr-x"));
         String command = "'" + fake + "' -p go";
         Path state = dir.resolve("rt-state");
         Path out1 = dir.resolve("rt1.out");
@@ -300,7 +308,7 @@ class DaemonCliTest {
         // A stand-in whose sessions cannot be resumed: started with --resume, it fails at once.
         Files.writeString(fake, "#!/bin/sh\necho \"$*\" >> '" + args + "'\ncase \"$*\" in *--resume*) "
                 + "echo 'No conversation found' >&2; exit 1;; esac\nexec sleep 2719\n");
-        Files.setPosixFilePermissions(fake, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setPosixFilePermissions(fake, PosixFilePermissions.fromString("rwxr-xr-x"));
         Path out = dir.resolve("rt-fresh.out");
         Process d = daemonJvm(out, dir.resolve("fresh-state"), "h-rt2", a, "'" + fake + "' -p go", "--runtime",
                 a + "=claude-code", "--restart-backoff", "0s");
@@ -328,7 +336,7 @@ class DaemonCliTest {
     private static String read(Path p) {
         try {
             return Files.exists(p) ? Files.readString(p) : "";
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return e.toString();
         }
     }

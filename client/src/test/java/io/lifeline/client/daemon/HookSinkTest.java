@@ -11,6 +11,7 @@ import io.lifeline.client.LocalHarness;
 import io.lifeline.client.RetryPolicy;
 import io.lifeline.client.model.RegisterAgent;
 import io.lifeline.local.app.LifelineLocal;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -209,7 +210,7 @@ class HookSinkTest {
     private static List<String> lines(Path p) {
         try {
             return Files.exists(p) ? Files.readAllLines(p) : List.of();
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return List.of();
         }
     }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.net.httpserver.HttpServer;
 import io.lifeline.client.LifelineClient;
 import io.lifeline.client.LocalHarness;
 import io.lifeline.client.RetryPolicy;
@@ -12,7 +13,16 @@ import io.lifeline.client.model.HeartbeatResult;
 import io.lifeline.client.model.RegisterAgent;
 import io.lifeline.local.app.LifelineLocal;
 import io.lifeline.testing.MutableClock;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -251,20 +261,20 @@ class HostDaemonTest {
      */
     static final class Recorder implements AutoCloseable {
         final List<JsonNode> batches = new CopyOnWriteArrayList<>();
-        private final com.sun.net.httpserver.HttpServer server;
-        private final java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        private final HttpServer server;
+        private final HttpClient http = HttpClient.newHttpClient();
 
-        Recorder(java.net.URI target) throws java.io.IOException {
-            server = com.sun.net.httpserver.HttpServer.create(
-                    new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
+        Recorder(URI target) throws IOException {
+            server = HttpServer.create(
+                    new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
             server.createContext("/", ex -> {
                 byte[] body = ex.getRequestBody().readAllBytes();
                 if (ex.getRequestURI().getPath().endsWith("/heartbeats")) {
                     batches.add(LifelineClient.mapper().readTree(body));
                 }
-                java.net.http.HttpRequest.Builder b = java.net.http.HttpRequest.newBuilder(
+                HttpRequest.Builder b = HttpRequest.newBuilder(
                         target.resolve(ex.getRequestURI().getRawPath()))
-                        .method(ex.getRequestMethod(), java.net.http.HttpRequest.BodyPublishers.ofByteArray(body));
+                        .method(ex.getRequestMethod(), HttpRequest.BodyPublishers.ofByteArray(body));
                 for (String h : List.of("Authorization", "Content-Type")) {
                     String v = ex.getRequestHeaders().getFirst(h);
                     if (v != null) {
@@ -272,11 +282,11 @@ class HostDaemonTest {
                     }
                 }
                 try {
-                    java.net.http.HttpResponse<byte[]> r = http.send(b.build(),
-                            java.net.http.HttpResponse.BodyHandlers.ofByteArray());
+                    HttpResponse<byte[]> r = http.send(b.build(),
+                            HttpResponse.BodyHandlers.ofByteArray());
                     ex.getResponseHeaders().add("Content-Type", "application/json");
                     ex.sendResponseHeaders(r.statusCode(), r.body().length == 0 ? -1 : r.body().length);
-                    try (java.io.OutputStream out = ex.getResponseBody()) {
+                    try (OutputStream out = ex.getResponseBody()) {
                         out.write(r.body());
                     }
                 } catch (InterruptedException e) {
@@ -288,8 +298,8 @@ class HostDaemonTest {
             server.start();
         }
 
-        java.net.URI url() {
-            return java.net.URI.create("http://127.0.0.1:" + server.getAddress().getPort());
+        URI url() {
+            return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
         }
 
         /** How many entries of the batches from {@code from} on carried stats, per batch. */
@@ -321,7 +331,7 @@ class HostDaemonTest {
         String a = "d-stats";
         // No host of its own (no revive flow to send restart commands), and a long stale-after: only the daemon acts.
         client.register(RegisterAgent.of(a, "Stats", "worker").withStaleAfterSeconds(600));
-        io.lifeline.testing.MutableClock clock = new io.lifeline.testing.MutableClock(java.time.Instant.now());
+        MutableClock clock = new MutableClock(Instant.now());
         try (Recorder recorder = new Recorder(local.heartbeatUrl())) {
             LifelineClient viaRecorder = LifelineClient.builder().url(local.url()).heartbeatUrl(recorder.url())
                     .team(LifelineLocal.LOCAL_TEAM).apiKey(local.adminKey()).build();

@@ -12,6 +12,7 @@ import io.lifeline.client.RetryPolicy;
 import io.lifeline.client.model.RegisterAgent;
 import io.lifeline.client.model.TransitionView;
 import io.lifeline.local.app.LifelineLocal;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,6 +20,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -121,7 +124,7 @@ class ProcessTruthTest {
     @Test
     void supervised_aCommandsWholeGroupIsStopped_andWhatItLeftBehindGoesWhenItExits() throws Exception {
         CommandProcesses probe = new CommandProcesses(Map.of(), Map.of(), dir);
-        org.junit.jupiter.api.Assumptions.assumeTrue(probe.supervised() && ProcTable.available(),
+        Assumptions.assumeTrue(probe.supervised() && ProcTable.available(),
                 "needs Linux with setsid and setpriv");
         Path marker = dir.resolve("child.pid");
         // The command leaves a grandchild behind in its group, then waits.
@@ -143,7 +146,7 @@ class ProcessTruthTest {
 
     @Test
     void reclaim_stopsALeftoverWithItsRecordedStartTime_andLeavesAReusedPidAlone() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(ProcTable.available(), "needs /proc");
+        Assumptions.assumeTrue(ProcTable.available(), "needs /proc");
         Process leftover = new ProcessBuilder("setsid", "--", "sleep", "311").start();
         Process stranger = new ProcessBuilder("sleep", "312").start();
         try {
@@ -164,7 +167,7 @@ class ProcessTruthTest {
                 assertTrue(leftover.waitFor(5, TimeUnit.SECONDS), "the leftover was stopped");
                 assertTrue(stranger.isAlive(), "a pid whose start time differs is another process: left alone");
                 // A second daemon for the same host is refused while this one holds the lock.
-                DaemonState.Busy busy = org.junit.jupiter.api.Assertions.assertThrows(DaemonState.Busy.class,
+                DaemonState.Busy busy = Assertions.assertThrows(DaemonState.Busy.class,
                         () -> DaemonState.open(state, "h-reclaim"));
                 assertTrue(busy.getMessage().startsWith("another lifeline daemon for host h-reclaim is running"),
                         busy.getMessage());
@@ -178,7 +181,7 @@ class ProcessTruthTest {
     private static String read(Path p) {
         try {
             return Files.exists(p) ? Files.readString(p) : "";
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return "";
         }
     }

@@ -91,7 +91,7 @@ class HeartbeatFileFuzzTest {
             a.lastRun();
             a.dependsOn();
             if (a.condition() != null) {
-                a.condition().toString();
+                assertNotNull(a.condition().toString());
             }
         }
     }

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
@@ -47,7 +48,7 @@ class WakeEditsTest {
             clock.advance(took);
             return new ActionRunner.Outcome(true, "done", took);
         };
-        Map<String, ActionRunner> runners = new java.util.HashMap<>(WakeOptions.defaults().runners());
+        Map<String, ActionRunner> runners = new HashMap<>(WakeOptions.defaults().runners());
         runners.put("slow", slow);
         return WakeOptions.defaults().withRunners(runners);
     }

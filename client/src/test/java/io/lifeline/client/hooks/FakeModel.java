@@ -14,8 +14,11 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * A model server on 127.0.0.1 (a free port) speaking just enough of four wire formats for a coding-agent runtime
@@ -39,7 +42,7 @@ public final class FakeModel implements AutoCloseable {
     private final String finalText;
     private final List<String> requests = new CopyOnWriteArrayList<>();
     /** While set, an Anthropic answer after a tool result waits for it: the turn stays open (see {@link #holdTurns}). */
-    private volatile java.util.concurrent.CountDownLatch hold;
+    private volatile CountDownLatch hold;
     private final List<Integer> held = new CopyOnWriteArrayList<>();
 
     private FakeModel(String command, String finalText) throws IOException {
@@ -80,12 +83,12 @@ public final class FakeModel implements AutoCloseable {
      * answering nothing, until {@link #releaseTurns} or 120 s: the runtime stays mid-turn, in its model call.
      */
     public void holdTurns() {
-        hold = new java.util.concurrent.CountDownLatch(1);
+        hold = new CountDownLatch(1);
     }
 
     /** Lets every held request, and every later one, be answered. */
     public void releaseTurns() {
-        java.util.concurrent.CountDownLatch h = hold;
+        CountDownLatch h = hold;
         hold = null;
         if (h != null) {
             h.countDown();
@@ -156,11 +159,11 @@ public final class FakeModel implements AutoCloseable {
         message.putNull("stop_reason").putNull("stop_sequence");
         message.putObject("usage").put("input_tokens", 10).put("output_tokens", 1);
         boolean call = tool != null && !done;
-        java.util.concurrent.CountDownLatch h = hold;
+        CountDownLatch h = hold;
         if (h != null && tool != null && done) {
             held.add(req.path("messages").size());
             try {
-                h.await(120, java.util.concurrent.TimeUnit.SECONDS);
+                h.await(120, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IOException("interrupted while holding the turn", e);
@@ -335,7 +338,7 @@ public final class FakeModel implements AutoCloseable {
 
     // ---- helpers ----
 
-    private static String toolNamed(JsonNode tools, java.util.function.Function<JsonNode, String> name,
+    private static String toolNamed(JsonNode tools, Function<JsonNode, String> name,
             String... wanted) {
         for (String w : wanted) {
             for (JsonNode t : tools) {

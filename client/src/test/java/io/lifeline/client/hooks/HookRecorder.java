@@ -8,6 +8,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -34,7 +35,7 @@ public final class HookRecorder implements AutoCloseable {
         server.createContext("/", ex -> {
             try (ex) {
                 byte[] body = ex.getRequestBody().readAllBytes();
-                Map<String, String> headers = new java.util.TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+                Map<String, String> headers = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
                 for (String h : List.of("Authorization", "X-Lifeline-Agent", "Content-Type")) {
                     String v = ex.getRequestHeaders().getFirst(h);
                     if (v != null) {

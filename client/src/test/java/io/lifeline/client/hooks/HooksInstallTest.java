@@ -11,6 +11,9 @@ import io.lifeline.hooks.HookMapping;
 import io.lifeline.hooks.HookRuntime;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -312,11 +315,11 @@ class HooksInstallTest {
             assertEquals("{\"type\":\"agent-turn-complete\"}", recorder.posts().get(1).body());
         }
         int closed;
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             closed = s.getLocalPort();
         }
         HookTarget nowhere = HookTarget.direct(HookRuntime.GEMINI, "gm-9", "t9",
-                java.net.URI.create("http://127.0.0.1:" + closed));
+                URI.create("http://127.0.0.1:" + closed));
         ShellRun away = sh(nowhere.curlFromStdin(), body, Map.of());
         assertEquals(0, away.exit(), "Lifeline away: the runtime still sees success");
         assertEquals("", away.stdout());

@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -92,7 +93,7 @@ class RealRuntimeHooksTest {
                 "--team", LifelineLocal.LOCAL_TEAM, "--direct"));
         args.add(setup.runtime() == HookRuntime.CODEX ? "--user" : "--project-dir=" + setup.work());
         args.addAll(List.of(connection));
-        Map<String, String> env = new java.util.HashMap<>(setup.env());
+        Map<String, String> env = new HashMap<>(setup.env());
         env.put("XDG_CONFIG_HOME", setup.home().resolve(".config").toString());
         RealRuntimeForwardersTest.install(env, setup.work(), args.toArray(String[]::new));
     }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.lifeline.client.mcp.NpmTools;
 import io.lifeline.hooks.HookRuntime;
+import java.io.File;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -51,7 +52,7 @@ final class RealRuntimes {
     }
 
     static boolean onPath(String command) {
-        for (String d : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+        for (String d : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
             if (Files.isExecutable(Path.of(d, command))) {
                 return true;
             }

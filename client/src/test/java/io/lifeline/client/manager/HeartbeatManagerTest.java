@@ -15,10 +15,12 @@ import io.lifeline.local.app.LifelineLocal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -36,8 +38,8 @@ class HeartbeatManagerTest {
     @Test
     void start_onAnUnregisteredAgent_failsAtOnceSayingToRegisterFirst_andBeatsNoMore() {
         HeartbeatManager m = HeartbeatManager.builder(client, "m-never-registered").build();
-        io.lifeline.client.LifelineApiException e = org.junit.jupiter.api.Assertions.assertThrows(
-                io.lifeline.client.LifelineApiException.class, m::start);
+        LifelineApiException e = Assertions.assertThrows(
+                LifelineApiException.class, m::start);
         assertEquals(404, e.status());
         assertEquals("AGENT_NOT_FOUND", e.code());
         assertTrue(e.getMessage().contains("not registered in team 'local': register it first"), e.getMessage());
@@ -222,9 +224,9 @@ class HeartbeatManagerTest {
     void save_thenLoad_roundTripsAndLeavesNoTempFile() throws Exception {
         StateStore store = new StateStore(dir.resolve("s/state.json"));
         store.save(new PersistedState("a", "t", "idle", null, new HeartbeatStats(1, 2, 3, 4), Map.of("k", "v"),
-                "/tmp", java.time.Instant.parse("2026-03-01T12:00:00Z")));
+                "/tmp", Instant.parse("2026-03-01T12:00:00Z")));
         store.save(new PersistedState("a", "t", "processing", null, new HeartbeatStats(1, 2, 3, 5), null,
-                "/tmp", java.time.Instant.parse("2026-03-01T12:00:01Z")));
+                "/tmp", Instant.parse("2026-03-01T12:00:01Z")));
         PersistedState loaded = store.load();
         assertEquals("processing", loaded.state());
         assertEquals(5, loaded.stats().uptimeSeconds());

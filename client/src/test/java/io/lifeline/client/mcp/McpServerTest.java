@@ -8,14 +8,21 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lifeline.client.CountingProxy;
 import io.lifeline.client.LifelineClient;
 import io.lifeline.client.LocalHarness;
+import io.lifeline.client.Readme;
 import io.lifeline.client.model.NewTask;
 import io.lifeline.client.model.RegisterAgent;
 import io.lifeline.local.app.LifelineLocal;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -261,7 +268,7 @@ class McpServerTest {
         register("mcp-readme");
         admin.join("mcp-readme");
         JsonNode entry = null;
-        for (String block : io.lifeline.client.Readme.blocks(io.lifeline.client.Readme.page("docs/mcp.md"), "json")) {
+        for (String block : Readme.blocks(Readme.page("docs/mcp.md"), "json")) {
             if (block.contains("\"mcpServers\"")) {
                 entry = JSON.readTree(block).path("mcpServers").path("lifeline");
             }
@@ -307,7 +314,7 @@ class McpServerTest {
                 call("report_error", "agentId", "mcp-u1", "message", "429 rate limit reached"),
                 call("agent_status", "agentId", "mcp-u1"));
         for (String how : List.of("environment", "flag")) {
-            try (io.lifeline.client.CountingProxy proxy = new io.lifeline.client.CountingProxy(local.url())) {
+            try (CountingProxy proxy = new CountingProxy(local.url())) {
                 ObjectNode plan = stdioPlan(proxy.url().toString(), calls);
                 String beats = proxy.heartbeatUrl(local.heartbeatUrl()).toString();
                 if (how.equals("environment")) {
@@ -327,7 +334,7 @@ class McpServerTest {
                 assertEquals(2, proxy.count(s -> s.path().startsWith("/lambda-url/")), how + proxy.seen());
             }
         }
-        try (io.lifeline.client.CountingProxy proxy = new io.lifeline.client.CountingProxy(local.url())) {
+        try (CountingProxy proxy = new CountingProxy(local.url())) {
             JsonNode r = drive(stdioPlan(proxy.url().toString(), calls)).path("results");
             assertBeat(r.get(1), "working");
             assertBeat(r.get(2), "ready");
@@ -341,7 +348,7 @@ class McpServerTest {
     @Test
     void heartbeat_whenLifelineIsUnreachable_answersFailedToUpdateHeartbeatAsAToolResult() throws Exception {
         int closedPort;
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             closedPort = s.getLocalPort();
         }
         JsonNode out = drive(stdioPlan("http://127.0.0.1:" + closedPort, List.of(
@@ -377,19 +384,19 @@ class McpServerTest {
             String initialize = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
                     + "\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"page\","
                     + "\"version\":\"1\"}}}";
-            java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder()
-                    .version(java.net.http.HttpClient.Version.HTTP_1_1).build();
-            java.net.http.HttpResponse<String> refused = http.send(java.net.http.HttpRequest.newBuilder(
-                    java.net.URI.create(server.url())).header("Origin", "http://attacker.example")
+            HttpClient http = HttpClient.newBuilder()
+                    .version(HttpClient.Version.HTTP_1_1).build();
+            HttpResponse<String> refused = http.send(HttpRequest.newBuilder(
+                    URI.create(server.url())).header("Origin", "http://attacker.example")
                     .header("Content-Type", "application/json").header("Accept", "application/json, text/event-stream")
-                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString(initialize)).build(),
-                    java.net.http.HttpResponse.BodyHandlers.ofString());
+                    .POST(HttpRequest.BodyPublishers.ofString(initialize)).build(),
+                    HttpResponse.BodyHandlers.ofString());
             assertEquals(403, refused.statusCode(), refused.body());
-            java.net.http.HttpResponse<String> local = http.send(java.net.http.HttpRequest.newBuilder(
-                    java.net.URI.create(server.url())).header("Origin", "http://127.0.0.1:3000")
+            HttpResponse<String> local = http.send(HttpRequest.newBuilder(
+                    URI.create(server.url())).header("Origin", "http://127.0.0.1:3000")
                     .header("Content-Type", "application/json").header("Accept", "application/json, text/event-stream")
-                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString(initialize)).build(),
-                    java.net.http.HttpResponse.BodyHandlers.ofString());
+                    .POST(HttpRequest.BodyPublishers.ofString(initialize)).build(),
+                    HttpResponse.BodyHandlers.ofString());
             assertEquals(200, local.statusCode(), local.body());
         }
     }

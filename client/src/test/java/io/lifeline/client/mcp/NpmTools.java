@@ -2,6 +2,7 @@ package io.lifeline.client.mcp;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -35,7 +36,7 @@ public final class NpmTools {
     }
 
     static boolean onPath(String command) {
-        for (String d : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+        for (String d : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
             if (Files.isExecutable(Path.of(d, command))) {
                 return true;
             }

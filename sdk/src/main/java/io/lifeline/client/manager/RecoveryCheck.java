@@ -1,6 +1,7 @@
 package io.lifeline.client.manager;
 
 import io.lifeline.client.model.RecoveryAnswer;
+import java.util.Map;
 
 /**
  * The answer to "can this agent recover?": {@code available} with the saved {@code state}, or a
@@ -11,8 +12,8 @@ import io.lifeline.client.model.RecoveryAnswer;
  */
 public record RecoveryCheck(boolean available, String reason, PersistedState state, RecoveryAnswer server) {
     /** The checkpoint to resume from: {@code state().checkpoint()} when available, else an empty map. */
-    public java.util.Map<String, Object> checkpoint() {
-        return state == null || state.checkpoint() == null ? java.util.Map.of() : state.checkpoint();
+    public Map<String, Object> checkpoint() {
+        return state == null || state.checkpoint() == null ? Map.of() : state.checkpoint();
     }
 
     public static final String NO_SAVED_STATE = "No saved state";
