@@ -1,7 +1,6 @@
 package io.lifeline.client.daemon;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -20,6 +19,7 @@ import io.lifeline.local.app.LifelineLocal;
 import io.lifeline.local.aws.LocalEventBus;
 import io.lifeline.local.template.SamTemplate;
 import java.io.File;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -28,6 +28,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -38,12 +39,15 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
+import org.openqa.selenium.OutputType;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
@@ -263,7 +267,7 @@ class DaemonFlappingTest {
     private static String read(Path p) {
         try {
             return Files.exists(p) ? Files.readString(p) : "";
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return "";
         }
     }
@@ -291,7 +295,7 @@ class DaemonFlappingTest {
 
     /** The change number a Slack status message names ("(change 12)"), or -1. */
     private static long seqIn(String text) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\(change (\\d+)\\)").matcher(text);
+        Matcher m = Pattern.compile("\\(change (\\d+)\\)").matcher(text);
         return m.find() ? Long.parseLong(m.group(1)) : -1;
     }
 
@@ -378,7 +382,7 @@ class DaemonFlappingTest {
     private static void screenshot(ChromeDriver browser) throws Exception {
         Path target = Path.of("target", "dashboard-daemon-flapping.png");
         Files.createDirectories(target.getParent());
-        Files.copy(browser.getScreenshotAs(org.openqa.selenium.OutputType.FILE).toPath(), target,
-                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(browser.getScreenshotAs(OutputType.FILE).toPath(), target,
+                StandardCopyOption.REPLACE_EXISTING);
     }
 }
