@@ -45,6 +45,10 @@ final class Views {
             Json.putTime(w, "since", a.waiting().since());
             n.set("waiting", w);
         }
+        if (a.flappingSince() != null) {
+            // Flagged flapping (docs/alerts-noise.md): its deaths and recoveries reach people as one notice.
+            n.set("flapping", Json.object().put("since", a.flappingSince().toString()));
+        }
         Json.putTime(n, "registeredAt", a.registeredAt());
         // Its from and trigger are on the item until the outbox publishes it; GET agent then reads its record.
         if (a.lastTransition() != null && a.lastTransition().from() != null && a.lastTransition().trigger() != null) {

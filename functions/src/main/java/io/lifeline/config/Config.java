@@ -36,7 +36,16 @@ public record Config(
         Duration offlineRetention,
         io.lifeline.agent.Liveness.Allowances allowances,
         Duration hookCoalesceWindow,
-        AlertBursts alertBursts) {
+        AlertBursts alertBursts,
+        Flapping flapping) {
+
+    /**
+     * Flapping (docs/alerts-noise.md): an agent whose status goes between alive and not alive more than
+     * {@code threshold} times within {@code window} is flagged flapping; the flag resolves once it has not changed
+     * for {@code stable}.
+     */
+    public record Flapping(int threshold, Duration window, Duration stable) {
+    }
 
     /**
      * Digests for bursts (docs/alerts-noise.md): past {@code threshold} alertable deaths in one {@code window}
@@ -89,7 +98,10 @@ public record Config(
                 Duration.ofSeconds(nonNegative(env, "HOOK_COALESCE_SECONDS", 60)),
                 new AlertBursts((int) positive(env, "ALERT_BURST_THRESHOLD", 1),
                         Duration.ofSeconds(positive(env, "ALERT_BURST_WINDOW_SECONDS", 60)),
-                        (int) positive(env, "ALERT_DIGEST_NAMED_AGENTS", 20)));
+                        (int) positive(env, "ALERT_DIGEST_NAMED_AGENTS", 20)),
+                new Flapping((int) positive(env, "FLAP_THRESHOLD", 4),
+                        Duration.ofSeconds(positive(env, "FLAP_WINDOW_SECONDS", 600)),
+                        Duration.ofSeconds(positive(env, "FLAP_STABLE_SECONDS", 600))));
     }
 
     private static String required(Map<String, String> env, String name) {

@@ -28,6 +28,9 @@ public final class EventCatalogue {
     public static final String ALERT_BURST_STARTED = "AlertBurstStarted";
     public static final String ALERT_DIGEST = "AlertDigest";
     public static final String ALERT_BURST_RESOLVED = "AlertBurstResolved";
+    /** Flapping (docs/alerts-noise.md): an agent flagged flapping, and stable again. */
+    public static final String AGENT_FLAPPING = "AgentFlapping";
+    public static final String AGENT_FLAPPING_RESOLVED = "AgentFlappingResolved";
 
     private EventCatalogue() {
     }

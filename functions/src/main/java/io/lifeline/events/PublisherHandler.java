@@ -75,6 +75,8 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
     private final java.time.Clock clock;
     /** Which deaths reach people one by one and which in their window's digest (docs/alerts-noise.md). */
     private final AlertBursts bursts;
+    /** Which changes an agent's flapping holds from the per-agent alerts (docs/alerts-noise.md). */
+    private final AgentFlaps flaps;
     /** Handle different items of a batch at once; idle threads end after 30 s. */
     private final ExecutorService workers = workers();
     /** Sequence number -> when this container first saw it fail transiently. */
@@ -96,6 +98,8 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
         this.parking = new OutboxParking(wiring.dynamo(), tables, config.transitionRetention());
         this.bursts = new AlertBursts(new io.lifeline.store.AlertWindowStore(wiring.dynamo(), tables,
                 config.eventRetention()), config.alertBursts());
+        this.flaps = new AgentFlaps(new io.lifeline.store.FlapStore(wiring.dynamo(), tables, config.eventRetention()),
+                config.flapping());
         this.bus = config.eventBusName() == null ? null
                 : new EventBridgePublisher(wiring.eventBridge().get(), config.eventBusName(), PUT_EVENTS_BACKOFF);
     }
@@ -116,7 +120,7 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
     }
 
     /** A status change to finish once its events are out: the watermark to {@code seq}, the task to clear if any. */
-    record Finish(String team, String agentId, long seq, String taskToClear) {
+    record Finish(String team, String agentId, long seq, String taskToClear, boolean flapKnown, Instant flapping) {
     }
 
     /** One record's images and its place in the stream. */
@@ -290,7 +294,8 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
             eventLog.append(e.team(), entry);
             e.alsoLoggedFor().forEach(team -> eventLog.append(team, entry));
         });
-        w.finishes().forEach(f -> agents.finishChange(f.team(), f.agentId(), f.seq(), f.taskToClear()));
+        w.finishes().forEach(f -> agents.finishChange(f.team(), f.agentId(), f.seq(), f.taskToClear(), f.flapKnown(),
+                f.flapping()));
     }
 
     /** Sends what the event log does not hold yet (an earlier pass's send); answers the ids still not on the bus. */
@@ -403,8 +408,17 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
             LifelineEvent event = EventCatalogue.of(change);
             events.add(event);
             if (change instanceof StreamChanges.StatusChanged c) {
-                // Every change is published; a death in a burst is marked for its window's digest.
-                AlertBursts.Decision burst = bursts.decide(c);
+                // Every change is published; a change of a flapping agent is marked as such (its flag's one
+                // AgentFlapping speaks for it), a death in a burst for its window's digest.
+                AgentFlaps.Decision flap = flaps.decide(c);
+                if (flap.flapping() != null) {
+                    event.detail().put("flapping", flap.flapping().toString());
+                }
+                events.addAll(flap.raised());
+                // A death the flag holds is no burst's; a return is its death's (counted if it came before the flag).
+                boolean held = flap.flapping() != null
+                        && (c.diedAt() == null || !c.diedAt().isBefore(flap.flapping()));
+                AlertBursts.Decision burst = held ? AlertBursts.Decision.NONE : bursts.decide(c);
                 if (burst.burst() != null) {
                     event.detail().put("burst", burst.burst().toString());
                 }
@@ -412,7 +426,8 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
                 transitions.record(new TransitionLog.Change(c.team(), c.agentId(), c.transition()));
                 DeathFollowUp.FollowUp followUp = deaths.handle(c);
                 followUp.told().forEach(caused -> events.add(EventCatalogue.of(caused)));
-                finishes.add(new Finish(c.team(), c.agentId(), c.transition().seq(), followUp.taskToClear()));
+                finishes.add(new Finish(c.team(), c.agentId(), c.transition().seq(), followUp.taskToClear(),
+                        flap != AgentFlaps.Decision.UNTOUCHED, flap.flapping()));
             }
         }
         return new Work(events, finishes);

@@ -93,6 +93,12 @@ final class AgentItems {
      * the old image). The alert window its death counted in (docs/alerts-noise.md).
      */
     static final String DIED_AT = "dAt";
+    /**
+     * Since when (ms) the agent is flagged flapping (docs/alerts-noise.md), as the outbox decided for its newest
+     * published change: set by that change's finishing write, removed by the finishing write of a change that is
+     * not held, and by the flapping resolve ({@link AgentStore#clearFlapping}).
+     */
+    static final String FLAPPING = "fp";
     /** The newest restart command issued for the agent (a map), stamped by the write that issues it. */
     static final String RESTART_COMMAND = "rc";
     /** Session rotations requested for the agent (a context-limit error), and the newest one's time. */
@@ -201,7 +207,8 @@ final class AgentItems {
                 (int) num(item, MISSES, 0), num(item, BEATS, 0),
                 Duration.ofMillis(num(item, STALE_AFTER_MS, 0)), (int) num(item, GRACE, 0),
                 str(item, TASK), stats, instant(item, REGISTERED_AT), lastTransition(item),
-                instant(item, PAUSED_UNTIL), str(item, SCHEDULE), str(item, TIME_ZONE), waiting(item));
+                instant(item, PAUSED_UNTIL), str(item, SCHEDULE), str(item, TIME_ZONE), waiting(item),
+                instant(item, FLAPPING));
     }
 
     /** The item's wait, or null. */

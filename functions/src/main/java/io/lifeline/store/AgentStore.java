@@ -244,7 +244,7 @@ public final class AgentStore {
         return new Agent(a.team(), a.agentId(), a.name(), a.role(), a.hostId(), a.status(), a.heartbeatAt(),
                 a.deadline(), a.consecutiveMisses(), a.beats(), a.staleAfter(), a.graceMisses(), a.currentTaskId(),
                 a.stats(), a.registeredAt(), t == null ? a.lastTransition() : t, a.pausedUntil(), a.schedule(),
-                a.timeZone(), a.waiting());
+                a.timeZone(), a.waiting(), a.flappingSince());
     }
 
     public Agent require(String team, String agentId) {
@@ -617,11 +617,27 @@ public final class AgentStore {
      * holds (a newer transition, a new claim) is left out of a second write, decided from the refused write's image.
      */
     public void finishChange(String team, String agentId, long seq, String taskId) {
+        finishChange(team, agentId, seq, taskId, false, null);
+    }
+
+    /**
+     * {@link #finishChange(String, String, long, String)}, and when {@code flapKnown}, the agent's flapping mark set
+     * to {@code flappingSince} (null: removed; docs/alerts-noise.md).
+     */
+    public void finishChange(String team, String agentId, long seq, String taskId, boolean flapKnown,
+                             java.time.Instant flappingSince) {
         boolean details = true;
         boolean task = taskId != null;
         for (int attempt = 0; attempt < 3; attempt++) {
             Update u = publishedWrite(team, agentId, seq);
             u.condition("attribute_exists(" + u.name(Keys.PK) + ")");
+            if (!flapKnown) {
+                // leave the mark as it is
+            } else if (flappingSince != null) {
+                u.set(AgentItems.FLAPPING, n(flappingSince.toEpochMilli()));
+            } else {
+                u.remove(AgentItems.FLAPPING);
+            }
             if (details) {
                 u.condition(u.name(AgentItems.T_SEQ) + " = " + u.value(n(seq)));
                 AgentItems.PUBLISHED_DETAILS.forEach(u::remove);
@@ -642,6 +658,22 @@ public final class AgentStore {
                 details = details && Items.num(old, AgentItems.T_SEQ, 0) == seq;
                 task = task && taskId.equals(Items.str(old, AgentItems.TASK)) && !old.containsKey(AgentItems.HOLD);
             }
+        }
+    }
+
+    /**
+     * Removes the agent's flapping mark if it is still the flag of {@code since} (the flapping resolve; docs/
+     * alerts-noise.md): a quiet conditional write; nothing if the agent is gone or carries another mark.
+     */
+    public void clearFlapping(String team, String agentId, java.time.Instant since) {
+        Update u = new Update(table, AgentItems.key(team, agentId));
+        u.remove(AgentItems.FLAPPING);
+        AgentItems.quiet(u);
+        u.condition(u.name(AgentItems.FLAPPING) + " = " + u.value(n(since.toEpochMilli())));
+        try {
+            StoreFailures.call("clear the flapping mark", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
+        } catch (ConditionalCheckFailedException notThisFlag) {
+            // gone, or marked by another flag
         }
     }
 

@@ -73,8 +73,18 @@ public final class StreamChanges {
      * when the dead spell it belongs to began (on its changes and its end), or null.
      */
     public record StatusChanged(String team, String agentId, String name, String hostId, Transition transition,
-                                String currentTaskId, io.lifeline.agent.HostIncidents.Cause cause, Instant diedAt)
+                                String currentTaskId, io.lifeline.agent.HostIncidents.Cause cause, Instant diedAt,
+                                Long hostRestartsLastHour)
             implements Change {
+        /**
+         * {@code hostRestartsLastHour}: the agent's restarts in the last hour as its host daemon last reported them
+         * (its item's {@code stats.restartsLastHour}), or null; the flapping notice names it (docs/alerts-noise.md).
+         */
+        public StatusChanged(String team, String agentId, String name, String hostId, Transition transition,
+                             String currentTaskId, io.lifeline.agent.HostIncidents.Cause cause, Instant diedAt) {
+            this(team, agentId, name, hostId, transition, currentTaskId, cause, diedAt, null);
+        }
+
         @Override
         public <R> R accept(Visitor<R> v) {
             return v.statusChanged(this);
@@ -254,7 +264,7 @@ public final class StreamChanges {
                     new StatusChanged(c.team(), c.agentId(), Items.str(newImage, AgentItems.NAME),
                             Items.str(newImage, AgentItems.HOST), c.transition(), Items.str(newImage, AgentItems.TASK),
                             AgentItems.hostCause(before, newImage, c.transition()),
-                            AgentItems.diedAt(before, newImage))));
+                            AgentItems.diedAt(before, newImage), Items.num(newImage, AgentItems.RESTARTS_LAST_HOUR))));
             HostCommandStore.Command command = HostCommandStore.stampedCommand(newImage);
             HostCommandStore.Command previous = before.isEmpty() ? null : HostCommandStore.stampedCommand(before);
             if (command != null && (previous == null || !command.commandId().equals(previous.commandId()))) {

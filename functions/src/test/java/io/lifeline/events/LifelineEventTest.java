@@ -74,6 +74,16 @@ class LifelineEventTest {
             assertNull(e.agentId(), e.type() + " is about no one agent");
             assertEquals("*", e.team());
         }
+        // Flapping's: the outbox's flag (about the agent, in its team) and the digest flow's resolve.
+        io.lifeline.config.Config.Flapping flapping = new io.lifeline.config.Config.Flapping(4,
+                java.time.Duration.ofSeconds(600), java.time.Duration.ofSeconds(600));
+        StreamChanges.StatusChanged death = (StreamChanges.StatusChanged) EVERY_KIND.get(0);
+        for (LifelineEvent e : List.of(AgentFlaps.flapping(death, AT, 5, flapping),
+                AgentFlaps.resolved("acme", "a-0", AT, AT.plusSeconds(60), "ready", flapping, AT.plusSeconds(660)))) {
+            produced.add(e.type());
+            assertEquals("a-0", e.agentId(), e.type());
+            assertEquals("acme", e.team());
+        }
         assertEquals(catalogue, produced);
     }
 }
