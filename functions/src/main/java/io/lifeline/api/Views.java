@@ -11,6 +11,7 @@ import io.lifeline.agent.Transition;
 import io.lifeline.support.Json;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.function.Function;
 
 /** How agents, tasks and transitions look on the wire. */
 final class Views {
@@ -125,7 +126,7 @@ final class Views {
         return n;
     }
 
-    static <T> ArrayNode array(List<T> items, java.util.function.Function<T, ObjectNode> view) {
+    static <T> ArrayNode array(List<T> items, Function<T, ObjectNode> view) {
         ArrayNode arr = Json.MAPPER.createArrayNode();
         items.forEach(item -> arr.add(view.apply(item)));
         return arr;

@@ -4,11 +4,15 @@ import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
 import io.lifeline.config.Config;
 import io.lifeline.config.Wiring;
+import io.lifeline.store.AgentStore;
 import io.lifeline.store.AlertWindowStore;
 import io.lifeline.store.EventLog;
+import io.lifeline.store.FlapStore;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
+import io.lifeline.support.Metrics;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,12 +34,12 @@ public final class DigestHandler implements RequestHandler<Map<String, Object>, 
     private final Config.AlertBursts settings;
     private final String dashboardUrl;
     private final Clock clock;
-    private final io.lifeline.store.FlapStore flaps;
+    private final FlapStore flaps;
     private final Config.Flapping flapping;
-    private final io.lifeline.store.AgentStore liveAgents;
+    private final AgentStore liveAgents;
 
     public DigestHandler() {
-        this(Wiring.fromEnvironment(), System.getenv("DASHBOARD_URL"));
+        this(Wiring.fromEnvironment(), Wiring.environment("DASHBOARD_URL"));
     }
 
     public DigestHandler(Wiring wiring) {
@@ -52,9 +56,9 @@ public final class DigestHandler implements RequestHandler<Map<String, Object>, 
         this.settings = config.alertBursts();
         this.dashboardUrl = dashboardUrl == null || dashboardUrl.isBlank() ? null : dashboardUrl;
         this.clock = wiring.clock();
-        this.flaps = new io.lifeline.store.FlapStore(wiring.dynamo(), config.tables(), config.eventRetention());
+        this.flaps = new FlapStore(wiring.dynamo(), config.tables(), config.eventRetention());
         this.flapping = config.flapping();
-        this.liveAgents = new io.lifeline.store.AgentStore(wiring.dynamo(), config.tables());
+        this.liveAgents = new AgentStore(wiring.dynamo(), config.tables());
     }
 
     /** The digest flow's failure to send, retried by the flow. */
@@ -80,7 +84,7 @@ public final class DigestHandler implements RequestHandler<Map<String, Object>, 
             if (w == null) {
                 out.put("sent", false);
                 Log.emit(Log.line("INFO", "digest").put("outcome", "no_window").put("window", start.toString())
-                        .put("durationMs", java.time.Duration.ofNanos(System.nanoTime() - started).toMillis()));
+                        .put("durationMs", Duration.ofNanos(System.nanoTime() - started).toMillis()));
                 return out;
             }
             LifelineEvent digest = AlertBursts.digest(w, settings, dashboardUrl, clock.instant());
@@ -92,11 +96,11 @@ public final class DigestHandler implements RequestHandler<Map<String, Object>, 
                 if (!logged.contains(digest.eventId())) {
                     EventBridgePublisher.Outcome sent = bus.send(List.of(digest));
                     if (!sent.unsent().isEmpty()) {
-                        io.lifeline.support.Metrics.on(Log.line("ERROR", "digest").put("outcome", "retry")
+                        Metrics.on(Log.line("ERROR", "digest").put("outcome", "retry")
                                         .put("window", start.toString()).put("durationMs",
-                                                java.time.Duration.ofNanos(System.nanoTime() - started).toMillis()),
-                                        io.lifeline.support.Metrics.DIGEST_FUNCTION, clock.instant())
-                                .count(io.lifeline.support.Metrics.EVENTS_FAILED, sent.unsent().size()).emit();
+                                                Duration.ofNanos(System.nanoTime() - started).toMillis()),
+                                        Metrics.DIGEST_FUNCTION, clock.instant())
+                                .count(Metrics.EVENTS_FAILED, sent.unsent().size()).emit();
                         throw new DigestNotSentException("the bus did not take the digest of " + start);
                     }
                     put = sent.put();
@@ -104,11 +108,11 @@ public final class DigestHandler implements RequestHandler<Map<String, Object>, 
             }
             eventLog.append(digest.team(), entry);
             digest.alsoLoggedFor().forEach(team -> eventLog.append(team, entry));
-            io.lifeline.support.Metrics.on(Log.line("INFO", "digest").put("outcome", "sent")
+            Metrics.on(Log.line("INFO", "digest").put("outcome", "sent")
                             .put("window", start.toString()).put("deaths", w.deaths()).put("teams", w.byTeam().size())
-                            .put("durationMs", java.time.Duration.ofNanos(System.nanoTime() - started).toMillis()),
-                            io.lifeline.support.Metrics.DIGEST_FUNCTION, clock.instant())
-                    .count(io.lifeline.support.Metrics.EVENTS_PUBLISHED, put).emit();
+                            .put("durationMs", Duration.ofNanos(System.nanoTime() - started).toMillis()),
+                            Metrics.DIGEST_FUNCTION, clock.instant())
+                    .count(Metrics.EVENTS_PUBLISHED, put).emit();
             out.put("sent", true);
             out.put("deaths", w.deaths());
             return out;
@@ -132,7 +136,7 @@ public final class DigestHandler implements RequestHandler<Map<String, Object>, 
         out.put("since", since.toString());
         out.put("again", false);
         Instant now = clock.instant();
-        io.lifeline.store.FlapStore.Flaps f = flaps.read(team, agentId);
+        FlapStore.Flaps f = flaps.read(team, agentId);
         String outcome;
         if (f == null || (f.flaggedAt() == null && !since.equals(f.resolvedFlag()))
                 || (f.flaggedAt() != null && !since.equals(f.flaggedAt()))) {
@@ -162,7 +166,7 @@ public final class DigestHandler implements RequestHandler<Map<String, Object>, 
             outcome = "resolved";
         }
         Log.emit(Log.line("INFO", "digest").put("outcome", "flap_" + outcome).put("team", team)
-                .put("durationMs", java.time.Duration.ofNanos(System.nanoTime() - started).toMillis()));
+                .put("durationMs", Duration.ofNanos(System.nanoTime() - started).toMillis()));
         return out;
     }
 }

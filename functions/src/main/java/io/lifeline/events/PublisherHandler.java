@@ -10,7 +10,9 @@ import io.lifeline.agent.LifelineException;
 import io.lifeline.config.Config;
 import io.lifeline.config.Wiring;
 import io.lifeline.store.AgentStore;
+import io.lifeline.store.AlertWindowStore;
 import io.lifeline.store.EventLog;
+import io.lifeline.store.FlapStore;
 import io.lifeline.store.InboxStore;
 import io.lifeline.store.OutboxParking;
 import io.lifeline.store.StreamChanges;
@@ -21,6 +23,7 @@ import io.lifeline.store.TransitionLog;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
 import io.lifeline.support.Metrics;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -37,6 +40,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.Record;
@@ -72,7 +77,7 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
     private final AgentStore agents;
     private final OutboxParking parking;
     private final EventBridgePublisher bus;
-    private final java.time.Clock clock;
+    private final Clock clock;
     /** Which deaths reach people one by one and which in their window's digest (docs/alerts-noise.md). */
     private final AlertBursts bursts;
     /** Which changes an agent's flapping holds from the per-agent alerts (docs/alerts-noise.md). */
@@ -96,9 +101,9 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
                 new TeamStore(wiring.dynamo(), tables), new InboxStore(wiring.dynamo(), tables, config.eventRetention()));
         this.eventLog = new EventLog(wiring.dynamo(), tables, config.eventRetention());
         this.parking = new OutboxParking(wiring.dynamo(), tables, config.transitionRetention());
-        this.bursts = new AlertBursts(new io.lifeline.store.AlertWindowStore(wiring.dynamo(), tables,
+        this.bursts = new AlertBursts(new AlertWindowStore(wiring.dynamo(), tables,
                 config.eventRetention()), config.alertBursts());
-        this.flaps = new AgentFlaps(new io.lifeline.store.FlapStore(wiring.dynamo(), tables, config.eventRetention()),
+        this.flaps = new AgentFlaps(new FlapStore(wiring.dynamo(), tables, config.eventRetention()),
                 config.flapping());
         this.bus = config.eventBusName() == null ? null
                 : new EventBridgePublisher(wiring.eventBridge().get(), config.eventBusName(), PUT_EVENTS_BACKOFF);
@@ -256,7 +261,7 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
      * write here is idempotent).
      */
     private void forEachItem(Collection<List<Integer>> items,
-                             java.util.function.Consumer<List<Integer>> work) {
+                             Consumer<List<Integer>> work) {
         if (items.size() <= 1) {
             items.forEach(work);
             return;
@@ -339,7 +344,7 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
         if (e instanceof LifelineException le) {
             return le.kind() == LifelineException.Kind.THROTTLED || le.kind() == LifelineException.Kind.UNAVAILABLE;
         }
-        return e instanceof SdkException && !(e instanceof software.amazon.awssdk.awscore.exception.AwsServiceException
+        return e instanceof SdkException && !(e instanceof AwsServiceException
                 ase && ase.statusCode() >= 400 && ase.statusCode() < 500 && ase.statusCode() != 429);
     }
 

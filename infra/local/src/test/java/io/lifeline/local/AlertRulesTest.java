@@ -9,18 +9,27 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.lifeline.agent.AgentStatus;
+import io.lifeline.agent.HostIncidents;
 import io.lifeline.agent.Transition;
 import io.lifeline.agent.TransitionTable;
 import io.lifeline.agent.Trigger;
+import io.lifeline.config.Config;
+import io.lifeline.events.AgentFlaps;
+import io.lifeline.events.AlertBursts;
 import io.lifeline.events.EventCatalogue;
 import io.lifeline.events.LifelineEvent;
 import io.lifeline.local.aws.LocalEventBus;
 import io.lifeline.local.template.SamTemplate;
+import io.lifeline.store.AlertWindowStore;
+import io.lifeline.store.HostCommandStore;
 import io.lifeline.store.InboxStore;
 import io.lifeline.store.StreamChanges;
 import io.lifeline.support.Json;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -88,7 +97,7 @@ class AlertRulesTest {
     }
 
     /** The silence of host-1's lease flagged at AT, which the changes below follow from. */
-    static final io.lifeline.agent.HostIncidents.Cause SILENCE = new io.lifeline.agent.HostIncidents.Cause("host-1", AT);
+    static final HostIncidents.Cause SILENCE = new HostIncidents.Cause("host-1", AT);
 
     /** A change of a-1 that follows from its host's silence (the sweep's death, the flow's moves, the return). */
     static LifelineEvent ofSilence(AgentStatus from, AgentStatus to, Trigger trigger, String reason) {
@@ -108,26 +117,26 @@ class AlertRulesTest {
                 AT.plusSeconds(45), "host-1"));
     }
 
-    static final io.lifeline.config.Config.AlertBursts BURSTS = new io.lifeline.config.Config.AlertBursts(1,
-            java.time.Duration.ofSeconds(60), 20);
+    static final Config.AlertBursts BURSTS = new Config.AlertBursts(1,
+            Duration.ofSeconds(60), 20);
 
     /** A window of two teams' six deaths, the first of which (a-1, reviving) paged on its own. */
-    static io.lifeline.store.AlertWindowStore.Window window() {
-        return new io.lifeline.store.AlertWindowStore.Window(AT, 6, 6, "lifeline/acme/a-1/reviving", true,
+    static AlertWindowStore.Window window() {
+        return new AlertWindowStore.Window(AT, 6, 6, "lifeline/acme/a-1/reviving", true,
                 new LinkedHashMap<>(Map.of("acme", 4, "beta", 2)), new LinkedHashMap<>(Map.of("host-1", 4, "-", 2)),
                 Map.of("heartbeat_expired", 6), List.of("acme/a-1", "acme/a-2", "beta/b-1"));
     }
 
     static LifelineEvent burstStarted() {
-        return io.lifeline.events.AlertBursts.started("acme", AT, BURSTS, AT.plusSeconds(3));
+        return AlertBursts.started("acme", AT, BURSTS, AT.plusSeconds(3));
     }
 
     static LifelineEvent digest() {
-        return io.lifeline.events.AlertBursts.digest(window(), BURSTS, "https://dash.example/", AT.plusSeconds(65));
+        return AlertBursts.digest(window(), BURSTS, "https://dash.example/", AT.plusSeconds(65));
     }
 
     static LifelineEvent burstResolved() {
-        return io.lifeline.events.AlertBursts.resolved(window(), AT.plusSeconds(300));
+        return AlertBursts.resolved(window(), AT.plusSeconds(300));
     }
 
     /** A change as the outbox marks it when it is in a burst: left to its window's digest. */
@@ -137,19 +146,19 @@ class AlertRulesTest {
         return new LifelineEvent(e.team(), e.type(), e.eventId(), e.at(), d);
     }
 
-    static final io.lifeline.config.Config.Flapping FLAPPING = new io.lifeline.config.Config.Flapping(4,
-            java.time.Duration.ofSeconds(600), java.time.Duration.ofSeconds(600));
+    static final Config.Flapping FLAPPING = new Config.Flapping(4,
+            Duration.ofSeconds(600), Duration.ofSeconds(600));
 
     /** a-1 flagged flapping at AT, at its fifth change between alive and down (a death). */
     static LifelineEvent flapping() {
-        return io.lifeline.events.AgentFlaps.flapping((StreamChanges.StatusChanged) new StreamChanges.StatusChanged(
+        return AgentFlaps.flapping((StreamChanges.StatusChanged) new StreamChanges.StatusChanged(
                 "acme", "a-1", "Agent 1", "host-1", new Transition(9, AgentStatus.READY, AgentStatus.DEAD,
                 Trigger.REPORTED_FAILURE, "failure reported: exit 1", AT), null), AT, 5, FLAPPING);
     }
 
     /** a-1 stable again ({@code alive}: it is ready; else dead). */
     static LifelineEvent flappingResolved(boolean alive) {
-        return io.lifeline.events.AgentFlaps.resolved("acme", "a-1", AT, AT.plusSeconds(120),
+        return AgentFlaps.resolved("acme", "a-1", AT, AT.plusSeconds(120),
                 alive ? "ready" : "dead", FLAPPING, AT.plusSeconds(720));
     }
 
@@ -172,7 +181,7 @@ class AlertRulesTest {
     }
 
     static LifelineEvent restartRequested() {
-        return EventCatalogue.of(new StreamChanges.RestartRequested("acme", new io.lifeline.store.HostCommandStore.Command(
+        return EventCatalogue.of(new StreamChanges.RestartRequested("acme", new HostCommandStore.Command(
                 "restart-a-1-3-1", "host-1", "restart", "a-1", 1, "agent is dead", "pending", AT, AT.plusSeconds(600),
                 null)));
     }
@@ -655,7 +664,7 @@ class AlertRulesTest {
                 status(AgentStatus.READY, AgentStatus.DEAD_FAILED_REVIVE, Trigger.HOST_GAVE_UP, "gave up"),
                 withoutReviveFlow(status(AgentStatus.READY, AgentStatus.DEAD, Trigger.HEARTBEAT_EXPIRED, SILENT)))) {
             String agent = e.detail().path("agentId").asText();
-            for (String severity : java.util.Arrays.asList(null, "info", "critical", "off")) {
+            for (String severity : Arrays.asList(null, "info", "critical", "off")) {
                 List<JsonNode> bodies = pagerDuty(withPagerDuty(severity), e);
                 assertEquals("trigger lifeline/acme/" + agent + " critical", summary(bodies), e.detail() + " " + severity);
                 assertEquals(e.detail().path("seq").asLong(),
@@ -763,7 +772,7 @@ class AlertRulesTest {
                 AT.plusSeconds(3675), AT.plusSeconds(3700), AT.plusSeconds(3705)));
         assertFalse(summary(pd).equals(summary(pagerDuty(withPagerDuty(null), laterBack))),
                 "a later silence's restore resolves only its own page");
-        for (String severity : java.util.Arrays.asList("info", "off")) {
+        for (String severity : Arrays.asList("info", "off")) {
             assertEquals(summary(pd), summary(pagerDuty(withPagerDuty(severity), e)), severity);
         }
     }
@@ -946,9 +955,9 @@ class AlertRulesTest {
     /** Alerts give up in minutes (a late "dead" after its "recovered" misleads); a revive start keeps trying a day. */
     @Test
     void alertTargets_giveUpWithinMinutes_whileReviveStartsKeepTryingForADay() {
-        java.time.Duration window = java.time.Duration.ofSeconds(Long.parseLong(
+        Duration window = Duration.ofSeconds(Long.parseLong(
                 template.parameter("AlertRetryWindowSeconds", Map.of())));
-        assertTrue(window.compareTo(java.time.Duration.ofMinutes(30)) <= 0, window.toString());
+        assertTrue(window.compareTo(Duration.ofMinutes(30)) <= 0, window.toString());
         for (String id : List.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "FleetMassStaleAlertRule",
                 "AwaitingInputAlertRule", "HostLeaseAlertRule", "HostLeaseRestoredAlertRule", "SlackRule", "SlackHostLeaseRule",
                 "SlackHostLeaseRestoredRule", "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule",
@@ -961,10 +970,10 @@ class AlertRulesTest {
                 assertEquals(window, t.retry().maximumEventAge(), id + "/" + t.id());
             }
         }
-        assertEquals(java.time.Duration.ofHours(24),
+        assertEquals(Duration.ofHours(24),
                 rules.get("ReviveOnDeathRule").targets().get(0).retry().maximumEventAge());
-        java.time.Duration restart = rules.get("RestartWebhookRule").targets().get(0).retry().maximumEventAge();
-        assertTrue(restart.compareTo(java.time.Duration.ofSeconds(Long.parseLong(
+        Duration restart = rules.get("RestartWebhookRule").targets().get(0).retry().maximumEventAge();
+        assertTrue(restart.compareTo(Duration.ofSeconds(Long.parseLong(
                 template.parameter("CommandTtlSeconds", Map.of())))) <= 0, "no retry past the command's life");
     }
 
@@ -1015,7 +1024,7 @@ class AlertRulesTest {
             }
         });
         assertEquals(4, connectionOf.size(), connectionOf.toString());
-        assertEquals(connectionOf.size(), new java.util.HashSet<>(connectionOf.values()).size(), connectionOf.toString());
+        assertEquals(connectionOf.size(), new HashSet<>(connectionOf.values()).size(), connectionOf.toString());
     }
 
     /** The rules' logical ids named by {@code !GetAtt X.Arn} anywhere under {@code node} (tags dropped: "X.Arn"). */

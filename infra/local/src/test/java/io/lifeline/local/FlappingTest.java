@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -89,7 +90,7 @@ class FlappingTest {
             // Before the flag (the third death, the fifth change): the first death and its recovery alerted one
             // by one as ever; the second death fell in the first one's minute, so it waits for that window's
             // digest, and its return (the window's agents all back) resolves the burst. From the flag on: nothing.
-            Map<String, Long> byRule = new java.util.TreeMap<>();
+            Map<String, Long> byRule = new TreeMap<>();
             AlertSink.topic(s).forEach(m -> byRule.merge(m.substring(0, m.indexOf(' ')), 1L, Long::sum));
             assertEquals(Map.of("DeathAlertRule", 1L, "RecoveryAlertRule", 1L, "BurstResolvedAlertRule", 1L,
                     "FlappingAlertRule", 1L), byRule, AlertSink.topic(s)::toString);

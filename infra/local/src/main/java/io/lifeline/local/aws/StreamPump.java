@@ -11,11 +11,15 @@ import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -114,7 +118,7 @@ public final class StreamPump {
      */
     public synchronized Pass pass() {
         List<Shard> known = shards();
-        java.util.Set<String> listed = new java.util.HashSet<>();
+        Set<String> listed = new HashSet<>();
         known.forEach(sh -> listed.add(sh.shardId()));
         List<Shard> open = new ArrayList<>();
         for (Shard shard : known) {
@@ -187,7 +191,7 @@ public final class StreamPump {
 
     /** Calls the pump made to the streams API, by operation ({@code GetRecords.empty}: reads that found nothing). */
     public Map<String, Long> streamCalls() {
-        Map<String, Long> out = new java.util.TreeMap<>();
+        Map<String, Long> out = new TreeMap<>();
         calls.forEach((k, v) -> out.put(k, v.get()));
         return out;
     }
@@ -396,8 +400,8 @@ public final class StreamPump {
     private static Path ownerOnly(Path tmp) throws IOException {
         Files.deleteIfExists(tmp);
         try {
-            return Files.createFile(tmp, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-                    java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+            return Files.createFile(tmp, PosixFilePermissions.asFileAttribute(
+                    PosixFilePermissions.fromString("rw-------")));
         } catch (UnsupportedOperationException e) {
             return Files.createFile(tmp);
         }
