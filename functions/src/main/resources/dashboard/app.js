@@ -385,9 +385,28 @@
     return out;
   }
 
+  /** The host daemon's own restarts of the agent in the last hour (stats.restartsLastHour, as its batch reported). */
+  function daemonRestarts(a) { return (a.stats && a.stats.restartsLastHour) || 0; }
+
+  /** Restarts in the last hour: the revive flow's (changes to RESTARTING in the bar) and the host daemon's own. */
+  function restartsOf(a, restarts) {
+    return (restarts[a.agentId] || 0) + daemonRestarts(a);
+  }
+
+  /**
+   * The restart marker: the count, "(flapping)" from FLAPPING_RESTARTS on, and when its host daemon restarted it,
+   * the daemon's restarts next to the revive flow's.
+   */
+  function restartsText(a, restarts) {
+    var r = restartsOf(a, restarts), d = daemonRestarts(a);
+    return "\u21BB " + r + (r === 1 ? " restart" : " restarts") + " in the last hour"
+      + (r >= FLAPPING_RESTARTS ? " (flapping)" : "")
+      + (d ? ": " + d + " by its host daemon, " + (restarts[a.agentId] || 0) + " by the revive flow" : "");
+  }
+
   function triage(a, restarts) {
     if (TRIAGE[a.status] !== undefined) { return TRIAGE[a.status]; }
-    return (restarts[a.agentId] || 0) >= FLAPPING_RESTARTS ? 3 : 4;
+    return a.flapping || restartsOf(a, restarts) >= FLAPPING_RESTARTS ? 3 : 4;
   }
 
   function agentHref(agentId) { return "#agent/" + encodeURIComponent(agentId); }
@@ -421,8 +440,9 @@
     setText(tr.querySelector("a.agent-link"), name(a));
     // Markers: a crash loop (restarts in the last hour) and reported errors (a context limit among them).
     var marks = [];
-    var r = restarts[a.agentId] || 0;
-    if (r) { marks.push({ cls: "restarts", text: "\u21BB " + r + (r === 1 ? " restart" : " restarts") + " in the last hour" + (r >= FLAPPING_RESTARTS ? " (flapping)" : "") }); }
+    if (restartsOf(a, restarts)) { marks.push({ cls: "restarts", text: restartsText(a, restarts) }); }
+    // Flagged flapping by the service (docs/alerts-noise.md): its deaths and recoveries reach people as one notice.
+    if (a.flapping) { marks.push({ cls: "flapping", text: "\u21AF flapping since " + clock(a.flapping.since) }); }
     var ctx = state.bar.rotations[a.agentId] || 0;
     if (ctx) {
       marks.push({ cls: "errors", text: "\u26A0 " + ctx + (ctx === 1 ? " context-limit error" : " context-limit errors") + " in the last hour" });

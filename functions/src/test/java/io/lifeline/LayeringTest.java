@@ -11,11 +11,21 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaMethodCall;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.syntax.ArchRuleDefinition;
+import io.lifeline.agent.AgentStatus;
+import io.lifeline.agent.Heartbeat;
 import io.lifeline.agent.HostLease;
 import io.lifeline.agent.Liveness;
+import io.lifeline.config.Config;
 import io.lifeline.store.AgentStore;
 import io.lifeline.store.HostLeaseStore;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -132,12 +142,12 @@ class LayeringTest {
     @Test
     void heartbeatAndViews_useCases_liveInTheApplicationLayer() {
         noClasses().that().resideInAPackage("io.lifeline.api..")
-                .should().callMethod(AgentStore.class, "hostedBeat", io.lifeline.agent.Heartbeat.class,
-                        java.time.Instant.class, java.time.Instant.class, String.class)
+                .should().callMethod(AgentStore.class, "hostedBeat", Heartbeat.class,
+                        Instant.class, Instant.class, String.class)
                 .orShould().callMethod(AgentStore.class, "read", String.class, String.class)
-                .orShould().callMethod(AgentStore.class, "list", String.class, io.lifeline.agent.AgentStatus.class)
-                .orShould().callMethod(HostLeaseStore.class, "renew", String.class, String.class, java.util.List.class,
-                        java.time.Instant.class)
+                .orShould().callMethod(AgentStore.class, "list", String.class, AgentStatus.class)
+                .orShould().callMethod(HostLeaseStore.class, "renew", String.class, String.class, List.class,
+                        Instant.class)
                 .because("a host's batch, a beat and the agent views are io.lifeline.app's use cases (Heartbeats, "
                         + "AgentQueries); handlers call them")
                 .check(classes);
@@ -149,15 +159,15 @@ class LayeringTest {
                 .because("the functions run in AWS as they run in Local")
                 .check(classes);
         // Local's late-sweep rule is a SweepGate Local hands SweepHandler; no member of the functions switches it.
-        com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noMembers()
+        ArchRuleDefinition.noMembers()
                 .should().haveNameMatching("(?i).*(skipsLate|lifelineLocal|localOnly).*")
                 .check(classes);
     }
 
     @Test
     void config_readsNoVariableOfLocalsLateSweepRule() {
-        java.util.Set<String> read = new java.util.TreeSet<>();
-        java.util.Map<String, String> env = new java.util.HashMap<>(java.util.Map.of("LIVE_TABLE", "live",
+        Set<String> read = new TreeSet<>();
+        Map<String, String> env = new HashMap<>(Map.of("LIVE_TABLE", "live",
                 "LEDGER_TABLE", "ledger")) {
             @Override
             public String get(Object name) {
@@ -165,9 +175,9 @@ class LayeringTest {
                 return super.get(name);
             }
         };
-        io.lifeline.config.Config.fromEnvironment(env);
-        org.junit.jupiter.api.Assertions.assertTrue(read.contains("SWEEP_INTERVAL_MS"), read.toString());
-        org.junit.jupiter.api.Assertions.assertTrue(read.stream().noneMatch(n -> n.contains("SKIPS_LATE")
+        Config.fromEnvironment(env);
+        Assertions.assertTrue(read.contains("SWEEP_INTERVAL_MS"), read.toString());
+        Assertions.assertTrue(read.stream().noneMatch(n -> n.contains("SKIPS_LATE")
                 || n.contains("LOCAL")), read.toString());
     }
 }

@@ -31,7 +31,19 @@ public record Agent(
         Instant pausedUntil,
         String schedule,
         String timeZone,
-        Liveness.Wait waiting) {
+        Liveness.Wait waiting,
+        Instant flappingSince) {
+
+    /** An agent that is not flagged flapping (docs/alerts-noise.md). */
+    public Agent(String team, String agentId, String name, String role, String hostId, AgentStatus status,
+                 Instant heartbeatAt, Instant deadline, int consecutiveMisses, long beats, Duration staleAfter,
+                 int graceMisses, String currentTaskId, AgentStats stats, Instant registeredAt,
+                 Transition lastTransition, Instant pausedUntil, String schedule, String timeZone,
+                 Liveness.Wait waiting) {
+        this(team, agentId, name, role, hostId, status, heartbeatAt, deadline, consecutiveMisses, beats, staleAfter,
+                graceMisses, currentTaskId, stats, registeredAt, lastTransition, pausedUntil, schedule, timeZone, waiting,
+                null);
+    }
 
     /** An agent that waits for nothing. */
     public Agent(String team, String agentId, String name, String role, String hostId, AgentStatus status,
@@ -46,7 +58,7 @@ public record Agent(
     public Agent withSignOfLife(Instant heartbeatAt, Instant deadline, int consecutiveMisses) {
         return new Agent(team, agentId, name, role, hostId, status, heartbeatAt, deadline, consecutiveMisses, beats,
                 staleAfter, graceMisses, currentTaskId, stats, registeredAt, lastTransition, pausedUntil, schedule,
-                timeZone, waiting);
+                timeZone, waiting, flappingSince);
     }
 
     /** True when an operator has paused this agent's dead-marking at {@code now}. */

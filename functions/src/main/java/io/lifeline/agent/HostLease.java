@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -50,7 +51,7 @@ public final class HostLease {
          */
         public String wire() {
             return Long.toString(staleAfter.toSeconds() * 2 + (status == AgentStatus.WORKING ? 1 : 0), 36)
-                    .toUpperCase(java.util.Locale.ROOT);
+                    .toUpperCase(Locale.ROOT);
         }
 
         public static Optional<Cached> parse(String wire) {

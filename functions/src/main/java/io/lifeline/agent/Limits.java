@@ -1,5 +1,6 @@
 package io.lifeline.agent;
 
+import java.nio.charset.StandardCharsets;
 import java.util.regex.Pattern;
 
 /** Every input limit, named once. Each is tested at its edge. */
@@ -77,6 +78,6 @@ public final class Limits {
     }
 
     public static int utf8Length(String text) {
-        return text.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        return text.getBytes(StandardCharsets.UTF_8).length;
     }
 }

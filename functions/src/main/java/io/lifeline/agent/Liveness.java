@@ -2,6 +2,8 @@ package io.lifeline.agent;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -187,7 +189,7 @@ public final class Liveness {
     }
 
     /** What the sweep does about waits for a person: raise an alert for these, resolve those. */
-    public record AwaitingDecisions(java.util.List<PersonWait> raise, java.util.List<PersonWait> resolve) {
+    public record AwaitingDecisions(List<PersonWait> raise, List<PersonWait> resolve) {
     }
 
     /**
@@ -195,9 +197,9 @@ public final class Liveness {
      * {@link Allowances#awaitingAlertAfter} with no alert raised for this wait gets one; an alert whose wait is over
      * (the agent went on, left or died, or waits anew) is resolved, once, before a new wait's alert is raised.
      */
-    public static AwaitingDecisions awaiting(java.util.List<PersonWait> waits, Allowances allowances, Instant now) {
-        java.util.List<PersonWait> raise = new java.util.ArrayList<>();
-        java.util.List<PersonWait> resolve = new java.util.ArrayList<>();
+    public static AwaitingDecisions awaiting(List<PersonWait> waits, Allowances allowances, Instant now) {
+        List<PersonWait> raise = new ArrayList<>();
+        List<PersonWait> resolve = new ArrayList<>();
         for (PersonWait w : waits) {
             boolean waiting = w.status() != null && w.status().isAlive() && w.since() != null;
             if (w.alerted() != null) {

@@ -1,5 +1,6 @@
 package io.lifeline.agent;
 
+import java.time.Duration;
 import java.time.Instant;
 
 /**
@@ -10,8 +11,8 @@ import java.time.Instant;
  */
 public record TeamSettings(String team, String leaderAgentId, Instant pausedUntil, String pauseReason,
                            Double selfPreservationThreshold, Integer selfPreservationMinAlive,
-                           java.time.Duration workingAllowance, java.time.Duration inputAllowance,
-                           java.time.Duration personAllowance) {
+                           Duration workingAllowance, Duration inputAllowance,
+                           Duration personAllowance) {
 
     /** A team with the deployment's allowances. */
     public TeamSettings(String team, String leaderAgentId, Instant pausedUntil, String pauseReason,

@@ -1,5 +1,7 @@
 package io.lifeline.api;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lifeline.agent.Agent;
 import io.lifeline.agent.AgentStatus;
@@ -13,14 +15,18 @@ import io.lifeline.agent.TeamSettings;
 import io.lifeline.app.AgentQueries;
 import io.lifeline.app.ManualRevive;
 import io.lifeline.auth.Scope;
-import io.lifeline.schedule.Schedule;
-import io.lifeline.schedule.Schedules;
 import io.lifeline.config.Config;
 import io.lifeline.config.Wiring;
+import io.lifeline.schedule.InvalidScheduleException;
+import io.lifeline.schedule.Schedule;
+import io.lifeline.schedule.Schedules;
 import io.lifeline.store.AgentDataStore;
 import io.lifeline.store.AgentStore;
 import io.lifeline.store.InboxStore;
+import io.lifeline.store.RevivalStore;
+import io.lifeline.store.Tables;
 import io.lifeline.store.TaskStore;
+import io.lifeline.store.TeamStore;
 import io.lifeline.store.TransitionLog;
 import io.lifeline.support.Json;
 import java.time.Clock;
@@ -43,10 +49,10 @@ public final class AgentsHandler extends HttpApiHandler {
     private final TaskStore tasks;
     private final TransitionLog transitions;
     private final InboxStore inbox;
-    private final io.lifeline.store.RevivalStore revivalStore;
+    private final RevivalStore revivalStore;
     private final AgentQueries queries;
     private final ManualRevive revive;
-    private final io.lifeline.store.TeamStore teams;
+    private final TeamStore teams;
     private final Config config;
     private final Clock clock;
 
@@ -55,17 +61,17 @@ public final class AgentsHandler extends HttpApiHandler {
     }
 
     public AgentsHandler(Wiring wiring) {
-        io.lifeline.store.Tables table = wiring.config().tables();
+        Tables table = wiring.config().tables();
         this.agents = new AgentStore(wiring.dynamo(), table);
         this.data = new AgentDataStore(wiring.dynamo(), table);
         this.tasks = new TaskStore(wiring.dynamo(), table);
         this.transitions = new TransitionLog(wiring.dynamo(), table, wiring.config().transitionRetention());
         this.inbox = new InboxStore(wiring.dynamo(), table, wiring.config().eventRetention());
-        this.revivalStore = new io.lifeline.store.RevivalStore(wiring.dynamo(), table,
+        this.revivalStore = new RevivalStore(wiring.dynamo(), table,
                 wiring.config().transitionRetention());
         this.queries = new AgentQueries(agents);
         this.revive = new ManualRevive(agents, wiring.stepFunctions(), wiring.config().reviveStateMachineArn());
-        this.teams = new io.lifeline.store.TeamStore(wiring.dynamo(), table);
+        this.teams = new TeamStore(wiring.dynamo(), table);
         this.config = wiring.config();
         this.clock = wiring.clock();
         String agent = "/v1/teams/{team}/agents/{agentId}";
@@ -182,15 +188,15 @@ public final class AgentsHandler extends HttpApiHandler {
         if (scheduleText != null) {
             try {
                 schedule = Schedules.parse(scheduleText, zoneText);
-            } catch (io.lifeline.schedule.InvalidScheduleException e) {
+            } catch (InvalidScheduleException e) {
                 throw LifelineException.badInput("INVALID_SCHEDULE", e.getMessage());
             }
         } else if (zoneText != null) {
             throw LifelineException.badInput("INVALID_FIELD", "'timeZone' applies to a 'schedule'; give one");
         }
-        java.time.Duration working = allowance(f, "workingAllowanceSeconds");
-        java.time.Duration input = allowance(f, "waitingForInputAllowanceSeconds");
-        java.time.Duration person = allowance(f, "waitingForPersonAllowanceSeconds");
+        Duration working = allowance(f, "workingAllowanceSeconds");
+        Duration input = allowance(f, "waitingForInputAllowanceSeconds");
+        Duration person = allowance(f, "waitingForPersonAllowanceSeconds");
         if (working == null || input == null || person == null) {
             // The team's allowances, for those the agent does not give (one read, at registration only).
             TeamSettings team = teams.get(request.id("team"));
@@ -360,10 +366,10 @@ public final class AgentsHandler extends HttpApiHandler {
                 + " to " + max);
     }
 
-    private static com.fasterxml.jackson.databind.JsonNode parseStored(String json) {
+    private static JsonNode parseStored(String json) {
         try {
             return Json.parse(json);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw new IllegalStateException("stored JSON is always valid", e);
         }
     }

@@ -6,9 +6,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Limits;
 import io.lifeline.auth.Scope;
+import io.lifeline.store.KeyStore;
 import io.lifeline.support.Json;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.Collections;
+import java.util.Iterator;
 import java.util.Map;
 
 /**
@@ -27,17 +30,17 @@ public final class ApiRequest {
     private final Map<String, String> pathParameters;
     /** The caller as the handler found it (Function URL): replaces the authorizer's context. */
     private final boolean selfAuthorized;
-    private final io.lifeline.store.KeyStore.KeyInfo caller;
+    private final KeyStore.KeyInfo caller;
 
     ApiRequest(APIGatewayV2HTTPEvent event) {
         this(event, event.getRouteKey(), event.getPathParameters(), false, null);
     }
 
     private ApiRequest(APIGatewayV2HTTPEvent event, String routeKey, Map<String, String> pathParameters,
-                       boolean selfAuthorized, io.lifeline.store.KeyStore.KeyInfo caller) {
+                       boolean selfAuthorized, KeyStore.KeyInfo caller) {
         this.event = event;
         this.routeKey = routeKey;
-        this.pathParameters = pathParameters == null ? null : java.util.Collections.unmodifiableMap(pathParameters);
+        this.pathParameters = pathParameters == null ? null : Collections.unmodifiableMap(pathParameters);
         this.selfAuthorized = selfAuthorized;
         this.caller = caller;
     }
@@ -71,13 +74,13 @@ public final class ApiRequest {
     }
 
     /** This routed Function URL request with its caller, as the key cache found it (null: no or unknown key). */
-    ApiRequest identified(io.lifeline.store.KeyStore.KeyInfo info) {
+    ApiRequest identified(KeyStore.KeyInfo info) {
         return new ApiRequest(event, routeKey, pathParameters, true, info);
     }
 
     /** The request's headers as the event carries them (an empty map when none). */
     Map<String, String> headers() {
-        return event.getHeaders() == null ? Map.of() : java.util.Collections.unmodifiableMap(event.getHeaders());
+        return event.getHeaders() == null ? Map.of() : Collections.unmodifiableMap(event.getHeaders());
     }
 
     /** A request header by name, any case ({@link Headers#get}); null when absent. */
@@ -169,7 +172,7 @@ public final class ApiRequest {
         if (node.isTextual()) {
             return wellFormed(node.textValue());
         }
-        for (java.util.Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+        for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
             if (!wellFormed(e.getKey()) || !wellFormed(e.getValue())) {
                 return false;

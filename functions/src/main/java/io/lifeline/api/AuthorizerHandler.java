@@ -5,10 +5,12 @@ import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2CustomAuthorizerEvent;
 import com.amazonaws.services.lambda.runtime.events.SimpleIAMPolicyResponse;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lifeline.auth.ApiKeys;
 import io.lifeline.config.Wiring;
 import io.lifeline.store.KeyStore;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -48,7 +50,7 @@ public final class AuthorizerHandler
                 // A store failure propagates: the gateway then answers 500 and, unlike an answer, does not cache
                 // it, so a throttled moment never locks a good key out for the cache's lifetime.
                 // A malformed key is unknown without a look-up (io.lifeline.auth.ApiKeys.wellFormed).
-                key.filter(io.lifeline.auth.ApiKeys::wellFormed).flatMap(keys::find).ifPresent(info -> {
+                key.filter(ApiKeys::wellFormed).flatMap(keys::find).ifPresent(info -> {
                     if (info.team() != null) { // an operator key belongs to no team
                         ctx.put(ApiRequest.CTX_TEAM, info.team());
                     }
@@ -72,7 +74,7 @@ public final class AuthorizerHandler
         ObjectNode line = Log.line(level, "authorize");
         Json.putIfPresent(line, "team", team);
         return line.put("outcome", outcome)
-                .put("durationMs", java.time.Duration.ofNanos(System.nanoTime() - started).toMillis());
+                .put("durationMs", Duration.ofNanos(System.nanoTime() - started).toMillis());
     }
 
     static Optional<String> bearerKey(APIGatewayV2CustomAuthorizerEvent event) {

@@ -4,6 +4,7 @@ import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPResponse;
+import io.lifeline.config.Wiring;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +33,7 @@ public final class DashboardHandler implements RequestHandler<APIGatewayV2HTTPEv
     private final Map<String, String> files = new HashMap<>();
 
     /** As Lifeline Local builds every function; the page needs nothing of the wiring. */
-    public DashboardHandler(io.lifeline.config.Wiring wiring) {
+    public DashboardHandler(Wiring wiring) {
         this();
     }
 

@@ -1,6 +1,8 @@
 package io.lifeline.api;
 
 import io.lifeline.agent.LifelineException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -85,7 +87,7 @@ final class FunctionUrlRouter {
             return segment;
         }
         try {
-            return java.net.URLDecoder.decode(segment.replace("+", "%2B"), java.nio.charset.StandardCharsets.UTF_8);
+            return URLDecoder.decode(segment.replace("+", "%2B"), StandardCharsets.UTF_8);
         } catch (IllegalArgumentException e) {
             return null;
         }

@@ -15,14 +15,15 @@ import io.lifeline.agent.Liveness;
 import io.lifeline.app.Heartbeats;
 import io.lifeline.app.HookIngest;
 import io.lifeline.auth.Scope;
+import io.lifeline.config.Config;
+import io.lifeline.config.Wiring;
 import io.lifeline.hooks.HookEvent;
 import io.lifeline.hooks.HookReader;
 import io.lifeline.hooks.HookRuntime;
-import io.lifeline.config.Config;
-import io.lifeline.config.Wiring;
 import io.lifeline.store.AgentDataStore;
 import io.lifeline.store.AgentStore;
 import io.lifeline.store.HostLeaseStore;
+import io.lifeline.store.KeyStore;
 import io.lifeline.store.TaskStore;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
@@ -36,6 +37,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 /** The hot path: one agent's heartbeat, a daemon's batch of up to 25, and agent runtimes' hook events. */
 public final class HeartbeatHandler extends HttpApiHandler {
@@ -83,7 +85,7 @@ public final class HeartbeatHandler extends HttpApiHandler {
         // write their own line (with EMF).
         this.summary = new Summary(Metrics.HEARTBEAT_FUNCTION, clock, config.metricsSummaryInterval());
         // The Function URL (template.yaml, HeartbeatUrl): no authorizer runs, so the handler checks keys itself.
-        this.keyCache = new KeyCache(new io.lifeline.store.KeyStore(wiring.dynamo(), config.tables())::find, clock,
+        this.keyCache = new KeyCache(new KeyStore(wiring.dynamo(), config.tables())::find, clock,
                 config.keyCacheTtl());
         answerFunctionUrls(keyCache);
         route("POST /v1/teams/{team}/agents/{agentId}/heartbeat", Scope.AGENT, this::heartbeat);
@@ -241,7 +243,7 @@ public final class HeartbeatHandler extends HttpApiHandler {
         }
         // Entries of a batch refused on their own: a document holds one value per dimension, so one line per
         // code. Only batches with refused entries pay for it.
-        new java.util.TreeMap<>(refused).forEach((entryCode, n) -> {
+        new TreeMap<>(refused).forEach((entryCode, n) -> {
             ObjectNode extra = Log.line("INFO", "heartbeats rejected");
             Json.putIfPresent(extra, "team", a.request().pathParameter("team"));
             Json.putIfPresent(extra, "requestId", a.request().requestId());

@@ -10,8 +10,14 @@ import io.lifeline.agent.LifelineException;
 import io.lifeline.auth.Scope;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The shared front of every API function: finds the route by its route key, checks that the caller's key
@@ -106,8 +112,8 @@ public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPE
     }
 
     /** The route keys this handler serves; a test checks them against template.yaml. */
-    public final java.util.Set<String> routeKeys() {
-        return java.util.Set.copyOf(routes.keySet());
+    public final Set<String> routeKeys() {
+        return Set.copyOf(routes.keySet());
     }
 
     @Override
@@ -161,7 +167,7 @@ public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPE
      * own account of requests (the heartbeat function's summary and metrics) overrides it.
      */
     protected void logRequest(Answered answered) {
-        Log.emit(requestLine(answered, java.util.List.of()));
+        Log.emit(requestLine(answered, List.of()));
     }
 
     /**
@@ -169,7 +175,7 @@ public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPE
      * outcome (ok, refused with the error code, or error), the status changes it made ({@code changes}, when
      * any) and durationMs.
      */
-    protected static ObjectNode requestLine(Answered a, java.util.List<String> changes) {
+    protected static ObjectNode requestLine(Answered a, List<String> changes) {
         ApiRequest request = a.request();
         ObjectNode line = Log.line(a.failure() != null ? "ERROR" : a.status() >= 500 ? "WARN" : "INFO", "request");
         Json.putIfPresent(line, "team", request.pathParameter("team"));
@@ -214,10 +220,10 @@ public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPE
 
     static String weakEtag(String body) {
         try {
-            byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
-                    .digest(body.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            return "W/\"" + java.util.HexFormat.of().formatHex(digest, 0, 16) + "\"";
-        } catch (java.security.NoSuchAlgorithmException e) {
+            byte[] digest = MessageDigest.getInstance("SHA-256")
+                    .digest(body.getBytes(StandardCharsets.UTF_8));
+            return "W/\"" + HexFormat.of().formatHex(digest, 0, 16) + "\"";
+        } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is always there", e);
         }
     }

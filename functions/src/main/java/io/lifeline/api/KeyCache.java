@@ -1,5 +1,6 @@
 package io.lifeline.api;
 
+import io.lifeline.agent.LifelineException;
 import io.lifeline.auth.ApiKeys;
 import io.lifeline.store.KeyStore;
 import java.time.Clock;
@@ -82,11 +83,11 @@ public final class KeyCache {
                 return cached.info();
             }
             if (!now.isBefore(windowEnds)) {
-                windowEnds = now.plus(ttl.isZero() ? java.time.Duration.ofMinutes(5) : ttl);
+                windowEnds = now.plus(ttl.isZero() ? Duration.ofMinutes(5) : ttl);
                 unknownInWindow = 0;
             }
             if (unknownInWindow >= MAX_UNKNOWN_PER_PERIOD) {
-                throw new io.lifeline.agent.LifelineException(io.lifeline.agent.LifelineException.Kind.THROTTLED,
+                throw new LifelineException(LifelineException.Kind.THROTTLED,
                         "THROTTLED", "Too many unknown keys here lately; retry");
             }
         }

@@ -1,9 +1,10 @@
 package io.lifeline.api;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.agent.LifelineException;
+import io.lifeline.agent.TeamSettings;
 import io.lifeline.auth.Scope;
 import io.lifeline.config.Wiring;
-import io.lifeline.agent.TeamSettings;
 import io.lifeline.store.KeyStore;
 import io.lifeline.store.TeamStore;
 import io.lifeline.support.Json;
@@ -61,7 +62,7 @@ public final class KeysHandler extends HttpApiHandler {
 
     /** {@code {team, leaderAgentId?, selfPreservationThreshold?, selfPreservationMinAlive?}} -> 201, or 409. */
     private Reply createTeam(ApiRequest request) {
-        com.fasterxml.jackson.databind.JsonNode body = request.body();
+        JsonNode body = request.body();
         Fields f = Fields.of(body, "the team", Set.of("team", "leaderAgentId", "selfPreservationThreshold",
                 "selfPreservationMinAlive"));
         String team = f.requiredId("team");

@@ -1,5 +1,6 @@
 package io.lifeline.api;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lifeline.agent.LifelineException;
@@ -8,9 +9,11 @@ import io.lifeline.agent.TeamSettings;
 import io.lifeline.auth.Scope;
 import io.lifeline.config.Wiring;
 import io.lifeline.store.EventLog;
+import io.lifeline.store.Tables;
 import io.lifeline.store.TeamStore;
 import io.lifeline.support.Json;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
@@ -26,7 +29,8 @@ public final class TeamHandler extends HttpApiHandler {
     static final List<String> EVENT_TYPES = List.of("AgentStatusChanged", "TasksReassigned", "LeaderNotified",
             "MassStaleSuspected", "SessionRotationRequested", "AgentRestartRequested", "AdminKeyMinted",
             "HostLeaseExpired", "HostLeaseRestored", "FleetMassStaleSuspected", "FleetMassStaleResolved",
-            "AgentAwaitingInput", "AgentInputResumed", "AlertBurstStarted", "AlertDigest", "AlertBurstResolved");
+            "AgentAwaitingInput", "AgentInputResumed", "AlertBurstStarted", "AlertDigest", "AlertBurstResolved",
+            "AgentFlapping", "AgentFlappingResolved");
 
     private final TeamStore teams;
     private final EventLog events;
@@ -37,7 +41,7 @@ public final class TeamHandler extends HttpApiHandler {
     }
 
     public TeamHandler(Wiring wiring) {
-        io.lifeline.store.Tables table = wiring.config().tables();
+        Tables table = wiring.config().tables();
         this.teams = new TeamStore(wiring.dynamo(), table);
         this.events = new EventLog(wiring.dynamo(), table, wiring.config().eventRetention());
         this.clock = wiring.clock();
@@ -58,9 +62,9 @@ public final class TeamHandler extends HttpApiHandler {
                 "selfPreservationMinAlive", "workingAllowanceSeconds", "waitingForInputAllowanceSeconds",
                 "waitingForPersonAllowanceSeconds"));
         Settings c = Settings.parse(body, f);
-        java.time.Duration working = allowance(f, "workingAllowanceSeconds");
-        java.time.Duration input = allowance(f, "waitingForInputAllowanceSeconds");
-        java.time.Duration person = allowance(f, "waitingForPersonAllowanceSeconds");
+        Duration working = allowance(f, "workingAllowanceSeconds");
+        Duration input = allowance(f, "waitingForInputAllowanceSeconds");
+        Duration person = allowance(f, "waitingForPersonAllowanceSeconds");
         if (c.leader() == null && !c.clearLeader() && c.threshold() == null && c.minAlive() == null
                 && working == null && input == null && person == null) {
             throw LifelineException.badInput("MISSING_FIELD", "Give at least one setting to change");
@@ -70,9 +74,9 @@ public final class TeamHandler extends HttpApiHandler {
     }
 
     /** An allowance in seconds, within stale-after's bounds; null when not given. */
-    private static java.time.Duration allowance(Fields f, String field) {
+    private static Duration allowance(Fields f, String field) {
         Long seconds = f.integer(field, Limits.MIN_STALE_AFTER_SECONDS, Limits.MAX_STALE_AFTER_SECONDS);
-        return seconds == null ? null : java.time.Duration.ofSeconds(seconds);
+        return seconds == null ? null : Duration.ofSeconds(seconds);
     }
 
     /** Settings as a body gives them (PUT settings, POST /v1/teams); null leaves one as it is. */
@@ -123,7 +127,7 @@ public final class TeamHandler extends HttpApiHandler {
             Json.putTime(v, "at", e.at());
             try {
                 v.set("detail", Json.parse(e.detailJson()));
-            } catch (com.fasterxml.jackson.core.JsonProcessingException ex) {
+            } catch (JsonProcessingException ex) {
                 throw new IllegalStateException("logged detail is always JSON", ex);
             }
             return v;

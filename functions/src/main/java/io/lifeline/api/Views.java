@@ -11,6 +11,7 @@ import io.lifeline.agent.Transition;
 import io.lifeline.support.Json;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.function.Function;
 
 /** How agents, tasks and transitions look on the wire. */
 final class Views {
@@ -44,6 +45,10 @@ final class Views {
             ObjectNode w = Json.object().put("for", a.waiting().waiting().wire());
             Json.putTime(w, "since", a.waiting().since());
             n.set("waiting", w);
+        }
+        if (a.flappingSince() != null) {
+            // Flagged flapping (docs/alerts-noise.md): its deaths and recoveries reach people as one notice.
+            n.set("flapping", Json.object().put("since", a.flappingSince().toString()));
         }
         Json.putTime(n, "registeredAt", a.registeredAt());
         // Its from and trigger are on the item until the outbox publishes it; GET agent then reads its record.
@@ -121,7 +126,7 @@ final class Views {
         return n;
     }
 
-    static <T> ArrayNode array(List<T> items, java.util.function.Function<T, ObjectNode> view) {
+    static <T> ArrayNode array(List<T> items, Function<T, ObjectNode> view) {
         ArrayNode arr = Json.MAPPER.createArrayNode();
         items.forEach(item -> arr.add(view.apply(item)));
         return arr;

@@ -15,6 +15,7 @@ import io.lifeline.store.TaskStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -203,7 +204,7 @@ public final class HookIngest {
     private void report(String team, String agentId, HookEvent e, Instant now) {
         ErrorClassifier.Category category = e.errorText() == null ? ErrorClassifier.Category.UNKNOWN
                 : ErrorClassifier.classify(e.errorText()).category();
-        String message = e.runtime().wire() + " " + e.event() + ": " + category.name().toLowerCase(java.util.Locale.ROOT)
+        String message = e.runtime().wire() + " " + e.event() + ": " + category.name().toLowerCase(Locale.ROOT)
                 + " (reported by the runtime's hook; its text is not kept)";
         data.recordError(team, agentId, message, category, now);
     }

@@ -8,7 +8,9 @@ import io.lifeline.auth.ApiKeys;
 import io.lifeline.store.AgentStore;
 import io.lifeline.support.Json;
 import java.util.function.Supplier;
+import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.sfn.SfnClient;
+import software.amazon.awssdk.services.sfn.model.ExecutionAlreadyExistsException;
 
 /**
  * An operator asks for a revive of a dead or dead_failed_revive agent: a new execution of the revive state machine,
@@ -52,10 +54,10 @@ public final class ManualRevive {
             var started = stepFunctions.get().startExecution(r -> r.stateMachineArn(stateMachineArn)
                     .name(name).input(input));
             return new Started(started.executionArn(), name, seq);
-        } catch (software.amazon.awssdk.services.sfn.model.ExecutionAlreadyExistsException e) {
+        } catch (ExecutionAlreadyExistsException e) {
             throw new LifelineException(LifelineException.Kind.CONFLICT, "ALREADY_REVIVING",
                     "A revive of agent '" + agentId + "' for this state is already under way (" + name + ")");
-        } catch (software.amazon.awssdk.core.exception.SdkException e) {
+        } catch (SdkException e) {
             throw new LifelineException(LifelineException.Kind.UNAVAILABLE, "REVIVE_UNAVAILABLE",
                     "The revive flow could not be started; retry", null, e);
         }

@@ -6,6 +6,7 @@ import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.HexFormat;
+import java.util.regex.Pattern;
 
 /** API keys: 256 random bits, shown once, stored only as their SHA-256. */
 public final class ApiKeys {
@@ -22,7 +23,7 @@ public final class ApiKeys {
     }
 
     /** The shape of every key {@link #generate} makes: the prefix and 43 characters of URL-safe base64. */
-    private static final java.util.regex.Pattern SHAPE = java.util.regex.Pattern.compile("ll_[A-Za-z0-9_-]{43}");
+    private static final Pattern SHAPE = Pattern.compile("ll_[A-Za-z0-9_-]{43}");
 
     /**
      * Whether {@code key} could be a key Lifeline issued. One that could not is refused as unknown before any

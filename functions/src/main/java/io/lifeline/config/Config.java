@@ -1,7 +1,10 @@
 package io.lifeline.config;
 
+import io.lifeline.agent.Liveness;
 import io.lifeline.store.Tables;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -29,14 +32,23 @@ public record Config(
         double reviveBackoffRate,
         Duration commandTtl,
         String reviveStateMachineArn,
-        java.time.Instant sweepGraceFrom,
+        Instant sweepGraceFrom,
         String sweepQueueUrl,
         Duration keyCacheTtl,
         Duration metricsSummaryInterval,
         Duration offlineRetention,
-        io.lifeline.agent.Liveness.Allowances allowances,
+        Liveness.Allowances allowances,
         Duration hookCoalesceWindow,
-        AlertBursts alertBursts) {
+        AlertBursts alertBursts,
+        Flapping flapping) {
+
+    /**
+     * Flapping (docs/alerts-noise.md): an agent whose status goes between alive and not alive more than
+     * {@code threshold} times within {@code window} is flagged flapping; the flag resolves once it has not changed
+     * for {@code stable}.
+     */
+    public record Flapping(int threshold, Duration window, Duration stable) {
+    }
 
     /**
      * Digests for bursts (docs/alerts-noise.md): past {@code threshold} alertable deaths in one {@code window}
@@ -80,7 +92,7 @@ public record Config(
                 Duration.ofDays(nonNegative(env, "OFFLINE_AGENT_RETENTION_DAYS", 30)),
                 // Liveness's allowances: a turn in progress, waiting for the next prompt, waiting for a person, and
                 // how long a wait for a person runs before its one AgentAwaitingInput.
-                new io.lifeline.agent.Liveness.Allowances(
+                new Liveness.Allowances(
                         Duration.ofSeconds(positive(env, "WORKING_ALLOWANCE_SECONDS", 900)),
                         Duration.ofSeconds(positive(env, "WAITING_FOR_INPUT_ALLOWANCE_SECONDS", 8 * 3600)),
                         Duration.ofSeconds(positive(env, "WAITING_FOR_PERSON_ALLOWANCE_SECONDS", 8 * 3600)),
@@ -89,7 +101,10 @@ public record Config(
                 Duration.ofSeconds(nonNegative(env, "HOOK_COALESCE_SECONDS", 60)),
                 new AlertBursts((int) positive(env, "ALERT_BURST_THRESHOLD", 1),
                         Duration.ofSeconds(positive(env, "ALERT_BURST_WINDOW_SECONDS", 60)),
-                        (int) positive(env, "ALERT_DIGEST_NAMED_AGENTS", 20)));
+                        (int) positive(env, "ALERT_DIGEST_NAMED_AGENTS", 20)),
+                new Flapping((int) positive(env, "FLAP_THRESHOLD", 4),
+                        Duration.ofSeconds(positive(env, "FLAP_WINDOW_SECONDS", 600)),
+                        Duration.ofSeconds(positive(env, "FLAP_STABLE_SECONDS", 600))));
     }
 
     private static String required(Map<String, String> env, String name) {
@@ -104,14 +119,14 @@ public record Config(
      * {@code SWEEP_GRACE_FROM_MS}: the host's start (Lifeline Local's), before whose end of one stale-after
      * window the sweep judges no alive agent; unset or 0 (AWS): none.
      */
-    private static java.time.Instant graceFrom(String raw) {
+    private static Instant graceFrom(String raw) {
         if (raw == null || raw.isBlank() || raw.strip().equals("0")) {
             return null;
         }
         try {
             long ms = Long.parseLong(raw.strip());
             if (ms > 0) {
-                return java.time.Instant.ofEpochMilli(ms);
+                return Instant.ofEpochMilli(ms);
             }
         } catch (NumberFormatException e) {
             // refused below
@@ -151,7 +166,7 @@ public record Config(
      * The Retry entries every Task state of revive.asl.json has: SnapStartNotReady (10 s rising to a 120 s cap,
      * 8 times: 630 s), then the store's transient failures and Lambda's service errors (2, 4, 8 s).
      */
-    public static final java.util.List<Retrier> REVIVE_TASK_RETRIERS = java.util.List.of(
+    public static final List<Retrier> REVIVE_TASK_RETRIERS = List.of(
             new Retrier(Duration.ofSeconds(10), 2, 8, Duration.ofSeconds(120)),
             new Retrier(Duration.ofSeconds(2), 2, 3, null));
     /** The revive function's timeout (template.yaml's Globals), the longest one invocation of a Task can take. */

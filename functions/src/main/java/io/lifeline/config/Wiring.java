@@ -1,11 +1,15 @@
 package io.lifeline.config;
 
 import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
 import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
 import software.amazon.awssdk.services.sfn.SfnClient;
 import software.amazon.awssdk.services.sqs.SqsClient;
@@ -18,14 +22,14 @@ import software.amazon.awssdk.services.sqs.SqsClient;
 public record Wiring(Config config, Clock clock, DynamoDbClient dynamo, Supplier<EventBridgeClient> eventBridge,
                      Supplier<SfnClient> stepFunctions, Supplier<SqsClient> sqs) {
     /** CRaC holds its resources weakly: keep the priming hooks of this container reachable. */
-    private static final java.util.List<Priming> PRIMING = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private static final List<Priming> PRIMING = new CopyOnWriteArrayList<>();
 
     /**
      * Every time a handler reads is in whole milliseconds, the precision the store keeps, so an answer's time
      * (a task's {@code completedAt}, a transition's {@code at}) is the stored one to the digit.
      */
     public Wiring {
-        clock = Clock.tick(clock, java.time.Duration.ofMillis(1));
+        clock = Clock.tick(clock, Duration.ofMillis(1));
     }
 
     /** Wiring for functions that send no SQS message (every function but the sweep). */
@@ -47,6 +51,11 @@ public record Wiring(Config config, Clock clock, DynamoDbClient dynamo, Supplier
 
     /** The Lambda runtime's wiring: lean URL-connection HTTP client, region from the environment, credentials
      * from the default chain (SnapStart functions get theirs from the container endpoint, not env vars). */
+    /** One variable of the function's environment, or null: the one place outside {@link Config} that reads it. */
+    public static String environment(String name) {
+        return System.getenv(name);
+    }
+
     public static Wiring fromEnvironment() {
         Config config = Config.fromEnvironment(System.getenv());
         Config.CallTimeouts timeouts = Config.CallTimeouts.fromEnvironment(System.getenv());
@@ -84,7 +93,7 @@ public record Wiring(Config config, Clock clock, DynamoDbClient dynamo, Supplier
      * within {@code timeouts.attempt()} (the SDK's retries happen inside the call's time).
      */
     public static DynamoDbClient dynamoDb(Config.CallTimeouts timeouts,
-                                          software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder builder) {
+                                          DynamoDbClientBuilder builder) {
         return builder.overrideConfiguration(c -> c.apiCallTimeout(timeouts.call())
                 .apiCallAttemptTimeout(timeouts.attempt())).build();
     }

@@ -1,9 +1,11 @@
 package io.lifeline.events;
 
 import io.lifeline.support.Json;
+import io.lifeline.support.Log;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -67,7 +69,7 @@ public final class EventBridgePublisher {
             }
             pending = sendOnce(pending);
         }
-        Set<String> failed = new java.util.HashSet<>();
+        Set<String> failed = new HashSet<>();
         pending.forEach(e -> failed.add(e.eventId()));
         return new Outcome(toSend - pending.size(), failed);
     }
@@ -86,7 +88,7 @@ public final class EventBridgePublisher {
                 response = client.putEvents(r -> r.entries(entries));
             } catch (SdkException e) {
                 // The invocation's own line counts what stayed unsent; this one says why.
-                io.lifeline.support.Log.emit(io.lifeline.support.Log.line("WARN", "PutEvents failed")
+                Log.emit(Log.line("WARN", "PutEvents failed")
                         .put("events", chunk.size()).put("error", e.getMessage()));
                 failed.addAll(chunk);
                 continue;

@@ -2,6 +2,7 @@ package io.lifeline.events;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lifeline.agent.AgentStatus;
+import io.lifeline.agent.HostIncidents;
 import io.lifeline.store.StreamChanges;
 import io.lifeline.support.Json;
 import java.time.Instant;
@@ -28,6 +29,9 @@ public final class EventCatalogue {
     public static final String ALERT_BURST_STARTED = "AlertBurstStarted";
     public static final String ALERT_DIGEST = "AlertDigest";
     public static final String ALERT_BURST_RESOLVED = "AlertBurstResolved";
+    /** Flapping (docs/alerts-noise.md): an agent flagged flapping, and stable again. */
+    public static final String AGENT_FLAPPING = "AgentFlapping";
+    public static final String AGENT_FLAPPING_RESOLVED = "AgentFlappingResolved";
 
     private EventCatalogue() {
     }
@@ -53,7 +57,7 @@ public final class EventCatalogue {
             if (c.cause() != null) {
                 // The host silence this death follows from, also on the changes after it and on its return: the
                 // alert rules leave those to the host's incident (docs/alerts-noise.md).
-                d.set("cause", Json.object().put("kind", io.lifeline.agent.HostIncidents.HOST_SILENT)
+                d.set("cause", Json.object().put("kind", HostIncidents.HOST_SILENT)
                         .put("hostId", c.cause().hostId())
                         .put("expiredAt", c.cause().expiredAt().toString()));
             }

@@ -3,13 +3,14 @@ package io.lifeline.events;
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.amazonaws.services.lambda.runtime.events.ScheduledEvent;
+import io.lifeline.agent.LifelineException;
 import io.lifeline.config.Config;
 import io.lifeline.config.Wiring;
-import io.lifeline.agent.LifelineException;
 import io.lifeline.store.AgentStore;
 import io.lifeline.store.OutboxRepair;
 import io.lifeline.support.Log;
 import io.lifeline.support.Metrics;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -36,7 +37,7 @@ public final class OutboxRepairHandler implements RequestHandler<ScheduledEvent,
     private final AgentStore agents;
     private final Duration offlineRetention;
     private final Duration window;
-    private final java.time.Clock clock;
+    private final Clock clock;
 
     public OutboxRepairHandler() {
         this(Wiring.fromEnvironment());

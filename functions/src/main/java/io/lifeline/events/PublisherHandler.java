@@ -10,7 +10,9 @@ import io.lifeline.agent.LifelineException;
 import io.lifeline.config.Config;
 import io.lifeline.config.Wiring;
 import io.lifeline.store.AgentStore;
+import io.lifeline.store.AlertWindowStore;
 import io.lifeline.store.EventLog;
+import io.lifeline.store.FlapStore;
 import io.lifeline.store.InboxStore;
 import io.lifeline.store.OutboxParking;
 import io.lifeline.store.StreamChanges;
@@ -21,6 +23,7 @@ import io.lifeline.store.TransitionLog;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
 import io.lifeline.support.Metrics;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -37,6 +40,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.Record;
@@ -72,9 +77,11 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
     private final AgentStore agents;
     private final OutboxParking parking;
     private final EventBridgePublisher bus;
-    private final java.time.Clock clock;
+    private final Clock clock;
     /** Which deaths reach people one by one and which in their window's digest (docs/alerts-noise.md). */
     private final AlertBursts bursts;
+    /** Which changes an agent's flapping holds from the per-agent alerts (docs/alerts-noise.md). */
+    private final AgentFlaps flaps;
     /** Handle different items of a batch at once; idle threads end after 30 s. */
     private final ExecutorService workers = workers();
     /** Sequence number -> when this container first saw it fail transiently. */
@@ -94,8 +101,10 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
                 new TeamStore(wiring.dynamo(), tables), new InboxStore(wiring.dynamo(), tables, config.eventRetention()));
         this.eventLog = new EventLog(wiring.dynamo(), tables, config.eventRetention());
         this.parking = new OutboxParking(wiring.dynamo(), tables, config.transitionRetention());
-        this.bursts = new AlertBursts(new io.lifeline.store.AlertWindowStore(wiring.dynamo(), tables,
+        this.bursts = new AlertBursts(new AlertWindowStore(wiring.dynamo(), tables,
                 config.eventRetention()), config.alertBursts());
+        this.flaps = new AgentFlaps(new FlapStore(wiring.dynamo(), tables, config.eventRetention()),
+                config.flapping());
         this.bus = config.eventBusName() == null ? null
                 : new EventBridgePublisher(wiring.eventBridge().get(), config.eventBusName(), PUT_EVENTS_BACKOFF);
     }
@@ -116,7 +125,7 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
     }
 
     /** A status change to finish once its events are out: the watermark to {@code seq}, the task to clear if any. */
-    record Finish(String team, String agentId, long seq, String taskToClear) {
+    record Finish(String team, String agentId, long seq, String taskToClear, boolean flapKnown, Instant flapping) {
     }
 
     /** One record's images and its place in the stream. */
@@ -252,7 +261,7 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
      * write here is idempotent).
      */
     private void forEachItem(Collection<List<Integer>> items,
-                             java.util.function.Consumer<List<Integer>> work) {
+                             Consumer<List<Integer>> work) {
         if (items.size() <= 1) {
             items.forEach(work);
             return;
@@ -290,7 +299,8 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
             eventLog.append(e.team(), entry);
             e.alsoLoggedFor().forEach(team -> eventLog.append(team, entry));
         });
-        w.finishes().forEach(f -> agents.finishChange(f.team(), f.agentId(), f.seq(), f.taskToClear()));
+        w.finishes().forEach(f -> agents.finishChange(f.team(), f.agentId(), f.seq(), f.taskToClear(), f.flapKnown(),
+                f.flapping()));
     }
 
     /** Sends what the event log does not hold yet (an earlier pass's send); answers the ids still not on the bus. */
@@ -334,7 +344,7 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
         if (e instanceof LifelineException le) {
             return le.kind() == LifelineException.Kind.THROTTLED || le.kind() == LifelineException.Kind.UNAVAILABLE;
         }
-        return e instanceof SdkException && !(e instanceof software.amazon.awssdk.awscore.exception.AwsServiceException
+        return e instanceof SdkException && !(e instanceof AwsServiceException
                 ase && ase.statusCode() >= 400 && ase.statusCode() < 500 && ase.statusCode() != 429);
     }
 
@@ -403,8 +413,17 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
             LifelineEvent event = EventCatalogue.of(change);
             events.add(event);
             if (change instanceof StreamChanges.StatusChanged c) {
-                // Every change is published; a death in a burst is marked for its window's digest.
-                AlertBursts.Decision burst = bursts.decide(c);
+                // Every change is published; a change of a flapping agent is marked as such (its flag's one
+                // AgentFlapping speaks for it), a death in a burst for its window's digest.
+                AgentFlaps.Decision flap = flaps.decide(c);
+                if (flap.flapping() != null) {
+                    event.detail().put("flapping", flap.flapping().toString());
+                }
+                events.addAll(flap.raised());
+                // A death the flag holds is no burst's; a return is its death's (counted if it came before the flag).
+                boolean held = flap.flapping() != null
+                        && (c.diedAt() == null || !c.diedAt().isBefore(flap.flapping()));
+                AlertBursts.Decision burst = held ? AlertBursts.Decision.NONE : bursts.decide(c);
                 if (burst.burst() != null) {
                     event.detail().put("burst", burst.burst().toString());
                 }
@@ -412,7 +431,8 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
                 transitions.record(new TransitionLog.Change(c.team(), c.agentId(), c.transition()));
                 DeathFollowUp.FollowUp followUp = deaths.handle(c);
                 followUp.told().forEach(caused -> events.add(EventCatalogue.of(caused)));
-                finishes.add(new Finish(c.team(), c.agentId(), c.transition().seq(), followUp.taskToClear()));
+                finishes.add(new Finish(c.team(), c.agentId(), c.transition().seq(), followUp.taskToClear(),
+                        flap != AgentFlaps.Decision.UNTOUCHED, flap.flapping()));
             }
         }
         return new Work(events, finishes);

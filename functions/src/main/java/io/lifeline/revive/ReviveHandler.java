@@ -14,12 +14,15 @@ import io.lifeline.store.AgentDataStore;
 import io.lifeline.store.AgentStore;
 import io.lifeline.store.HostCommandStore;
 import io.lifeline.store.RevivalStore;
+import io.lifeline.store.Tables;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
 import io.lifeline.support.Metrics;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 
@@ -50,7 +53,7 @@ public final class ReviveHandler implements RequestHandler<Map<String, Object>, 
 
     public ReviveHandler(Wiring wiring) {
         this.config = wiring.config();
-        io.lifeline.store.Tables table = config.tables();
+        Tables table = config.tables();
         this.agents = new AgentStore(wiring.dynamo(), table);
         this.data = new AgentDataStore(wiring.dynamo(), table);
         this.commands = new HostCommandStore(wiring.dynamo(), table, config.commandTtl());
@@ -116,8 +119,8 @@ public final class ReviveHandler implements RequestHandler<Map<String, Object>, 
         }
         line.put("outcome", outcome);
         Json.putIfPresent(line, "error", failure == null ? null : failure.toString());
-        line.put("durationMs", java.time.Duration.ofNanos(System.nanoTime() - started).toMillis());
-        Map<String, String> dims = new java.util.LinkedHashMap<>();
+        line.put("durationMs", Duration.ofNanos(System.nanoTime() - started).toMillis());
+        Map<String, String> dims = new LinkedHashMap<>();
         dims.put(Metrics.STEP, action == null ? "unknown" : action.toString());
         dims.put(Metrics.OUTCOME, outcome);
         // recordError's outcome: the flow caught an error its retries did not fix, a revive that broke (a fault).

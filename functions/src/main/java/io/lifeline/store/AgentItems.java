@@ -10,11 +10,14 @@ import static io.lifeline.store.Items.str;
 import io.lifeline.agent.Agent;
 import io.lifeline.agent.AgentStats;
 import io.lifeline.agent.AgentStatus;
+import io.lifeline.agent.HostIncidents;
 import io.lifeline.agent.Limits;
+import io.lifeline.agent.Liveness;
 import io.lifeline.agent.Transition;
 import io.lifeline.agent.Trigger;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
@@ -93,6 +96,12 @@ final class AgentItems {
      * the old image). The alert window its death counted in (docs/alerts-noise.md).
      */
     static final String DIED_AT = "dAt";
+    /**
+     * Since when (ms) the agent is flagged flapping (docs/alerts-noise.md), as the outbox decided for its newest
+     * published change: set by that change's finishing write, removed by the finishing write of a change that is
+     * not held, and by the flapping resolve ({@link AgentStore#clearFlapping}).
+     */
+    static final String FLAPPING = "fp";
     /** The newest restart command issued for the agent (a map), stamped by the write that issues it. */
     static final String RESTART_COMMAND = "rc";
     /** Session rotations requested for the agent (a context-limit error), and the newest one's time. */
@@ -132,14 +141,14 @@ final class AgentItems {
      * The sweep reads every byte of the live item four times a minute; none of these is read by the sweep or by a
      * heartbeat (docs/design/storage/decisions.md, 2026-11-25).
      */
-    static final java.util.List<String> PUBLISHED_DETAILS = java.util.List.of(T_FROM, T_TRIGGER, T_REASON, REPLAY_SEQ,
+    static final List<String> PUBLISHED_DETAILS = List.of(T_FROM, T_TRIGGER, T_REASON, REPLAY_SEQ,
             REPLAY_AT, RESTART_COMMAND, ROTATED_AT);
 
     private AgentItems() {
     }
 
     /** Stamps the host silence a death follows from (with the death's own transition stamp). */
-    static void stampHostCause(Update u, io.lifeline.agent.HostIncidents.Cause cause) {
+    static void stampHostCause(Update u, HostIncidents.Cause cause) {
         u.set(HOST_CAUSE, AttributeValue.fromM(Map.of("h", s(cause.hostId()), "x", ms(cause.expiredAt()))));
     }
 
@@ -147,10 +156,10 @@ final class AgentItems {
      * The host silence a change carries: the one on the new image (a death of it, or a change while still dead of
      * it), or for a change back to alive, the one it removed.
      */
-    static io.lifeline.agent.HostIncidents.Cause hostCause(Map<String, AttributeValue> before,
+    static HostIncidents.Cause hostCause(Map<String, AttributeValue> before,
                                                           Map<String, AttributeValue> after,
-                                                          io.lifeline.agent.Transition t) {
-        io.lifeline.agent.HostIncidents.Cause now = hostCause(after);
+                                                          Transition t) {
+        HostIncidents.Cause now = hostCause(after);
         if (now != null) {
             return now;
         }
@@ -163,13 +172,13 @@ final class AgentItems {
         return now != null ? now : before == null ? null : instant(before, DIED_AT);
     }
 
-    private static io.lifeline.agent.HostIncidents.Cause hostCause(Map<String, AttributeValue> item) {
+    private static HostIncidents.Cause hostCause(Map<String, AttributeValue> item) {
         AttributeValue v = item == null ? null : item.get(HOST_CAUSE);
         if (v == null || !v.hasM() || v.m().get("h") == null || v.m().get("x") == null) {
             return null;
         }
-        return new io.lifeline.agent.HostIncidents.Cause(v.m().get("h").s(),
-                java.time.Instant.ofEpochMilli(Long.parseLong(v.m().get("x").n())));
+        return new HostIncidents.Cause(v.m().get("h").s(),
+                Instant.ofEpochMilli(Long.parseLong(v.m().get("x").n())));
     }
 
     /** The agent item's key on the live table: a partition of its own. */
@@ -201,21 +210,22 @@ final class AgentItems {
                 (int) num(item, MISSES, 0), num(item, BEATS, 0),
                 Duration.ofMillis(num(item, STALE_AFTER_MS, 0)), (int) num(item, GRACE, 0),
                 str(item, TASK), stats, instant(item, REGISTERED_AT), lastTransition(item),
-                instant(item, PAUSED_UNTIL), str(item, SCHEDULE), str(item, TIME_ZONE), waiting(item));
+                instant(item, PAUSED_UNTIL), str(item, SCHEDULE), str(item, TIME_ZONE), waiting(item),
+                instant(item, FLAPPING));
     }
 
     /** The item's wait, or null. */
-    static io.lifeline.agent.Liveness.Wait waiting(Map<String, AttributeValue> item) {
+    static Liveness.Wait waiting(Map<String, AttributeValue> item) {
         Instant person = instant(item, WAIT_PERSON);
         if (person != null) {
-            return new io.lifeline.agent.Liveness.Wait(io.lifeline.agent.Liveness.Waiting.PERSON, person);
+            return new Liveness.Wait(Liveness.Waiting.PERSON, person);
         }
         Instant input = instant(item, WAIT_INPUT);
-        return input == null ? null : new io.lifeline.agent.Liveness.Wait(io.lifeline.agent.Liveness.Waiting.INPUT, input);
+        return input == null ? null : new Liveness.Wait(Liveness.Waiting.INPUT, input);
     }
 
     /** The item attribute of the agent's own allowance for {@code activity}, or null for a plain beat. */
-    static String allowanceAttribute(io.lifeline.agent.Liveness.Activity activity) {
+    static String allowanceAttribute(Liveness.Activity activity) {
         return switch (activity) {
             case PLAIN -> null;
             case IN_TURN -> ALLOW_WORKING;
@@ -308,7 +318,7 @@ final class AgentItems {
      * {@code now} plus the agent's stale-after. A beat that states its activity also sets or clears the wait; a beat
      * that states none ({@code activity} null: a daemon's batch entry) leaves the wait as it is.
      */
-    static void stampLiveness(Update u, Instant now, Duration nextWithin, io.lifeline.agent.Liveness.Activity activity,
+    static void stampLiveness(Update u, Instant now, Duration nextWithin, Liveness.Activity activity,
                               Duration allowance) {
         u.set(HEARTBEAT_AT, ms(now));
         String own = activity == null ? null : allowanceAttribute(activity);
@@ -321,11 +331,11 @@ final class AgentItems {
             u.setExpression(DEADLINE, u.name(STALE_AFTER_MS) + " + " + u.value(ms(now)));
         }
         if (activity != null) {
-            io.lifeline.agent.Liveness.Waiting waiting = activity.waiting();
+            Liveness.Waiting waiting = activity.waiting();
             if (waiting == null) {
                 u.remove(WAIT_INPUT).remove(WAIT_PERSON);
             } else {
-                String keep = waiting == io.lifeline.agent.Liveness.Waiting.INPUT ? WAIT_INPUT : WAIT_PERSON;
+                String keep = waiting == Liveness.Waiting.INPUT ? WAIT_INPUT : WAIT_PERSON;
                 u.setExpression(keep, "if_not_exists(" + u.name(keep) + ", " + u.value(ms(now)) + ")");
                 u.remove(keep.equals(WAIT_INPUT) ? WAIT_PERSON : WAIT_INPUT);
             }
@@ -336,7 +346,7 @@ final class AgentItems {
 
     /** A plain sign of life (a join's): the agent's stale-after, and no wait. */
     static void stampLiveness(Update u, Instant now, Duration nextWithin) {
-        stampLiveness(u, now, nextWithin, io.lifeline.agent.Liveness.Activity.PLAIN, null);
+        stampLiveness(u, now, nextWithin, Liveness.Activity.PLAIN, null);
     }
 
     static void stampStats(Update u, AgentStats stats) {

@@ -8,6 +8,7 @@ import static io.lifeline.store.Items.s;
 import io.lifeline.agent.Agent;
 import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.Heartbeat;
+import io.lifeline.agent.HostIncidents;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.NewAgent;
 import io.lifeline.agent.Transition;
@@ -17,13 +18,16 @@ import io.lifeline.schedule.Deadlines;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
@@ -112,7 +116,7 @@ public final class AgentStore {
         try {
             StoreFailures.call("register the agent", () -> dynamo.transactWriteItems(t -> t.transactItems(live, roster)));
         } catch (TransactionCanceledException e) {
-            List<software.amazon.awssdk.services.dynamodb.model.CancellationReason> reasons = e.cancellationReasons();
+            List<CancellationReason> reasons = e.cancellationReasons();
             if (!reasons.isEmpty() && Transactions.failedCondition(reasons.get(0))) {
                 throw new LifelineException(LifelineException.Kind.CONFLICT, "AGENT_EXISTS",
                         "Agent '" + a.agentId() + "' is already registered");
@@ -244,7 +248,7 @@ public final class AgentStore {
         return new Agent(a.team(), a.agentId(), a.name(), a.role(), a.hostId(), a.status(), a.heartbeatAt(),
                 a.deadline(), a.consecutiveMisses(), a.beats(), a.staleAfter(), a.graceMisses(), a.currentTaskId(),
                 a.stats(), a.registeredAt(), t == null ? a.lastTransition() : t, a.pausedUntil(), a.schedule(),
-                a.timeZone(), a.waiting());
+                a.timeZone(), a.waiting(), a.flappingSince());
     }
 
     public Agent require(String team, String agentId) {
@@ -289,7 +293,7 @@ public final class AgentStore {
                 out.add(new Read(agent, leaseBeat, Items.instant(item, AgentItems.LAST_MISS_AT)));
             }
         }
-        out.sort(java.util.Comparator.comparing((Read r) -> r.agent().agentId()));
+        out.sort(Comparator.comparing((Read r) -> r.agent().agentId()));
         return out;
     }
 
@@ -445,7 +449,7 @@ public final class AgentStore {
         }
         Instant deadline = Deadlines.next(ScheduleCache.parse(after.schedule(), after.timeZone()),
                 after.heartbeatAt(), after.staleAfter());
-        if (java.util.Objects.equals(deadline, after.deadline())) {
+        if (Objects.equals(deadline, after.deadline())) {
             return after;
         }
         Update u = new Update(table, AgentItems.key(after.team(), after.agentId()));
@@ -487,7 +491,7 @@ public final class AgentStore {
      * asked {@link #hostSilence}), stamps the death as part of the host's incident, as the sweep's deaths are.
      */
     public Agent fail(String team, String agentId, String reason, Instant now,
-                      io.lifeline.agent.HostIncidents.Cause cause) {
+                      HostIncidents.Cause cause) {
         return transition(team, agentId, Trigger.REPORTED_FAILURE, reason == null ? "failure reported by host" : reason,
                 now, u -> stampCause(u, cause));
     }
@@ -499,12 +503,12 @@ public final class AgentStore {
 
     /** As {@link #giveUp(String, String, String, Instant)}, stamped with its lease's silence as {@link #fail} is. */
     public Agent giveUp(String team, String agentId, String reason, Instant now,
-                        io.lifeline.agent.HostIncidents.Cause cause) {
+                        HostIncidents.Cause cause) {
         return transition(team, agentId, Trigger.HOST_GAVE_UP, reason == null ? "host gave up restarting it" : reason,
                 now, u -> stampCause(u, cause));
     }
 
-    private static void stampCause(Update u, io.lifeline.agent.HostIncidents.Cause cause) {
+    private static void stampCause(Update u, HostIncidents.Cause cause) {
         if (cause != null) {
             AgentItems.stampHostCause(u, cause);
         }
@@ -516,7 +520,7 @@ public final class AgentStore {
      * link, then its lease), which the failure report's use case makes before its write (the write itself reads
      * nothing); null for an agent with no lease. A stale answer only labels the death's alerts, never its status.
      */
-    public io.lifeline.agent.HostIncidents.Cause hostSilence(String team, String agentId) {
+    public HostIncidents.Cause hostSilence(String team, String agentId) {
         Map<String, AttributeValue> item = StoreFailures.call("read the agent's lease link", () -> dynamo.getItem(
                 r -> r.tableName(table).key(AgentItems.key(team, agentId)).projectionExpression("#l")
                         .expressionAttributeNames(Map.of("#l", AgentItems.LEASE)))).item();
@@ -533,7 +537,7 @@ public final class AgentStore {
         if (flagged == null || (renewed != null && renewed.isAfter(flagged))) {
             return null;
         }
-        return new io.lifeline.agent.HostIncidents.Cause(hostId, flagged);
+        return new HostIncidents.Cause(hostId, flagged);
     }
 
     /**
@@ -617,11 +621,27 @@ public final class AgentStore {
      * holds (a newer transition, a new claim) is left out of a second write, decided from the refused write's image.
      */
     public void finishChange(String team, String agentId, long seq, String taskId) {
+        finishChange(team, agentId, seq, taskId, false, null);
+    }
+
+    /**
+     * {@link #finishChange(String, String, long, String)}, and when {@code flapKnown}, the agent's flapping mark set
+     * to {@code flappingSince} (null: removed; docs/alerts-noise.md).
+     */
+    public void finishChange(String team, String agentId, long seq, String taskId, boolean flapKnown,
+                             Instant flappingSince) {
         boolean details = true;
         boolean task = taskId != null;
         for (int attempt = 0; attempt < 3; attempt++) {
             Update u = publishedWrite(team, agentId, seq);
             u.condition("attribute_exists(" + u.name(Keys.PK) + ")");
+            if (!flapKnown) {
+                // leave the mark as it is
+            } else if (flappingSince != null) {
+                u.set(AgentItems.FLAPPING, n(flappingSince.toEpochMilli()));
+            } else {
+                u.remove(AgentItems.FLAPPING);
+            }
             if (details) {
                 u.condition(u.name(AgentItems.T_SEQ) + " = " + u.value(n(seq)));
                 AgentItems.PUBLISHED_DETAILS.forEach(u::remove);
@@ -642,6 +662,22 @@ public final class AgentStore {
                 details = details && Items.num(old, AgentItems.T_SEQ, 0) == seq;
                 task = task && taskId.equals(Items.str(old, AgentItems.TASK)) && !old.containsKey(AgentItems.HOLD);
             }
+        }
+    }
+
+    /**
+     * Removes the agent's flapping mark if it is still the flag of {@code since} (the flapping resolve; docs/
+     * alerts-noise.md): a quiet conditional write; nothing if the agent is gone or carries another mark.
+     */
+    public void clearFlapping(String team, String agentId, Instant since) {
+        Update u = new Update(table, AgentItems.key(team, agentId));
+        u.remove(AgentItems.FLAPPING);
+        AgentItems.quiet(u);
+        u.condition(u.name(AgentItems.FLAPPING) + " = " + u.value(n(since.toEpochMilli())));
+        try {
+            StoreFailures.call("clear the flapping mark", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
+        } catch (ConditionalCheckFailedException notThisFlag) {
+            // gone, or marked by another flag
         }
     }
 

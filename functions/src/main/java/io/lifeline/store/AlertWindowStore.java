@@ -3,6 +3,7 @@ package io.lifeline.store;
 import static io.lifeline.store.Items.n;
 import static io.lifeline.store.Items.s;
 
+import io.lifeline.agent.LifelineException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -123,7 +124,7 @@ public final class AlertWindowStore {
                 }
             }
         }
-        throw new io.lifeline.agent.LifelineException(io.lifeline.agent.LifelineException.Kind.UNAVAILABLE,
+        throw new LifelineException(LifelineException.Kind.UNAVAILABLE,
                 "CONTENDED", "The alert window kept changing under this count; retry");
     }
 

@@ -8,8 +8,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
@@ -80,9 +82,9 @@ public final class EventLog {
      * log is written right after the send), so a replayed or re-driven record does not send them again. One
      * BatchGetItem per 100 events, of the keys the log would have.
      */
-    public java.util.Set<String> logged(List<Map.Entry<String, Entry>> entries) {
+    public Set<String> logged(List<Map.Entry<String, Entry>> entries) {
         List<Map<String, AttributeValue>> keys = new ArrayList<>();
-        java.util.Set<Map<String, AttributeValue>> seen = new java.util.HashSet<>();
+        Set<Map<String, AttributeValue>> seen = new HashSet<>();
         for (Map.Entry<String, Entry> e : entries) {
             Map<String, AttributeValue> key = Map.of(Keys.PK, s(Keys.team(e.getKey()) + EVENTS_SUFFIX),
                     Keys.SK, s(PREFIX + millis(e.getValue().at()) + "#" + e.getValue().eventId()));
@@ -90,7 +92,7 @@ public final class EventLog {
                 keys.add(key);
             }
         }
-        java.util.Set<String> out = new java.util.HashSet<>();
+        Set<String> out = new HashSet<>();
         BatchReads.get(dynamo, table, keys, k -> k.consistentRead(true).projectionExpression("#id")
                 .expressionAttributeNames(Map.of("#id", EVENT_ID)), "read the event log")
                 .forEach(item -> out.add(Items.str(item, EVENT_ID)));

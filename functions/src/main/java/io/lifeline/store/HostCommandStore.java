@@ -6,6 +6,7 @@ import static io.lifeline.store.Items.s;
 
 import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.LifelineException;
+import io.lifeline.auth.ApiKeys;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -16,10 +17,7 @@ import java.util.Map;
 import java.util.Set;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
-import software.amazon.awssdk.services.dynamodb.model.BatchGetItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
-import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
-import software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
@@ -141,7 +139,7 @@ public final class HostCommandStore {
     static String commandId(String agentId, long reviveSeq, int attempt) {
         String plain = "restart-" + agentId + "-" + reviveSeq + "-" + attempt;
         return plain.length() <= 64 ? plain
-                : "restart-" + io.lifeline.auth.ApiKeys.hash(agentId + "/" + reviveSeq + "/" + attempt).substring(0, 40);
+                : "restart-" + ApiKeys.hash(agentId + "/" + reviveSeq + "/" + attempt).substring(0, 40);
     }
 
     /**

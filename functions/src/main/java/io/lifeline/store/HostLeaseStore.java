@@ -4,6 +4,7 @@ import static io.lifeline.store.Items.ms;
 import static io.lifeline.store.Items.n;
 import static io.lifeline.store.Items.s;
 
+import io.lifeline.agent.HostIncidents;
 import io.lifeline.agent.HostLease;
 import io.lifeline.agent.LifelineException;
 import java.time.Duration;
@@ -322,14 +323,14 @@ public final class HostLeaseStore {
      * silence is one {@code HostLeaseExpired} (the flag carries the outbox mark) and a renewal meanwhile wins.
      */
     public boolean flagExpired(HostLease.Expired expired, Instant now) {
-        return flagExpired(new io.lifeline.agent.HostIncidents.Flag(expired, null, expired.agents(), 1), now);
+        return flagExpired(new HostIncidents.Flag(expired, null, expired.agents(), 1), now);
     }
 
     /**
      * Flags a lease as {@link #flagExpired(HostLease.Expired, Instant)} does, as the lead of its host's incident
      * (naming {@code flag.agents()}, the agents of every lease flagged with it) or {@code partOf} another lease.
      */
-    public boolean flagExpired(io.lifeline.agent.HostIncidents.Flag flag, Instant now) {
+    public boolean flagExpired(HostIncidents.Flag flag, Instant now) {
         HostLease.Expired expired = flag.expired();
         HostLease.Seen lease = expired.lease();
         Update u = new Update(table, key(lease.team(), lease.hostId()));

@@ -1,5 +1,8 @@
 package io.lifeline.store;
 
+import java.util.Map;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
 /**
  * The key layout of the agent, team, task and key items of both tables ({@link Tables}). Live: an agent item is its own
  * partition {@code TEAM#<team>#AGENT#<id> / AGENT}, so no partition key gathers a team's heartbeats; the team item is
@@ -44,9 +47,9 @@ final class Keys {
     }
 
     /** The agent's entry in its team's roster on the ledger: {@code TEAM#<team> / AGENT#<id>}. */
-    static java.util.Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue> rosterKey(String team,
+    static Map<String, AttributeValue> rosterKey(String team,
                                                                                                        String agentId) {
-        return java.util.Map.of(PK, Items.s(team(team)), SK, Items.s(agentSk(agentId)));
+        return Map.of(PK, Items.s(team(team)), SK, Items.s(agentSk(agentId)));
     }
 
     static String agentScope(String team, String agentId) {

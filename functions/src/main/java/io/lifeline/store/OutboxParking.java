@@ -4,6 +4,7 @@ import static io.lifeline.store.Items.ms;
 import static io.lifeline.store.Items.n;
 import static io.lifeline.store.Items.s;
 
+import io.lifeline.agent.Limits;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -50,7 +51,7 @@ public final class OutboxParking {
         if (newImage != null && !newImage.isEmpty()) {
             item.put("new", AttributeValue.fromM(newImage));
         }
-        item.put("error", s(error == null || error.isEmpty() ? "unknown" : io.lifeline.agent.Limits.cut(error, 1000)));
+        item.put("error", s(error == null || error.isEmpty() ? "unknown" : Limits.cut(error, 1000)));
         item.put("attempts", n(attempts));
         item.put("parkedAt", ms(now));
         item.put(Keys.EXPIRES_AT, n(now.plus(retention).getEpochSecond()));

@@ -4,9 +4,11 @@ import static io.lifeline.store.Items.ms;
 import static io.lifeline.store.Items.n;
 import static io.lifeline.store.Items.s;
 
+import io.lifeline.agent.AgentStatus;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -47,18 +49,18 @@ public final class OutboxRepair {
      * change (or registration, if they never changed) is older than it.
      */
     public Found scan(Instant retiredBefore) {
-        Map<String, String> names = new java.util.HashMap<>(Map.of("#pk", Keys.PK, "#sk", Keys.SK,
+        Map<String, String> names = new HashMap<>(Map.of("#pk", Keys.PK, "#sk", Keys.SK,
                 "#tseq", AgentItems.T_SEQ, "#ps", AgentItems.PUBLISHED_SEQ, "#tAt", AgentItems.T_AT,
                 "#rpAt", AgentItems.REPLAY_AT));
-        Map<String, AttributeValue> values = new java.util.HashMap<>(Map.of(":agent", s(Keys.AGENT_SK), ":zero", n(0)));
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":agent", s(Keys.AGENT_SK), ":zero", n(0)));
         String unpublished = "(#tseq > :zero AND (attribute_not_exists(#ps) OR #ps < #tseq))";
         String filter = "#sk = :agent AND " + unpublished;
         String projection = "#pk, #sk, #tseq, #ps, #tAt, #rpAt";
         if (retiredBefore != null) {
             names.put("#status", AgentItems.STATUS);
             names.put("#regAt", AgentItems.REGISTERED_AT);
-            values.put(":offline", s(io.lifeline.agent.AgentStatus.OFFLINE.wire()));
-            values.put(":gaveUp", s(io.lifeline.agent.AgentStatus.DEAD_FAILED_REVIVE.wire()));
+            values.put(":offline", s(AgentStatus.OFFLINE.wire()));
+            values.put(":gaveUp", s(AgentStatus.DEAD_FAILED_REVIVE.wire()));
             values.put(":cutoff", ms(retiredBefore));
             filter = "#sk = :agent AND (" + unpublished + " OR (#status IN (:offline, :gaveUp) AND (#tAt < :cutoff"
                     + " OR (attribute_not_exists(#tAt) AND #regAt < :cutoff))))";

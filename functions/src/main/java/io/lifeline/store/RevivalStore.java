@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
 
@@ -80,7 +81,7 @@ public final class RevivalStore {
         try {
             StoreFailures.call("claim the revive", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
             return true;
-        } catch (software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException e) {
+        } catch (ConditionalCheckFailedException e) {
             return false;
         }
     }

@@ -1,10 +1,12 @@
 package io.lifeline.store;
 
+import io.lifeline.agent.HostIncidents;
 import io.lifeline.agent.Transition;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
@@ -73,8 +75,18 @@ public final class StreamChanges {
      * when the dead spell it belongs to began (on its changes and its end), or null.
      */
     public record StatusChanged(String team, String agentId, String name, String hostId, Transition transition,
-                                String currentTaskId, io.lifeline.agent.HostIncidents.Cause cause, Instant diedAt)
+                                String currentTaskId, HostIncidents.Cause cause, Instant diedAt,
+                                Long hostRestartsLastHour)
             implements Change {
+        /**
+         * {@code hostRestartsLastHour}: the agent's restarts in the last hour as its host daemon last reported them
+         * (its item's {@code stats.restartsLastHour}), or null; the flapping notice names it (docs/alerts-noise.md).
+         */
+        public StatusChanged(String team, String agentId, String name, String hostId, Transition transition,
+                             String currentTaskId, HostIncidents.Cause cause, Instant diedAt) {
+            this(team, agentId, name, hostId, transition, currentTaskId, cause, diedAt, null);
+        }
+
         @Override
         public <R> R accept(Visitor<R> v) {
             return v.statusChanged(this);
@@ -86,7 +98,7 @@ public final class StreamChanges {
         }
 
         public StatusChanged(String team, String agentId, String name, String hostId, Transition transition,
-                             String currentTaskId, io.lifeline.agent.HostIncidents.Cause cause) {
+                             String currentTaskId, HostIncidents.Cause cause) {
             this(team, agentId, name, hostId, transition, currentTaskId, cause, null);
         }
     }
@@ -213,15 +225,15 @@ public final class StreamChanges {
      * The agent's newest transition again, when the write is the outbox repair's replay stamp for it (a new
      * {@code rpAt}, with {@code rp} equal to the item's seq): the publisher handles it as if its record had come.
      */
-    private static java.util.Optional<TransitionLog.Change> replayed(Map<String, AttributeValue> before,
+    private static Optional<TransitionLog.Change> replayed(Map<String, AttributeValue> before,
                                                                     Map<String, AttributeValue> after) {
         Instant at = Items.instant(after, AgentItems.REPLAY_AT);
         Transition t = AgentItems.lastTransition(after);
         if (at == null || at.equals(Items.instant(before, AgentItems.REPLAY_AT)) || !AgentItems.isComplete(t)
                 || Items.num(after, AgentItems.REPLAY_SEQ, -1) != t.seq()) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
-        return java.util.Optional.of(new TransitionLog.Change(AgentItems.team(after), AgentItems.agentId(after), t));
+        return Optional.of(new TransitionLog.Change(AgentItems.team(after), AgentItems.agentId(after), t));
     }
 
     private static Map<String, AttributeValue> mintedKey(Map<String, AttributeValue> team) {
@@ -254,7 +266,7 @@ public final class StreamChanges {
                     new StatusChanged(c.team(), c.agentId(), Items.str(newImage, AgentItems.NAME),
                             Items.str(newImage, AgentItems.HOST), c.transition(), Items.str(newImage, AgentItems.TASK),
                             AgentItems.hostCause(before, newImage, c.transition()),
-                            AgentItems.diedAt(before, newImage))));
+                            AgentItems.diedAt(before, newImage), Items.num(newImage, AgentItems.RESTARTS_LAST_HOUR))));
             HostCommandStore.Command command = HostCommandStore.stampedCommand(newImage);
             HostCommandStore.Command previous = before.isEmpty() ? null : HostCommandStore.stampedCommand(before);
             if (command != null && (previous == null || !command.commandId().equals(previous.commandId()))) {

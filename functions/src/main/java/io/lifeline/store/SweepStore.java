@@ -5,6 +5,7 @@ import static io.lifeline.store.Items.n;
 import static io.lifeline.store.Items.s;
 
 import io.lifeline.agent.AgentStatus;
+import io.lifeline.agent.HostIncidents;
 import io.lifeline.agent.HostLease;
 import io.lifeline.agent.Liveness;
 import io.lifeline.agent.SweepPlan;
@@ -29,6 +30,8 @@ import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedExce
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.ScanRequest;
 import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
+import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
 
 /**
  * The sweep's read and writes. The read: one parallel, eventually consistent Scan that returns only alive and
@@ -351,7 +354,7 @@ public final class SweepStore {
         // renewal that re-reports the same silence (its beat recomputed a few ms apart) does not cancel the write.
         lease.condition("attribute_not_exists(" + entry + ") OR " + entry + " < "
                 + lease.value(ms(now.minus(h.staleAfter()))));
-        software.amazon.awssdk.services.dynamodb.model.TransactWriteItem leaseItem;
+        TransactWriteItem leaseItem;
         if (death && h.answer() != null) {
             String answer = lease.mapPath(HostLeaseStore.ANSWERS, h.key());
             lease.condition(answer + " = " + lease.value(s(h.answer())));
@@ -365,7 +368,7 @@ public final class SweepStore {
             StoreFailures.call(what, () -> dynamo.transactWriteItems(t -> t.transactItems(leaseItem,
                     u.transactItem())));
             return Write.DONE;
-        } catch (software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException e) {
+        } catch (TransactionCanceledException e) {
             var reasons = e.cancellationReasons();
             if (Transactions.failedCondition(reasons.get(0))) {
                 return Write.RACE_LOST; // the host renewed the agent's lease beat after the scan
@@ -393,7 +396,7 @@ public final class SweepStore {
      * silence it follows from ({@code cause}, or null: none), which its event carries.
      */
     public Write markDead(SweepPlan.Observed a, int misses, String reason, Instant now, Duration spacing,
-                          io.lifeline.agent.HostIncidents.Cause cause) {
+                          HostIncidents.Cause cause) {
         Instant at = now;
         for (int attempt = 1; ; attempt++) {
             Update u = missWrite(a, misses, now, spacing);
@@ -451,7 +454,7 @@ public final class SweepStore {
     }
 
     /** Flags a lease as the lead of its host's incident or part of it (docs/alerts-noise.md). */
-    public boolean flagLeaseExpired(io.lifeline.agent.HostIncidents.Flag flag, Instant now) {
+    public boolean flagLeaseExpired(HostIncidents.Flag flag, Instant now) {
         return leases.flagExpired(flag, now);
     }
 

@@ -3,6 +3,7 @@ package io.lifeline.store;
 import static io.lifeline.store.Items.s;
 
 import io.lifeline.agent.TeamSettings;
+import java.time.Duration;
 import java.util.Map;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
@@ -52,8 +53,8 @@ final class TeamItems {
                 millis(item, ALLOW_WORKING), millis(item, ALLOW_INPUT), millis(item, ALLOW_PERSON));
     }
 
-    private static java.time.Duration millis(Map<String, AttributeValue> item, String name) {
+    private static Duration millis(Map<String, AttributeValue> item, String name) {
         Long ms = Items.num(item, name);
-        return ms == null ? null : java.time.Duration.ofMillis(ms);
+        return ms == null ? null : Duration.ofMillis(ms);
     }
 }

@@ -7,7 +7,9 @@ import static io.lifeline.store.Items.s;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Limits;
 import io.lifeline.agent.TeamSettings;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.Map;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -44,7 +46,7 @@ public final class TeamStore {
     /** The team item's attributes for settings given at creation (nulls left out). */
     public static Map<String, AttributeValue> settingsAttributes(String leaderAgentId, Double threshold,
                                                                  Integer minAlive) {
-        Map<String, AttributeValue> item = new java.util.HashMap<>();
+        Map<String, AttributeValue> item = new HashMap<>();
         if (leaderAgentId != null) {
             item.put(TeamItems.LEADER, s(leaderAgentId));
         }
@@ -68,8 +70,8 @@ public final class TeamStore {
 
     /** As above, and the allowances the team's agents get at registration when they give none (null: unchanged). */
     public TeamSettings update(String team, String leaderAgentId, boolean clearLeader, Double threshold,
-                               Integer minAlive, java.time.Duration working, java.time.Duration input,
-                               java.time.Duration person) {
+                               Integer minAlive, Duration working, Duration input,
+                               Duration person) {
         Update u = new Update(table, TeamItems.key(team));
         if (working != null) {
             u.set(TeamItems.ALLOW_WORKING, n(working.toMillis()));
@@ -88,7 +90,7 @@ public final class TeamStore {
             u.set(TeamItems.LEADER, s(leaderAgentId));
         }
         if (threshold != null) {
-            u.set(TeamItems.SP_THRESHOLD, software.amazon.awssdk.services.dynamodb.model.AttributeValue
+            u.set(TeamItems.SP_THRESHOLD, AttributeValue
                     .fromN(threshold.toString()));
         }
         if (minAlive != null) {

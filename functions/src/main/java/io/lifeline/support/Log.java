@@ -1,6 +1,9 @@
 package io.lifeline.support;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
 /**
@@ -57,7 +60,7 @@ public final class Log {
      * {@code task} as it would run here, for another thread: lines it makes carry this thread's invocation context
      * (a handler's worker threads log as the invocation they work for).
      */
-    public static <T> java.util.concurrent.Callable<T> carrying(java.util.concurrent.Callable<T> task) {
+    public static <T> Callable<T> carrying(Callable<T> task) {
         ObjectNode context = INVOCATION.get();
         return () -> {
             ObjectNode outer = INVOCATION.get();
@@ -79,7 +82,7 @@ public final class Log {
     }
 
     /** Listeners that see every line as well as the sink (Lifeline Local's metric extraction); rarely any. */
-    private static final java.util.List<Consumer<String>> TAPS = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private static final List<Consumer<String>> TAPS = new CopyOnWriteArrayList<>();
 
     public static void emit(ObjectNode line) {
         String text = Json.write(line);

@@ -10,6 +10,7 @@ import io.lifeline.agent.SweepPlan;
 import io.lifeline.config.Config;
 import io.lifeline.config.Wiring;
 import io.lifeline.store.SweepStore;
+import io.lifeline.store.Tables;
 import io.lifeline.store.TeamStore;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
@@ -17,6 +18,7 @@ import io.lifeline.support.Metrics;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -24,6 +26,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.Supplier;
 import org.joda.time.DateTime;
 import org.joda.time.DateTimeZone;
@@ -56,7 +59,7 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
 
     private final Sweeper sweeper;
     private final Config config;
-    private final java.time.Clock clock;
+    private final Clock clock;
     private final Supplier<SqsClient> sqs;
     /** Whether a due sweep judges; asked once per sweep (the Lambda runtime's handler: every sweep does). */
     private final SweepGate gate;
@@ -71,7 +74,7 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
 
     /** {@code gate}: whether each due sweep judges, given how late it is (see {@link SweepGate}). */
     public SweepHandler(Wiring wiring, SweepGate gate) {
-        this.gate = java.util.Objects.requireNonNull(gate, "gate");
+        this.gate = Objects.requireNonNull(gate, "gate");
         this.config = wiring.config();
         this.clock = wiring.clock();
         this.sqs = wiring.sqs();
@@ -79,7 +82,7 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
             throw new IllegalStateException("SWEEP_QUEUE_URL is not set: the sweep queues "
                     + (config.sweepsPerInvocation() - 1) + " sweeps a minute there (SWEEPS_PER_INVOCATION)");
         }
-        io.lifeline.store.Tables table = config.tables();
+        Tables table = config.tables();
         this.sweeper = new Sweeper(new SweepStore(wiring.dynamo(), table, config.sweepSegments()),
                 new TeamStore(wiring.dynamo(), table),
                 new SweepPlan.Policy(config.selfPreservationThreshold(), config.selfPreservationMinAlive(),

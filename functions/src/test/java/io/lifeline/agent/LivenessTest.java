@@ -111,6 +111,18 @@ class LivenessTest {
     }
 
     @Test
+    void shown_aHostedAgent_keepsEverythingElseOfItsItem_itsFlappingFlagAmongThem() {
+        Agent a = agent(AgentStatus.READY, AT, AT.plusSeconds(60), 1, null);
+        Agent flagged = new Agent(a.team(), a.agentId(), a.name(), a.role(), a.hostId(), a.status(), a.heartbeatAt(),
+                a.deadline(), a.consecutiveMisses(), a.beats(), a.staleAfter(), a.graceMisses(), a.currentTaskId(),
+                a.stats(), a.registeredAt(), a.lastTransition(), a.pausedUntil(), a.schedule(), a.timeZone(),
+                a.waiting(), AT.minusSeconds(30));
+        Agent shown = Liveness.shown(flagged, AT.plusSeconds(100), null);
+        assertEquals(AT.plusSeconds(100), shown.heartbeatAt(), "judged through the lease");
+        assertEquals(AT.minusSeconds(30), shown.flappingSince(), "a daemon's agent shows its flag too");
+    }
+
+    @Test
     void shown_keepsTheItem_whenTheLeaseBeatIsOlder_theAgentIsNotAlive_isScheduled_orHasNoLeaseBeat() {
         Agent fresh = agent(AgentStatus.WORKING, AT.plusSeconds(200), AT.plusSeconds(260), 0, null);
         Agent olderLease = Liveness.shown(fresh, AT.plusSeconds(100), null);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -366,7 +367,7 @@ class SweepPlanTest {
         List<SweepPlan.EndRevive> ended = SweepPlan.orphanedRevives(List.of(old, young, unknown), LONGEST_RUN, NOW);
         assertEquals(List.of("old"), ended.stream().map(e -> e.agent().agentId()).toList());
         assertEquals("restarting for 2h0m0s with no revive flow left to end it", ended.get(0).reason());
-        assertTrue(ended.get(0).reason().getBytes(java.nio.charset.StandardCharsets.UTF_8).length <= 100,
+        assertTrue(ended.get(0).reason().getBytes(StandardCharsets.UTF_8).length <= 100,
                 "the reason fits the stored 100 bytes");
     }
 

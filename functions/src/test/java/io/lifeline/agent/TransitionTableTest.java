@@ -17,6 +17,7 @@ import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -184,14 +185,14 @@ class TransitionTableTest {
     @ParameterizedTest
     @EnumSource(AgentStatus.class)
     void statusWire_roundTrips(AgentStatus s) {
-        assertEquals(s.name().toLowerCase(java.util.Locale.ROOT), s.wire());
+        assertEquals(s.name().toLowerCase(Locale.ROOT), s.wire());
         assertEquals(Optional.of(s), AgentStatus.fromWire(s.wire()));
     }
 
     @ParameterizedTest
     @EnumSource(Trigger.class)
     void triggerWire_roundTrips(Trigger t) {
-        assertEquals(t.name().toLowerCase(java.util.Locale.ROOT), t.wire());
+        assertEquals(t.name().toLowerCase(Locale.ROOT), t.wire());
         assertEquals(Optional.of(t), Trigger.fromWire(t.wire()));
     }
 

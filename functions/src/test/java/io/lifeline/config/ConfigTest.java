@@ -3,6 +3,7 @@ package io.lifeline.config;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -15,7 +16,7 @@ import org.junit.jupiter.api.Test;
 class ConfigTest {
 
     private static Config config(Map<String, String> env) {
-        java.util.Map<String, String> all = new java.util.HashMap<>(env);
+        Map<String, String> all = new HashMap<>(env);
         all.put("LIVE_TABLE", "live");
         all.put("LEDGER_TABLE", "ledger");
         return Config.fromEnvironment(all);

@@ -6,13 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.Transition;
 import io.lifeline.agent.Trigger;
+import io.lifeline.config.Config;
+import io.lifeline.store.AlertWindowStore;
 import io.lifeline.store.HostCommandStore;
 import io.lifeline.store.InboxStore;
 import io.lifeline.store.StreamChanges;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
@@ -63,16 +67,26 @@ class LifelineEventTest {
         Set<String> produced = EVERY_KIND.stream().map(c -> EventCatalogue.of(c).type())
                 .collect(Collectors.toCollection(TreeSet::new));
         // The burst's events come from the outbox's window counts and the digest flow, not from a stream change.
-        io.lifeline.config.Config.AlertBursts bursts = new io.lifeline.config.Config.AlertBursts(1,
-                java.time.Duration.ofSeconds(60), 20);
-        io.lifeline.store.AlertWindowStore.Window w = new io.lifeline.store.AlertWindowStore.Window(AT, 2, 2, "k",
-                true, java.util.Map.of("acme", 2), java.util.Map.of("-", 2), java.util.Map.of("heartbeat_expired", 2),
+        Config.AlertBursts bursts = new Config.AlertBursts(1,
+                Duration.ofSeconds(60), 20);
+        AlertWindowStore.Window w = new AlertWindowStore.Window(AT, 2, 2, "k",
+                true, Map.of("acme", 2), Map.of("-", 2), Map.of("heartbeat_expired", 2),
                 List.of("acme/a-0"));
         for (LifelineEvent e : List.of(AlertBursts.started("acme", AT, bursts, AT), AlertBursts.digest(w, bursts, null, AT),
                 AlertBursts.resolved(w, AT))) {
             produced.add(e.type());
             assertNull(e.agentId(), e.type() + " is about no one agent");
             assertEquals("*", e.team());
+        }
+        // Flapping's: the outbox's flag (about the agent, in its team) and the digest flow's resolve.
+        Config.Flapping flapping = new Config.Flapping(4,
+                Duration.ofSeconds(600), Duration.ofSeconds(600));
+        StreamChanges.StatusChanged death = (StreamChanges.StatusChanged) EVERY_KIND.get(0);
+        for (LifelineEvent e : List.of(AgentFlaps.flapping(death, AT, 5, flapping),
+                AgentFlaps.resolved("acme", "a-0", AT, AT.plusSeconds(60), "ready", flapping, AT.plusSeconds(660)))) {
+            produced.add(e.type());
+            assertEquals("a-0", e.agentId(), e.type());
+            assertEquals("acme", e.team());
         }
         assertEquals(catalogue, produced);
     }

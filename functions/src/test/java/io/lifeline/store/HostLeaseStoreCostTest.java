@@ -16,6 +16,7 @@ import java.util.Map;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
  * What a host lease renewal costs, as DynamoDB Local reports it ({@code ReturnConsumedCapacity}): one UpdateItem on
@@ -99,11 +100,11 @@ class HostLeaseStoreCostTest {
         // Written straight to the table (the server never makes one): 75 agents with the longest ids.
         String team = StoreFixture.team("T".repeat(40));
         List<String> ids = longestIds("C", 3 * HostLeaseStore.MAX_AGENTS);
-        Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue> beats = new HashMap<>();
+        Map<String, AttributeValue> beats = new HashMap<>();
         ids.forEach(id -> beats.put(HostLease.key(id), Items.ms(f.clock.instant())));
-        Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue> item =
+        Map<String, AttributeValue> item =
                 new HashMap<>(HostLeaseStore.key(team, LONGEST_HOST));
-        item.put(HostLeaseStore.BEATS, software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromM(beats));
+        item.put(HostLeaseStore.BEATS, AttributeValue.fromM(beats));
         item.put(HostLeaseStore.RENEWED_AT, Items.ms(f.clock.instant()));
         f.dynamo.putItem(p -> p.tableName(f.tables.tables.live()).item(item));
         f.tick();

@@ -9,6 +9,10 @@ import io.lifeline.agent.Liveness;
 import io.lifeline.agent.NewAgent;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -57,7 +61,7 @@ class LivenessExpressionTest {
         f.agents.register(new NewAgent(team, "b", "B", "worker", null, StoreFixture.STALE_AFTER, StoreFixture.GRACE,
                 null, null, working, input, person), f.tick());
         f.agents.join(team, "b", f.tick());
-        for (var e : java.util.Map.of(Liveness.Activity.IN_TURN, working, Liveness.Activity.WAITING_FOR_INPUT, input,
+        for (var e : Map.of(Liveness.Activity.IN_TURN, working, Liveness.Activity.WAITING_FOR_INPUT, input,
                 Liveness.Activity.WAITING_FOR_PERSON, person).entrySet()) {
             Instant at = f.tick();
             Agent after = beat(team, "b", null, e.getKey(), at);
@@ -96,19 +100,19 @@ class LivenessExpressionTest {
                 null, null, working, input, person), f.tick());
         f.agents.join(team, "own", f.tick());
         f.ready(team, "plain");
-        java.util.Map<Liveness.Activity, Duration> ownAllowance = java.util.Map.of(Liveness.Activity.IN_TURN, working,
+        Map<Liveness.Activity, Duration> ownAllowance = Map.of(Liveness.Activity.IN_TURN, working,
                 Liveness.Activity.WAITING_FOR_INPUT, input, Liveness.Activity.WAITING_FOR_PERSON, person);
-        java.util.List<Liveness.Activity> activities = new java.util.ArrayList<>(java.util.Arrays.asList(
+        List<Liveness.Activity> activities = new ArrayList<>(Arrays.asList(
                 Liveness.Activity.values()));
         activities.add(null);
         int rows = 0;
-        for (String agentId : java.util.List.of("own", "plain")) {
+        for (String agentId : List.of("own", "plain")) {
             for (Liveness.Activity activity : activities) {
                 for (boolean throughHost : new boolean[] {false, true}) {
                     if (activity == null && !throughHost) {
                         continue; // a direct beat always states its activity (plain when it says nothing)
                     }
-                    for (Duration nextWithin : java.util.Arrays.asList(null, Duration.ofSeconds(7))) {
+                    for (Duration nextWithin : Arrays.asList(null, Duration.ofSeconds(7))) {
                         Duration carried = Liveness.carried(activity, DEPLOYMENT, throughHost);
                         Heartbeat hb = new Heartbeat(team, agentId, null, "test", nextWithin, null, null, null)
                                 .with(activity, carried);

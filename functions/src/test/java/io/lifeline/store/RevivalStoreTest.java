@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
+import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -49,7 +50,7 @@ class RevivalStoreTest {
 
     /** A team name no other test uses (pending() reads every team). */
     private static String team(String name) {
-        return name + "-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+        return name + "-" + UUID.randomUUID().toString().substring(0, 8);
     }
 
     /** Registered on {@link #HOST} and joined: ready. */

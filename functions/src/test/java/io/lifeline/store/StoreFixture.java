@@ -3,6 +3,7 @@ package io.lifeline.store;
 import io.lifeline.agent.Agent;
 import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.Heartbeat;
+import io.lifeline.agent.Liveness;
 import io.lifeline.agent.NewAgent;
 import io.lifeline.agent.SweepPlan;
 import io.lifeline.testing.MutableClock;
@@ -96,7 +97,7 @@ final class StoreFixture implements AutoCloseable {
 
     /** The sweep's read of the agent, as it judges it, from a real scan of the live table (it must be alive). */
     SweepPlan.Observed sweepRead(String team, String agentId) {
-        return sweeps.scan().agents().stream().map(io.lifeline.agent.Liveness::judged)
+        return sweeps.scan().agents().stream().map(Liveness::judged)
                 .filter(o -> o.team().equals(team) && o.agentId().equals(agentId)).findFirst()
                 .orElseThrow(() -> new AssertionError("the sweep's scan does not see " + team + "/" + agentId));
     }

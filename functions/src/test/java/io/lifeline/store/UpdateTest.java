@@ -42,8 +42,8 @@ class UpdateTest {
 
     @Test
     void transactItem_carriesTheRequestsFields_withoutReturnValues() {
-        software.amazon.awssdk.services.dynamodb.model.Update expected =
-                software.amazon.awssdk.services.dynamodb.model.Update.builder().tableName("table").key(KEY)
+        software.amazon.awssdk.services.dynamodb.model.Update expected = // clash: Update is already used unqualified for another class
+                software.amazon.awssdk.services.dynamodb.model.Update.builder().tableName("table").key(KEY) // clash: Update is already used unqualified for another class
                         .updateExpression("SET #status = :v0 REMOVE #reason")
                         .conditionExpression("(#status IN (:v1, :v2))")
                         .expressionAttributeNames(Map.of("#status", "status", "#reason", "reason"))
@@ -58,7 +58,7 @@ class UpdateTest {
     void removeOnly_sendsNoValuesAndNoCondition_aloneOrInATransaction() {
         Update u = new Update("table", KEY).remove("taskId");
         UpdateItemRequest alone = u.request(ReturnValue.NONE);
-        software.amazon.awssdk.services.dynamodb.model.Update inTransaction = u.transactItem().update();
+        software.amazon.awssdk.services.dynamodb.model.Update inTransaction = u.transactItem().update(); // clash: Update is already used unqualified for another class
         assertEquals("REMOVE #taskId", alone.updateExpression());
         assertEquals("REMOVE #taskId", inTransaction.updateExpression());
         // An empty ExpressionAttributeValues is refused by DynamoDB, so neither may send one.

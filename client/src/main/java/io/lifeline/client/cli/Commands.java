@@ -214,14 +214,25 @@ final class Commands {
                         : "for its next prompt").append(" since ").append(relative(a.waiting().since(), now))
                         .append('\n');
             }
+            if (a.flapping() != null) {
+                s.append("  flapping:        since ").append(relative(a.flapping().since(), now))
+                        .append(" (its deaths and recoveries are one notice until it is stable)\n");
+            }
             s.append("  last heartbeat:  ").append(relative(a.heartbeatTs(), now)).append('\n');
             s.append("  deadline:        ").append(relative(a.deadline(), now)).append('\n');
             s.append("  misses:          ").append(a.consecutiveMisses()).append(" of ").append(a.graceMisses())
                     .append('\n');
             s.append("  host:            ").append(dash(a.hostId())).append('\n');
             s.append("  task:            ").append(dash(a.currentTaskId()));
-            if (a.stats() != null && a.stats().restartsLastHour() != null) {
-                s.append("\n  restarts (1 h):  ").append(a.stats().restartsLastHour()).append(" (as its host reported)");
+            // Restarts in the last hour: its host daemon's own (as its batch reported them) next to the revive
+            // flow's (its changes to restarting, from the newest page of its history: one more read).
+            Long byDaemon = a.stats() == null ? null : a.stats().restartsLastHour();
+            Instant hourAgo = now.minus(Duration.ofHours(1));
+            long byRevive = client().transitions(agentId, 100).transitions().stream()
+                    .filter(t -> "restarting".equals(t.to()) && t.at() != null && t.at().isAfter(hourAgo)).count();
+            if (byDaemon != null || byRevive > 0) {
+                s.append("\n  restarts (1 h):  ").append(byDaemon == null ? 0 : byDaemon)
+                        .append(" by its host daemon (as it reported), ").append(byRevive).append(" by the revive flow");
             }
             if (a.pausedUntil() != null) {
                 s.append("\n  paused until:    ").append(a.pausedUntil()).append(a.pauseReason() == null ? ""

@@ -11,6 +11,7 @@ import io.lifeline.auth.Scope;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -257,8 +258,8 @@ class AdminKeysTest {
     }
 
     /** Runs both at the same moment (a barrier) and answers their results in order. */
-    private static List<Integer> concurrently(java.util.concurrent.Callable<Integer> one,
-                                              java.util.concurrent.Callable<Integer> two) throws Exception {
+    private static List<Integer> concurrently(Callable<Integer> one,
+                                              Callable<Integer> two) throws Exception {
         CyclicBarrier barrier = new CyclicBarrier(2);
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {

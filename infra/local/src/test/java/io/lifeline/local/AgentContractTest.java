@@ -13,6 +13,7 @@ import io.lifeline.auth.Scope;
 import io.lifeline.support.Json;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -74,7 +75,7 @@ class AgentContractTest {
         assertEquals("UTC", stack.agentView("reg-utc").get("timeZone").asText());
         TestStack.Reply joined = ok(stack.agent("join", "reg-utc", null));
         Instant now = stack.clock.instant();
-        Instant today13 = now.truncatedTo(java.time.temporal.ChronoUnit.DAYS).plusSeconds(13 * 3600);
+        Instant today13 = now.truncatedTo(ChronoUnit.DAYS).plusSeconds(13 * 3600);
         Instant slot = today13.isAfter(now.plusSeconds(60)) ? today13 : today13.plusSeconds(86_400);
         assertEquals(slot.plusSeconds(60).toString(), joined.text("deadline"));
     }

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.amazonaws.services.lambda.runtime.RequestHandler;
+import com.amazonaws.services.lambda.runtime.events.ScheduledEvent;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.auth.Scope;
 import java.time.Duration;
@@ -17,6 +19,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
  * DELETE of an agent, through the gateway, the authorizer and Local's IAM guard, against DynamoDB Local: only an agent
@@ -98,12 +101,12 @@ class AgentDeletionTest {
         stack.forceStatus(id, "offline");
         // Test setup: a task left on the item, as before the outbox's hand-back has run.
         stack.dynamo.updateItem(u -> u.tableName(stack.tables.live())
-                .key(Map.of("pk", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS(
-                        agentPartition(id)), "sk", software.amazon.awssdk.services.dynamodb.model.AttributeValue
+                .key(Map.of("pk", AttributeValue.fromS(
+                        agentPartition(id)), "sk", AttributeValue
                         .fromS("AGENT")))
                 .updateExpression("SET taskId = :t")
                 .expressionAttributeValues(Map.of(":t",
-                        software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("task-left"))));
+                        AttributeValue.fromS("task-left"))));
 
         TestStack.Reply r = stack.writesNothing(() -> stack.agent("delete-agent", id, null));
 
@@ -133,7 +136,7 @@ class AgentDeletionTest {
         ok(stack.agent("join", id, null));
         stack.pump.drain();
 
-        List<Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue>> records =
+        List<Map<String, AttributeValue>> records =
                 stack.recordedTransitions(id);
         assertEquals(lastSeq + 1, records.size(), "the new join is recorded beside the old life's transitions");
         assertEquals(String.valueOf(lastSeq + 1), records.get(records.size() - 1).get("seq").n());
@@ -145,9 +148,9 @@ class AgentDeletionTest {
     }
 
     private static Map<?, ?> repair() {
-        com.amazonaws.services.lambda.runtime.RequestHandler<com.amazonaws.services.lambda.runtime.events.ScheduledEvent,
+        RequestHandler<ScheduledEvent,
                 Map<?, ?>> repair = stack.host.handler("OutboxRepairFunction");
-        return repair.handleRequest(new com.amazonaws.services.lambda.runtime.events.ScheduledEvent(), null);
+        return repair.handleRequest(new ScheduledEvent(), null);
     }
 
     @Test

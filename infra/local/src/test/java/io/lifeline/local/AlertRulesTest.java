@@ -9,18 +9,27 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.lifeline.agent.AgentStatus;
+import io.lifeline.agent.HostIncidents;
 import io.lifeline.agent.Transition;
 import io.lifeline.agent.TransitionTable;
 import io.lifeline.agent.Trigger;
+import io.lifeline.config.Config;
+import io.lifeline.events.AgentFlaps;
+import io.lifeline.events.AlertBursts;
 import io.lifeline.events.EventCatalogue;
 import io.lifeline.events.LifelineEvent;
 import io.lifeline.local.aws.LocalEventBus;
 import io.lifeline.local.template.SamTemplate;
+import io.lifeline.store.AlertWindowStore;
+import io.lifeline.store.HostCommandStore;
 import io.lifeline.store.InboxStore;
 import io.lifeline.store.StreamChanges;
 import io.lifeline.support.Json;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -88,7 +97,7 @@ class AlertRulesTest {
     }
 
     /** The silence of host-1's lease flagged at AT, which the changes below follow from. */
-    static final io.lifeline.agent.HostIncidents.Cause SILENCE = new io.lifeline.agent.HostIncidents.Cause("host-1", AT);
+    static final HostIncidents.Cause SILENCE = new HostIncidents.Cause("host-1", AT);
 
     /** A change of a-1 that follows from its host's silence (the sweep's death, the flow's moves, the return). */
     static LifelineEvent ofSilence(AgentStatus from, AgentStatus to, Trigger trigger, String reason) {
@@ -108,32 +117,55 @@ class AlertRulesTest {
                 AT.plusSeconds(45), "host-1"));
     }
 
-    static final io.lifeline.config.Config.AlertBursts BURSTS = new io.lifeline.config.Config.AlertBursts(1,
-            java.time.Duration.ofSeconds(60), 20);
+    static final Config.AlertBursts BURSTS = new Config.AlertBursts(1,
+            Duration.ofSeconds(60), 20);
 
     /** A window of two teams' six deaths, the first of which (a-1, reviving) paged on its own. */
-    static io.lifeline.store.AlertWindowStore.Window window() {
-        return new io.lifeline.store.AlertWindowStore.Window(AT, 6, 6, "lifeline/acme/a-1/reviving", true,
+    static AlertWindowStore.Window window() {
+        return new AlertWindowStore.Window(AT, 6, 6, "lifeline/acme/a-1/reviving", true,
                 new LinkedHashMap<>(Map.of("acme", 4, "beta", 2)), new LinkedHashMap<>(Map.of("host-1", 4, "-", 2)),
                 Map.of("heartbeat_expired", 6), List.of("acme/a-1", "acme/a-2", "beta/b-1"));
     }
 
     static LifelineEvent burstStarted() {
-        return io.lifeline.events.AlertBursts.started("acme", AT, BURSTS, AT.plusSeconds(3));
+        return AlertBursts.started("acme", AT, BURSTS, AT.plusSeconds(3));
     }
 
     static LifelineEvent digest() {
-        return io.lifeline.events.AlertBursts.digest(window(), BURSTS, "https://dash.example/", AT.plusSeconds(65));
+        return AlertBursts.digest(window(), BURSTS, "https://dash.example/", AT.plusSeconds(65));
     }
 
     static LifelineEvent burstResolved() {
-        return io.lifeline.events.AlertBursts.resolved(window(), AT.plusSeconds(300));
+        return AlertBursts.resolved(window(), AT.plusSeconds(300));
     }
 
     /** A change as the outbox marks it when it is in a burst: left to its window's digest. */
     static LifelineEvent inBurst(LifelineEvent e) {
         ObjectNode d = e.detail().deepCopy();
         d.put("burst", AT.toString());
+        return new LifelineEvent(e.team(), e.type(), e.eventId(), e.at(), d);
+    }
+
+    static final Config.Flapping FLAPPING = new Config.Flapping(4,
+            Duration.ofSeconds(600), Duration.ofSeconds(600));
+
+    /** a-1 flagged flapping at AT, at its fifth change between alive and down (a death). */
+    static LifelineEvent flapping() {
+        return AgentFlaps.flapping((StreamChanges.StatusChanged) new StreamChanges.StatusChanged(
+                "acme", "a-1", "Agent 1", "host-1", new Transition(9, AgentStatus.READY, AgentStatus.DEAD,
+                Trigger.REPORTED_FAILURE, "failure reported: exit 1", AT), null), AT, 5, FLAPPING);
+    }
+
+    /** a-1 stable again ({@code alive}: it is ready; else dead). */
+    static LifelineEvent flappingResolved(boolean alive) {
+        return AgentFlaps.resolved("acme", "a-1", AT, AT.plusSeconds(120),
+                alive ? "ready" : "dead", FLAPPING, AT.plusSeconds(720));
+    }
+
+    /** A change as the outbox marks it while its agent is flagged flapping: its flag's notice speaks for it. */
+    static LifelineEvent whileFlapping(LifelineEvent e) {
+        ObjectNode d = e.detail().deepCopy();
+        d.put("flapping", AT.toString());
         return new LifelineEvent(e.team(), e.type(), e.eventId(), e.at(), d);
     }
 
@@ -149,7 +181,7 @@ class AlertRulesTest {
     }
 
     static LifelineEvent restartRequested() {
-        return EventCatalogue.of(new StreamChanges.RestartRequested("acme", new io.lifeline.store.HostCommandStore.Command(
+        return EventCatalogue.of(new StreamChanges.RestartRequested("acme", new HostCommandStore.Command(
                 "restart-a-1-3-1", "host-1", "restart", "a-1", 1, "agent is dead", "pending", AT, AT.plusSeconds(600),
                 null)));
     }
@@ -244,9 +276,24 @@ class AlertRulesTest {
         Map<String, Examples> m = new LinkedHashMap<>();
         m.put("DeathAlertRule", new Examples(List.of(died, crashed, notRevived, hostlessDeath()),
                 List.of(left, restarting, back, hostLeaseExpired(), diedOfHost, notRevivedOfHost, inBurst(died),
-                        inBurst(notRevived), digest())));
+                        inBurst(notRevived), digest(), whileFlapping(died), whileFlapping(notRevived), flapping())));
         m.put("RecoveryAlertRule", new Examples(List.of(back, backAfterRevive), List.of(taskDone, died, backWithHost,
-                inBurst(back), burstResolved())));
+                inBurst(back), burstResolved(), whileFlapping(back), flappingResolved(true))));
+        m.put("FlappingAlertRule", new Examples(List.of(flapping()), List.of(died, whileFlapping(died),
+                flappingResolved(true))));
+        m.put("FlappingResolvedAlertRule", new Examples(List.of(flappingResolved(true), flappingResolved(false)),
+                List.of(flapping(), back, whileFlapping(back))));
+        m.put("FlapCheckOnFlappingRule", new Examples(List.of(flapping()), List.of(flappingResolved(true), died,
+                whileFlapping(died))));
+        m.put("SlackFlappingRule", new Examples(List.of(flapping()), List.of(died, whileFlapping(died),
+                flappingResolved(true))));
+        m.put("SlackFlappingResolvedRule", new Examples(List.of(flappingResolved(true), flappingResolved(false)),
+                List.of(flapping(), back)));
+        m.put("PagerDutyFlappingRule", new Examples(List.of(flapping()), List.of(died, whileFlapping(died),
+                flappingResolved(true))));
+        // Stable but down: the flapping incident stays open (the deaths it held are its own).
+        m.put("PagerDutyFlappingResolvedRule", new Examples(List.of(flappingResolved(true)),
+                List.of(flappingResolved(false), flapping(), back)));
         m.put("DigestOnBurstRule", new Examples(List.of(burstStarted()), List.of(digest(), burstResolved(), died,
                 inBurst(died))));
         m.put("DigestAlertRule", new Examples(List.of(digest()), List.of(burstStarted(), burstResolved(), died)));
@@ -268,14 +315,16 @@ class AlertRulesTest {
         m.put("AlertWebhookRule", new Examples(List.of(died, back, taskDone, massStale(), tasksReassigned(),
                 leaderNotified(), rotation(), restartRequested(), hostLeaseExpired(), hostLeaseRestored(), fleetHeld(),
                 fleetResolved(), awaitingInput(), inputResumed(), diedOfHost, backWithHost, furtherLeaseExpired(),
-                furtherLeaseRestored(), inBurst(died), burstStarted(), digest(), burstResolved()), List.of()));
+                furtherLeaseRestored(), inBurst(died), burstStarted(), digest(), burstResolved(), whileFlapping(died),
+                flapping(), flappingResolved(true)), List.of()));
         // The revive flow still takes a death of a silent host: the host, once back, runs the pending restart.
         m.put("ReviveOnDeathRule", new Examples(List.of(died, crashed, diedOfHost),
                 List.of(hostlessDeath(), notRevived, left, back, restarting)));
         m.put("RestartWebhookRule", new Examples(List.of(restartRequested()), List.of(died, back, massStale())));
         m.put("SlackRule", new Examples(List.of(died, crashed, notRevived, back),
                 List.of(taskDone, claimed, left, restarting, massStale(), hostLeaseExpired(), diedOfHost,
-                        notRevivedOfHost, backWithHost, inBurst(died), inBurst(back), digest())));
+                        notRevivedOfHost, backWithHost, inBurst(died), inBurst(back), digest(), whileFlapping(died),
+                        whileFlapping(back), flapping())));
         m.put("SlackHostLeaseRule", new Examples(List.of(hostLeaseExpired()), List.of(died, massStale(),
                 hostLeaseRestored(), furtherLeaseExpired())));
         m.put("SlackHostLeaseRestoredRule", new Examples(List.of(hostLeaseRestored()), List.of(hostLeaseExpired(),
@@ -283,12 +332,14 @@ class AlertRulesTest {
         // Pages: deaths no revive flow will handle, and failed revives; a death the flow handles is the next rule's.
         m.put("PagerDutyTriggerRule", new Examples(List.of(hostlessDeath(), hostlessCrash, notRevived, hostGaveUp,
                 withoutReviveFlow(died)), List.of(died, crashed, back, left, restarting, hostLeaseExpired(),
-                notRevivedOfHost, withoutReviveFlow(diedOfHost), inBurst(notRevived), inBurst(hostlessDeath()))));
+                notRevivedOfHost, withoutReviveFlow(diedOfHost), inBurst(notRevived), inBurst(hostlessDeath()),
+                whileFlapping(hostlessDeath()), whileFlapping(notRevived), flapping())));
         m.put("PagerDutyRevivingDeathRule", new Examples(List.of(died, crashed),
                 List.of(hostlessDeath(), hostlessCrash, notRevived, hostGaveUp, withoutReviveFlow(died), back,
-                        restarting, hostLeaseExpired(), diedOfHost, inBurst(died))));
+                        restarting, hostLeaseExpired(), diedOfHost, inBurst(died), whileFlapping(died))));
         m.put("PagerDutyResolveRule", new Examples(List.of(back, backAfterRevive), List.of(died, taskDone,
-                hostLeaseRestored(), backWithHost, inBurst(back), burstResolved())));
+                hostLeaseRestored(), backWithHost, inBurst(back), burstResolved(), whileFlapping(back),
+                flappingResolved(true))));
         m.put("PagerDutyHostLeaseRule", new Examples(List.of(hostLeaseExpired()), List.of(died, notRevived,
                 massStale(), hostLeaseRestored(), furtherLeaseExpired())));
         m.put("PagerDutyHostLeaseRestoredRule", new Examples(List.of(hostLeaseRestored()), List.of(hostLeaseExpired(),
@@ -357,24 +408,29 @@ class AlertRulesTest {
     void rules_withTheOptionalParametersEmpty_leaveOutTheConditionalRules() {
         Set<String> always = Set.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "HostLeaseAlertRule",
                 "HostLeaseRestoredAlertRule", "ReviveOnDeathRule", "FleetMassStaleAlertRule", "AwaitingInputAlertRule",
-                "DigestOnBurstRule", "DigestAlertRule", "BurstResolvedAlertRule");
+                "DigestOnBurstRule", "DigestAlertRule", "BurstResolvedAlertRule", "FlappingAlertRule",
+                "FlappingResolvedAlertRule", "FlapCheckOnFlappingRule");
         assertEquals(always, ruleIds(Map.of()));
         assertEquals(always, ruleIds(Map.of("AlertWebhookUrl", "", "SlackWebhookUrl", "", "PagerDutyRoutingKey", "")));
         assertEquals(union(always, "AlertWebhookRule"), ruleIds(Map.of("AlertWebhookUrl", "http://x")));
         assertEquals(union(always, "SlackRule", "SlackHostLeaseRule", "SlackHostLeaseRestoredRule", "SlackDigestRule",
-                "SlackBurstResolvedRule"), ruleIds(Map.of("SlackWebhookUrl", "http://y")));
+                "SlackBurstResolvedRule", "SlackFlappingRule", "SlackFlappingResolvedRule"),
+                ruleIds(Map.of("SlackWebhookUrl", "http://y")));
         assertEquals(union(always, "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule", "PagerDutyResolveRule",
                 "PagerDutyHostLeaseRule", "PagerDutyHostLeaseRestoredRule", "PagerDutyDigestRule",
-                "PagerDutyBurstResolvedRule"), ruleIds(Map.of("PagerDutyRoutingKey", "k")));
+                "PagerDutyBurstResolvedRule", "PagerDutyFlappingRule", "PagerDutyFlappingResolvedRule"),
+                ruleIds(Map.of("PagerDutyRoutingKey", "k")));
         assertEquals(union(always, "PagerDutyTriggerRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule",
-                "PagerDutyHostLeaseRestoredRule", "PagerDutyDigestRule", "PagerDutyBurstResolvedRule"),
+                "PagerDutyHostLeaseRestoredRule", "PagerDutyDigestRule", "PagerDutyBurstResolvedRule",
+                "PagerDutyFlappingRule", "PagerDutyFlappingResolvedRule"),
                 ruleIds(Map.of("PagerDutyRoutingKey", "k", "PagerDutyRevivingDeathSeverity", "off")));
         assertEquals(always, ruleIds(Map.of("PagerDutyRevivingDeathSeverity", "info")), "no PagerDuty without a key");
         assertEquals(union(always, "RestartWebhookRule"), ruleIds(Map.of("RestartWebhookUrl", "http://z")));
         assertEquals(union(always, "AlertWebhookRule", "SlackRule", "SlackHostLeaseRule", "SlackHostLeaseRestoredRule",
                 "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule",
                 "PagerDutyHostLeaseRestoredRule", "RestartWebhookRule", "SlackDigestRule", "SlackBurstResolvedRule",
-                "PagerDutyDigestRule", "PagerDutyBurstResolvedRule"),
+                "PagerDutyDigestRule", "PagerDutyBurstResolvedRule", "SlackFlappingRule", "SlackFlappingResolvedRule",
+                "PagerDutyFlappingRule", "PagerDutyFlappingResolvedRule"),
                 ruleIds(ALL_OPTIONAL));
 
         for (SamTemplate.Rule r : template.rules(Map.of())) {
@@ -382,7 +438,7 @@ class AlertRulesTest {
                 assertEquals("ReviveStateMachine", r.targets().get(0).stateMachine());
                 continue;
             }
-            if (r.logicalId().equals("DigestOnBurstRule")) {
+            if (r.logicalId().equals("DigestOnBurstRule") || r.logicalId().equals("FlapCheckOnFlappingRule")) {
                 assertEquals("DigestStateMachine", r.targets().get(0).stateMachine());
                 continue;
             }
@@ -464,7 +520,9 @@ class AlertRulesTest {
                 "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule",
                 "PagerDutyHostLeaseRestoredRule", "ReviveOnDeathRule", "DigestOnBurstRule", "DigestAlertRule",
                 "BurstResolvedAlertRule", "SlackDigestRule", "SlackBurstResolvedRule", "PagerDutyDigestRule",
-                "PagerDutyBurstResolvedRule"),
+                "PagerDutyBurstResolvedRule", "FlappingAlertRule", "FlappingResolvedAlertRule",
+                "FlapCheckOnFlappingRule", "SlackFlappingRule", "SlackFlappingResolvedRule", "PagerDutyFlappingRule",
+                "PagerDutyFlappingResolvedRule"),
                 all.stream().map(Transformer::ruleId).collect(Collectors.toSet()));
         for (Transformer t : all) {
             Set<String> used = placeholders(t.template());
@@ -500,7 +558,7 @@ class AlertRulesTest {
         }
         out.addAll(List.of(massStale(), tasksReassigned(), leaderNotified(), rotation(), restartRequested(),
                 hostLeaseExpired(), hostLeaseRestored(), fleetHeld(), fleetResolved(), awaitingInput(), inputResumed(),
-                burstStarted(), digest(), burstResolved()));
+                burstStarted(), digest(), burstResolved(), flapping(), flappingResolved(true), flappingResolved(false)));
         return out;
     }
 
@@ -606,7 +664,7 @@ class AlertRulesTest {
                 status(AgentStatus.READY, AgentStatus.DEAD_FAILED_REVIVE, Trigger.HOST_GAVE_UP, "gave up"),
                 withoutReviveFlow(status(AgentStatus.READY, AgentStatus.DEAD, Trigger.HEARTBEAT_EXPIRED, SILENT)))) {
             String agent = e.detail().path("agentId").asText();
-            for (String severity : java.util.Arrays.asList(null, "info", "critical", "off")) {
+            for (String severity : Arrays.asList(null, "info", "critical", "off")) {
                 List<JsonNode> bodies = pagerDuty(withPagerDuty(severity), e);
                 assertEquals("trigger lifeline/acme/" + agent + " critical", summary(bodies), e.detail() + " " + severity);
                 assertEquals(e.detail().path("seq").asLong(),
@@ -714,7 +772,7 @@ class AlertRulesTest {
                 AT.plusSeconds(3675), AT.plusSeconds(3700), AT.plusSeconds(3705)));
         assertFalse(summary(pd).equals(summary(pagerDuty(withPagerDuty(null), laterBack))),
                 "a later silence's restore resolves only its own page");
-        for (String severity : java.util.Arrays.asList("info", "off")) {
+        for (String severity : Arrays.asList("info", "off")) {
             assertEquals(summary(pd), summary(pagerDuty(withPagerDuty(severity), e)), severity);
         }
     }
@@ -833,6 +891,44 @@ class AlertRulesTest {
                 "a burst's agents coming back are its one resolve");
     }
 
+    /**
+     * An agent crash-looping (a death and a rejoin every 2 s for 2 minutes): its first changes alert as ever, until
+     * the one that flags it; that change and every later one (marked {@code flapping} by the outbox) reach no person,
+     * and the flag is one notice on each destination (PagerDuty: a trigger under the agent's flapping key), resolved
+     * once it is stable and alive. Every change still reaches the alert webhook.
+     */
+    @Test
+    void crashLoop_isOneFlappingNoticePerDestination_andOneResolve() {
+        List<LifelineEvent> loop = new ArrayList<>();
+        loop.add(flapping());
+        for (int i = 0; i < 30; i++) {
+            loop.add(whileFlapping(status(AgentStatus.READY, AgentStatus.DEAD, Trigger.REPORTED_FAILURE, "exit 1")));
+            loop.add(whileFlapping(status(AgentStatus.DEAD, AgentStatus.READY, Trigger.JOIN, "agent joined")));
+        }
+        assertEquals(Map.of("topic", 1, "slack", 1, "pagerduty", 1), perDestination(loop));
+        assertEquals("trigger lifeline/acme/a-1/flapping critical", summary(pagerDuty(withPagerDuty(null), flapping()))
+                .strip());
+        for (LifelineEvent e : loop) {
+            assertTrue(matches(rules.get("AlertWebhookRule"), envelope(e)));
+        }
+        JsonNode slack = LocalEventBus.transform(rules.get("SlackFlappingRule").targets().get(0), envelope(flapping()));
+        assertEquals("Lifeline: agent a-1 of team acme is flapping: 5 changes between alive and down within 600 s "
+                + "(flagged at " + AT + ", now dead); its deaths and recoveries are held until it is stable for 600 s.",
+                slack.path("text").asText());
+        JsonNode sns = LocalEventBus.transform(rules.get("FlappingAlertRule").targets().get(0), envelope(flapping()));
+        assertTrue(sns.asText().startsWith("Lifeline: agent a-1 of team acme is flapping: 5 changes"), sns::toString);
+
+        assertEquals(Map.of("topic", 1, "slack", 1, "pagerduty", 1), perDestination(List.of(flappingResolved(true))));
+        assertEquals("resolve lifeline/acme/a-1/flapping ", summary(pagerDuty(withPagerDuty(null),
+                flappingResolved(true))));
+        assertEquals(Map.of("topic", 1, "slack", 1, "pagerduty", 0), perDestination(List.of(flappingResolved(false))),
+                "stable but dead: told, and the flapping incident stays open");
+        JsonNode back = LocalEventBus.transform(rules.get("SlackFlappingResolvedRule").targets().get(0),
+                envelope(flappingResolved(true)));
+        assertEquals("Lifeline: agent a-1 of team acme is no longer flapping (flagged at " + AT + ", stable since "
+                + AT.plusSeconds(120) + "): it is ready.", back.path("text").asText());
+    }
+
     // ---- delivery: retries, dead letters, secrets ---------------------------------------------
 
     @Test
@@ -859,23 +955,25 @@ class AlertRulesTest {
     /** Alerts give up in minutes (a late "dead" after its "recovered" misleads); a revive start keeps trying a day. */
     @Test
     void alertTargets_giveUpWithinMinutes_whileReviveStartsKeepTryingForADay() {
-        java.time.Duration window = java.time.Duration.ofSeconds(Long.parseLong(
+        Duration window = Duration.ofSeconds(Long.parseLong(
                 template.parameter("AlertRetryWindowSeconds", Map.of())));
-        assertTrue(window.compareTo(java.time.Duration.ofMinutes(30)) <= 0, window.toString());
+        assertTrue(window.compareTo(Duration.ofMinutes(30)) <= 0, window.toString());
         for (String id : List.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "FleetMassStaleAlertRule",
                 "AwaitingInputAlertRule", "HostLeaseAlertRule", "HostLeaseRestoredAlertRule", "SlackRule", "SlackHostLeaseRule",
                 "SlackHostLeaseRestoredRule", "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule",
                 "PagerDutyHostLeaseRestoredRule", "AlertWebhookRule", "DigestOnBurstRule", "DigestAlertRule",
                 "BurstResolvedAlertRule", "SlackDigestRule", "SlackBurstResolvedRule", "PagerDutyDigestRule",
-                "PagerDutyBurstResolvedRule")) {
+                "PagerDutyBurstResolvedRule", "FlappingAlertRule", "FlappingResolvedAlertRule", "FlapCheckOnFlappingRule",
+                "SlackFlappingRule", "SlackFlappingResolvedRule", "PagerDutyFlappingRule",
+                "PagerDutyFlappingResolvedRule")) {
             for (SamTemplate.Target t : rules.get(id).targets()) {
                 assertEquals(window, t.retry().maximumEventAge(), id + "/" + t.id());
             }
         }
-        assertEquals(java.time.Duration.ofHours(24),
+        assertEquals(Duration.ofHours(24),
                 rules.get("ReviveOnDeathRule").targets().get(0).retry().maximumEventAge());
-        java.time.Duration restart = rules.get("RestartWebhookRule").targets().get(0).retry().maximumEventAge();
-        assertTrue(restart.compareTo(java.time.Duration.ofSeconds(Long.parseLong(
+        Duration restart = rules.get("RestartWebhookRule").targets().get(0).retry().maximumEventAge();
+        assertTrue(restart.compareTo(Duration.ofSeconds(Long.parseLong(
                 template.parameter("CommandTtlSeconds", Map.of())))) <= 0, "no retry past the command's life");
     }
 
@@ -926,7 +1024,7 @@ class AlertRulesTest {
             }
         });
         assertEquals(4, connectionOf.size(), connectionOf.toString());
-        assertEquals(connectionOf.size(), new java.util.HashSet<>(connectionOf.values()).size(), connectionOf.toString());
+        assertEquals(connectionOf.size(), new HashSet<>(connectionOf.values()).size(), connectionOf.toString());
     }
 
     /** The rules' logical ids named by {@code !GetAtt X.Arn} anywhere under {@code node} (tags dropped: "X.Arn"). */

@@ -28,7 +28,7 @@ final class AlertSink implements AutoCloseable {
 
     static final List<String> TOPIC_RULES = List.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule",
             "HostLeaseAlertRule", "HostLeaseRestoredAlertRule", "FleetMassStaleAlertRule", "AwaitingInputAlertRule", "DigestAlertRule",
-            "BurstResolvedAlertRule");
+            "BurstResolvedAlertRule", "FlappingAlertRule", "FlappingResolvedAlertRule");
 
     private final HttpServer server;
     final List<Received> received = new CopyOnWriteArrayList<>();

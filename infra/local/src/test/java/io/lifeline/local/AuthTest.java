@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lifeline.auth.Scope;
 import io.lifeline.local.http.LocalGateway;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -49,7 +50,7 @@ class AuthTest {
         }
 
         Map<String, String> path(String team) {
-            Map<String, String> p = new java.util.HashMap<>(ids);
+            Map<String, String> p = new HashMap<>(ids);
             p.put("team", team);
             return p;
         }

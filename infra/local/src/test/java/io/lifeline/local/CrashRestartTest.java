@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.TransitionTable;
 import io.lifeline.agent.Trigger;
@@ -16,11 +17,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
@@ -51,7 +54,7 @@ public class CrashRestartTest {
         for (Process p : started) {
             if (p.isAlive()) {
                 p.destroyForcibly();
-                p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
+                p.waitFor(10, TimeUnit.SECONDS);
             }
         }
     }
@@ -67,7 +70,7 @@ public class CrashRestartTest {
 
     static void kill(Local l) throws Exception {
         l.process().destroyForcibly(); // SIGKILL on Unix: no shutdown hook runs
-        assertTrue(l.process().waitFor(10, java.util.concurrent.TimeUnit.SECONDS), "killed");
+        assertTrue(l.process().waitFor(10, TimeUnit.SECONDS), "killed");
     }
 
     /**
@@ -105,7 +108,7 @@ public class CrashRestartTest {
                     : HttpRequest.BodyPublishers.ofString(body));
             HttpResponse<String> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
             JsonNode n = Json.parse(r.body());
-            ((com.fasterxml.jackson.databind.node.ObjectNode) n).put("_status", r.statusCode());
+            ((ObjectNode) n).put("_status", r.statusCode());
             return n;
         } catch (Exception e) {
             throw new IllegalStateException(method + " " + path, e);
@@ -140,7 +143,7 @@ public class CrashRestartTest {
         List<JsonNode> list = new ArrayList<>();
         ok(call(l, "GET", agents() + "/" + agentId + "/transitions?limit=100", null)).get("transitions")
                 .forEach(list::add);
-        java.util.Collections.reverse(list);
+        Collections.reverse(list);
         AgentStatus previous = AgentStatus.OFFLINE;
         for (int i = 0; i < list.size(); i++) {
             JsonNode t = list.get(i);

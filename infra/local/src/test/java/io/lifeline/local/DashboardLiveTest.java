@@ -3,12 +3,12 @@ package io.lifeline.local;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lifeline.auth.Scope;
 import io.lifeline.local.http.FrontDoor;
 import io.lifeline.testing.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import io.lifeline.auth.Scope;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -27,6 +27,7 @@ import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
  * The dashboard following changes live, in the same headless Chromium as {@link DashboardTest}, over a
@@ -343,7 +344,7 @@ class DashboardLiveTest {
         waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("revive-button")));
         DashboardTest.screenshot(driver, "revive-agent");
 
-        Set<Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue>> before =
+        Set<Map<String, AttributeValue>> before =
                 new HashSet<>(stack.allItems());
         int executions = stack.stepFunctions.executions().size();
         driver.findElement(By.id("revive-button")).click();

@@ -30,6 +30,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
@@ -251,7 +252,7 @@ class DashboardTest {
         // Its own events (the failure among them), and no checkpoint: Cyd never saved one.
         waiting().until(d -> !d.findElements(By.cssSelector("#agent-events li[data-event-id^='local/cyd/status/']"))
                 .isEmpty());
-        Object others = ((org.openqa.selenium.JavascriptExecutor) driver).executeScript("return Array.prototype"
+        Object others = ((JavascriptExecutor) driver).executeScript("return Array.prototype"
                 + ".filter.call(document.querySelectorAll('#agent-events li[data-event-id]'), function (li) {"
                 + " return li.getAttribute('data-event-id').indexOf('/cyd/') < 0; }).length;");
         assertEquals(0L, others, "only Cyd's events");

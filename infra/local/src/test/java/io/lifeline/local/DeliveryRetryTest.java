@@ -21,16 +21,19 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
+import software.amazon.awssdk.services.eventbridge.model.EventBridgeException;
 import software.amazon.awssdk.services.eventbridge.model.ReplayDestination;
 import software.amazon.awssdk.services.eventbridge.model.StartReplayResponse;
 
@@ -63,7 +66,7 @@ class DeliveryRetryTest {
         server.createContext("/", exchange -> {
             try (exchange; InputStream in = exchange.getRequestBody()) {
                 String path = exchange.getRequestURI().getPath();
-                Map<String, String> headers = new java.util.TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+                Map<String, String> headers = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
                 exchange.getRequestHeaders().forEach((k, v) -> headers.put(k, v.get(0)));
                 JsonNode body = Json.parse(new String(in.readAllBytes(), StandardCharsets.UTF_8));
                 received.add(new Received(path, headers, body));
@@ -221,8 +224,8 @@ class DeliveryRetryTest {
         assertEquals(0, stack.bus.startReplay("early", t.minusSeconds(3600), t.minusSeconds(60),
                 List.of("AlertWebhookRule")));
         try (EventBridgeClient events = stack.bus.client()) {
-            var e = org.junit.jupiter.api.Assertions.assertThrows(
-                    software.amazon.awssdk.services.eventbridge.model.EventBridgeException.class,
+            var e = Assertions.assertThrows(
+                    EventBridgeException.class,
                     () -> events.startReplay(r -> r.replayName("backward").eventSourceArn(LocalEventBus.ARCHIVE_ARN)
                             .eventStartTime(t).eventEndTime(t.minusSeconds(1))
                             .destination(ReplayDestination.builder().arn("bus").build())));

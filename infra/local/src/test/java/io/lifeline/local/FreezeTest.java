@@ -3,7 +3,9 @@ package io.lifeline.local;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lifeline.support.Json;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -183,7 +185,7 @@ class FreezeTest {
             if (line.startsWith("{") && line.contains("\"msg\":\"sweep\"")) {
                 try {
                     out.add(Json.parse(line));
-                } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                } catch (JsonProcessingException e) {
                     throw new AssertionError("a sweep line that is not JSON: " + line, e);
                 }
             }
@@ -219,7 +221,7 @@ class FreezeTest {
                     : HttpRequest.BodyPublishers.ofString(body));
             HttpResponse<String> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
             JsonNode n = Json.parse(r.body());
-            ((com.fasterxml.jackson.databind.node.ObjectNode) n).put("_status", r.statusCode());
+            ((ObjectNode) n).put("_status", r.statusCode());
             return n;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -14,13 +14,17 @@ import com.amazonaws.services.lambda.runtime.events.SimpleIAMPolicyResponse;
 import com.amazonaws.services.lambda.runtime.tests.EventLoader;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.agent.Limits;
+import io.lifeline.auth.ApiKeys;
 import io.lifeline.auth.Scope;
 import io.lifeline.local.app.LifelineLocal;
 import io.lifeline.local.http.LocalGateway;
 import io.lifeline.local.runtime.LocalContext;
+import io.lifeline.store.KeyStore;
 import io.lifeline.support.Json;
+import io.lifeline.support.Log;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -255,7 +259,7 @@ class FunctionUrlTest {
         String agentKey = stack.key(TEAM, Scope.AGENT);
         String readKey = stack.key(TEAM, Scope.READ);
         String otherKey = stack.key(OTHER, Scope.ADMIN);
-        String tooMany = "{\"heartbeats\":[" + String.join(",", java.util.Collections.nCopies(
+        String tooMany = "{\"heartbeats\":[" + String.join(",", Collections.nCopies(
                 Limits.MAX_BATCH_HEARTBEATS + 1, "{\"agentId\":\"" + id + "\"}")) + "]}";
         String huge = "{\"metadata\":{\"x\":\"" + "y".repeat(Limits.MAX_BODY_BYTES) + "\"}}";
         List<Refusal> refusals = List.of(
@@ -373,8 +377,8 @@ class FunctionUrlTest {
         String good = stack.key(TEAM, Scope.AGENT);
         String read = stack.key(TEAM, Scope.READ);
         String unknown = "ll_" + "q".repeat(43);
-        List<String> lines = java.util.Collections.synchronizedList(new ArrayList<>());
-        io.lifeline.support.Log.sink(lines::add);
+        List<String> lines = Collections.synchronizedList(new ArrayList<>());
+        Log.sink(lines::add);
         try {
             viaUrl("heartbeat", bearer(good), TEAM, id, "{\"status\":\"working\"}");
             viaUrl("heartbeat", bearer(good), TEAM, "ghost-" + id, "{}");
@@ -382,11 +386,11 @@ class FunctionUrlTest {
             viaUrl("heartbeat", bearer(unknown), TEAM, id, "{}");
             viaUrl("batch", bearer(good), OTHER, null, "{\"heartbeats\":[{\"agentId\":\"" + id + "\"}]}");
         } finally {
-            io.lifeline.support.Log.sink(null);
+            Log.sink(null);
         }
         assertTrue(lines.size() >= 4, "the refusals and the status change were logged: " + lines);
         for (String line : lines) {
-            for (String key : List.of(good, read, unknown, io.lifeline.auth.ApiKeys.hash(good))) {
+            for (String key : List.of(good, read, unknown, ApiKeys.hash(good))) {
                 assertFalse(line.contains(key), "a key in a log line: " + line);
             }
         }
@@ -424,7 +428,7 @@ class FunctionUrlTest {
     @Test
     void revokedKey_isRefusedThroughTheUrl_withinTheCacheBound() {
         String id = readyAgent();
-        io.lifeline.store.KeyStore.NewKey made = stack.keys().createKey(TEAM, Scope.AGENT, "soon revoked",
+        KeyStore.NewKey made = stack.keys().createKey(TEAM, Scope.AGENT, "soon revoked",
                 stack.clock.instant());
         assertEquals(200, viaUrl("heartbeat", bearer(made.key()), TEAM, id, "{}").status());
         ok(stack.send("revoke-key", stack.adminKey, Map.of("team", TEAM, "keyId", made.keyId()), null, null));

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -35,7 +36,7 @@ class HookCostTest {
     static final int MAX_WRITES_PER_TURN = 5;
 
     private static List<Event> turn() {
-        List<Event> events = new java.util.ArrayList<>();
+        List<Event> events = new ArrayList<>();
         events.add(new Event(0, "UserPromptSubmit"));
         for (int k = 0; k < 10; k++) {
             events.add(new Event(20 * k + 5, "PreToolUse"));

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.lifeline.agent.HostLease;
 import io.lifeline.agent.Limits;
 import io.lifeline.auth.Scope;
 import io.lifeline.local.aws.LocalEventBus;
@@ -15,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -23,7 +25,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
-import software.amazon.awssdk.services.dynamodb.model.ConsumedCapacity;
 
 /**
  * Host leases, end to end in Lifeline Local with the test clock: a daemon's
@@ -221,7 +222,7 @@ class HostLeaseTest {
         readyAll(s, more);
         hosted(s, "full-host", first);
         Map<String, AttributeValue> before = lease(s, TestStack.TEAM, "full-host");
-        Map<String, Map<String, AttributeValue>> items = new java.util.HashMap<>();
+        Map<String, Map<String, AttributeValue>> items = new HashMap<>();
         more.forEach(id -> items.put(id, s.agentItem(id)));
         s.clock.advance(Duration.ofSeconds(5));
 
@@ -402,7 +403,7 @@ class HostLeaseTest {
         at(s, 45);
         hosted(s, "host-old", List.of("old0"), Map.of("old0", 30_000L));
         assertEquals(t(40).toEpochMilli(), Long.parseLong(lease(s, TEAM, "host-old").get("a").m()
-                .get(io.lifeline.agent.HostLease.key("old0")).n()));
+                .get(HostLease.key("old0")).n()));
     }
 
     @Test

@@ -13,7 +13,9 @@ import io.lifeline.auth.Scope;
 import io.lifeline.local.app.LifelineLocal;
 import io.lifeline.local.http.LocalGateway;
 import io.lifeline.store.KeyStore;
+import io.lifeline.store.Tables;
 import io.lifeline.support.Json;
+import io.lifeline.support.Log;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URI;
@@ -25,7 +27,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -40,6 +45,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -120,7 +127,7 @@ class HostileInputFuzzTest {
             System.setOut(tee);
             System.setErr(tee);
             StringBuffer logLines = new StringBuffer();
-            io.lifeline.support.Log.sink(line -> logLines.append(line).append('\n'));
+            Log.sink(line -> logLines.append(line).append('\n'));
             Map<String, AtomicInteger> byOutcome = new ConcurrentHashMap<>();
             List<String> failures = Collections.synchronizedList(new ArrayList<>());
             ExecutorService pool = Executors.newFixedThreadPool(4);
@@ -140,7 +147,7 @@ class HostileInputFuzzTest {
                 }
             } finally {
                 pool.shutdownNow();
-                io.lifeline.support.Log.sink(null);
+                Log.sink(null);
                 System.setOut(originalOut);
                 System.setErr(originalErr);
             }
@@ -195,7 +202,7 @@ class HostileInputFuzzTest {
             String method = key.substring(0, key.indexOf(' '));
             String path = key.substring(key.indexOf(' ') + 1);
             List<String> params = new ArrayList<>();
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\{(\\w+)}").matcher(path);
+            Matcher m = Pattern.compile("\\{(\\w+)}").matcher(path);
             while (m.find()) {
                 params.add(m.group(1));
             }
@@ -256,7 +263,7 @@ class HostileInputFuzzTest {
 
     private Fixture setUp(LifelineLocal local) throws Exception {
         KeyStore keys = new KeyStore(local.dynamo(), local.tables());
-        java.time.Instant now = java.time.Instant.now();
+        Instant now = Instant.now();
         String otherAdmin = keys.createTeam(OTHER_TEAM, now).key();
         String read = keys.createKey(TEAM, Scope.READ, "fuzz read", now).key();
         KeyStore.NewKey doomed = keys.createKey(TEAM, Scope.AGENT, "fuzz revoked", now);
@@ -367,7 +374,7 @@ class HostileInputFuzzTest {
                         key = f.otherAdmin;
                     }
                     switch (sub) {
-                        case "basic" -> headers.put("Authorization", List.of("Basic " + java.util.Base64.getEncoder()
+                        case "basic" -> headers.put("Authorization", List.of("Basic " + Base64.getEncoder()
                                 .encodeToString(("admin:" + f.admin).getBytes(StandardCharsets.UTF_8))));
                         case "empty-bearer" -> headers.put("Authorization", List.of("Bearer "));
                         case "two-keys" -> headers.put("Authorization", List.of("Bearer " + f.admin,
@@ -549,7 +556,7 @@ class HostileInputFuzzTest {
                         return concat(prefix, bad, suffix);
                     }
                     byte[] t = utf8(text);
-                    return concat(java.util.Arrays.copyOf(t, t.length - 1), bad, utf8("}"));
+                    return concat(Arrays.copyOf(t, t.length - 1), bad, utf8("}"));
                 }
                 default -> {
                     // Field-level kinds: one property of the route's schema gets a hostile value.
@@ -738,7 +745,7 @@ class HostileInputFuzzTest {
 
     static Map<String, Map<String, AttributeValue>> snapshot(DynamoDbClient dynamo) {
         Map<String, Map<String, AttributeValue>> items = new TreeMap<>();
-        var tables = new io.lifeline.store.Tables(LifelineLocal.TABLE_PREFIX + "-live", LifelineLocal.TABLE_PREFIX + "-ledger");
+        var tables = new Tables(LifelineLocal.TABLE_PREFIX + "-live", LifelineLocal.TABLE_PREFIX + "-ledger");
         for (String table : List.of(tables.live(), tables.ledger())) {
             dynamo.scanPaginator(s -> s.tableName(table).consistentRead(true)).items()
                     .forEach(i -> items.put(table + " | " + i.get("pk").s() + " | " + i.get("sk").s(), i));

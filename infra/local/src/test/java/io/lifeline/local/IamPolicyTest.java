@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.amazonaws.services.lambda.runtime.events.ScheduledEvent;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lifeline.auth.Scope;
 import io.lifeline.local.app.LifelineLocal;
 import io.lifeline.local.http.LocalGateway;
 import io.lifeline.local.template.FunctionPolicy;
@@ -21,6 +24,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -79,7 +84,7 @@ class IamPolicyTest {
             LocalGateway.Response viaUrl = stack.gateway.handle("POST",
                     LocalGateway.urlPath(LifelineLocal.HEARTBEAT_URL_FUNCTION) + "/v1/teams/" + TestStack.TEAM
                             + "/agents/w2/heartbeat", null, Map.of("Authorization",
-                            List.of("Bearer " + stack.key(TestStack.TEAM, io.lifeline.auth.Scope.AGENT)),
+                            List.of("Bearer " + stack.key(TestStack.TEAM, Scope.AGENT)),
                             "Content-Type", List.of("application/json")), "{}");
             assertEquals(200, viaUrl.status(), viaUrl.body());
             ok(stack.agent("errors", "w1", "{\"message\":\"context length exceeded\"}"));
@@ -120,8 +125,8 @@ class IamPolicyTest {
             stack.pump.drain();
             stack.stepFunctions.runDue();
             // The outbox repair: re-drives parked records (none) and replays nothing unpublished.
-            stack.host.<com.amazonaws.services.lambda.runtime.events.ScheduledEvent, Object>handler("OutboxRepairFunction")
-                    .handleRequest(new com.amazonaws.services.lambda.runtime.events.ScheduledEvent(), null);
+            stack.host.<ScheduledEvent, Object>handler("OutboxRepairFunction")
+                    .handleRequest(new ScheduledEvent(), null);
             // Two deaths in one alert window: past the burst threshold, the window's digest flow runs the digest
             // function once the window is over.
             ok(stack.ready("w3"));
@@ -204,7 +209,7 @@ class IamPolicyTest {
 
     @Test
     void policiesLocalCannotEvaluate_areRefusedAtLoad() {
-        var yaml = new com.fasterxml.jackson.databind.ObjectMapper();
+        var yaml = new ObjectMapper();
         assertThrows(IllegalStateException.class, () -> FunctionPolicy.of("F",
                 yaml.readTree("[{\"DynamoDBCrudPolicy\":{\"TableName\":\"t\"}}]")));
         assertThrows(IllegalStateException.class, () -> FunctionPolicy.of("F", yaml.readTree(
@@ -231,8 +236,8 @@ class IamPolicyTest {
         String text = Files.readString(TestStack.templatePath());
         assertTrue(text.contains(from), "the template no longer says " + from);
         Path file = dir.resolve("template.yaml");
-        Files.writeString(file, text.replaceFirst(java.util.regex.Pattern.quote(from),
-                java.util.regex.Matcher.quoteReplacement(to)));
+        Files.writeString(file, text.replaceFirst(Pattern.quote(from),
+                Matcher.quoteReplacement(to)));
         Path machines = dir.resolve("infra/statemachine");
         Files.createDirectories(machines);
         try (var files = Files.list(TestStack.templatePath().resolveSibling("infra/statemachine"))) {

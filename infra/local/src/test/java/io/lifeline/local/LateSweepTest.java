@@ -6,6 +6,7 @@ import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.amazonaws.services.lambda.runtime.events.ScheduledEvent;
 import io.lifeline.local.aws.LocalQueues;
 import io.lifeline.local.runtime.LocalContext;
+import io.lifeline.support.Log;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -123,7 +124,7 @@ class LateSweepTest {
             assertEquals(List.of(scheduled.plusSeconds(15), scheduled.plusSeconds(30), scheduled.plusSeconds(45)),
                     s.queues.pending().stream().map(LocalQueues.Message::dueAt).toList());
             List<String> lines = new CopyOnWriteArrayList<>();
-            io.lifeline.support.Log.sink(lines::add);
+            Log.sink(lines::add);
             try {
                 // The first queued sweep arrives 8 s after its due time (more than half an interval): the process
                 // was stalled. The agent has been stale since 60 s, so judging would kill it (grace 1).
@@ -134,7 +135,7 @@ class LateSweepTest {
                 s.clock.set(scheduled.plusSeconds(30));
                 assertEquals(1, s.queues.deliverDue());
             } finally {
-                io.lifeline.support.Log.sink(null);
+                Log.sink(null);
             }
             List<String> sweeps = lines.stream().filter(l -> l.contains("\"msg\":\"sweep\"")).toList();
             assertEquals(2, sweeps.size(), lines::toString);

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -60,7 +61,7 @@ class LocalStackContractTest {
     @Test
     void sweep_againstLocalStack_marksTheSilentAgentDead() {
         stack.ready("ls-silent");
-        stack.clock.advance(java.time.Duration.ofSeconds(61));
+        stack.clock.advance(Duration.ofSeconds(61));
         stack.sweep();
         stack.sweep();
         assertEquals("dead", stack.agentItem("ls-silent").get("status").s());

@@ -9,6 +9,9 @@ import io.lifeline.local.app.LifelineLocal;
 import io.lifeline.local.app.StartRefusedException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
@@ -64,10 +67,10 @@ class LocalStartRefusalsTest {
             StartRefusedException refused = assertThrows(StartRefusedException.class, this::start);
             assertTrue(refused.getMessage().contains("is in use by Lifeline Local process "
                     + ProcessHandle.current().pid() + ";"), refused.getMessage());
-            assertEquals(200, java.net.http.HttpClient.newHttpClient().send(
-                    java.net.http.HttpRequest.newBuilder(first.url().resolve("/v1/teams/local/agents"))
+            assertEquals(200, HttpClient.newHttpClient().send(
+                    HttpRequest.newBuilder(first.url().resolve("/v1/teams/local/agents"))
                             .header("Authorization", "Bearer " + first.adminKey()).build(),
-                    java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode(), "the first runs on");
+                    HttpResponse.BodyHandlers.discarding()).statusCode(), "the first runs on");
         }
         try (LifelineLocal again = start()) {
             assertTrue(again.url().getPort() > 0, "the lock went with the first");

@@ -8,6 +8,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.TransitionTable;
 import io.lifeline.agent.Trigger;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -18,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -100,9 +103,9 @@ class ModelConcurrencyTest {
                 base, RUNS, THREADS, operations, sweeps, hostedBeats.get(), transitions, deaths);
         assertTrue(hostedBeats.get() > 0, "the model beat through host leases");
         System.out.print(report);
-        java.nio.file.Path out = java.nio.file.Path.of("target", "reliability");
-        java.nio.file.Files.createDirectories(out);
-        java.nio.file.Files.writeString(out.resolve("model-concurrency.txt"), report);
+        Path out = Path.of("target", "reliability");
+        Files.createDirectories(out);
+        Files.writeString(out.resolve("model-concurrency.txt"), report);
     }
 
     record Result(List<Call> calls, List<Sweep> sweeps) {
@@ -384,7 +387,7 @@ class ModelConcurrencyTest {
 
         long ok = r.calls.stream().filter(c -> c.status == 200 || c.status == 201).count();
         Map<String, Long> byOp = r.calls.stream().filter(c -> c.status / 100 == 2)
-                .collect(Collectors.groupingBy(Call::op, java.util.TreeMap::new, Collectors.counting()));
+                .collect(Collectors.groupingBy(Call::op, TreeMap::new, Collectors.counting()));
         System.out.printf("ModelConcurrencyTest run %s: %d calls (%d accepted: %s), %d sweeps, %d transitions%n",
                 prefix, r.calls.size(), ok, byOp, r.sweeps.size(), transitions);
         return new int[] {transitions, deaths};

@@ -9,27 +9,31 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.lifeline.auth.Scope;
 import io.lifeline.local.app.LocalMain;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
 import io.lifeline.support.Metrics;
-import io.lifeline.auth.Scope;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
-import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
-import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 /**
  * Logs and metrics of every function during one realistic run on the TestStack: heartbeats (some refused, one
@@ -100,7 +104,7 @@ class ObservabilityTest {
             stack.clock.set(TestStack.START.plusSeconds(sec));
             beat("a3");
             if (sec == 75) {
-                faults.fail(1000, r -> r instanceof software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest
+                faults.fail(1000, r -> r instanceof UpdateItemRequest
                         && StoreFaults.touching(TEAM, "a2").test(r), StoreFaults::throttled);
             }
             dead.addAll(stack.sweep());
@@ -129,15 +133,15 @@ class ObservabilityTest {
         ok(stack.ready("z1"));
         stack.pump.drain();
         stack.dynamo.updateItem(u -> u.tableName(stack.tables.live())
-                .key(Map.of("pk", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS(
+                .key(Map.of("pk", AttributeValue.fromS(
                         TestStack.agentPartition("z1")), "sk",
-                        software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("AGENT")))
+                        AttributeValue.fromS("AGENT")))
                 .updateExpression("SET #s = :zombie, tseq = tseq + :one, ob = :t")
                 .expressionAttributeNames(Map.of("#s", "status"))
                 .expressionAttributeValues(Map.of(
-                        ":zombie", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("zombie"),
-                        ":one", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromN("1"),
-                        ":t", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromBool(true))));
+                        ":zombie", AttributeValue.fromS("zombie"),
+                        ":one", AttributeValue.fromN("1"),
+                        ":t", AttributeValue.fromBool(true))));
         stack.pump.drain();
 
         // Routine beats are counted in the heartbeat function's summary, written once its interval (300 s) is
@@ -448,7 +452,7 @@ class ObservabilityTest {
             }
             assertFalse(metrics.isEmpty(), r.getKey() + " watches no metric");
             for (JsonNode m : metrics) {
-                Map<String, JsonNode> dims = new java.util.LinkedHashMap<>();
+                Map<String, JsonNode> dims = new LinkedHashMap<>();
                 m.path("Dimensions").forEach(d -> dims.put(d.path("Name").asText(), d.path("Value")));
                 out.add(new Watched(r.getKey(), m.path("Namespace").asText(), m.path("MetricName").asText(), dims));
             }
@@ -519,7 +523,7 @@ class ObservabilityTest {
             }
             String key = w.namespace() + " " + w.metric();
             assertTrue(AWS_METRICS.containsKey(key), w.alarm() + ": " + key + " is not a metric AWS documents here");
-            String dims = String.join(",", new java.util.TreeSet<>(w.dimensions().keySet()));
+            String dims = String.join(",", new TreeSet<>(w.dimensions().keySet()));
             assertTrue(AWS_METRICS.get(key).contains(dims), w.alarm() + ": " + key + " is not published by " + dims);
             w.dimensions().forEach((name, value) -> {
                 if (name.equals("Stage")) {

@@ -31,6 +31,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -61,7 +62,7 @@ class OpenApiTest {
             .build();
     static final Map<String, JsonSchema> SCHEMAS = new HashMap<>();
     /** The statuses each operation (route key) answered in {@link #realAnswers_validateAgainstTheSchemaOfTheirRouteAndStatus}. */
-    static final Map<String, Set<Integer>> RECORDED = new java.util.TreeMap<>();
+    static final Map<String, Set<Integer>> RECORDED = new TreeMap<>();
 
     @BeforeAll
     static void start() throws Exception {
@@ -361,7 +362,7 @@ class OpenApiTest {
                 "{\"label\":\"oa\"}"), 201);
         conforms("mint-admin-key", stack.send("mint-admin-key", stack.operatorKey, Map.of("team", "oa-none"), null,
                 "{}"), 404);
-        conforms("revoke-key", stack.send("revoke-key", stack.key("oa-last", io.lifeline.auth.Scope.ADMIN),
+        conforms("revoke-key", stack.send("revoke-key", stack.key("oa-last", Scope.ADMIN),
                 Map.of("team", "oa-last", "keyId", lastAdminKeyId("oa-last")), null, null), 409);
         conforms("create-key", stack.team("create-key", "{\"scope\":\"agent\",\"label\":\"oa\"}"), 201);
         conforms("list-keys", stack.team("list-keys", null), 200);
@@ -486,7 +487,7 @@ class OpenApiTest {
 
     /** The id of the only admin key of {@code team}, made by {@link TestStack#key}. */
     private static String lastAdminKeyId(String team) {
-        return stack.keys().list(team).stream().filter(k -> k.scope() == io.lifeline.auth.Scope.ADMIN)
+        return stack.keys().list(team).stream().filter(k -> k.scope() == Scope.ADMIN)
                 .findFirst().orElseThrow().keyId();
     }
 }

@@ -7,11 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.local.aws.StreamPump;
 import io.lifeline.support.Json;
+import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.core.interceptor.Context;
@@ -49,7 +51,7 @@ class OutboxPassTest {
                     types.add(e.detailType());
                     try {
                         ids.add(Json.parse(e.detail()).get("eventId").asText());
-                    } catch (java.io.IOException notJson) {
+                    } catch (IOException notJson) {
                         throw new IllegalStateException("a detail that is not JSON: " + e.detail(), notJson);
                     }
                 });
@@ -198,7 +200,7 @@ class OutboxPassTest {
             assertEquals(2, again.size(), "the replay sent the death again, in one PutEvents: " + bus.calls);
             assertEquals(caused, causedIds(again.get(1)), "with the very same ids for what it caused");
             List<String> logged = new ArrayList<>();
-            ok(s.send("events", s.adminKey, java.util.Map.of("team", TestStack.TEAM), java.util.Map.of("limit", "100"),
+            ok(s.send("events", s.adminKey, Map.of("team", TestStack.TEAM), Map.of("limit", "100"),
                     null)).body().get("events").forEach(e -> logged.add(e.get("eventId").asText()));
             for (String id : ids) {
                 assertEquals(1, Collections.frequency(logged, id), id + " logged once: " + logged);
@@ -222,7 +224,7 @@ class OutboxPassTest {
                 AttributeValue id = item.get("eventId");
                 if (id != null && eventIds.contains(id.s()) && item.get("pk").s().endsWith("#EVENTS")) {
                     s.dynamo.deleteItem(d -> d.tableName(s.tables.ledger())
-                            .key(java.util.Map.of("pk", item.get("pk"), "sk", item.get("sk"))));
+                            .key(Map.of("pk", item.get("pk"), "sk", item.get("sk"))));
                     removed++;
                 }
             }

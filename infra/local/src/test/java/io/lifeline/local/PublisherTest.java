@@ -12,6 +12,7 @@ import io.lifeline.local.aws.StreamPump;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -115,7 +116,7 @@ class PublisherTest {
 
         // The same changes as the agent's history tells them (oldest first there).
         List<JsonNode> history = new ArrayList<>(stack.transitions(a, 10));
-        java.util.Collections.reverse(history);
+        Collections.reverse(history);
         assertEquals(4, history.size());
         Map<String, JsonNode> byId = bus.stream().collect(Collectors.toMap(d -> d.get("eventId").asText(),
                 Function.identity()));

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.lifeline.local.template.SamTemplate;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -159,7 +160,7 @@ class ReliabilityTemplateTest {
     }
 
     static Map<String, String> dimensions(JsonNode metric) {
-        Map<String, String> out = new java.util.HashMap<>();
+        Map<String, String> out = new HashMap<>();
         metric.path("Dimensions").forEach(d -> out.put(d.path("Name").asText(), d.path("Value").asText()));
         return out;
     }

@@ -13,7 +13,9 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -94,9 +96,9 @@ class RestartGraceTest {
         }
         // The stream pump's checkpoints, written by both runs, are the owner's only (DataDirModesTest has the rest).
         Path checkpoints = dataDir.resolve(LocalDynamo.STREAM_CHECKPOINTS_FILE);
-        assertTrue(java.nio.file.Files.exists(checkpoints), "the pump checkpointed");
-        assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
-                java.nio.file.Files.getPosixFilePermissions(checkpoints)));
+        assertTrue(Files.exists(checkpoints), "the pump checkpointed");
+        assertEquals("rw-------", PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(checkpoints)));
     }
 
     private LifelineLocal start() throws Exception {

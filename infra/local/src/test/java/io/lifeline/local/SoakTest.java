@@ -22,8 +22,8 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -302,7 +302,7 @@ class SoakTest {
                                     answered, refused, latencies, running);
                         });
             }, delayMillis, TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException stopping) {
+        } catch (RejectedExecutionException stopping) {
             // The run is over.
         }
     }
@@ -374,7 +374,7 @@ class SoakTest {
                                     answered, refused, latencies, running);
                         });
             }, delayMillis, TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException stopping) {
+        } catch (RejectedExecutionException stopping) {
             // The run is over.
         }
     }

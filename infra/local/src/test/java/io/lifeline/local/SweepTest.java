@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.agent.SweepPlan;
 import io.lifeline.auth.Scope;
+import io.lifeline.config.Config;
 import io.lifeline.local.aws.LocalEventBus;
 import io.lifeline.local.aws.StreamPump;
 import io.lifeline.store.SweepStore;
@@ -378,7 +379,7 @@ class SweepTest {
     }
 
     private static Sweeper sweeper(TestStack s) {
-        io.lifeline.config.Config config = io.lifeline.config.Config.fromEnvironment(
+        Config config = Config.fromEnvironment(
                 s.host.function("SweepFunction").environment());
         return new Sweeper(new SweepStore(s.dynamo, s.tables, 2), new TeamStore(s.dynamo, s.tables),
                 new SweepPlan.Policy(0.5, 4), new Sweeper.Timing(config.missSpacing(), config.reviveLongestRun()),

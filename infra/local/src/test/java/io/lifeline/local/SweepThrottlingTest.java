@@ -3,7 +3,13 @@ package io.lifeline.local;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.lifeline.support.Json;
+import io.lifeline.support.Log;
+import io.lifeline.support.Metrics;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Predicate;
@@ -79,8 +85,8 @@ class SweepThrottlingTest {
     @Test
     void throttledSweepWrites_areCountedInTheSweepLinesWriteErrorsMetric() throws Exception {
         StoreFaults faults = new StoreFaults();
-        List<String> lines = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
-        io.lifeline.support.Log.sink(lines::add);
+        List<String> lines = Collections.synchronizedList(new ArrayList<>());
+        Log.sink(lines::add);
         try (TestStack stack = TestStack.builder().interceptor(faults)
                 .parameter("SelfPreservationMinAlive", "100000").build()) {
             for (String a : List.of("we-0", "we-1", "we-2")) {
@@ -99,18 +105,18 @@ class SweepThrottlingTest {
             stack.sweep();
             assertEquals(List.of(), writeErrors(lines));
         } finally {
-            io.lifeline.support.Log.sink(null);
+            Log.sink(null);
         }
     }
 
     /** SweepWriteErrors of each sweep line that declares it as an EMF metric. */
     private static List<Long> writeErrors(List<String> lines) throws Exception {
-        List<Long> out = new java.util.ArrayList<>();
+        List<Long> out = new ArrayList<>();
         for (String line : List.copyOf(lines)) {
-            com.fasterxml.jackson.databind.JsonNode doc = io.lifeline.support.Json.parse(line);
+            JsonNode doc = Json.parse(line);
             if (doc.path("msg").asText().equals("sweep")
-                    && ObservabilityTest.declared(doc).contains(io.lifeline.support.Metrics.SWEEP_WRITE_ERRORS)) {
-                out.add(doc.path(io.lifeline.support.Metrics.SWEEP_WRITE_ERRORS).asLong());
+                    && ObservabilityTest.declared(doc).contains(Metrics.SWEEP_WRITE_ERRORS)) {
+                out.add(doc.path(Metrics.SWEEP_WRITE_ERRORS).asLong());
             }
         }
         return out;

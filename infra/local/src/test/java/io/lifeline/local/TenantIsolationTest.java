@@ -19,6 +19,7 @@ import io.lifeline.local.runtime.LocalContext;
 import io.lifeline.local.template.SamTemplate;
 import io.lifeline.store.KeyStore;
 import io.lifeline.support.Json;
+import io.lifeline.support.Log;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -31,6 +32,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -119,18 +121,18 @@ class TenantIsolationTest {
     }
 
     /** Runs {@code check} for every route, with the table compared before and after, and stdout captured. */
-    private static String everyRoute(java.util.function.Consumer<String> check) {
+    private static String everyRoute(Consumer<String> check) {
         StoreSnapshot before = StoreSnapshot.of(stack);
         StringBuffer captured = new StringBuffer();
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         PrintStream out = System.out;
         System.setOut(new PrintStream(printed, true, StandardCharsets.UTF_8));
-        io.lifeline.support.Log.sink(line -> captured.append(line).append('\n'));
+        Log.sink(line -> captured.append(line).append('\n'));
         try {
             assertTrue(FIXTURES.keySet().containsAll(stack.gateway.apiRouteKeys()), "a fixture for every route");
             stack.gateway.apiRouteKeys().forEach(check);
         } finally {
-            io.lifeline.support.Log.sink(null);
+            Log.sink(null);
             System.setOut(out);
         }
         before.assertUnchanged("refused requests");

@@ -1,6 +1,8 @@
 package io.lifeline.local;
 
+import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
+import com.amazonaws.services.lambda.runtime.events.ScheduledEvent;
 import com.amazonaws.services.lambda.runtime.tests.EventLoader;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.auth.Scope;
@@ -19,12 +21,15 @@ import io.lifeline.local.template.LocalTables;
 import io.lifeline.local.template.PolicyGuard;
 import io.lifeline.local.template.SamTemplate;
 import io.lifeline.store.KeyStore;
+import io.lifeline.store.Tables;
 import io.lifeline.support.Json;
 import io.lifeline.testing.MutableClock;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -32,10 +37,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
+import org.junit.jupiter.api.Assertions;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
+import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
 
 /**
  * The functions of template.yaml over a fresh table in the shared DynamoDB Local, behind the local gateway
@@ -61,7 +70,7 @@ public final class TestStack implements AutoCloseable {
     public final MutableClock clock;
     public final DynamoDbClient dynamo;
     /** This stack's live and ledger tables (fresh names in the shared DynamoDB Local). */
-    public final io.lifeline.store.Tables tables;
+    public final Tables tables;
     private final LocalTables localTables;
     public final LocalGateway gateway;
     public final StreamPump pump;
@@ -79,17 +88,17 @@ public final class TestStack implements AutoCloseable {
     private final DynamoDbClient admin;
     private final SamTemplate template;
     private final LocalRuntime runtime;
-    private final software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient streams;
+    private final DynamoDbStreamsClient streams;
 
     /** Interceptors of the functions' EventBridge client (PutEvents faults at the SDK level). */
     private final List<ExecutionInterceptor> busInterceptors;
 
     private TestStack(MutableClock clock, List<ExecutionInterceptor> interceptors, Map<String, String> parameters,
-                      java.net.URI dynamoEndpoint, List<ExecutionInterceptor> busInterceptors, Path templateFile,
+                      URI dynamoEndpoint, List<ExecutionInterceptor> busInterceptors, Path templateFile,
                       boolean skipLateSweeps)
             throws Exception {
         this.busInterceptors = List.copyOf(busInterceptors);
-        java.net.URI endpoint = dynamoEndpoint != null ? dynamoEndpoint : SharedDynamo.get().endpoint();
+        URI endpoint = dynamoEndpoint != null ? dynamoEndpoint : SharedDynamo.get().endpoint();
         this.clock = clock;
         this.admin = LocalClients.build(DynamoDbClient.builder(), endpoint);
         this.template = templateFile == null ? template() : SamTemplate.read(templateFile);
@@ -99,7 +108,7 @@ public final class TestStack implements AutoCloseable {
         this.dynamo = interceptors.isEmpty() ? admin : LocalClients.build(DynamoDbClient.builder()
                 .overrideConfiguration(c -> interceptors.forEach(c::addExecutionInterceptor)), endpoint);
         this.streams = LocalClients.build(
-                software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient.builder(), endpoint);
+                DynamoDbStreamsClient.builder(), endpoint);
         // No background tick: tests move the clock and call stepFunctions.runDue() themselves.
         this.runtime = LocalRuntime.builder().template(template).tables(dynamo, localTables)
                 .busName("bus-" + tables.live())
@@ -127,7 +136,7 @@ public final class TestStack implements AutoCloseable {
      * {@code @AfterAll}: a stack's close fails on a call its functions' policies do not allow.
      */
     static final class Opened {
-        private final List<TestStack> stacks = java.util.Collections.synchronizedList(new ArrayList<>());
+        private final List<TestStack> stacks = Collections.synchronizedList(new ArrayList<>());
 
         TestStack open(Builder builder) throws Exception {
             TestStack s = builder.build();
@@ -174,12 +183,12 @@ public final class TestStack implements AutoCloseable {
     }
 
     /** Every host this stack made: {@link #close} fails when a function made a call its policy does not allow. */
-    private final List<FunctionHost> hosts = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<FunctionHost> hosts = new CopyOnWriteArrayList<>();
 
     /** The functions' PutEvents client, with the stack's bus interceptors when it has any. */
-    private software.amazon.awssdk.services.eventbridge.EventBridgeClient busClient(LocalEventBus bus) {
+    private EventBridgeClient busClient(LocalEventBus bus) {
         return busInterceptors.isEmpty() ? bus.client()
-                : LocalClients.build(software.amazon.awssdk.services.eventbridge.EventBridgeClient.builder()
+                : LocalClients.build(EventBridgeClient.builder()
                         .overrideConfiguration(c -> busInterceptors.forEach(c::addExecutionInterceptor)),
                         bus.endpoint());
     }
@@ -189,7 +198,7 @@ public final class TestStack implements AutoCloseable {
         private final List<ExecutionInterceptor> interceptors = new ArrayList<>();
         private final List<ExecutionInterceptor> busInterceptors = new ArrayList<>();
         private final Map<String, String> parameters = new HashMap<>();
-        private java.net.URI dynamoEndpoint;
+        private URI dynamoEndpoint;
         private Path templateFile;
         private boolean skipLateSweeps = true;
 
@@ -222,7 +231,7 @@ public final class TestStack implements AutoCloseable {
         }
 
         /** Runs against another DynamoDB (LocalStack) instead of the shared DynamoDB Local. */
-        public Builder dynamoEndpoint(java.net.URI endpoint) {
+        public Builder dynamoEndpoint(URI endpoint) {
             dynamoEndpoint = endpoint;
             return this;
         }
@@ -325,9 +334,9 @@ public final class TestStack implements AutoCloseable {
     /** Runs one sweep now (the template's SweepFunction, invoked as its schedule would); the ids marked dead. */
     @SuppressWarnings("unchecked")
     public List<String> sweep() {
-        com.amazonaws.services.lambda.runtime.RequestHandler<com.amazonaws.services.lambda.runtime.events.ScheduledEvent,
+        RequestHandler<ScheduledEvent,
                 List<String>> sweep = host.handler("SweepFunction");
-        return sweep.handleRequest(new com.amazonaws.services.lambda.runtime.events.ScheduledEvent(),
+        return sweep.handleRequest(new ScheduledEvent(),
                 new LocalContext("SweepFunction", UUID.randomUUID().toString()));
     }
 
@@ -397,8 +406,8 @@ public final class TestStack implements AutoCloseable {
         ok(agent("fail", agentId, "{\"reason\":\"oom\"}"));
         pump.drain();
         List<Execution> flows = executionsFor(agentId);
-        org.junit.jupiter.api.Assertions.assertEquals(1, flows.size(), () -> "one revive flow for " + agentId + ": " + flows);
-        org.junit.jupiter.api.Assertions.assertEquals("restarting", status(agentId));
+        Assertions.assertEquals(1, flows.size(), () -> "one revive flow for " + agentId + ": " + flows);
+        Assertions.assertEquals("restarting", status(agentId));
         return flows.get(0);
     }
 

@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -121,7 +122,7 @@ class WrongKeyFloodTest {
                 t.join(15_000);
             }
 
-            Map<Integer, Integer> flood = new java.util.TreeMap<>();
+            Map<Integer, Integer> flood = new TreeMap<>();
             floodAnswers.forEach((status, n) -> flood.put(status, n.get()));
             System.out.println("wrong-key flood: answers " + flood + ", authorizer throttles "
                     + local.host().throttles("AuthorizerFunction") + ", fleet beats taken " + fleetBeats.get());
@@ -138,7 +139,7 @@ class WrongKeyFloodTest {
             synchronized (lines) { // the sweeps still log while we read
                 logged = new ArrayList<>(lines);
             }
-            Map<String, Long> sweepOutcomes = new java.util.TreeMap<>();
+            Map<String, Long> sweepOutcomes = new TreeMap<>();
             logged.stream().map(WrongKeyFloodTest::parse).filter(l -> l.path("msg").asText().equals("sweep"))
                     .forEach(l -> sweepOutcomes.merge(l.path("outcome").asText(), 1L, Long::sum));
             System.out.println("wrong-key flood: sweep outcomes " + sweepOutcomes);

@@ -8,7 +8,8 @@ import java.util.List;
  * An agent as the server shows it. Fields that a route does not send are null: {@code heartbeatIntervalSeconds}
  * (the interval that keeps the agent alive) only on join, {@code metadata}, {@code lastError}, {@code checkpointAt} only on a single-agent read,
  * {@code tasksHandedBack} only on leave. {@code waiting}: what the alive agent waits for (its next prompt, or a
- * person at a permission prompt) and since when, or null.
+ * person at a permission prompt) and since when, or null. {@code flapping}: since when the agent is flagged
+ * flapping, or null.
  */
 public record AgentView(String agentId, String teamName, String name, String role, String hostId, String status,
         Boolean alive, Instant heartbeatTs, Instant deadline, Integer consecutiveMisses, Long staleAfterSeconds,
@@ -16,10 +17,14 @@ public record AgentView(String agentId, String teamName, String name, String rol
         Instant pausedUntil, String pauseReason, Instant registeredAt, TransitionView lastTransition,
         Long heartbeatIntervalSeconds, JsonNode metadata, Instant metadataAt, Instant checkpointAt,
         JsonNode lastError, Integer errorsReported, Integer sessionRotations, List<String> tasksHandedBack,
-        AgentWaiting waiting) {
+        AgentWaiting waiting, AgentFlapping flapping) {
 
-    /** "ready", or "ready (input)" / "working (person)" while the agent waits: its status as people read it. */
+    /**
+     * "ready", or "ready (input)" / "working (person)" while the agent waits, and "dead (flapping)" while it is
+     * flagged flapping: its status as people read it.
+     */
     public String statusWithWait() {
-        return waiting == null || waiting.kind() == null ? status : status + " (" + waiting.kind() + ")";
+        String shown = waiting == null || waiting.kind() == null ? status : status + " (" + waiting.kind() + ")";
+        return flapping == null ? shown : shown + " (flapping)";
     }
 }

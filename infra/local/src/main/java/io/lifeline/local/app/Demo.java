@@ -1,5 +1,6 @@
 package io.lifeline.local.app;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.local.http.LocalGateway;
 import io.lifeline.support.Json;
@@ -186,7 +187,7 @@ final class Demo implements AutoCloseable {
                 Map.of("Authorization", List.of("Bearer " + key)), body);
         try {
             return Json.parse(r.body());
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             return Json.object();
         }
     }

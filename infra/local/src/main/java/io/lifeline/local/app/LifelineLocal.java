@@ -1,5 +1,6 @@
 package io.lifeline.local.app;
 
+import io.lifeline.auth.Scope;
 import io.lifeline.local.aws.LocalEventBus;
 import io.lifeline.local.aws.LocalQueues;
 import io.lifeline.local.aws.LocalStepFunctions;
@@ -14,16 +15,24 @@ import io.lifeline.local.template.LocalTables;
 import io.lifeline.local.template.SamTemplate;
 import io.lifeline.store.KeyStore;
 import io.lifeline.store.RevivalStore;
+import io.lifeline.store.Tables;
 import io.lifeline.support.Json;
+import io.lifeline.support.Log;
 import java.io.IOException;
+import java.net.BindException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -76,7 +85,7 @@ public final class LifelineLocal implements AutoCloseable {
     private final LocalDynamo dynamoServer;
     private final LocalRuntime runtime;
     private final DynamoDbClient dynamo;
-    private final io.lifeline.store.Tables tables;
+    private final Tables tables;
     private final FunctionHost host;
     private final LocalGateway gateway;
     private final StreamPump pump;
@@ -109,7 +118,7 @@ public final class LifelineLocal implements AutoCloseable {
             tables.ensure(dynamo, options.template());
             RosterMigration.run(dynamo, tables.tables());
             this.tables = tables.tables();
-            Map<String, String> parameters = new java.util.HashMap<>(options.parameters());
+            Map<String, String> parameters = new HashMap<>(options.parameters());
             // After a restart, the sweep gives every alive agent one full stale-after from now (SweepPlan.afterStart):
             // clients that kept beating while Local was down are not blamed for Local's own outage.
             parameters.put("SweepGraceFromMillis", Long.toString(options.clock().millis()));
@@ -121,7 +130,7 @@ public final class LifelineLocal implements AutoCloseable {
                             options.dataDir() == null ? null : options.dataDir().resolve(LocalDynamo.STREAM_CHECKPOINTS_FILE))
                     .secrets(readSecrets(options))
                     .build();
-            Map<String, String> deployed = new java.util.LinkedHashMap<>();
+            Map<String, String> deployed = new LinkedHashMap<>();
             for (Map.Entry<String, String> e : runtime.secrets.entrySet()) {
                 if (options.dataDir() != null) {
                     writeKeyFile(options.dataDir().resolve(SECRET_FILE_PREFIX + e.getKey()), e.getValue());
@@ -130,7 +139,7 @@ public final class LifelineLocal implements AutoCloseable {
                     deployed.put(e.getKey(), e.getValue());
                 }
             }
-            webhookSecrets = java.util.Collections.unmodifiableMap(deployed);
+            webhookSecrets = Collections.unmodifiableMap(deployed);
             host = runtime.host;
             bus = runtime.bus;
             stepFunctions = runtime.stepFunctions;
@@ -142,7 +151,7 @@ public final class LifelineLocal implements AutoCloseable {
             operatorKeyNew = existing == null;
             operatorKey = operatorKeyNew ? writeKeyFile(operatorFile, new KeyStore(dynamo, this.tables)
                     .createOperatorKey("Lifeline Local", options.clock().instant()).key()) : existing;
-            io.lifeline.support.Log.tap(metrics);
+            Log.tap(metrics);
             gateway.serveMetrics(metrics::json);
             frontDoor = refusedIfTaken(() -> new FrontDoor(gateway, options.port()));
             background = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -172,7 +181,7 @@ public final class LifelineLocal implements AutoCloseable {
     private static <T> T refusedIfTaken(Bind<T> bind) throws IOException {
         try {
             return bind.bind();
-        } catch (java.net.BindException e) {
+        } catch (BindException e) {
             throw new StartRefusedException(e.getMessage());
         }
     }
@@ -205,7 +214,7 @@ public final class LifelineLocal implements AutoCloseable {
 
     /** Local names of the template's resources that functions and state machines refer to. */
     public static Map<String, String> resourceNames(SamTemplate template, LocalTables tables, String bus) {
-        Map<String, String> names = new java.util.HashMap<>(tables.resourceNames());
+        Map<String, String> names = new HashMap<>(tables.resourceNames());
         names.put(template.eventBusLogicalId(), bus);
         template.logicalIds("AWS::Serverless::Function").forEach(id -> names.put(id, FunctionHost.functionArn(id)));
         template.logicalIds("AWS::Serverless::StateMachine").forEach(id -> names.put(id, LocalStepFunctions.arn(id)));
@@ -215,7 +224,7 @@ public final class LifelineLocal implements AutoCloseable {
 
     /** The template's parameters as Local runs them: the overrides, and Local's own defaults. */
     public static Map<String, String> localParameters(Map<String, String> overrides) {
-        Map<String, String> p = new java.util.HashMap<>(overrides);
+        Map<String, String> p = new HashMap<>(overrides);
         // Local runs the reserved profile, as a production account does: every function's cap is Local's too (so a
         // burst past one is answered as AWS answers it), and the heartbeat URL is served on its own function.
         p.putIfAbsent("ConcurrencyProfile", "reserved");
@@ -226,7 +235,7 @@ public final class LifelineLocal implements AutoCloseable {
     public static final String SECRET_FILE_PREFIX = "secret-";
 
     private static Map<String, String> readSecrets(Options options) throws IOException {
-        Map<String, String> out = new java.util.HashMap<>();
+        Map<String, String> out = new HashMap<>();
         if (options.dataDir() == null) {
             return out;
         }
@@ -265,7 +274,7 @@ public final class LifelineLocal implements AutoCloseable {
             if (!background.isShutdown()) {
                 try {
                     background.schedule(this::pumpQuietly, next, TimeUnit.MILLISECONDS);
-                } catch (java.util.concurrent.RejectedExecutionException closing) {
+                } catch (RejectedExecutionException closing) {
                     // Local is closing: no next pass.
                 }
             }
@@ -289,7 +298,7 @@ public final class LifelineLocal implements AutoCloseable {
                     return key;
                 }
             }
-            return save(keyFile, keys.createKey(LOCAL_TEAM, io.lifeline.auth.Scope.ADMIN, "Lifeline Local",
+            return save(keyFile, keys.createKey(LOCAL_TEAM, Scope.ADMIN, "Lifeline Local",
                     options.clock().instant()).key());
         }
         return save(keyFile, keys.createTeam(LOCAL_TEAM, options.clock().instant()).key());
@@ -317,8 +326,8 @@ public final class LifelineLocal implements AutoCloseable {
         Files.deleteIfExists(tmp);
         OwnerOnly.file(tmp);
         Files.writeString(tmp, key + "\n");
-        Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING,
+                StandardCopyOption.ATOMIC_MOVE);
         return key;
     }
 
@@ -374,12 +383,12 @@ public final class LifelineLocal implements AutoCloseable {
     }
 
     /** Fault injection (the soak test): every function stops for {@code duration}, as in a long GC pause. */
-    public void stopTheWorld(java.time.Duration duration) throws InterruptedException {
+    public void stopTheWorld(Duration duration) throws InterruptedException {
         host.stopTheWorld(duration);
     }
 
     /** The tables the functions use. */
-    public io.lifeline.store.Tables tables() {
+    public Tables tables() {
         return tables;
     }
 
@@ -406,7 +415,7 @@ public final class LifelineLocal implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
-        io.lifeline.support.Log.untap(metrics);
+        Log.untap(metrics);
         if (demo != null) {
             demo.close();
         }

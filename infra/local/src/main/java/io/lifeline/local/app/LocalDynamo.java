@@ -21,6 +21,8 @@ import java.nio.file.Path;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.ContextHandler;
@@ -44,7 +46,7 @@ public final class LocalDynamo implements AutoCloseable {
 
     /** The AWS SDK v1 inside DynamoDB Local warns about JAXB on every start: harmless noise here. Held so the
      *  level sticks (java.util.logging keeps loggers weakly). */
-    private static final java.util.logging.Logger SDK_V1_LOGGER = java.util.logging.Logger.getLogger("com.amazonaws");
+    private static final Logger SDK_V1_LOGGER = Logger.getLogger("com.amazonaws");
 
     /** In-process store, its clients and its background jobs' threads; null for a server. */
     private final LocalDBClient embedded;
@@ -77,7 +79,7 @@ public final class LocalDynamo implements AutoCloseable {
      * {@code <dataDir>/dynamodb/shared-local-instance.db}, the file earlier versions' server kept.
      */
     public static LocalDynamo open(Path dataDir) throws IOException {
-        SDK_V1_LOGGER.setLevel(java.util.logging.Level.SEVERE);
+        SDK_V1_LOGGER.setLevel(Level.SEVERE);
         DataDirLock lock = dataDir == null ? null : DataDirLock.acquire(dataDir);
         try {
             File db = null;
@@ -174,7 +176,7 @@ public final class LocalDynamo implements AutoCloseable {
      * connector around DynamoDB Local's request handler, the pieces its {@code ServerRunner} uses.
      */
     public static LocalDynamo start(Path dbDir) throws Exception {
-        SDK_V1_LOGGER.setLevel(java.util.logging.Level.SEVERE);
+        SDK_V1_LOGGER.setLevel(Level.SEVERE);
         String path = dbDir == null ? null : Files.createDirectories(dbDir).toAbsolutePath().toString();
         LocalDynamoDBServerHandler handler = new LocalDynamoDBServerHandler(
                 new LocalDynamoDBRequestHandler(0, dbDir == null, path, true, false), null);

@@ -1,9 +1,13 @@
 package io.lifeline.local.app;
 
+import io.lifeline.agent.LifelineException;
+import io.lifeline.agent.Limits;
 import io.lifeline.local.aws.LocalEventBus;
 import io.lifeline.local.template.LocalTables;
 import io.lifeline.local.template.SamTemplate;
 import io.lifeline.store.KeyStore;
+import io.lifeline.store.Tables;
+import io.lifeline.support.Log;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.LinkedHashMap;
@@ -12,11 +16,11 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * {@code java -jar lifeline-local.jar [--port N] [--data-dir DIR | --in-memory]}, and the bootstrap commands
@@ -82,7 +86,7 @@ public final class LocalMain implements Callable<Integer> {
 
     /** What a bootstrap command does with the tables: its exit code. */
     interface TableWork {
-        int run(DynamoDbClient dynamo, io.lifeline.store.Tables tables) throws Exception;
+        int run(DynamoDbClient dynamo, Tables tables) throws Exception;
     }
 
     /** The deployed stack's two tables (its LiveTableName and LedgerTableName outputs), for bootstrap commands. */
@@ -95,7 +99,7 @@ public final class LocalMain implements Callable<Integer> {
         String ledger;
 
         /** Null when neither is given (Local's own store). */
-        io.lifeline.store.Tables tables() throws StartRefusedException {
+        Tables tables() throws StartRefusedException {
             if (live == null && ledger == null) {
                 return null;
             }
@@ -103,7 +107,7 @@ public final class LocalMain implements Callable<Integer> {
                 throw new StartRefusedException("give both --aws-live-table and --aws-ledger-table (the stack's "
                         + "LiveTableName and LedgerTableName outputs)");
             }
-            return new io.lifeline.store.Tables(live, ledger);
+            return new Tables(live, ledger);
         }
     }
 
@@ -112,7 +116,7 @@ public final class LocalMain implements Callable<Integer> {
      * null, on Local's own store (an old single-table data dir migrated first), which refuses a data dir a running
      * Local holds (one process per data dir).
      */
-    int onTables(io.lifeline.store.Tables aws, TableWork work) throws Exception {
+    int onTables(Tables aws, TableWork work) throws Exception {
         if (aws != null) {
             try (DynamoDbClient dynamo = DynamoDbClient.builder().httpClient(UrlConnectionHttpClient.create()).build()) {
                 return work.run(dynamo, aws);
@@ -140,7 +144,7 @@ public final class LocalMain implements Callable<Integer> {
     public Integer call() throws Exception {
         if (!verbose) {
             // Every invocation logs a JSON line (as in Lambda); on a console, the routine ones drown the rest.
-            io.lifeline.support.Log.sink(line -> {
+            Log.sink(line -> {
                 if (!routine(line)) {
                     System.out.println(line);
                 }
@@ -230,17 +234,17 @@ public final class LocalMain implements Callable<Integer> {
 
         @Override
         public Integer call() throws Exception {
-            io.lifeline.agent.Limits.requireId("team", team);
+            Limits.requireId("team", team);
             return parent.onTables(aws.tables(), this::create);
         }
 
-        private int create(DynamoDbClient dynamo, io.lifeline.store.Tables tables) {
+        private int create(DynamoDbClient dynamo, Tables tables) {
             try {
                 KeyStore.NewKey key = new KeyStore(dynamo, tables).createTeam(team, Clock.systemUTC().instant());
                 System.out.println("Team " + team + " created. Admin key (shown once, store it now):");
                 System.out.println(key.key());
                 return 0;
-            } catch (io.lifeline.agent.LifelineException e) {
+            } catch (LifelineException e) {
                 System.err.println(e.getMessage());
                 return 1;
             }
@@ -263,7 +267,7 @@ public final class LocalMain implements Callable<Integer> {
 
         @Override
         public Integer call() throws Exception {
-            io.lifeline.store.Tables awsTables = aws.tables();
+            Tables awsTables = aws.tables();
             if (awsTables == null && parent.inMemory) {
                 System.err.println("An in-memory Local makes its own operator key each start; nothing to do.");
                 return 2;

@@ -14,8 +14,11 @@ import io.lifeline.local.template.SamTemplate;
 import io.lifeline.sweep.SweepHandler;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Clock;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
@@ -75,11 +78,11 @@ public final class LocalRuntime implements AutoCloseable {
         this.skipLateSweeps = b.skipLateSweeps;
         this.parameters = LifelineLocal.localParameters(b.parameters);
         this.names = LifelineLocal.resourceNames(template, b.tables, b.busName);
-        Map<String, String> secrets = new java.util.LinkedHashMap<>();
+        Map<String, String> secrets = new LinkedHashMap<>();
         for (String id : template.generatedSecrets()) {
             secrets.put(id, b.secrets.containsKey(id) ? b.secrets.get(id) : newSecret());
         }
-        this.secrets = java.util.Collections.unmodifiableMap(secrets);
+        this.secrets = Collections.unmodifiableMap(secrets);
         this.queues = new LocalQueues(template, clock);
         try {
             this.bus = new LocalEventBus(template.rules(parameters, secrets), clock);
@@ -119,7 +122,7 @@ public final class LocalRuntime implements AutoCloseable {
         return new Builder();
     }
 
-    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     /** A secret as the template's GenerateSecretString makes one: 48 letters and digits. */
     static String newSecret() {

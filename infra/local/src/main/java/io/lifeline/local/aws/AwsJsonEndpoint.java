@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 
 /**
  * How Local's AWS stand-ins (the bus, Step Functions) answer the SDK: the AWS JSON protocol, the operation named
@@ -36,11 +37,11 @@ final class AwsJsonEndpoint {
 
     /** Answers the target {@code name} with {@code operation}'s answer to the request body, any other with 400. */
     static HttpHandler serving(String name, String contentType, String speaksOnly, Operation operation) {
-        return serving(java.util.Map.of(name, operation), contentType, speaksOnly);
+        return serving(Map.of(name, operation), contentType, speaksOnly);
     }
 
     /** Answers each target of {@code operations} with its operation's answer, any other with 400. */
-    static HttpHandler serving(java.util.Map<String, Operation> operations, String contentType, String speaksOnly) {
+    static HttpHandler serving(Map<String, Operation> operations, String contentType, String speaksOnly) {
         return exchange -> {
             try (exchange) {
                 String target = exchange.getRequestHeaders().getFirst("X-Amz-Target");

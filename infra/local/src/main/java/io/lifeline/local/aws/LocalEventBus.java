@@ -1,5 +1,6 @@
 package io.lifeline.local.aws;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -18,11 +19,17 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
 import java.util.function.Predicate;
 import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
 import software.amazon.event.ruler.Machine;
@@ -87,20 +94,20 @@ public final class LocalEventBus implements AutoCloseable {
     private final HttpServer server;
     private final ExecutorService workers;
     private final Machine machine;
-    private final Map<String, SamTemplate.Rule> rules = new java.util.HashMap<>();
+    private final Map<String, SamTemplate.Rule> rules = new HashMap<>();
     private final Clock clock;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
     private final List<Delivered> delivered = Collections.synchronizedList(new ArrayList<>());
     private final List<Archived> archive = Collections.synchronizedList(new ArrayList<>());
     private final List<DeadLetter> deadLetters = Collections.synchronizedList(new ArrayList<>());
-    private final java.util.concurrent.atomic.AtomicInteger dropped = new java.util.concurrent.atomic.AtomicInteger();
-    private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
-    private final java.util.concurrent.ScheduledExecutorService retries;
+    private final AtomicInteger dropped = new AtomicInteger();
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final ScheduledExecutorService retries;
     /** The wait before retry n is {@code base x 2^n}, at most {@code cap} (EventBridge's backoff, without jitter). */
     private volatile Duration retryBase = Duration.ofMillis(100);
     private volatile Duration retryCap = Duration.ofSeconds(5);
     private volatile Predicate<JsonNode> refuse = entry -> false;
-    private volatile java.util.function.BiConsumer<String, JsonNode> stateMachines = (machine, input) -> {
+    private volatile BiConsumer<String, JsonNode> stateMachines = (machine, input) -> {
         throw new NoStateMachinesException();
     };
 
@@ -139,7 +146,7 @@ public final class LocalEventBus implements AutoCloseable {
     }
 
     /** Where state machine targets start their executions: (state machine logical id, input). */
-    public void startStateMachinesWith(java.util.function.BiConsumer<String, JsonNode> starter) {
+    public void startStateMachinesWith(BiConsumer<String, JsonNode> starter) {
         this.stateMachines = starter;
     }
 
@@ -296,7 +303,7 @@ public final class LocalEventBus implements AutoCloseable {
         event.set("resources", Json.MAPPER.createArrayNode());
         try {
             event.set("detail", Json.parse(entry.path("Detail").asText("{}")));
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             event.set("detail", Json.object());
         }
         return event;
@@ -333,9 +340,9 @@ public final class LocalEventBus implements AutoCloseable {
         if (o.retryable() && n < policy.maximumRetryAttempts() && !tooOld) {
             long wait = Math.min(retryCap.toNanos(), retryBase.toNanos() << Math.min(n, 30));
             try {
-                retries.schedule(() -> attempt(d, n + 1), Math.max(wait, 0), java.util.concurrent.TimeUnit.NANOSECONDS);
+                retries.schedule(() -> attempt(d, n + 1), Math.max(wait, 0), TimeUnit.NANOSECONDS);
                 return;
-            } catch (java.util.concurrent.RejectedExecutionException closed) {
+            } catch (RejectedExecutionException closed) {
                 // the bus is closing: the delivery ends here, as below
             }
         }
@@ -447,7 +454,7 @@ public final class LocalEventBus implements AutoCloseable {
         }
         try {
             return Json.parse(text);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException ex) {
+        } catch (JsonProcessingException ex) {
             throw new IllegalStateException("InputTemplate of " + t.id() + " did not give JSON: " + text, ex);
         }
     }

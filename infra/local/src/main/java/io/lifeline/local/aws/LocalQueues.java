@@ -30,12 +30,14 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import software.amazon.awssdk.services.sqs.SqsClient;
 
 /**
@@ -78,7 +80,7 @@ public final class LocalQueues implements AutoCloseable {
     private volatile FunctionHost host;
     private volatile ScheduledExecutorService ticker;
     private volatile LongSupplier frontDoorWaitNanos = () -> 0;
-    private final Map<String, Integer> delivered = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, Integer> delivered = new ConcurrentHashMap<>();
 
     public LocalQueues(SamTemplate template, Clock clock) throws IOException {
         this.clock = clock;
@@ -182,7 +184,7 @@ public final class LocalQueues implements AutoCloseable {
         deliver(due, due.get(0).dueNanos());
     }
 
-    private synchronized List<Message> takeDue(java.util.function.Predicate<Message> isDue) {
+    private synchronized List<Message> takeDue(Predicate<Message> isDue) {
         List<Message> due = pending.stream().filter(isDue).sorted(Comparator.comparingLong(Message::dueNanos)
                 .thenComparing(Message::dueAt)).toList();
         pending.removeAll(due);

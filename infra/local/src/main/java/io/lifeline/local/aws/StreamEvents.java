@@ -2,6 +2,7 @@ package io.lifeline.local.aws;
 
 import com.amazonaws.services.lambda.runtime.events.DynamodbEvent;
 import com.amazonaws.services.lambda.runtime.events.models.dynamodb.StreamRecord;
+import com.amazonaws.services.lambda.runtime.events.models.dynamodb.StreamViewType;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.LinkedHashMap;
@@ -28,7 +29,7 @@ final class StreamEvents {
                     .withKeys(map(d.keys())).withNewImage(map(d.newImage())).withOldImage(map(d.oldImage()))
                     .withSequenceNumber(d.sequenceNumber()).withSizeBytes(d.sizeBytes())
                     .withStreamViewType(d.streamViewType() == null ? null
-                            : com.amazonaws.services.lambda.runtime.events.models.dynamodb.StreamViewType.valueOf(
+                            : StreamViewType.valueOf(
                                     d.streamViewTypeAsString()))
                     .withApproximateCreationDateTime(d.approximateCreationDateTime() == null ? null
                             : Date.from(d.approximateCreationDateTime()));
@@ -40,19 +41,19 @@ final class StreamEvents {
         return event;
     }
 
-    private static Map<String, com.amazonaws.services.lambda.runtime.events.models.dynamodb.AttributeValue> map(
+    private static Map<String, com.amazonaws.services.lambda.runtime.events.models.dynamodb.AttributeValue> map( // clash: AttributeValue is imported from software.amazon.awssdk.services.dynamodb.model
             Map<String, AttributeValue> in) {
         if (in == null || in.isEmpty()) {
             return null;
         }
-        Map<String, com.amazonaws.services.lambda.runtime.events.models.dynamodb.AttributeValue> out =
+        Map<String, com.amazonaws.services.lambda.runtime.events.models.dynamodb.AttributeValue> out = // clash: AttributeValue is imported from software.amazon.awssdk.services.dynamodb.model
                 new LinkedHashMap<>();
         in.forEach((k, v) -> out.put(k, value(v)));
         return out;
     }
 
-    private static com.amazonaws.services.lambda.runtime.events.models.dynamodb.AttributeValue value(AttributeValue v) {
-        var out = new com.amazonaws.services.lambda.runtime.events.models.dynamodb.AttributeValue();
+    private static com.amazonaws.services.lambda.runtime.events.models.dynamodb.AttributeValue value(AttributeValue v) { // clash: AttributeValue is imported from software.amazon.awssdk.services.dynamodb.model
+        var out = new com.amazonaws.services.lambda.runtime.events.models.dynamodb.AttributeValue(); // clash: AttributeValue is imported from software.amazon.awssdk.services.dynamodb.model
         if (v.s() != null) {
             return out.withS(v.s());
         }

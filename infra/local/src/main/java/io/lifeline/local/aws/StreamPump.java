@@ -14,9 +14,12 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -115,7 +118,7 @@ public final class StreamPump {
      */
     public synchronized Pass pass() {
         List<Shard> known = shards();
-        java.util.Set<String> listed = new java.util.HashSet<>();
+        Set<String> listed = new HashSet<>();
         known.forEach(sh -> listed.add(sh.shardId()));
         List<Shard> open = new ArrayList<>();
         for (Shard shard : known) {
@@ -188,7 +191,7 @@ public final class StreamPump {
 
     /** Calls the pump made to the streams API, by operation ({@code GetRecords.empty}: reads that found nothing). */
     public Map<String, Long> streamCalls() {
-        Map<String, Long> out = new java.util.TreeMap<>();
+        Map<String, Long> out = new TreeMap<>();
         calls.forEach((k, v) -> out.put(k, v.get()));
         return out;
     }

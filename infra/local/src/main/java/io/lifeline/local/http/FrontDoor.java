@@ -1,5 +1,8 @@
 package io.lifeline.local.http;
 
+import io.lifeline.support.Json;
+import io.lifeline.support.Log;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -474,7 +477,7 @@ public final class FrontDoor implements AutoCloseable {
         }
 
         private byte[] chunked(long deadline) throws IOException, Refusal, TooSlow {
-            java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+            ByteArrayOutputStream body = new ByteArrayOutputStream();
             while (true) {
                 String sizeLine = line(deadline, 1024, false);
                 if (sizeLine == null) {
@@ -507,7 +510,7 @@ public final class FrontDoor implements AutoCloseable {
 
         /** A CRLF- (or LF-) ended line of at most {@code max} bytes, without its end; null at end of stream. */
         private String line(long deadline, int max, boolean requestLine) throws IOException, Refusal, TooSlow {
-            java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
+            ByteArrayOutputStream line = new ByteArrayOutputStream();
             while (true) {
                 int b = next(deadline);
                 if (b < 0) {
@@ -655,7 +658,7 @@ public final class FrontDoor implements AutoCloseable {
                 return 0;
             }
             if (r.throttled++ == 0) {
-                io.lifeline.support.Log.emit(io.lifeline.support.Log.line("WARN", "front_door")
+                Log.emit(Log.line("WARN", "front_door")
                         .put("outcome", "refusals_throttled").put("client", address.getHostAddress())
                         .put("refused", r.refused).put("windowSeconds", limits.refusalWindow().toSeconds()));
             }
@@ -690,7 +693,7 @@ public final class FrontDoor implements AutoCloseable {
     static LocalGateway.Response error(int status, String code, String message, Map<String, String> extra) {
         Map<String, String> headers = new LinkedHashMap<>(extra);
         headers.put("content-type", "application/json");
-        String body = io.lifeline.support.Json.object().put("success", false).put("error", message).put("code", code)
+        String body = Json.object().put("success", false).put("error", message).put("code", code)
                 .toString();
         return new LocalGateway.Response(status, headers, body);
     }

@@ -10,6 +10,7 @@ import io.lifeline.local.runtime.FunctionHost;
 import io.lifeline.local.runtime.LocalContext;
 import io.lifeline.local.runtime.LocalMetrics;
 import io.lifeline.local.template.SamTemplate;
+import java.io.IOException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -17,13 +18,18 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /**
  * What API Gateway's HTTP API does for a request, for the routes and authorizer of template.yaml: match the
@@ -53,18 +59,18 @@ public final class LocalGateway {
     private final int authorizerCacheSeconds;
     private final List<Target> targets = new ArrayList<>();
     private final Map<String, String> functionByRouteKey = new HashMap<>();
-    private final java.util.Set<String> publicRouteKeys = new java.util.HashSet<>();
+    private final Set<String> publicRouteKeys = new HashSet<>();
     private final Map<String, CachedAuth> authCache = new ConcurrentHashMap<>();
 
     /** Function URLs of template.yaml: the functions that have one (Local serves each under {@link #urlPath}). */
-    private final java.util.Set<String> functionUrls;
+    private final Set<String> functionUrls;
 
     public LocalGateway(SamTemplate template, FunctionHost host, Clock clock) {
-        this(template, host, clock, java.util.Set.of());
+        this(template, host, clock, Set.of());
     }
 
-    public LocalGateway(SamTemplate template, FunctionHost host, Clock clock, java.util.Set<String> functionUrls) {
-        this.functionUrls = java.util.Set.copyOf(functionUrls);
+    public LocalGateway(SamTemplate template, FunctionHost host, Clock clock, Set<String> functionUrls) {
+        this.functionUrls = Set.copyOf(functionUrls);
         this.host = host;
         this.clock = clock;
         this.authorizerId = template.authorizerFunction();
@@ -84,7 +90,7 @@ public final class LocalGateway {
     }
 
     private static long literals(String[] segments) {
-        return java.util.Arrays.stream(segments).filter(s -> !s.startsWith("{")).count();
+        return Arrays.stream(segments).filter(s -> !s.startsWith("{")).count();
     }
 
     /** Where Lifeline Local serves the API description, with no key (not a route of template.yaml). */
@@ -98,15 +104,15 @@ public final class LocalGateway {
             }
             return new Response(200, Map.of("content-type", "application/yaml; charset=utf-8"),
                     new String(in.readAllBytes(), StandardCharsets.UTF_8));
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return gatewayError(500, "Internal Server Error");
         }
     }
 
-    private volatile java.util.function.Supplier<String> metricsView;
+    private volatile Supplier<String> metricsView;
 
     /** Serves {@code view} at {@link LocalMetrics#PATH}: the metrics Local extracted from the functions' lines. */
-    public void serveMetrics(java.util.function.Supplier<String> view) {
+    public void serveMetrics(Supplier<String> view) {
         this.metricsView = view;
     }
 
@@ -141,7 +147,7 @@ public final class LocalGateway {
     }
 
     /** The functions that have a Function URL here. */
-    public java.util.Set<String> functionUrls() {
+    public Set<String> functionUrls() {
         return functionUrls;
     }
 
@@ -151,7 +157,7 @@ public final class LocalGateway {
         if ("GET".equals(method) && OPENAPI_PATH.equals(rawPath)) {
             return openApi();
         }
-        java.util.function.Supplier<String> metrics = metricsView;
+        Supplier<String> metrics = metricsView;
         if ("GET".equals(method) && LocalMetrics.PATH.equals(rawPath) && metrics != null) {
             return new Response(200, Map.of("content-type", "application/json"), metrics.get());
         }
@@ -248,7 +254,7 @@ public final class LocalGateway {
         Instant now = clock.instant();
         boolean text = textContent(joined.get("content-type"));
         String sent = body == null || body.isEmpty() ? null : text ? body
-                : java.util.Base64.getEncoder().encodeToString(body.getBytes(StandardCharsets.UTF_8));
+                : Base64.getEncoder().encodeToString(body.getBytes(StandardCharsets.UTF_8));
         APIGatewayV2HTTPEvent.RequestContext context = APIGatewayV2HTTPEvent.RequestContext.builder()
                 .withRouteKey("$default").withAccountId("anonymous").withStage("$default")
                 .withApiId("local").withDomainName("local.lambda-url.local.on.aws").withDomainPrefix("local")
@@ -289,7 +295,7 @@ public final class LocalGateway {
             Map<String, String> headers = r.getHeaders() == null ? Map.of() : r.getHeaders();
             String body = r.getBody();
             if (r.getIsBase64Encoded() && body != null) {
-                body = new String(java.util.Base64.getDecoder().decode(body), StandardCharsets.UTF_8);
+                body = new String(Base64.getDecoder().decode(body), StandardCharsets.UTF_8);
             }
             return new Response(r.getStatusCode(), headers, body == null ? "" : body);
         } catch (FunctionHost.ThrottledException e) {
@@ -344,7 +350,7 @@ public final class LocalGateway {
             Map<String, String> headers = r.getHeaders() == null ? Map.of() : r.getHeaders();
             String body = r.getBody();
             if (r.getIsBase64Encoded() && body != null) {
-                body = new String(java.util.Base64.getDecoder().decode(body), StandardCharsets.UTF_8);
+                body = new String(Base64.getDecoder().decode(body), StandardCharsets.UTF_8);
             }
             return new Response(r.getStatusCode(), headers, body == null ? "" : body);
         } catch (FunctionHost.ThrottledException e) {

@@ -1,16 +1,33 @@
 package io.lifeline.local.runtime;
 
+import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
 import io.lifeline.config.Config;
+import io.lifeline.config.Priming;
 import io.lifeline.config.Wiring;
 import io.lifeline.local.template.PolicyGuard;
 import io.lifeline.local.template.SamTemplate;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
@@ -28,8 +45,8 @@ public final class FunctionHost {
     private final Pause pause = new Pause();
     private final PolicyGuard guard;
     /** Each function's reserved concurrency as permits (none: unlimited), and the invocations it throttled. */
-    private final Map<String, java.util.concurrent.Semaphore> concurrency = new HashMap<>();
-    private final Map<String, java.util.concurrent.atomic.AtomicInteger> throttled = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, Semaphore> concurrency = new HashMap<>();
+    private final Map<String, AtomicInteger> throttled = new ConcurrentHashMap<>();
 
     /** {@code resourceNames}: the local name of each template resource a function's environment refers to. */
     public FunctionHost(SamTemplate template, Map<String, String> parameters, Map<String, String> resourceNames,
@@ -45,7 +62,7 @@ public final class FunctionHost {
     public FunctionHost(SamTemplate template, Map<String, String> parameters, Map<String, String> resourceNames,
                         DynamoDbClient dynamo, Supplier<EventBridgeClient> eventBridge,
                         Supplier<SfnClient> stepFunctions, Supplier<SqsClient> sqs, Clock clock,
-                        Map<String, java.util.function.Function<Wiring, RequestHandler<?, ?>>> builders) {
+                        Map<String, Function<Wiring, RequestHandler<?, ?>>> builders) {
         Clock pausable = new PausableClock(clock, pause);
         this.guard = new PolicyGuard(resourceNames);
         for (SamTemplate.Function f : template.functions(parameters, resourceNames)) {
@@ -58,7 +75,7 @@ public final class FunctionHost {
             var builder = builders.get(f.handlerClass());
             handlers.put(f.logicalId(), builder != null ? builder.apply(wiring) : instantiate(f, wiring));
             template.reservedConcurrency(f.logicalId(), parameters).ifPresent(n ->
-                    concurrency.put(f.logicalId(), new java.util.concurrent.Semaphore(n)));
+                    concurrency.put(f.logicalId(), new Semaphore(n)));
         }
     }
 
@@ -74,12 +91,12 @@ public final class FunctionHost {
      * throttles ({@link ThrottledException}, counted in {@link #throttles}) instead of running it.
      */
     public <T> T invoke(String logicalId, Supplier<T> invocation) {
-        java.util.concurrent.Semaphore permits = concurrency.get(logicalId);
+        Semaphore permits = concurrency.get(logicalId);
         if (permits == null) {
             return invocation.get();
         }
         if (!permits.tryAcquire()) {
-            throttled.computeIfAbsent(logicalId, k -> new java.util.concurrent.atomic.AtomicInteger()).incrementAndGet();
+            throttled.computeIfAbsent(logicalId, k -> new AtomicInteger()).incrementAndGet();
             throw new ThrottledException(logicalId);
         }
         try {
@@ -91,7 +108,7 @@ public final class FunctionHost {
 
     /** Invocations of {@code logicalId} throttled so far (Lambda's Throttles metric). */
     public int throttles(String logicalId) {
-        java.util.concurrent.atomic.AtomicInteger n = throttled.get(logicalId);
+        AtomicInteger n = throttled.get(logicalId);
         return n == null ? 0 : n.get();
     }
 
@@ -109,7 +126,7 @@ public final class FunctionHost {
         if (wiring == null) {
             throw new IllegalArgumentException("No function " + logicalId + " in the template");
         }
-        return new io.lifeline.config.Priming(wiring).prime();
+        return new Priming(wiring).prime();
     }
 
     /** The local ARN Local gives a function, as a state machine's Task resource names it. */
@@ -144,31 +161,31 @@ public final class FunctionHost {
      * {@code (InputStream, OutputStream, Context)}: the way Lambda's runtime calls it (the queues' event sources
      * do, so a function that reads more than one kind of event reads them as it does in AWS). Answers the output.
      */
-    public String invokeJson(String logicalId, String event, com.amazonaws.services.lambda.runtime.Context context) {
+    public String invokeJson(String logicalId, String event, Context context) {
         SamTemplate.Function f = functions.get(logicalId);
         if (f == null) {
             throw new IllegalArgumentException("No function " + logicalId + " in the template");
         }
         Object handler = handlers.get(logicalId);
-        java.lang.reflect.Method method;
+        Method method;
         try {
-            method = handler.getClass().getMethod(String.valueOf(f.handlerMethod()), java.io.InputStream.class,
-                    java.io.OutputStream.class, com.amazonaws.services.lambda.runtime.Context.class);
+            method = handler.getClass().getMethod(String.valueOf(f.handlerMethod()), InputStream.class,
+                    OutputStream.class, Context.class);
         } catch (NoSuchMethodException e) {
             throw new IllegalStateException(logicalId + ": Local invokes it with JSON through its Handler method, "
                     + "which must take (InputStream, OutputStream, Context); " + f.handlerClass() + "::"
                     + f.handlerMethod() + " does not", e);
         }
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
         try {
-            method.invoke(handler, new java.io.ByteArrayInputStream(
-                    event.getBytes(java.nio.charset.StandardCharsets.UTF_8)), out, context);
-        } catch (java.lang.reflect.InvocationTargetException e) {
+            method.invoke(handler, new ByteArrayInputStream(
+                    event.getBytes(StandardCharsets.UTF_8)), out, context);
+        } catch (InvocationTargetException e) {
             throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
         } catch (IllegalAccessException e) {
             throw new IllegalStateException(e);
         }
-        return out.toString(java.nio.charset.StandardCharsets.UTF_8);
+        return out.toString(StandardCharsets.UTF_8);
     }
 
     /** Where an invocation arrives (the gateway, the schedule): waits out a stopped world, see {@link #stopTheWorld}. */
@@ -182,14 +199,14 @@ public final class FunctionHost {
      * those in flight stop at their next read of the clock (a sweep between its scan and its decisions, a
      * heartbeat before it stamps its time). Returns when the pause is over.
      */
-    public void stopTheWorld(java.time.Duration duration) throws InterruptedException {
+    public void stopTheWorld(Duration duration) throws InterruptedException {
         pause.hold(duration);
     }
 
     /** A gate every invocation and every clock read passes; closed while the world is stopped. */
     private static final class Pause {
-        private final java.util.concurrent.locks.ReentrantReadWriteLock lock =
-                new java.util.concurrent.locks.ReentrantReadWriteLock();
+        private final ReentrantReadWriteLock lock =
+                new ReentrantReadWriteLock();
 
         void await() {
             if (lock.isWriteLocked() && !lock.isWriteLockedByCurrentThread()) {
@@ -198,7 +215,7 @@ public final class FunctionHost {
             }
         }
 
-        void hold(java.time.Duration d) throws InterruptedException {
+        void hold(Duration d) throws InterruptedException {
             lock.writeLock().lock();
             try {
                 Thread.sleep(d.toMillis());
@@ -219,17 +236,17 @@ public final class FunctionHost {
         }
 
         @Override
-        public java.time.ZoneId getZone() {
+        public ZoneId getZone() {
             return clock.getZone();
         }
 
         @Override
-        public Clock withZone(java.time.ZoneId zone) {
+        public Clock withZone(ZoneId zone) {
             return new PausableClock(clock.withZone(zone), pause);
         }
 
         @Override
-        public java.time.Instant instant() {
+        public Instant instant() {
             pause.await();
             return clock.instant();
         }

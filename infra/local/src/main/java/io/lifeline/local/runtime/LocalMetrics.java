@@ -3,6 +3,7 @@ package io.lifeline.local.runtime;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lifeline.support.Json;
+import java.io.IOException;
 import java.time.Instant;
 import java.util.Map;
 import java.util.TreeMap;
@@ -33,7 +34,7 @@ public final class LocalMetrics implements Consumer<String> {
         JsonNode l;
         try {
             l = Json.MAPPER.readTree(line);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return; // not JSON: CloudWatch would not extract it either
         }
         JsonNode aws = l.path("_aws");

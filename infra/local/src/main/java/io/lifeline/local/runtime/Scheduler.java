@@ -3,10 +3,13 @@ package io.lifeline.local.runtime;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.amazonaws.services.lambda.runtime.events.ScheduledEvent;
 import io.lifeline.local.template.SamTemplate;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -38,17 +41,17 @@ public final class Scheduler implements AutoCloseable {
         return t;
     });
 
-    private final java.time.Clock clock;
+    private final Clock clock;
     private final LongSupplier nanoTime;
     private final LongSupplier frontDoorWaitNanos;
 
     /** {@code clock}: the functions' clock, for each event's time (when the schedule was due). */
-    Scheduler(FunctionHost host, List<SamTemplate.Schedule> schedules, java.time.Clock clock) {
+    Scheduler(FunctionHost host, List<SamTemplate.Schedule> schedules, Clock clock) {
         this(host, schedules, clock, System::nanoTime);
     }
 
     /** {@code nanoTime}: the monotonic clock the due times are kept on (the executor waits on the real one). */
-    Scheduler(FunctionHost host, List<SamTemplate.Schedule> schedules, java.time.Clock clock, LongSupplier nanoTime) {
+    Scheduler(FunctionHost host, List<SamTemplate.Schedule> schedules, Clock clock, LongSupplier nanoTime) {
         this(host, schedules, clock, nanoTime, () -> 0);
     }
 
@@ -57,7 +60,7 @@ public final class Scheduler implements AutoCloseable {
      * answer (the front door's oldestWaitNanos). A firing counts as late by at least that much: heartbeats queued
      * at a saturated front door are a stall like a frozen process, and the sweep judges nobody while they wait.
      */
-    public Scheduler(FunctionHost host, List<SamTemplate.Schedule> schedules, java.time.Clock clock, LongSupplier nanoTime,
+    public Scheduler(FunctionHost host, List<SamTemplate.Schedule> schedules, Clock clock, LongSupplier nanoTime,
               LongSupplier frontDoorWaitNanos) {
         this.clock = clock;
         this.nanoTime = nanoTime;
@@ -71,7 +74,7 @@ public final class Scheduler implements AutoCloseable {
     }
 
     /** The period Local fires a schedule at: the sweep's minute scaled to its interval, else the rate. */
-    static Duration period(java.util.Map<String, String> environment, String expression) {
+    static Duration period(Map<String, String> environment, String expression) {
         String interval = environment.get("SWEEP_INTERVAL_MS");
         if (interval == null) {
             return rate(expression);
@@ -144,7 +147,7 @@ public final class Scheduler implements AutoCloseable {
         void arm() {
             try {
                 executor.schedule(this, Math.max(0, next.runAt() - nanoTime.getAsLong()), TimeUnit.NANOSECONDS);
-            } catch (java.util.concurrent.RejectedExecutionException closed) {
+            } catch (RejectedExecutionException closed) {
                 // Local is shutting down.
             }
         }

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -24,7 +26,7 @@ public final class FunctionPolicy {
     private final String function;
     private final List<Statement> statements;
     /** Answers already worked out, by action and resource: a function asks the same few questions all day. */
-    private final java.util.Map<String, Boolean> answers = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, Boolean> answers = new ConcurrentHashMap<>();
 
     public FunctionPolicy(String function, List<Statement> statements) {
         this.function = function;

@@ -1,8 +1,8 @@
 package io.lifeline.local.template;
 
+import io.lifeline.config.Wiring;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -10,6 +10,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
@@ -53,7 +54,7 @@ public final class PolicyGuard {
     }
 
     private final Map<String, String> logicalIdOf = new HashMap<>();
-    private final Set<Call> calls = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<Call> calls = ConcurrentHashMap.newKeySet();
 
     /** {@code resourceNames}: each template resource's local name or ARN (as Local's functions' environment sees it). */
     public PolicyGuard(Map<String, String> resourceNames) {
@@ -74,17 +75,17 @@ public final class PolicyGuard {
     }
 
     public Supplier<EventBridgeClient> eventBridge(FunctionPolicy policy, Supplier<EventBridgeClient> client) {
-        return io.lifeline.config.Wiring.memoize(() -> guard(EventBridgeClient.class, client.get(), policy,
+        return Wiring.memoize(() -> guard(EventBridgeClient.class, client.get(), policy,
                 this::eventBridgeActions, PolicyGuard::eventBridgeDenied));
     }
 
     public Supplier<SfnClient> stepFunctions(FunctionPolicy policy, Supplier<SfnClient> client) {
-        return io.lifeline.config.Wiring.memoize(() -> guard(SfnClient.class, client.get(), policy,
+        return Wiring.memoize(() -> guard(SfnClient.class, client.get(), policy,
                 this::stepFunctionsActions, PolicyGuard::stepFunctionsDenied));
     }
 
     public Supplier<SqsClient> sqs(FunctionPolicy policy, Supplier<SqsClient> client) {
-        return io.lifeline.config.Wiring.memoize(() -> guard(SqsClient.class, client.get(), policy,
+        return Wiring.memoize(() -> guard(SqsClient.class, client.get(), policy,
                 this::sqsActions, PolicyGuard::sqsDenied));
     }
 

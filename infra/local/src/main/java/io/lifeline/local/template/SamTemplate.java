@@ -5,13 +5,27 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lifeline.store.TableDeclarations;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.AbstractConstruct;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+import org.yaml.snakeyaml.nodes.MappingNode;
+import org.yaml.snakeyaml.nodes.Node;
+import org.yaml.snakeyaml.nodes.ScalarNode;
+import org.yaml.snakeyaml.nodes.SequenceNode;
+import org.yaml.snakeyaml.nodes.Tag;
 import software.amazon.awssdk.services.dynamodb.model.CreateTableRequest;
 
 /**
@@ -69,8 +83,8 @@ public final class SamTemplate {
      * A target's RetryPolicy: EventBridge gives up after {@code maximumRetryAttempts} retries or once the event is
      * {@code maximumEventAge} old, whichever comes first. Without one: 185 retries, 24 hours.
      */
-    public record RetryPolicy(int maximumRetryAttempts, java.time.Duration maximumEventAge) {
-        public static final RetryPolicy DEFAULT = new RetryPolicy(185, java.time.Duration.ofHours(24));
+    public record RetryPolicy(int maximumRetryAttempts, Duration maximumEventAge) {
+        public static final RetryPolicy DEFAULT = new RetryPolicy(185, Duration.ofHours(24));
     }
 
     /** A state machine: its logical id, its ASL definition and the substitutions the template gives it. */
@@ -110,30 +124,30 @@ public final class SamTemplate {
      * conditions can be resolved rather than guessed.
      */
     private static JsonNode parse(InputStream in) {
-        org.yaml.snakeyaml.LoaderOptions options = new org.yaml.snakeyaml.LoaderOptions();
-        org.yaml.snakeyaml.Yaml yaml = new org.yaml.snakeyaml.Yaml(new CloudFormationConstructor(options));
+        LoaderOptions options = new LoaderOptions();
+        Yaml yaml = new Yaml(new CloudFormationConstructor(options));
         Object tree = yaml.load(in);
         return new ObjectMapper().valueToTree(tree);
     }
 
     /** Turns {@code !Ref}, {@code !GetAtt}, {@code !Sub}, {@code !Not}... into CloudFormation's long form. */
-    private static final class CloudFormationConstructor extends org.yaml.snakeyaml.constructor.SafeConstructor {
-        CloudFormationConstructor(org.yaml.snakeyaml.LoaderOptions options) {
+    private static final class CloudFormationConstructor extends SafeConstructor {
+        CloudFormationConstructor(LoaderOptions options) {
             super(options);
             for (String fn : List.of("Ref", "GetAtt", "Sub", "Join", "Not", "Equals", "And", "Or", "If", "Select",
                     "Split", "FindInMap", "ImportValue", "Base64", "GetAZs", "Condition")) {
                 String key = fn.equals("Ref") || fn.equals("Condition") ? fn : "Fn::" + fn;
-                org.yaml.snakeyaml.nodes.Tag tag = new org.yaml.snakeyaml.nodes.Tag("!" + fn);
-                this.yamlConstructors.put(tag, new org.yaml.snakeyaml.constructor.AbstractConstruct() {
+                Tag tag = new Tag("!" + fn);
+                this.yamlConstructors.put(tag, new AbstractConstruct() {
                     @Override
-                    public Object construct(org.yaml.snakeyaml.nodes.Node node) {
+                    public Object construct(Node node) {
                         Object value;
-                        if (node instanceof org.yaml.snakeyaml.nodes.ScalarNode scalar) {
+                        if (node instanceof ScalarNode scalar) {
                             value = scalar.getValue();
-                        } else if (node instanceof org.yaml.snakeyaml.nodes.SequenceNode seq) {
+                        } else if (node instanceof SequenceNode seq) {
                             value = constructSequence(seq);
                         } else {
-                            value = constructMapping((org.yaml.snakeyaml.nodes.MappingNode) node);
+                            value = constructMapping((MappingNode) node);
                         }
                         return Map.of(key, value);
                     }
@@ -262,7 +276,7 @@ public final class SamTemplate {
                 String resource = referencedResource(t.path("Arn"));
                 String type = resources().path(resource).path("Type").asText();
                 JsonNode transformer = t.path("InputTransformer");
-                Map<String, String> paths = new java.util.LinkedHashMap<>();
+                Map<String, String> paths = new LinkedHashMap<>();
                 transformer.path("InputPathsMap").fields().forEachRemaining(e -> paths.put(e.getKey(),
                         e.getValue().asText()));
                 String template = transformer.isMissingNode() ? null : resolve(transformer.path("InputTemplate"),
@@ -299,15 +313,15 @@ public final class SamTemplate {
         int attempts = policy.has("MaximumRetryAttempts")
                 ? Integer.parseInt(resolve(policy.get("MaximumRetryAttempts"), parameters, Map.of()))
                 : RetryPolicy.DEFAULT.maximumRetryAttempts();
-        java.time.Duration age = policy.has("MaximumEventAgeInSeconds")
-                ? java.time.Duration.ofSeconds(Long.parseLong(resolve(policy.get("MaximumEventAgeInSeconds"),
+        Duration age = policy.has("MaximumEventAgeInSeconds")
+                ? Duration.ofSeconds(Long.parseLong(resolve(policy.get("MaximumEventAgeInSeconds"),
                         parameters, Map.of())))
                 : RetryPolicy.DEFAULT.maximumEventAge();
         return new RetryPolicy(attempts, age);
     }
 
-    private static final java.util.regex.Pattern SECRET_REFERENCE =
-            java.util.regex.Pattern.compile("\\{\\{resolve:secretsmanager:\\$\\{([A-Za-z0-9]+)}:SecretString}}");
+    private static final Pattern SECRET_REFERENCE =
+            Pattern.compile("\\{\\{resolve:secretsmanager:\\$\\{([A-Za-z0-9]+)}:SecretString}}");
 
     /**
      * An API_KEY connection's header and body parameters as Local sends them: a literal or a parameter as it
@@ -330,7 +344,7 @@ public final class SamTemplate {
 
     private String secretOrValue(JsonNode value, Map<String, String> parameters, Map<String, String> secrets) {
         if (value.has("Fn::Sub") && value.get("Fn::Sub").isTextual()) {
-            java.util.regex.Matcher m = SECRET_REFERENCE.matcher(value.get("Fn::Sub").asText());
+            Matcher m = SECRET_REFERENCE.matcher(value.get("Fn::Sub").asText());
             if (m.matches()) {
                 return secrets.get(m.group(1));
             }
@@ -395,10 +409,10 @@ public final class SamTemplate {
                     if (in == null) {
                         throw new IOException(uri + " is not on the classpath");
                     }
-                    definition = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+                    definition = new String(in.readAllBytes(), StandardCharsets.UTF_8);
                 }
             }
-            Map<String, String> substitutions = new java.util.LinkedHashMap<>();
+            Map<String, String> substitutions = new LinkedHashMap<>();
             p.path("DefinitionSubstitutions").fields().forEachRemaining(e -> substitutions.put(e.getKey(),
                     resolve(e.getValue(), parameters, resourceNames)));
             for (Map.Entry<String, String> e : substitutions.entrySet()) {
@@ -413,16 +427,16 @@ public final class SamTemplate {
      * A function's ReservedConcurrentExecutions for these parameters ({@code !If} evaluated; {@code AWS::NoValue}
      * or none: empty). Lambda runs at most that many invocations of it at once and throttles the rest.
      */
-    public java.util.OptionalInt reservedConcurrency(String logicalId, Map<String, String> parameters) {
+    public OptionalInt reservedConcurrency(String logicalId, Map<String, String> parameters) {
         JsonNode v = resources().path(logicalId).path("Properties").path("ReservedConcurrentExecutions");
         if (v.has("Fn::If")) {
             JsonNode branches = v.get("Fn::If");
             v = condition(branches.get(0).asText(), parameters) ? branches.get(1) : branches.get(2);
         }
         if (v.isMissingNode() || (v.has("Ref") && "AWS::NoValue".equals(v.get("Ref").asText()))) {
-            return java.util.OptionalInt.empty();
+            return OptionalInt.empty();
         }
-        return java.util.OptionalInt.of(Integer.parseInt(resolve(v, parameters, Map.of())));
+        return OptionalInt.of(Integer.parseInt(resolve(v, parameters, Map.of())));
     }
 
     /** Logical ids of every resource of {@code type}. */
@@ -453,7 +467,7 @@ public final class SamTemplate {
      * {@code parameters}), by logical id, with the URL's AuthType.
      */
     public Map<String, String> functionUrls(Map<String, String> parameters) {
-        Map<String, String> urls = new java.util.LinkedHashMap<>();
+        Map<String, String> urls = new LinkedHashMap<>();
         for (String id : resourcesOfType("AWS::Lambda::Url")) {
             if (deployed(id, parameters)) {
                 JsonNode p = resources().path(id).path("Properties");
@@ -545,11 +559,11 @@ public final class SamTemplate {
             return resolveName(value.get("Ref").asText(), parameters, resourceNames);
         }
         if (value.has("Fn::Sub") && value.get("Fn::Sub").isTextual()) {
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\$\\{([^}]+)}")
+            Matcher m = Pattern.compile("\\$\\{([^}]+)}")
                     .matcher(value.get("Fn::Sub").asText());
             StringBuilder out = new StringBuilder();
             while (m.find()) {
-                m.appendReplacement(out, java.util.regex.Matcher.quoteReplacement(
+                m.appendReplacement(out, Matcher.quoteReplacement(
                         resolveName(m.group(1), parameters, resourceNames)));
             }
             return m.appendTail(out).toString();

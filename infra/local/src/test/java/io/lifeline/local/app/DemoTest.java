@@ -4,12 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.lifeline.agent.AgentStatus;
 import io.lifeline.local.TestStack;
 import io.lifeline.support.Json;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -29,7 +33,7 @@ class DemoTest {
     @Test
     void demo_withScaledTiming_showsEveryStatus() throws Exception {
         Set<String> all = new TreeSet<>();
-        EnumSet.allOf(io.lifeline.agent.AgentStatus.class).forEach(s -> all.add(s.wire()));
+        EnumSet.allOf(AgentStatus.class).forEach(s -> all.add(s.wire()));
         try (LifelineLocal local = LifelineLocal.start(new LifelineLocal.Options(0, null, TestStack.template(),
                 Map.of("StaleAfterSeconds", "2", "SweepIntervalMillis", "500"), Clock.systemUTC(), 0.05, true))) {
             Set<String> seen = new TreeSet<>();
@@ -67,7 +71,7 @@ class DemoTest {
             assertTrue(paused.has("pausedUntil"));
             assertTrue(get(local, "/v1/teams/local/agents/" + Demo.CONTEXT).get("sessionRotations").asInt() >= 1);
             for (String w : Demo.WORKERS) {
-                List<String> triggers = new java.util.ArrayList<>();
+                List<String> triggers = new ArrayList<>();
                 get(local, "/v1/teams/local/agents/" + w + "/transitions").get("transitions")
                         .forEach(t -> triggers.add(t.get("trigger").asText()));
                 assertTrue(triggers.contains("claim_task") && triggers.contains("task_complete"), w + ": " + triggers);
@@ -89,13 +93,13 @@ class DemoTest {
      * transition (or to now for the status it still holds); offline from registration for an agent never joined.
      */
     private static Map<String, Double> longestHolds(LifelineLocal local) throws Exception {
-        Map<String, Double> held = new java.util.HashMap<>();
+        Map<String, Double> held = new HashMap<>();
         Instant now = Instant.now();
         for (JsonNode a : get(local, "/v1/teams/local/agents").get("agents")) {
-            List<JsonNode> ts = new java.util.ArrayList<>();
+            List<JsonNode> ts = new ArrayList<>();
             get(local, "/v1/teams/local/agents/" + a.get("agentId").asText() + "/transitions").get("transitions")
                     .forEach(ts::add);
-            ts.sort(java.util.Comparator.comparingLong(t -> t.get("seq").asLong()));
+            ts.sort(Comparator.comparingLong(t -> t.get("seq").asLong()));
             if (ts.isEmpty()) {
                 hold(held, a.get("status").asText(), Instant.parse(a.get("registeredAt").asText()), now);
             }

@@ -16,6 +16,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -55,7 +56,7 @@ class RosterMigrationTest {
             SamTemplate template = TestStack.template();
             LocalTables tables = LocalTables.named(template, LifelineLocal.TABLE_PREFIX);
             CreateTableRequest live = template.createTableRequest(tables.liveLogicalId(), tables.tables().live());
-            List<AttributeDefinition> attributes = new java.util.ArrayList<>(live.attributeDefinitions());
+            List<AttributeDefinition> attributes = new ArrayList<>(live.attributeDefinitions());
             attributes.add(AttributeDefinition.builder().attributeName("tpk").attributeType(ScalarAttributeType.S)
                     .build());
             attributes.add(AttributeDefinition.builder().attributeName("tsk").attributeType(ScalarAttributeType.S)

@@ -20,6 +20,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -103,7 +104,7 @@ class SingleTableMigrationTest {
             assertFalse(SingleTableMigration.run(dynamo, tables, TestStack.template(), LifelineLocal.OLD_SINGLE_TABLE,
                     null));
             tables.ensure(dynamo, TestStack.template());
-            assertTrue(dynamo.listTables().tableNames().containsAll(java.util.List.of(tables.tables().live(),
+            assertTrue(dynamo.listTables().tableNames().containsAll(List.of(tables.tables().live(),
                     tables.tables().ledger())));
         }
     }

@@ -20,6 +20,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -49,7 +50,7 @@ class FrontDoorHoldTest {
             throws Exception {
         AtomicBoolean running = new AtomicBoolean(true);
         List<Thread> threads = new ArrayList<>();
-        List<Socket> open = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Socket> open = Collections.synchronizedList(new ArrayList<>());
         AtomicInteger failedBeats = new AtomicInteger();
         AtomicInteger acceptedBeats = new AtomicInteger();
         AtomicInteger heldClosedByDoor = new AtomicInteger();

@@ -3,6 +3,7 @@ package io.lifeline.local.runtime;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -72,10 +73,10 @@ class SchedulerTest {
 
     @Test
     void period_ofTheSweepsSchedule_isItsIntervalTimesTheSweepsOfOneSchedule_elseTheRate() {
-        assertEquals(Duration.ofSeconds(60), Scheduler.period(java.util.Map.of("SWEEP_INTERVAL_MS", "15000",
+        assertEquals(Duration.ofSeconds(60), Scheduler.period(Map.of("SWEEP_INTERVAL_MS", "15000",
                 "SWEEPS_PER_INVOCATION", "4"), "rate(1 minute)"), "the template's defaults fill the minute");
-        assertEquals(Duration.ofMillis(800), Scheduler.period(java.util.Map.of("SWEEP_INTERVAL_MS", "200",
+        assertEquals(Duration.ofMillis(800), Scheduler.period(Map.of("SWEEP_INTERVAL_MS", "200",
                 "SWEEPS_PER_INVOCATION", "4"), "rate(1 minute)"), "scaled with the interval");
-        assertEquals(Duration.ofMinutes(5), Scheduler.period(java.util.Map.of(), "rate(5 minutes)"));
+        assertEquals(Duration.ofMinutes(5), Scheduler.period(Map.of(), "rate(5 minutes)"));
     }
 }

@@ -6,23 +6,31 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.lifeline.api.DashboardHandler;
 import io.lifeline.api.HttpApiHandler;
 import io.lifeline.local.TestStack;
 import io.lifeline.local.app.LifelineLocal;
+import io.lifeline.support.Metrics;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.Reader;
+import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -32,6 +40,7 @@ import org.yaml.snakeyaml.nodes.MappingNode;
 import org.yaml.snakeyaml.nodes.Node;
 import org.yaml.snakeyaml.nodes.NodeTuple;
 import org.yaml.snakeyaml.nodes.ScalarNode;
+import org.yaml.snakeyaml.nodes.SequenceNode;
 import software.amazon.awssdk.services.dynamodb.model.StreamViewType;
 import software.amazon.awssdk.services.dynamodb.model.TableDescription;
 
@@ -94,12 +103,12 @@ class SamTemplateTest {
             RequestHandler<?, ?> handler = stack.host.handler(f.getKey());
             if ("DashboardFunction".equals(f.getKey())) {
                 // The static page: public routes, not an HttpApiHandler (which requires a key on every route).
-                assertInstanceOf(io.lifeline.api.DashboardHandler.class, handler);
+                assertInstanceOf(DashboardHandler.class, handler);
                 assertEquals(Set.of("GET /", "GET /dashboard/{file}"), templateKeys);
                 assertEquals(templateKeys, new HashSet<>(stack.gateway.publicRouteKeys()));
                 continue;
             }
-            if (template.functionUrls(java.util.Map.of("ConcurrencyProfile", "reserved")).containsKey(f.getKey())) {
+            if (template.functionUrls(Map.of("ConcurrencyProfile", "reserved")).containsKey(f.getKey())) {
                 // The heartbeat URL's own function: no API route, the heartbeat routes through its Function URL.
                 assertTrue(templateKeys.isEmpty(), f.getKey() + ": " + templateKeys);
                 HttpApiHandler url = assertInstanceOf(HttpApiHandler.class, handler, f.getKey());
@@ -158,11 +167,11 @@ class SamTemplateTest {
                 // A function that reads more than one kind of event (the sweep: its schedule and its queue) reads the
                 // JSON itself: the method the Handler names is its only one of that name, so the Lambda runtime
                 // cannot pick another overload, and takes the runtime's (InputStream, OutputStream, Context).
-                List<java.lang.reflect.Method> named = java.util.Arrays.stream(type.getMethods())
+                List<Method> named = Arrays.stream(type.getMethods())
                         .filter(m -> m.getName().equals(method)).toList();
                 assertEquals(1, named.size(), f.getKey() + ": " + handler);
-                assertEquals(List.of(java.io.InputStream.class, java.io.OutputStream.class,
-                        com.amazonaws.services.lambda.runtime.Context.class),
+                assertEquals(List.of(InputStream.class, OutputStream.class,
+                        Context.class),
                         List.of(named.get(0).getParameterTypes()), f.getKey() + ": " + handler);
             }
             assertNotNull(type.getConstructor(), type + " has the no-arg constructor the Lambda runtime uses");
@@ -342,14 +351,14 @@ class SamTemplateTest {
         assertEquals(Set.of("SweepNotRunningAlarm", "FaultsAlarm", "DeliveryDeadLettersAlarm", "HeartbeatThrottlesAlarm",
                 "HeartbeatErrorsAlarm", "HeartbeatInternalErrorsAlarm", "AuthorizerErrorsAlarm"), essential);
         JsonNode faults = root.path("Resources").path("FaultsAlarm").path("Properties");
-        assertEquals(io.lifeline.support.Metrics.FAULTS, faults.path("MetricName").asText());
+        assertEquals(Metrics.FAULTS, faults.path("MetricName").asText());
         assertTrue(faults.path("Dimensions").isMissingNode(), "Faults has no dimension: one metric for every function");
         assertEquals("notBreaching", faults.path("TreatMissingData").asText(), "published only when not 0");
         for (Map.Entry<String, Node> a : alarms.entrySet()) {
             for (String actions : List.of("AlarmActions", "OKActions")) {
                 Node list = get(a.getValue(), "Properties", actions);
                 assertNotNull(list, a.getKey() + " has " + actions);
-                List<Node> targets = ((org.yaml.snakeyaml.nodes.SequenceNode) list).getValue();
+                List<Node> targets = ((SequenceNode) list).getValue();
                 assertEquals(1, targets.size(), a.getKey());
                 assertEquals("!Ref", targets.get(0).getTag().getValue(), a.getKey());
                 assertEquals("AlertsTopic", scalar(targets.get(0)), a.getKey() + " notifies the alerts topic");
@@ -370,13 +379,13 @@ class SamTemplateTest {
         assertEquals("SweepFunction", sweep.path("Dimensions").get(0).path("Value").asText());
         assertEquals("breaching", sweep.path("TreatMissingData").asText(), "no sweep at all is the failure");
         JsonNode dead = root.path("Resources").path("DeadAgentRateAlarm").path("Properties");
-        assertEquals(io.lifeline.support.Metrics.AGENTS_MARKED_DEAD, dead.path("MetricName").asText());
-        assertEquals(io.lifeline.support.Metrics.EVENTS_FAILED,
+        assertEquals(Metrics.AGENTS_MARKED_DEAD, dead.path("MetricName").asText());
+        assertEquals(Metrics.EVENTS_FAILED,
                 root.path("Resources").path("PublishFailuresAlarm").path("Properties").path("MetricName").asText());
         // Lambda's own metrics name the deployed publisher (its FunctionName), not a literal.
         for (String id : List.of("PublisherErrorsAlarm", "PublisherLagAlarm")) {
             Node value = get(alarms.get(id), "Properties", "Dimensions");
-            Node first = ((org.yaml.snakeyaml.nodes.SequenceNode) value).getValue().get(0);
+            Node first = ((SequenceNode) value).getValue().get(0);
             assertEquals("FunctionName", scalar(get(first, "Name")), id);
             assertEquals("!Ref", get(first, "Value").getTag().getValue(), id);
             assertEquals("PublisherFunction", scalar(get(first, "Value")), id);
@@ -391,7 +400,7 @@ class SamTemplateTest {
         assertTrue(cloudWatchMayPublish);
         // Lifeline Local still reads the template with the alarms in it (they are cloud-only).
         assertEquals(new HashSet<>(functionResources().keySet()), template.functions(Map.of(), names("t")).stream()
-                .map(SamTemplate.Function::logicalId).collect(java.util.stream.Collectors.toSet()));
+                .map(SamTemplate.Function::logicalId).collect(Collectors.toSet()));
     }
 
     // ---- SnakeYAML nodes, tags kept ----------------------------------------------------------------

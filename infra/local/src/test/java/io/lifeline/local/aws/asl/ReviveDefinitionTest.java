@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
@@ -63,7 +64,7 @@ class ReviveDefinitionTest {
 
     static Object[] times(int n, Object outcome) {
         Object[] out = new Object[n];
-        java.util.Arrays.fill(out, outcome);
+        Arrays.fill(out, outcome);
         return out;
     }
 

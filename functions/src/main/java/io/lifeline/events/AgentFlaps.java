@@ -1,0 +1,107 @@
+package io.lifeline.events;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lifeline.agent.AgentStatus;
+import io.lifeline.agent.Transition;
+import io.lifeline.config.Config;
+import io.lifeline.store.FlapStore;
+import io.lifeline.store.StreamChanges;
+import io.lifeline.support.Json;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * Flapping (docs/alerts-noise.md): what the outbox decides about one status change so that an agent in a crash loop
+ * is named once instead of alerting at every death. A flip is a change between alive and down (dead, restarting,
+ * dead_failed_revive; offline is a deliberate leave and no flip). Flips are counted on the ledger
+ * ({@link FlapStore}) in windows of {@link Config.Flapping#window()} opened by the first flip; the flip that takes
+ * a window past {@link Config.Flapping#threshold()} flags the agent and raises one {@code AgentFlapping}. While the
+ * flag stands, every change of the agent into or out of a down status carries {@code flapping} (since when), which
+ * the per-agent alert rules skip; every change is still recorded and published. The digest flow's check
+ * ({@link DigestHandler}) resolves the flag once the agent has not flipped for {@link Config.Flapping#stable()}. A change
+ * that follows from a silent host is its host's incident and is not counted.
+ */
+public final class AgentFlaps {
+    private final FlapStore store;
+    private final Config.Flapping settings;
+
+    AgentFlaps(FlapStore store, Config.Flapping settings) {
+        this.store = store;
+        this.settings = settings;
+    }
+
+    /** What a change means: {@code flapping} (the flag's time, or null: alerted as ever) and events it raises. */
+    record Decision(Instant flapping, List<LifelineEvent> raised) {
+        static final Decision NONE = new Decision(null, List.of());
+        /** A change between alive statuses (working, ready): says nothing about the flag, which it leaves as is. */
+        static final Decision UNTOUCHED = new Decision(null, List.of());
+    }
+
+    static boolean down(AgentStatus s) {
+        return !s.isAlive() && s != AgentStatus.OFFLINE;
+    }
+
+    Decision decide(StreamChanges.StatusChanged c) {
+        Transition t = c.transition();
+        if (t.from() == null || c.cause() != null) {
+            return Decision.NONE;
+        }
+        boolean flip = (t.from().isAlive() && down(t.to())) || (down(t.from()) && t.to().isAlive());
+        if (!flip) {
+            if (!down(t.to())) {
+                return t.to().isAlive() && t.from().isAlive() ? Decision.UNTOUCHED : Decision.NONE;
+            }
+            // A change while down (a failed revive) of a flagged agent is held with its flag: one read, no write.
+            FlapStore.Flaps f = store.read(c.team(), c.agentId());
+            return f == null || f.flaggedAt() == null ? Decision.NONE : new Decision(f.flaggedAt(), List.of());
+        }
+        FlapStore.Flaps f = store.count(c.team(), c.agentId(), t.seq(), t.to().wire(), t.at(), settings.window())
+                .flaps();
+        if (f.flaggedAt() != null) {
+            // Flagged already; the change that flagged it, handled again, raises the same event (the same id).
+            return new Decision(f.flaggedAt(), f.flaggedAt().equals(t.at())
+                    ? List.of(flapping(c, f.flaggedAt(), f.count(), settings)) : List.of());
+        }
+        if (f.count() <= settings.threshold()) {
+            return Decision.NONE;
+        }
+        if (store.flag(c.team(), c.agentId(), t.at())) {
+            return new Decision(t.at(), List.of(flapping(c, t.at(), f.count(), settings)));
+        }
+        FlapStore.Flaps now = store.read(c.team(), c.agentId());
+        return now == null || now.flaggedAt() == null ? Decision.NONE : new Decision(now.flaggedAt(), List.of());
+    }
+
+    /** The agent flagged flapping at {@code since}, at change {@code c}, its {@code changes}-th in the window. */
+    public static LifelineEvent flapping(StreamChanges.StatusChanged c, Instant since, int changes,
+                                  Config.Flapping settings) {
+        String id = c.team() + "/" + c.agentId() + "/flapping/" + since.toEpochMilli();
+        ObjectNode d = Json.object().put("eventId", id).put("team", c.team()).put("agentId", c.agentId());
+        Json.putIfPresent(d, "name", c.name());
+        Json.putIfPresent(d, "hostId", c.hostId());
+        d.put("since", since.toString()).put("changes", changes).put("threshold", settings.threshold())
+                .put("windowSeconds", settings.window().toSeconds())
+                .put("stableSeconds", settings.stable().toSeconds())
+                .put("checkAt", since.plus(settings.stable()).toString())
+                .put("status", c.transition().to().wire()).put("seq", c.transition().seq())
+                .put("at", c.transition().at().toString());
+        if (c.hostRestartsLastHour() != null) {
+            // Its host daemon's own restarts (each also two of the changes counted: its crash report and its join).
+            d.put("hostRestartsLastHour", c.hostRestartsLastHour());
+        }
+        return new LifelineEvent(c.team(), EventCatalogue.AGENT_FLAPPING, id, c.transition().at(), d);
+    }
+
+    /** The flag raised at {@code since} ends: the agent has not flipped since {@code last}; it is {@code status}. */
+    public static LifelineEvent resolved(String team, String agentId, Instant since, Instant last, String status,
+                                  Config.Flapping settings, Instant at) {
+        String id = team + "/" + agentId + "/flapping/" + since.toEpochMilli() + "/resolved";
+        AgentStatus s = status == null ? null : AgentStatus.fromWire(status).orElse(null);
+        ObjectNode d = Json.object().put("eventId", id).put("team", team).put("agentId", agentId)
+                .put("since", since.toString()).put("stableSince", last.toString())
+                .put("stableSeconds", settings.stable().toSeconds());
+        Json.putIfPresent(d, "status", status);
+        d.put("alive", s != null && s.isAlive()).put("at", at.toString());
+        return new LifelineEvent(team, EventCatalogue.AGENT_FLAPPING_RESOLVED, id, at, d);
+    }
+}
