@@ -174,6 +174,9 @@ public final class AlertBursts {
         d.put("unnamed", Math.max(0, w.deaths() - w.names().size()));
         d.put("summary", summary(w));
         d.put("pagerDutyKey", w.lead());
+        // Every agent of the burst back (or handled) before its digest: AlertBurstResolved went out already and
+        // resolved the burst's incident; PagerDuty's digest rule skips such a digest so it does not reopen it.
+        d.put("allBack", w.back() >= w.deaths());
         d.put("dashboard", (dashboardUrl == null ? "" : dashboardUrl) + "#status=dead");
         d.put("at", at.toString());
         return new LifelineEvent(StreamChanges.FLEET_TEAM, EventCatalogue.ALERT_DIGEST, id, at, d,

@@ -121,8 +121,13 @@ class AlertRulesTest {
             Duration.ofSeconds(60), 20);
 
     /** A window of two teams' six deaths, the first of which (a-1, reviving) paged on its own. */
+    /** A digested window of 6 deaths, all back. */
     static AlertWindowStore.Window window() {
-        return new AlertWindowStore.Window(AT, 6, 6, "lifeline/acme/a-1/reviving", true,
+        return window(6);
+    }
+
+    static AlertWindowStore.Window window(int back) {
+        return new AlertWindowStore.Window(AT, 6, back, "lifeline/acme/a-1/reviving", true,
                 new LinkedHashMap<>(Map.of("acme", 4, "beta", 2)), new LinkedHashMap<>(Map.of("host-1", 4, "-", 2)),
                 Map.of("heartbeat_expired", 6), List.of("acme/a-1", "acme/a-2", "beta/b-1"));
     }
@@ -131,7 +136,13 @@ class AlertRulesTest {
         return AlertBursts.started("acme", AT, BURSTS, AT.plusSeconds(3));
     }
 
+    /** The digest of a window with 4 of its 6 agents still down at its end. */
     static LifelineEvent digest() {
+        return AlertBursts.digest(window(2), BURSTS, "https://dash.example/", AT.plusSeconds(65));
+    }
+
+    /** The digest of a window whose agents were all back before its end (its AlertBurstResolved went out first). */
+    static LifelineEvent digestAllBack() {
         return AlertBursts.digest(window(), BURSTS, "https://dash.example/", AT.plusSeconds(65));
     }
 
@@ -298,9 +309,11 @@ class AlertRulesTest {
                 inBurst(died))));
         m.put("DigestAlertRule", new Examples(List.of(digest()), List.of(burstStarted(), burstResolved(), died)));
         m.put("BurstResolvedAlertRule", new Examples(List.of(burstResolved()), List.of(burstStarted(), digest(), back)));
-        m.put("SlackDigestRule", new Examples(List.of(digest()), List.of(burstStarted(), burstResolved(), died)));
+        m.put("SlackDigestRule", new Examples(List.of(digest(), digestAllBack()),
+                List.of(burstStarted(), burstResolved(), died)));
         m.put("SlackBurstResolvedRule", new Examples(List.of(burstResolved()), List.of(burstStarted(), digest(), back)));
-        m.put("PagerDutyDigestRule", new Examples(List.of(digest()), List.of(burstStarted(), burstResolved(), died)));
+        m.put("PagerDutyDigestRule", new Examples(List.of(digest()),
+                List.of(burstStarted(), burstResolved(), died, digestAllBack())));
         m.put("PagerDutyBurstResolvedRule", new Examples(List.of(burstResolved()), List.of(burstStarted(), digest(),
                 back)));
         m.put("MassStaleAlertRule", new Examples(List.of(massStale()), List.of(died, tasksReassigned(), fleetHeld())));
