@@ -1,5 +1,6 @@
 package io.lifeline.client.daemon;
 
+import static io.lifeline.client.daemon.RuntimeStandIn.lines;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -20,7 +21,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -206,14 +206,6 @@ class DaemonCliTest {
         return line.substring("local channel: ".length()).split(" ")[0];
     }
 
-    private static List<String> lines(Path p) {
-        try {
-            return Files.exists(p) ? Files.readAllLines(p) : List.of();
-        } catch (IOException e) {
-            return List.of();
-        }
-    }
-
     @Test
     void aRuntimeUnderTheDaemon_itsHooksGoWithTheBatch_aKill9ResumesItsSession_soDoesARestartedDaemon_noContentPrinted()
             throws Exception {
@@ -224,8 +216,7 @@ class DaemonCliTest {
         Path args = dir.resolve("claude-args");
         Path fake = dir.resolve("claude");
         // A stand-in for the runtime: it records how it was started, then runs until killed.
-        Files.writeString(fake, "#!/bin/sh\necho \"$*\" >> '" + args + "'\nexec sleep 2718\n");
-        Files.setPosixFilePermissions(fake, PosixFilePermissions.fromString("rwxr-xr-x"));
+        RuntimeStandIn.write(fake, args, "exec sleep 2718\n");
         String command = "'" + fake + "' -p go";
         Path state = dir.resolve("rt-state");
         Path out1 = dir.resolve("rt1.out");
@@ -306,9 +297,8 @@ class DaemonCliTest {
         Path args = dir.resolve("claude2-args");
         Path fake = dir.resolve("claude2");
         // A stand-in whose sessions cannot be resumed: started with --resume, it fails at once.
-        Files.writeString(fake, "#!/bin/sh\necho \"$*\" >> '" + args + "'\ncase \"$*\" in *--resume*) "
-                + "echo 'No conversation found' >&2; exit 1;; esac\nexec sleep 2719\n");
-        Files.setPosixFilePermissions(fake, PosixFilePermissions.fromString("rwxr-xr-x"));
+        RuntimeStandIn.write(fake, args, "case \"$*\" in *--resume*) echo 'No conversation found' >&2; exit 1;; esac\n"
+                + "exec sleep 2719\n");
         Path out = dir.resolve("rt-fresh.out");
         Process d = daemonJvm(out, dir.resolve("fresh-state"), "h-rt2", a, "'" + fake + "' -p go", "--runtime",
                 a + "=claude-code", "--restart-backoff", "0s");

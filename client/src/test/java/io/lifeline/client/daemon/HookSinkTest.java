@@ -1,5 +1,6 @@
 package io.lifeline.client.daemon;
 
+import static io.lifeline.client.daemon.RuntimeStandIn.lines;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -11,14 +12,12 @@ import io.lifeline.client.LocalHarness;
 import io.lifeline.client.RetryPolicy;
 import io.lifeline.client.model.RegisterAgent;
 import io.lifeline.local.app.LifelineLocal;
-import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -184,8 +183,7 @@ class HookSinkTest {
         client.register(RegisterAgent.of(a, a, "worker").withHost("host-hr"));
         Path args = dir.resolve("args");
         Path fake = dir.resolve("claude");
-        Files.writeString(fake, "#!/bin/sh\necho \"$*\" >> '" + args + "'\nexec sleep 300\n");
-        Files.setPosixFilePermissions(fake, PosixFilePermissions.fromString("rwxr-xr-x"));
+        RuntimeStandIn.write(fake, args, "exec sleep 300\n");
         String command = "'" + fake + "' -p go";
         try (LocalBeats channel = LocalBeats.start(List.of(a), Clock.systemUTC()).beatsFromProcesses(true);
              CommandProcesses p = new CommandProcesses(Map.of(a, command), Map.of(), dir);
@@ -204,14 +202,6 @@ class HookSinkTest {
                     && lines(args).size() == 2), "restarted");
             assertEquals(List.of("-p go", "-p go --resume 3f1c0d52-7a7e-4c43-9a55-0c6a3b1f0e11"),
                     Files.readAllLines(args));
-        }
-    }
-
-    private static List<String> lines(Path p) {
-        try {
-            return Files.exists(p) ? Files.readAllLines(p) : List.of();
-        } catch (IOException e) {
-            return List.of();
         }
     }
 

@@ -1,11 +1,11 @@
 package io.lifeline.local;
 
+import static io.lifeline.local.Team.team;
 import static io.lifeline.local.TestStack.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.lifeline.auth.Scope;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -32,22 +32,6 @@ import org.junit.jupiter.api.Timeout;
 @Tag("contract")
 class BurstDigestTest {
     private static final Instant T0 = TestStack.START;
-
-    private record Team(String name, String key, List<String> agents) {
-    }
-
-    private static Team team(TestStack s, String name, int agents) {
-        String key = s.key(name, Scope.ADMIN);
-        List<String> ids = new ArrayList<>();
-        for (int i = 1; i <= agents; i++) {
-            String id = name + "-a" + i;
-            ok(s.send("register", key, Map.of("team", name), null,
-                    "{\"agentId\":\"" + id + "\",\"name\":\"" + id + "\",\"role\":\"worker\"}"));
-            ok(s.send("join", key, Map.of("team", name, "agentId", id), null, null));
-            ids.add(id);
-        }
-        return new Team(name, key, ids);
-    }
 
     private static void at(TestStack s, double seconds) {
         s.clock.set(T0.plusMillis(Math.round(seconds * 1000)));

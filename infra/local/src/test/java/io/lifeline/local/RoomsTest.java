@@ -14,10 +14,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Lifeline Local's rooms, enforced on its compiled main classes (tests excluded): template (SamTemplate, the
- * functions' policies, the tables) &lt;- runtime (the function host, its context, metrics and schedules) &lt;- aws
- * (the stand-ins, the stream, the state machine interpreter) and http (the front door and the gateway) &lt;- app
- * (the command line, the assembly, the data dir). No cycle between rooms, no class outside one, and nothing of
- * Local in the functions (they cannot see it, and carry no Local-only switch: functions' LayeringTest).
+ * functions' policies, the tables) &lt;- runtime (the function host, its context, metrics and schedules, the
+ * owner-only files) &lt;- aws (the stand-ins, the stream, the state machine interpreter) and http (the front door
+ * and the gateway) &lt;- app (the command line, the assembly, the data dir). No cycle between rooms, no class
+ * outside one, and nothing of Local in the functions (they cannot see it, and carry no Local-only switch:
+ * functions' LayeringTest).
  */
 @Tag("unit")
 class RoomsTest {

@@ -1,5 +1,6 @@
 package io.lifeline.local.app;
 
+import io.lifeline.local.runtime.OwnerOnly;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

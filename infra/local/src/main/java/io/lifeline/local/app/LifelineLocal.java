@@ -9,6 +9,7 @@ import io.lifeline.local.http.FrontDoor;
 import io.lifeline.local.http.LocalGateway;
 import io.lifeline.local.runtime.FunctionHost;
 import io.lifeline.local.runtime.LocalMetrics;
+import io.lifeline.local.runtime.OwnerOnly;
 import io.lifeline.local.runtime.Scheduler;
 import io.lifeline.local.template.LocalTables;
 import io.lifeline.local.template.SamTemplate;
@@ -323,11 +324,7 @@ public final class LifelineLocal implements AutoCloseable {
         Files.createDirectories(file.toAbsolutePath().getParent());
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
         Files.deleteIfExists(tmp);
-        try {
-            Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-        } catch (UnsupportedOperationException e) {
-            Files.createFile(tmp); // not a POSIX file system
-        }
+        OwnerOnly.file(tmp);
         Files.writeString(tmp, key + "\n");
         Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING,
                 StandardCopyOption.ATOMIC_MOVE);

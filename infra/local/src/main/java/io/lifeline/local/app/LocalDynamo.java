@@ -10,6 +10,7 @@ import com.amazonaws.services.dynamodbv2.local.shared.access.sqlite.SQLiteDBAcce
 import com.amazonaws.services.dynamodbv2.local.shared.access.sqlite.SQLiteLibraryLoader;
 import com.amazonaws.services.dynamodbv2.local.shared.jobs.JobsRegister;
 import io.lifeline.local.aws.LocalClients;
+import io.lifeline.local.runtime.OwnerOnly;
 import java.io.File;
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;

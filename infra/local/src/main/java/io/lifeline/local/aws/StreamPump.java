@@ -5,13 +5,13 @@ import com.amazonaws.services.lambda.runtime.events.DynamodbEvent;
 import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
 import io.lifeline.local.runtime.FunctionHost;
 import io.lifeline.local.runtime.LocalContext;
+import io.lifeline.local.runtime.OwnerOnly;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -384,26 +384,13 @@ public final class StreamPump {
         p.putAll(checkpoints);
         try {
             Path tmp = checkpointFile.resolveSibling(checkpointFile.getFileName() + ".tmp");
-            try (OutputStream out = Files.newOutputStream(ownerOnly(tmp))) { // 0600, as the file it replaces
+            Files.deleteIfExists(tmp); // made afresh, its owner's only (0600) from the first byte
+            try (OutputStream out = Files.newOutputStream(OwnerOnly.file(tmp))) { // as the file it replaces
                 p.store(out, "Lifeline Local stream checkpoints: shard -> last sequence number handled");
             }
             Files.move(tmp, checkpointFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
             throw new IllegalStateException("Cannot write " + checkpointFile, e);
-        }
-    }
-
-    /**
-     * {@code tmp} created afresh as its owner's only (0600) from the first byte, as the data dir keeps every file
-     * (the app's OwnerOnly); on a file system without POSIX modes, as it comes.
-     */
-    private static Path ownerOnly(Path tmp) throws IOException {
-        Files.deleteIfExists(tmp);
-        try {
-            return Files.createFile(tmp, PosixFilePermissions.asFileAttribute(
-                    PosixFilePermissions.fromString("rw-------")));
-        } catch (UnsupportedOperationException e) {
-            return Files.createFile(tmp);
         }
     }
 

@@ -5,6 +5,7 @@ import com.amazonaws.services.lambda.runtime.events.APIGatewayV2CustomAuthorizer
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPResponse;
 import com.amazonaws.services.lambda.runtime.events.SimpleIAMPolicyResponse;
+import io.lifeline.api.Headers;
 import io.lifeline.local.runtime.FunctionHost;
 import io.lifeline.local.runtime.LocalContext;
 import io.lifeline.local.runtime.LocalMetrics;
@@ -323,7 +324,7 @@ public final class LocalGateway {
             // Authorizer NONE: the gateway passes the request on as it came, with no authorizer context.
             event.getRequestContext().setAuthorizer(null);
         } else {
-            String authorization = header(event.getHeaders(), "authorization");
+            String authorization = Headers.get(event.getHeaders(), "authorization");
             if (authorization == null || authorization.isBlank()) {
                 return gatewayError(401, "Unauthorized");
             }
@@ -402,18 +403,6 @@ public final class LocalGateway {
     boolean recentlyAuthorized(String authorization) {
         CachedAuth cached = authCache.get(authorization);
         return cached != null && cached.authorized() && clock.instant().isBefore(cached.expires());
-    }
-
-    private static String header(Map<String, String> headers, String name) {
-        if (headers == null) {
-            return null;
-        }
-        for (Map.Entry<String, String> h : headers.entrySet()) {
-            if (name.equalsIgnoreCase(h.getKey())) {
-                return h.getValue();
-            }
-        }
-        return null;
     }
 
     /** A Function URL's answer when Lambda throttled the invocation (the function never ran). */

@@ -1,4 +1,4 @@
-package io.lifeline.local.app;
+package io.lifeline.local.runtime;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -12,9 +12,10 @@ import java.util.Set;
  * Lifeline Local's data dir holds key hashes, agents' metadata and checkpoints: the dir, its {@code dynamodb/}
  * folder, the store's file and the stream checkpoints are its owner's only (0700 for folders, 0600 for files),
  * whatever the umask, and an older data dir is tightened when Local starts on it. On a file system without
- * POSIX modes (Windows) this does nothing.
+ * POSIX modes (Windows) this does nothing. In the runtime room so the app (the data dir, the store) and aws (the
+ * stream's checkpoint file) share the one copy.
  */
-final class OwnerOnly {
+public final class OwnerOnly {
     static final Set<PosixFilePermission> DIR = PosixFilePermissions.fromString("rwx------");
     static final Set<PosixFilePermission> FILE = PosixFilePermissions.fromString("rw-------");
 
@@ -22,7 +23,7 @@ final class OwnerOnly {
     }
 
     /** Creates {@code dir} (and missing parents) if need be, and makes it 0700. */
-    static Path dir(Path dir) throws IOException {
+    public static Path dir(Path dir) throws IOException {
         Path made = posix(dir) ? Files.createDirectories(dir, attribute(DIR)) : Files.createDirectories(dir);
         set(made, DIR);
         return made;
@@ -32,7 +33,7 @@ final class OwnerOnly {
      * Creates {@code file} empty as 0600 if it does not exist (so whoever writes it first, such as SQLite,
      * never makes it with the umask's mode), and makes an existing one 0600.
      */
-    static Path file(Path file) throws IOException {
+    public static Path file(Path file) throws IOException {
         if (!Files.exists(file)) {
             if (posix(file.getParent())) {
                 Files.createFile(file, attribute(FILE));
@@ -45,7 +46,7 @@ final class OwnerOnly {
     }
 
     /** Makes {@code file} 0600 if it exists. */
-    static void tighten(Path file) throws IOException {
+    public static void tighten(Path file) throws IOException {
         if (Files.exists(file)) {
             set(file, FILE);
         }
