@@ -24,7 +24,6 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collections;
@@ -298,10 +297,10 @@ public final class LifelineLocal implements AutoCloseable {
                     return key;
                 }
             }
-            return save(keyFile, keys.createKey(LOCAL_TEAM, Scope.ADMIN, "Lifeline Local",
+            return writeKeyFile(keyFile, keys.createKey(LOCAL_TEAM, Scope.ADMIN, "Lifeline Local",
                     options.clock().instant()).key());
         }
-        return save(keyFile, keys.createTeam(LOCAL_TEAM, options.clock().instant()).key());
+        return writeKeyFile(keyFile, keys.createTeam(LOCAL_TEAM, options.clock().instant()).key());
     }
 
     /** The key in {@code file} if the file exists and the store still knows the key; else null. */
@@ -328,18 +327,6 @@ public final class LifelineLocal implements AutoCloseable {
         Files.writeString(tmp, key + "\n");
         Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING,
                 StandardCopyOption.ATOMIC_MOVE);
-        return key;
-    }
-
-    private static String save(Path keyFile, String key) throws IOException {
-        if (keyFile != null) {
-            Files.writeString(keyFile, key + "\n");
-            try {
-                Files.setPosixFilePermissions(keyFile, PosixFilePermissions.fromString("rw-------"));
-            } catch (UnsupportedOperationException e) {
-                // Not a POSIX file system; the file keeps the directory's default permissions.
-            }
-        }
         return key;
     }
 
