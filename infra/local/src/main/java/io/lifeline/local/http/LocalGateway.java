@@ -288,16 +288,8 @@ public final class LocalGateway {
      */
     public Response invokeUrl(String functionId, APIGatewayV2HTTPEvent event) {
         host.awaitRunning();
-        RequestHandler<APIGatewayV2HTTPEvent, APIGatewayV2HTTPResponse> handler = host.handler(functionId);
         try {
-            APIGatewayV2HTTPResponse r = host.invoke(functionId, () -> handler.handleRequest(event,
-                    new LocalContext(functionId, event.getRequestContext().getRequestId())));
-            Map<String, String> headers = r.getHeaders() == null ? Map.of() : r.getHeaders();
-            String body = r.getBody();
-            if (r.getIsBase64Encoded() && body != null) {
-                body = new String(Base64.getDecoder().decode(body), StandardCharsets.UTF_8);
-            }
-            return new Response(r.getStatusCode(), headers, body == null ? "" : body);
+            return run(functionId, event);
         } catch (FunctionHost.ThrottledException e) {
             return URL_THROTTLED;
         } catch (RuntimeException e) {
@@ -305,6 +297,19 @@ public final class LocalGateway {
             System.err.println(functionId + " failed: " + e);
             return gatewayError(502, "Internal Server Error");
         }
+    }
+
+    /** The function's answer to the event, its body decoded when it came base64-encoded. */
+    private Response run(String functionId, APIGatewayV2HTTPEvent event) throws FunctionHost.ThrottledException {
+        RequestHandler<APIGatewayV2HTTPEvent, APIGatewayV2HTTPResponse> handler = host.handler(functionId);
+        APIGatewayV2HTTPResponse r = host.invoke(functionId, () -> handler.handleRequest(event,
+                new LocalContext(functionId, event.getRequestContext().getRequestId())));
+        Map<String, String> headers = r.getHeaders() == null ? Map.of() : r.getHeaders();
+        String body = r.getBody();
+        if (r.getIsBase64Encoded() && body != null) {
+            body = new String(Base64.getDecoder().decode(body), StandardCharsets.UTF_8);
+        }
+        return new Response(r.getStatusCode(), headers, body == null ? "" : body);
     }
 
     /**
@@ -343,16 +348,8 @@ public final class LocalGateway {
             event.getRequestContext().setAuthorizer(APIGatewayV2HTTPEvent.RequestContext.Authorizer.builder()
                     .withLambda(new HashMap<>(auth.context())).build());
         }
-        RequestHandler<APIGatewayV2HTTPEvent, APIGatewayV2HTTPResponse> handler = host.handler(functionId);
         try {
-            APIGatewayV2HTTPResponse r = host.invoke(functionId, () -> handler.handleRequest(event,
-                    new LocalContext(functionId, event.getRequestContext().getRequestId())));
-            Map<String, String> headers = r.getHeaders() == null ? Map.of() : r.getHeaders();
-            String body = r.getBody();
-            if (r.getIsBase64Encoded() && body != null) {
-                body = new String(Base64.getDecoder().decode(body), StandardCharsets.UTF_8);
-            }
-            return new Response(r.getStatusCode(), headers, body == null ? "" : body);
+            return run(functionId, event);
         } catch (FunctionHost.ThrottledException e) {
             // As an HTTP API answers when Lambda throttles its integration (Lambda's 429): 500 with the gateway's own
             // body and no code, the function never having run. The answer clients retry (README, "Throttled answers").
