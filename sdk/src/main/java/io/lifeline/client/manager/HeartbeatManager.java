@@ -52,7 +52,6 @@ public final class HeartbeatManager implements AutoCloseable {
     private final Object beatLock = new Object();
     private volatile ActivityState state = ActivityState.IDLE;
     private volatile Instant startedAt;
-    private volatile Instant lastActivity;
     private volatile ScheduledExecutorService executor;
     /** The scheduler stop() shut down, kept to tell that it has terminated. */
     private volatile ScheduledExecutorService stoppedExecutor;
@@ -93,7 +92,6 @@ public final class HeartbeatManager implements AutoCloseable {
                 throw new IllegalStateException("already started");
             }
             startedAt = clock.instant();
-            lastActivity = startedAt;
             if (state == ActivityState.STOPPED) {
                 state = ActivityState.IDLE;
             }
@@ -189,7 +187,6 @@ public final class HeartbeatManager implements AutoCloseable {
             errors.incrementAndGet();
         }
         state = next;
-        lastActivity = clock.instant();
     }
 
     public ActivityState state() {
@@ -203,7 +200,6 @@ public final class HeartbeatManager implements AutoCloseable {
             case ERROR -> errors.incrementAndGet();
             default -> throw new IllegalArgumentException(activity.name());
         }
-        lastActivity = clock.instant();
     }
 
     public HeartbeatStats stats() {
