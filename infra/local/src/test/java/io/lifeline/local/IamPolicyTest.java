@@ -61,13 +61,77 @@ class IamPolicyTest {
     }
 
     /**
+     * Grants the scenario below does not reach, each with the code path that needs it and a test whose calls (checked
+     * by {@link PolicyGuard} there too) include it. Every other grant must be used by priming or the scenario: a
+     * grant that is in neither is one no code uses, and the check fails on it.
+     */
+    static final Map<String, String> REACHED_ELSEWHERE = Map.ofEntries(
+            Map.entry("ReviveFunction dynamodb:ConditionCheckItem LiveTable",
+                    "a restart's acknowledgement stands only while its flow does (ReviveFlowTest)"),
+            Map.entry("SweepFunction dynamodb:ConditionCheckItem LiveTable",
+                    "a hosted agent's miss or death is conditional on its host lease (HostLeaseTest)"),
+            Map.entry("DigestFunction dynamodb:UpdateItem LiveTable",
+                    "the flapping check clears an agent's mark on its live item (FlappingTest)"),
+            Map.entry("KeysFunction dynamodb:GetItem LiveTable",
+                    "an admin key on a team whose item has no key counter yet counts the keys (AdminKeysTest)"),
+            // The outbox repair re-drives parked records through the publisher's own code, and retires agents whose
+            // offline retention ran out (OutboxDurabilityTest, AgentDeletionTest).
+            Map.entry("OutboxRepairFunction dynamodb:GetItem LiveTable", "a re-driven record's agent (OutboxDurabilityTest)"),
+            Map.entry("OutboxRepairFunction dynamodb:UpdateItem LiveTable",
+                    "a re-driven record's outbox mark (OutboxDurabilityTest)"),
+            Map.entry("OutboxRepairFunction dynamodb:ConditionCheckItem LiveTable",
+                    "a re-driven death hands its task back only while the agent holds none (TaskStore; the "
+                            + "publisher's own use: OutboxPassTest)"),
+            Map.entry("OutboxRepairFunction dynamodb:DeleteItem LiveTable",
+                    "an agent retired after its offline retention (AgentDeletionTest)"),
+            Map.entry("OutboxRepairFunction dynamodb:PutItem LedgerTable",
+                    "a replayed transition's record (OutboxDurabilityTest)"),
+            Map.entry("OutboxRepairFunction dynamodb:UpdateItem LedgerTable",
+                    "a record that fails again stays parked with one more attempt (OutboxDurabilityTest)"),
+            Map.entry("OutboxRepairFunction dynamodb:DeleteItem LedgerTable",
+                    "a parked record re-driven is removed (OutboxDurabilityTest)"),
+            Map.entry("OutboxRepairFunction dynamodb:BatchGetItem LedgerTable",
+                    "the event log's check of what an earlier pass sent (OutboxDurabilityTest)"),
+            Map.entry("OutboxRepairFunction events:PutEvents EventBus",
+                    "a re-driven record's events (OutboxDurabilityTest)"));
+
+    /**
+     * The grants of {@code functions}' policies (each Allow's action on each resource, as
+     * "Function action Resource") that {@code used} does not hold and {@code elsewhere} does not name.
+     */
+    static List<String> unusedGrants(List<SamTemplate.Function> functions, Set<String> used,
+            Map<String, String> elsewhere) {
+        List<String> unused = new ArrayList<>();
+        for (SamTemplate.Function f : functions) {
+            for (FunctionPolicy.Statement st : f.policy().statements()) {
+                for (String action : st.actions()) {
+                    for (String resource : st.resources()) {
+                        String grant = f.logicalId() + " " + action + " " + resource;
+                        if (st.allow() && !used.contains(grant) && !elsewhere.containsKey(grant)) {
+                            unused.add(grant);
+                        }
+                    }
+                }
+            }
+        }
+        return unused;
+    }
+
+    /**
      * A working day of one team, through every kind of invocation: the gateway (routes and authorizer), the
      * sweep's schedule, the stream (publisher), the bus's rules and the revive flow's Task states. Each function
-     * must have made at least one call, each call allowed; the table of calls is written for reviewers.
+     * must have made at least one call, each call allowed; the table of calls is written for reviewers. Every
+     * action a policy grants must be used, here (priming included) or on a path {@link #REACHED_ELSEWHERE} names:
+     * least privilege, checked from both sides.
      */
     @Test
-    void aScenarioThroughEveryFunction_makesOnlyCallsTheirPoliciesAllow() throws Exception {
+    void aScenarioThroughEveryFunction_makesOnlyCallsTheirPoliciesAllow_andUsesEveryGrant() throws Exception {
         try (TestStack stack = TestStack.start()) {
+            for (SamTemplate.Function f : stack.host.functions()) {
+                if (!NO_AWS_CALLS.contains(f.logicalId())) {
+                    assertTrue(stack.host.prime(f.logicalId()), f.logicalId());
+                }
+            }
             String admin = stack.adminKey;
             ok(stack.send("create-team", stack.operatorKey, Map.of(), null, "{\"team\":\"second\"}"));
             ok(stack.send("create-key", admin, Map.of("team", TestStack.TEAM), null, "{\"scope\":\"agent\"}"));
@@ -140,6 +204,30 @@ class IamPolicyTest {
             stack.pump.drain();
             ok(stack.agent("pause-agent", "w1", "{\"seconds\":60}"));
             ok(stack.agent("resume-agent", "w1", null));
+            // An error that is no context limit, reported by the errors route and by a failure hook through the API
+            // and through the URL (each written only for an agent that exists); then a session's end through each
+            // (the agent read, to leave).
+            ok(stack.agent("errors", "w1", "{\"message\":\"tool crashed\"}"));
+            String failure = "{\"session_id\":\"s-2\",\"hook_event_name\":\"StopFailure\"}";
+            String end = "{\"session_id\":\"s-2\",\"hook_event_name\":\"SessionEnd\"}";
+            for (String body : List.of(failure, end)) {
+                ok(stack.send("hook", admin, Map.of("team", TestStack.TEAM, "agentId", "w1", "runtime",
+                        "claude-code"), null, body));
+                LocalGateway.Response viaUrlHook = stack.gateway.handle("POST",
+                        LocalGateway.urlPath(LifelineLocal.HEARTBEAT_URL_FUNCTION) + "/v1/teams/" + TestStack.TEAM
+                                + "/agents/w2/hooks/claude-code", null, Map.of("Authorization",
+                                List.of("Bearer " + stack.key(TestStack.TEAM, Scope.AGENT)),
+                                "Content-Type", List.of("application/json")), body);
+                assertEquals(200, viaUrlHook.status(), viaUrlHook.body());
+            }
+            // A key revoked; an agent that left, deleted.
+            TestStack.Reply key = ok(stack.send("create-key", admin, Map.of("team", TestStack.TEAM), null,
+                    "{\"scope\":\"admin\"}"));
+            ok(stack.send("revoke-key", admin, Map.of("team", TestStack.TEAM, "keyId", key.text("keyId")), null, null));
+            ok(stack.ready("w5"));
+            ok(stack.agent("leave", "w5", "{\"reason\":\"done\"}"));
+            stack.pump.drain();
+            ok(stack.agent("delete-agent", "w5", null));
 
             Map<String, Set<String>> byFunction = new TreeMap<>();
             for (PolicyGuard.Call c : stack.host.policies().calls()) {
@@ -158,7 +246,38 @@ class IamPolicyTest {
             }
             assertTrue(byFunction.get("PublisherFunction").contains("events:PutEvents EventBus"), byFunction.toString());
             assertTrue(byFunction.get("SweepFunction").contains("dynamodb:Scan LiveTable"), byFunction.toString());
+
+            Set<String> used = new TreeSet<>();
+            stack.host.policies().calls().forEach(c -> used.add(c.function() + " " + c.action() + " " + c.resource()));
+            assertEquals(List.of(), unusedGrants(stack.host.functions(), used, REACHED_ELSEWHERE),
+                    "granted, and used by no call of the scenario nor named in REACHED_ELSEWHERE");
+            Set<String> granted = new TreeSet<>();
+            for (SamTemplate.Function f : stack.host.functions()) {
+                granted.addAll(unusedGrants(List.of(f), Set.of(), Map.of()));
+            }
+            for (String grant : REACHED_ELSEWHERE.keySet()) {
+                assertTrue(granted.contains(grant), "REACHED_ELSEWHERE names a grant the template no longer has: "
+                        + grant);
+                assertFalse(used.contains(grant), "the scenario reaches it now; REACHED_ELSEWHERE need not name it: "
+                        + grant);
+            }
         }
+    }
+
+    /** The check of unused grants finds a grant no call used, and passes one a listed path uses. */
+    @Test
+    void unusedGrants_areThoseNoCallUsedAndNoListedPathNeeds() {
+        FunctionPolicy p = new FunctionPolicy("F", List.of(
+                new FunctionPolicy.Statement(true, List.of("dynamodb:GetItem", "dynamodb:Query"),
+                        List.of("LiveTable", "LedgerTable")),
+                new FunctionPolicy.Statement(false, List.of("dynamodb:DeleteItem"), List.of("LiveTable"))));
+        SamTemplate.Function f = new SamTemplate.Function("F", "x.Handler", Map.of(), List.of(), false, List.of(), p,
+                "handleRequest");
+        Set<String> used = Set.of("F dynamodb:GetItem LiveTable", "F dynamodb:GetItem LedgerTable");
+        assertEquals(List.of("F dynamodb:Query LiveTable", "F dynamodb:Query LedgerTable"),
+                unusedGrants(List.of(f), used, Map.of()));
+        assertEquals(List.of("F dynamodb:Query LiveTable"),
+                unusedGrants(List.of(f), used, Map.of("F dynamodb:Query LedgerTable", "a listed path")));
     }
 
     /**
@@ -168,8 +287,9 @@ class IamPolicyTest {
      */
     @Test
     void priming_whenThePolicyLacksGetItem_isRecordedAsDeniedAndDoesNotThrow(@TempDir Path dir) throws Exception {
-        Path template = variant(dir, "Action: [dynamodb:UpdateItem, dynamodb:GetItem, dynamodb:ConditionCheckItem]",
-                "Action: [dynamodb:UpdateItem, dynamodb:ConditionCheckItem]");
+        Path template = variant(dir, "Action: [dynamodb:UpdateItem, dynamodb:GetItem]\n"
+                + "              Resource: !GetAtt LedgerTable.Arn", "Action: [dynamodb:UpdateItem]\n"
+                + "              Resource: !GetAtt LedgerTable.Arn");
         try (TestStack stack = TestStack.builder().template(template).build().expectingDenials()) {
             assertFalse(stack.host.prime("HeartbeatFunction"));
             assertEquals(List.of(new PolicyGuard.Call("HeartbeatFunction", "dynamodb:GetItem", "LedgerTable", false)),

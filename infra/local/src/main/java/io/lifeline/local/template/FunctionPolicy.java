@@ -130,6 +130,11 @@ public final class FunctionPolicy {
         return function;
     }
 
+    /** The statements, in the template's order (what a check of unused grants compares calls against). */
+    public List<Statement> statements() {
+        return statements;
+    }
+
     @Override
     public String toString() {
         return function + " " + statements;
