@@ -539,7 +539,7 @@ class ObservabilityTest {
             });
             watched.add(key);
         }
-        assertTrue(watched.containsAll(Set.of("AWS/Events FailedInvocations", "AWS/SQS ApproximateNumberOfMessagesVisible",
+        assertTrue(watched.containsAll(Set.of("AWS/SQS ApproximateNumberOfMessagesVisible",
                 "AWS/ApiGateway 5xx", "AWS/Lambda Throttles", "AWS/Lambda Errors", "AWS/States ExecutionsFailed",
                 "AWS/DynamoDB WriteThrottleEvents")), watched.toString());
     }

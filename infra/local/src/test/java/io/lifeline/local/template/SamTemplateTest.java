@@ -331,9 +331,9 @@ class SamTemplateTest {
         }
         assertEquals(Set.of("SweepNotRunningAlarm", "PublishFailuresAlarm", "PublisherErrorsAlarm", "PublisherLagAlarm",
                 "DeadAgentRateAlarm", "HeartbeatErrorsAlarm", "HeartbeatInternalErrorsAlarm", "AuthorizerErrorsAlarm",
-                "OutboxParkedAlarm", "OutboxFailedAlarm", "HostAndUrgencyDeliveryFailuresAlarm",
+                "OutboxParkedAlarm", "OutboxFailedAlarm",
                 // Deliveries, starvation, the store, revives and the sweep's writes
-                "SweepWriteErrorsAlarm", "DeliveryDeadLettersAlarm", "DeliveryFailuresAlarm", "ApiServerErrorsAlarm",
+                "SweepWriteErrorsAlarm", "DeliveryDeadLettersAlarm", "ApiServerErrorsAlarm",
                 "HeartbeatThrottlesAlarm", "AuthorizerThrottlesAlarm", "ControlLoopThrottlesAlarm", "ReviveFailuresAlarm",
                 "StoreThrottlesAlarm", "FaultsAlarm"),
                 alarms.keySet());
