@@ -82,8 +82,20 @@ public final class CostModel {
             }
         }
 
-        /** The template's deployment with its default alarm set ({@code full}: with AlarmSet full). */
+        /**
+         * The template's deployment with its default alarm set ({@code full}: with AlarmSet full), with the heartbeat
+         * URL ({@code ConcurrencyProfile} reserved): the model prices beats through the URL.
+         */
         static Deployment fromTemplate(boolean full) throws Exception {
+            return fromTemplate(full, true);
+        }
+
+        /**
+         * The same for either concurrency profile: {@code url} false is the default profile, unreserved, which
+         * deploys no heartbeat URL, so the alarms on both heartbeat paths read the API function's metrics only.
+         * Reserved concurrency itself is free; the profiles' idle bills differ by those alarm metrics alone.
+         */
+        static Deployment fromTemplate(boolean full, boolean url) throws Exception {
             String template = template();
             String defaultSet = parameterDefault(template, "AlarmSet");
             int alarms = 0;
@@ -103,11 +115,10 @@ public final class CostModel {
                 while (stats.find()) {
                     n++;
                 }
-                // The heartbeat URL's metrics (!If HasHeartbeatUrl): this model prices beats through the URL, so the
-                // deployment has it (ConcurrencyProfile reserved); the unreserved profile reads them not.
-                Matcher url = Pattern.compile("(?m)^          - HasHeartbeatUrl\\n          - \\{ Id: [^\\n]*MetricStat:")
-                        .matcher(resource);
-                while (url.find()) {
+                // The heartbeat URL's metrics (!If HasHeartbeatUrl): read with the reserved profile only.
+                Matcher urlMetrics = Pattern.compile(
+                        "(?m)^          - HasHeartbeatUrl\\n          - \\{ Id: [^\\n]*MetricStat:").matcher(resource);
+                while (url && urlMetrics.find()) {
                     n++;
                 }
                 alarmMetrics += Math.max(1, n);
@@ -734,8 +745,15 @@ public final class CostModel {
         printTable(bills, idleFull);
 
         Bill idle = bills.get(0);
-        report.add("6", "idle deployment (0 agents), AlarmSet essential: $ a month, list prices", idle.total(), "USD",
+        report.add("6", "idle deployment (0 agents), ConcurrencyProfile reserved (with the heartbeat URL), AlarmSet "
+                + "essential: $ a month, list prices", idle.total(), "USD",
                 "AlarmSet full", idleFull.total(), "<= 1.60", idle.total() <= 1.60);
+        // The default profile, unreserved, deploys no heartbeat URL: the same idle bill less the URL's alarm metrics.
+        Bill idleUnreserved = bill(workloads.get(0), Deployment.fromTemplate(false, false), m, a, p);
+        Bill idleFullUnreserved = bill(workloads.get(0), Deployment.fromTemplate(true, false), m, a, p);
+        report.add("6", "idle deployment, ConcurrencyProfile unreserved (the default; no heartbeat URL), AlarmSet "
+                + "essential: $ a month, list prices", idleUnreserved.total(), "USD", "AlarmSet full",
+                idleFullUnreserved.total(), "<= 1.60", idleUnreserved.total() <= 1.60);
         report.add("6", "idle deployment, AlarmSet essential, after the always-free tier", idleAfterFreeTier(d, p),
                 "USD", "AlarmSet full, after the free tier", idleAfterFreeTier(full, p), "<= 1",
                 idleAfterFreeTier(d, p) <= 1);

@@ -9,6 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -220,6 +222,42 @@ class CostModelTest {
         assertEquals(20 * BEATS * 5.0 / 1e6, on.usd("X-Ray traces (heartbeat)"), 1e-9);
         assertEquals(20 * BEATS * (8.46 + 330) / 1e9 * 0.50, on.usd("logs: heartbeat lines + Lambda's"), 1e-12);
         assertTrue(on.total() > quiet.total());
+    }
+
+    /**
+     * Both concurrency profiles' idle bills, each alarm set: reserved concurrency is free, so they differ by the
+     * heartbeat URL's alarm metrics alone (the default profile, unreserved, deploys no URL), and the sets by the full
+     * set's extra metrics. BENCHMARKS.md quotes the four figures from one: the bench's idle bill with the URL and the
+     * essential set; the other three must be it plus or minus those metrics at the alarm price, and it must be this
+     * model's bill on the published measures within a cent (the bench measures the idle sweep's line itself).
+     */
+    @Test
+    void idleDeployment_ofEachProfile_differsByTheUrlsAlarmMetrics_andBenchmarksQuotesBoth() throws Exception {
+        CostModel.Workload idle = named("idle (0 agents)").workload();
+        double[][] bills = new double[2][2];
+        int[][] metrics = new int[2][2];
+        for (int full = 0; full < 2; full++) {
+            for (int url = 0; url < 2; url++) {
+                CostModel.Deployment d = CostModel.Deployment.fromTemplate(full == 1, url == 1);
+                metrics[full][url] = d.alarmMetrics();
+                bills[full][url] = CostModel.bill(idle, d, MEASURES, ASSUMED, PRICES).total();
+            }
+            assertEquals(2, metrics[full][1] - metrics[full][0], "the URL's throttles and errors");
+            assertEquals(0.20, bills[full][1] - bills[full][0], 1e-9, "reserving costs nothing; the URL's alarms do");
+        }
+        String benchmarks = Files.readString(Path.of("..", "BENCHMARKS.md")).replaceAll("\\s+", " ");
+        Matcher essential = Pattern.compile("idle, `AlarmSet` essential: \\$(\\d+\\.\\d{3}) a month with "
+                + "`ConcurrencyProfile` reserved, \\$(\\d+\\.\\d{3}) with unreserved").matcher(benchmarks);
+        Matcher full = Pattern.compile("idle, `AlarmSet` full: \\$(\\d+\\.\\d{3}) a month with "
+                + "`ConcurrencyProfile` reserved, \\$(\\d+\\.\\d{3}) with unreserved").matcher(benchmarks);
+        assertTrue(essential.find() && full.find(), "BENCHMARKS.md quotes both profiles' idle bills, both sets");
+        double quoted = Double.parseDouble(essential.group(1));
+        assertEquals(bills[0][1], quoted, 0.01, "the bench's idle bill and the model's on the published measures");
+        double price = PRICES.alarmPerMonth();
+        assertEquals(quoted - (metrics[0][1] - metrics[0][0]) * price, Double.parseDouble(essential.group(2)), 1e-9);
+        double fullReserved = quoted + (metrics[1][1] - metrics[0][1]) * price;
+        assertEquals(fullReserved, Double.parseDouble(full.group(1)), 1e-9);
+        assertEquals(fullReserved - (metrics[1][1] - metrics[1][0]) * price, Double.parseDouble(full.group(2)), 1e-9);
     }
 
     @Test

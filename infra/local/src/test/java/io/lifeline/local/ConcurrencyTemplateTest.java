@@ -8,11 +8,19 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.lifeline.config.Config;
 import io.lifeline.local.template.SamTemplate;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -64,6 +72,50 @@ class ConcurrencyTemplateTest {
         assertTrue(total <= 1000 - 100, "Lambda keeps 100 of a 1,000 quota unreserved; the defaults reserve " + total);
         assertTrue(reserved.get("AuthorizerFunction") < reserved.get("HeartbeatFunction"),
                 "a flood of wrong keys is capped below the fleet's beats");
+    }
+
+    /**
+     * The reserved-concurrency total, derived here from template.yaml (each function's ReservedConcurrentExecutions
+     * under the profile's parameters, defaults for the rest), is the one every page quotes. A page quotes it as
+     * "N reserved in all"; any other phrase a total was quoted in before ("N in all", "N with the defaults",
+     * "(N reserved") must carry the same N, so a function added to the template cannot leave an old total behind.
+     */
+    @Test
+    void everyReservedConcurrencyTotal_theDocsQuote_isTheTemplates() throws Exception {
+        int reserved = reservations(RESERVED).values().stream().mapToInt(Integer::intValue).sum();
+        int unreserved = reservations(Map.of()).values().stream().mapToInt(Integer::intValue).sum();
+        assertEquals("unreserved", root.path("Parameters").path("ConcurrencyProfile").path("Default").asText());
+        assertEquals(0, unreserved, "the default profile reserves nothing");
+        Path repo = TestStack.templatePath().getParent();
+        List<Path> pages = new ArrayList<>(List.of(repo.resolve("README.md"), repo.resolve("BENCHMARKS.md"),
+                repo.resolve("RELIABILITY.md"), repo.resolve("template.yaml")));
+        try (Stream<Path> docs = Files.walk(repo.resolve("docs"))) {
+            docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(pages::add);
+        }
+        // A number that is not the tail of another ($3.341, 1.5): digits and commas after a space or a bracket.
+        Pattern quoted = Pattern.compile("(?<![\\d.,$])(\\d[\\d,]*) (?:units )?(?:reserved )?in all\\b"
+                + "|(?<![\\d.,$])(\\d[\\d,]*) with the (?:defaults|URL's)\\b|\\((\\d[\\d,]*) reserved\\b");
+        Map<String, Integer> found = new TreeMap<>();
+        List<String> wrong = new ArrayList<>();
+        for (Path page : pages) {
+            String text = Files.readString(page).replaceAll("\\s+", " ");
+            Matcher m = quoted.matcher(text);
+            while (m.find()) {
+                String n = m.group(1) != null ? m.group(1) : m.group(2) != null ? m.group(2) : m.group(3);
+                int value = Integer.parseInt(n.replace(",", ""));
+                String where = repo.relativize(page) + ": \"" + m.group() + "\"";
+                if (value != reserved) {
+                    wrong.add(where);
+                }
+                found.merge(repo.relativize(page).toString(), value == reserved ? 1 : 0, Integer::sum);
+            }
+        }
+        assertEquals(List.of(), wrong, "totals other than the template's " + reserved + " (reserved profile)");
+        for (String page : List.of("template.yaml", "docs/deploy.md", "BENCHMARKS.md")) {
+            String text = Files.readString(repo.resolve(page)).replaceAll("\\s+", " ");
+            assertTrue(text.contains(reserved + " reserved in all"), page + " quotes the total: " + reserved
+                    + " reserved in all; found " + found);
+        }
     }
 
     @Test
