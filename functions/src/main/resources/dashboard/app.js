@@ -697,12 +697,23 @@
 
   // ---- revive -------------------------------------------------------------------------------------------
 
-  function revivable(a) { return a && (a.status === "dead" || a.status === "dead_failed_revive"); }
+  function dead(a) { return a && (a.status === "dead" || a.status === "dead_failed_revive"); }
 
-  /** The revive controls of the agent page: offered while the agent is dead, the last answer kept in view. */
+  /** A revive asks the agent's host to restart it: offered only to a dead agent that has a host (else 409 NO_HOST). */
+  function revivable(a) { return dead(a) && !!a.hostId; }
+
+  /**
+   * The revive controls of the agent page: offered while the agent is dead and has a host, the last answer kept in
+   * view. A dead agent with no host gets the reason and what to do instead of a button that could only fail.
+   */
   function renderRevive() {
     var a = state.agent, rv = state.revive;
     var offer = revivable(a) || rv.busy;
+    var why = $("revive-unavailable");
+    why.hidden = offer || !dead(a);
+    setText(why, why.hidden ? "" : "No revive here: " + name(a) + " has no host, so no host can be asked to "
+      + "restart it. Start it again yourself, or run it under \u201clifeline daemon\u201d, which gives it a host "
+      + "and restarts it; it is back when it joins.");
     $("revive-box").hidden = !offer;
     if (!offer) { $("revive-confirm").hidden = true; }
     $("revive-button").hidden = !$("revive-confirm").hidden;
@@ -850,6 +861,22 @@
     refresh();
   }
 
+  /**
+   * A sign-in link, {@code /#team=T&key=K} (Local prints one): the key rides in the fragment, which a browser never
+   * sends to a server or puts in a Referer, and the page clears it from the address bar and the history entry at
+   * once (replaceState), before anything else runs. Answers true when the link signed in.
+   */
+  function signInFromLink() {
+    var h = location.hash || "";
+    if (!/^#(?:.*&)?key=/.test(h)) { return false; }
+    var params = new URLSearchParams(h.slice(1));
+    history.replaceState(null, "", location.pathname + location.search);
+    var team = (params.get("team") || "").trim(), key = (params.get("key") || "").trim();
+    if (!team || !key) { return false; }
+    signIn(team, key);
+    return true;
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     $("login-form").addEventListener("submit", function (ev) {
       ev.preventDefault();
@@ -880,6 +907,7 @@
     $("revive-no").addEventListener("click", cancelRevive);
     $("revive-yes").addEventListener("click", revive);
     window.addEventListener("hashchange", function () {
+      if (signInFromLink()) { return; }
       applyStatusLink();
       state.focusView = true;
       resetRevive();
@@ -889,6 +917,7 @@
     setInterval(tick, 1000);
     var team = sessionStorage.getItem("lifeline.team");
     var key = sessionStorage.getItem("lifeline.key");
+    if (signInFromLink()) { return; }
     applyStatusLink();
     if (team && key) { state.team = team; state.key = key; start(); } else { signOut(null); }
   });

@@ -12,6 +12,18 @@ public enum AgentStatus {
         return name().toLowerCase(Locale.ROOT);
     }
 
+    /** What the status means, for a sentence a person reads ("it is offline: it left or has not joined"). */
+    public String meaning() {
+        return switch (this) {
+            case OFFLINE -> "it left or has not joined";
+            case READY -> "it joined and waits for work";
+            case WORKING -> "it joined and is working";
+            case DEAD -> "its beats stopped and it was marked dead";
+            case RESTARTING -> "its host was asked to restart it";
+            case DEAD_FAILED_REVIVE -> "it was not brought back and needs a person";
+        };
+    }
+
     public boolean isAlive() {
         return this == READY || this == WORKING;
     }

@@ -48,12 +48,17 @@ public class LifelineException extends RuntimeException {
         return new LifelineException(Kind.NOT_FOUND, "TASK_NOT_FOUND", "Task '" + taskId + "' not found");
     }
 
-    /** The agent's current status does not allow {@code trigger}. */
+    /**
+     * The agent's current status does not allow {@code trigger}. Said in the API's words: what was asked, the status
+     * and what it means, and the statuses it is allowed in ("Cannot revive the agent: it is offline (it left or has
+     * not joined); only an agent that is dead or dead_failed_revive can be."). The code and {@code agentStatus} carry
+     * the same for a program.
+     */
     public static LifelineException notAllowed(Trigger trigger, AgentStatus current) {
         TransitionTable.Rule rule = TransitionTable.rule(trigger);
         return new LifelineException(Kind.CONFLICT, "INVALID_TRANSITION",
-                "Cannot " + trigger.wire() + " while the agent is " + current.wire()
-                        + "; allowed from " + wireList(rule.from()),
+                "Cannot " + trigger.asked() + ": the agent is " + current.wire() + " (" + current.meaning()
+                        + "); that is allowed only while it is " + wireList(rule.from()),
                 current, null);
     }
 
@@ -61,6 +66,10 @@ public class LifelineException extends RuntimeException {
         StringBuilder sb = new StringBuilder();
         for (AgentStatus s : statuses) {
             sb.append(sb.length() == 0 ? "" : ", ").append(s.wire());
+        }
+        int last = sb.lastIndexOf(", ");
+        if (last >= 0) {
+            sb.replace(last, last + 2, " or ");
         }
         return sb.toString();
     }

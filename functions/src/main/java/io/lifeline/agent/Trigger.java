@@ -29,6 +29,27 @@ public enum Trigger {
         return name().toLowerCase(Locale.ROOT);
     }
 
+    /**
+     * What was asked, in the API's words (a refusal's sentence: "Cannot revive the agent: ..."), never the wire
+     * name of the trigger, which is the state machine's and means nothing to whoever called a route.
+     */
+    public String asked() {
+        return switch (this) {
+            case JOIN -> "join";
+            case CLAIM_TASK -> "claim a task";
+            case TASK_COMPLETE -> "complete the task";
+            case REPORT_WORKING -> "report working";
+            case REPORT_READY -> "report ready";
+            case HEARTBEAT_EXPIRED -> "mark the agent dead";
+            case REPORTED_FAILURE -> "report a crash";
+            case LEAVE -> "leave";
+            case HOST_GAVE_UP -> "give up on the agent";
+            case RESTART_INITIATED -> "revive the agent";
+            case RESTART_EXHAUSTED -> "end the agent's revive";
+            case CLEANUP -> "clean up the agent";
+        };
+    }
+
     public static Optional<Trigger> fromWire(String value) {
         for (Trigger t : values()) {
             if (t.wire().equals(value)) {

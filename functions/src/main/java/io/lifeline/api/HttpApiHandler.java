@@ -246,12 +246,48 @@ public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPE
         }
         if (!team.equals(request.id("team"))) {
             throw new LifelineException(LifelineException.Kind.FORBIDDEN, "FORBIDDEN",
-                    "This key belongs to another team");
+                    wrongTeam(team, request.id("team")));
         }
         if (!scope.covers(required)) {
             throw new LifelineException(LifelineException.Kind.FORBIDDEN, "INSUFFICIENT_SCOPE",
                     "This route needs a key with scope '" + required.wire() + "'; this key has '" + scope.wire() + "'");
         }
+    }
+
+    /**
+     * A key used on another team's path, most often a misspelt team. The sentence names only what the caller
+     * already holds (its key's team and the team it typed) and never whether the typed team exists: that would let
+     * one team's key learn the names of others, one guess at a time. Nothing is read before this answer
+     * (docs/design/api-and-auth/decisions.md, "A misspelt team").
+     */
+    static String wrongTeam(String keyTeam, String pathTeam) {
+        return "This key is for team '" + keyTeam + "', not '" + pathTeam + "': a key opens only its own team's "
+                + "routes" + (nearlyEqual(keyTeam, pathTeam) ? "; did you mean '" + keyTeam + "'?"
+                : "; check the team in the URL, or use a key of that team");
+    }
+
+    /** Two team names a slip of the keyboard apart: equal ignoring case, or at most two edits apart. */
+    static boolean nearlyEqual(String a, String b) {
+        if (a.equalsIgnoreCase(b)) {
+            return true;
+        }
+        if (Math.abs(a.length() - b.length()) > 2) {
+            return false;
+        }
+        int[] prev = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            prev[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            int[] cur = new int[b.length() + 1];
+            cur[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int swap = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + swap);
+            }
+            prev = cur;
+        }
+        return prev[b.length()] <= 2;
     }
 
     static APIGatewayV2HTTPResponse error(LifelineException e) {

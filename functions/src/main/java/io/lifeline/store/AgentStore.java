@@ -714,13 +714,14 @@ public final class AgentStore {
         return AgentStatus.fromWire(old.get(STATUS).s()).orElseThrow();
     }
 
-    /** The heartbeat protocol's error for a heartbeat from an agent that is not alive; the SDK then joins again. */
+    /**
+     * The refusal of a heartbeat from an agent that is not alive, in the API's words: its status, what that means and
+     * what to do (join); the SDK then joins again. The MCP heartbeat tool words the same refusal as the heartbeat
+     * protocol's error table, which its callers match (LifelineTools).
+     */
     static LifelineException rejoinRequired(AgentStatus current) {
-        String message = switch (current) {
-            case OFFLINE -> "Cannot heartbeat for terminated agent";
-            case DEAD -> "Agent is inactive. Requires re-spawn.";
-            default -> "Agent is " + current.wire() + " and must join again before it heartbeats";
-        };
+        String message = "The agent is " + current.wire() + " (" + current.meaning() + "), so its beats are refused: "
+                + "it must join again before it beats";
         return new LifelineException(LifelineException.Kind.CONFLICT, "REJOIN_REQUIRED", message, current, null);
     }
 }

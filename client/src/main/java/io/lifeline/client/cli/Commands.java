@@ -16,6 +16,9 @@ import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -197,13 +200,18 @@ final class Commands {
         }
     }
 
-    @Command(name = "status", mixinStandardHelpOptions = true, description = "One agent in detail.")
+    @Command(name = "status", mixinStandardHelpOptions = true,
+            description = "One agent in detail; without an id, the team: its agents by status, and who needs you.")
     static final class Status extends BaseCommand {
-        @Parameters(paramLabel = "AGENT_ID")
+        @Parameters(paramLabel = "AGENT_ID", arity = "0..1")
         String agentId;
 
         @Override
         int run() {
+            if (agentId == null) {
+                AgentList list = client().agents(null);
+                return print(list, overview(list, Instant.now()));
+            }
             AgentView a = client().agent(agentId);
             Instant now = Instant.now();
             StringBuilder s = new StringBuilder();
@@ -219,7 +227,7 @@ final class Commands {
                         .append(" (its deaths and recoveries are one notice until it is stable)\n");
             }
             s.append("  last heartbeat:  ").append(relative(a.heartbeatTs(), now)).append('\n');
-            s.append("  deadline:        ").append(relative(a.deadline(), now)).append('\n');
+            s.append("  deadline:        ").append(deadline(a, now)).append('\n');
             s.append("  misses:          ").append(a.consecutiveMisses()).append(" of ").append(a.graceMisses())
                     .append('\n');
             s.append("  host:            ").append(dash(a.hostId())).append('\n');
@@ -464,6 +472,39 @@ final class Commands {
         }
     }
 
+    /**
+     * The agent's deadline, only while it is alive (ready or working): an offline, dead or restarting agent is judged
+     * by no deadline, and the one stored from its last life would read as a time it must beat by.
+     */
+    static String deadline(AgentView a, Instant now) {
+        return Boolean.TRUE.equals(a.alive()) ? BaseCommand.relative(a.deadline(), now) : "-";
+    }
+
+    /** The order the team overview counts statuses in: the alive first, then the ones that need a person. */
+    static final List<String> STATUSES = List.of("ready", "working", "restarting", "offline", "dead",
+            "dead_failed_revive");
+
+    /**
+     * {@code lifeline status} without an id: how many agents are in each status, then each agent that needs a person
+     * (dead, unrecoverable, restarting) with its last beat and host, and where to look next.
+     */
+    static String overview(AgentList list, Instant now) {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        STATUSES.forEach(st -> counts.put(st, 0L));
+        list.agents().forEach(a -> counts.merge(a.status(), 1L, Long::sum));
+        StringBuilder s = new StringBuilder("team: " + list.agents().size() + " agent(s)");
+        counts.forEach((st, n) -> s.append(n == 0 ? "" : ", " + n + " " + st));
+        List<AgentView> trouble = list.agents().stream()
+                .filter(a -> List.of("dead", "dead_failed_revive", "restarting").contains(a.status())).toList();
+        for (AgentView a : trouble) {
+            s.append("\n  ").append(a.agentId()).append(": ").append(a.status()).append(", last beat ")
+                    .append(BaseCommand.relative(a.heartbeatTs(), now)).append(", host ").append(dash(a.hostId()));
+        }
+        s.append(list.agents().isEmpty() ? "\n(no agents)" : trouble.isEmpty() ? "\nnobody needs you"
+                : "\nlifeline status AGENT_ID for one agent; lifeline agents for the table");
+        return s.toString();
+    }
+
     static String dash(Object o) {
         return o == null ? "-" : o.toString();
     }
@@ -476,7 +517,7 @@ final class Commands {
         for (AgentView a : list.agents()) {
             s.append('\n').append(String.format(fmt, a.agentId(), a.statusWithWait(),
                     BaseCommand.relative(a.heartbeatTs(), now),
-                    BaseCommand.relative(a.deadline(), now), dash(a.consecutiveMisses()), dash(a.currentTaskId()),
+                    deadline(a, now), dash(a.consecutiveMisses()), dash(a.currentTaskId()),
                     dash(a.hostId())));
         }
         if (list.agents().isEmpty()) {

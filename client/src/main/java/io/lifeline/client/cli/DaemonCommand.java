@@ -364,7 +364,10 @@ final class DaemonCommand extends BaseCommand {
         long ok = r.results().stream().filter(x -> x.success()).count();
         boolean between = r.batchCalls() == 0 && r.results().isEmpty() && (!r.exits().isEmpty()
                 || !r.hooks().isEmpty() || !r.crashesReported().isEmpty() || !r.gaveUp().isEmpty());
-        StringBuilder s = new StringBuilder(between ? (r.exits().isEmpty() ? "hooks:" : "exit: reported at once")
+        // Between rounds the heading says what was reported at once (an exit, a hook's signal, a crash); each
+        // item follows on its own line, so no heading stands alone.
+        String at = !r.exits().isEmpty() ? "exit" : !r.hooks().isEmpty() ? "hook" : "crash";
+        StringBuilder s = new StringBuilder(between ? at + ": reported at once"
                 : "round: " + ok + "/" + r.results().size() + " heartbeats ok in " + r.batchCalls() + " call(s)");
         r.exits().forEach(a -> s.append("\n  exited: ").append(a));
         r.hooks().forEach(a -> s.append("\n  hook: ").append(a));

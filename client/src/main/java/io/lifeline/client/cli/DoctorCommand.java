@@ -32,15 +32,19 @@ import picocli.CommandLine.Option;
  * heartbeat URL when one is configured), it is listed, its status change reaches the events route (so the table's
  * stream, the outbox and the event log work), and the deployment's metric namespace receives the outbox's
  * {@code EventsPublished} (Lifeline Local: its own extraction at {@code GET /local/metrics}; AWS: CloudWatch, read
- * with the AWS CLI). The canary leaves at the end, so it is never judged silent. Exit 0 when every check passed.
+ * with the AWS CLI). The canary leaves at the end, so it is never judged silent, and is deleted, so it does not stay in
+ * the team's list. Exit 0 when every check passed.
  */
 @Command(name = "doctor", mixinStandardHelpOptions = true,
         description = {"Check a deployment end to end with a canary agent (admin key): it joins and beats, is listed, "
-                + "its event reaches the events route, and the metric namespace receives data; then it leaves."})
+                + "its event reaches the events route, and the metric namespace receives data; then it leaves and is "
+                + "deleted."})
 final class DoctorCommand extends BaseCommand {
     /** The metric the outbox publishes for the canary's own status change. */
     static final String METRIC = "EventsPublished";
     static final String LOCAL_METRICS_PATH = "/local/metrics";
+    /** The role the doctor registers its canary with; only an agent with it is deleted after the run. */
+    static final String CANARY_ROLE = "canary";
 
     @Option(names = "--agent", description = "The canary's id (default lifeline-doctor); registered if missing.")
     String agentId = "lifeline-doctor";
@@ -69,7 +73,7 @@ final class DoctorCommand extends BaseCommand {
                 if (!"AGENT_NOT_FOUND".equals(e.code())) {
                     throw e;
                 }
-                a = c.register(RegisterAgent.of(agentId, "lifeline doctor", "canary"));
+                a = c.register(RegisterAgent.of(agentId, "lifeline doctor", CANARY_ROLE));
             }
             if (!"offline".equals(a.status())) {
                 c.leave(agentId, "lifeline doctor: a fresh start"); // so the join below is a status change
@@ -100,7 +104,7 @@ final class DoctorCommand extends BaseCommand {
                     + Duration.ofNanos(System.nanoTime() - started).toMillis() + " ms";
         });
         check("metrics", () -> metrics(c.url()));
-        check("leave", () -> agentId + " left: " + c.leave(agentId, "lifeline doctor: done").status());
+        check("leave", () -> leaveAndDelete(c));
         if (failed.isEmpty()) {
             out().println("doctor: every check passed");
             out().flush();
@@ -109,6 +113,20 @@ final class DoctorCommand extends BaseCommand {
         out().println("doctor: " + failed.size() + " check(s) failed: " + String.join(", ", failed));
         out().flush();
         return LifelineCli.REFUSED;
+    }
+
+    /**
+     * The canary leaves, then is deleted, so the team's list keeps no canary between runs (its history stays for its
+     * retention, and the next run registers it again). Only an agent the doctor registered (role {@code canary}) is
+     * deleted: an id given with {@code --agent} that names someone else's agent is left offline.
+     */
+    private String leaveAndDelete(LifelineClient c) {
+        String left = agentId + " left: " + c.leave(agentId, "lifeline doctor: done").status();
+        if (!CANARY_ROLE.equals(c.agent(agentId).role())) {
+            return left + " (kept: its role is not " + CANARY_ROLE + ")";
+        }
+        c.deleteAgent(agentId);
+        return left + ", then deleted";
     }
 
     /** One check's line: "ok   name: what it saw" or "FAIL name: why". */

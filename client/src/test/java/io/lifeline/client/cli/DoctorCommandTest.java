@@ -1,10 +1,13 @@
 package io.lifeline.client.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lifeline.client.LifelineApiException;
 import io.lifeline.client.LifelineClient;
 import io.lifeline.client.LocalHarness;
+import io.lifeline.client.model.RegisterAgent;
 import io.lifeline.local.app.LifelineLocal;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -21,7 +24,8 @@ import picocli.CommandLine;
 
 /**
  * {@code lifeline doctor} against Lifeline Local: every check passes on a working deployment, through the API and
- * through the heartbeat URL, twice in a row (the canary is left offline, never judged silent); a wrong key fails it.
+ * through the heartbeat URL, twice in a row (the canary leaves, never judged silent, and is deleted from the list); a
+ * wrong key fails it.
  */
 @Timeout(120)
 @Tag("e2e")
@@ -54,7 +58,7 @@ class DoctorCommandTest {
     }
 
     @Test
-    void aWorkingLocal_passesEveryCheck_twice_andTheCanaryIsLeftOffline() {
+    void aWorkingLocal_passesEveryCheck_twice_andTheCanaryLeavesAndIsDeleted() {
         for (int i = 0; i < 2; i++) {
             Run r = doctor(env(), "--timeout", "60");
             assertEquals(0, r.exit(), r.out() + r.err());
@@ -64,8 +68,21 @@ class DoctorCommandTest {
             assertTrue(r.out().contains("namespace Lifeline has EventsPublished"), r.out());
             assertTrue(r.out().contains("doctor: every check passed"), r.out());
         }
+        // The canary left and was deleted: the team's list keeps none, however often the doctor runs.
         LifelineClient c = LocalHarness.client(local);
-        assertEquals("offline", c.agent("lifeline-doctor").status());
+        assertTrue(c.agents().agents().stream().noneMatch(a -> a.agentId().equals("lifeline-doctor")));
+        LifelineApiException gone = assertThrows(LifelineApiException.class, () -> c.agent("lifeline-doctor"));
+        assertEquals("AGENT_NOT_FOUND", gone.code());
+    }
+
+    @Test
+    void anAgentTheDoctorDidNotRegister_isLeftOffline_notDeleted() {
+        LifelineClient c = LocalHarness.client(local);
+        c.register(RegisterAgent.of("doctor-borrowed", "a worker", "worker"));
+        Run r = doctor(env(), "--agent", "doctor-borrowed", "--timeout", "60");
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains("(kept: its role is not canary)"), r.out());
+        assertEquals("offline", c.agent("doctor-borrowed").status());
     }
 
     @Test

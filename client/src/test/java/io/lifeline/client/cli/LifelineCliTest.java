@@ -27,6 +27,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -115,7 +117,26 @@ class LifelineCliTest {
         assertTrue(status.out().contains("host:            h-cli"));
         Run json = run("status", "cli-1", "--json");
         assertTrue(json.out().contains("\"agentId\" : \"cli-1\""), json.out());
+        assertTrue(status.out().contains("deadline:        in "), status.out());
         assertTrue(run("leave", "cli-1", "--reason", "done").out().contains("cli-1 offline"));
+        // An agent that left is judged by no deadline: none is shown, here or in the table.
+        Run left = run("status", "cli-1");
+        assertTrue(left.out().contains("deadline:        -\n"), left.out());
+        String row = run("agents").out().lines().filter(l -> l.startsWith("cli-1 ")).findFirst().orElseThrow();
+        assertTrue(row.matches("cli-1\\s+offline\\s+\\S+ ago\\s+-\\s+.*"), row);
+    }
+
+    @Test
+    void status_withoutAnId_isTheTeamOverview_notAnError() {
+        run("register", "cli-overview");
+        run("join", "cli-overview");
+        Run team = run("status");
+        assertEquals(0, team.exit(), team.err());
+        Matcher m = Pattern.compile("^team: (\\d+) agent\\(s\\)(.*)$", Pattern.MULTILINE).matcher(team.out());
+        assertTrue(m.find(), team.out());
+        long listed = run("agents").out().lines().skip(1).count();
+        assertEquals(listed, Long.parseLong(m.group(1)), team.out());
+        assertTrue(m.group(2).matches(".*, \\d+ ready.*"), team.out());
     }
 
     @Test

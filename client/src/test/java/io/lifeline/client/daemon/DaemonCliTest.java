@@ -279,6 +279,9 @@ class DaemonCliTest {
             assertTrue(read(out1).contains("hook: " + a + ": its claude-code session is " + session), read(out1));
             assertTrue(read(out2).contains("hook: " + a + ": its runtime's session ended; it left (offline)"),
                     read(out2));
+            // A hook reported between rounds is headed as an exit is ("hook: reported at once"), never by a bare
+            // "hooks:" line.
+            assertTrue(read(out1).lines().noneMatch("hooks:"::equals), read(out1));
         } finally {
             first.destroyForcibly();
             if (second != null) {

@@ -143,10 +143,35 @@ class AuthTest {
             LocalGateway.Response onMissing = stack.raw(m.route(), otherAdmin, m.path(TestStack.TEAM), null, m.body());
             assertEquals(onExisting, onMissing, e.route());
             assertEquals(403, onExisting.status(), e.route());
-            // Nor does it tell whether the team exists.
+            // Nor does it tell whether the team exists: the same answer, but for the team name the caller typed.
             LocalGateway.Response onNoTeam = stack.raw(m.route(), otherAdmin, m.path("no-such-team"), null, m.body());
-            assertEquals(onExisting, onNoTeam, e.route());
+            assertEquals(new LocalGateway.Response(onExisting.status(), onExisting.headers(),
+                    onExisting.body().replace("'" + TestStack.TEAM + "'", "'no-such-team'")), onNoTeam, e.route());
         }
+    }
+
+    /**
+     * A misspelt team: the answer names the key's own team and the typed one, suggests the key's team when the two
+     * are a slip apart, and is the same whether the typed team exists or not (a team's key learns no other team's
+     * name; nothing is read before the 403).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"read", "admin"})
+    void misspeltTeam_saysWhichTeamTheKeyIsFor_theSameWhetherTheTypedTeamExistsOrNot(String scope) {
+        String key = stack.key(OTHER, Scope.fromWire(scope).orElseThrow());
+        TestStack.Reply typo = stack.send("list-agents", key, Map.of("team", "umbrela"), null, null);
+        assertEquals(403, typo.status(), typo.body()::toString);
+        assertEquals("FORBIDDEN", typo.code());
+        assertEquals("This key is for team 'umbrella', not 'umbrela': a key opens only its own team's routes; did "
+                + "you mean 'umbrella'?", typo.text("error"));
+
+        // "acme" exists (the stack's team) and "acmf" does not: one answer, but for the name typed.
+        TestStack.Reply existing = stack.send("list-agents", key, Map.of("team", TestStack.TEAM), null, null);
+        TestStack.Reply missing = stack.send("list-agents", key, Map.of("team", "acmf"), null, null);
+        assertEquals(existing.status(), missing.status());
+        assertEquals(existing.body().toString().replace("'acme'", "'acmf'"), missing.body().toString());
+        assertEquals("This key is for team 'umbrella', not 'acme': a key opens only its own team's routes; check "
+                + "the team in the URL, or use a key of that team", existing.text("error"));
     }
 
     @ParameterizedTest

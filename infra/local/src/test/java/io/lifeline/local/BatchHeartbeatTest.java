@@ -97,7 +97,8 @@ class BatchHeartbeatTest {
         assertEquals("REJOIN_REQUIRED", third.get("code").asText());
         assertTrue(third.get("rejoinRequired").asBoolean());
         assertEquals("dead", third.get("agentStatus").asText());
-        assertEquals("Agent is inactive. Requires re-spawn.", third.get("error").asText());
+        assertEquals("The agent is dead (its beats stopped and it was marked dead), so its beats are refused: it "
+                + "must join again before it beats", third.get("error").asText());
 
         JsonNode fourth = results.get(3);
         assertEquals(working, fourth.get("agentId").asText());
@@ -110,7 +111,8 @@ class BatchHeartbeatTest {
         assertEquals(offline, fifth.get("agentId").asText());
         assertEquals("REJOIN_REQUIRED", fifth.get("code").asText());
         assertEquals("offline", fifth.get("agentStatus").asText());
-        assertEquals("Cannot heartbeat for terminated agent", fifth.get("error").asText());
+        assertEquals("The agent is offline (it left or has not joined), so its beats are refused: it must join "
+                + "again before it beats", fifth.get("error").asText());
 
         // The accepted entries were written; the refused ones were not.
         assertEquals(now.toString(), get(ok).text("heartbeatTs"));

@@ -413,6 +413,27 @@ class DashboardAccessTest {
         assertTrue(rowOrder().indexOf("dan") < rowOrder().indexOf("ann"), "restarting is still trouble");
     }
 
+    /**
+     * A dead agent with no host: no Revive… (it could only end in 409 NO_HOST); the page says why and what to do, and
+     * that line passes axe in every theme.
+     */
+    @Test
+    @Order(7)
+    void deadAgentWithoutAHost_showsWhyItCannotBeRevived_withNoAxeViolation() throws Exception {
+        ok(stack.team("register", "{\"agentId\":\"ivy\",\"name\":\"Ivy\",\"role\":\"worker\"}"));
+        ok(stack.agent("join", "ivy", null));
+        ok(stack.agent("fail", "ivy", "{\"reason\":\"segfault\"}"));
+        assertEquals("dead", stack.status("ivy"));
+        js("location.hash = '#agent/ivy';");
+        waiting().until(d -> text("agent-title").contains("Ivy"));
+        waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("revive-unavailable")));
+        assertFalse(driver.findElement(By.id("revive-box")).isDisplayed(), "no Revive… without a host");
+        assertTrue(text("revive-unavailable").startsWith("No revive here: Ivy has no host"),
+                text("revive-unavailable"));
+        assertAccessibleInEveryTheme("agent-no-host", d -> d.findElement(By.id("revive-unavailable")).isDisplayed());
+        assertEquals("dead", stack.status("ivy"), "nothing was asked");
+    }
+
     /** Keys typed into whatever has the focus, as a keyboard does (no element is clicked or targeted). */
     static void press(CharSequence... keys) {
         new Actions(driver).sendKeys(keys).perform();

@@ -1,6 +1,7 @@
 package io.lifeline.local;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -262,16 +263,95 @@ class DashboardTest {
         waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("team-view")));
     }
 
+    /**
+     * A dead agent with no host (Cyd) has no Revive… button, which could only end in 409 NO_HOST: the page says why
+     * and what to do instead.
+     */
     @Test
     @Order(5)
+    void agentPage_ofADeadAgentWithoutAHost_showsWhyItCannotBeRevived_insteadOfTheButton() throws Exception {
+        waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("team-view")));
+        ((JavascriptExecutor) driver).executeScript("location.hash = '#agent/cyd';");
+        waiting().until(d -> d.findElement(By.id("agent-title")).getText().contains("Cyd"));
+        waiting().until(d -> {
+            try {
+                String status = get("/v1/teams/local/agents/cyd").get("status").asText();
+                return !status.equals("dead") && !status.equals("dead_failed_revive")
+                        || d.findElement(By.id("revive-unavailable")).isDisplayed();
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        String status = get("/v1/teams/local/agents/cyd").get("status").asText();
+        if (status.equals("dead") || status.equals("dead_failed_revive")) {
+            assertFalse(driver.findElement(By.id("revive-box")).isDisplayed(), "no Revive… for an agent with no host");
+            String why = driver.findElement(By.id("revive-unavailable")).getText();
+            assertTrue(why.startsWith("No revive here: Cyd has no host"), why);
+            screenshot("agent-no-host");
+        }
+        ((JavascriptExecutor) driver).executeScript("location.hash = '';");
+        waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("team-view")));
+    }
+
+    /**
+     * A sign-in link carries the key in the fragment, which the browser never sends: the page signs in from it, then
+     * clears it from the address bar and the history entry, and the key is in no URL the page can see.
+     */
+    @Test
+    @Order(6)
+    void signInLink_signsIn_andClearsTheKeyFromTheAddress() {
+        driver.findElement(By.id("sign-out")).click();
+        waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("login")));
+        driver.get(base + "/#team=local&key=" + local.adminKey());
+        waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("team-view")));
+        waiting().until(d -> !d.findElements(By.cssSelector("tr.agent")).isEmpty());
+        assertEquals(base + "/", driver.getCurrentUrl(), "the fragment is gone");
+        Object seen = ((JavascriptExecutor) driver).executeScript(
+                "return location.href + ' ' + document.referrer + ' ' + history.length;");
+        assertFalse(String.valueOf(seen).contains(local.adminKey()), String.valueOf(seen));
+        assertEquals("team local", driver.findElement(By.id("team-name")).getText());
+    }
+
+    /**
+     * The team table fits a 1,280 px window with a crash loop's long restart marker and a long agent id: nothing
+     * scrolls sideways (the window is 1,280 px wide, as {@link #chrome()} opens it).
+     */
+    @Test
+    @Order(7)
+    void teamTable_withALongRestartMarker_fitsA1280PxWindow() throws Exception {
+        String id = "a-rather-long-agent-identifier-from-a-generated-fleet-name-0042";
+        post("/v1/teams/local/agents", "{\"agentId\":\"" + id + "\",\"name\":\"A worker with a long descriptive "
+                + "name\",\"role\":\"worker\",\"hostId\":\"build-host-with-a-long-name-eu-west-1\","
+                + "\"staleAfterSeconds\":600}");
+        post("/v1/teams/local/agents/" + id + "/join", "{}");
+        post("/v1/teams/local/agents/" + id + "/heartbeat", "{\"status\":\"working\",\"stats\":"
+                + "{\"restartsLastHour\":48}}");
+        JavascriptExecutor js = (JavascriptExecutor) driver;
+        assertEquals(1280L, js.executeScript("return window.outerWidth;"));
+        waiting().until(d -> d.findElements(By.cssSelector("tr.agent[data-agent-id='" + id + "'] .marker.restarts"))
+                .size() == 1);
+        String marker = driver.findElement(By.cssSelector("tr.agent[data-agent-id='" + id + "'] .marker.restarts"))
+                .getText();
+        assertTrue(marker.contains("48 restarts") && marker.contains("by its host daemon"), marker);
+        Object overflow = js.executeScript("var t = document.querySelector('table.agents');"
+                + " return [document.documentElement.scrollWidth - document.documentElement.clientWidth,"
+                + " Math.max(0, Math.ceil(t.getBoundingClientRect().right - t.parentElement.getBoundingClientRect().right)),"
+                + " Math.max(0, t.scrollWidth - t.clientWidth)];");
+        screenshot("team-1280");
+        assertEquals(List.of(0L, 0L, 0L), overflow, "horizontal overflow (page, table past its box, table's own)");
+    }
+
+    @Test
+    @Order(8)
     void apiUnreachable_showsTheBanner_andKeepsTheLastData() throws Exception {
         assertTrue(!driver.findElement(By.id("banner")).isDisplayed());
+        int rows = driver.findElements(By.cssSelector("tr.agent")).size();
         int port = local.url().getPort();
         local.close();
         local = null;
         waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("banner")));
         assertTrue(driver.findElement(By.id("banner")).getText().contains("unreachable"));
-        assertEquals(4, driver.findElements(By.cssSelector("tr.agent")).size());
+        assertEquals(rows, driver.findElements(By.cssSelector("tr.agent")).size());
         screenshot("unreachable");
 
         // It answers again on the same port (a fresh Local, so this tab's key is now unknown): the banner

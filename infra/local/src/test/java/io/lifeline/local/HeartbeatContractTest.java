@@ -360,11 +360,14 @@ class HeartbeatContractTest {
 
     static Stream<Arguments> notAlive() {
         return Stream.of(
-                Arguments.of("offline", "Cannot heartbeat for terminated agent"),
-                Arguments.of("dead", "Agent is inactive. Requires re-spawn."),
-                Arguments.of("restarting", "Agent is restarting and must join again before it heartbeats"),
-                Arguments.of("dead_failed_revive",
-                        "Agent is dead_failed_revive and must join again before it heartbeats"));
+                Arguments.of("offline", "The agent is offline (it left or has not joined), so its beats are "
+                        + "refused: it must join again before it beats"),
+                Arguments.of("dead", "The agent is dead (its beats stopped and it was marked dead), so its beats "
+                        + "are refused: it must join again before it beats"),
+                Arguments.of("restarting", "The agent is restarting (its host was asked to restart it), so its "
+                        + "beats are refused: it must join again before it beats"),
+                Arguments.of("dead_failed_revive", "The agent is dead_failed_revive (it was not brought back and "
+                        + "needs a person), so its beats are refused: it must join again before it beats"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -411,7 +414,8 @@ class HeartbeatContractTest {
         String id = newId("neverjoined");
         stack.register(id);
         TestStack.Reply r = refused(409, "REJOIN_REQUIRED", id, "{}");
-        assertEquals("Cannot heartbeat for terminated agent", r.text("error"));
+        assertEquals("The agent is offline (it left or has not joined), so its beats are refused: it must join "
+                + "again before it beats", r.text("error"));
         assertEquals("offline", r.text("agentStatus"));
         assertTrue(r.body().get("rejoinRequired").asBoolean());
     }

@@ -4,6 +4,7 @@ import static io.lifeline.local.TestStack.newId;
 import static io.lifeline.local.TestStack.ok;
 import static io.lifeline.local.TestStack.statesEntered;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -238,6 +239,12 @@ class ManualReviveTest {
 
         assertEquals(409, r.status(), r.body()::toString);
         assertEquals("INVALID_TRANSITION", r.code());
+        // In the API's words (what was asked, the status and what it means), never the trigger's wire name.
+        assertTrue(r.text("error").startsWith("Cannot revive the agent: the agent is " + status + " ("),
+                r.text("error"));
+        assertTrue(r.text("error").endsWith("that is allowed only while it is dead or dead_failed_revive"),
+                r.text("error"));
+        assertFalse(r.text("error").contains("restart_initiated"), r.text("error"));
         assertEquals(executions, stack.executionsFor(id).size());
         assertEquals(status, stack.status(id));
     }

@@ -1,6 +1,7 @@
 package io.lifeline.local;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -216,7 +217,10 @@ class TransitionWalkTest {
                 trigger, "walk", stack.clock.instant()));
         assertEquals(LifelineException.Kind.CONFLICT, e.kind());
         assertEquals(current, e.currentStatus(), "the refusal says the current status without a second read");
-        assertTrue(e.getMessage().contains(trigger.wire()), e.getMessage());
+        // In the API's words: what was asked and the status, never the trigger's wire name.
+        assertTrue(e.getMessage().startsWith("Cannot " + trigger.asked() + ": the agent is " + current.wire() + " ("),
+                e.getMessage());
+        assertFalse(e.getMessage().contains(trigger.wire()), e.getMessage());
         return new Outcome(409, e.code(), null, null);
     }
 

@@ -201,8 +201,10 @@ public final class LocalMain implements Callable<Integer> {
         }
         System.out.println("Event bus (PutEvents, StartReplay): " + local.bus().endpoint() + "   archive: "
                 + LocalEventBus.ARCHIVE_ARN);
-        System.out.println("Dashboard: " + url + "/  (team " + LifelineLocal.LOCAL_TEAM + ", paste the admin key)");
-        System.out.println("The CLI (client/target/lifeline.jar, built by the tests' command):");
+        // The key rides in the fragment, which the browser never sends; the page clears it from the address at once.
+        System.out.println("Dashboard, signed in as team " + LifelineLocal.LOCAL_TEAM + ": " + url + "/#team="
+                + LifelineLocal.LOCAL_TEAM + "&key=" + local.adminKey());
+        System.out.println("The CLI, client/target/lifeline.jar (built with this jar by mvn package):");
         System.out.println("  export LIFELINE_URL=" + url + " LIFELINE_TEAM=" + LifelineLocal.LOCAL_TEAM
                 + " LIFELINE_API_KEY=" + local.adminKey());
         System.out.println("  java -jar client/target/lifeline.jar agents");
