@@ -158,7 +158,7 @@ class AlertRulesTest {
     }
 
     static final Config.Flapping FLAPPING = new Config.Flapping(4,
-            Duration.ofSeconds(600), Duration.ofSeconds(600));
+            Duration.ofSeconds(600), Duration.ofSeconds(600), Duration.ofSeconds(15));
 
     /** a-1 flagged flapping at AT, at its fifth change between alive and down (a death). */
     static LifelineEvent flapping() {
