@@ -2,7 +2,6 @@ package io.lifeline.events;
 
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lifeline.agent.FlapHold;
 import io.lifeline.config.Config;
 import io.lifeline.config.Wiring;
@@ -11,7 +10,6 @@ import io.lifeline.store.EventLog;
 import io.lifeline.store.FlapStore;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
-import io.lifeline.support.Metrics;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -28,8 +26,8 @@ import java.util.Set;
  * check next (the newest flip plus the stable window), and the flow waits until then. A flag already ended (by this
  * flow, a retry after the write, or by the outbox when the flag lapsed) sends its resolve again under the same id,
  * which is not sent twice. A failure throws, and the flow's Retry runs the check again; once the retries are spent
- * the flow's Catch hands the error to {@link #failed}, which counts it as a fault, and the execution fails (its
- * alarm). The flag does not depend on this check to end: it lapses at {@link FlapHold#until} ({@link AgentFlaps}).
+ * the flow's Catch counts one {@code Faults} itself (FaultsAlarm) and the execution fails. The flag does not depend
+ * on this check to end: it lapses at {@link FlapHold#until} ({@link AgentFlaps}).
  */
 public final class FlapCheckHandler implements RequestHandler<Map<String, Object>, Map<String, Object>> {
     private final EventLog eventLog;
@@ -69,9 +67,6 @@ public final class FlapCheckHandler implements RequestHandler<Map<String, Object
         long started = System.nanoTime();
         try (Log.Invocation ignored = Log.invocation(context == null ? null : context.getAwsRequestId(),
                 "flapCheck")) {
-            if (input != null && input.get("error") instanceof Map<?, ?> error) {
-                return failed(input, error, started);
-            }
             return check(input, started);
         }
     }
@@ -122,21 +117,5 @@ public final class FlapCheckHandler implements RequestHandler<Map<String, Object
             }
         }
         eventLog.append(team, entry);
-    }
-
-    /**
-     * The flow's Catch: the check failed through every retry. One ERROR line that names the agent and the error,
-     * counted as a fault ({@link Metrics#FAULTS}, which the essential alarm set watches); the flow then fails. Its
-     * flag still lapses on its own ({@link FlapHold#until}), so the agent's alerts come back without this check.
-     */
-    private Map<String, Object> failed(Map<String, Object> input, Map<?, ?> error, long started) {
-        ObjectNode line = Log.line("ERROR", "flapCheck").put("outcome", "failed")
-                .put("team", String.valueOf(input.get("team"))).put("agentId", String.valueOf(input.get("agentId")))
-                .put("since", String.valueOf(input.get("since"))).put("error", String.valueOf(error.get("Error")));
-        Metrics.on(line.put("durationMs", Duration.ofNanos(System.nanoTime() - started).toMillis()),
-                Metrics.FLAP_CHECK_FUNCTION, clock.instant()).fault(1).emit();
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("recorded", true);
-        return out;
     }
 }
