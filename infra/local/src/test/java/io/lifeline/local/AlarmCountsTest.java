@@ -68,7 +68,7 @@ class AlarmCountsTest {
         Count full = count(resources, true, true);
         assertEquals(new Count(7, 9), essential, "essential, with the URL");
         assertEquals(new Count(7, 7), essentialNoUrl, "essential, the unreserved profile (no URL)");
-        assertEquals(new Count(21, 35), full, "full, with the URL");
+        assertEquals(new Count(22, 41), full, "full, with the URL");
         Path root = TestStack.templatePath().getParent();
         // Words, whatever the line breaks.
         String readme = Files.readString(root.resolve("docs/logs-and-metrics.md")).replaceAll("\\s+", " ");
