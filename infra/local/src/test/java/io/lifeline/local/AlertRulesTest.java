@@ -451,8 +451,12 @@ class AlertRulesTest {
                 assertEquals("ReviveStateMachine", r.targets().get(0).stateMachine());
                 continue;
             }
-            if (r.logicalId().equals("DigestOnBurstRule") || r.logicalId().equals("FlapCheckOnFlappingRule")) {
+            if (r.logicalId().equals("DigestOnBurstRule")) {
                 assertEquals("DigestStateMachine", r.targets().get(0).stateMachine());
+                continue;
+            }
+            if (r.logicalId().equals("FlapCheckOnFlappingRule")) {
+                assertEquals("FlapCheckStateMachine", r.targets().get(0).stateMachine());
                 continue;
             }
             assertEquals(List.of("alerts-topic topic AlertsTopic"), destinations(r), r.logicalId());
