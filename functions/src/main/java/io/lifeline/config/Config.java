@@ -1,5 +1,6 @@
 package io.lifeline.config;
 
+import io.lifeline.agent.FlapHold;
 import io.lifeline.agent.Liveness;
 import io.lifeline.store.Tables;
 import java.time.Duration;
@@ -45,9 +46,14 @@ public record Config(
     /**
      * Flapping (docs/alerts-noise.md): an agent whose status goes between alive and not alive more than
      * {@code threshold} times within {@code window} is flagged flapping; the flag resolves once it has not changed
-     * for {@code stable}.
+     * for {@code stable}, and holds no change that comes later than that plus one {@code sweep} interval, even if its
+     * check never ran ({@link #hold}).
      */
-    public record Flapping(int threshold, Duration window, Duration stable) {
+    public record Flapping(int threshold, Duration window, Duration stable, Duration sweep) {
+        /** The flag's judgement of time: when it resolves, and until when it holds an agent's changes. */
+        public FlapHold hold() {
+            return new FlapHold(stable, sweep);
+        }
     }
 
     /**
@@ -104,7 +110,8 @@ public record Config(
                         (int) positive(env, "ALERT_DIGEST_NAMED_AGENTS", 20)),
                 new Flapping((int) positive(env, "FLAP_THRESHOLD", 4),
                         Duration.ofSeconds(positive(env, "FLAP_WINDOW_SECONDS", 600)),
-                        Duration.ofSeconds(positive(env, "FLAP_STABLE_SECONDS", 600))));
+                        Duration.ofSeconds(positive(env, "FLAP_STABLE_SECONDS", 600)),
+                        Duration.ofMillis(positive(env, "SWEEP_INTERVAL_MS", 15_000))));
     }
 
     private static String required(Map<String, String> env, String name) {

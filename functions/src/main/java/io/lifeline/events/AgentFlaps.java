@@ -2,6 +2,7 @@ package io.lifeline.events;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lifeline.agent.AgentStatus;
+import io.lifeline.agent.FlapHold;
 import io.lifeline.agent.Transition;
 import io.lifeline.config.Config;
 import io.lifeline.store.FlapStore;
@@ -17,17 +18,22 @@ import java.util.List;
  * ({@link FlapStore}) in windows of {@link Config.Flapping#window()} opened by the first flip; the flip that takes
  * a window past {@link Config.Flapping#threshold()} flags the agent and raises one {@code AgentFlapping}. While the
  * flag stands, every change of the agent into or out of a down status carries {@code flapping} (since when), which
- * the per-agent alert rules skip; every change is still recorded and published. The digest flow's check
- * ({@link DigestHandler}) resolves the flag once the agent has not flipped for {@link Config.Flapping#stable()}. A change
- * that follows from a silent host is its host's incident and is not counted.
+ * the per-agent alert rules skip; every change is still recorded and published. The flag's own check flow
+ * ({@link FlapCheckHandler}) resolves the flag once the agent has not flipped for {@link Config.Flapping#stable()}.
+ * The flag fails open ({@link FlapHold}): a change that comes one sweep interval after the check was due, the check
+ * having failed or never run, is no longer held; it is alerted as ever, and ends the flag in the write that counts
+ * it (one {@code AgentFlappingResolved}, the id the check would have sent). A change that follows from a silent
+ * host is its host's incident and is not counted.
  */
 public final class AgentFlaps {
     private final FlapStore store;
     private final Config.Flapping settings;
+    private final FlapHold hold;
 
     AgentFlaps(FlapStore store, Config.Flapping settings) {
         this.store = store;
         this.settings = settings;
+        this.hold = settings.hold();
     }
 
     /** What a change means: {@code flapping} (the flag's time, or null: alerted as ever) and events it raises. */
@@ -51,16 +57,26 @@ public final class AgentFlaps {
             if (!down(t.to())) {
                 return t.to().isAlive() && t.from().isAlive() ? Decision.UNTOUCHED : Decision.NONE;
             }
-            // A change while down (a failed revive) of a flagged agent is held with its flag: one read, no write.
+            // A change while down (a failed revive) of a flagged agent is held with its flag, within the flag's
+            // bound from its newest flip: one read, no write.
             FlapStore.Flaps f = store.read(c.team(), c.agentId());
-            return f == null || f.flaggedAt() == null ? Decision.NONE : new Decision(f.flaggedAt(), List.of());
+            return f == null || f.flaggedAt() == null || !hold.holds(f.last(), t.at()) ? Decision.NONE
+                    : new Decision(f.flaggedAt(), List.of());
         }
         FlapStore.Flaps f = store.count(c.team(), c.agentId(), t.seq(), t.to().wire(), t.at(), settings.window())
                 .flaps();
         if (f.flaggedAt() != null) {
-            // Flagged already; the change that flagged it, handled again, raises the same event (the same id).
-            return new Decision(f.flaggedAt(), f.flaggedAt().equals(t.at())
-                    ? List.of(flapping(c, f.flaggedAt(), f.count(), settings)) : List.of());
+            if (f.flaggedAt().equals(t.at())) {
+                // The change that flagged it, handled again, raises the same event (the same id).
+                return new Decision(f.flaggedAt(), List.of(flapping(c, f.flaggedAt(), f.count(), settings)));
+            }
+            // Held while it comes within the flag's bound from the flip before it (this change's own count moved
+            // that one to previous; an item counted before previous was kept: the flag's own time).
+            Instant before = f.seq() == t.seq() && f.previous() != null ? f.previous() : f.flaggedAt();
+            if (hold.holds(before, t.at())) {
+                return new Decision(f.flaggedAt(), List.of());
+            }
+            return lapsed(c, f.flaggedAt(), before);
         }
         if (f.count() <= settings.threshold()) {
             return Decision.NONE;
@@ -70,6 +86,20 @@ public final class AgentFlaps {
         }
         FlapStore.Flaps now = store.read(c.team(), c.agentId());
         return now == null || now.flaggedAt() == null ? Decision.NONE : new Decision(now.flaggedAt(), List.of());
+    }
+
+    /**
+     * Change {@code c} came past the bound of the flag raised at {@code since} (the agent stable since {@code stable}):
+     * the flag's check failed or never ran. The change is not held; the flag ends in one conditional write, and its
+     * one resolve is raised here (none if the check, or an earlier pass of this change, ended it first).
+     */
+    private Decision lapsed(StreamChanges.StatusChanged c, Instant since, Instant stable) {
+        Transition t = c.transition();
+        if (!store.lapse(c.team(), c.agentId(), since, t.seq())) {
+            return Decision.NONE;
+        }
+        return new Decision(null, List.of(resolved(c.team(), c.agentId(), since, stable, t.from().wire(), settings,
+                t.at())));
     }
 
     /** The agent flagged flapping at {@code since}, at change {@code c}, its {@code changes}-th in the window. */

@@ -4,10 +4,8 @@ import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
 import io.lifeline.config.Config;
 import io.lifeline.config.Wiring;
-import io.lifeline.store.AgentStore;
 import io.lifeline.store.AlertWindowStore;
 import io.lifeline.store.EventLog;
-import io.lifeline.store.FlapStore;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
 import io.lifeline.support.Metrics;
@@ -34,9 +32,6 @@ public final class DigestHandler implements RequestHandler<Map<String, Object>, 
     private final Config.AlertBursts settings;
     private final String dashboardUrl;
     private final Clock clock;
-    private final FlapStore flaps;
-    private final Config.Flapping flapping;
-    private final AgentStore liveAgents;
 
     public DigestHandler() {
         this(Wiring.fromEnvironment(), Wiring.environment("DASHBOARD_URL"));
@@ -56,9 +51,6 @@ public final class DigestHandler implements RequestHandler<Map<String, Object>, 
         this.settings = config.alertBursts();
         this.dashboardUrl = dashboardUrl == null || dashboardUrl.isBlank() ? null : dashboardUrl;
         this.clock = wiring.clock();
-        this.flaps = new FlapStore(wiring.dynamo(), config.tables(), config.eventRetention());
-        this.flapping = config.flapping();
-        this.liveAgents = new AgentStore(wiring.dynamo(), config.tables());
     }
 
     /** The digest flow's failure to send, retried by the flow. */
@@ -72,9 +64,6 @@ public final class DigestHandler implements RequestHandler<Map<String, Object>, 
     public Map<String, Object> handleRequest(Map<String, Object> input, Context context) {
         long started = System.nanoTime();
         try (Log.Invocation ignored = Log.invocation(context == null ? null : context.getAwsRequestId(), "digest")) {
-            if (input != null && input.get("agentId") != null) {
-                return checkFlapping(input, started);
-            }
             Object raw = input == null ? null : input.get("window");
             Instant start = Instant.parse(String.valueOf(raw));
             Map<String, Object> out = new LinkedHashMap<>();
@@ -117,56 +106,5 @@ public final class DigestHandler implements RequestHandler<Map<String, Object>, 
             out.put("deaths", w.deaths());
             return out;
         }
-    }
-
-    /**
-     * The flow's check of a flapping agent (started by its {@code AgentFlapping}): once it has not flipped for the
-     * stable window, ends the flag (one conditional write: only if no flip came in between) and sends one
-     * {@code AgentFlappingResolved}; else answers {@code again} with the time to check next (the newest flip plus
-     * the stable window), and the flow waits until then. A flag already ended by this flow (a retry after the write)
-     * sends its resolve again under the same id, which is not sent twice.
-     */
-    private Map<String, Object> checkFlapping(Map<String, Object> input, long started) {
-        String team = String.valueOf(input.get("team"));
-        String agentId = String.valueOf(input.get("agentId"));
-        Instant since = Instant.parse(String.valueOf(input.get("since")));
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("team", team);
-        out.put("agentId", agentId);
-        out.put("since", since.toString());
-        out.put("again", false);
-        Instant now = clock.instant();
-        FlapStore.Flaps f = flaps.read(team, agentId);
-        String outcome;
-        if (f == null || (f.flaggedAt() == null && !since.equals(f.resolvedFlag()))
-                || (f.flaggedAt() != null && !since.equals(f.flaggedAt()))) {
-            outcome = "gone"; // another flag, or none: nothing of this one is left to resolve
-        } else if (f.flaggedAt() != null && now.isBefore(f.last().plus(flapping.stable()))) {
-            out.put("again", true);
-            out.put("digestAt", f.last().plus(flapping.stable()).toString());
-            outcome = "flapping";
-        } else if (f.flaggedAt() != null && !flaps.resolve(team, agentId, since, f.last())) {
-            // a flip came in between: look again at once
-            out.put("again", true);
-            out.put("digestAt", now.toString());
-            outcome = "changed";
-        } else {
-            LifelineEvent resolved = AgentFlaps.resolved(team, agentId, since, f.last(), f.lastStatus(), flapping, now);
-            EventLog.Entry entry = new EventLog.Entry(resolved.eventId(), resolved.type(), resolved.at(),
-                    Json.write(resolved.detail()), agentId);
-            if (bus != null) {
-                Set<String> logged = eventLog.logged(List.of(Map.entry(team, entry)));
-                if (!logged.contains(resolved.eventId()) && !bus.send(List.of(resolved)).unsent().isEmpty()) {
-                    throw new DigestNotSentException("the bus did not take the flapping resolve of " + agentId);
-                }
-            }
-            eventLog.append(team, entry);
-            liveAgents.clearFlapping(team, agentId, since);
-            out.put("resolved", true);
-            outcome = "resolved";
-        }
-        Log.emit(Log.line("INFO", "digest").put("outcome", "flap_" + outcome).put("team", team)
-                .put("durationMs", Duration.ofNanos(System.nanoTime() - started).toMillis()));
-        return out;
     }
 }

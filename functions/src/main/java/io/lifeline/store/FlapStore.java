@@ -16,23 +16,28 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
  * Flapping on the ledger (docs/alerts-noise.md): one small item per agent whose status went between alive and
  * not alive, {@code FLAP#<team>#<agent> / FLAP}: the start of its current count window ({@code ws}, ms), the changes
  * counted in it ({@code n}), the newest change ({@code last}, ms; {@code st}: its status; {@code seq}: its seq, so
- * a change handled again is not counted twice), and while the agent is flagged flapping, {@code fl} (since when,
- * ms). The resolve moves {@code fl} to {@code rfl}. Every write is one conditional UpdateItem that answers the item;
- * the live item carries none of it. Items expire with the event log, counted from their newest change.
+ * a change handled again is not counted twice; {@code pl}: the change before it, ms, which each count moves there
+ * from {@code last} in the same write), and while the agent is flagged flapping, {@code fl} (since when, ms). The
+ * resolve, and the lapse of a flag whose check never ended it, move {@code fl} to {@code rfl}. Every write is one
+ * conditional UpdateItem that answers the item; the live item carries none of it. Items expire with the event log, counted from their newest change.
  */
 public final class FlapStore {
     static final String SK = "FLAP";
     static final String WINDOW_START = "ws";
     static final String COUNT = "n";
     static final String LAST = "last";
+    static final String PREVIOUS = "pl";
     static final String LAST_STATUS = "st";
     static final String SEQ = "seq";
     static final String FLAGGED = "fl";
     static final String RESOLVED = "rfl";
 
-    /** An agent's flapping item as its last write left it; {@code flaggedAt} null: not flagged. */
-    public record Flaps(Instant windowStart, int count, Instant last, String lastStatus, long seq, Instant flaggedAt,
-                        Instant resolvedFlag) {
+    /**
+     * An agent's flapping item as its last write left it; {@code flaggedAt} null: not flagged; {@code previous}: the
+     * change counted before {@code last} (null: none, or an item counted before the store kept it).
+     */
+    public record Flaps(Instant windowStart, int count, Instant last, Instant previous, String lastStatus, long seq,
+                        Instant flaggedAt, Instant resolvedFlag) {
     }
 
     /** A counted change: the item after it, and whether this call counted it (false: counted before). */
@@ -63,6 +68,7 @@ public final class FlapStore {
         for (int attempt = 0; attempt < 4; attempt++) {
             Update in = new Update(table, key(team, agentId));
             in.setExpression(COUNT, in.name(COUNT) + " + " + in.value(n(1)));
+            in.setExpression(PREVIOUS, in.name(LAST));
             in.set(LAST, n(t)).set(LAST_STATUS, s(status)).set(SEQ, n(seq)).set(Keys.EXPIRES_AT, n(expires));
             in.condition(in.name(SEQ) + " < " + in.value(n(seq)) + " AND " + in.name(WINDOW_START) + " > "
                     + in.value(n(t - window.toMillis())));
@@ -71,6 +77,7 @@ public final class FlapStore {
                         in.request(ReturnValue.ALL_NEW))).attributes()), true);
             } catch (ConditionalCheckFailedException notInWindow) {
                 Update open = new Update(table, key(team, agentId));
+                open.setExpression(PREVIOUS, "if_not_exists(" + open.name(LAST) + ", " + open.value(n(t)) + ")");
                 open.set(WINDOW_START, n(t)).set(COUNT, n(1)).set(LAST, n(t)).set(LAST_STATUS, s(status))
                         .set(SEQ, n(seq)).set(Keys.EXPIRES_AT, n(expires));
                 open.condition("attribute_not_exists(" + open.name(SEQ) + ") OR (" + open.name(SEQ) + " < "
@@ -122,6 +129,26 @@ public final class FlapStore {
         }
     }
 
+    /**
+     * Ends the flag raised at {@code flaggedAt} that its check never ended, at the change {@code seq} that came after
+     * the flag's bound (the caller judged it so, by the agent's FlapHold): the flag moves to {@code rfl} as
+     * the resolve moves it, and the count starts again from that change. True if this call ended it (false: ended
+     * already, or a newer change was counted since).
+     */
+    public boolean lapse(String team, String agentId, Instant flaggedAt, long seq) {
+        Update u = new Update(table, key(team, agentId));
+        u.set(RESOLVED, n(flaggedAt.toEpochMilli())).set(COUNT, n(1));
+        u.remove(FLAGGED);
+        u.condition(u.name(FLAGGED) + " = " + u.value(n(flaggedAt.toEpochMilli())) + " AND " + u.name(SEQ) + " = "
+                + u.value(n(seq)));
+        try {
+            StoreFailures.call("end a lapsed flapping flag", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
+            return true;
+        } catch (ConditionalCheckFailedException changed) {
+            return false;
+        }
+    }
+
     /** The agent's item (one consistent GetItem), or null. */
     public Flaps read(String team, String agentId) {
         Map<String, AttributeValue> item = StoreFailures.call("read an agent's flaps", () -> dynamo.getItem(
@@ -131,7 +158,8 @@ public final class FlapStore {
 
     private static Flaps flaps(Map<String, AttributeValue> item) {
         return new Flaps(time(item, WINDOW_START), (int) Items.num(item, COUNT, 0), time(item, LAST),
-                Items.str(item, LAST_STATUS), Items.num(item, SEQ, 0), time(item, FLAGGED), time(item, RESOLVED));
+                time(item, PREVIOUS), Items.str(item, LAST_STATUS), Items.num(item, SEQ, 0), time(item, FLAGGED),
+                time(item, RESOLVED));
     }
 
     private static Instant time(Map<String, AttributeValue> item, String name) {

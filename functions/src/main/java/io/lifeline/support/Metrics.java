@@ -72,8 +72,9 @@ public final class Metrics {
      * Everything the service failed to do or had to repair, from every function, in one metric with no dimension
      * (published only when not 0): a sweep's skipped writes or failed run, events not put on the bus, records
      * parked, replays of transitions the outbox never finished, revive flows that broke (an error step, or a
-     * restart the sweep had to end), heartbeats answered 500. FaultsAlarm watches it; the function's own line
-     * says which fault it was.
+     * restart the sweep had to end), heartbeats answered 500, and, put by the flows themselves, a digest not sent or a
+     * flap check that failed through their retries. FaultsAlarm watches it; the function's own line (a flow's: its
+     * failed execution) says which fault it was.
      */
     public static final String FAULTS = "Faults";
     /** The counters whose values are also {@link #FAULTS}. */

@@ -80,7 +80,7 @@ class LifelineEventTest {
         }
         // Flapping's: the outbox's flag (about the agent, in its team) and the digest flow's resolve.
         Config.Flapping flapping = new Config.Flapping(4,
-                Duration.ofSeconds(600), Duration.ofSeconds(600));
+                Duration.ofSeconds(600), Duration.ofSeconds(600), Duration.ofSeconds(15));
         StreamChanges.StatusChanged death = (StreamChanges.StatusChanged) EVERY_KIND.get(0);
         for (LifelineEvent e : List.of(AgentFlaps.flapping(death, AT, 5, flapping),
                 AgentFlaps.resolved("acme", "a-0", AT, AT.plusSeconds(60), "ready", flapping, AT.plusSeconds(660)))) {

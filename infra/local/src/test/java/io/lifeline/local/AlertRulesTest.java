@@ -158,7 +158,7 @@ class AlertRulesTest {
     }
 
     static final Config.Flapping FLAPPING = new Config.Flapping(4,
-            Duration.ofSeconds(600), Duration.ofSeconds(600));
+            Duration.ofSeconds(600), Duration.ofSeconds(600), Duration.ofSeconds(15));
 
     /** a-1 flagged flapping at AT, at its fifth change between alive and down (a death). */
     static LifelineEvent flapping() {
@@ -451,8 +451,12 @@ class AlertRulesTest {
                 assertEquals("ReviveStateMachine", r.targets().get(0).stateMachine());
                 continue;
             }
-            if (r.logicalId().equals("DigestOnBurstRule") || r.logicalId().equals("FlapCheckOnFlappingRule")) {
+            if (r.logicalId().equals("DigestOnBurstRule")) {
                 assertEquals("DigestStateMachine", r.targets().get(0).stateMachine());
+                continue;
+            }
+            if (r.logicalId().equals("FlapCheckOnFlappingRule")) {
+                assertEquals("FlapCheckStateMachine", r.targets().get(0).stateMachine());
                 continue;
             }
             assertEquals(List.of("alerts-topic topic AlertsTopic"), destinations(r), r.logicalId());

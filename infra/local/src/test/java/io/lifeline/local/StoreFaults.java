@@ -138,6 +138,12 @@ final class StoreFaults implements ExecutionInterceptor {
                 && u.key().get("sk").s().startsWith("REV#");
     }
 
+    /** A read of the agent's flapping item on the ledger ({@code FLAP#<team>#<agent>}), as its flap check makes. */
+    static Predicate<SdkRequest> flapRead(String team, String agentId) {
+        return r -> r instanceof GetItemRequest g && g.key().get("pk") != null
+                && ("FLAP#" + team + "#" + agentId).equals(g.key().get("pk").s());
+    }
+
     private static boolean isOf(Map<String, AttributeValue> key, String team, String agentId) {
         AttributeValue pk = key.get("pk");
         AttributeValue sk = key.get("sk");

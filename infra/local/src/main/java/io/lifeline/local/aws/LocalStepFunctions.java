@@ -3,6 +3,8 @@ package io.lifeline.local.aws;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpServer;
 import io.lifeline.local.aws.asl.AslMachine;
 import io.lifeline.local.aws.asl.AslRunner;
@@ -12,6 +14,7 @@ import io.lifeline.local.runtime.FunctionHost;
 import io.lifeline.local.runtime.LocalContext;
 import io.lifeline.local.template.SamTemplate;
 import io.lifeline.support.Json;
+import io.lifeline.support.Log;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -29,12 +32,15 @@ import software.amazon.awssdk.services.sfn.SfnClient;
 
 /**
  * Step Functions for Lifeline Local: the template's state machines, run by the ASL interpreter from the
- * very files template.yaml names, their Task resources mapped to the functions the template wires to them.
+ * very files template.yaml names, their Task resources mapped to the functions the template wires to them (and
+ * CloudWatch's PutMetricData, the one AWS SDK integration the flows call).
  * It speaks StartExecution over HTTP, so the functions use the real SDK client against it, and starts
  * executions for EventBridge rule targets. Waits run at the real rate times {@code timeScale}.
  */
 public final class LocalStepFunctions implements AutoCloseable {
     private static final long TICK_MILLIS = 50;
+    /** The one AWS SDK integration the flows use: their Catch's count of a fault. */
+    static final String PUT_METRIC_DATA = "arn:aws:states:::aws-sdk:cloudwatch:putMetricData";
 
     private final Map<String, AslRunner> runners = new HashMap<>();
     private final HttpServer server;
@@ -68,6 +74,9 @@ public final class LocalStepFunctions implements AutoCloseable {
     }
 
     private static JsonNode invoke(FunctionHost host, String resource, JsonNode input) throws TaskFailure {
+        if (PUT_METRIC_DATA.equals(resource)) {
+            return putMetricData(input);
+        }
         String prefix = FunctionHost.functionArn("");
         if (!resource.startsWith(prefix)) {
             throw new TaskFailure("States.TaskFailed", "Local cannot run the resource " + resource);
@@ -84,6 +93,35 @@ public final class LocalStepFunctions implements AutoCloseable {
             throw new TaskFailure("Lambda.TooManyRequestsException", e.getMessage());
         }
         return Json.MAPPER.valueToTree(out);
+    }
+
+    /**
+     * CloudWatch's PutMetricData as a flow's Task calls it (the flows' Catch counts a fault this way, no function
+     * needed): each datum becomes one line in the Embedded Metric Format in the functions' log, where Local's metrics
+     * (LocalMetrics) read it as they read the functions' own. Answers PutMetricData's empty result.
+     */
+    static JsonNode putMetricData(JsonNode input) throws TaskFailure {
+        String namespace = input.path("Namespace").asText("");
+        if (namespace.isEmpty() || !input.path("MetricData").isArray()) {
+            throw new TaskFailure("CloudWatch.InvalidParameterValueException", "Namespace and MetricData are required");
+        }
+        for (JsonNode datum : input.path("MetricData")) {
+            String name = datum.path("MetricName").asText("");
+            if (name.isEmpty() || !datum.path("Value").isNumber()) {
+                throw new TaskFailure("CloudWatch.InvalidParameterValueException", "a datum needs MetricName and Value");
+            }
+            ObjectNode line = Log.line("INFO", "putMetricData").put(name, datum.path("Value").asDouble());
+            ObjectNode aws = line.putObject("_aws").put("Timestamp", System.currentTimeMillis());
+            ObjectNode directive = aws.putArray("CloudWatchMetrics").addObject().put("Namespace", namespace);
+            ArrayNode dimensions = directive.putArray("Dimensions").addArray();
+            for (JsonNode d : datum.path("Dimensions")) {
+                dimensions.add(d.path("Name").asText());
+                line.put(d.path("Name").asText(), d.path("Value").asText());
+            }
+            directive.putArray("Metrics").addObject().put("Name", name).put("Unit", datum.path("Unit").asText("None"));
+            Log.emit(line);
+        }
+        return Json.object();
     }
 
     public URI endpoint() {

@@ -335,7 +335,7 @@ class SamTemplateTest {
                 // Deliveries, starvation, the store, revives and the sweep's writes
                 "SweepWriteErrorsAlarm", "DeliveryDeadLettersAlarm", "ApiServerErrorsAlarm",
                 "HeartbeatThrottlesAlarm", "AuthorizerThrottlesAlarm", "ControlLoopThrottlesAlarm", "ReviveFailuresAlarm",
-                "StoreThrottlesAlarm", "FaultsAlarm"),
+                "StoreThrottlesAlarm", "FaultsAlarm", "AlertFlowsAlarm"),
                 alarms.keySet());
         // AlarmSet essential (the default) deploys the alarms without a condition; full adds the rest.
         assertEquals("essential", root.path("Parameters").path("AlarmSet").path("Default").asText());

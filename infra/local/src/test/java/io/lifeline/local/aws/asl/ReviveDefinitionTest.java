@@ -41,7 +41,8 @@ class ReviveDefinitionTest {
     static void load() throws Exception {
         SamTemplate template = SamTemplate.read(Path.of(System.getProperty("lifeline.template", "../../template.yaml")));
         List<SamTemplate.StateMachine> machines = template.stateMachines(Map.of(),
-                Map.of("ReviveFunction", "ReviveFunction", "DigestFunction", "DigestFunction"));
+                Map.of("ReviveFunction", "ReviveFunction", "DigestFunction", "DigestFunction",
+                        "FlapCheckFunction", "FlapCheckFunction"));
         List<SamTemplate.StateMachine> revive = machines.stream()
                 .filter(m -> m.logicalId().equals("ReviveStateMachine")).toList();
         assertEquals(1, revive.size(), machines.stream().map(SamTemplate.StateMachine::logicalId).toList()::toString);
