@@ -484,9 +484,8 @@ public final class LifelineClient {
                 }
                 if (e.mayHaveRun() && !repeatable) {
                     throw new LifelineApiException(status, e.code(), "Lifeline's function did not answer (" + status
-                            + "), and " + method + " " + path + " may have run: not sent again, since a second one "
-                            + "would create a second; look before trying again (lifeline keys list, or the team)",
-                            null, false);
+                            + "), and " + method + " " + path + " may have run: not sent again, since a repeat would "
+                            + "create a second team or key; look first (lifeline keys list)", null, false);
                 }
                 failure = e;
                 retryAfter = response.headers().firstValue("Retry-After").map(LifelineClient::seconds).orElse(null);
