@@ -60,6 +60,15 @@ public final class ApiRequest {
                 : event.getRequestContext().getHttp().getMethod();
     }
 
+    /**
+     * The caller's address as the front end saw it ({@code requestContext.http.sourceIp}: for a Function URL the
+     * TCP peer, so the client cannot choose it), or null.
+     */
+    String sourceIp() {
+        return event.getRequestContext() == null || event.getRequestContext().getHttp() == null ? null
+                : event.getRequestContext().getHttp().getSourceIp();
+    }
+
     /** The path as sent (percent-encoded), or null. */
     String rawPath() {
         return event.getRawPath();

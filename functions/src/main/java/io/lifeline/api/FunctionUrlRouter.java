@@ -41,11 +41,13 @@ final class FunctionUrlRouter {
 
     /**
      * A routed request with its caller: null (no key, or an unknown one) when the key cache does not know the key,
-     * which the handler answers 401, as for an HTTP API request the authorizer did not know. The cache's failures
-     * (503) pass through.
+     * which the handler answers 401, as for an HTTP API request the authorizer did not know. Unknown keys are
+     * charged to the request's source address ({@link KeyCache}). The cache's failures (503) pass through.
      */
     ApiRequest identified(ApiRequest routed) {
-        return routed.identified(AuthorizerHandler.bearerKey(routed.headers()).flatMap(keys::find).orElse(null));
+        String source = routed.sourceIp();
+        return routed.identified(AuthorizerHandler.bearerKey(routed.headers()).flatMap(k -> keys.find(k, source))
+                .orElse(null));
     }
 
     static LifelineException notFound(ApiRequest request) {

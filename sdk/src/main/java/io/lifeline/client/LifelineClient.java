@@ -59,9 +59,11 @@ import java.util.function.Consumer;
 
 /**
  * The Lifeline API over {@code java.net.http}: one method per route, typed requests and answers, and a
- * {@link LifelineApiException} carrying the server's status and code when it refuses. Connect errors, 429
- * 503 and the gateway's own 500 (a throttled function: {@link LifelineApiException#isTransient}) are retried under
- * the {@link RetryPolicy} (2 s, 4 s, 8 s with jitter, honouring Retry-After); other 4xx and Lifeline's 500
+ * {@link LifelineApiException} carrying the server's status and code when it refuses. Connect errors, 429, 503, and
+ * the answers of a function that did not answer (502, 504, the gateway's own 500: {@link
+ * LifelineApiException#isTransient}) are retried under the {@link RetryPolicy} (2 s, 4 s, 8 s with jitter, honouring
+ * Retry-After; about ten minutes for a function that did not answer, the time a SnapStart version takes to be ready
+ * again); a 502 or 504 is not retried for the requests that create a team or a key. Other 4xx and Lifeline's 500
  * INTERNAL_ERROR never are; with {@link Builder#readsFailFast} a read that finds nobody at the URL is not either.
  * Thread-safe; build one and share it.
  */
@@ -325,7 +327,7 @@ public final class LifelineClient {
     public NewTeam createTeam(String newTeam, Map<String, Object> settings) {
         ObjectNode body = MAPPER.createObjectNode().put("team", newTeam);
         settings.forEach((k, v) -> body.set(k, MAPPER.valueToTree(v)));
-        return call("POST", "/v1/teams", body, NewTeam.class);
+        return call(baseUrl, "POST", "/v1/teams", body, NewTeam.class, false);
     }
 
     /**
@@ -337,7 +339,7 @@ public final class LifelineClient {
         if (label != null) {
             body.put("label", label);
         }
-        return call("POST", "/v1/teams/" + enc(forTeam) + "/admin-keys", body, ApiKey.class);
+        return call(baseUrl, "POST", "/v1/teams/" + enc(forTeam) + "/admin-keys", body, ApiKey.class, false);
     }
 
     public TeamSettings settings() {
@@ -393,7 +395,7 @@ public final class LifelineClient {
         if (label != null) {
             body.put("label", label);
         }
-        return call("POST", teamPath("keys"), body, ApiKey.class);
+        return call(baseUrl, "POST", teamPath("keys"), body, ApiKey.class, false);
     }
 
     public KeyList keys() {
@@ -433,10 +435,20 @@ public final class LifelineClient {
     }
 
     <T> T call(String method, String path, Object body, Class<T> type) {
-        return call(baseUrl, method, path, body, type);
+        return call(baseUrl, method, path, body, type, true);
     }
 
     private <T> T call(URI base, String method, String path, Object body, Class<T> type) {
+        return call(base, method, path, body, type, true);
+    }
+
+    /**
+     * One request, retried under the policy ({@link RetryPolicy#retriesFor}) while it fails transiently. A request
+     * that is not {@code repeatable} (it creates a team or a key, and a second one would make a second) is not sent
+     * again after a 502 or 504, which may come after it ran ({@link LifelineApiException#mayHaveRun}); a throttle
+     * (429, 503, the HTTP API's 500) says it did not run, and is retried as any other.
+     */
+    private <T> T call(URI base, String method, String path, Object body, Class<T> type, boolean repeatable) {
         String json;
         try {
             json = body == null ? null : MAPPER.writeValueAsString(body);
@@ -470,6 +482,11 @@ public final class LifelineClient {
                 if (!e.isTransient()) {
                     throw e;
                 }
+                if (e.mayHaveRun() && !repeatable) {
+                    throw new LifelineApiException(status, e.code(), "Lifeline's function did not answer (" + status
+                            + "), and " + method + " " + path + " may have run: not sent again, since a repeat would "
+                            + "create a second team or key; look first (lifeline keys list)", null, false);
+                }
                 failure = e;
                 retryAfter = response.headers().firstValue("Retry-After").map(LifelineClient::seconds).orElse(null);
             } catch (IOException e) {
@@ -485,12 +502,13 @@ public final class LifelineClient {
                 Thread.currentThread().interrupt();
                 throw new LifelineConnectionException("Interrupted while calling " + method + " " + path, e);
             }
-            if (attempt >= retry.maxRetries()) {
+            int retries = retry.retriesFor(failure);
+            if (attempt >= retries) {
                 throw failure;
             }
             Duration wait = retry.delay(attempt, retryAfter);
             if (onRetry != null) {
-                onRetry.accept(retryNotice(failure, wait, attempt));
+                onRetry.accept(retryNotice(failure, wait, attempt, retries));
             }
             try {
                 sleeper.sleep(wait);
@@ -505,11 +523,12 @@ public final class LifelineClient {
      * "cannot reach http://127.0.0.1:8787 (Connection refused), retrying in 2 s (attempt 2 of 4; is Lifeline Local
      * running?)", or for a busy server "Lifeline is busy (503 THROTTLED), retrying in 2 s (attempt 2 of 4)".
      */
-    private String retryNotice(RuntimeException failure, Duration wait, int attempt) {
+    private String retryNotice(RuntimeException failure, Duration wait, int attempt, int retries) {
         String in = "retrying in " + (wait.toMillis() < 1000 ? wait.toMillis() + " ms" : Math.round(wait.toMillis()
-                / 1000.0) + " s") + " (attempt " + (attempt + 2) + " of " + (retry.maxRetries() + 1);
+                / 1000.0) + " s") + " (attempt " + (attempt + 2) + " of " + (retries + 1);
         if (failure instanceof LifelineApiException api) {
-            return "Lifeline is busy (" + api.status() + " " + api.code() + "), " + in + ")";
+            return (api.mayHaveRun() ? "Lifeline's function did not answer (" : "Lifeline is busy (") + api.status()
+                    + " " + api.code() + "), " + in + ")";
         }
         String why = failure.getCause() instanceof IOException io ? " (" + describe(io) + ")" : "";
         return "cannot reach " + baseUrl + why + ", " + in + (loopback(baseUrl) ? "; is Lifeline Local running?)"

@@ -5,6 +5,7 @@ import io.lifeline.client.LifelineApiException;
 import io.lifeline.client.LifelineClient;
 import io.lifeline.client.LifelineConnectionException;
 import io.lifeline.client.LifelineException;
+import io.lifeline.client.RetryPolicy;
 import io.lifeline.client.Sleeper;
 import io.lifeline.client.model.Heartbeat;
 import io.lifeline.client.model.HeartbeatResult;
@@ -77,7 +78,7 @@ abstract class BaseCommand implements Callable<Integer> {
     LifelineClient client() {
         if (client == null) {
             client = global.client(env(), sleeper(), global.team(env()), global.key(env()), this::retrying,
-                    readsFailFast());
+                    readsFailFast(), retryPolicy());
         }
         return client;
     }
@@ -88,6 +89,15 @@ abstract class BaseCommand implements Callable<Integer> {
      */
     boolean readsFailFast() {
         return true;
+    }
+
+    /**
+     * The client's retries: the SDK's defaults (a throttle 2 s, 4 s, 8 s; a function that did not answer, 502 or 504,
+     * about ten minutes, so a command rides out a SnapStart version made ready again); a command that tries again on
+     * its own schedule overrides it.
+     */
+    RetryPolicy retryPolicy() {
+        return RetryPolicy.defaults();
     }
 
     /** A heartbeat's answer, and whether the agent had to join again first. */

@@ -1,6 +1,7 @@
 package io.lifeline.client.cli;
 
 import io.lifeline.client.LifelineApiException;
+import io.lifeline.client.RetryPolicy;
 import io.lifeline.client.bridge.OpencodeBridge.AgentRef;
 import io.lifeline.client.bridge.RunningBridge;
 import io.lifeline.client.daemon.AgentRuntime;
@@ -128,6 +129,16 @@ final class DaemonCommand extends BaseCommand {
     @Override
     boolean readsFailFast() {
         return false;
+    }
+
+    /**
+     * A round's calls retry 2 s, 4 s, 8 s whatever failed, 502 and 504 included, and what still fails is kept and
+     * sent again next round ({@link HostDaemon}): one call held for the ten minutes a SnapStart version may take
+     * would hold the host's beats, and its lease would run out.
+     */
+    @Override
+    RetryPolicy retryPolicy() {
+        return RetryPolicy.perRound();
     }
 
     @Override

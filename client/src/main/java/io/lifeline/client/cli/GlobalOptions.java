@@ -1,6 +1,7 @@
 package io.lifeline.client.cli;
 
 import io.lifeline.client.LifelineClient;
+import io.lifeline.client.RetryPolicy;
 import io.lifeline.client.Sleeper;
 import java.io.IOException;
 import java.net.URI;
@@ -110,6 +111,12 @@ public final class GlobalOptions {
     /** {@code readsFailFast}: a read that finds nobody at the URL fails at once (a command a person waits for). */
     LifelineClient client(Map<String, String> env, Sleeper sleeper, String teamId, String apiKey,
                           Consumer<String> onRetry, boolean readsFailFast) {
+        return client(env, sleeper, teamId, apiKey, onRetry, readsFailFast, RetryPolicy.defaults());
+    }
+
+    /** {@code retry}: the SDK's retries ({@link RetryPolicy#defaults}; the daemon's are per round). */
+    LifelineClient client(Map<String, String> env, Sleeper sleeper, String teamId, String apiKey,
+                          Consumer<String> onRetry, boolean readsFailFast, RetryPolicy retry) {
         String u = url(env);
         String beats = heartbeatUrl(env);
         if (beats != null) {
@@ -121,7 +128,7 @@ public final class GlobalOptions {
         }
         try {
             return LifelineClient.builder().url(u).heartbeatUrl(beats).team(teamId).apiKey(apiKey).sleeper(sleeper)
-                    .onRetry(onRetry).readsFailFast(readsFailFast).build();
+                    .onRetry(onRetry).readsFailFast(readsFailFast).retry(retry).build();
         } catch (IllegalArgumentException e) {
             throw new ConfigFile.ConfigException("not a URL: '" + u + "'");
         }

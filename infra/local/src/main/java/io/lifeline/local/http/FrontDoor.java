@@ -50,6 +50,12 @@ public final class FrontDoor implements AutoCloseable {
         LocalGateway.Response handle(String method, String rawPath, String rawQuery, Map<String, List<String>> headers,
                                      String body);
 
+        /** As {@link #handle(String, String, String, Map, String)}, from {@code client} (the connection's peer). */
+        default LocalGateway.Response handle(String method, String rawPath, String rawQuery,
+                                             Map<String, List<String>> headers, String body, String client) {
+            return handle(method, rawPath, rawQuery, headers, body);
+        }
+
         /** True when {@code authorization} was authorized recently ({@link LocalGateway#recentlyAuthorized}). */
         default boolean recentlyAuthorized(String authorization) {
             return false;
@@ -102,6 +108,12 @@ public final class FrontDoor implements AutoCloseable {
             public LocalGateway.Response handle(String method, String rawPath, String rawQuery,
                                                 Map<String, List<String>> headers, String body) {
                 return gateway.handle(method, rawPath, rawQuery, headers, body);
+            }
+
+            @Override
+            public LocalGateway.Response handle(String method, String rawPath, String rawQuery,
+                                                Map<String, List<String>> headers, String body, String client) {
+                return gateway.handle(method, rawPath, rawQuery, headers, body, client);
             }
 
             @Override
@@ -370,7 +382,7 @@ public final class FrontDoor implements AutoCloseable {
             String query = q < 0 ? null : target.substring(q + 1);
             try {
                 return handler.handle(request.method(), path, query, request.headers(),
-                        new String(request.body(), StandardCharsets.UTF_8));
+                        new String(request.body(), StandardCharsets.UTF_8), address.getHostAddress());
             } catch (RuntimeException e) {
                 System.err.println("front door: " + e);
                 return error(500, "INTERNAL_ERROR", "internal error", Map.of());

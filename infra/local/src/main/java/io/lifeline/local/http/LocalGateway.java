@@ -140,6 +140,8 @@ public final class LocalGateway {
      * AWS it is a host of its own). What follows the prefix is the rawPath the function sees.
      */
     public static final String URL_PREFIX = "/lambda-url/";
+    /** The source of a request handed in without one: this machine (Local listens on loopback only). */
+    static final String LOOPBACK = "127.0.0.1";
 
     /** The path of {@code functionId}'s Function URL on Local's port. */
     public static String urlPath(String functionId) {
@@ -151,9 +153,19 @@ public final class LocalGateway {
         return functionUrls;
     }
 
-    /** An HTTP request as it arrives: headers by name (any case), the raw query string without '?'. */
+    /** An HTTP request as it arrives from this machine (source 127.0.0.1): see the next method. */
     public Response handle(String method, String rawPath, String rawQuery, Map<String, List<String>> headers,
                            String body) {
+        return handle(method, rawPath, rawQuery, headers, body, LOOPBACK);
+    }
+
+    /**
+     * An HTTP request as it arrives: headers by name (any case), the raw query string without '?', and the client's
+     * address, which the event carries as {@code requestContext.http.sourceIp} (as API Gateway and Function URLs
+     * give the TCP peer's).
+     */
+    public Response handle(String method, String rawPath, String rawQuery, Map<String, List<String>> headers,
+                           String body, String sourceIp) {
         if ("GET".equals(method) && OPENAPI_PATH.equals(rawPath)) {
             return openApi();
         }
@@ -166,7 +178,7 @@ public final class LocalGateway {
             String functionId = rawPath.substring(URL_PREFIX.length(), end < 0 ? rawPath.length() : end);
             if (functionUrls.contains(functionId)) {
                 return invokeUrl(functionId, urlEvent(method, end < 0 ? "/" : rawPath.substring(end), rawQuery,
-                        headers, body));
+                        headers, body, sourceIp));
             }
             return gatewayError(404, "Not Found");
         }
@@ -174,7 +186,7 @@ public final class LocalGateway {
         for (Target t : targets) {
             Map<String, String> params = match(t, method, segments);
             if (params != null) {
-                return invoke(event(t.route(), params, rawPath, rawQuery, headers, body));
+                return invoke(event(t.route(), params, rawPath, rawQuery, headers, body, sourceIp));
             }
         }
         return gatewayError(404, "Not Found");
@@ -201,7 +213,8 @@ public final class LocalGateway {
     }
 
     private APIGatewayV2HTTPEvent event(SamTemplate.Route route, Map<String, String> params, String rawPath,
-                                        String rawQuery, Map<String, List<String>> headers, String body) {
+                                        String rawQuery, Map<String, List<String>> headers, String body,
+                                        String sourceIp) {
         Map<String, String> joined = joinedHeaders(headers);
         Map<String, String> query = queryParameters(rawQuery);
         Instant now = clock.instant();
@@ -211,7 +224,7 @@ public final class LocalGateway {
                 .withTime(REQUEST_TIME.format(now)).withTimeEpoch(now.toEpochMilli())
                 .withRequestId(UUID.randomUUID().toString())
                 .withHttp(APIGatewayV2HTTPEvent.RequestContext.Http.builder().withMethod(route.method())
-                        .withPath(rawPath).withProtocol("HTTP/1.1").withSourceIp("127.0.0.1")
+                        .withPath(rawPath).withProtocol("HTTP/1.1").withSourceIp(sourceIp)
                         .withUserAgent(joined.getOrDefault("user-agent", "")).build())
                 .build();
         return APIGatewayV2HTTPEvent.builder().withVersion("2.0").withRouteKey(route.routeKey())
@@ -248,7 +261,7 @@ public final class LocalGateway {
      * no authorizer, the body base64-encoded unless its content type is text (as Lambda decides).
      */
     APIGatewayV2HTTPEvent urlEvent(String method, String rawPath, String rawQuery, Map<String, List<String>> headers,
-                                   String body) {
+                                   String body, String sourceIp) {
         Map<String, String> joined = joinedHeaders(headers);
         Map<String, String> query = queryParameters(rawQuery);
         Instant now = clock.instant();
@@ -261,7 +274,7 @@ public final class LocalGateway {
                 .withTime(REQUEST_TIME.format(now)).withTimeEpoch(now.toEpochMilli())
                 .withRequestId(UUID.randomUUID().toString())
                 .withHttp(APIGatewayV2HTTPEvent.RequestContext.Http.builder().withMethod(method)
-                        .withPath(rawPath).withProtocol("HTTP/1.1").withSourceIp("127.0.0.1")
+                        .withPath(rawPath).withProtocol("HTTP/1.1").withSourceIp(sourceIp)
                         .withUserAgent(joined.getOrDefault("user-agent", "")).build())
                 .build();
         return APIGatewayV2HTTPEvent.builder().withVersion("2.0").withRouteKey("$default")
