@@ -60,6 +60,19 @@ public final class ApiRequest {
                 : event.getRequestContext().getHttp().getMethod();
     }
 
+    /**
+     * The address the request came from ({@code requestContext.http.sourceIp}, as API Gateway and a Function URL both
+     * give it), or null; cut to the longest textual address (an IPv4-mapped IPv6 one, 45 characters).
+     */
+    String sourceIp() {
+        String ip = event.getRequestContext() == null || event.getRequestContext().getHttp() == null ? null
+                : event.getRequestContext().getHttp().getSourceIp();
+        return ip == null || ip.isEmpty() || ip.length() > MAX_SOURCE_IP_CHARS ? null : ip;
+    }
+
+    /** The longest textual IP address: an IPv4-mapped IPv6 address. */
+    static final int MAX_SOURCE_IP_CHARS = 45;
+
     /** The path as sent (percent-encoded), or null. */
     String rawPath() {
         return event.getRawPath();

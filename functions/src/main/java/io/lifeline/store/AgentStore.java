@@ -338,6 +338,9 @@ public final class AgentStore {
                 u.condition("attribute_not_exists(" + hbAt + ") OR " + hbAt + " <= " + u.value(Items.ms(beatAt)));
             }
             AgentItems.stampStats(u, hb.stats());
+            if (hb.address() != null) {
+                u.set(AgentItems.SOURCE, s(hb.address())); // in this write: no extra write unit (LiveItemSizeTest)
+            }
             if (expected == null || expected == hb.reported()) {
                 AgentItems.quiet(u);
                 u.condition(u.in(STATUS, List.of(s(AgentStatus.READY.wire()), s(AgentStatus.WORKING.wire()))));
