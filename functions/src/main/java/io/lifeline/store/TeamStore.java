@@ -188,8 +188,7 @@ public final class TeamStore {
         Update u = new Update(table, TeamItems.key(team));
         String held = u.name(TeamItems.MASS_STALE_HELD);
         u.condition("attribute_exists(" + u.name(TeamItems.MASS_STALE_SINCE) + ")");
-        u.condition("(attribute_not_exists(" + held + ") OR " + held + " = " + u.value(AttributeValue.fromBool(true))
-                + ")");
+        u.condition("attribute_not_exists(" + held + ") OR " + held + " = " + u.value(AttributeValue.fromBool(true)));
         u.condition("attribute_not_exists(" + u.name(TeamItems.MASS_STALE_RELEASED) + ")");
         u.set(TeamItems.MASS_STALE_RELEASED, ms(now));
         TeamItems.quiet(u);
