@@ -338,8 +338,9 @@ public final class AgentStore {
                 u.condition("attribute_not_exists(" + hbAt + ") OR " + hbAt + " <= " + u.value(Items.ms(beatAt)));
             }
             AgentItems.stampStats(u, hb.stats());
-            if (hb.address() != null) {
-                u.set(AgentItems.SOURCE, s(hb.address())); // in this write: no extra write unit (LiveItemSizeTest)
+            AttributeValue address = AgentItems.address(hb.address());
+            if (address != null) {
+                u.set(AgentItems.SOURCE, address); // in this write: no extra write unit (LiveItemSizeTest)
             }
             if (expected == null || expected == hb.reported()) {
                 AgentItems.quiet(u);

@@ -326,7 +326,7 @@ public final class SweepStore {
                 Items.instant(item, AgentItems.HEARTBEAT_AT), Items.instant(item, AgentItems.DEADLINE),
                 (int) Items.num(item, AgentItems.MISSES, 0), (int) Items.num(item, AgentItems.GRACE, 1),
                 Items.num(item, AgentItems.BEATS, 0), Items.instant(item, AgentItems.PAUSED_UNTIL), null,
-                Items.str(item, AgentItems.SOURCE));
+                AgentItems.addressOf(item));
     }
 
     /**

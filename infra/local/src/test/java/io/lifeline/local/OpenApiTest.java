@@ -98,7 +98,7 @@ class OpenApiTest {
         unserved.removeAll(served);
         assertTrue(undescribed.isEmpty(), "served but not in openapi.yaml: " + undescribed);
         assertTrue(unserved.isEmpty(), "in openapi.yaml but not served: " + unserved);
-        assertEquals(36, described.size());
+        assertEquals(37, described.size());
     }
 
     @Test
@@ -316,6 +316,7 @@ class OpenApiTest {
         conforms("pause-team", stack.team("pause-team", "{\"seconds\":60}"), 200);
         conforms("get-settings", stack.team("get-settings", null), 200);
         conforms("resume-team", stack.team("resume-team", null), 200);
+        conforms("release-hold", stack.team("release-hold", null), 409);
         conforms("leave", stack.agent("leave", "oa-3", "{\"reason\":\"done\"}"), 200);
         conforms("delete-agent", stack.agent("delete-agent", agent, null), 409);
         stack.register("oa-4");
@@ -401,6 +402,7 @@ class OpenApiTest {
         conforms("put-settings", stack.team("put-settings", "{}"), 400);
         conforms("pause-team", stack.team("pause-team", "{}"), 400);
         conforms("resume-team", stack.send("resume-team", read, team, null, null), 403);
+        conforms("release-hold", stack.send("release-hold", read, team, null, null), 403);
         conforms("host-commands", stack.send("host-commands", stack.adminKey, Map.of("team", TestStack.TEAM,
                 "hostId", "not an id"), null, null), 400);
         conforms("create-key", stack.team("create-key", "{\"scope\":\"root\"}"), 400);
