@@ -12,7 +12,8 @@ import java.util.TreeMap;
  * agent whose deadline has passed, and that is not paused, has missed this sweep: it gets a miss, or dies
  * when the misses reach its grace. Self-preservation: when more than the threshold share of a team's
  * alive agents are stale at once (and the team has at least the minimum alive), the sweep holds back that
- * whole team and raises one alert instead, as Eureka and Kubernetes do against their own blind spots.
+ * whole team and raises one alert instead, as Eureka and Kubernetes do against their own blind spots; unless one
+ * failure domain explains the silence ({@link FailureDomain}: a dead box, while the rest still reaches Lifeline).
  */
 public final class SweepPlan {
 

@@ -125,8 +125,8 @@ class DeadBoxTest {
                     .filter(e -> id.equals(e.input().path("agentId").asText())).count(), id);
         }
         assertEquals("ready", s.agentItem("box", "box-a11").get("status").s());
-        System.out.printf("one box: %d of 11 dead, alerts topic %s, revives asked %d%n", dead.size(), pages,
-                s.stepFunctions.executions().size());
+        System.out.printf("one box: %d of 11 dead, alerts topic %s, revives asked %d, MassStaleSuspected %s%n",
+                dead.size(), pages, s.stepFunctions.executions().size(), flag);
     }
 
     @Test
@@ -158,6 +158,7 @@ class DeadBoxTest {
         assertEquals(8, flag.get("staleAgents").asInt());
         assertEquals(10, flag.get("aliveAgents").asInt());
         assertTrue(flag.get("why").asText().contains("spans 8 failure domains"), flag::toString);
+        System.out.printf("deaf Lifeline: 0 of 8 silent marked dead over 6 sweeps; MassStaleSuspected %s%n", flag);
         JsonNode hold = ok(s.send("get-settings", key, Map.of("team", "deaf"), null, null)).body().get("hold");
         assertTrue(hold.get("held").asBoolean(), hold::toString);
         assertEquals(flag.get("since").asText(), hold.get("since").asText());
