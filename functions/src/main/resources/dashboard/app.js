@@ -284,6 +284,46 @@
     return api("/settings").then(function (s) {
       state.settings = s;
       renderTeamPause();
+      renderTeamHold();
+    });
+  }
+
+  /**
+   * Shown while self-preservation holds the team (how many agents, since when, why), with the admin's release; and
+   * once released, until the silence ends. A hold one failure domain explained is no hold: its agents die.
+   */
+  function renderTeamHold() {
+    var h = state.key && state.settings ? state.settings.hold : null;
+    var on = !!(h && (h.held || h.releasedAt));
+    var text = !on ? "" : h.held
+      ? "Self-preservation hold: " + h.staleAgents + " of " + h.aliveAgents + " agents silent since "
+        + time(h.since) + " — " + (h.why || "held") + ". None of them is marked dead while it holds."
+      : "Hold released at " + time(h.releasedAt) + ": the " + h.staleAgents + " agents silent since " + time(h.since)
+        + " are marked dead as the sweep judges them.";
+    if ($("team-hold-text").textContent !== text) { $("team-hold-text").textContent = text; }
+    $("hold-release").hidden = !(on && h.held);
+    $("team-hold").hidden = !on;
+  }
+
+  /** The admin's release of the hold: its answer is shown in the banner; a refusal never signs out. */
+  function releaseHold() {
+    $("hold-release").disabled = true;
+    post("/hold/release").then(function (r) {
+      var b = r.body || {};
+      if (r.ok) {
+        state.settings = b;
+        return "Released: the silent agents are marked dead as judged.";
+      }
+      if (r.status === 401 || r.status === 403) {
+        return "Not allowed (" + r.status + (b.code ? " " + b.code : "") + "): releasing a hold needs an admin key.";
+      }
+      return "Not released (" + r.status + (b.code ? " " + b.code : "") + "): " + (b.error || "no reason given");
+    }, function () {
+      return "The API could not be reached; the hold may still stand.";
+    }).then(function (text) {
+      $("hold-release").disabled = false;
+      $("hold-result").textContent = text;
+      renderTeamHold();
     });
   }
 
@@ -851,6 +891,8 @@
     state.seen = null;
     state.agents = [];
     renderTeamPause();
+    $("hold-result").textContent = "";
+    renderTeamHold();
     show("login");
     placeFocus();
   }
@@ -906,6 +948,7 @@
     $("revive-button").addEventListener("click", askRevive);
     $("revive-no").addEventListener("click", cancelRevive);
     $("revive-yes").addEventListener("click", revive);
+    $("hold-release").addEventListener("click", releaseHold);
     window.addEventListener("hashchange", function () {
       if (signInFromLink()) { return; }
       applyStatusLink();

@@ -29,8 +29,23 @@ public final class HostIncidents {
     private HostIncidents() {
     }
 
-    /** What made an agent's death: the silence of the lease {@code hostId} flagged at {@code expiredAt}. */
-    public record Cause(String hostId, Instant expiredAt) {
+    /** {@code cause.kind} of a death that follows from its source address's silence ({@link FailureDomain}). */
+    public static final String SOURCE_SILENT = "source_silent";
+
+    /**
+     * What made an agent's death: the silence of the lease {@code hostId} flagged at {@code expiredAt}; or, with
+     * {@code source} set (and no host), the silence of that source address, judged at {@code expiredAt} (its team's
+     * flag: the incident's one page).
+     */
+    public record Cause(String hostId, Instant expiredAt, String source) {
+        public Cause(String hostId, Instant expiredAt) {
+            this(hostId, expiredAt, null);
+        }
+
+        /** A source address's silence since {@code since}. */
+        public static Cause ofSource(String source, Instant since) {
+            return new Cause(null, since, source);
+        }
     }
 
     /**

@@ -256,7 +256,6 @@ public final class Liveness {
         if (schedule == null && leaseBeat != null && lastMissAt != null && leaseBeat.isAfter(lastMissAt)) {
             misses = 0;
         }
-        return new SweepPlan.Observed(item.team(), item.agentId(), item.status(), heartbeatAt, deadline, misses,
-                item.graceMisses(), item.beats(), item.pausedUntil(), item.hosted());
+        return item.judgedAt(heartbeatAt, deadline, misses);
     }
 }

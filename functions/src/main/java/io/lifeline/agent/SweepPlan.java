@@ -12,7 +12,8 @@ import java.util.TreeMap;
  * agent whose deadline has passed, and that is not paused, has missed this sweep: it gets a miss, or dies
  * when the misses reach its grace. Self-preservation: when more than the threshold share of a team's
  * alive agents are stale at once (and the team has at least the minimum alive), the sweep holds back that
- * whole team and raises one alert instead, as Eureka and Kubernetes do against their own blind spots.
+ * whole team and raises one alert instead, as Eureka and Kubernetes do against their own blind spots; unless one
+ * failure domain explains the silence ({@link FailureDomain}: a dead box, while the rest still reaches Lifeline).
  */
 public final class SweepPlan {
 
@@ -21,10 +22,22 @@ public final class SweepPlan {
      * that beats through a host lease ({@code hosted}, else null) also its lease entry.
      */
     public record Observed(String team, String agentId, AgentStatus status, Instant heartbeatAt, Instant deadline,
-                           int misses, int graceMisses, long beats, Instant pausedUntil, Hosted hosted) {
+                           int misses, int graceMisses, long beats, Instant pausedUntil, Hosted hosted,
+                           String source) {
+        public Observed(String team, String agentId, AgentStatus status, Instant heartbeatAt, Instant deadline,
+                        int misses, int graceMisses, long beats, Instant pausedUntil, Hosted hosted) {
+            this(team, agentId, status, heartbeatAt, deadline, misses, graceMisses, beats, pausedUntil, hosted, null);
+        }
+
         public Observed(String team, String agentId, AgentStatus status, Instant heartbeatAt, Instant deadline,
                         int misses, int graceMisses, long beats, Instant pausedUntil) {
             this(team, agentId, status, heartbeatAt, deadline, misses, graceMisses, beats, pausedUntil, null);
+        }
+
+        /** This agent judged at another sign of life, deadline and misses (its link and source kept). */
+        public Observed judgedAt(Instant heartbeatAt, Instant deadline, int misses) {
+            return new Observed(team, agentId, status, heartbeatAt, deadline, misses, graceMisses, beats, pausedUntil,
+                    hosted, source);
         }
     }
 
@@ -71,7 +84,11 @@ public final class SweepPlan {
      * {@code stale} of them past their deadline, in {@code staleTeams} (sorted). {@code held}: more than
      * {@code threshold} of them are stale and there are at least the fleet minimum, so no agent is marked dead.
      */
-    public record FleetOutcome(int alive, int stale, List<String> staleTeams, boolean held, double threshold) {
+    public record FleetOutcome(int alive, int stale, List<String> staleTeams, boolean held, double threshold,
+                               FailureDomain.Verdict verdict) {
+        public FleetOutcome(int alive, int stale, List<String> staleTeams, boolean held, double threshold) {
+            this(alive, stale, staleTeams, held, threshold, null);
+        }
     }
 
     public sealed interface Action permits Miss, Kill {
@@ -86,9 +103,18 @@ public final class SweepPlan {
     public record Kill(Observed agent, int misses, String reason) implements Action {
     }
 
-    /** One team's outcome. When {@code held}, {@code actions} is empty and an alert is due. */
+    /**
+     * One team's outcome. When {@code held}, {@code actions} is empty and an alert is due. {@code verdict}: what the
+     * guard made of a mass silence (null when the team's guard did not trip): held, released by an admin, or
+     * explained by one failure domain, whose agents' actions stand. {@code watched} and {@code staleAgents}: the
+     * agents judged, for the fleet's guard.
+     */
     public record TeamOutcome(String team, int alive, int stale, boolean held, double threshold,
-                              List<Action> actions) {
+                              List<Action> actions, FailureDomain.Verdict verdict, List<Observed> watched,
+                              List<Observed> staleAgents) {
+        public TeamOutcome(String team, int alive, int stale, boolean held, double threshold, List<Action> actions) {
+            this(team, alive, stale, held, threshold, actions, null, List.of(), List.of());
+        }
     }
 
     private SweepPlan() {
@@ -111,9 +137,7 @@ public final class SweepPlan {
                 continue;
             }
             Instant fromStart = startedAt.plus(Duration.between(a.heartbeatAt(), a.deadline()));
-            out.add(fromStart.isAfter(a.deadline()) ? new Observed(a.team(), a.agentId(), a.status(),
-                    a.heartbeatAt(), fromStart, a.misses(), a.graceMisses(), a.beats(), a.pausedUntil(), a.hosted())
-                    : a);
+            out.add(fromStart.isAfter(a.deadline()) ? a.judgedAt(a.heartbeatAt(), fromStart, a.misses()) : a);
         }
         return out;
     }
@@ -126,19 +150,31 @@ public final class SweepPlan {
                 byTeam.computeIfAbsent(a.team(), t -> new ArrayList<>()).add(a);
             }
         }
+        FailureDomain.Domains domains = FailureDomain.map(agents, teams);
+        List<Observed> fresh = new ArrayList<>();
+        byTeam.forEach((team, list) -> {
+            TeamSettings settings = teams.get(team);
+            if (settings == null || !settings.pausedAt(now)) {
+                list.stream().filter(a -> watched(a, now) && !Liveness.stale(a.deadline(), now)).forEach(fresh::add);
+            }
+        });
         List<TeamOutcome> outcomes = new ArrayList<>();
         for (Map.Entry<String, List<Observed>> e : byTeam.entrySet()) {
             TeamSettings settings = teams.get(e.getKey());
             if (settings != null && settings.pausedAt(now)) {
                 continue;
             }
-            outcomes.add(decideTeam(e.getKey(), e.getValue(), settings, policy, now));
+            outcomes.add(decideTeam(e.getKey(), e.getValue(), settings, policy, now, domains, fresh));
         }
         return outcomes;
     }
 
+    private static boolean watched(Observed a, Instant now) {
+        return a.pausedUntil() == null || !now.isBefore(a.pausedUntil());
+    }
+
     private static TeamOutcome decideTeam(String team, List<Observed> alive, TeamSettings settings, Policy policy,
-                                          Instant now) {
+                                          Instant now, FailureDomain.Domains domains, List<Observed> fleetFresh) {
         double threshold = settings != null && settings.selfPreservationThreshold() != null
                 ? settings.selfPreservationThreshold() : policy.threshold();
         int minAlive = settings != null && settings.selfPreservationMinAlive() != null
@@ -146,17 +182,33 @@ public final class SweepPlan {
         List<Observed> watched = new ArrayList<>();
         List<Observed> stale = new ArrayList<>();
         for (Observed a : alive) {
-            if (a.pausedUntil() != null && now.isBefore(a.pausedUntil())) {
+            if (!watched(a, now)) {
                 continue;
             }
             watched.add(a);
-            if (a.deadline() != null && now.isAfter(a.deadline())) {
+            if (Liveness.stale(a.deadline(), now)) {
                 stale.add(a);
             }
         }
-        if (watched.size() >= minAlive && stale.size() > threshold * watched.size()) {
-            return new TeamOutcome(team, watched.size(), stale.size(), true, threshold, List.of());
+        FailureDomain.Verdict verdict = null;
+        if (trips(watched.size(), stale.size(), threshold, minAlive)) {
+            verdict = FailureDomain.judge(watched, stale, threshold, domains, fleetFresh,
+                    FailureDomains.of(settings), settings == null ? null : settings.hold());
+            if (verdict.holds()) {
+                return new TeamOutcome(team, watched.size(), stale.size(), true, threshold, List.of(), verdict,
+                        watched, stale);
+            }
         }
+        return new TeamOutcome(team, watched.size(), stale.size(), false, threshold, actions(stale, now), verdict,
+                watched, stale);
+    }
+
+    /** A guard trips: at least {@code minAlive} watched, and more than {@code threshold} of them stale. */
+    static boolean trips(int watched, int stale, double threshold, int minAlive) {
+        return watched >= minAlive && stale > threshold * watched;
+    }
+
+    private static List<Action> actions(List<Observed> stale, Instant now) {
         List<Action> actions = new ArrayList<>();
         for (Observed a : stale) {
             int misses = a.misses() + 1;
@@ -166,7 +218,7 @@ public final class SweepPlan {
                 actions.add(new Miss(a, misses));
             }
         }
-        return new TeamOutcome(team, watched.size(), stale.size(), false, threshold, actions);
+        return actions;
     }
 
     /**
@@ -176,18 +228,38 @@ public final class SweepPlan {
      * stays under the threshold and dies as before.
      */
     public static FleetOutcome fleet(List<TeamOutcome> outcomes, Policy policy) {
+        return fleet(outcomes, Map.of(), policy);
+    }
+
+    /**
+     * As {@link #fleet(List, Policy)}, weighing failure domains as each team's rule says ({@code teams}): a fleet-wide
+     * silence confined to one domain (a host, or one source address) while the rest of the fleet still reaches
+     * Lifeline is not held.
+     */
+    public static FleetOutcome fleet(List<TeamOutcome> outcomes, Map<String, TeamSettings> teams, Policy policy) {
         int alive = 0;
         int stale = 0;
         List<String> staleTeams = new ArrayList<>();
+        List<Observed> watched = new ArrayList<>();
+        List<Observed> staleAgents = new ArrayList<>();
         for (TeamOutcome o : outcomes) {
             alive += o.alive();
             stale += o.stale();
+            watched.addAll(o.watched());
+            staleAgents.addAll(o.staleAgents());
             if (o.stale() > 0) {
                 staleTeams.add(o.team());
             }
         }
-        boolean held = alive >= policy.fleetMinAlive() && stale > policy.fleetThreshold() * alive;
-        return new FleetOutcome(alive, stale, List.copyOf(staleTeams), held, policy.fleetThreshold());
+        boolean held = false;
+        FailureDomain.Verdict verdict = null;
+        if (trips(alive, stale, policy.fleetThreshold(), policy.fleetMinAlive())) {
+            List<Observed> fresh = watched.stream().filter(a -> !staleAgents.contains(a)).toList();
+            verdict = FailureDomain.judge(watched, staleAgents, policy.fleetThreshold(),
+                    FailureDomain.map(watched, teams), fresh, null, null);
+            held = verdict.holds();
+        }
+        return new FleetOutcome(alive, stale, List.copyOf(staleTeams), held, policy.fleetThreshold(), verdict);
     }
 
     /**

@@ -8,11 +8,21 @@ import java.time.Instant;
  * {@code pausedUntil} holds back all of the team's dead-marking until then (a maintenance window); the
  * self-preservation threshold and minimum override the service's defaults when set; the allowances
  * ({@link Liveness}) are the ones an agent registered in the team without its own gets, or null for the deployment's.
+ * {@code failureDomains}: what counts as one failure domain for self-preservation (null: {@link FailureDomains#DEFAULT});
+ * {@code hold}: the team's mass-silence flag, or null when none stands.
  */
 public record TeamSettings(String team, String leaderAgentId, Instant pausedUntil, String pauseReason,
                            Double selfPreservationThreshold, Integer selfPreservationMinAlive,
                            Duration workingAllowance, Duration inputAllowance,
-                           Duration personAllowance) {
+                           Duration personAllowance, FailureDomains failureDomains, TeamHold hold) {
+
+    /** A team with no failure-domain rule of its own and no flag. */
+    public TeamSettings(String team, String leaderAgentId, Instant pausedUntil, String pauseReason,
+                        Double selfPreservationThreshold, Integer selfPreservationMinAlive,
+                        Duration workingAllowance, Duration inputAllowance, Duration personAllowance) {
+        this(team, leaderAgentId, pausedUntil, pauseReason, selfPreservationThreshold, selfPreservationMinAlive,
+                workingAllowance, inputAllowance, personAllowance, null, null);
+    }
 
     /** A team with the deployment's allowances. */
     public TeamSettings(String team, String leaderAgentId, Instant pausedUntil, String pauseReason,

@@ -61,13 +61,17 @@ public final class ApiRequest {
     }
 
     /**
-     * The caller's address as the front end saw it ({@code requestContext.http.sourceIp}: for a Function URL the
-     * TCP peer, so the client cannot choose it), or null.
+     * The address the request came from ({@code requestContext.http.sourceIp}, as API Gateway and a Function URL both
+     * give it: for a Function URL the TCP peer, so the client cannot choose it), or null; cut to the longest textual address (an IPv4-mapped IPv6 one, 45 characters).
      */
     String sourceIp() {
-        return event.getRequestContext() == null || event.getRequestContext().getHttp() == null ? null
+        String ip = event.getRequestContext() == null || event.getRequestContext().getHttp() == null ? null
                 : event.getRequestContext().getHttp().getSourceIp();
+        return ip == null || ip.isEmpty() || ip.length() > MAX_SOURCE_IP_CHARS ? null : ip;
     }
+
+    /** The longest textual IP address: an IPv4-mapped IPv6 address. */
+    static final int MAX_SOURCE_IP_CHARS = 45;
 
     /** The path as sent (percent-encoded), or null. */
     String rawPath() {

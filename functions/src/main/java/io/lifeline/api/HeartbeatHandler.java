@@ -115,7 +115,7 @@ public final class HeartbeatHandler extends HttpApiHandler {
         } catch (HookReader.HookBodyException e) {
             throw LifelineException.badInput("INVALID_JSON", e.getMessage());
         }
-        HookIngest.Outcome outcome = hooks.apply(team, agentId, event, clock.instant());
+        HookIngest.Outcome outcome = hooks.apply(team, agentId, event, clock.instant(), request.sourceIp());
         Heartbeats.Tally tally = new Heartbeats.Tally();
         if (outcome != HookIngest.Outcome.IGNORED && outcome != HookIngest.Outcome.ALREADY_GONE) {
             tally.accepted();
@@ -127,7 +127,7 @@ public final class HeartbeatHandler extends HttpApiHandler {
         Fields f = Fields.of(request.optionalBody(), "the heartbeat", HEARTBEAT_FIELDS);
         Heartbeat hb = parse(request.id("team"), request.id("agentId"), f);
         Liveness.Activity activity = activity(f, Liveness.Activity.PLAIN);
-        hb = hb.with(activity, null); // the allowance it carries is the use case's (Liveness.carried)
+        hb = hb.with(activity, null).from(request.sourceIp()); // its allowance is the use case's (Liveness.carried)
         Heartbeats.Tally tally = new Heartbeats.Tally();
         Agent after = heartbeats.beat(hb, clock.instant(), tally);
         return new Counted(answer(after, hb, config), tally);
@@ -160,7 +160,8 @@ public final class HeartbeatHandler extends HttpApiHandler {
             Heartbeat hb = parse(team, agentId, entry);
             // In a host's batch an entry without 'waiting' leaves the agent's wait as it is (the daemon sends it when
             // it changes), and no allowance applies (Heartbeats.hosted). A batch without a host is many direct beats.
-            beats.add(hb.with(activity(entry, hostId == null ? Liveness.Activity.PLAIN : null), null));
+            beats.add(hb.with(activity(entry, hostId == null ? Liveness.Activity.PLAIN : null), null)
+                    .from(hostId == null ? request.sourceIp() : null));
             ages.add(hostId == null ? null : entry.integer("localBeatAgeMs", 0,
                     Limits.MAX_STALE_AFTER_SECONDS * 1000L));
         }

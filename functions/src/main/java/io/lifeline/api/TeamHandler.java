@@ -3,8 +3,10 @@ package io.lifeline.api;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lifeline.agent.FailureDomains;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Limits;
+import io.lifeline.agent.TeamHold;
 import io.lifeline.agent.TeamSettings;
 import io.lifeline.auth.Scope;
 import io.lifeline.config.Wiring;
@@ -49,6 +51,7 @@ public final class TeamHandler extends HttpApiHandler {
         route("PUT /v1/teams/{team}/settings", Scope.ADMIN, this::updateSettings);
         route("POST /v1/teams/{team}/pause", Scope.ADMIN, this::pause);
         route("POST /v1/teams/{team}/resume", Scope.ADMIN, this::resume);
+        route("POST /v1/teams/{team}/hold/release", Scope.ADMIN, this::releaseHold);
         route("GET /v1/teams/{team}/events", Scope.READ, this::events);
     }
 
@@ -60,17 +63,30 @@ public final class TeamHandler extends HttpApiHandler {
         JsonNode body = request.body();
         Fields f = Fields.of(body, "the settings", Set.of("leaderAgentId", "selfPreservationThreshold",
                 "selfPreservationMinAlive", "workingAllowanceSeconds", "waitingForInputAllowanceSeconds",
-                "waitingForPersonAllowanceSeconds"));
+                "waitingForPersonAllowanceSeconds", "failureDomains"));
         Settings c = Settings.parse(body, f);
+        FailureDomains domains = failureDomains(f);
         Duration working = allowance(f, "workingAllowanceSeconds");
         Duration input = allowance(f, "waitingForInputAllowanceSeconds");
         Duration person = allowance(f, "waitingForPersonAllowanceSeconds");
         if (c.leader() == null && !c.clearLeader() && c.threshold() == null && c.minAlive() == null
-                && working == null && input == null && person == null) {
+                && working == null && input == null && person == null && domains == null) {
             throw LifelineException.badInput("MISSING_FIELD", "Give at least one setting to change");
         }
         return Reply.ok(view(teams.update(request.id("team"), c.leader(), c.clearLeader(), c.threshold(),
-                c.minAlive(), working, input, person)));
+                c.minAlive(), working, input, person, domains)));
+    }
+
+    /** {@code failureDomains}: {@code host}, {@code source} or {@code none}; null when not given. */
+    private static FailureDomains failureDomains(Fields f) {
+        String text = f.string("failureDomains", 16);
+        return text == null ? null : FailureDomains.fromWire(text).orElseThrow(() -> LifelineException.badInput(
+                "INVALID_FIELD", "'failureDomains' must be one of host, source, none; was '" + text + "'"));
+    }
+
+    /** An admin releases the team's self-preservation hold: its silent agents are marked dead as judged. */
+    private Reply releaseHold(ApiRequest request) {
+        return Reply.ok(view(teams.releaseHold(request.id("team"), clock.instant())));
     }
 
     /** An allowance in seconds, within stale-after's bounds; null when not given. */
@@ -178,6 +194,15 @@ public final class TeamHandler extends HttpApiHandler {
         }
         if (s.personAllowance() != null) {
             n.put("waitingForPersonAllowanceSeconds", s.personAllowance().toSeconds());
+        }
+        n.put("failureDomains", FailureDomains.of(s).wire());
+        TeamHold hold = s.hold();
+        if (hold != null) {
+            ObjectNode h = n.putObject("hold").put("held", hold.holding()).put("aliveAgents", hold.alive())
+                    .put("staleAgents", hold.stale());
+            Json.putTime(h, "since", hold.since());
+            Json.putIfPresent(h, "why", hold.why());
+            Json.putTime(h, "releasedAt", hold.releasedAt());
         }
         return n;
     }

@@ -74,6 +74,11 @@ public final class HookIngest {
 
     /** Applies {@code e} to the agent at {@code now}; refused as an unknown agent, or the store's failures. */
     public Outcome apply(String team, String agentId, HookEvent e, Instant now) {
+        return apply(team, agentId, e, now, null);
+    }
+
+    /** As above, the hook sent from {@code address} (its beat records it: the agent's failure domain). */
+    public Outcome apply(String team, String agentId, HookEvent e, Instant now, String address) {
         HookSignal signal = e.signal();
         String why = "hook " + e.runtime().wire() + " " + e.event();
         switch (signal) {
@@ -93,7 +98,7 @@ public final class HookIngest {
             default:
                 break;
         }
-        Heartbeat hb = beat(team, agentId, signal, why);
+        Heartbeat hb = beat(team, agentId, signal, why).from(address);
         String key = team + "/" + agentId;
         if (coalescible(hb, key, now)) {
             return Outcome.COALESCED;

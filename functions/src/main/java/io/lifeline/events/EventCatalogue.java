@@ -57,9 +57,11 @@ public final class EventCatalogue {
             if (c.cause() != null) {
                 // The host silence this death follows from, also on the changes after it and on its return: the
                 // alert rules leave those to the host's incident (docs/alerts-noise.md).
-                d.set("cause", Json.object().put("kind", HostIncidents.HOST_SILENT)
-                        .put("hostId", c.cause().hostId())
-                        .put("expiredAt", c.cause().expiredAt().toString()));
+                d.set("cause", c.cause().source() != null
+                        ? Json.object().put("kind", HostIncidents.SOURCE_SILENT).put("source", c.cause().source())
+                                .put("since", c.cause().expiredAt().toString())
+                        : Json.object().put("kind", HostIncidents.HOST_SILENT).put("hostId", c.cause().hostId())
+                                .put("expiredAt", c.cause().expiredAt().toString()));
             }
             d.put("seq", t.seq()).put("at", t.at().toString());
             return new LifelineEvent(c.team(), AGENT_STATUS_CHANGED, id, t.at(), d);
@@ -87,8 +89,11 @@ public final class EventCatalogue {
         @Override
         public LifelineEvent massStale(StreamChanges.MassStale c) {
             String id = c.team() + "/mass-stale/" + c.since().toEpochMilli();
+            // How many, since when, why: held (self-preservation) or one failure domain gone silent (its agents die).
             ObjectNode d = base(id, c.team()).put("aliveAgents", c.aliveAgents()).put("staleAgents", c.staleAgents())
-                    .put("threshold", c.threshold()).put("at", c.since().toString());
+                    .put("threshold", c.threshold()).put("held", c.held()).put("since", c.since().toString());
+            d.put("why", c.why() != null ? c.why() : c.held() ? "dead-marking is held back" : "marked dead as judged");
+            d.put("at", c.since().toString());
             return new LifelineEvent(c.team(), MASS_STALE_SUSPECTED, id, c.since(), d);
         }
 

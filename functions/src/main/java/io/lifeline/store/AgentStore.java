@@ -338,6 +338,10 @@ public final class AgentStore {
                 u.condition("attribute_not_exists(" + hbAt + ") OR " + hbAt + " <= " + u.value(Items.ms(beatAt)));
             }
             AgentItems.stampStats(u, hb.stats());
+            AttributeValue address = AgentItems.address(hb.address());
+            if (address != null) {
+                u.set(AgentItems.SOURCE, address); // in this write: no extra write unit (LiveItemSizeTest)
+            }
             if (expected == null || expected == hb.reported()) {
                 AgentItems.quiet(u);
                 u.condition(u.in(STATUS, List.of(s(AgentStatus.READY.wire()), s(AgentStatus.WORKING.wire()))));

@@ -1,6 +1,7 @@
 package io.lifeline.store;
 
 import io.lifeline.agent.HostIncidents;
+import io.lifeline.agent.TeamHold;
 import io.lifeline.agent.Transition;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -119,8 +120,16 @@ public final class StreamChanges {
 
     }
 
-    public record MassStale(String team, int aliveAgents, int staleAgents, double threshold, Instant since)
-            implements Change {
+    /**
+     * A team's mass-silence flag raised: {@code held} when self-preservation holds its dead-marking, else one failure
+     * domain explained the silence and its agents die (this is the incident's page); {@code why} says which.
+     */
+    public record MassStale(String team, int aliveAgents, int staleAgents, double threshold, Instant since,
+                            boolean held, String why) implements Change {
+        public MassStale(String team, int aliveAgents, int staleAgents, double threshold, Instant since) {
+            this(team, aliveAgents, staleAgents, threshold, since, true, null);
+        }
+
         @Override
         public <R> R accept(Visitor<R> v) {
             return v.massStale(this);
@@ -318,10 +327,10 @@ public final class StreamChanges {
             String team = Keys.idAfter("TEAM#", pk);
             Instant since = Items.instant(newImage, TeamItems.MASS_STALE_SINCE);
             if (since != null && !since.equals(Items.instant(before, TeamItems.MASS_STALE_SINCE))) {
-                changes.add(new MassStale(team,
-                        (int) Items.num(newImage, TeamItems.MASS_STALE_ALIVE, 0),
-                        (int) Items.num(newImage, TeamItems.MASS_STALE_STALE, 0),
-                        Double.parseDouble(newImage.get(TeamItems.MASS_STALE_THRESHOLD).n()), since));
+                TeamHold hold = TeamItems.hold(newImage);
+                changes.add(new MassStale(team, hold.alive(), hold.stale(),
+                        Double.parseDouble(newImage.get(TeamItems.MASS_STALE_THRESHOLD).n()), since, hold.held(),
+                        hold.why()));
             }
             Map<String, AttributeValue> minted = mintedKey(newImage);
             Map<String, AttributeValue> mintedBefore = mintedKey(before);

@@ -42,7 +42,8 @@ import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledExcepti
 public final class SweepStore {
     private static final String PROJECTION = String.join(", ", "#pk", "#sk", "#status", "#hbAt", "#deadline",
             "#misses", "#grace", "#beats", "#paused", "#leader", "#spT", "#spM", "#massStale", "#tseq", "#tAt",
-            "#lease", "#schedule", "#staleMs", "#lastMiss", "#at", "#a", "#s", "#exp", "#since", "#wPs", "#wAl");
+            "#lease", "#schedule", "#staleMs", "#lastMiss", "#at", "#a", "#s", "#exp", "#since", "#wPs", "#wAl", "#src",
+            "#msHeld", "#msWhy", "#msRel", "#msAlive", "#msStale", "#fd");
 
     /**
      * What one scan saw. {@code consumedReadUnits} is as DynamoDB reported it (0 where it does not). Host leases
@@ -181,7 +182,8 @@ public final class SweepStore {
         return new SweepPlan.Observed(direct.team(), direct.agentId(), direct.status(),
                 direct.heartbeatAt(), direct.deadline(), direct.misses(), direct.graceMisses(), direct.beats(),
                 direct.pausedUntil(), new SweepPlan.Hosted(hostId, key, beat, staleAfter,
-                lease == null ? null : lease.answers().get(key), Items.instant(item, AgentItems.LAST_MISS_AT)));
+                lease == null ? null : lease.answers().get(key), Items.instant(item, AgentItems.LAST_MISS_AT)),
+                direct.source());
     }
 
     private Part scanSegment(int segment, int segments) {
@@ -212,6 +214,13 @@ public final class SweepStore {
         names.put("#since", FleetStore.SINCE);
         names.put("#wPs", AgentItems.WAIT_PERSON);
         names.put("#wAl", AgentItems.WAIT_ALERTED);
+        names.put("#src", AgentItems.SOURCE);
+        names.put("#msHeld", TeamItems.MASS_STALE_HELD);
+        names.put("#msWhy", TeamItems.MASS_STALE_WHY);
+        names.put("#msRel", TeamItems.MASS_STALE_RELEASED);
+        names.put("#msAlive", TeamItems.MASS_STALE_ALIVE);
+        names.put("#msStale", TeamItems.MASS_STALE_STALE);
+        names.put("#fd", TeamItems.FAILURE_DOMAINS);
         Map<String, AttributeValue> values = Map.of(":agent", s(Keys.AGENT_SK), ":team", s(Keys.TEAM_SK),
                 ":host", s(HostLeaseStore.SK), ":fleet", s(Keys.FLEET),
                 ":ready", s(AgentStatus.READY.wire()), ":working", s(AgentStatus.WORKING.wire()),
@@ -316,7 +325,8 @@ public final class SweepStore {
                 AgentStatus.fromWire(Items.str(item, AgentItems.STATUS)).orElseThrow(),
                 Items.instant(item, AgentItems.HEARTBEAT_AT), Items.instant(item, AgentItems.DEADLINE),
                 (int) Items.num(item, AgentItems.MISSES, 0), (int) Items.num(item, AgentItems.GRACE, 1),
-                Items.num(item, AgentItems.BEATS, 0), Items.instant(item, AgentItems.PAUSED_UNTIL));
+                Items.num(item, AgentItems.BEATS, 0), Items.instant(item, AgentItems.PAUSED_UNTIL), null,
+                AgentItems.addressOf(item));
     }
 
     /**

@@ -2,8 +2,11 @@ package io.lifeline.store;
 
 import static io.lifeline.store.Items.s;
 
+import io.lifeline.agent.FailureDomains;
+import io.lifeline.agent.TeamHold;
 import io.lifeline.agent.TeamSettings;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
@@ -19,6 +22,14 @@ final class TeamItems {
     static final String MASS_STALE_ALIVE = "massStaleAlive";
     static final String MASS_STALE_STALE = "massStaleStale";
     static final String MASS_STALE_THRESHOLD = "massStaleThreshold";
+    /** Whether the flag holds the team's dead-marking (absent: held, as flags raised before domains were weighed). */
+    static final String MASS_STALE_HELD = "massStaleHeld";
+    /** Why, in words a person can act on (held, or which failure domain explained the silence). */
+    static final String MASS_STALE_WHY = "massStaleWhy";
+    /** When an admin released the hold (ms); removed with the flag. */
+    static final String MASS_STALE_RELEASED = "massStaleReleasedAt";
+    /** The team's failure-domain rule ({@code host}, {@code source}, {@code none}); absent: the default. */
+    static final String FAILURE_DOMAINS = "failureDomains";
     /** The newest admin key an operator minted for the team (a map), stamped by the write that mints it. */
     static final String MINTED = "minted";
     /** The allowances (ms) the team's agents get at registration when they give none (as on agent items). */
@@ -50,7 +61,20 @@ final class TeamItems {
         return new TeamSettings(Keys.idAfter("TEAM#", Items.str(item, Keys.PK)), Items.str(item, LEADER),
                 Items.instant(item, PAUSED_UNTIL), Items.str(item, PAUSE_REASON),
                 threshold == null ? null : Double.valueOf(threshold), minAlive == null ? null : minAlive.intValue(),
-                millis(item, ALLOW_WORKING), millis(item, ALLOW_INPUT), millis(item, ALLOW_PERSON));
+                millis(item, ALLOW_WORKING), millis(item, ALLOW_INPUT), millis(item, ALLOW_PERSON),
+                FailureDomains.fromWire(Items.str(item, FAILURE_DOMAINS)).orElse(null), hold(item));
+    }
+
+    /** The mass-silence flag on a team item, or null when none stands. */
+    static TeamHold hold(Map<String, AttributeValue> item) {
+        Instant since = Items.instant(item, MASS_STALE_SINCE);
+        if (since == null) {
+            return null;
+        }
+        AttributeValue held = item.get(MASS_STALE_HELD);
+        return new TeamHold(since, (int) Items.num(item, MASS_STALE_ALIVE, 0), (int) Items.num(item, MASS_STALE_STALE,
+                0), held == null || held.bool() == null || held.bool(), Items.str(item, MASS_STALE_WHY),
+                Items.instant(item, MASS_STALE_RELEASED));
     }
 
     private static Duration millis(Map<String, AttributeValue> item, String name) {

@@ -4,6 +4,7 @@ import static io.lifeline.store.Items.ms;
 import static io.lifeline.store.Items.n;
 import static io.lifeline.store.Items.s;
 
+import io.lifeline.agent.FailureDomains;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Limits;
 import io.lifeline.agent.TeamSettings;
@@ -72,7 +73,17 @@ public final class TeamStore {
     public TeamSettings update(String team, String leaderAgentId, boolean clearLeader, Double threshold,
                                Integer minAlive, Duration working, Duration input,
                                Duration person) {
+        return update(team, leaderAgentId, clearLeader, threshold, minAlive, working, input, person, null);
+    }
+
+    /** As above, and the team's failure-domain rule ({@code domains}, null: unchanged). */
+    public TeamSettings update(String team, String leaderAgentId, boolean clearLeader, Double threshold,
+                               Integer minAlive, Duration working, Duration input,
+                               Duration person, FailureDomains domains) {
         Update u = new Update(table, TeamItems.key(team));
+        if (domains != null) {
+            u.set(TeamItems.FAILURE_DOMAINS, s(domains.wire()));
+        }
         if (working != null) {
             u.set(TeamItems.ALLOW_WORKING, n(working.toMillis()));
         }
@@ -135,14 +146,63 @@ public final class TeamStore {
      * hold produces one MassStaleSuspected event however many sweeps it lasts.
      */
     public boolean raiseMassStale(String team, int alive, int stale, double threshold, Instant now) {
+        return raiseMassStale(team, new Flag(alive, stale, threshold, true, null), null, now);
+    }
+
+    /**
+     * A mass-silence flag to raise: the counts, whether it holds the team's dead-marking ({@code held}) or one failure
+     * domain explained the silence (its agents die; the flag is that incident's page), and why.
+     */
+    public record Flag(int alive, int stale, double threshold, boolean held, String why) {
+    }
+
+    /**
+     * Raises the team's flag: when none stands ({@code replacing} null), or in place of the one raised at
+     * {@code replacing} (a hold the sweep now finds explained, or the reverse: a new incident, a new event). True
+     * only for the write that raised it; its stream record is the one {@code MassStaleSuspected}.
+     */
+    public boolean raiseMassStale(String team, Flag flag, Instant replacing, Instant now) {
         Update u = new Update(table, TeamItems.key(team));
         u.condition("attribute_exists(" + u.name(Keys.PK) + ")");
-        u.condition("attribute_not_exists(" + u.name(TeamItems.MASS_STALE_SINCE) + ")");
-        u.set(TeamItems.MASS_STALE_SINCE, ms(now)).set(TeamItems.MASS_STALE_ALIVE, n(alive))
-                .set(TeamItems.MASS_STALE_STALE, n(stale))
-                .set(TeamItems.MASS_STALE_THRESHOLD, AttributeValue.fromN(Double.toString(threshold)))
-                .set(TeamItems.OUTBOX, AttributeValue.fromBool(true));
+        u.condition(replacing == null ? "attribute_not_exists(" + u.name(TeamItems.MASS_STALE_SINCE) + ")"
+                : u.name(TeamItems.MASS_STALE_SINCE) + " = " + u.value(ms(replacing)));
+        u.set(TeamItems.MASS_STALE_SINCE, ms(now)).set(TeamItems.MASS_STALE_ALIVE, n(flag.alive()))
+                .set(TeamItems.MASS_STALE_STALE, n(flag.stale()))
+                .set(TeamItems.MASS_STALE_THRESHOLD, AttributeValue.fromN(Double.toString(flag.threshold())))
+                .set(TeamItems.MASS_STALE_HELD, AttributeValue.fromBool(flag.held()))
+                .set(TeamItems.OUTBOX, AttributeValue.fromBool(true)).remove(TeamItems.MASS_STALE_RELEASED);
+        if (flag.why() != null) {
+            u.set(TeamItems.MASS_STALE_WHY, s(Limits.cut(flag.why(), Limits.MAX_REASON_CHARS)));
+        } else {
+            u.remove(TeamItems.MASS_STALE_WHY);
+        }
         return u.writeIf(dynamo, "raise the mass-stale flag");
+    }
+
+    /**
+     * An admin releases the team's hold: the sweep then marks its silent agents dead as judged, until the silence
+     * ends and the flag comes down. Conditional on a hold standing and not released yet; 409 {@code NO_HOLD} when
+     * none does, 404 when the team does not exist.
+     */
+    public TeamSettings releaseHold(String team, Instant now) {
+        Update u = new Update(table, TeamItems.key(team));
+        String held = u.name(TeamItems.MASS_STALE_HELD);
+        u.condition("attribute_exists(" + u.name(TeamItems.MASS_STALE_SINCE) + ")");
+        u.condition("attribute_not_exists(" + held + ") OR " + held + " = " + u.value(AttributeValue.fromBool(true)));
+        u.condition("attribute_not_exists(" + u.name(TeamItems.MASS_STALE_RELEASED) + ")");
+        u.set(TeamItems.MASS_STALE_RELEASED, ms(now));
+        TeamItems.quiet(u);
+        try {
+            return TeamItems.toSettings(StoreFailures.call("release the hold",
+                    () -> dynamo.updateItem(u.request(ReturnValue.ALL_NEW))).attributes());
+        } catch (ConditionalCheckFailedException e) {
+            if (e.item() == null || e.item().isEmpty()) {
+                throw new LifelineException(LifelineException.Kind.NOT_FOUND, "TEAM_NOT_FOUND",
+                        "Team '" + team + "' not found");
+            }
+            throw new LifelineException(LifelineException.Kind.CONFLICT, "NO_HOLD", "No hold stands for team '"
+                    + team + "' (or it was released already): nothing to release");
+        }
     }
 
     /** Lowers the flag once the condition has cleared; true for the write that lowered it. */
@@ -150,7 +210,8 @@ public final class TeamStore {
         Update u = new Update(table, TeamItems.key(team));
         u.condition("attribute_exists(" + u.name(TeamItems.MASS_STALE_SINCE) + ")");
         u.remove(TeamItems.MASS_STALE_SINCE).remove(TeamItems.MASS_STALE_ALIVE).remove(TeamItems.MASS_STALE_STALE)
-                .remove(TeamItems.MASS_STALE_THRESHOLD);
+                .remove(TeamItems.MASS_STALE_THRESHOLD).remove(TeamItems.MASS_STALE_HELD)
+                .remove(TeamItems.MASS_STALE_WHY).remove(TeamItems.MASS_STALE_RELEASED);
         TeamItems.quiet(u);
         return u.writeIf(dynamo, "clear the mass-stale flag");
     }

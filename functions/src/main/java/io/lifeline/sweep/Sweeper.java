@@ -1,16 +1,20 @@
 package io.lifeline.sweep;
 
+import io.lifeline.agent.FailureDomain;
 import io.lifeline.agent.HostIncidents;
 import io.lifeline.agent.HostLease;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Liveness;
 import io.lifeline.agent.SweepPlan;
+import io.lifeline.agent.TeamHold;
+import io.lifeline.agent.TeamSettings;
 import io.lifeline.store.SweepStore;
 import io.lifeline.store.TeamStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -120,6 +124,8 @@ public final class Sweeper {
         final List<String> awaitingRaised = new ArrayList<>();
         final List<String> teamsHeld = new ArrayList<>();
         final List<String> hostsExpired = new ArrayList<>();
+        /** {@code team/agentId} -> the source silence a death follows from (its team's flag is the page). */
+        final Map<String, HostIncidents.Cause> sourceCauses = new HashMap<>();
         int misses;
         int lost;
         int tooSoon;
@@ -192,12 +198,15 @@ public final class Sweeper {
     }
 
     /** One decision made a conditional write: a heartbeat that won, or a throttled write, is not an error. */
-    private Outcome apply(SweepPlan.Action action, Instant now, Map<String, Instant> silences) {
+    private Outcome apply(SweepPlan.Action action, Instant now, Map<String, Instant> silences,
+                          Map<String, HostIncidents.Cause> sourceCauses) {
         SweepPlan.Observed a = action.agent();
         String id = a.team() + "/" + a.agentId();
+        HostIncidents.Cause cause = cause(a, silences);
         try {
             SweepStore.Write written = action instanceof SweepPlan.Kill kill
-                    ? store.markDead(a, kill.misses(), kill.reason(), now, timing.missSpacing(), cause(a, silences))
+                    ? store.markDead(a, kill.misses(), kill.reason(), now, timing.missSpacing(),
+                    cause != null ? cause : sourceCauses.get(id))
                     : store.recordMiss(a, ((SweepPlan.Miss) action).misses(), now, timing.missSpacing());
             return switch (written) {
                 case DONE -> new Outcome(action instanceof SweepPlan.Kill ? Kind.DEAD : Kind.MISSED, id);
@@ -286,7 +295,7 @@ public final class Sweeper {
         List<SweepPlan.Observed> judged = snapshot.agents().stream().map(Liveness::judged).toList();
         List<SweepPlan.TeamOutcome> outcomes = SweepPlan.decide(SweepPlan.afterStart(judged, graceFrom),
                 snapshot.teams(), policy, now);
-        SweepPlan.FleetOutcome fleet = SweepPlan.fleet(outcomes, policy);
+        SweepPlan.FleetOutcome fleet = SweepPlan.fleet(outcomes, snapshot.teams(), policy);
         // 3. The fleet's flag follows its outcome.
         tally.skipped += flagFleet(fleet, snapshot.fleetHeldSince(), now) ? 0 : 1;
         // 4. Silent hosts before the deaths: one HostLeaseExpired per incident, and the deaths below of agents
@@ -310,20 +319,31 @@ public final class Sweeper {
                 new Hosts(tally.hostsExpired, tally.answersDropped), Duration.ofNanos(System.nanoTime() - started));
     }
 
-    /** Step 5: a team its own guard holds raises its flag (once) and writes nothing; a released team's flag clears. */
+    /**
+     * Step 5: a team its own guard holds raises its flag (once) and writes nothing; a team whose silence one source
+     * address explains raises its flag as that incident's one page, its deaths carrying the silence as their cause (a
+     * host's is its lease's page already); a released hold keeps its flag while its agents die; any other team's
+     * flag clears.
+     */
     private List<SweepPlan.Action> holdOrRelease(List<SweepPlan.TeamOutcome> outcomes, SweepStore.Snapshot snapshot,
                                                  Instant now, Tally tally) {
         List<SweepPlan.Action> actions = new ArrayList<>();
         for (SweepPlan.TeamOutcome outcome : outcomes) {
+            TeamSettings settings = snapshot.teams().get(outcome.team());
+            TeamHold flag = settings == null ? null : settings.hold();
+            FailureDomain.Verdict verdict = outcome.verdict();
             try {
                 if (outcome.held()) {
                     tally.teamsHeld.add(outcome.team());
-                    if (!snapshot.teamsWithMassStaleFlag().contains(outcome.team())) {
-                        teams.raiseMassStale(outcome.team(), outcome.alive(), outcome.stale(), outcome.threshold(), now);
-                    }
+                    raise(outcome, flag, true, now);
                     continue;
                 }
-                if (snapshot.teamsWithMassStaleFlag().contains(outcome.team())) {
+                if (verdict != null && verdict.kind() == FailureDomain.Kind.EXPLAINED
+                        && FailureDomain.SOURCE.equals(verdict.domain().kind())) {
+                    Instant since = raise(outcome, flag, false, now);
+                    verdict.agents().forEach(a -> tally.sourceCauses.put(a.team() + "/" + a.agentId(),
+                            HostIncidents.Cause.ofSource(verdict.domain().id(), since)));
+                } else if (flag != null && (verdict == null || verdict.kind() != FailureDomain.Kind.RELEASED)) {
                     teams.clearMassStale(outcome.team());
                 }
             } catch (LifelineException e) {
@@ -336,6 +356,20 @@ public final class Sweeper {
     }
 
     /**
+     * The team's flag as its outcome says ({@code held}, or one domain explained): raised when none stands, raised
+     * anew in place of one of the other kind (a new incident, one event), else left. Answers the flag's time.
+     */
+    private Instant raise(SweepPlan.TeamOutcome outcome, TeamHold flag, boolean held, Instant now) {
+        if (flag != null && flag.held() == held) {
+            return flag.since();
+        }
+        TeamStore.Flag raised = new TeamStore.Flag(outcome.alive(), outcome.stale(), outcome.threshold(), held,
+                outcome.verdict() == null ? null : outcome.verdict().why());
+        teams.raiseMassStale(outcome.team(), raised, flag == null ? null : flag.since(), now);
+        return now;
+    }
+
+    /**
      * Step 6: the writes are independent conditional updates, made side by side, so a sweep with many stale agents
      * takes about one round trip per {@link #WRITERS} agents rather than one per agent.
      */
@@ -343,7 +377,7 @@ public final class Sweeper {
                                 Map<String, Instant> silences, Instant now, Tally tally) {
         List<Future<Outcome>> results = new ArrayList<>();
         for (SweepPlan.Action action : actions) {
-            results.add(writers.submit(() -> apply(action, now, silences)));
+            results.add(writers.submit(() -> apply(action, now, silences, tally.sourceCauses)));
         }
         for (SweepPlan.EndRevive end : ends) {
             results.add(writers.submit(() -> end(end, now)));

@@ -348,12 +348,17 @@ public final class LifelineClient {
 
     /**
      * Changes the given settings. In {@code changes}, {@code leaderAgentId} mapped to null removes the leader;
-     * keys are leaderAgentId, selfPreservationThreshold, selfPreservationMinAlive.
+     * keys are leaderAgentId, selfPreservationThreshold, selfPreservationMinAlive, failureDomains.
      */
     public TeamSettings updateSettings(Map<String, Object> changes) {
         ObjectNode body = MAPPER.createObjectNode();
         changes.forEach((k, v) -> body.set(k, MAPPER.valueToTree(v)));
         return call("PUT", teamPath("settings"), body, TeamSettings.class);
+    }
+
+    /** Releases the team's self-preservation hold (admin key): its silent agents are then marked dead as judged. */
+    public TeamSettings releaseHold() {
+        return call("POST", teamPath("hold/release"), null, TeamSettings.class);
     }
 
     public TeamSettings pauseTeam(Pause pause) {

@@ -251,6 +251,11 @@ final class Commands {
                         .append(a.lastTransition().to()).append(" (").append(a.lastTransition().trigger())
                         .append(") ").append(relative(a.lastTransition().at(), now));
             }
+            // The team's hold, as the dashboard's banner shows it: one more read.
+            String hold = TeamCommands.holdLines(client().settings().hold(), now);
+            if (!hold.isEmpty()) {
+                s.append("\n").append(hold);
+            }
             return print(a, s.toString());
         }
     }

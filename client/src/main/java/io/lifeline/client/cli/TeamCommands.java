@@ -175,7 +175,7 @@ final class TeamCommands {
     // ---- settings ----
 
     @Command(name = "settings", mixinStandardHelpOptions = true, description = "The team's settings.",
-            subcommands = {SettingsShow.class, SettingsSet.class})
+            subcommands = {SettingsShow.class, SettingsSet.class, ReleaseHold.class})
     static final class Settings extends Group {
     }
 
@@ -184,8 +184,40 @@ final class TeamCommands {
                 + "\nleader:                       " + Commands.dash(t.leaderAgentId())
                 + "\nself-preservation threshold:  " + Commands.dash(t.selfPreservationThreshold())
                 + "\nself-preservation min alive:  " + Commands.dash(t.selfPreservationMinAlive())
+                + "\nfailure domains:              " + Commands.dash(t.failureDomains())
                 + "\npaused until:                 " + Commands.dash(t.pausedUntil())
-                + (t.pauseReason() == null ? "" : " (" + t.pauseReason() + ")");
+                + (t.pauseReason() == null ? "" : " (" + t.pauseReason() + ")")
+                + (holdLines(t.hold(), Instant.now()).isEmpty() ? "" : "\n" + holdLines(t.hold(), Instant.now()));
+    }
+
+    /**
+     * The team's hold as the dashboard's banner says it: how many agents, since when, why, and what to do; empty for
+     * a flag one failure domain explained (its agents die: no hold).
+     */
+    static String holdLines(TeamSettings.Hold h, Instant now) {
+        if (h == null) {
+            return "";
+        }
+        if (h.held()) {
+            return "self-preservation hold: " + h.staleAgents() + " of " + h.aliveAgents() + " agents silent since "
+                    + h.since() + " (" + BaseCommand.relative(h.since(), now) + ")\n  why: " + h.why()
+                    + "\n  none of them is marked dead while it holds; release it: lifeline settings release-hold";
+        }
+        if (h.releasedAt() != null) {
+            return "self-preservation hold released at " + h.releasedAt() + ": the " + h.staleAgents()
+                    + " agents silent since " + h.since() + " are marked dead as judged";
+        }
+        return "";
+    }
+
+    @Command(name = "release-hold", mixinStandardHelpOptions = true,
+            description = "Release the team's self-preservation hold (admin key): its silent agents are marked dead.")
+    static final class ReleaseHold extends BaseCommand {
+        @Override
+        int run() {
+            TeamSettings t = client().releaseHold();
+            return print(t, settings(t));
+        }
     }
 
     @Command(name = "show", mixinStandardHelpOptions = true, description = "Show the team's settings.")
@@ -210,6 +242,11 @@ final class TeamCommands {
         @Option(names = "--self-preservation-min-alive", description = "Alive agents needed for self-preservation")
         Integer minAlive;
 
+        @Option(names = "--failure-domains", paramLabel = "host|source|none", description = "What one failure "
+                + "domain is: a silence confined to one while the rest still reaches Lifeline is marked dead "
+                + "(default source)")
+        String failureDomains;
+
         /** The settings given, by their API names, in a map the caller may add to. */
         Map<String, Object> given() {
             Map<String, Object> settings = new LinkedHashMap<>();
@@ -221,6 +258,9 @@ final class TeamCommands {
             }
             if (minAlive != null) {
                 settings.put("selfPreservationMinAlive", minAlive);
+            }
+            if (failureDomains != null) {
+                settings.put("failureDomains", failureDomains);
             }
             return settings;
         }

@@ -90,7 +90,7 @@ class LifelineCliTest {
         for (String c : List.of("create-team", "mint-admin-key", "register", "join", "beat", "leave", "delete-agent", "status", "agents", "watch",
                 "events", "revive", "pause", "resume", "daemon", "wake", "tasks", "tasks create", "tasks list",
                 "tasks claim", "tasks complete", "keys", "keys create", "keys list", "keys revoke", "settings",
-                "settings show", "settings set", "inbox", "revivals")) {
+                "settings show", "settings set", "settings release-hold", "inbox", "revivals")) {
             List<String> args = new ArrayList<>(List.of(c.split(" ")));
             args.add("--help");
             Run r = run(args.toArray(String[]::new));

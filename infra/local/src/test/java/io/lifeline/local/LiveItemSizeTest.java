@@ -27,9 +27,11 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 class LiveItemSizeTest {
     /**
      * The bound for this life: 0.03 read units per alive agent per sweep is 0.03 x 8,192 = 245 bytes scanned per
-     * agent (half a unit per 4 KB), its team item's share included (a team item per 100 agents: about 1 byte).
+     * agent (half a unit per 4 KB), its team item's share included (a team item per 100 agents: about 1 byte). The
+     * agent beats from an IPv4 address, whose 4 bytes (attribute {@code ip}) the item keeps for self-preservation's
+     * failure domains.
      */
-    static final int MAX_LIVE_ITEM_BYTES = 240;
+    static final int MAX_LIVE_ITEM_BYTES = 244;
     static final String AGENT = "agent-000123";
 
     @Test
@@ -151,6 +153,9 @@ class LiveItemSizeTest {
         if (v.n() != null) {
             String digits = v.n().replace("-", "").replace(".", "").replaceFirst("^0+(?=\\d)", "");
             return (digits.length() + 1) / 2 + 1;
+        }
+        if (v.b() != null) {
+            return v.b().asByteArray().length;
         }
         if (v.bool() != null || v.nul() != null) {
             return 1;

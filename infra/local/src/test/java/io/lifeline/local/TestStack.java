@@ -274,10 +274,28 @@ public final class TestStack implements AutoCloseable {
         }
     }
 
+    /** Like {@link #send}, the request coming from {@code sourceIp} (its {@code requestContext.http.sourceIp}). */
+    public Reply sendFrom(String sourceIp, String route, String key, Map<String, String> path, String body) {
+        LocalGateway.Response r = raw(sourceIp, route, key, path, null, body);
+        try {
+            return new Reply(r.status(), r.headers(), Json.parse(r.body()));
+        } catch (Exception e) {
+            throw new IllegalStateException("not JSON: " + r.body(), e);
+        }
+    }
+
     /** Like {@link #send}, but the response exactly as the client receives it (to compare answers byte for byte). */
     public LocalGateway.Response raw(String route, String key, Map<String, String> path, Map<String, String> query,
                                      String body) {
+        return raw(null, route, key, path, query, body);
+    }
+
+    private LocalGateway.Response raw(String sourceIp, String route, String key, Map<String, String> path,
+                                      Map<String, String> query, String body) {
         APIGatewayV2HTTPEvent event = EventLoader.loadApiGatewayHttpEvent("apigw/" + route + ".json");
+        if (sourceIp != null) {
+            event.getRequestContext().getHttp().setSourceIp(sourceIp);
+        }
         Map<String, String> params = new LinkedHashMap<>(event.getPathParameters() == null ? Map.of()
                 : event.getPathParameters());
         params.putAll(path);

@@ -1,0 +1,43 @@
+package io.lifeline.client.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.lifeline.client.model.TeamSettings;
+import java.time.Instant;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The team's hold as {@code lifeline status} and {@code settings show} print it: how many agents, since when and why
+ * while held, with the release; once released, that; nothing without a flag or for a flag one failure domain
+ * explained (its agents die: no hold).
+ */
+@Tag("unit")
+class HoldLinesTest {
+    private static final Instant NOW = Instant.parse("2026-03-01T12:05:00Z");
+    private static final Instant SINCE = Instant.parse("2026-03-01T12:01:45Z");
+
+    @Test
+    void held_saysHowManySinceWhenWhy_andHowToRelease() {
+        TeamSettings.Hold h = new TeamSettings.Hold(true, 10, 8, SINCE,
+                "the silence spans 8 failure domains: Lifeline's own trouble could explain it", null);
+        assertEquals("self-preservation hold: 8 of 10 agents silent since 2026-03-01T12:01:45Z (3m ago)\n"
+                + "  why: the silence spans 8 failure domains: Lifeline's own trouble could explain it\n"
+                + "  none of them is marked dead while it holds; release it: lifeline settings release-hold",
+                TeamCommands.holdLines(h, NOW));
+    }
+
+    @Test
+    void released_saysSo() {
+        TeamSettings.Hold h = new TeamSettings.Hold(false, 10, 8, SINCE, "spans", NOW.minusSeconds(20));
+        assertEquals("self-preservation hold released at 2026-03-01T12:04:40Z: the 8 agents silent since "
+                + "2026-03-01T12:01:45Z are marked dead as judged", TeamCommands.holdLines(h, NOW));
+    }
+
+    @Test
+    void noFlag_orOneDomainExplained_nothing() {
+        assertEquals("", TeamCommands.holdLines(null, NOW));
+        assertEquals("", TeamCommands.holdLines(new TeamSettings.Hold(false, 11, 10, SINCE,
+                "one source 203.0.113.7 went silent", null), NOW));
+    }
+}
