@@ -328,6 +328,58 @@ class HooksInstallTest {
         assertEquals("", noDaemon.stdout());
     }
 
+    /**
+     * The session-start forwarder leaves a watcher of its parent (a stand-in runtime: a shell that runs the hook,
+     * twice, as a {@code /clear} would, then waits): the hook itself returns at once, with no output; one watcher
+     * only; once the stand-in is killed with SIGKILL, exactly one {@code LifelineRuntimeExited} is posted, with the
+     * key (the older variable name here) and the agent's header, and the watcher is gone.
+     */
+    @Test
+    void theSessionStartForwarder_leavesOneWatcher_thatPostsOnceWhenTheRuntimeIsKilled() throws Exception {
+        try (HookRecorder recorder = HookRecorder.start()) {
+            HookTarget direct = HookTarget.direct(HookRuntime.CLAUDE_CODE, "cc-w", "t9", recorder.url());
+            String hook = direct.sessionStartFromStdin();
+            ProcessBuilder pb = new ProcessBuilder("sh", "-c", "for i in 1 2; do echo '{\"hook_event_name\":"
+                    + "\"SessionStart\"}' | sh -c \"$HOOK\" > \"$OUT\"; done; echo started; exec sleep 60");
+            pb.environment().remove("LIFELINE_API_KEY");
+            pb.environment().put("LIFELINE_KEY", KEY);
+            pb.environment().put("HOOK", hook);
+            pb.environment().put("TMPDIR", Files.createDirectories(tmp.resolve("watch-tmp")).toString());
+            Path out = tmp.resolve("hook.out");
+            pb.environment().put("OUT", out.toString());
+            Process runtime = pb.start();
+            try {
+                assertEquals("started", new String(runtime.getInputStream().readNBytes(7), StandardCharsets.UTF_8));
+                assertEquals("", Files.readString(out), "the hook prints nothing");
+                assertEquals(2, recorder.posts().size(), "two session starts");
+                try (Stream<Path> locks = Files.list(tmp.resolve("watch-tmp"))) {
+                    assertEquals(1, locks.count(), "one watcher for the process");
+                }
+                long killed = System.nanoTime();
+                runtime.destroyForcibly();
+                runtime.waitFor(10, TimeUnit.SECONDS);
+                long deadline = killed + TimeUnit.SECONDS.toNanos(10);
+                while (recorder.posts().size() < 3 && System.nanoTime() < deadline) {
+                    Thread.sleep(20);
+                }
+                List<HookRecorder.Post> posts = recorder.posts();
+                assertEquals(3, posts.size(), posts.toString());
+                HookRecorder.Post exited = posts.get(2);
+                assertEquals("{\"hook_event_name\":\"" + HookMapping.RUNTIME_EXITED + "\"}", exited.body());
+                assertEquals("Bearer " + KEY, exited.headers().get("Authorization"), "the older variable still works");
+                assertEquals("cc-w", exited.headers().get("X-Lifeline-Agent"));
+                assertEquals("/v1/teams/t9/agents/cc-w/hooks/claude-code", exited.path());
+                try (Stream<Path> locks = Files.list(tmp.resolve("watch-tmp"))) {
+                    assertEquals(0, locks.count(), "the watcher is gone");
+                }
+                Thread.sleep(1500); // the one interval a second watcher would have posted in
+                assertEquals(3, recorder.posts().size(), "one report, from one watcher");
+            } finally {
+                runtime.destroyForcibly();
+            }
+        }
+    }
+
     private record ShellRun(int exit, String stdout) {
     }
 
