@@ -102,9 +102,9 @@ public record HookTarget(HookRuntime runtime, String agentId, String team, URI l
         }
         String lock = "\"${TMPDIR:-/tmp}/lifeline-watch." + agentId + ".$P\"";
         return curlFromStdin() + "; P=$PPID; if mkdir " + lock + " 2>/dev/null; then ( trap '' HUP INT; "
-                + "while kill -0 \"$P\" 2>/dev/null; do sleep 1; done; rmdir " + lock + "; printf '%s' '{\"hook_event_name\":\""
-                + HookMapping.RUNTIME_EXITED + "\"}' | " + curl() + " --data-binary @- " + destination()
-                + " ) </dev/null >/dev/null 2>&1 & fi; exit 0";
+                + "while kill -0 \"$P\" 2>/dev/null; do sleep 1; done; printf '%s' '{\"hook_event_name\":\""
+                + HookMapping.RUNTIME_EXITED + "\"}' | " + curl() + " --data-binary @- " + destination() + "; rmdir "
+                + lock + " ) </dev/null >/dev/null 2>&1 & fi; exit 0";
     }
 
     /** As {@link #curlFromStdin} for a JSON given as the shell's {@code $1} (Codex's notify program). */

@@ -76,8 +76,9 @@ class RealRuntimeForwardersTest {
         RealRuntimes.Setup setup = RealRuntimes.setup(runtime, dir, model.url());
         String agent = "fw-" + runtime.wire();
         Map<String, String> env = setup.env();
+        // --no-check: a recorder stands where the daemon would; no Lifeline to ask.
         List<String> install = new ArrayList<>(List.of("hooks", "install", runtime.wire(), "--agent", agent,
-                "--via-daemon"));
+                "--via-daemon", "--no-check"));
         install.add(runtime == HookRuntime.CODEX ? "--user" : "--project-dir=" + setup.work());
         install(env, setup.work(), install.toArray(String[]::new));
 
