@@ -83,7 +83,7 @@ final class HookChecks {
     void agent(HookTarget t) {
         AgentView agent;
         try {
-            agent = registered(t.agentId());
+            agent = registered(t.agentId(), t.viaDaemon());
         } catch (LifelineConnectionException e) {
             notes.add("not checked: " + e.getMessage() + "; once it runs, check with: lifeline doctor --agent "
                     + t.agentId() + " --runtime " + t.runtime().wire());
@@ -114,8 +114,11 @@ final class HookChecks {
         }
     }
 
-    /** The agent, or null after a problem was added; registers it when missing and the CLI's key may. */
-    private AgentView registered(String agentId) {
+    /**
+     * The agent, or null after a problem (or, via the daemon, a note: {@code lifeline daemon} registers its agents
+     * at start when its key may) was added; registers it when missing and the CLI's key may.
+     */
+    private AgentView registered(String agentId, boolean viaDaemon) {
         LifelineClient cli = clientWithKey.apply(null);
         try {
             AgentView a = cli.agent(agentId);
@@ -138,6 +141,11 @@ final class HookChecks {
             if (r.status() != 401 && r.status() != 403) {
                 throw r;
             }
+        }
+        if (viaDaemon) {
+            notes.add("note: agent " + agentId + " is not registered in team " + team + ", and this key may not "
+                    + "register it: lifeline daemon registers it at start if its key is an admin key");
+            return null;
         }
         problems.add("agent " + agentId + " is not registered in team " + team + ", and this key may not register it: "
                 + "every hook would be refused (404). Register it with an admin key (lifeline register " + agentId

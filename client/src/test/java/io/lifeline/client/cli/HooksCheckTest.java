@@ -85,6 +85,15 @@ class HooksCheckTest {
     }
 
     @Test
+    void viaTheDaemon_anUnregisteredAgent_isANote_theDaemonRegistersItsAgents() {
+        Run r = cli(env(agentKey), "hooks", "install", "claude-code", "--agent", "hc-daemon", "--via-daemon");
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains("note: agent hc-daemon is not registered in team local, and this key may not "
+                + "register it: lifeline daemon registers it at start if its key is an admin key"), r.out());
+        assertTrue(Files.exists(settings()));
+    }
+
+    @Test
     void anUnregisteredAgent_withAnAdminKey_isRegistered_andTheHooksAreWritten() {
         Run r = cli(env(local.adminKey()), "hooks", "install", "claude-code", "--agent", "hc-new");
         assertEquals(0, r.exit(), r.out() + r.err());
