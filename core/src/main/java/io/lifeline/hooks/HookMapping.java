@@ -12,6 +12,11 @@ import java.util.Map;
  * is {@link HookSignal#IGNORED}: answered, never an error, never a write.
  */
 public final class HookMapping {
+    /**
+     * The event the watcher left by a direct-mode session-start hook sends when the runtime's process is gone: not
+     * a runtime's own event; in the tables of the runtimes whose session start leaves a watcher.
+     */
+    public static final String RUNTIME_EXITED = "LifelineRuntimeExited";
 
     /** One row of the table: an event (with the detail that refines it, or null) and its signal. */
     public record Row(String event, String detail, HookSignal signal, String note) {
@@ -43,7 +48,8 @@ public final class HookMapping {
                 row("StopFailure", HookSignal.FAILED, "the turn ended on an API error"),
                 row("PreCompact", HookSignal.COMPACTED, null),
                 row("PostCompact", HookSignal.COMPACTED, null),
-                row("SessionEnd", HookSignal.SESSION_ENDED, null)));
+                row("SessionEnd", HookSignal.SESSION_ENDED, null),
+                row(RUNTIME_EXITED, HookSignal.RUNTIME_EXITED, "Lifeline's watcher: the process is gone")));
         ROWS.put(HookRuntime.CODEX, List.of(
                 row("SessionStart", HookSignal.SESSION_STARTED, null),
                 row("UserPromptSubmit", HookSignal.ACTIVE, "a turn begins"),
@@ -57,7 +63,8 @@ public final class HookMapping {
                 row("agent-turn-complete", HookSignal.TURN_ENDED, "notify (JSON as the last argument)"),
                 row("PreCompact", HookSignal.COMPACTED, null),
                 row("PostCompact", HookSignal.COMPACTED, null),
-                row("SessionEnd", HookSignal.SESSION_ENDED, null)));
+                row("SessionEnd", HookSignal.SESSION_ENDED, null),
+                row(RUNTIME_EXITED, HookSignal.RUNTIME_EXITED, "Lifeline's watcher: the process is gone")));
         ROWS.put(HookRuntime.GEMINI, List.of(
                 row("SessionStart", HookSignal.SESSION_STARTED, null),
                 row("BeforeAgent", HookSignal.ACTIVE, "a turn begins"),
@@ -69,7 +76,8 @@ public final class HookMapping {
                 row("Notification", HookSignal.WAITING_FOR_PERSON, "a tool permission prompt"),
                 row("AfterAgent", HookSignal.TURN_ENDED, "the turn is over"),
                 row("PreCompress", HookSignal.COMPACTED, null),
-                row("SessionEnd", HookSignal.SESSION_ENDED, null)));
+                row("SessionEnd", HookSignal.SESSION_ENDED, null),
+                row(RUNTIME_EXITED, HookSignal.RUNTIME_EXITED, "Lifeline's watcher: the process is gone")));
         ROWS.put(HookRuntime.OPENCODE, List.of(
                 row("session.created", HookSignal.SESSION_STARTED, null),
                 new Row("session.status", "busy", HookSignal.ACTIVE, null),

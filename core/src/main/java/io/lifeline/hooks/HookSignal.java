@@ -23,6 +23,11 @@ public enum HookSignal {
     COMPACTED,
     /** The session ended: the agent leaves (offline). */
     SESSION_ENDED,
+    /**
+     * The runtime's process is gone and its session never ended (killed, crashed): the agent is reported dead, as a
+     * host reports a crash. Sent by the watcher a direct-mode session-start hook leaves behind, not by a runtime.
+     */
+    RUNTIME_EXITED,
     /** Nothing for liveness (configuration, file watching, display events): answered, not written. */
     IGNORED
 }

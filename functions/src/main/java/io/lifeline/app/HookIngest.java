@@ -29,6 +29,8 @@ import java.util.Map;
  *   <li>{@code FAILED} (and {@code TOOL_FAILED} with a context limit or an API error): the errors route's
  *       classification and record, then the beat its event implies;</li>
  *   <li>{@code SESSION_ENDED}: leave (offline), its task handed back;</li>
+ *   <li>{@code RUNTIME_EXITED}: the process is gone without its session's end: a reported failure (dead at once),
+ *       as a host reports a crash; nothing when the agent already left or died;</li>
  *   <li>{@code IGNORED}: nothing.</li>
  * </ol>
  * An agent that is not alive and shows activity (a crashed session that was revived, an agent that left and
@@ -45,7 +47,7 @@ public final class HookIngest {
     static final int REMEMBERED = 10_000;
 
     /** What one event did, for the request's log line and the tests. */
-    public enum Outcome { WRITTEN, COALESCED, IGNORED, JOINED, LEFT, ALREADY_GONE }
+    public enum Outcome { WRITTEN, COALESCED, IGNORED, JOINED, LEFT, DIED, ALREADY_GONE }
 
     /** What was written last for an agent: the status it was left in, the state the event reported, and when. */
     private record Written(AgentStatus status, AgentStatus reported, Liveness.Activity activity, Instant at) {
@@ -86,6 +88,8 @@ public final class HookIngest {
                 return Outcome.IGNORED; // nothing to write, so nothing is read either
             case SESSION_ENDED:
                 return leave(team, agentId, why, now);
+            case RUNTIME_EXITED:
+                return exited(team, agentId, now);
             case FAILED:
                 report(team, agentId, e, now);
                 break;
@@ -200,6 +204,29 @@ public final class HookIngest {
         } catch (LifelineException e) {
             if ("INVALID_TRANSITION".equals(e.code())) {
                 return Outcome.ALREADY_GONE; // died or left meanwhile
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * The watcher saw the runtime's process gone: an agent still alive (its session never ended) is dead at once,
+     * with the reason a person reads; one that left (its {@code SessionEnd} came first, the usual order of a clean
+     * exit) or is already dead is left as it is. The write is the one a host's failure report makes.
+     */
+    private Outcome exited(String team, String agentId, Instant now) {
+        forget(team + "/" + agentId);
+        Agent current = agents.requireCurrent(team, agentId);
+        if (!current.status().isAlive()) {
+            return Outcome.ALREADY_GONE;
+        }
+        try {
+            agents.fail(team, agentId, "failure reported: the runtime's process exited without ending its session "
+                    + "(seen by the hooks' watcher)", now);
+            return Outcome.DIED;
+        } catch (LifelineException e) {
+            if ("INVALID_TRANSITION".equals(e.code())) {
+                return Outcome.ALREADY_GONE; // left or died meanwhile
             }
             throw e;
         }

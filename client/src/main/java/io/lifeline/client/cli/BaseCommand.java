@@ -34,6 +34,7 @@ abstract class BaseCommand implements Callable<Integer> {
     public final Integer call() {
         try {
             global.file(env()); // a bad config file is reported before anything is sent
+            warnOfAnAdminKeyFlag();
             return run();
         } catch (ConfigFile.ConfigException e) {
             err().println("lifeline: " + e.getMessage());
@@ -54,6 +55,26 @@ abstract class BaseCommand implements Callable<Integer> {
     }
 
     abstract int run() throws LifelineException;
+
+    /**
+     * A key given with {@code --key} is on the command line, where every user of the machine reads it ({@code ps},
+     * {@code /proc/PID/cmdline}) and the shell's history keeps it. For an admin key (one that may list the team's
+     * keys: one read, which fails fast and says nothing when Lifeline does not answer) that is said on stderr.
+     */
+    private void warnOfAnAdminKeyFlag() {
+        if (global.key == null || global.key.isBlank()) {
+            return;
+        }
+        try {
+            global.client(env(), sleeper(), global.team(env()), global.key, null, true).keys();
+        } catch (LifelineException | IllegalArgumentException | ConfigFile.ConfigException e) {
+            return; // not an admin key, or nothing to ask
+        }
+        err().println("lifeline: warning: --key puts an admin key on the command line, where every user of this "
+                + "machine can read it (ps) and the shell's history keeps it: set LIFELINE_API_KEY, or api_key in the "
+                + "config file (chmod 600), instead");
+        err().flush();
+    }
 
     /** The {@code lifeline} command this runs under (commands may be nested, e.g. {@code tasks list}). */
     private LifelineCli root() {

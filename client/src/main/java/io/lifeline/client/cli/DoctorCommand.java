@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.MissingNode;
 import io.lifeline.client.LifelineApiException;
 import io.lifeline.client.LifelineClient;
 import io.lifeline.client.LifelineException;
+import io.lifeline.client.hooks.HookTarget;
 import io.lifeline.client.model.AgentView;
 import io.lifeline.client.model.EventList;
 import io.lifeline.client.model.EventQuery;
@@ -12,6 +13,7 @@ import io.lifeline.client.model.EventView;
 import io.lifeline.client.model.Heartbeat;
 import io.lifeline.client.model.HeartbeatResult;
 import io.lifeline.client.model.RegisterAgent;
+import io.lifeline.hooks.HookRuntime;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -37,8 +39,10 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "doctor", mixinStandardHelpOptions = true,
         description = {"Check a deployment end to end with a canary agent (admin key): it joins and beats, is listed, "
-                + "its event reaches the events route, and the metric namespace receives data; then it leaves and is "
-                + "deleted."})
+                + "its event reaches the events route, and the metric namespace receives data; then it leaves and is deleted.",
+                "With --agent ID: check that agent's hooks instead (lifeline hooks install, direct mode): a test hook "
+                        + "is sent through the same URL, with the same headers and the key the hooks read "
+                        + "(LIFELINE_API_KEY), and the agent is read with that key; nothing is written."})
 final class DoctorCommand extends BaseCommand {
     /** The metric the outbox publishes for the canary's own status change. */
     static final String METRIC = "EventsPublished";
@@ -46,8 +50,16 @@ final class DoctorCommand extends BaseCommand {
     /** The role the doctor registers its canary with; only an agent with it is deleted after the run. */
     static final String CANARY_ROLE = "canary";
 
-    @Option(names = "--agent", description = "The canary's id (default lifeline-doctor); registered if missing.")
+    @Option(names = "--canary", description = "The canary's id (default lifeline-doctor); registered if missing.")
     String agentId = "lifeline-doctor";
+
+    @Option(names = "--agent", paramLabel = "ID", description = "Check this agent's hooks instead of the deployment: "
+            + "a test hook through the hooks' own path and key")
+    String hooksOf;
+
+    @Option(names = "--runtime", paramLabel = "RUNTIME", description = "With --agent: the runtime whose hook route is "
+            + "tried (claude-code, codex, gemini, opencode; default claude-code)")
+    String runtimeName = HookRuntime.CLAUDE_CODE.wire();
 
     @Option(names = "--timeout", description = "Seconds to wait for the event and the metric (default 120).")
     long timeoutSeconds = 120;
@@ -59,6 +71,9 @@ final class DoctorCommand extends BaseCommand {
 
     @Override
     int run() throws LifelineException {
+        if (hooksOf != null) {
+            return hooks();
+        }
         LifelineClient c = client();
         Instant since = Instant.now().minusSeconds(1);
         check("api", () -> {
@@ -105,6 +120,10 @@ final class DoctorCommand extends BaseCommand {
         });
         check("metrics", () -> metrics(c.url()));
         check("leave", () -> leaveAndDelete(c));
+        return verdict();
+    }
+
+    private int verdict() {
         if (failed.isEmpty()) {
             out().println("doctor: every check passed");
             out().flush();
@@ -127,6 +146,56 @@ final class DoctorCommand extends BaseCommand {
         }
         c.deleteAgent(agentId);
         return left + ", then deleted";
+    }
+
+    /**
+     * {@code --agent ID}: what that agent's direct-mode hooks meet. The key they read, a test event posted to the
+     * URL they post to with their headers (an event no runtime sends: answered {@code 200 {}}, nothing written), and
+     * the agent read with that key (a real event of an unregistered agent is refused 404).
+     */
+    private int hooks() {
+        HookRuntime runtime = HookRuntime.fromWire(runtimeName).orElseThrow(() -> new ConfigFile.ConfigException(
+                "unknown runtime '" + runtimeName + "' (known: claude-code, codex, gemini, opencode)"));
+        String team = global.team(env());
+        String base = GlobalOptions.first(global.heartbeatUrl(env()), global.url(env()));
+        HookTarget target;
+        try {
+            target = HookTarget.direct(runtime, hooksOf, team, URI.create(base));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigFile.ConfigException(e.getMessage());
+        }
+        String key = HookChecks.hookKey(env(), runtime);
+        check("key", () -> {
+            if (key == null) {
+                throw new IllegalStateException("$" + HookTarget.KEY_ENV + " is not set here: the hooks would send no "
+                        + "key, and every one would be refused (401)");
+            }
+            return "$" + (GlobalOptions.first(env().get(HookTarget.KEY_ENV)) != null ? HookTarget.KEY_ENV
+                    : HookTarget.OLD_KEY_ENV) + " is set";
+        });
+        check("hook", () -> {
+            HookChecks.Answer a = HookChecks.testHook(target, key);
+            String said = "POST " + target.directUrl() + " answered " + a.status() + " " + a.body().strip();
+            if (a.status() == 200) {
+                return said;
+            }
+            throw new IllegalStateException(a.status() == 0 ? "POST " + target.directUrl() + ": no answer ("
+                    + a.failure() + ")" : said + (a.status() == 401 ? ": the key is refused"
+                    : a.status() == 403 ? ": the key is not one of team " + team + "'s, or may not send beats" : ""));
+        });
+        check("agent", () -> {
+            LifelineClient c = global.client(env(), sleeper(), team, key, null, true);
+            try {
+                return hooksOf + " is registered in team " + team + " (" + c.agent(hooksOf).status() + ")";
+            } catch (LifelineApiException e) {
+                if (e.status() == 404) {
+                    throw new IllegalStateException(hooksOf + " is not registered in team " + team + ": its hooks' "
+                            + "events are refused (404); register it (lifeline register " + hooksOf + ")");
+                }
+                throw e;
+            }
+        });
+        return verdict();
     }
 
     /** One check's line: "ok   name: what it saw" or "FAIL name: why". */

@@ -124,7 +124,10 @@ final class HooksCommand implements Runnable {
                     + "settings' other keys and hooks are kept as they were.",
                     "The API key is never written: the hooks read LIFELINE_API_KEY from the runtime's environment "
                             + "when they run. Direct mode bakes Lifeline's URL (--heartbeat-url when set, else --url) "
-                            + "and the team (--team) into the hooks."})
+                            + "and the team (--team) into the hooks.",
+                    "Before writing, it checks that the hooks can report: the agent is registered (registered now "
+                            + "when the key is an admin key) and, in direct mode, LIFELINE_API_KEY is set here and "
+                            + "accepted. Exit 1, with nothing written, when they could not."})
     static final class Install extends HooksBase {
         @Option(names = "--agent", required = true, paramLabel = "AGENT_ID", description = "The agent these hooks "
                 + "report as (register it first)")
@@ -132,6 +135,10 @@ final class HooksCommand implements Runnable {
 
         @ArgGroup(exclusive = true)
         Mode mode;
+
+        @Option(names = "--no-check", description = "Install without asking Lifeline whether the agent is registered "
+                + "and the hooks' key is accepted, and without the key variable set here")
+        boolean noCheck;
 
         @Override
         int run() {
@@ -150,12 +157,39 @@ final class HooksCommand implements Runnable {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
             }
             HookFiles.Scope scope = scope();
+            if (!dryRun && !noCheck && !checked(target)) {
+                return LifelineCli.REFUSED;
+            }
             List<String> notes = new ArrayList<>(notes(target, where != null && where.user));
             if (!viaDaemon && global.heartbeatUrl(env) == null && GlobalOptions.DEFAULT_URL.equals(global.url(env))) {
                 notes.add("No --url, LIFELINE_URL or config file url was set: the hooks post to the default, a "
                         + "Lifeline Local on this machine (" + GlobalOptions.DEFAULT_URL + ").");
             }
             return carryOut(() -> HookFiles.install(target, scope), notes);
+        }
+
+        /**
+         * The hooks can report: the agent is registered (registered now with an admin key), and in direct mode the
+         * key variable they read is set and accepted. What was checked goes to stdout; what is missing, to stderr,
+         * and then nothing is written.
+         */
+        private boolean checked(HookTarget target) {
+            Map<String, String> env = env();
+            String team = global.team(env);
+            HookChecks checks = new HookChecks(env, team, key -> key == null ? client()
+                    : global.client(env, sleeper(), team, key, null, true));
+            checks.keyVariable(target);
+            checks.agent(target);
+            checks.notes.forEach(out()::println);
+            out().flush();
+            if (checks.problems.isEmpty()) {
+                return true;
+            }
+            checks.problems.forEach(p -> err().println("lifeline: " + p));
+            err().println("lifeline: nothing was written: the hooks of " + target.agentId() + " could not report "
+                    + "(--no-check installs them anyway)");
+            err().flush();
+            return false;
         }
 
         private static List<String> notes(HookTarget t, boolean user) {
@@ -165,7 +199,14 @@ final class HooksCommand implements Runnable {
                         + ": run " + t.runtime().wire() + " under lifeline daemon, which sets it.");
             } else {
                 notes.add("The hooks post to " + t.directUrl() + " with the key in $" + HookTarget.KEY_ENV
-                        + ", read from " + t.runtime().wire() + "'s environment when they run (it is in no file).");
+                        + (t.runtime() == HookRuntime.CLAUDE_CODE ? "" : " (else the older $" + HookTarget.OLD_KEY_ENV
+                        + ")") + ", read from " + t.runtime().wire() + "'s environment when they run (it is in no "
+                        + "file).");
+                if (t.runtime() != HookRuntime.OPENCODE) {
+                    notes.add("Each session's start leaves a watcher (a sh loop, gone with the session) that reports "
+                            + "the runtime dead within about a second if its process ends without the session's end "
+                            + "(kill -9, a crash).");
+                }
             }
             if (t.runtime() == HookRuntime.CODEX) {
                 notes.add("Codex runs hooks.json's hooks once you trust them (/hooks in codex; codex exec "

@@ -75,7 +75,9 @@ public final class LocalBeats implements AutoCloseable {
                 case SESSION_ENDED -> new HookState(status, source, null, false, s, true, h.at());
                 case TOOL_FAILED -> new HookState("working", "sdk_session_updated", null, true, s, false, h.at());
                 case FAILED -> new HookState("ready", "sdk_session_idle", "input", false, s, false, h.at());
-                case COMPACTED, IGNORED -> new HookState(status, source, waiting, inTurn, s, ended, h.at());
+                // RUNTIME_EXITED: the daemon sees its own process end; a watcher's report is not its business.
+                case COMPACTED, IGNORED, RUNTIME_EXITED -> new HookState(status, source, waiting, inTurn, s, ended,
+                        h.at());
             };
         }
     }

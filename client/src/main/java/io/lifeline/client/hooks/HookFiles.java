@@ -95,12 +95,12 @@ public final class HookFiles {
                     HooksJson.each(CLAUDE_EVENTS, e -> claudeHandler(target, e))));
             // Codex 0.171.0 runs notify from the user's config.toml only (a project's is read, its notify not run).
             case CODEX -> scope.user() ? List.of(HooksJson.change(scope.codexDir().resolve("hooks.json"),
-                    HooksJson.each(CODEX_EVENTS, e -> command(target, TIMEOUT_SECONDS))),
+                    HooksJson.each(CODEX_EVENTS, e -> command(target, e, TIMEOUT_SECONDS))),
                     notify(scope.codexDir().resolve("config.toml"), target))
                     : List.of(HooksJson.change(scope.codexDir().resolve("hooks.json"),
-                    HooksJson.each(CODEX_EVENTS, e -> command(target, TIMEOUT_SECONDS))));
+                    HooksJson.each(CODEX_EVENTS, e -> command(target, e, TIMEOUT_SECONDS))));
             case GEMINI -> List.of(HooksJson.change(scope.geminiSettings(),
-                    HooksJson.each(GEMINI_EVENTS, e -> geminiHandler(target))));
+                    HooksJson.each(GEMINI_EVENTS, e -> geminiHandler(target, e))));
             case OPENCODE -> List.of(plugin(scope.opencodePlugin(), OpencodePlugin.source(target)));
         };
     }
@@ -133,7 +133,7 @@ public final class HookFiles {
 
     static ObjectNode claudeHandler(HookTarget target, String event) {
         if (target.viaDaemon() || event.equals("SessionStart")) {
-            return command(target, TIMEOUT_SECONDS);
+            return command(target, event, TIMEOUT_SECONDS);
         }
         ObjectNode h = HooksJson.handler().put("type", "http").put("url", target.directUrl());
         h.putObject("headers").put("Authorization", "Bearer $" + HookTarget.KEY_ENV)
@@ -142,14 +142,20 @@ public final class HookFiles {
         return h.put("timeout", TIMEOUT_SECONDS);
     }
 
-    static ObjectNode command(HookTarget target, int timeout) {
-        return HooksJson.handler().put("type", "command").put("command", target.curlFromStdin()).put("timeout", timeout);
+    /** A command hook: the curl forwarder; for the session's start, with the watcher of the runtime's process. */
+    static ObjectNode command(HookTarget target, String event, int timeout) {
+        return HooksJson.handler().put("type", "command").put("command", forwarder(target, event))
+                .put("timeout", timeout);
+    }
+
+    private static String forwarder(HookTarget target, String event) {
+        return "SessionStart".equals(event) ? target.sessionStartFromStdin() : target.curlFromStdin();
     }
 
     /** Gemini CLI's timeout is in milliseconds; {@code name} lets {@code hooksConfig.disabled} turn it off. */
-    static ObjectNode geminiHandler(HookTarget target) {
+    static ObjectNode geminiHandler(HookTarget target, String event) {
         return HooksJson.handler().put("name", "lifeline").put("type", "command")
-                .put("command", target.curlFromStdin()).put("timeout", TIMEOUT_SECONDS * 1000)
+                .put("command", forwarder(target, event)).put("timeout", TIMEOUT_SECONDS * 1000)
                 .put("description", "Lifeline liveness (lifeline hooks install gemini)");
     }
 

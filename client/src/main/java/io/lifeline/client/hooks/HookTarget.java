@@ -1,6 +1,7 @@
 package io.lifeline.client.hooks;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.lifeline.hooks.HookMapping;
 import io.lifeline.hooks.HookRuntime;
 import java.net.URI;
 import java.util.Objects;
@@ -15,6 +16,11 @@ import java.util.regex.Pattern;
 public record HookTarget(HookRuntime runtime, String agentId, String team, URI lifeline) {
     /** The environment variable the forwarders read the agent's API key from, when they run. */
     public static final String KEY_ENV = "LIFELINE_API_KEY";
+    /**
+     * The older name of the key's variable, still read by the CLI and, when {@value #KEY_ENV} is unset, by the curl
+     * forwarders and opencode's plugin. Claude Code's HTTP hooks cannot fall back: a header names one variable.
+     */
+    public static final String OLD_KEY_ENV = "LIFELINE_KEY";
     /** The daemon's loopback channel ({@code lifeline daemon} sets it for the commands it runs). */
     public static final String DAEMON_ENV = "LIFELINE_DAEMON";
     /** Names the agent on every forwarded event; also how an uninstall knows Lifeline's entries from others. */
@@ -80,6 +86,27 @@ public record HookTarget(HookRuntime runtime, String agentId, String team, URI l
         return curl() + " --data-binary @- " + destination() + " || true";
     }
 
+    /**
+     * {@link #curlFromStdin}, then, in direct mode, a watcher left behind: a POSIX sh loop (no JVM, no node) that
+     * checks the runtime's process ({@code $PPID}: the runtime runs its hooks itself) once a second with
+     * {@code kill -0} and, once it is gone, posts one {@value HookMapping#RUNTIME_EXITED} event and ends. After a clean
+     * exit the session's end came first and Lifeline ignores it; after a kill -9 or a crash the agent is dead within
+     * about a second, with no daemon. One watcher per runtime process: a lock directory named after the agent and the
+     * pid (a second session start in the same process, Claude Code's {@code /clear}, leaves none). The watcher ignores
+     * SIGHUP and SIGINT (a closed terminal, a Ctrl-C meant for the runtime) and holds none of the hook's pipes, so the
+     * runtime never waits for it. Via the daemon there is none: the daemon watches the process itself.
+     */
+    public String sessionStartFromStdin() {
+        if (viaDaemon()) {
+            return curlFromStdin();
+        }
+        String lock = "\"${TMPDIR:-/tmp}/lifeline-watch." + agentId + ".$P\"";
+        return curlFromStdin() + "; P=$PPID; if mkdir " + lock + " 2>/dev/null; then ( trap '' HUP INT; "
+                + "while kill -0 \"$P\" 2>/dev/null; do sleep 1; done; printf '%s' '{\"hook_event_name\":\""
+                + HookMapping.RUNTIME_EXITED + "\"}' | " + curl() + " --data-binary @- " + destination() + "; rmdir "
+                + lock + " ) </dev/null >/dev/null 2>&1 & fi; exit 0";
+    }
+
     /** As {@link #curlFromStdin} for a JSON given as the shell's {@code $1} (Codex's notify program). */
     public String curlFromFirstArgument() {
         return "printf '%s' \"$1\" | " + curl() + " --data-binary @- " + destination() + " || true";
@@ -87,7 +114,7 @@ public record HookTarget(HookRuntime runtime, String agentId, String team, URI l
 
     private String curl() {
         return "curl -s -m 2 -o /dev/null -H 'Content-Type: application/json'"
-                + (viaDaemon() ? "" : " -H \"Authorization: Bearer $" + KEY_ENV + "\"")
+                + (viaDaemon() ? "" : " -H \"Authorization: Bearer ${" + KEY_ENV + ":-$" + OLD_KEY_ENV + "}\"")
                 + " -H '" + AGENT_HEADER + ": " + agentId + "'";
     }
 

@@ -23,7 +23,8 @@ import java.util.function.Function;
 /**
  * The settings shape Claude Code, Codex and Gemini CLI share: {@code {"hooks": {"Event": [{"matcher"?,
  * "hooks": [handler, ...]}, ...]}}}. Lifeline's handlers are merged in and taken out one by one; every other key,
- * event, group and handler is kept as it was, in its place.
+ * event, group and handler is kept as it was, in its place. A file with comments (Gemini CLI reads them) is edited
+ * in place by {@link JsoncSplice}, its comments kept.
  */
 final class HooksJson {
     static final ObjectMapper JSON = new ObjectMapper();
@@ -55,11 +56,14 @@ final class HooksJson {
         }
         JsonNode root;
         try {
-            root = JSON.readTree(text);
+            root = JsoncSplice.hasComments(text) ? JSON.readTree(JsoncSplice.COMMENTED.createParser(text))
+                    : JSON.readTree(text);
         } catch (JsonProcessingException e) {
             throw new HookConfigException(file + " is not JSON that Lifeline can edit safely (line "
                     + e.getLocation().getLineNr() + ": " + e.getOriginalMessage() + "); fix it or add the hooks by "
                     + "hand: nothing was written");
+        } catch (IOException e) {
+            throw new HookConfigException("cannot read " + file + ": " + e.getMessage());
         }
         if (root == null || !root.isObject()) {
             throw new HookConfigException(file + " does not hold a JSON object: nothing was written");
@@ -203,6 +207,9 @@ final class HooksJson {
         String after;
         if (root.equals(original)) {
             after = before;
+        } else if (before != null && JsoncSplice.hasComments(before)) {
+            after = JsoncSplice.edit(before, original, root, file.toString()); // its comments kept
+            summary.add("kept the file's comments and layout; only Lifeline's part was rewritten");
         } else if (root.isEmpty() && wanted.isEmpty()) {
             after = null;
             summary.add("the file held nothing else: deleted");

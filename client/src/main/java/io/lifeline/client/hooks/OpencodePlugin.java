@@ -24,14 +24,14 @@ final class OpencodePlugin {
                         + t.daemonPath() + "\" : null"
                 : "\"" + t.directUrl() + "\"";
         String key = t.viaDaemon() ? "" : """
-                  const key = process.env.%s;
+                  const key = process.env.%s || process.env.%s;
                   if (key) headers["Authorization"] = "Bearer " + key;
-                """.formatted(HookTarget.KEY_ENV);
+                """.formatted(HookTarget.KEY_ENV, HookTarget.OLD_KEY_ENV);
         return """
                 // Lifeline's liveness plugin for agent %s, written by `%s`; `lifeline hooks uninstall
                 // opencode` deletes it. It posts opencode's session events to Lifeline reduced to their type, session
                 // id, status and error: never a title, prompt, message, tool input or output. The API key is read from
-                // %s each time; it is never written here.
+                // %s (or the older %s) each time; it is never written here.
                 const AGENT = "%s";
                 const EVENTS = new Set([%s]);
 
@@ -58,7 +58,7 @@ final class OpencodePlugin {
                   "tool.execute.before": async (input) => post("tool.execute.before", { sessionID: input.sessionID, tool: input.tool }),
                   "tool.execute.after": async (input) => post("tool.execute.after", { sessionID: input.sessionID, tool: input.tool }),
                 });
-                """.formatted(t.agentId(), HookFiles.PLUGIN_MARK, HookTarget.KEY_ENV, t.agentId(),
+                """.formatted(t.agentId(), HookFiles.PLUGIN_MARK, HookTarget.KEY_ENV, HookTarget.OLD_KEY_ENV, t.agentId(),
                 EVENTS.stream().map(e -> "\"" + e + "\"").collect(Collectors.joining(", ")), url,
                 HookTarget.AGENT_HEADER, key);
     }

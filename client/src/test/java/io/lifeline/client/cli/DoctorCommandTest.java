@@ -89,7 +89,7 @@ class DoctorCommandTest {
     void throughTheHeartbeatUrl_theBeatTakesTheUrl() {
         Map<String, String> e = new HashMap<>(env());
         e.put("LIFELINE_HEARTBEAT_URL", local.heartbeatUrl().toString());
-        Run r = doctor(e, "--agent", "doctor-url", "--timeout", "60");
+        Run r = doctor(e, "--canary", "doctor-url", "--timeout", "60");
         assertEquals(0, r.exit(), r.out() + r.err());
         assertTrue(r.out().contains("ok   heartbeat: accepted through " + local.heartbeatUrl()), r.out());
     }
@@ -97,7 +97,7 @@ class DoctorCommandTest {
     @Test
     void aWrongKey_fails() {
         Run r = doctor(Map.of("LIFELINE_URL", local.url().toString(), "LIFELINE_API_KEY", "ll_" + "x".repeat(43)),
-                "--agent", "doctor-wrong", "--timeout", "2");
+                "--canary", "doctor-wrong", "--timeout", "2");
         assertEquals(LifelineCli.REFUSED, r.exit(), r.out());
         assertTrue(r.out().contains("FAIL api: "), r.out());
     }

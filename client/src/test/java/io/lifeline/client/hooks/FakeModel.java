@@ -79,8 +79,8 @@ public final class FakeModel implements AutoCloseable {
     }
 
     /**
-     * From now on, each Anthropic Messages request after the tool's result (the one that would end the turn) waits,
-     * answering nothing, until {@link #releaseTurns} or 120 s: the runtime stays mid-turn, in its model call.
+     * From now on, each Anthropic Messages or OpenAI Responses request after the tool's result (the one that would
+     * end the turn) waits, answering nothing, until {@link #releaseTurns} or 120 s: the runtime stays mid-turn, in its model call.
      */
     public void holdTurns() {
         hold = new CountDownLatch(1);
@@ -159,15 +159,8 @@ public final class FakeModel implements AutoCloseable {
         message.putNull("stop_reason").putNull("stop_sequence");
         message.putObject("usage").put("input_tokens", 10).put("output_tokens", 1);
         boolean call = tool != null && !done;
-        CountDownLatch h = hold;
-        if (h != null && tool != null && done) {
-            held.add(req.path("messages").size());
-            try {
-                h.await(120, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted while holding the turn", e);
-            }
+        if (tool != null && done) {
+            hold(req.path("messages").size());
         }
         ObjectNode block;
         ObjectNode delta;
@@ -210,6 +203,21 @@ public final class FakeModel implements AutoCloseable {
         return call ? "tool" : tool == null ? "side" : "text";
     }
 
+    /** While {@link #holdTurns} is on: records the conversation's size and waits for {@link #releaseTurns}. */
+    private void hold(int size) throws IOException {
+        CountDownLatch h = hold;
+        if (h == null) {
+            return;
+        }
+        held.add(size);
+        try {
+            h.await(120, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while holding the turn", e);
+        }
+    }
+
     // ---- OpenAI Responses ----
 
     private String responses(HttpExchange ex, JsonNode req) throws IOException {
@@ -219,6 +227,9 @@ public final class FakeModel implements AutoCloseable {
             done |= "function_call_output".equals(item.path("type").asText());
         }
         boolean call = tool != null && !done;
+        if (tool != null && done) {
+            hold(req.path("input").size());
+        }
         ObjectNode item;
         if (call) {
             ObjectNode args = "shell".equals(tool)

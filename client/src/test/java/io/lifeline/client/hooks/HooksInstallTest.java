@@ -328,6 +328,131 @@ class HooksInstallTest {
         assertEquals("", noDaemon.stdout());
     }
 
+    /**
+     * Gemini CLI reads comments in its settings.json: such a file is edited in place, every comment and the user's own
+     * hook kept, a second install changes nothing, uninstall takes out only Lifeline's entries and keeps the comments;
+     * a comment inside a list Lifeline would rewrite is refused with nothing written.
+     */
+    @Test
+    void gemini_settingsWithComments_keepTheirComments_throughInstallAndUninstall() throws Exception {
+        Path settings = tmp.resolve("project/.gemini/settings.json");
+        Files.createDirectories(settings.getParent());
+        String users = """
+                {
+                  // Gemini settings, kept by hand
+                  "security": {"auth": {"selectedType": "gemini-api-key"}}, /* the key is in the env */
+                  "hooks": {
+                    // my own formatter, after every tool
+                    "AfterTool": [{"hooks": [{"type": "command", "command": "./fmt.sh"}]}]
+                  },
+                  "model": {"name": "gemini-3.1-pro-preview"} // pinned
+                }
+                """;
+        Files.writeString(settings, users);
+        Run first = cli("hooks", "install", "gemini", "--agent", "gm-c", "--team", "t1", "--no-check");
+        assertEquals(0, first.exit(), first.err());
+        assertTrue(first.out().contains("kept the file's comments"), first.out());
+        String after = Files.readString(settings);
+        for (String comment : List.of("// Gemini settings, kept by hand", "/* the key is in the env */",
+                "// my own formatter, after every tool", "// pinned")) {
+            assertTrue(after.contains(comment), comment + " kept:\n" + after);
+        }
+        JsonNode tree = JSON.readTree(JsoncSplice.COMMENTED.createParser(after));
+        assertEquals(List.of("security", "hooks", "model"), names(tree));
+        assertEquals(HookFiles.GEMINI_EVENTS.stream().sorted().toList(), names(tree.path("hooks")).stream().sorted()
+                .toList());
+        JsonNode afterTool = tree.path("hooks").path("AfterTool");
+        assertEquals("./fmt.sh", afterTool.get(0).path("hooks").get(0).path("command").asText(), "theirs first");
+        assertEquals("lifeline", afterTool.get(1).path("hooks").get(0).path("name").asText());
+
+        Run second = cli("hooks", "install", "gemini", "--agent", "gm-c", "--team", "t1", "--no-check");
+        assertEquals(0, second.exit(), second.err());
+        assertEquals(after, Files.readString(settings), "a second install changes nothing");
+
+        Run out = cli("hooks", "uninstall", "gemini");
+        assertEquals(0, out.exit(), out.err());
+        String left = Files.readString(settings);
+        JsonNode leftTree = JSON.readTree(JsoncSplice.COMMENTED.createParser(left));
+        assertEquals(JSON.readTree(JsoncSplice.COMMENTED.createParser(users)), leftTree, left);
+        for (String comment : List.of("// Gemini settings, kept by hand", "/* the key is in the env */",
+                "// my own formatter, after every tool", "// pinned")) {
+            assertTrue(left.contains(comment), comment + " kept:\n" + left);
+        }
+
+        String inside = """
+                {"hooks": {"BeforeTool": [
+                  // lint first
+                  {"hooks": [{"type": "command", "command": "./lint.sh"}]}
+                ]}}
+                """;
+        Files.writeString(settings, inside);
+        Run refused = cli("hooks", "install", "gemini", "--agent", "gm-c", "--team", "t1", "--no-check");
+        assertEquals(LifelineCli.USAGE, refused.exit(), refused.out());
+        assertTrue(refused.err().contains("hooks.BeforeTool has comments inside, which Lifeline's change would lose"),
+                refused.err());
+        assertEquals(inside, Files.readString(settings), "nothing written");
+
+        String noHooks = "{\n  // only a comment, and no hooks yet\n  \"general\": {\"vimMode\": true}\n}\n";
+        Files.writeString(settings, noHooks);
+        assertEquals(0, cli("hooks", "install", "gemini", "--agent", "gm-c", "--team", "t1", "--no-check").exit());
+        assertEquals(HookFiles.GEMINI_EVENTS.size(), JSON.readTree(JsoncSplice.COMMENTED.createParser(
+                Files.readString(settings))).path("hooks").size());
+        assertEquals(0, cli("hooks", "uninstall", "gemini").exit());
+        assertEquals(noHooks, Files.readString(settings), "the hooks member added and taken out again, to the byte");
+    }
+
+    /**
+     * The session-start forwarder leaves a watcher of its parent (a stand-in runtime: a shell that runs the hook,
+     * twice, as a {@code /clear} would, then waits): the hook itself returns at once, with no output; one watcher
+     * only; once the stand-in is killed with SIGKILL, exactly one {@code LifelineRuntimeExited} is posted, with the
+     * key (the older variable name here) and the agent's header, and the watcher is gone.
+     */
+    @Test
+    void theSessionStartForwarder_leavesOneWatcher_thatPostsOnceWhenTheRuntimeIsKilled() throws Exception {
+        try (HookRecorder recorder = HookRecorder.start()) {
+            HookTarget direct = HookTarget.direct(HookRuntime.CLAUDE_CODE, "cc-w", "t9", recorder.url());
+            String hook = direct.sessionStartFromStdin();
+            ProcessBuilder pb = new ProcessBuilder("sh", "-c", "for i in 1 2; do echo '{\"hook_event_name\":"
+                    + "\"SessionStart\"}' | sh -c \"$HOOK\" > \"$OUT\"; done; echo started; exec sleep 60");
+            pb.environment().remove("LIFELINE_API_KEY");
+            pb.environment().put("LIFELINE_KEY", KEY);
+            pb.environment().put("HOOK", hook);
+            pb.environment().put("TMPDIR", Files.createDirectories(tmp.resolve("watch-tmp")).toString());
+            Path out = tmp.resolve("hook.out");
+            pb.environment().put("OUT", out.toString());
+            Process runtime = pb.start();
+            try {
+                assertEquals("started", new String(runtime.getInputStream().readNBytes(7), StandardCharsets.UTF_8));
+                assertEquals("", Files.readString(out), "the hook prints nothing");
+                assertEquals(2, recorder.posts().size(), "two session starts");
+                try (Stream<Path> locks = Files.list(tmp.resolve("watch-tmp"))) {
+                    assertEquals(1, locks.count(), "one watcher for the process");
+                }
+                long killed = System.nanoTime();
+                runtime.destroyForcibly();
+                runtime.waitFor(10, TimeUnit.SECONDS);
+                long deadline = killed + TimeUnit.SECONDS.toNanos(10);
+                while (recorder.posts().size() < 3 && System.nanoTime() < deadline) {
+                    Thread.sleep(20);
+                }
+                List<HookRecorder.Post> posts = recorder.posts();
+                assertEquals(3, posts.size(), posts.toString());
+                HookRecorder.Post exited = posts.get(2);
+                assertEquals("{\"hook_event_name\":\"" + HookMapping.RUNTIME_EXITED + "\"}", exited.body());
+                assertEquals("Bearer " + KEY, exited.headers().get("Authorization"), "the older variable still works");
+                assertEquals("cc-w", exited.headers().get("X-Lifeline-Agent"));
+                assertEquals("/v1/teams/t9/agents/cc-w/hooks/claude-code", exited.path());
+                try (Stream<Path> locks = Files.list(tmp.resolve("watch-tmp"))) {
+                    assertEquals(0, locks.count(), "the watcher is gone");
+                }
+                Thread.sleep(1500); // the one interval a second watcher would have posted in
+                assertEquals(3, recorder.posts().size(), "one report, from one watcher");
+            } finally {
+                runtime.destroyForcibly();
+            }
+        }
+    }
+
     private record ShellRun(int exit, String stdout) {
     }
 

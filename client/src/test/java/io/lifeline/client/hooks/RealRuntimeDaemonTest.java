@@ -179,7 +179,7 @@ class RealRuntimeDaemonTest {
             RealRuntimes.Setup setup = RealRuntimes.setup(HookRuntime.CLAUDE_CODE, runtimeDir, model.url());
             Map<String, String> env = setup.env();
             RealRuntimeForwardersTest.install(env, setup.work(), "hooks", "install", "claude-code", "--agent", a,
-                    "--via-daemon", "--project-dir=" + setup.work());
+                    "--via-daemon", "--no-check", "--project-dir=" + setup.work()); // the daemon checks its agents
             String bin = RealRuntimes.bin(HookRuntime.CLAUDE_CODE).toString();
             // stdin from /dev/null (claude -p would read a pipe); the daemon adds --resume SESSION at the end.
             daemon = daemon(out, state, "h-real-claude", a, "cd '" + setup.work() + "' && exec 0</dev/null '" + bin
@@ -244,7 +244,7 @@ class RealRuntimeDaemonTest {
             Map<String, String> env = setup.env();
             env.put("TERM", "xterm-256color");
             RealRuntimeForwardersTest.install(env, setup.work(), "hooks", "install", "claude-code", "--agent", a,
-                    "--via-daemon", "--project-dir=" + setup.work());
+                    "--via-daemon", "--no-check", "--project-dir=" + setup.work()); // the daemon checks its agents
             String bin = RealRuntimes.bin(HookRuntime.CLAUDE_CODE).toString();
             // Under setsid the TUI has no controlling terminal: script gives it a pty (stdin: the daemon's idle pipe);
             // -e passes the runtime's end on. A restart sets LIFELINE_RESUME_ARGS to --resume SESSION.

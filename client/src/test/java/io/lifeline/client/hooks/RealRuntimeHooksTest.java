@@ -95,6 +95,7 @@ class RealRuntimeHooksTest {
         args.addAll(List.of(connection));
         Map<String, String> env = new HashMap<>(setup.env());
         env.put("XDG_CONFIG_HOME", setup.home().resolve(".config").toString());
+        env.put("LIFELINE_API_KEY", agentKey); // the key the hooks will read: install checks Lifeline accepts it
         RealRuntimeForwardersTest.install(env, setup.work(), args.toArray(String[]::new));
     }
 

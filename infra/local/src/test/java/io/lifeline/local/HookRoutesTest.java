@@ -112,6 +112,42 @@ class HookRoutesTest {
         assertFalse(s.bus.delivered().toString().contains(SECRET), "an event holds hook content");
     }
 
+    /**
+     * The watcher a direct-mode session start leaves: its report of the runtime's process gone makes a live agent
+     * dead at once (a reported failure, as a host's), and changes nothing after the session's end (a clean exit) or
+     * a death.
+     */
+    @Test
+    void theWatchersRuntimeExited_killsALiveAgent_andIsIgnoredAfterTheSessionsEnd() throws Exception {
+        TestStack s = STACKS.open();
+        String exited = "{\"hook_event_name\":\"LifelineRuntimeExited\"}";
+        for (String runtime : List.of("claude-code", "codex", "gemini")) {
+            String id = "w-" + runtime;
+            ok(s.register(id));
+            at(s, 1);
+            taken(hook(s, runtime, id, claude("SessionStart", "")));
+            taken(hook(s, runtime, id, claude("gemini".equals(runtime) ? "BeforeAgent" : "UserPromptSubmit", "")));
+            assertEquals("working", s.status(id), runtime);
+            at(s, 2);
+            taken(hook(s, runtime, id, exited));
+            assertEquals("dead", s.status(id), runtime);
+            JsonNode death = s.transitions(id, 1).get(0);
+            assertEquals("reported_failure", death.path("trigger").asText(), death.toString());
+            assertTrue(death.path("reason").asText().contains("exited without ending its session"), death.toString());
+            taken(hook(s, runtime, id, exited));
+            assertEquals(1, s.transitions(id, 10).stream().filter(t -> "dead".equals(t.path("to").asText())).count(),
+                    "a second report writes nothing");
+        }
+        ok(s.register("w-clean"));
+        at(s, 3);
+        taken(hook(s, "claude-code", "w-clean", claude("SessionStart", "")));
+        taken(hook(s, "claude-code", "w-clean", claude("SessionEnd", ",\"reason\":\"other\"")));
+        taken(hook(s, "claude-code", "w-clean", exited));
+        assertEquals("offline", s.status("w-clean"), "a clean exit stays a clean exit");
+        assertEquals("ready>offline", s.transitions("w-clean", 1).stream()
+                .map(t -> t.path("from").asText() + ">" + t.path("to").asText()).findFirst().orElseThrow());
+    }
+
     @Test
     void waitingForInput_orAPerson_isNotDeath_tenTimesStaleAfter() throws Exception {
         TestStack s = STACKS.open();

@@ -208,14 +208,14 @@ public final class LocalMain implements Callable<Integer> {
         System.out.println("  export LIFELINE_URL=" + url + " LIFELINE_TEAM=" + LifelineLocal.LOCAL_TEAM
                 + " LIFELINE_API_KEY=" + local.adminKey());
         System.out.println("  java -jar client/target/lifeline.jar agents");
-        System.out.println("Try it with curl:");
-        System.out.println("  export LIFELINE_KEY=" + local.adminKey());
-        System.out.println("  curl -s -X POST " + url + "/v1/teams/local/agents -H \"Authorization: Bearer $LIFELINE_KEY\""
+        System.out.println("Try it with curl (after the export line above):");
+        System.out.println("  curl -s -X POST " + url + "/v1/teams/local/agents"
+                + " -H \"Authorization: Bearer $LIFELINE_API_KEY\""
                 + " -d '{\"agentId\":\"agent-1\",\"name\":\"First agent\",\"role\":\"worker\"}'");
         System.out.println("  curl -s -X POST " + url + "/v1/teams/local/agents/agent-1/join"
-                + " -H \"Authorization: Bearer $LIFELINE_KEY\"");
+                + " -H \"Authorization: Bearer $LIFELINE_API_KEY\"");
         System.out.println("  curl -s -X POST " + url + "/v1/teams/local/agents/agent-1/heartbeat"
-                + " -H \"Authorization: Bearer $LIFELINE_KEY\" -d '{\"status\":\"working\"}'");
+                + " -H \"Authorization: Bearer $LIFELINE_API_KEY\" -d '{\"status\":\"working\"}'");
         System.out.println("Stop with Ctrl-C.");
         stopped.await();
         return 0;
