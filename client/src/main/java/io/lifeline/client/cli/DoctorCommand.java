@@ -137,7 +137,7 @@ final class DoctorCommand extends BaseCommand {
     /**
      * The canary leaves, then is deleted, so the team's list keeps no canary between runs (its history stays for its
      * retention, and the next run registers it again). Only an agent the doctor registered (role {@code canary}) is
-     * deleted: an id given with {@code --agent} that names someone else's agent is left offline.
+     * deleted: an id given with {@code --canary} that names someone else's agent is left offline.
      */
     private String leaveAndDelete(LifelineClient c) {
         String left = agentId + " left: " + c.leave(agentId, "lifeline doctor: done").status();

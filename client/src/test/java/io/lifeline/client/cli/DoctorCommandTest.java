@@ -79,7 +79,7 @@ class DoctorCommandTest {
     void anAgentTheDoctorDidNotRegister_isLeftOffline_notDeleted() {
         LifelineClient c = LocalHarness.client(local);
         c.register(RegisterAgent.of("doctor-borrowed", "a worker", "worker"));
-        Run r = doctor(env(), "--agent", "doctor-borrowed", "--timeout", "60");
+        Run r = doctor(env(), "--canary", "doctor-borrowed", "--timeout", "60");
         assertEquals(0, r.exit(), r.out() + r.err());
         assertTrue(r.out().contains("(kept: its role is not canary)"), r.out());
         assertEquals("offline", c.agent("doctor-borrowed").status());

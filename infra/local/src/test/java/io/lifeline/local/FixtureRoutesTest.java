@@ -94,6 +94,8 @@ class FixtureRoutesTest {
             Map.entry("put-settings", Expectation.error(400, "MISSING_FIELD")),
             Map.entry("pause-team", Expectation.error(400, "INVALID_FIELD")),
             Map.entry("resume-team", Expectation.ok(null, 200, "team")),
+            // No hold stands on a team whose agents all beat: nothing to release (DeadBoxTest releases a real one).
+            Map.entry("release-hold", Expectation.error(409, "NO_HOLD")),
             Map.entry("events", Expectation.ok(null, 200, "count", "events")),
             Map.entry("revive", Expectation.error(409, "INVALID_TRANSITION")),
             Map.entry("revivals", Expectation.ok(null, 200, "agentId", "revivals")),
