@@ -181,7 +181,7 @@ class AgentStoreRaceTest {
         f.agents.fail(team, "a", "crash again", f.tick()); // dead again: the status alone would allow the restart
 
         assertFalse(f.agents.restartInitiated(team, "a", death, "revive", f.commands, null, null, f.tick())
-                .isPresent(), "the flow of the first death acts on no later death");
+                .written().isPresent(), "the flow of the first death acts on no later death");
 
         Agent after = f.agents.require(team, "a");
         assertEquals(AgentStatus.DEAD, after.status());
@@ -194,7 +194,7 @@ class AgentStoreRaceTest {
         f.ready(team, "a");
         long death = f.agents.fail(team, "a", "crash", f.tick()).lastTransition().seq();
         assertTrue(f.agents.restartInitiated(team, "a", death, "revive", f.commands, null, null, f.tick())
-                .isPresent());
+                .written().isPresent());
         f.clock.advance(Duration.ofHours(2));
         SweepPlan.Restarting seen = f.sweeps.scan().restarting().stream()
                 .filter(r -> r.team().equals(team)).findFirst().orElseThrow();
@@ -202,7 +202,7 @@ class AgentStoreRaceTest {
         f.agents.join(team, "a", f.tick());
         long again = f.agents.fail(team, "a", "crash again", f.tick()).lastTransition().seq();
         Agent restarting = f.agents.restartInitiated(team, "a", again, "revive", f.commands, null, null, f.tick())
-                .orElseThrow();
+                .written().orElseThrow();
 
         assertEquals(SweepStore.Write.RACE_LOST, f.sweeps.endRevive(new SweepPlan.EndRevive(seen, "orphaned"),
                 f.tick()));
