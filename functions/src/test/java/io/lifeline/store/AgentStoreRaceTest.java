@@ -9,9 +9,11 @@ import io.lifeline.agent.Agent;
 import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.HostLease;
 import io.lifeline.agent.LifelineException;
+import io.lifeline.agent.Liveness;
 import io.lifeline.agent.SweepPlan;
 import io.lifeline.agent.Trigger;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Tag;
@@ -186,6 +188,44 @@ class AgentStoreRaceTest {
         Agent after = f.agents.require(team, "a");
         assertEquals(AgentStatus.DEAD, after.status());
         assertEquals(joined.lastTransition().seq() + 1, after.lastTransition().seq());
+    }
+
+    @Test
+    void restartInitiated_whileTheHostDaemonsClaimStands_writesNothingAndAnswersTheClaim_thenActsOnceItLapses() {
+        String team = StoreFixture.team("claim");
+        f.ready(team, "a");
+        Instant reported = f.tick();
+        Instant until = Liveness.hostRestartClaim(reported, Duration.ofSeconds(4));
+        Agent dead = f.agents.fail(team, "a", "crash 2 of 5", reported, null, until, 1L);
+        long death = dead.lastTransition().seq();
+        assertEquals(1L, dead.stats().restartsLastHour(), "the daemon's own restarts ride on the death's write");
+
+        AgentStore.Initiation held = f.agents.restartInitiated(team, "a", death, "revive", f.commands, null, null,
+                f.tick());
+        assertFalse(held.written().isPresent(), "the flow does not race the daemon");
+        assertEquals(until, held.hostRestartUntil());
+        assertEquals(dead.lastTransition().seq(), f.agents.require(team, "a").lastTransition().seq(), "nothing written");
+
+        // The daemon never restarted it (it died with its host, say): once the claim lapses the flow takes over.
+        f.clock.advance(Duration.ofSeconds(35));
+        AgentStore.Initiation after = f.agents.restartInitiated(team, "a", death, "revive", f.commands, null, null,
+                f.tick());
+        assertEquals(AgentStatus.RESTARTING, after.written().orElseThrow().status());
+        assertEquals(null, after.hostRestartUntil());
+    }
+
+    @Test
+    void aJoin_endsTheHostDaemonsClaim_soALaterDeathItDidNotClaimIsTheFlowsAtOnce() {
+        String team = StoreFixture.team("claim-end");
+        f.ready(team, "a");
+        Instant reported = f.tick();
+        f.agents.fail(team, "a", "crash", reported, null, Liveness.hostRestartClaim(reported, Duration.ZERO), null);
+        f.agents.join(team, "a", f.tick());
+        long death = f.agents.fail(team, "a", "crash, no restart", f.tick()).lastTransition().seq();
+
+        AgentStore.Initiation i = f.agents.restartInitiated(team, "a", death, "revive", f.commands, null, null,
+                f.tick());
+        assertTrue(i.written().isPresent(), "the join removed the earlier claim: " + i);
     }
 
     @Test
