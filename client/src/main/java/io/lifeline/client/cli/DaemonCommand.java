@@ -396,7 +396,8 @@ final class DaemonCommand extends BaseCommand {
         long ok = r.results().stream().filter(x -> x.success()).count();
         boolean between = r.batchCalls() == 0 && r.results().isEmpty() && (!r.exits().isEmpty()
                 || !r.hooks().isEmpty() || !r.crashesReported().isEmpty() || !r.gaveUp().isEmpty());
-        StringBuilder s = new StringBuilder(between ? (r.exits().isEmpty() ? "hooks:" : "exit: reported at once")
+        boolean exited = !r.exits().isEmpty() || !r.crashesReported().isEmpty() || !r.gaveUp().isEmpty();
+        StringBuilder s = new StringBuilder(between ? (exited ? "exit: reported at once" : "hooks:")
                 : "round: " + ok + "/" + r.results().size() + " heartbeats ok in " + r.batchCalls() + " call(s)");
         r.exits().forEach(a -> s.append("\n  exited: ").append(a));
         r.hooks().forEach(a -> s.append("\n  hook: ").append(a));

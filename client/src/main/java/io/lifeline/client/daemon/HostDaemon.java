@@ -422,7 +422,9 @@ public final class HostDaemon implements AutoCloseable {
                 continue;
             }
             if (due.isAfter(now.plus(DUE_TOLERANCE))) {
-                backingOff.add(a + " restarts in " + Duration.between(now, due).toSeconds() + " s (crash "
+                Duration left = Duration.between(now, due);
+                backingOff.add(a + " restarts in " + (left.toSeconds() > 0 ? left.toSeconds() + " s" : left.toMillis()
+                        + " ms") + " (crash "
                         + crashesInWindow(a, now) + " of " + maxCrashes + " in " + span(crashWindow) + ")");
                 continue;
             }
