@@ -114,8 +114,12 @@ class DaemonCrashLoopTest {
             List<TransitionView> history = client.allTransitions(AGENT);
             assertEquals(List.of(), history.stream().filter(t -> "restarting".equals(t.to())).toList(),
                     "the revive flow never raced the daemon");
-            assertEquals(4, history.stream().filter(t -> "reported_failure".equals(t.trigger())).count(),
-                    history::toString);
+            // 4 crash reports, or 3 when the command's first exit came before the daemon's first join (the daemon
+            // starts the commands, then joins): the agent was not alive yet, so that exit was no death and its report
+            // is refused, though the daemon restarted it all the same.
+            long reported = history.stream().filter(t -> "reported_failure".equals(t.trigger())).count();
+            assertTrue(reported == 4 || reported == 3 && read(out).contains("loopy: crash report refused: "),
+                    () -> history + "\n" + read(out));
             assertEquals("host_gave_up", history.get(0).trigger(), history::toString);
 
             Map<String, Integer> byRule = new TreeMap<>();
