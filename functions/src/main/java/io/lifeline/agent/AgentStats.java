@@ -9,6 +9,11 @@ public record AgentStats(Long messagesProcessed, Long toolCallsExecuted, Long er
                          Long restartsLastHour) {
     public static final AgentStats NONE = new AgentStats(null, null, null, null, null);
 
+    /** Only the host's restarts in the last hour (null: none told, so nothing is written). */
+    public static AgentStats restarts(Long restartsLastHour) {
+        return restartsLastHour == null ? null : new AgentStats(null, null, null, null, restartsLastHour);
+    }
+
     public boolean isEmpty() {
         return messagesProcessed == null && toolCallsExecuted == null && errorsEncountered == null
                 && uptimeSeconds == null && restartsLastHour == null;

@@ -28,6 +28,8 @@ public final class Limits {
     public static final int MAX_REASON_CHARS = 160;
     /** The most restarts in an hour a host may report (one a second). */
     public static final long MAX_RESTARTS_LAST_HOUR = 3600;
+    /** The longest restart a host daemon may announce with a crash report ({@code restartInSeconds}). */
+    public static final long MAX_HOST_RESTART_SECONDS = 3600;
     /** A reason as stamped on the agent item, in UTF-8 bytes; longer ones are cut there, not refused. */
     public static final int MAX_STORED_REASON_BYTES = 100;
     /** A schedule expression and its IANA time zone id, on the agent item. */

@@ -166,6 +166,21 @@ public final class Liveness {
         return item.withSignOfLife(judged.heartbeatAt(), judged.deadline(), judged.misses());
     }
 
+    /**
+     * How long a host daemon's claim on a restart outlives the restart it announced: the daemon restarts the command
+     * when its backoff ends, then joins the agent; a join the SDK retries (about 14 s at most) lands well inside it.
+     */
+    public static final Duration HOST_RESTART_GRACE = Duration.ofSeconds(30);
+
+    /**
+     * Until when a host daemon that reported its agent's crash and said it restarts it within {@code restartIn}
+     * (its crash backoff) holds the restart: the revive flow stands down until then, and takes over after it if the
+     * agent has not joined (docs/revive.md).
+     */
+    public static Instant hostRestartClaim(Instant now, Duration restartIn) {
+        return now.plus(restartIn).plus(HOST_RESTART_GRACE);
+    }
+
     /** Whether {@code agent} is alive and overdue at {@code now}: past its deadline ({@link #stale}). */
     public static boolean overdue(Agent agent, Instant now) {
         return agent.status() != null && agent.status().isAlive() && stale(agent.deadline(), now);

@@ -9,6 +9,7 @@ import io.lifeline.agent.ErrorClassifier;
 import io.lifeline.agent.HeartbeatAdvice;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Limits;
+import io.lifeline.agent.Liveness;
 import io.lifeline.agent.NewAgent;
 import io.lifeline.agent.Recovery;
 import io.lifeline.agent.TeamSettings;
@@ -126,21 +127,34 @@ public final class AgentsHandler extends HttpApiHandler {
 
     /**
      * A host reports its agent crashed (dead, reported_failure), or with {@code giveUp: true} that it stopped
-     * restarting it after a crash loop (dead_failed_revive, host_gave_up: one alert, no revive flow).
+     * restarting it after a crash loop (dead_failed_revive, host_gave_up: one alert, no revive flow). A crash report
+     * with {@code restartInSeconds} says the host restarts the agent itself within that many seconds: its claim on the
+     * restart, which the revive flow waits out ({@link Liveness#hostRestartClaim}). {@code restartsLastHour} is the
+     * host's own restarts of the agent, kept as a beat's stats are; both ride on the status change's one write.
      */
     private Reply fail(ApiRequest request) {
-        Fields f = Fields.of(request.optionalBody(), "the failure report", Set.of("reason", "giveUp"));
+        Fields f = Fields.of(request.optionalBody(), "the failure report",
+                Set.of("reason", "giveUp", "restartInSeconds", "restartsLastHour"));
         String reason = f.string("reason", Limits.MAX_REASON_CHARS);
+        Long restartIn = f.integer("restartInSeconds", 0, Limits.MAX_HOST_RESTART_SECONDS);
+        Long restarts = f.integer("restartsLastHour", 0, Limits.MAX_RESTARTS_LAST_HOUR);
+        boolean giveUp = Boolean.TRUE.equals(f.bool("giveUp"));
+        if (giveUp && restartIn != null) {
+            throw LifelineException.badInput("INVALID_FIELD",
+                    "'restartInSeconds' says the host restarts the agent; a give-up says it will not: send one");
+        }
         String team = request.id("team");
         String agentId = request.id("agentId");
         // While the agent's lease is silent, its reported death belongs to the host's incident (docs/alerts-noise.md).
         var cause = agents.hostSilence(team, agentId);
-        if (Boolean.TRUE.equals(f.bool("giveUp"))) {
+        Instant now = clock.instant();
+        if (giveUp) {
             return Reply.ok(Views.agent(agents.giveUp(team, agentId,
-                    reason == null ? null : "host gave up: " + reason, clock.instant(), cause)));
+                    reason == null ? null : "host gave up: " + reason, now, cause, restarts)));
         }
         return Reply.ok(Views.agent(agents.fail(team, agentId,
-                reason == null ? null : "failure reported: " + reason, clock.instant(), cause)));
+                reason == null ? null : "failure reported: " + reason, now, cause,
+                restartIn == null ? null : Liveness.hostRestartClaim(now, Duration.ofSeconds(restartIn)), restarts)));
     }
 
     private Reply pause(ApiRequest request) {

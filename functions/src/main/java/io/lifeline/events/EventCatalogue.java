@@ -63,6 +63,11 @@ public final class EventCatalogue {
                         : Json.object().put("kind", HostIncidents.HOST_SILENT).put("hostId", c.cause().hostId())
                                 .put("expiredAt", c.cause().expiredAt().toString()));
             }
+            if (c.hostRestart() != null) {
+                // Its host daemon reported this death and restarts the agent itself (until then): the daemon's to
+                // handle, so the per-agent alert rules leave it and the join that ends it (docs/alerts-noise.md).
+                d.put("hostRestart", c.hostRestart().toString());
+            }
             d.put("seq", t.seq()).put("at", t.at().toString());
             return new LifelineEvent(c.team(), AGENT_STATUS_CHANGED, id, t.at(), d);
         }

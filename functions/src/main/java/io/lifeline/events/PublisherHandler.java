@@ -6,6 +6,7 @@ import com.amazonaws.services.lambda.runtime.events.DynamodbEvent;
 import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
 import com.amazonaws.services.lambda.runtime.events.transformers.v2.DynamodbEventTransformer;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.config.Config;
 import io.lifeline.config.Wiring;
@@ -416,12 +417,18 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
                 // Every change is published; a change of a flapping agent is marked as such (its flag's one
                 // AgentFlapping speaks for it), a death in a burst for its window's digest.
                 AgentFlaps.Decision flap = flaps.decide(c);
-                if (flap.flapping() != null) {
+                // A give-up (dead_failed_revive) is not held by the flag: nobody restarts the agent any more, so it is
+                // the one change of a crash loop a person must act on, and it pages once; so is the change that ends
+                // it, which resolves that page (docs/alerts-noise.md).
+                boolean gaveUp = c.transition().to() == AgentStatus.DEAD_FAILED_REVIVE
+                        || c.transition().from() == AgentStatus.DEAD_FAILED_REVIVE;
+                if (flap.flapping() != null && !gaveUp) {
                     event.detail().put("flapping", flap.flapping().toString());
                 }
                 events.addAll(flap.raised());
                 // A death the flag holds is no burst's; a return is its death's (counted if it came before the flag).
-                boolean held = flap.flapping() != null
+                // A death its host daemon restarts itself, and its return, are the daemon's: no burst's either.
+                boolean held = c.hostRestart() != null || flap.flapping() != null && !gaveUp
                         && (c.diedAt() == null || !c.diedAt().isBefore(flap.flapping()));
                 AlertBursts.Decision burst = held ? AlertBursts.Decision.NONE : bursts.decide(c);
                 if (burst.burst() != null) {

@@ -30,7 +30,9 @@ import java.util.Optional;
  * The revive flow's Task steps (infra/statemachine/revive.asl.json), one action per call:
  * <ul>
  *   <li>{@code initiate}: dead (or dead_failed_revive, for a manual revive) -> restarting, conditional on the
- *   transition seq the execution was started for, and the first restart command to the agent's host;</li>
+ *   transition seq the execution was started for and on no standing restart claim of the host daemon that reported
+ *   the death (while one stands the step answers {@code host_restarting} and the flow waits it out), and the first
+ *   restart command to the agent's host;</li>
  *   <li>{@code check}: after a wait, is the agent back? If not and attempts are left, ask the host again;</li>
  *   <li>{@code giveUp}: restarting -> dead_failed_revive, conditional on the flow's own restarting seq, so a
  *   join that raced it wins;</li>
@@ -101,10 +103,10 @@ public final class ReviveHandler implements RequestHandler<Map<String, Object>, 
 
     /**
      * The step's one line and metric: ReviveOutcomes by step and outcome, in the words of {@link ReviveOutcome}
-     * (initiate: restart_requested, no_host, revived, superseded; check: revived, retry, exhausted, superseded;
-     * giveUp: failed, revived, superseded; recordError: error). The line's {@code attempt} is the one the step was
-     * about, as {@code GET .../revivals} records it. A step that threw logs outcome {@code exception} (the state
-     * machine retries or records it).
+     * (initiate: restart_requested, host_restarting, no_host, revived, superseded; check: revived, retry, exhausted,
+     * superseded; giveUp: failed, revived, superseded; recordError: error). The line's {@code attempt} is the one the
+     * step was about, as {@code GET .../revivals} records it. A step that threw logs outcome {@code exception} (the
+     * state machine retries or records it).
      */
     private void log(ReviveStep step, int attempt, Map<String, Object> input, String outcome,
                      RuntimeException failure, long started) {
@@ -140,9 +142,16 @@ public final class ReviveHandler implements RequestHandler<Map<String, Object>, 
             // Another execution took this death: not ours to act on, nor to record.
             return new Answer(result(ReviveOutcome.SUPERSEDED, 0, 0, 0), 0);
         }
-        Optional<Agent> restarting = agents.restartInitiated(s.team(), s.agentId(), s.startSeq(),
+        AgentStore.Initiation initiation = agents.restartInitiated(s.team(), s.agentId(), s.startSeq(),
                 "restart requested from host " + agent.hostId() + " (attempt 1 of " + config.reviveMaxAttempts() + ")",
                 commands, agent.hostId(), "agent is dead", now);
+        if (initiation.hostRestartUntil() != null) {
+            // Its host daemon reported this death and restarts the agent itself: the flow stands down until the
+            // daemon's claim lapses, then tries again (by then the agent's join has usually ended this death).
+            long wait = Math.max(1, (Duration.between(now, initiation.hostRestartUntil()).toMillis() + 999) / 1000);
+            return answer(s, ReviveOutcome.HOST_RESTARTING, 0, 0, wait, s.startSeq());
+        }
+        Optional<Agent> restarting = initiation.written();
         long seq;
         if (restarting.isPresent()) {
             seq = restarting.get().lastTransition().seq();

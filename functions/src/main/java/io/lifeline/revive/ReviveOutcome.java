@@ -10,6 +10,11 @@ import java.util.Locale;
 public enum ReviveOutcome {
     /** initiate: the agent is restarting and its host was asked for attempt 1. */
     RESTART_REQUESTED(Execution.IN_PROGRESS),
+    /**
+     * initiate: the host daemon that reported the death restarts the agent itself and holds the restart; the flow
+     * waits ({@code waitSeconds}, to the claim's end) and tries again, asking nothing of the host meanwhile.
+     */
+    HOST_RESTARTING(Execution.IN_PROGRESS),
     /** check: the agent did not rejoin after this attempt; the host was asked for the next one. */
     RETRY(Execution.IN_PROGRESS),
     /** check: the agent did not rejoin after the last attempt; the flow gives up next. */

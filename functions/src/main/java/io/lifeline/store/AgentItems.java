@@ -103,6 +103,14 @@ final class AgentItems {
      */
     static final String SOURCE = "ip";
     /**
+     * Until when (ms) the agent's host daemon holds the restart of its death (docs/revive.md): set by a crash report
+     * that says the daemon restarts the agent itself ({@code restartInSeconds}), kept by the revive flow's own
+     * restarting, removed by every other change (the daemon's join, its give-up, a death it did not claim), whose
+     * record reads it from the old image when it makes the agent alive again. The revive flow's first write is
+     * conditional on its absence or lapse; the alert rules leave the changes that carry it (docs/alerts-noise.md).
+     */
+    static final String HOST_RESTART = "hr";
+    /**
      * When the agent's dead spell began (ms): set by the first change into dead or dead_failed_revive, kept through
      * the changes while not alive, removed by the change that makes it alive or offline (whose record reads it from
      * the old image). The alert window its death counted in (docs/alerts-noise.md).
@@ -224,6 +232,19 @@ final class AgentItems {
             return now;
         }
         return t.to().isAlive() && t.from() != null && !t.from().isAlive() ? hostCause(before) : null;
+    }
+
+    /**
+     * The host daemon's restart claim a change carries: the one on the new image (the crash report that made it, the
+     * revive flow's restarting while it stands), or for a change back to alive, the one it removed.
+     */
+    static Instant hostRestart(Map<String, AttributeValue> before, Map<String, AttributeValue> after, Transition t) {
+        Instant now = instant(after, HOST_RESTART);
+        if (now != null) {
+            return now;
+        }
+        return t.to().isAlive() && t.from() != null && !t.from().isAlive() && before != null
+                ? instant(before, HOST_RESTART) : null;
     }
 
     /** When the dead spell this change belongs to began: on the new image, or for its end, on the old one. */
@@ -348,6 +369,10 @@ final class AgentItems {
         if (to.isAlive()) {
             u.remove(HOST_CAUSE);
         }
+        if (trigger != Trigger.REPORTED_FAILURE && trigger != Trigger.RESTART_INITIATED) {
+            u.remove(HOST_RESTART); // the crash report sets or removes it itself; the flow's restarting keeps it
+        }
+
         if (to.isAlive() || to == AgentStatus.OFFLINE) {
             u.remove(DIED_AT);
         } else if (to == AgentStatus.DEAD || to == AgentStatus.DEAD_FAILED_REVIVE) {

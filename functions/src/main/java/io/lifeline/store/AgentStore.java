@@ -6,6 +6,7 @@ import static io.lifeline.store.Items.n;
 import static io.lifeline.store.Items.s;
 
 import io.lifeline.agent.Agent;
+import io.lifeline.agent.AgentStats;
 import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.Heartbeat;
 import io.lifeline.agent.HostIncidents;
@@ -25,6 +26,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
@@ -395,6 +397,17 @@ public final class AgentStore {
      */
     public Agent transition(String team, String agentId, Trigger trigger, String reason, Instant now,
                             Consumer<Update> extra) {
+        return transition(team, agentId, trigger, reason, now, extra, refused -> {
+            throw LifelineException.notAllowed(trigger, statusOrThrow(refused, agentId));
+        });
+    }
+
+    /**
+     * {@link #transition(String, String, Trigger, String, Instant, Consumer)}, answering {@code refused} applied to
+     * the item as the refused write found it ({@code ALL_OLD}; empty when there is no agent) instead of throwing.
+     */
+    private Agent transition(String team, String agentId, Trigger trigger, String reason, Instant now,
+                             Consumer<Update> extra, Function<Map<String, AttributeValue>, Agent> refused) {
         TransitionTable.Rule rule = TransitionTable.rule(trigger);
         List<AttributeValue> from = new ArrayList<>();
         rule.from().forEach(status -> from.add(s(status.wire())));
@@ -413,10 +426,9 @@ public final class AgentStore {
                 }
                 return AgentItems.toAgent(after);
             } catch (ConditionalCheckFailedException e) {
-                AgentStatus current = currentStatusOrThrow(e, agentId);
                 Instant later = AgentItems.laterStamp(e.item(), at);
                 if (later == null || attempt >= STATUS_RACE_ATTEMPTS) {
-                    throw LifelineException.notAllowed(trigger, current);
+                    return refused.apply(e.item() == null ? Map.of() : e.item());
                 }
                 at = later; // the previous transition is stamped later than this request's reading: not earlier
             }
@@ -496,8 +508,27 @@ public final class AgentStore {
      */
     public Agent fail(String team, String agentId, String reason, Instant now,
                       HostIncidents.Cause cause) {
+        return fail(team, agentId, reason, now, cause, null, null);
+    }
+
+    /**
+     * As {@link #fail(String, String, String, Instant, HostIncidents.Cause)}, from a host daemon that restarts the
+     * agent itself: {@code hostRestartUntil} (null: it does not) is its claim on the restart, which the revive flow's
+     * first write respects ({@link #restartInitiated}); {@code restartsLastHour} (null: not told) is the daemon's own
+     * restarts of the agent, kept as its stats are. Both ride on the death's one conditional write.
+     */
+    public Agent fail(String team, String agentId, String reason, Instant now, HostIncidents.Cause cause,
+                      Instant hostRestartUntil, Long restartsLastHour) {
         return transition(team, agentId, Trigger.REPORTED_FAILURE, reason == null ? "failure reported by host" : reason,
-                now, u -> stampCause(u, cause));
+                now, u -> {
+                    stampCause(u, cause);
+                    if (hostRestartUntil != null) {
+                        u.set(AgentItems.HOST_RESTART, ms(hostRestartUntil));
+                    } else {
+                        u.remove(AgentItems.HOST_RESTART);
+                    }
+                    AgentItems.stampStats(u, AgentStats.restarts(restartsLastHour));
+                });
     }
 
     /** A host stopped restarting its crash-looping agent: alive, dead or restarting -> dead_failed_revive at once. */
@@ -508,8 +539,17 @@ public final class AgentStore {
     /** As {@link #giveUp(String, String, String, Instant)}, stamped with its lease's silence as {@link #fail} is. */
     public Agent giveUp(String team, String agentId, String reason, Instant now,
                         HostIncidents.Cause cause) {
+        return giveUp(team, agentId, reason, now, cause, null);
+    }
+
+    /** As {@link #giveUp(String, String, String, Instant, HostIncidents.Cause)}, with the daemon's own restarts. */
+    public Agent giveUp(String team, String agentId, String reason, Instant now, HostIncidents.Cause cause,
+                        Long restartsLastHour) {
         return transition(team, agentId, Trigger.HOST_GAVE_UP, reason == null ? "host gave up restarting it" : reason,
-                now, u -> stampCause(u, cause));
+                now, u -> {
+                    stampCause(u, cause);
+                    AgentItems.stampStats(u, AgentStats.restarts(restartsLastHour));
+                });
     }
 
     private static void stampCause(Update u, HostIncidents.Cause cause) {
@@ -597,23 +637,41 @@ public final class AgentStore {
      * {@link HostCommandStore#commandId}), so the transition and the request reach the bus from one stream record;
      * the caller then puts the command itself ({@link HostCommandStore#issueRestart} with {@code stampedAlready}).
      */
-    public Optional<Agent> restartInitiated(String team, String agentId, long expectedSeq, String reason,
-                                            HostCommandStore commands, String hostId, String commandReason,
-                                            Instant now) {
+    public Initiation restartInitiated(String team, String agentId, long expectedSeq, String reason,
+                                       HostCommandStore commands, String hostId, String commandReason,
+                                       Instant now) {
         String commandId = HostCommandStore.commandId(agentId, expectedSeq, 1);
-        try {
-            return Optional.of(transition(team, agentId, Trigger.RESTART_INITIATED, reason, now, u -> {
-                u.condition(u.name(AgentItems.T_SEQ) + " = " + u.value(n(expectedSeq)));
-                if (hostId != null) {
-                    u.set(AgentItems.RESTART_COMMAND, HostCommandStore.commandStamp(commandId, hostId, 1,
-                            commandReason, now, commands.expiry(now)));
-                }
-            }));
-        } catch (LifelineException e) {
-            if (e.kind() == LifelineException.Kind.CONFLICT) {
-                return Optional.empty();
+        Instant[] held = new Instant[1];
+        Agent restarting = transition(team, agentId, Trigger.RESTART_INITIATED, reason, now, u -> {
+            u.condition(u.name(AgentItems.T_SEQ) + " = " + u.value(n(expectedSeq)));
+            // The host daemon that reported this death restarts the agent itself: not before its claim lapses.
+            String claim = u.name(AgentItems.HOST_RESTART);
+            u.condition("attribute_not_exists(" + claim + ") OR " + claim + " <= " + u.value(ms(now)));
+            if (hostId != null) {
+                u.set(AgentItems.RESTART_COMMAND, HostCommandStore.commandStamp(commandId, hostId, 1,
+                        commandReason, now, commands.expiry(now)));
             }
-            throw e;
+        }, old -> {
+            statusOrThrow(old, agentId);
+            Instant until = Items.instant(old, AgentItems.HOST_RESTART);
+            boolean standing = Items.num(old, AgentItems.T_SEQ, 0) == expectedSeq && until != null
+                    && until.isAfter(now) && AgentStatus.DEAD.wire().equals(Items.str(old, STATUS));
+            held[0] = standing ? until : null;
+            return null;
+        });
+        return new Initiation(restarting, held[0]);
+    }
+
+    /**
+     * What the revive flow's first write did: {@code restarting}, the agent it moved to restarting, or null when the
+     * write was refused; then {@code hostRestartUntil} is the standing claim of the host daemon that reported the
+     * death and restarts the agent itself (the flow waits until then), or null (the death is not the flow's to act on,
+     * or the write is being retried: the caller reads the agent to tell).
+     */
+    public record Initiation(Agent restarting, Instant hostRestartUntil) {
+        /** The agent it moved to restarting, if the write was made. */
+        public Optional<Agent> written() {
+            return Optional.ofNullable(restarting);
         }
     }
 
@@ -711,7 +769,11 @@ public final class AgentStore {
     }
 
     static AgentStatus currentStatusOrThrow(ConditionalCheckFailedException e, String agentId) {
-        Map<String, AttributeValue> old = e.item();
+        return statusOrThrow(e.item(), agentId);
+    }
+
+    /** The status on a refused write's image of the agent, or agent-not-found when there is none. */
+    static AgentStatus statusOrThrow(Map<String, AttributeValue> old, String agentId) {
         if (old == null || old.isEmpty()) {
             throw LifelineException.agentNotFound(agentId);
         }

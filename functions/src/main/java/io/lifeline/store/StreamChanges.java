@@ -77,12 +77,21 @@ public final class StreamChanges {
      */
     public record StatusChanged(String team, String agentId, String name, String hostId, Transition transition,
                                 String currentTaskId, HostIncidents.Cause cause, Instant diedAt,
-                                Long hostRestartsLastHour)
+                                Long hostRestartsLastHour, Instant hostRestart)
             implements Change {
         /**
          * {@code hostRestartsLastHour}: the agent's restarts in the last hour as its host daemon last reported them
          * (its item's {@code stats.restartsLastHour}), or null; the flapping notice names it (docs/alerts-noise.md).
+         * {@code hostRestart}: the claim of the host daemon that reported this death and restarts the agent itself
+         * (until when it holds the restart), on the death, the changes while it stands and the join that ends it; null
+         * otherwise (docs/revive.md).
          */
+        public StatusChanged(String team, String agentId, String name, String hostId, Transition transition,
+                             String currentTaskId, HostIncidents.Cause cause, Instant diedAt,
+                             Long hostRestartsLastHour) {
+            this(team, agentId, name, hostId, transition, currentTaskId, cause, diedAt, hostRestartsLastHour, null);
+        }
+
         public StatusChanged(String team, String agentId, String name, String hostId, Transition transition,
                              String currentTaskId, HostIncidents.Cause cause, Instant diedAt) {
             this(team, agentId, name, hostId, transition, currentTaskId, cause, diedAt, null);
@@ -275,7 +284,8 @@ public final class StreamChanges {
                     new StatusChanged(c.team(), c.agentId(), Items.str(newImage, AgentItems.NAME),
                             Items.str(newImage, AgentItems.HOST), c.transition(), Items.str(newImage, AgentItems.TASK),
                             AgentItems.hostCause(before, newImage, c.transition()),
-                            AgentItems.diedAt(before, newImage), Items.num(newImage, AgentItems.RESTARTS_LAST_HOUR))));
+                            AgentItems.diedAt(before, newImage), Items.num(newImage, AgentItems.RESTARTS_LAST_HOUR),
+                            AgentItems.hostRestart(before, newImage, c.transition()))));
             HostCommandStore.Command command = HostCommandStore.stampedCommand(newImage);
             HostCommandStore.Command previous = before.isEmpty() ? null : HostCommandStore.stampedCommand(before);
             if (command != null && (previous == null || !command.commandId().equals(previous.commandId()))) {

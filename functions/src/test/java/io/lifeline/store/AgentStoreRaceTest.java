@@ -9,9 +9,11 @@ import io.lifeline.agent.Agent;
 import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.HostLease;
 import io.lifeline.agent.LifelineException;
+import io.lifeline.agent.Liveness;
 import io.lifeline.agent.SweepPlan;
 import io.lifeline.agent.Trigger;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Tag;
@@ -181,11 +183,49 @@ class AgentStoreRaceTest {
         f.agents.fail(team, "a", "crash again", f.tick()); // dead again: the status alone would allow the restart
 
         assertFalse(f.agents.restartInitiated(team, "a", death, "revive", f.commands, null, null, f.tick())
-                .isPresent(), "the flow of the first death acts on no later death");
+                .written().isPresent(), "the flow of the first death acts on no later death");
 
         Agent after = f.agents.require(team, "a");
         assertEquals(AgentStatus.DEAD, after.status());
         assertEquals(joined.lastTransition().seq() + 1, after.lastTransition().seq());
+    }
+
+    @Test
+    void restartInitiated_whileTheHostDaemonsClaimStands_writesNothingAndAnswersTheClaim_thenActsOnceItLapses() {
+        String team = StoreFixture.team("claim");
+        f.ready(team, "a");
+        Instant reported = f.tick();
+        Instant until = Liveness.hostRestartClaim(reported, Duration.ofSeconds(4));
+        Agent dead = f.agents.fail(team, "a", "crash 2 of 5", reported, null, until, 1L);
+        long death = dead.lastTransition().seq();
+        assertEquals(1L, dead.stats().restartsLastHour(), "the daemon's own restarts ride on the death's write");
+
+        AgentStore.Initiation held = f.agents.restartInitiated(team, "a", death, "revive", f.commands, null, null,
+                f.tick());
+        assertFalse(held.written().isPresent(), "the flow does not race the daemon");
+        assertEquals(until, held.hostRestartUntil());
+        assertEquals(dead.lastTransition().seq(), f.agents.require(team, "a").lastTransition().seq(), "nothing written");
+
+        // The daemon never restarted it (it died with its host, say): once the claim lapses the flow takes over.
+        f.clock.advance(Duration.ofSeconds(35));
+        AgentStore.Initiation after = f.agents.restartInitiated(team, "a", death, "revive", f.commands, null, null,
+                f.tick());
+        assertEquals(AgentStatus.RESTARTING, after.written().orElseThrow().status());
+        assertEquals(null, after.hostRestartUntil());
+    }
+
+    @Test
+    void aJoin_endsTheHostDaemonsClaim_soALaterDeathItDidNotClaimIsTheFlowsAtOnce() {
+        String team = StoreFixture.team("claim-end");
+        f.ready(team, "a");
+        Instant reported = f.tick();
+        f.agents.fail(team, "a", "crash", reported, null, Liveness.hostRestartClaim(reported, Duration.ZERO), null);
+        f.agents.join(team, "a", f.tick());
+        long death = f.agents.fail(team, "a", "crash, no restart", f.tick()).lastTransition().seq();
+
+        AgentStore.Initiation i = f.agents.restartInitiated(team, "a", death, "revive", f.commands, null, null,
+                f.tick());
+        assertTrue(i.written().isPresent(), "the join removed the earlier claim: " + i);
     }
 
     @Test
@@ -194,7 +234,7 @@ class AgentStoreRaceTest {
         f.ready(team, "a");
         long death = f.agents.fail(team, "a", "crash", f.tick()).lastTransition().seq();
         assertTrue(f.agents.restartInitiated(team, "a", death, "revive", f.commands, null, null, f.tick())
-                .isPresent());
+                .written().isPresent());
         f.clock.advance(Duration.ofHours(2));
         SweepPlan.Restarting seen = f.sweeps.scan().restarting().stream()
                 .filter(r -> r.team().equals(team)).findFirst().orElseThrow();
@@ -202,7 +242,7 @@ class AgentStoreRaceTest {
         f.agents.join(team, "a", f.tick());
         long again = f.agents.fail(team, "a", "crash again", f.tick()).lastTransition().seq();
         Agent restarting = f.agents.restartInitiated(team, "a", again, "revive", f.commands, null, null, f.tick())
-                .orElseThrow();
+                .written().orElseThrow();
 
         assertEquals(SweepStore.Write.RACE_LOST, f.sweeps.endRevive(new SweepPlan.EndRevive(seen, "orphaned"),
                 f.tick()));

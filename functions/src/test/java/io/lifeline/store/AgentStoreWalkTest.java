@@ -157,7 +157,7 @@ class AgentStoreWalkTest {
             case RESTARTING -> {
                 long death = f.agents.fail(team, AGENT, "walk", f.tick()).lastTransition().seq();
                 assertTrue(f.agents.restartInitiated(team, AGENT, death, "walk", f.commands, null, null, f.tick())
-                        .isPresent());
+                        .written().isPresent());
             }
             case DEAD_FAILED_REVIVE -> f.agents.giveUp(team, AGENT, "walk", f.tick());
         }
@@ -202,7 +202,7 @@ class AgentStoreWalkTest {
                 case RESTART_INITIATED -> {
                     long seq = before.lastTransition() == null ? 0 : before.lastTransition().seq();
                     Object o = f.agents.restartInitiated(team, AGENT, seq, "walk", f.commands, null, null, f.tick())
-                            .map(a -> (Object) a).orElse("empty");
+                            .written().map(a -> (Object) a).orElse("empty");
                     yield o;
                 }
             };

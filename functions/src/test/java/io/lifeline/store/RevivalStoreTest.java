@@ -72,7 +72,7 @@ class RevivalStoreTest {
         Instant now = T0.plusSeconds(2);
         assertTrue(revivals.claim(team, agentId, startSeq, executionId, now));
         assertTrue(agents.restartInitiated(team, agentId, startSeq, "restart requested from host " + HOST, commands,
-                HOST, "agent is dead", now).isPresent());
+                HOST, "agent is dead", now).written().isPresent());
     }
 
     /** The pending revives of {@code team}, by agent id. */
@@ -132,7 +132,7 @@ class RevivalStoreTest {
         long death = crashed(team, "a");
         // restart_initiated without a claim: no execution to resume it under.
         assertTrue(agents.restartInitiated(team, "a", death, "restart requested", commands, HOST, "agent is dead",
-                T0.plusSeconds(2)).isPresent());
+                T0.plusSeconds(2)).written().isPresent());
 
         assertEquals(AgentStatus.RESTARTING, agents.require(team, "a").status());
         assertEquals(List.of(), pendingOf(team));

@@ -214,15 +214,43 @@ public final class LifelineClient {
     }
 
     /**
+     * A host reports its agent crashed ({@code dead} at once) and restarts it itself within {@code restartIn} (its
+     * crash backoff; whole seconds, rounded up): the revive flow stands down until that restart and its join are due
+     * (plus a grace), so the two never race. {@code restartsLastHour}, when not null, is the host's own restarts of
+     * the agent, shown with it ({@code stats.restartsLastHour}).
+     */
+    public AgentView fail(String agentId, String reason, Duration restartIn, Long restartsLastHour) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        if (reason != null) {
+            body.put("reason", reason);
+        }
+        if (restartIn != null) {
+            body.put("restartInSeconds", (restartIn.toMillis() + 999) / 1000);
+        }
+        if (restartsLastHour != null) {
+            body.put("restartsLastHour", restartsLastHour);
+        }
+        return call("POST", agentPath(agentId, "/fail"), body, AgentView.class);
+    }
+
+    /**
      * A host stopped restarting its crash-looping agent: {@code dead_failed_revive} at once
      * ({@code host_gave_up}), with one alert and no revive flow. {@code reason} is at most 160 characters.
      */
     public AgentView giveUp(String agentId, String reason) {
+        return giveUp(agentId, reason, null);
+    }
+
+    /** As {@link #giveUp(String, String)}, with the host's own restarts of the agent in the last hour (or null). */
+    public AgentView giveUp(String agentId, String reason, Long restartsLastHour) {
         Map<String, Object> body = new LinkedHashMap<>();
         if (reason != null) {
             body.put("reason", reason);
         }
         body.put("giveUp", true);
+        if (restartsLastHour != null) {
+            body.put("restartsLastHour", restartsLastHour);
+        }
         return call("POST", agentPath(agentId, "/fail"), body, AgentView.class);
     }
 

@@ -232,8 +232,9 @@ final class Commands {
                     .append('\n');
             s.append("  host:            ").append(dash(a.hostId())).append('\n');
             s.append("  task:            ").append(dash(a.currentTaskId()));
-            // Restarts in the last hour: its host daemon's own (as its batch reported them) next to the revive
-            // flow's (its changes to restarting, from the newest page of its history: one more read).
+            // Restarts in the last hour: its host daemon's own (as its batch and its crash reports told them) next to
+            // the revive flow's (its changes to restarting, from the newest page of its history: one more read). The
+            // flow never restarts what the daemon restarts: a crash report claims the restart, and the flow waits.
             Long byDaemon = a.stats() == null ? null : a.stats().restartsLastHour();
             Instant hourAgo = now.minus(Duration.ofHours(1));
             long byRevive = client().transitions(agentId, 100).transitions().stream()
@@ -250,6 +251,9 @@ final class Commands {
                 s.append("\n  last change:     ").append(a.lastTransition().from()).append(" -> ")
                         .append(a.lastTransition().to()).append(" (").append(a.lastTransition().trigger())
                         .append(") ").append(relative(a.lastTransition().at(), now));
+                if (a.lastTransition().reason() != null) {
+                    s.append("\n  reason:          ").append(a.lastTransition().reason());
+                }
             }
             // The team's hold, as the dashboard's banner shows it: one more read.
             String hold = TeamCommands.holdLines(client().settings().hold(), now);

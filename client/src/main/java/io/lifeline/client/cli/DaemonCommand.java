@@ -9,6 +9,7 @@ import io.lifeline.client.daemon.CommandProcesses;
 import io.lifeline.client.daemon.DaemonState;
 import io.lifeline.client.daemon.HostDaemon;
 import io.lifeline.client.daemon.LocalBeats;
+import io.lifeline.client.daemon.RestartPolicy;
 import io.lifeline.client.daemon.TickReport;
 import io.lifeline.client.model.AgentView;
 import io.lifeline.client.model.RegisterAgent;
@@ -31,8 +32,10 @@ import picocli.CommandLine.Option;
 /** Runs a command per agent, heartbeats them in batches, restarts and reports them. */
 @Command(name = "daemon", mixinStandardHelpOptions = true,
         description = {"Run one command per agent on this host and keep them alive in Lifeline:",
-            "heartbeats for all of them in batches of 25 every interval; a command that exits is reported dead at "
-                    + "once and started again; a restart request from Lifeline (the revive flow) restarts it.",
+            "heartbeats for all of them in batches of 25 every interval; a command that crashes (a non-zero exit "
+                    + "status, a signal) is reported dead at once and started again; a command that exits with status 0 "
+                    + "finished: its agent leaves (offline), and --restart always starts it again; a restart request "
+                    + "from Lifeline (the revive flow) restarts it.",
             "A command that keeps crashing is restarted after a growing backoff (none, then 2 s, 4 s, ...) and given "
                     + "up after --max-crashes crashes in --crash-window: the agent ends dead_failed_revive with one "
                     + "alert, and the reason carries the exit status and the last stderr line.",
@@ -66,8 +69,15 @@ final class DaemonCommand extends BaseCommand {
     @Option(names = "--iterations", description = "Stop after this many rounds (default: until stopped)")
     Integer iterations;
 
-    @Option(names = "--no-restart-on-exit", description = "Report an exited command but do not restart it")
+    @Option(names = "--no-restart-on-exit", description = "Report an exited command but do not restart it (the same "
+            + "as --restart no)")
     boolean noRestart;
+
+    @Option(names = "--restart", paramLabel = "POLICY|ID=POLICY", description = "When a command is started again, in "
+            + "systemd's words: on-failure (the default: after a crash, a non-zero exit status or a signal), always "
+            + "(after an exit with status 0 too: the agent leaves, then joins again), no; POLICY for every agent, "
+            + "ID=POLICY for one; repeatable")
+    List<String> restart = new ArrayList<>();
 
     @Option(names = "--log-dir", description = "Write each agent's output to DIR/<id>.log")
     Path logDir;
@@ -193,6 +203,23 @@ final class DaemonCommand extends BaseCommand {
             }
             runtimeOf.put(r.getKey(), rt);
         }
+        RestartPolicy policy = noRestart ? RestartPolicy.NO : RestartPolicy.ON_FAILURE;
+        Map<String, RestartPolicy> policyOf = new LinkedHashMap<>();
+        for (String r : restart) {
+            int eq = r.indexOf('=');
+            String id = eq < 0 ? null : r.substring(0, eq);
+            RestartPolicy p = RestartPolicy.fromWire(eq < 0 ? r : r.substring(eq + 1)).orElse(null);
+            if (p == null || id != null && !agents.containsKey(id)) {
+                err().println("lifeline: --restart " + r + ": give on-failure, always or no, for every agent or as "
+                        + "ID=POLICY for an --agent");
+                return LifelineCli.USAGE;
+            }
+            if (id == null) {
+                policy = p;
+            } else {
+                policyOf.put(id, p);
+            }
+        }
         // The daemon never runs an agent it cannot watch: each is registered, on this host, before anything starts.
         Integer refused = checkAgents();
         if (refused != null) {
@@ -233,9 +260,11 @@ final class DaemonCommand extends BaseCommand {
         }
         try (DaemonState ignoredState = state; LocalBeats ignored = channel;
              CommandProcesses processes = new CommandProcesses(agents, childEnv, logDir).state(state)) {
-            HostDaemon daemon = HostDaemon.builder(client(), host, processes).agents(agents.keySet())
-                    .interval(every).restartOnExit(!noRestart).giveUpAfter(maxCrashes, window)
-                    .restartBackoff(backoff, MAX_BACKOFF).localBeats(channel).onTick(this::report).build();
+            HostDaemon.Builder builder = HostDaemon.builder(client(), host, processes).agents(agents.keySet())
+                    .interval(every).restartPolicy(policy).giveUpAfter(maxCrashes, window)
+                    .restartBackoff(backoff, MAX_BACKOFF).localBeats(channel).onTick(this::report);
+            policyOf.forEach(builder::restartPolicy);
+            HostDaemon daemon = builder.build();
             current = daemon;
             processes.onExit(daemon::processExited);
             LocalBeats hooks = channel;
@@ -290,8 +319,11 @@ final class DaemonCommand extends BaseCommand {
                     stop(daemon, processes);
                 }
             };
+            StringBuilder restarts = new StringBuilder(policy.wire());
+            policyOf.forEach((id, p) -> restarts.append(", ").append(id).append(": ").append(p.wire()));
             out().println("daemon on host " + host + ": " + agents.size() + " agent(s), a round every "
-                    + (every == null ? "interval the server advises" : every.toMillis() + " ms"));
+                    + (every == null ? "interval the server advises" : every.toMillis() + " ms") + "; restart "
+                    + restarts);
             if (opencodeUri != null) {
                 bridge = RunningBridge.start(BridgeCommand.bridge(global, env, sleeper(), opencodeUri, opencodeGiven,
                         opencodeEvery, this::bridgeSays), opencodeEvery, "lifeline-daemon-opencode-bridge",

@@ -18,6 +18,14 @@ public interface AgentProcesses {
     }
 
     /**
+     * The exit status of the agent's last process, or null while it runs or when unknown. Status 0 is a command that
+     * finished (its agent leaves, no crash); any other status, and an unknown one, is a crash.
+     */
+    default Integer exitCode(String agentId) {
+        return null;
+    }
+
+    /**
      * Which start of the agent's process runs now (0 for the first, one more for each restart), so a signal
      * received from an earlier one (a hook sent while it was being stopped) is told apart; 0 when unknown.
      */

@@ -171,6 +171,7 @@ public final class CommandProcesses implements AgentProcesses, AutoCloseable {
     }
 
     /** The exit code of the agent's last process, or null while it runs or before it started. */
+    @Override
     public Integer exitCode(String agentId) {
         Run r = running.get(agentId);
         return r == null || r.process.isAlive() ? null : r.process.exitValue();

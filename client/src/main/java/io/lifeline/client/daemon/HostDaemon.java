@@ -48,9 +48,13 @@ import java.util.function.Consumer;
  * <li>an agent whose process exited is reported at once ({@code POST .../fail}, the reason saying how it ended:
  * exit status and last stderr line where the processes know them). At once means when the exit happens, when the
  * processes tell of it ({@link #processExited}, as {@link CommandProcesses} does from {@link Process#onExit()}):
- * an exit pass on its own thread does this step alone, between rounds; otherwise at the next round. Then, with {@code restartOnExit}, restarted
- * and joined: at once after its first crash in {@code crashWindow}, then after a backoff that doubles with each
- * crash in the window ({@code restartBackoff}, 2x, 4x, ... at most {@code maxRestartBackoff}). At
+ * an exit pass on its own thread does this step alone, between rounds; otherwise at the next round. A command that
+ * exits with status 0 finished: its agent leaves ({@code offline}), no crash. Then, as the agent's
+ * {@link RestartPolicy} says (default {@code on-failure}: after a crash only), restarted
+ * and joined: at once after its first exit in {@code crashWindow}, then after a backoff that doubles with each
+ * exit in the window ({@code restartBackoff}, 2x, 4x, ... at most {@code maxRestartBackoff}). A crash report says
+ * when the daemon restarts the agent ({@code restartInSeconds}): the revive flow stands down until then, so the two
+ * never race, and it carries the daemon's own restarts of the agent ({@code restartsLastHour}). At
  * {@code maxCrashes} crashes in the window the daemon gives up: it reports the agent given up
  * ({@code dead_failed_revive} at once, one alert, no revive flow) and restarts it no more, unless a restart
  * command of a new revive (an operator's) asks for it;</li>
@@ -80,7 +84,9 @@ public final class HostDaemon implements AutoCloseable {
     /** The server's latest advice per agent, in seconds. */
     private final Map<String, Long> advised = new ConcurrentHashMap<>();
     private final Duration restartDedupWindow;
-    private final boolean restartOnExit;
+    /** Whether an agent's command is started again after it ends: the default, and per agent. */
+    private final RestartPolicy restartPolicy;
+    private final Map<String, RestartPolicy> restartPolicies;
     private final Clock clock;
     private final Consumer<TickReport> onTick;
     private final int maxCrashes;
@@ -93,6 +99,10 @@ public final class HostDaemon implements AutoCloseable {
     private final Map<String, String> failPending = new ConcurrentHashMap<>();
     /** Each agent's crashes within {@code crashWindow}, oldest first. */
     private final Map<String, Deque<Instant>> crashes = new ConcurrentHashMap<>();
+    /** Each agent's exits within {@code crashWindow}, crashes and finishes alike (the restart backoff's count). */
+    private final Map<String, Deque<Instant>> ends = new ConcurrentHashMap<>();
+    /** Leaves not yet accepted by the server, of agents whose command finished (exit status 0): agent -> reason. */
+    private final Map<String, String> leavePending = new ConcurrentHashMap<>();
     /** Each agent's restarts within the last hour, oldest first. */
     private final Map<String, Deque<Instant>> restarts = new ConcurrentHashMap<>();
     /** When an agent in crash backoff is to be restarted. */
@@ -130,7 +140,8 @@ public final class HostDaemon implements AutoCloseable {
         this.agents = List.copyOf(new LinkedHashSet<>(b.agents));
         this.pinned = b.interval;
         this.restartDedupWindow = b.restartDedupWindow;
-        this.restartOnExit = b.restartOnExit;
+        this.restartPolicy = b.restartPolicy;
+        this.restartPolicies = Map.copyOf(b.restartPolicies);
         this.maxCrashes = b.maxCrashes;
         this.crashWindow = b.crashWindow;
         this.restartBackoff = b.restartBackoff;
@@ -152,6 +163,11 @@ public final class HostDaemon implements AutoCloseable {
 
     public List<String> agents() {
         return agents;
+    }
+
+    /** Whether the agent's command is started again after it ends. */
+    public RestartPolicy restartPolicy(String agentId) {
+        return restartPolicies.getOrDefault(agentId, restartPolicy);
     }
 
     /**
@@ -369,10 +385,20 @@ public final class HostDaemon implements AutoCloseable {
                 reportGiveUp(a, gaveUp, problems);
                 continue;
             }
+            reportFinished(a, problems, exits);
             String reason = failPending.get(a);
             if (reason != null) {
                 try {
-                    client.fail(a, reason);
+                    // The daemon restarts it itself (when its backoff ends): the report claims that restart, so the
+                    // revive flow stands down meanwhile; and it carries the daemon's own restarts of it.
+                    Instant due = restartDue.get(a);
+                    Duration restartIn = due == null ? null : due.isBefore(now) ? Duration.ZERO
+                            : Duration.between(now, due);
+                    Long own = ownRestarts(a, now);
+                    client.fail(a, reason, restartIn, own);
+                    if (own != null) {
+                        restartsSent.put(a, own);
+                    }
                     crashesReported.add(a);
                     failPending.remove(a);
                     Long seen = exitSeen.remove(a);
@@ -392,15 +418,17 @@ public final class HostDaemon implements AutoCloseable {
                 }
             }
             Instant due = restartDue.get(a);
-            if (!restartOnExit || due == null) {
+            if (due == null) {
                 continue;
             }
             if (due.isAfter(now.plus(DUE_TOLERANCE))) {
-                backingOff.add(a + " restarts in " + Duration.between(now, due).toSeconds() + " s (crash "
+                Duration left = Duration.between(now, due);
+                backingOff.add(a + " restarts in " + (left.toSeconds() > 0 ? left.toSeconds() + " s" : left.toMillis()
+                        + " ms") + " (crash "
                         + crashesInWindow(a, now) + " of " + maxCrashes + " in " + span(crashWindow) + ")");
                 continue;
             }
-            if (restart(a, "process exited", problems)) {
+            if (restart(a, "process exited", problems, true)) {
                 restartDue.remove(a);
                 restarted.add(a);
                 if (join(a, problems)) {
@@ -459,15 +487,29 @@ public final class HostDaemon implements AutoCloseable {
         }
     }
 
-    /** An exit seen for the first time: counted; then either a crash report and a restart due, or the give-up. */
+    /**
+     * An exit seen for the first time: counted; a command that finished (exit status 0) leaves, and is started again
+     * only under {@link RestartPolicy#ALWAYS}; a crash is either a crash report and a restart due, or the give-up.
+     */
     private void onExit(String agentId, Instant now, List<String> problems) {
-        Deque<Instant> times = crashes.computeIfAbsent(agentId, k -> new ArrayDeque<>());
-        times.addLast(now);
-        int k = crashesInWindow(agentId, now);
+        Integer code = processes.exitCode(agentId);
+        boolean finished = code != null && code == 0;
+        RestartPolicy policy = restartPolicy(agentId);
         String how = processes.exitDescription(agentId);
-        String ended = how == null ? "process exited" : how;
+        String ended = how != null ? how : finished ? "exited with status 0" : "process exited";
+        ends.computeIfAbsent(agentId, k -> new ArrayDeque<>()).addLast(now);
+        Duration wait = backoff(inWindow(ends, agentId, now));
+        if (finished) {
+            leavePending.put(agentId, reason("its command finished: " + ended));
+            if (policy.restarts(true)) {
+                restartDue.put(agentId, now.plus(wait));
+            }
+            return;
+        }
+        crashes.computeIfAbsent(agentId, k -> new ArrayDeque<>()).addLast(now);
+        int k = crashesInWindow(agentId, now);
         // Short, the essentials first: the server keeps the first 100 bytes of a reason on the agent.
-        if (restartOnExit && k >= maxCrashes) {
+        if (policy != RestartPolicy.NO && k >= maxCrashes) {
             restartDue.remove(agentId);
             failPending.remove(agentId);
             givenUp.put(agentId, reason(k + " crashes in " + span(crashWindow) + "; " + ended));
@@ -475,9 +517,43 @@ public final class HostDaemon implements AutoCloseable {
         }
         failPending.put(agentId, reason((k > 1 ? "crash " + k + " of " + maxCrashes + " in " + span(crashWindow) + ": "
                 : "") + ended));
-        if (restartOnExit) {
-            restartDue.put(agentId, now.plus(backoff(k)));
+        if (policy.restarts(false)) {
+            restartDue.put(agentId, now.plus(wait));
         }
+    }
+
+    /**
+     * A command that finished (exit status 0): its agent leaves ({@code offline}), once, which is no death and starts
+     * no revive flow. A refusal other than a throttle (it was not alive) drops the leave; the rest are sent again.
+     */
+    private void reportFinished(String agentId, List<String> problems, List<String> exits) {
+        String reason = leavePending.get(agentId);
+        if (reason == null) {
+            return;
+        }
+        try {
+            client.leave(agentId, reason);
+            leavePending.remove(agentId);
+            exitSeen.remove(agentId);
+            exits.add(agentId + ": " + reason + "; it left (offline)" + (restartDue.containsKey(agentId)
+                    ? ", and starts again (--restart always)" : ""));
+        } catch (LifelineApiException e) {
+            if (e.isTransient()) {
+                problems.add(agentId + ": leave throttled (" + e.status() + "), sent again next round");
+                return;
+            }
+            leavePending.remove(agentId);
+            exitSeen.remove(agentId);
+            problems.add(agentId + ": leave after its command finished refused: " + e.code());
+        } catch (LifelineException e) {
+            problems.add(agentId + ": leave after its command finished failed: " + e.getMessage());
+        }
+    }
+
+    /** The daemon's own restarts of the agent in the last hour, to report: null while it never restarted it. */
+    private Long ownRestarts(String agentId, Instant now) {
+        long n = restartsLastHour(agentId, now);
+        return n > 0 || restartsSent.containsKey(agentId) ? n : null;
     }
 
     /** "10 min", "90 s". */
@@ -495,7 +571,11 @@ public final class HostDaemon implements AutoCloseable {
             return;
         }
         try {
-            client.giveUp(agentId, givenUp.get(agentId));
+            Long own = ownRestarts(agentId, clock.instant());
+            client.giveUp(agentId, givenUp.get(agentId), own);
+            if (own != null) {
+                restartsSent.put(agentId, own);
+            }
             giveUpReported.add(agentId);
             gaveUp.add(agentId);
         } catch (LifelineApiException e) {
@@ -523,7 +603,12 @@ public final class HostDaemon implements AutoCloseable {
     }
 
     private int crashesInWindow(String agentId, Instant now) {
-        Deque<Instant> times = crashes.get(agentId);
+        return inWindow(crashes, agentId, now);
+    }
+
+    /** How many of the agent's times in {@code times} fall in the crash window before {@code now}. */
+    private int inWindow(Map<String, Deque<Instant>> all, String agentId, Instant now) {
+        Deque<Instant> times = all.get(agentId);
         if (times == null) {
             return 0;
         }
@@ -533,7 +618,10 @@ public final class HostDaemon implements AutoCloseable {
         return times.size();
     }
 
-    /** How often this daemon restarted the agent in the hour before {@code now}. */
+    /**
+     * How often this daemon restarted the agent of its own accord (after an exit) in the hour before {@code now}; a
+     * restart the revive flow asked for is the flow's, counted by its change to restarting.
+     */
     public synchronized int restartsLastHour(String agentId) {
         return restartsLastHour(agentId, clock.instant());
     }
@@ -847,7 +935,8 @@ public final class HostDaemon implements AutoCloseable {
                 backingOff.add(c.agentId() + " was asked for by the revive flow; it restarts when its crash backoff "
                         + "ends, at " + restartDue.get(c.agentId()));
                 continue;
-            } else if (restartOnExit && !processes.isRunning(c.agentId()) && !exitCounted.contains(c.agentId())) {
+            } else if (restartPolicy(c.agentId()) != RestartPolicy.NO && !processes.isRunning(c.agentId())
+                    && !exitCounted.contains(c.agentId())) {
                 // It exited again since this round looked: the next round counts the crash and restarts it after its
                 // backoff, so a revive flow's request never bypasses the crash loop's accounting.
                 backingOff.add(c.agentId() + " exited again; the next round restarts it (crash backoff applies)");
@@ -858,7 +947,7 @@ public final class HostDaemon implements AutoCloseable {
                     && Duration.between(started, clock.instant()).compareTo(restartDedupWindow()) < 0;
             if (!fresh) {
                 String reason = "restart requested" + (c.reason() == null ? "" : ": " + c.reason());
-                if (!restart(c.agentId(), reason, problems)) {
+                if (!restart(c.agentId(), reason, problems, false)) {
                     continue; // the flow's next attempt asks again
                 }
                 restarted.add(c.agentId());
@@ -869,7 +958,8 @@ public final class HostDaemon implements AutoCloseable {
         }
     }
 
-    private boolean restart(String agentId, String reason, List<String> problems) {
+    /** Restarts the agent's command; {@code own}: of the daemon's accord (counted as its restart), not asked for. */
+    private boolean restart(String agentId, String reason, List<String> problems, boolean own) {
         try {
             processes.restart(agentId, reason);
             sessionLeft.remove(agentId);
@@ -879,7 +969,9 @@ public final class HostDaemon implements AutoCloseable {
             }
             Instant now = clock.instant();
             startedAt.put(agentId, now);
-            restarts.computeIfAbsent(agentId, k -> new ArrayDeque<>()).addLast(now);
+            if (own) {
+                restarts.computeIfAbsent(agentId, k -> new ArrayDeque<>()).addLast(now);
+            }
             exitCounted.remove(agentId);
             return true;
         } catch (InterruptedException e) {
@@ -917,7 +1009,8 @@ public final class HostDaemon implements AutoCloseable {
         private final List<String> agents = new ArrayList<>();
         private Duration interval;
         private Duration restartDedupWindow;
-        private boolean restartOnExit = true;
+        private RestartPolicy restartPolicy = RestartPolicy.ON_FAILURE;
+        private final Map<String, RestartPolicy> restartPolicies = new HashMap<>();
         private int maxCrashes = 5;
         private Duration crashWindow = Duration.ofMinutes(10);
         private Duration restartBackoff = Duration.ofSeconds(2);
@@ -956,8 +1049,20 @@ public final class HostDaemon implements AutoCloseable {
             return this;
         }
 
+        /** True: {@link RestartPolicy#ON_FAILURE} (the default); false: {@link RestartPolicy#NO}. */
         public Builder restartOnExit(boolean b) {
-            this.restartOnExit = b;
+            return restartPolicy(b ? RestartPolicy.ON_FAILURE : RestartPolicy.NO);
+        }
+
+        /** Whether a command is started again after it ends, for every agent without one of its own. */
+        public Builder restartPolicy(RestartPolicy p) {
+            this.restartPolicy = Objects.requireNonNull(p);
+            return this;
+        }
+
+        /** The agent's own restart policy. */
+        public Builder restartPolicy(String agentId, RestartPolicy p) {
+            restartPolicies.put(agentId, Objects.requireNonNull(p));
             return this;
         }
 

@@ -662,6 +662,28 @@ class LifelineCliTest {
     }
 
     @Test
+    void daemon_withRestartPolicies_namesThem_refusesAnUnknownOne_andAFinishedCommandLeavesInsteadOfCrashing() {
+        run("register", "cli-rp", "--host", "h-rp");
+        Run bad = run("daemon", "--host", "h-rp", "--agent", "cli-rp=sleep 30", "--restart", "sometimes",
+                "--iterations", "1");
+        assertEquals(LifelineCli.USAGE, bad.exit(), bad.out());
+        assertTrue(bad.err().contains("--restart sometimes: give on-failure, always or no"), bad.err());
+        Run stranger = run("daemon", "--host", "h-rp", "--agent", "cli-rp=sleep 30", "--restart", "nobody=always",
+                "--iterations", "1");
+        assertEquals(LifelineCli.USAGE, stranger.exit(), stranger.out());
+
+        Run r = run("daemon", "--host", "h-rp", "--agent", "cli-rp=exit 0", "--restart", "cli-rp=always",
+                "--interval", "1s", "--iterations", "2", "--log-dir", dir.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("; restart on-failure, cli-rp: always"), r.out());
+        assertTrue(r.out().contains("exited: cli-rp: its command finished: exited with status 0; it left (offline), "
+                + "and starts again (--restart always)"), r.out());
+        assertTrue(!r.out().contains("crash reported: cli-rp"), r.out());
+        assertTrue(client.allTransitions("cli-rp").stream().noneMatch(t -> t.to().startsWith("dead")),
+                () -> client.allTransitions("cli-rp").toString());
+    }
+
+    @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void daemon_onSigterm_stopsItsCommandThenLeavesItsAgent() throws Exception {
         run("register", "cli-term", "--host", "h-term");

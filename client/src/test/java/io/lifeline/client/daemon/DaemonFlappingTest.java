@@ -68,9 +68,9 @@ import picocli.CommandLine;
  * and down, so the fifth change, the third death, flags the agent. What the test shows:
  * <ul>
  *   <li>exactly one {@code AgentFlapping}: one message on the alerts topic, one on Slack, one PagerDuty trigger;</li>
- *   <li>the two deaths before the flag reached people as before (each once: one by one, or the second in its
- *       burst's digest when it fell in the first one's minute), and from the flag on none of the agent's deaths or
- *       recoveries reaches the topic, Slack or PagerDuty;</li>
+ *   <li>the two deaths before the flag, crashes the daemon restarted itself (its crash reports claimed the
+ *       restarts), reach nobody, one by one or in a digest, and neither do their recoveries; from the flag on none of
+ *       the agent's deaths or recoveries reaches the topic, Slack or PagerDuty; the revive flow never restarts it;</li>
  *   <li>every change is a transition record and an event in the events route;</li>
  *   <li>the agent view, {@code lifeline status} and the dashboard (headless Chromium; axe-core finds no WCAG 2.1
  *       A/AA violation on it, light and dark) show the flag and the daemon's restarts next to the revive flow's.</li>
@@ -210,14 +210,19 @@ class DaemonFlappingTest {
                     .peek(c -> assertTrue(c.has("flapping"), c::toString)).count();
             assertTrue(heldDeaths >= 25, "its later deaths are held, not lost: " + heldDeaths);
 
-            // Before the flag: its two deaths, each reaching people once (one by one, or in its burst's digest).
+            // Before the flag: its two deaths, each a crash the daemon restarted itself (its report claimed the
+            // restart: hostRestart), reach nobody one by one nor in a digest; the flag is the loop's one page.
             List<JsonNode> deathsBefore = changes.stream().map(d -> d.event().path("detail"))
                     .filter(c -> c.path("seq").asLong() < flagSeq && c.path("to").asText().equals("dead")).toList();
             assertEquals(2, deathsBefore.size(), deathsBefore::toString);
+            assertTrue(deathsBefore.stream().allMatch(c -> c.has("hostRestart") && !c.has("burst")),
+                    deathsBefore::toString);
             long oneByOne = topic(local).stream().filter(m -> m.startsWith("DeathAlertRule")).count();
+            long recoveries = topic(local).stream().filter(m -> m.startsWith("RecoveryAlertRule")).count();
             long inDigest = deathsBefore.stream().filter(c -> c.has("burst")).count();
-            assertEquals(2, oneByOne + inDigest, topic(local)::toString);
-            assertEquals(inDigest, count(local, "AlertDigest"), "a digest only for a death in a burst");
+            assertEquals(0, oneByOne + recoveries + count(local, "AlertDigest"), topic(local)::toString);
+            // The revive flow never raced the daemon: no change to restarting in the whole loop.
+            assertEquals(0, transitions.stream().filter(t -> "restarting".equals(t.to())).count());
             assertEquals(List.of(), local.bus().deadLetters());
             System.out.println("daemon flapping: " + restarts + " restarts by the daemon, " + transitions.size()
                     + " transitions (all in the events route), flagged at change " + flagSeq + ", deaths before it "

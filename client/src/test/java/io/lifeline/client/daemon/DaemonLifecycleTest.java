@@ -67,6 +67,13 @@ class DaemonLifecycleTest {
             assertTrue(second.backingOff().stream().anyMatch(b -> b.equals(a + " restarts in 2 s (crash 2 of 3 in 10 min)")),
                     second.toString());
             assertTrue(d.runOnce().restarted().isEmpty(), "still backing off while the clock stands");
+            // The crash report claimed the restart: the revive flow, started by the death, stands down.
+            long secondDeath = client.agent(a).lastTransition().seq();
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(20), () -> client.revivals(a, 10).revivals().stream()
+                    .anyMatch(r -> r.startSeq() == secondDeath && r.steps().stream()
+                            .anyMatch(st -> "host_restarting".equals(st.outcome())))),
+                    () -> "the flow waits out the daemon's claim: " + client.revivals(a, 10));
+            assertEquals("dead", client.agent(a).status(), "nothing but the daemon moves it meanwhile");
 
             clock.advance(Duration.ofSeconds(2));
             TickReport third = d.runOnce();
@@ -83,6 +90,8 @@ class DaemonLifecycleTest {
             assertEquals("host_gave_up", last.trigger());
             assertEquals("host gave up: 3 crashes in 10 min; exited with status 3: cannot open config.yaml",
                     last.reason());
+
+            assertEquals(2L, client.agent(a).stats().restartsLastHour(), "the give-up carries the daemon's count");
 
             TickReport after = d.runOnce();
             assertTrue(after.restarted().isEmpty() && after.crashesReported().isEmpty() && after.gaveUp().isEmpty()
@@ -102,6 +111,58 @@ class DaemonLifecycleTest {
         assertTrue(history.stream().filter(t -> "reported_failure".equals(t.trigger()))
                 .allMatch(t -> t.reason().endsWith("exited with status 3: cannot open config.yaml")),
                 () -> "each crash says how it ended: " + history);
+        assertTrue(history.stream().noneMatch(t -> "restarting".equals(t.to())),
+                () -> "the revive flow never raced the daemon: " + history);
+    }
+
+    @Test
+    void aCommandThatExitsWithStatus0_leavesOffline_noCrash_andIsNotStartedAgainByDefault() throws Exception {
+        String a = "done-1";
+        client.register(RegisterAgent.of(a, "Done", "worker").withHost("host-done"));
+        client.join(a);
+        try (CommandProcesses p = new CommandProcesses(Map.of(a, "echo 'all done' >&2; exit 0"), Map.of(), dir)) {
+            p.startAll();
+            HostDaemon d = HostDaemon.builder(client, "host-done", p).agents(List.of(a)).build();
+            assertEquals(RestartPolicy.ON_FAILURE, d.restartPolicy(a));
+
+            awaitExit(p, a);
+            TickReport r = d.runOnce();
+            assertTrue(r.crashesReported().isEmpty() && r.restarted().isEmpty() && r.gaveUp().isEmpty(), r.toString());
+            assertEquals(List.of(a + ": its command finished: exited with status 0: all done; it left (offline)"),
+                    r.exits(), r.toString());
+            assertEquals("offline", client.agent(a).status());
+            TickReport again = d.runOnce();
+            assertTrue(again.exits().isEmpty() && again.restarted().isEmpty() && again.batchCalls() == 0,
+                    "it stays down, and nothing more is sent: " + again);
+        }
+        List<TransitionView> history = client.allTransitions(a);
+        assertEquals(List.of("leave", "join"), history.stream().map(TransitionView::trigger).toList(),
+                history::toString); // newest first
+        assertEquals("its command finished: exited with status 0: all done", history.get(0).reason());
+    }
+
+    @Test
+    void underRestartAlways_aCommandThatFinishes_leavesThenStartsAgainAndJoins_neverADeath() throws Exception {
+        String a = "again-1";
+        client.register(RegisterAgent.of(a, "Again", "worker").withHost("host-again"));
+        client.join(a);
+        try (CommandProcesses p = new CommandProcesses(Map.of(a, "exit 0"), Map.of(), dir)) {
+            p.startAll();
+            HostDaemon d = HostDaemon.builder(client, "host-again", p).agents(List.of(a))
+                    .restartPolicy(a, RestartPolicy.ALWAYS).build();
+
+            awaitExit(p, a);
+            TickReport r = d.runOnce();
+            assertEquals(List.of(a), r.restarted(), "the first end in the window starts it again at once: " + r);
+            assertEquals(List.of(a), r.rejoined(), r.toString());
+            assertTrue(r.crashesReported().isEmpty(), r.toString());
+            assertTrue(r.exits().get(0).endsWith("it left (offline), and starts again (--restart always)"),
+                    r.toString());
+            assertEquals(1, d.restartsLastHour(a), "a restart of the daemon's own");
+        }
+        List<TransitionView> history = client.allTransitions(a);
+        assertEquals(List.of("join", "leave", "join"), history.stream().map(TransitionView::trigger).toList(),
+                history::toString);
     }
 
     @Test

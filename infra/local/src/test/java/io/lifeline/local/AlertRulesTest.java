@@ -106,6 +106,18 @@ class AlertRulesTest {
                 new Transition(3, from, to, trigger, reason, AT.plusSeconds(30)), null, SILENCE));
     }
 
+    /**
+     * A change of a-1 its host daemon claimed (its crash report saying it restarts the agent itself, and the join
+     * that ends that death): the daemon's to handle, as the catalogue tells it with {@code hostRestart}.
+     */
+    static LifelineEvent ofHostRestart(AgentStatus from, AgentStatus to, Trigger trigger, String reason) {
+        assertTrue(TransitionTable.allows(from, trigger, to), from + " x " + trigger + " -> " + to + " is no row");
+        LifelineEvent e = EventCatalogue.of(new StreamChanges.StatusChanged("acme", "a-1", "Agent 1", "host-1",
+                new Transition(3, from, to, trigger, reason, AT), null, null, null, 2L, AT.plusSeconds(32)));
+        assertEquals(AT.plusSeconds(32).toString(), e.detail().path("hostRestart").asText(), e.detail()::toString);
+        return e;
+    }
+
     /** host-1's further lease host-1.2, flagged with host-1 and part of its incident. */
     static LifelineEvent furtherLeaseExpired() {
         return EventCatalogue.of(new StreamChanges.HostLeaseExpired("acme", "host-1.2", List.of("a-30"), 1,
@@ -284,12 +296,17 @@ class AlertRulesTest {
         LifelineEvent notRevivedOfHost = ofSilence(AgentStatus.RESTARTING, AgentStatus.DEAD_FAILED_REVIVE,
                 Trigger.RESTART_EXHAUSTED, "3 restarts failed");
         LifelineEvent backWithHost = ofSilence(AgentStatus.DEAD, AgentStatus.READY, Trigger.JOIN, "agent joined");
+        LifelineEvent crashedUnderDaemon = ofHostRestart(AgentStatus.READY, AgentStatus.DEAD, Trigger.REPORTED_FAILURE,
+                "failure reported: crash 2 of 5 in 10 min: exited with status 1");
+        LifelineEvent restartedByDaemon = ofHostRestart(AgentStatus.DEAD, AgentStatus.READY, Trigger.JOIN,
+                "agent joined");
         Map<String, Examples> m = new LinkedHashMap<>();
         m.put("DeathAlertRule", new Examples(List.of(died, crashed, notRevived, hostlessDeath()),
                 List.of(left, restarting, back, hostLeaseExpired(), diedOfHost, notRevivedOfHost, inBurst(died),
-                        inBurst(notRevived), digest(), whileFlapping(died), whileFlapping(notRevived), flapping())));
+                        inBurst(notRevived), digest(), whileFlapping(died), whileFlapping(notRevived), flapping(),
+                        crashedUnderDaemon)));
         m.put("RecoveryAlertRule", new Examples(List.of(back, backAfterRevive), List.of(taskDone, died, backWithHost,
-                inBurst(back), burstResolved(), whileFlapping(back), flappingResolved(true))));
+                inBurst(back), burstResolved(), whileFlapping(back), flappingResolved(true), restartedByDaemon)));
         m.put("FlappingAlertRule", new Examples(List.of(flapping()), List.of(died, whileFlapping(died),
                 flappingResolved(true))));
         m.put("FlappingResolvedAlertRule", new Examples(List.of(flappingResolved(true), flappingResolved(false)),
@@ -329,15 +346,16 @@ class AlertRulesTest {
                 leaderNotified(), rotation(), restartRequested(), hostLeaseExpired(), hostLeaseRestored(), fleetHeld(),
                 fleetResolved(), awaitingInput(), inputResumed(), diedOfHost, backWithHost, furtherLeaseExpired(),
                 furtherLeaseRestored(), inBurst(died), burstStarted(), digest(), burstResolved(), whileFlapping(died),
-                flapping(), flappingResolved(true)), List.of()));
+                flapping(), flappingResolved(true), crashedUnderDaemon, restartedByDaemon), List.of()));
         // The revive flow still takes a death of a silent host: the host, once back, runs the pending restart.
-        m.put("ReviveOnDeathRule", new Examples(List.of(died, crashed, diedOfHost),
+        // A death its host daemon claimed starts the flow too: its first step waits out the claim (docs/revive.md).
+        m.put("ReviveOnDeathRule", new Examples(List.of(died, crashed, diedOfHost, crashedUnderDaemon),
                 List.of(hostlessDeath(), notRevived, left, back, restarting)));
         m.put("RestartWebhookRule", new Examples(List.of(restartRequested()), List.of(died, back, massStale())));
         m.put("SlackRule", new Examples(List.of(died, crashed, notRevived, back),
                 List.of(taskDone, claimed, left, restarting, massStale(), hostLeaseExpired(), diedOfHost,
                         notRevivedOfHost, backWithHost, inBurst(died), inBurst(back), digest(), whileFlapping(died),
-                        whileFlapping(back), flapping())));
+                        whileFlapping(back), flapping(), crashedUnderDaemon, restartedByDaemon)));
         m.put("SlackHostLeaseRule", new Examples(List.of(hostLeaseExpired()), List.of(died, massStale(),
                 hostLeaseRestored(), furtherLeaseExpired())));
         m.put("SlackHostLeaseRestoredRule", new Examples(List.of(hostLeaseRestored()), List.of(hostLeaseExpired(),
@@ -346,13 +364,14 @@ class AlertRulesTest {
         m.put("PagerDutyTriggerRule", new Examples(List.of(hostlessDeath(), hostlessCrash, notRevived, hostGaveUp,
                 withoutReviveFlow(died)), List.of(died, crashed, back, left, restarting, hostLeaseExpired(),
                 notRevivedOfHost, withoutReviveFlow(diedOfHost), inBurst(notRevived), inBurst(hostlessDeath()),
-                whileFlapping(hostlessDeath()), whileFlapping(notRevived), flapping())));
+                whileFlapping(hostlessDeath()), whileFlapping(notRevived), flapping(), crashedUnderDaemon)));
         m.put("PagerDutyRevivingDeathRule", new Examples(List.of(died, crashed),
                 List.of(hostlessDeath(), hostlessCrash, notRevived, hostGaveUp, withoutReviveFlow(died), back,
-                        restarting, hostLeaseExpired(), diedOfHost, inBurst(died), whileFlapping(died))));
+                        restarting, hostLeaseExpired(), diedOfHost, inBurst(died), whileFlapping(died),
+                        crashedUnderDaemon)));
         m.put("PagerDutyResolveRule", new Examples(List.of(back, backAfterRevive), List.of(died, taskDone,
                 hostLeaseRestored(), backWithHost, inBurst(back), burstResolved(), whileFlapping(back),
-                flappingResolved(true))));
+                flappingResolved(true), restartedByDaemon)));
         m.put("PagerDutyHostLeaseRule", new Examples(List.of(hostLeaseExpired()), List.of(died, notRevived,
                 massStale(), hostLeaseRestored(), furtherLeaseExpired())));
         m.put("PagerDutyHostLeaseRestoredRule", new Examples(List.of(hostLeaseRestored()), List.of(hostLeaseExpired(),

@@ -140,4 +140,74 @@ class FlappingTest {
             assertEquals(List.of(), s.bus.deadLetters());
         }
     }
+
+    /**
+     * A crash loop under a host daemon (docs/alerts-noise.md): each crash report claims the daemon's restart
+     * ({@code restartInSeconds}, its backoff) and the daemon's join follows, four times, then the give-up. The loop is
+     * flagged at its third crash as ever; its claimed deaths and joins reach nobody, the give-up is not held by the
+     * flag: exactly one page for the loop and one for the give-up, and the revive flow never moves it to restarting.
+     */
+    @Test
+    void aHostDaemonsCrashLoop_isOnePageForTheFlagAndOneForTheGiveUp_andTheReviveFlowNeverRestartsIt()
+            throws Exception {
+        try (AlertSink sink = new AlertSink(); TestStack s = sink.stack().build()) {
+            String key = s.key(TEAM, Scope.ADMIN);
+            Map<String, String> agent = Map.of("team", TEAM, "agentId", "looper");
+            ok(s.send("register", key, Map.of("team", TEAM), null,
+                    "{\"agentId\":\"looper\",\"name\":\"looper\",\"role\":\"worker\",\"hostId\":\"h1\"}"));
+            at(s, 1);
+            ok(s.send("join", key, agent, null, null));
+            s.pump.drain();
+            AlertSink.settled(s);
+            sink.received.clear();
+
+            int[] backoff = {0, 2, 4, 8};
+            double t = 10;
+            for (int i = 0; i < backoff.length; i++) {
+                at(s, t);
+                ok(s.send("fail", key, agent, null, "{\"reason\":\"crash " + (i + 1) + " of 5 in 10 min: exited with "
+                        + "status 1\",\"restartInSeconds\":" + backoff[i] + ",\"restartsLastHour\":" + i + "}"));
+                s.pump.drain();
+                s.stepFunctions.runDue();
+                t += backoff[i] + 0.5;
+                at(s, t);
+                ok(s.send("join", key, agent, null, null));
+                s.pump.drain();
+                s.stepFunctions.runDue();
+                t += 0.5;
+            }
+            at(s, t);
+            ok(s.send("fail", key, agent, null, "{\"reason\":\"5 crashes in 10 min; exited with status 1\","
+                    + "\"giveUp\":true,\"restartsLastHour\":4}"));
+            s.pump.drain();
+            // Every revive execution waits out its claim and ends: none restarts the agent.
+            at(s, t + 120);
+            s.stepFunctions.runDue();
+            s.pump.drain();
+            AlertSink.settled(s);
+
+            JsonNode transitions = ok(s.send("transitions", key, agent, Map.of("limit", "100"), null)).body();
+            assertEquals(10, transitions.get("transitions").size(), transitions::toString);
+            transitions.get("transitions").forEach(c -> assertFalse("restarting".equals(c.path("to").asText()),
+                    transitions::toString));
+            Map<String, Long> byRule = new TreeMap<>();
+            AlertSink.topic(s).forEach(m -> byRule.merge(m.substring(0, m.indexOf(' ')), 1L, Long::sum));
+            assertEquals(Map.of("FlappingAlertRule", 1L, "DeathAlertRule", 1L), byRule, AlertSink.topic(s)::toString);
+            assertEquals(2, sink.slack().size(), sink.slack()::toString);
+            assertTrue(sink.slack().get(1).path("text").asText().contains("-> dead_failed_revive"),
+                    sink.slack()::toString);
+            assertEquals(List.of("lifeline/loop/looper/flapping", "lifeline/loop/looper"), sink.pagerDuty("trigger")
+                    .stream().map(b -> b.path("dedup_key").asText()).toList());
+            assertEquals(List.of(), sink.pagerDuty("resolve"));
+            JsonNode revivals = ok(s.send("revivals", key, agent, null, null)).body().get("revivals");
+            assertEquals(4, revivals.size(), "one execution per crash: " + revivals);
+            revivals.forEach(r -> assertFalse("in_progress".equals(r.path("outcome").asText()), revivals::toString));
+            assertTrue(revivals.toString().contains("host_restarting"), "the flow waited out a claim: " + revivals);
+            JsonNode view = ok(s.send("get-agent", key, agent, null, null)).body();
+            assertEquals("dead_failed_revive", view.path("status").asText());
+            assertEquals(4, view.path("stats").path("restartsLastHour").asInt(), view::toString);
+            assertTrue(view.path("flapping").has("since"), "the flag still shows: " + view);
+            assertEquals(List.of(), s.bus.deadLetters());
+        }
+    }
 }

@@ -209,9 +209,11 @@ class OrphanedReviveTest {
             Map.Entry<String, JsonNode> state = it.next();
             String type = state.getValue().get("Type").asText();
             if (type.equals("Wait")) {
-                waits++;
                 assertEquals("$.revive.waitSeconds", state.getValue().path("SecondsPath").asText(),
-                        "the only wait is the backoff the revive function computes");
+                        "every wait is one the revive function computes");
+                // A wait that leads back to Initiate (a host daemon's claim) comes before the flow's restarting write,
+                // so it is no part of the time an agent stays restarting; the bound covers the others.
+                waits += state.getValue().path("Next").asText().equals("Initiate") ? 0 : 1;
             }
             if (type.equals("Task")) {
                 tasksBesidesCheck += state.getKey().equals("Check") ? 0 : 1;
@@ -229,7 +231,7 @@ class OrphanedReviveTest {
                         state.getKey() + " may take " + worst + ", more than the bound's " + Config.reviveTaskWorstCase());
             }
         }
-        assertEquals(1, waits, "one Wait state");
+        assertEquals(1, waits, "one Wait state while restarting");
         assertTrue(tasksBesidesCheck <= Config.REVIVE_TASKS_BEYOND_CHECKS,
                 tasksBesidesCheck + " Task states besides Check");
 

@@ -170,6 +170,59 @@ class ReviveFlowTest {
         assertEquals(1, revival.get("attempts").asInt());
     }
 
+    /** Its host daemon reports the crash and claims the restart, due in {@code seconds} (its backoff). */
+    static Execution crashUnderDaemon(String id, int seconds) {
+        ok(stack.agent("fail", id, "{\"reason\":\"crash 2 of 5 in 10 min: exited with status 1\","
+                + "\"restartInSeconds\":" + seconds + ",\"restartsLastHour\":1}"));
+        stack.pump.drain();
+        List<Execution> started = stack.executionsFor(id);
+        assertEquals(1, started.size(), () -> "one execution for the death of " + id + ": " + started);
+        return started.get(0);
+    }
+
+    @Test
+    void revive_ofADeathItsHostDaemonRestarts_waitsOutTheClaim_asksNothing_andEndsWithTheDaemonsJoin() {
+        String id = readyOnHost("claimed-1");
+        Execution e = crashUnderDaemon(id, 4);
+        assertEquals("dead", stack.status(id), "the flow does not race the daemon");
+        assertEquals(List.of(), commandsFor(id));
+        assertEquals("host_restarting", revivals(id).get(0).get("steps").get(0).get("outcome").asText());
+        JsonNode death = onBus("AgentStatusChanged", id).stream().filter(d -> d.get("to").asText().equals("dead"))
+                .findFirst().orElseThrow();
+        assertTrue(death.has("hostRestart"), death::toString);
+
+        stack.advanceAndRunDue(Duration.ofSeconds(4));
+        join(id); // the daemon's restart, when its backoff ended
+        stack.advanceAndRunDue(Duration.ofSeconds(31));
+
+        assertEquals(Execution.Status.SUCCEEDED, e.status(), e::toString);
+        assertEquals(List.of("Initiate", "Started", "WaitForHost", "Initiate", "Started", "Revived"),
+                statesEntered(e));
+        assertEquals(List.of("join", "reported_failure", "join"), triggers(id));
+        assertEquals(0, commandItemsFor(id).size(), "no restart was asked of the host");
+        stack.pump.drain();
+        JsonNode back = onBus("AgentStatusChanged", id).stream().filter(d -> d.get("seq").asLong() == 3)
+                .findFirst().orElseThrow();
+        assertEquals(death.get("hostRestart"), back.get("hostRestart"), "the join carries the claim it ended");
+        assertEquals(1L, stack.agentView(id).path("stats").path("restartsLastHour").asLong(), "the daemon's count");
+    }
+
+    @Test
+    void revive_whenTheDaemonsClaimLapsesWithTheAgentStillDead_takesOverAsForAnyDeath() {
+        String id = readyOnHost("claimed-2");
+        Execution e = crashUnderDaemon(id, 0);
+        assertEquals("dead", stack.status(id));
+
+        stack.advanceAndRunDue(Duration.ofSeconds(31)); // the daemon died with its host: no join came
+
+        assertEquals("restarting", stack.status(id));
+        assertEquals(List.of(1), attemptsOf(commandsFor(id)));
+        assertEquals(Execution.Status.RUNNING, e.status(), e::toString);
+        assertEquals(List.of("Initiate", "Started", "WaitForHost", "Initiate", "Started", "WaitForJoin"),
+                statesEntered(e));
+        assertEquals(List.of("join", "reported_failure", "restart_initiated"), triggers(id));
+    }
+
     @Test
     void revive_agentRejoinsAfterSecondAttempt_asksTwiceAndSucceeds() {
         String id = readyOnHost("back-2");
