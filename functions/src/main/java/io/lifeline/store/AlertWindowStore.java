@@ -117,9 +117,19 @@ public final class AlertWindowStore {
         return key(start, SK);
     }
 
-    /** The shard an agent's death and its later changes count in. */
+    /**
+     * The shard an agent's death and its later changes count in: its id's hash, mixed (MurmurHash3's finalizer) so
+     * that ids alike but for their digits spread over every shard (String's hash alone maps team-00001/team-00001-a
+     * and team-00002/team-00002-a to the same one).
+     */
     public static int shardOf(String team, String agentId) {
-        return Math.floorMod((team + "/" + agentId).hashCode(), SHARDS);
+        int h = (team + "/" + agentId).hashCode();
+        h ^= h >>> 16;
+        h *= 0x85ebca6b;
+        h ^= h >>> 13;
+        h *= 0xc2b2ae35;
+        h ^= h >>> 16;
+        return Math.floorMod(h, SHARDS);
     }
 
     private AttributeValue expires(Instant start) {
