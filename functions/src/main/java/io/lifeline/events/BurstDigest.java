@@ -35,6 +35,7 @@ final class BurstDigest {
     static final Duration BUDGET = Duration.ofSeconds(4);
     private static final String HOSTS = "hosts";
     private static final String TEAMS = "teams";
+    private static final String SEND = "send";
 
     private final AlertWindowStore windows;
     private final EventLog eventLog;
@@ -42,9 +43,19 @@ final class BurstDigest {
     private final Config.AlertBursts settings;
     private final String dashboardUrl;
     private final Clock clock;
+    private final Duration budget;
+    private final int pageSize;
 
     BurstDigest(AlertWindowStore windows, EventLog eventLog, EventBridgePublisher bus, Config.AlertBursts settings,
                 String dashboardUrl, Clock clock) {
+        this(windows, eventLog, bus, settings, dashboardUrl, clock, BUDGET, PAGE);
+    }
+
+    /** With another time budget and page size (a test's: a step per page). */
+    BurstDigest(AlertWindowStore windows, EventLog eventLog, EventBridgePublisher bus, Config.AlertBursts settings,
+                String dashboardUrl, Clock clock, Duration budget, int page) {
+        this.budget = budget;
+        this.pageSize = page;
         this.windows = windows;
         this.eventLog = eventLog;
         this.bus = bus;
@@ -170,15 +181,16 @@ final class BurstDigest {
             t.failed = totals.failed();
             t.reasons = totals.byReason();
         }
-        long until = started + BUDGET.toNanos();
-        while (!t.phase.equals("send") && System.nanoTime() < until) {
+        long until = started + budget.toNanos();
+        do {
+            // At least one page a step, so every step makes progress.
             if (t.phase.equals(HOSTS)) {
                 hostsPage(start, t);
             } else {
                 teamsPage(start, t);
             }
-        }
-        if (!t.phase.equals("send")) {
+        } while (!t.phase.equals(SEND) && System.nanoTime() < until);
+        if (!t.phase.equals(SEND)) {
             t.into(out).put("again", true);
             out.put("digestAt", clock.instant().toString());
             Log.emit(Log.line("INFO", "digest").put("outcome", "continues").put("window", start.toString())
@@ -189,7 +201,7 @@ final class BurstDigest {
     }
 
     private void hostsPage(Instant start, Tally t) {
-        AlertWindowStore.Page<AlertWindowStore.HostCount> page = windows.hosts(start, t.after, PAGE);
+        AlertWindowStore.Page<AlertWindowStore.HostCount> page = windows.hosts(start, t.after, pageSize);
         for (AlertWindowStore.HostCount h : page.items()) {
             if (!h.host().equals(t.host)) {
                 t.closeHost();
@@ -205,7 +217,7 @@ final class BurstDigest {
     }
 
     private void teamsPage(Instant start, Tally t) {
-        AlertWindowStore.Page<AlertWindowStore.TeamCount> page = windows.teams(start, t.after, PAGE);
+        AlertWindowStore.Page<AlertWindowStore.TeamCount> page = windows.teams(start, t.after, pageSize);
         List<Map.Entry<String, EventLog.Entry>> views = new ArrayList<>();
         String id = AlertBursts.digestId(start);
         for (AlertWindowStore.TeamCount team : page.items()) {
@@ -222,7 +234,7 @@ final class BurstDigest {
         eventLog.appendAll(views);
         t.after = page.next();
         if (t.after == null) {
-            t.phase = "send";
+            t.phase = SEND;
         }
     }
 
