@@ -10,7 +10,6 @@ import io.lifeline.store.EventLog;
 import io.lifeline.store.FlapStore;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
-import io.lifeline.support.Metrics;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
