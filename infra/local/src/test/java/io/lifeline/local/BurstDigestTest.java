@@ -6,10 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.lifeline.support.Json;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -186,5 +189,34 @@ class BurstDigestTest {
             assertEquals(0, s.bus.delivered().stream().filter(d -> d.detailType().startsWith("AlertBurst")
                     || d.detailType().equals("AlertDigest")).count());
         }
+    }
+
+    /**
+     * The digest of a large window takes several steps (each answers {@code again} with where it stopped, and
+     * {@code digestAt} now): the digest flow must call its step again while it answers so, through a Wait on
+     * {@code $.digestAt}, or a window of many teams would never be sent.
+     */
+    @Test
+    void theDigestFlow_runsItsStepAgainWhileTheStepAnswersAgain() throws Exception {
+        JsonNode states = Json.parse(Files.readString(
+                TestStack.templatePath().resolveSibling("infra/statemachine/digest.asl.json"))).path("States");
+        String task = null;
+        for (Iterator<Map.Entry<String, JsonNode>> it = states.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            if (e.getValue().path("Resource").asText().equals("${DigestFunctionArn}")) {
+                task = e.getKey();
+            }
+        }
+        assertTrue(task != null, "the digest's Task");
+        JsonNode choice = states.path(states.path(task).path("Next").asText());
+        String wait = null;
+        for (JsonNode rule : choice.path("Choices")) {
+            if (rule.toString().contains("\"$.again\"") && rule.toString().contains("\"BooleanEquals\":true")) {
+                wait = rule.path("Next").asText();
+            }
+        }
+        assertTrue(wait != null, "a Choice on $.again after the Task: " + choice);
+        assertEquals("$.digestAt", states.path(wait).path("TimestampPath").asText());
+        assertEquals(task, states.path(wait).path("Next").asText(), "the Wait leads back to the step");
     }
 }
