@@ -116,8 +116,9 @@ public final class AlertBursts {
         int failed = (t.to() == AgentStatus.DEAD_FAILED_REVIVE ? 1 : 0)
                 - (t.from() == AgentStatus.DEAD_FAILED_REVIVE && t.to() != AgentStatus.OFFLINE ? 1 : 0);
         if (back == 0 && failed == 0) {
-            // dead -> restarting, restarting -> dead: the burst's if the death is.
-            return past(start) ? new Decision(start, List.of()) : Decision.NONE;
+            // Down again while still down (restarting -> dead) is the burst's if the death is; a revive's start
+            // (dead -> restarting) is no alert of anyone's and needs no read.
+            return t.to() == AgentStatus.DEAD && past(start) ? new Decision(start, List.of()) : Decision.NONE;
         }
         String id = changeId(c);
         AlertWindowStore.Mark mark = windows.mark(start, id);
