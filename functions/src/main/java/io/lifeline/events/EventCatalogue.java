@@ -6,6 +6,8 @@ import io.lifeline.agent.HostIncidents;
 import io.lifeline.store.StreamChanges;
 import io.lifeline.support.Json;
 import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * The event catalogue: how each change in the table is told on the bus. Events are
@@ -191,9 +193,10 @@ public final class EventCatalogue {
     }
 
     /**
-     * The deployment-wide guard's hold and its end: one event each on the bus, with team {@code *}; the event log of
-     * each team it names records it too, so their events route shows why their agents were not marked dead. Both
-     * carry the hold's id ({@code since}, PagerDuty's dedup key), so the resolve closes exactly that hold's page.
+     * The deployment-wide guard's hold and its end: one event each on the bus, with team {@code *}, for the
+     * operator's destinations. Each team it names logs its own view (docs/events.md): the hold's counts as bare
+     * numbers and no team's name, so its events route shows why its agents were not marked dead. Both carry the
+     * hold's id ({@code since}, PagerDuty's dedup key), so the resolve closes exactly that hold's page.
      */
     private static LifelineEvent fleet(StreamChanges.FleetMassStale c) {
         boolean resolved = c.resolvedAt() != null;
@@ -202,10 +205,12 @@ public final class EventCatalogue {
         ObjectNode d = base(id, c.team()).put("scope", "fleet").put("state", resolved ? "resolved" : "held")
                 .put("aliveAgents", c.aliveAgents()).put("staleAgents", c.staleAgents())
                 .put("threshold", c.threshold()).put("teamCount", c.teamCount());
-        d.set("teams", Json.MAPPER.valueToTree(c.teams()));
         d.put("since", c.since().toString()).put("at", at.toString());
+        Map<String, ObjectNode> views = new LinkedHashMap<>();
+        c.teams().forEach(team -> views.put(team, d.deepCopy().put("team", team)));
+        d.set("teams", Json.MAPPER.valueToTree(c.teams()));
         return new LifelineEvent(c.team(), resolved ? FLEET_MASS_STALE_RESOLVED : FLEET_MASS_STALE_SUSPECTED, id, at, d,
-                c.teams());
+                views);
     }
 
     /**

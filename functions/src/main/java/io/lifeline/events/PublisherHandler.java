@@ -103,7 +103,7 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
         this.eventLog = new EventLog(wiring.dynamo(), tables, config.eventRetention());
         this.parking = new OutboxParking(wiring.dynamo(), tables, config.transitionRetention());
         this.bursts = new AlertBursts(new AlertWindowStore(wiring.dynamo(), tables,
-                config.eventRetention()), config.alertBursts());
+                config.eventRetention()), config.alertBursts(), clock);
         this.flaps = new AgentFlaps(new FlapStore(wiring.dynamo(), tables, config.eventRetention()),
                 config.flapping());
         this.bus = config.eventBusName() == null ? null
@@ -298,7 +298,9 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
         w.events().forEach(e -> {
             EventLog.Entry entry = new EventLog.Entry(e.eventId(), e.type(), e.at(), Json.write(e.detail()), e.agentId());
             eventLog.append(e.team(), entry);
-            e.alsoLoggedFor().forEach(team -> eventLog.append(team, entry));
+            // A fleet event: each team it concerns logs its own view of it, never the fleet's detail.
+            e.teamViews().forEach((team, view) -> eventLog.append(team,
+                    new EventLog.Entry(e.eventId(), e.type(), e.at(), Json.write(view), null)));
         });
         w.finishes().forEach(f -> agents.finishChange(f.team(), f.agentId(), f.seq(), f.taskToClear(), f.flapKnown(),
                 f.flapping()));
@@ -427,6 +429,7 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
                 }
                 events.addAll(flap.raised());
                 // A death the flag holds is no burst's; a return is its death's (counted if it came before the flag).
+                // Counting never holds a change back: a failure to count decides "not in a burst".
                 // A death its host daemon restarts itself, and its return, are the daemon's: no burst's either.
                 boolean held = c.hostRestart() != null || flap.flapping() != null && !gaveUp
                         && (c.diedAt() == null || !c.diedAt().isBefore(flap.flapping()));

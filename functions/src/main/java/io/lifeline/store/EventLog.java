@@ -14,7 +14,9 @@ import java.util.Map;
 import java.util.Set;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
 
 /**
  * A team's recent events as delivered, newest first, for {@code GET /v1/teams/{team}/events}. The outbox
@@ -56,7 +58,49 @@ public final class EventLog {
         }
     }
 
+    /** BatchWriteItem's limit of items per call. */
+    static final int MAX_BATCH_WRITE = 25;
+    /** Calls for one chunk before unprocessed items (the store is busy) answer 429 THROTTLED. */
+    static final int BATCH_ROUNDS = 4;
+
+    /**
+     * Logs each entry in its team's log (no agent copies: for team-wide entries, such as a team's view of a fleet
+     * event), 25 to a BatchWriteItem. Each item's key is the event's time and id, so writing it again (a retry)
+     * puts the same item back: no condition is needed for the log to hold each event once.
+     */
+    public void appendAll(List<Map.Entry<String, Entry>> entries) {
+        List<WriteRequest> writes = new ArrayList<>();
+        for (Map.Entry<String, Entry> e : entries) {
+            writes.add(WriteRequest.builder().putRequest(p -> p.item(item(Keys.team(e.getKey()) + EVENTS_SUFFIX,
+                    e.getValue()))).build());
+        }
+        for (int from = 0; from < writes.size(); from += MAX_BATCH_WRITE) {
+            Map<String, List<WriteRequest>> request = Map.of(table,
+                    writes.subList(from, Math.min(writes.size(), from + MAX_BATCH_WRITE)));
+            for (int round = 0; !request.isEmpty(); round++) {
+                if (round == BATCH_ROUNDS) {
+                    throw StoreFailures.throttled("log events", null);
+                }
+                Map<String, List<WriteRequest>> ask = request;
+                BatchWriteItemResponse r = StoreFailures.call("log events",
+                        () -> dynamo.batchWriteItem(b -> b.requestItems(ask)));
+                request = r.hasUnprocessedItems() ? r.unprocessedItems() : Map.of();
+            }
+        }
+    }
+
     private void put(String pk, Entry e) {
+        Map<String, AttributeValue> item = item(pk, e);
+        try {
+            StoreFailures.call("log the event", () -> dynamo.putItem(p -> p.tableName(table).item(item)
+                    .conditionExpression("attribute_not_exists(#pk)")
+                    .expressionAttributeNames(Map.of("#pk", Keys.PK))));
+        } catch (ConditionalCheckFailedException alreadyLogged) {
+            // A replayed record: the event is there already.
+        }
+    }
+
+    private Map<String, AttributeValue> item(String pk, Entry e) {
         Map<String, AttributeValue> item = new HashMap<>();
         item.put(Keys.PK, s(pk));
         item.put(Keys.SK, s(PREFIX + millis(e.at()) + "#" + e.eventId()));
@@ -68,13 +112,7 @@ public final class EventLog {
             item.put(AGENT_ID, s(e.agentId()));
         }
         item.put(Keys.EXPIRES_AT, n(e.at().plus(retention).getEpochSecond()));
-        try {
-            StoreFailures.call("log the event", () -> dynamo.putItem(p -> p.tableName(table).item(item)
-                    .conditionExpression("attribute_not_exists(#pk)")
-                    .expressionAttributeNames(Map.of("#pk", Keys.PK))));
-        } catch (ConditionalCheckFailedException alreadyLogged) {
-            // A replayed record: the event is there already.
-        }
+        return item;
     }
 
     /**

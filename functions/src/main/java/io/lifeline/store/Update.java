@@ -39,6 +39,13 @@ final class Update {
         return placeholder;
     }
 
+    /** {@code #aN} for an attribute name that may hold characters a placeholder may not (an id, a reason). */
+    String anyName(String attribute) {
+        String placeholder = "#a" + nextPath++;
+        names.put(placeholder, attribute);
+        return placeholder;
+    }
+
     /** A fresh {@code :vN} for a value. */
     String value(AttributeValue v) {
         String placeholder = ":v" + nextValue++;

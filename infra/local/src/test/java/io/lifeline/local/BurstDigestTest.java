@@ -6,10 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.lifeline.support.Json;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -104,16 +107,19 @@ class BurstDigestTest {
             assertEquals(60, counted, digests::toString);
             int inDigests = digests.stream().mapToInt(d -> d.path("inDigest").asInt()).sum();
             assertEquals(60 - digests.size(), inDigests);
-            int teamsCounted = digests.stream().mapToInt(d -> {
-                int n = 0;
+            // Bounded whatever the fleet: the ten largest teams, and how many teams in all.
+            for (JsonNode d : digests) {
+                int shown = 0;
                 for (JsonNode c : d.path("byTeam")) {
-                    n += c.asInt();
+                    shown += c.asInt();
                 }
-                return n;
-            }).sum();
-            assertEquals(60, teamsCounted);
+                assertTrue(d.path("byTeam").size() <= 10 && shown <= d.path("deaths").asInt(), d::toString);
+                assertTrue(d.path("teams").asInt() >= d.path("byTeam").size(), d::toString);
+            }
+            assertTrue(digests.stream().mapToInt(d -> d.path("teams").asInt()).sum() >= 30, digests::toString);
             assertEquals(List.of(), s.bus.deadLetters());
             // Reachable: every death is in its team's events route, and the digest is in every team's it counts.
+            int inViews = 0;
             for (Team t : teams) {
                 JsonNode log = ok(s.send("events", t.key(), Map.of("team", t.name()),
                         Map.of("type", "AgentStatusChanged", "limit", "20"), null)).body();
@@ -125,7 +131,19 @@ class BurstDigestTest {
                 JsonNode digestLogged = ok(s.send("events", t.key(), Map.of("team", t.name()),
                         Map.of("type", "AlertDigest"), null)).body();
                 assertTrue(digestLogged.get("count").asInt() >= 1, t.name() + " sees the digest that counts it");
+                // Its own view: its deaths, and no other team.
+                int own = 0;
+                for (JsonNode e : digestLogged.get("events")) {
+                    assertEquals(t.name(), e.path("detail").path("team").asText(), e::toString);
+                    own += e.path("detail").path("deaths").asInt();
+                    for (JsonNode agent : e.path("detail").path("agents")) {
+                        assertTrue(t.agents().contains(agent.asText()), e::toString);
+                    }
+                }
+                assertEquals(2, own, t.name() + "'s two deaths, in its views of the digests that count them");
+                inViews += own;
             }
+            assertEquals(60, inViews, "every death in its own team's view");
 
             // All back: one resolve per window on each destination, no other message.
             sink.received.clear();
@@ -171,5 +189,34 @@ class BurstDigestTest {
             assertEquals(0, s.bus.delivered().stream().filter(d -> d.detailType().startsWith("AlertBurst")
                     || d.detailType().equals("AlertDigest")).count());
         }
+    }
+
+    /**
+     * The digest of a large window takes several steps (each answers {@code again} with where it stopped, and
+     * {@code digestAt} now): the digest flow must call its step again while it answers so, through a Wait on
+     * {@code $.digestAt}, or a window of many teams would never be sent.
+     */
+    @Test
+    void theDigestFlow_runsItsStepAgainWhileTheStepAnswersAgain() throws Exception {
+        JsonNode states = Json.parse(Files.readString(
+                TestStack.templatePath().resolveSibling("infra/statemachine/digest.asl.json"))).path("States");
+        String task = null;
+        for (Iterator<Map.Entry<String, JsonNode>> it = states.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            if (e.getValue().path("Resource").asText().equals("${DigestFunctionArn}")) {
+                task = e.getKey();
+            }
+        }
+        assertTrue(task != null, "the digest's Task");
+        JsonNode choice = states.path(states.path(task).path("Next").asText());
+        String wait = null;
+        for (JsonNode rule : choice.path("Choices")) {
+            if (rule.toString().contains("\"$.again\"") && rule.toString().contains("\"BooleanEquals\":true")) {
+                wait = rule.path("Next").asText();
+            }
+        }
+        assertTrue(wait != null, "a Choice on $.again after the Task: " + choice);
+        assertEquals("$.digestAt", states.path(wait).path("TimestampPath").asText());
+        assertEquals(task, states.path(wait).path("Next").asText(), "the Wait leads back to the step");
     }
 }

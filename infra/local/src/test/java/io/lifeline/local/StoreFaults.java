@@ -11,6 +11,7 @@ import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.BatchGetItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.ProvisionedThroughputExceededException;
@@ -142,6 +143,15 @@ final class StoreFaults implements ExecutionInterceptor {
     static Predicate<SdkRequest> flapRead(String team, String agentId) {
         return r -> r instanceof GetItemRequest g && g.key().get("pk") != null
                 && ("FLAP#" + team + "#" + agentId).equals(g.key().get("pk").s());
+    }
+
+    /** Any call on an alert window's items ({@code ALERTS#WINDOW#...}: its head, counts, marks). */
+    static Predicate<SdkRequest> alertWindow() {
+        return r -> keysOf(r).stream().anyMatch(k -> k.get("pk") != null && k.get("pk").s() != null
+                && k.get("pk").s().startsWith("ALERTS#WINDOW#"))
+                || r instanceof BatchGetItemRequest b && b.requestItems().values().stream()
+                        .flatMap(k -> k.keys().stream())
+                        .anyMatch(k -> k.get("pk") != null && k.get("pk").s().startsWith("ALERTS#WINDOW#"));
     }
 
     private static boolean isOf(Map<String, AttributeValue> key, String team, String agentId) {
