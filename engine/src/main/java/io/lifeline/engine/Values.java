@@ -3,6 +3,7 @@ package io.lifeline.engine;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -99,6 +100,58 @@ public final class Values {
     /** A number as DynamoDB answers it: no exponent, no trailing zeros after the point. */
     public static String format(BigDecimal d) {
         return d.signum() == 0 ? "0" : d.stripTrailingZeros().toPlainString();
+    }
+
+    /**
+     * The value as DynamoDB stores and answers it: numbers (alone, in sets, lists and maps) with leading and trailing
+     * zeros trimmed ("DynamoDB item sizes and formats"). Answers {@code v} itself when nothing changes.
+     */
+    public static AttributeValue canonical(AttributeValue v) {
+        switch (type(v)) {
+            case "N" -> {
+                String c = format(number(v.n()));
+                return c.equals(v.n()) ? v : AttributeValue.fromN(c);
+            }
+            case "NS" -> {
+                List<String> c = v.ns().stream().map(n -> format(number(n))).toList();
+                return c.equals(v.ns()) ? v : AttributeValue.fromNs(c);
+            }
+            case "L" -> {
+                List<AttributeValue> c = v.l().stream().map(Values::canonical).toList();
+                return sameRefs(c, v.l()) ? v : AttributeValue.fromL(c);
+            }
+            case "M" -> {
+                Map<String, AttributeValue> c = canonical(v.m());
+                return c == v.m() ? v : AttributeValue.fromM(c);
+            }
+            default -> {
+                return v;
+            }
+        }
+    }
+
+    /** {@link #canonical(AttributeValue)} of every value of a map; the map itself when nothing changes. */
+    public static Map<String, AttributeValue> canonical(Map<String, AttributeValue> item) {
+        Map<String, AttributeValue> out = null;
+        for (Map.Entry<String, AttributeValue> e : item.entrySet()) {
+            AttributeValue c = canonical(e.getValue());
+            if (c != e.getValue()) {
+                if (out == null) {
+                    out = new LinkedHashMap<>(item);
+                }
+                out.put(e.getKey(), c);
+            }
+        }
+        return out == null ? item : out;
+    }
+
+    private static boolean sameRefs(List<AttributeValue> a, List<AttributeValue> b) {
+        for (int i = 0; i < a.size(); i++) {
+            if (a.get(i) != b.get(i)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Equality as DynamoDB's {@code =}: same type and value; numbers by value; sets whatever their order. */

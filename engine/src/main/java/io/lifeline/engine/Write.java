@@ -59,12 +59,13 @@ final class Write {
         names.requireAllUsed();
         if (s.kind() == Kind.PUT) {
             Checks.values(s.keyOrItem());
-            Checks.item(t, s.keyOrItem(), false);
-            return new Write(t, Kind.PUT, t.keyOf(s.keyOrItem()), s.keyOrItem(), actions, cond,
+            Map<String, AttributeValue> item = Values.canonical(s.keyOrItem());
+            Checks.item(t, item, false);
+            return new Write(t, Kind.PUT, t.keyOf(item), item, actions, cond,
                     s.returnOldOnFailure());
         }
         Checks.key(t, s.keyOrItem());
-        return new Write(t, s.kind(), t.keyOf(s.keyOrItem()), null, actions, cond, s.returnOldOnFailure());
+        return new Write(t, s.kind(), t.keyOf(Values.canonical(s.keyOrItem())), null, actions, cond, s.returnOldOnFailure());
     }
 
     private static boolean present(String s) {

@@ -1,6 +1,7 @@
 package io.lifeline.engine.expr;
 
 import io.lifeline.engine.Errors;
+import io.lifeline.engine.Values;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -33,7 +34,7 @@ public final class Names {
     /** Takes the request's maps, either of which may be null or empty. */
     public Names(Map<String, String> names, Map<String, AttributeValue> values) {
         this.names = names == null ? Map.of() : names;
-        this.values = values == null ? Map.of() : values;
+        this.values = values == null ? Map.of() : Values.canonical(values);
         if (names != null && names.isEmpty() && !(names instanceof SdkAutoConstructMap)) {
             throw Errors.validation("ExpressionAttributeNames must not be empty");
         }
