@@ -38,6 +38,24 @@ interface Cases {
         return target().equals("engine");
     }
 
+    /**
+     * An assertion of AWS's documented behaviour where moto is known to answer otherwise: on the engine and on real
+     * DynamoDB it must hold; on moto a failure is printed as a difference ({@code page} names AWS's page) and the
+     * case goes on. If moto comes to agree, that is printed too.
+     */
+    default void awsDocumented(String page, Runnable assertion) {
+        if (!moto()) {
+            assertion.run();
+            return;
+        }
+        try {
+            assertion.run();
+            System.out.println("moto agrees with AWS (" + page + ")");
+        } catch (AssertionError | RuntimeException e) {
+            System.out.println("DIFFERENCE moto vs AWS (" + page + "): " + e.getMessage());
+        }
+    }
+
     /** A fresh table keyed pk (S) and sk (S), like both of Lifeline's tables. */
     default String table() {
         return table("S", null);

@@ -22,6 +22,8 @@ import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 
 /** Every function and operator of the condition grammar, on every type it takes. */
 interface ConditionCases extends Cases {
+    String OPERATORS = "https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.OperatorsAndFunctions.html";
+
     private String sample() {
         String t = table();
         db().putItem(r -> r.tableName(t).item(map("pk", "a", "sk", "1", "str", "hello", "num", n("10"),
@@ -54,7 +56,8 @@ interface ConditionCases extends Cases {
         assertTrue(holds(t, "str < :v", null, ":v", "help"));
         assertTrue(holds(t, "bin > :v", null, ":v", b(1, 2)));
         assertFalse(holds(t, "num = :v", null, ":v", "10"), "different types are never equal");
-        assertFalse(holds(t, "num < :v", null, ":v", "99"), "different types are not ordered");
+        awsDocumented(OPERATORS + " (a comparison of different types is false; moto fails with HTTP 500)",
+                () -> assertFalse(holds(t, "num < :v", null, ":v", "99"), "different types are not ordered"));
         assertTrue(holds(t, "absent <> :v", null, ":v", "x"), "a missing attribute is not equal");
         assertFalse(holds(t, "absent < :v", null, ":v", "x"));
         assertTrue(holds(t, "ss = :v", null, ":v", AttributeValue.fromSs(List.of("y", "x"))), "sets by content");
@@ -75,9 +78,12 @@ interface ConditionCases extends Cases {
         assertTrue(holds(t, "num = :a OR num = :b AND num = :c", null, ":a", n("10"), ":b", n("1"), ":c", n("2")),
                 "AND binds tighter than OR");
         assertFalse(holds(t, "(num = :a OR num = :b) AND num = :c", null, ":a", n("10"), ":b", n("1"), ":c", n("2")));
-        DynamoDbException e = assertThrows(DynamoDbException.class, () -> holds(t, "num BETWEEN :a AND :b", null,
-                ":a", n("12"), ":b", n("10")));
-        assertEquals("ValidationException", e.awsErrorDetails().errorCode());
+        awsDocumented("AWS answers \"The BETWEEN operator requires upper bound to be greater than or equal to lower "
+                + "bound\" (ValidationException)", () -> {
+                    DynamoDbException e = assertThrows(DynamoDbException.class, () -> holds(t,
+                            "num BETWEEN :a AND :b", null, ":a", n("12"), ":b", n("10")));
+                    assertEquals("ValidationException", e.awsErrorDetails().errorCode());
+                });
     }
 
     @Test
@@ -88,7 +94,9 @@ interface ConditionCases extends Cases {
         assertTrue(holds(t, "attribute_type(num, :n) AND attribute_type(ss, :ss) AND attribute_type(nul, :nul)", null,
                 ":n", "N", ":ss", "SS", ":nul", "NULL"));
         assertFalse(holds(t, "attribute_type(num, :s)", null, ":s", "S"));
-        assertThrows(DynamoDbException.class, () -> holds(t, "attribute_type(num, :x)", null, ":x", "NUMBER"));
+        awsDocumented(OPERATORS + " (attribute_type's type is one of S SS N NS B BS BOOL NULL L M)",
+                () -> assertThrows(DynamoDbException.class, () -> holds(t, "attribute_type(num, :x)", null,
+                        ":x", "NUMBER")));
     }
 
     @Test
@@ -96,14 +104,19 @@ interface ConditionCases extends Cases {
         String t = sample();
         assertTrue(holds(t, "begins_with(str, :p)", null, ":p", "hel"));
         assertFalse(holds(t, "begins_with(str, :p)", null, ":p", "el"));
-        assertTrue(holds(t, "begins_with(bin, :p)", null, ":p", b(1, 2)));
-        assertFalse(holds(t, "begins_with(bin, :p)", null, ":p", b(2)));
+        awsDocumented("https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Condition.html "
+                + "(BEGINS_WITH takes a String or a Binary)", () -> {
+                    assertTrue(holds(t, "begins_with(bin, :p)", null, ":p", b(1, 2)));
+                    assertFalse(holds(t, "begins_with(bin, :p)", null, ":p", b(2)));
+                });
         assertTrue(holds(t, "contains(str, :p)", null, ":p", "ell"));
         assertTrue(holds(t, "contains(ss, :p)", null, ":p", "y"));
         assertFalse(holds(t, "contains(ss, :p)", null, ":p", "z"));
         assertTrue(holds(t, "contains(lst, :p)", null, ":p", n("2")));
         assertFalse(holds(t, "begins_with(num, :p)", null, ":p", "1"), "begins_with of a number is false");
-        assertThrows(DynamoDbException.class, () -> holds(t, "begins_with(str, :p)", null, ":p", n("1")));
+        awsDocumented("https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Condition.html "
+                + "(BEGINS_WITH takes a String or a Binary, not a Number)", () -> assertThrows(DynamoDbException.class,
+                        () -> holds(t, "begins_with(str, :p)", null, ":p", n("1"))));
     }
 
     @Test
@@ -114,7 +127,8 @@ interface ConditionCases extends Cases {
         assertTrue(holds(t, "size(ss) = :two AND size(lst) = :two", null, ":two", n("2")));
         assertTrue(holds(t, "size(mp) = :one", null, ":one", n("1")));
         assertTrue(holds(t, "size(blank) = :zero", null, ":zero", n("0")));
-        assertFalse(holds(t, "size(absent) >= :zero", null, ":zero", n("0")));
+        awsDocumented(OPERATORS + " (size of a missing attribute: the condition is false; moto fails with HTTP 500)",
+                () -> assertFalse(holds(t, "size(absent) >= :zero", null, ":zero", n("0"))));
     }
 
     @Test
@@ -122,9 +136,12 @@ interface ConditionCases extends Cases {
         String t = sample();
         for (String bad : List.of("num = ", "num == :v", "foo(num)", "num = :undefined", "#undefined = :v",
                 "num = :v AND", "(num = :v")) {
-            DynamoDbException e = assertThrows(DynamoDbException.class, () -> holds(t, bad, null, ":v", n("1")),
-                    bad);
-            assertEquals("ValidationException", e.awsErrorDetails().errorCode(), bad);
+            awsDocumented("https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/CommonErrors.html "
+                    + "(a malformed expression is a ValidationException, HTTP 400): " + bad, () -> {
+                        DynamoDbException e = assertThrows(DynamoDbException.class,
+                                () -> holds(t, bad, null, ":v", n("1")), bad);
+                        assertEquals("ValidationException", e.awsErrorDetails().errorCode(), bad);
+                    });
         }
         DynamoDbException unused = assertThrows(DynamoDbException.class, () -> holds(t, "num = :v", null,
                 ":v", n("1"), ":spare", n("2")));

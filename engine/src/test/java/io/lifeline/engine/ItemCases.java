@@ -25,6 +25,8 @@ import software.amazon.awssdk.services.dynamodb.model.TableDescription;
 
 /** PutItem, GetItem, DeleteItem, the data types, numbers and table operations. */
 interface ItemCases extends Cases {
+    String DATA_TYPES = "https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/HowItWorks.NamingRulesDataTypes.html";
+
     default Map<String, AttributeValue> get(String t, String pk, String sk) {
         return db().getItem(r -> r.tableName(t).key(map("pk", pk, "sk", sk)).consistentRead(true)).item();
     }
@@ -62,13 +64,17 @@ interface ItemCases extends Cases {
         assertEquals(big, got.get("n").n());
         assertEquals(0, new BigDecimal(got.get("huge").n()).compareTo(
                 new BigDecimal("9.9999999999999999999999999999999999999E+125")));
-        DynamoDbException e = assertThrows(DynamoDbException.class, () -> db().putItem(r -> r.tableName(t)
-                .item(map("pk", "a", "sk", "2", "n", n(big + "9")))));
-        assertEquals("ValidationException", e.awsErrorDetails().errorCode());
-        assertThrows(DynamoDbException.class, () -> db().putItem(r -> r.tableName(t)
-                .item(map("pk", "a", "sk", "3", "n", n("1E+126")))));
-        assertThrows(DynamoDbException.class, () -> db().putItem(r -> r.tableName(t)
-                .item(map("pk", "a", "sk", "4", "n", n("1E-131")))));
+        awsDocumented(DATA_TYPES + " (up to 38 digits of precision; exceeding this results in an exception)", () -> {
+            DynamoDbException e = assertThrows(DynamoDbException.class, () -> db().putItem(r -> r.tableName(t)
+                    .item(map("pk", "a", "sk", "2", "n", n(big + "9")))));
+            assertEquals("ValidationException", e.awsErrorDetails().errorCode());
+        });
+        awsDocumented(DATA_TYPES + " (positive range 1E-130 to 9.99...E+125)", () -> {
+            assertThrows(DynamoDbException.class, () -> db().putItem(r -> r.tableName(t)
+                    .item(map("pk", "a", "sk", "3", "n", n("1E+126")))));
+            assertThrows(DynamoDbException.class, () -> db().putItem(r -> r.tableName(t)
+                    .item(map("pk", "a", "sk", "4", "n", n("1E-131")))));
+        });
         assertThrows(DynamoDbException.class, () -> db().putItem(r -> r.tableName(t)
                 .item(map("pk", "a", "sk", "5", "n", n("twelve")))));
     }
