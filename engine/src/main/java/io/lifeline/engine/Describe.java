@@ -34,7 +34,7 @@ final class Describe {
         }
         TableDescription.Builder b = TableDescription.builder().tableName(t.name).tableStatus(status)
                 .attributeDefinitions(defs).keySchema(schema(t.hash, t.range)).itemCount(t.items.count())
-                .tableSizeBytes(t.bytes).creationDateTime(Instant.ofEpochMilli(t.created)).tableArn(arn(t))
+                .tableSizeBytes(t.bytes()).creationDateTime(Instant.ofEpochMilli(t.created)).tableArn(arn(t))
                 .billingModeSummary(BillingModeSummary.builder().billingMode("PAY_PER_REQUEST").build());
         if (!gsis.isEmpty()) {
             b.globalSecondaryIndexes(gsis);

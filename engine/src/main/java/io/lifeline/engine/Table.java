@@ -36,7 +36,6 @@ final class Table {
     final Map<String, Index> indexes = new LinkedHashMap<>();
     final Sorted items = new Sorted();
     final long created;
-    long bytes;
 
     Table(String name, String hash, String range, Map<String, String> types, long created) {
         this.name = name;
@@ -73,7 +72,6 @@ final class Table {
         Partition p = partition(key);
         Sorted.Position pos = position(key);
         if (old != null) {
-            bytes -= Values.itemSize(old);
             for (Index ix : indexes.values()) {
                 if (inIndex(ix, old)) {
                     ix.entries.remove(indexPartition(ix, old), indexPosition(ix, old));
@@ -85,12 +83,22 @@ final class Table {
             return;
         }
         items.put(p, pos, item);
-        bytes += Values.itemSize(item);
         for (Index ix : indexes.values()) {
             if (inIndex(ix, item)) {
                 ix.entries.put(indexPartition(ix, item), indexPosition(ix, item), item);
             }
         }
+    }
+
+    /** The table's size in bytes, as DescribeTable reports it (summed when asked: writes need not keep it). */
+    long bytes() {
+        long sum = 0;
+        for (Map<Sorted.Position, Map<String, AttributeValue>> part : items.partitions.values()) {
+            for (Map<String, AttributeValue> item : part.values()) {
+                sum += Values.itemSize(item);
+            }
+        }
+        return sum;
     }
 
     /** Whether the item has the index's key attributes with their declared types (sparse indexes skip it). */

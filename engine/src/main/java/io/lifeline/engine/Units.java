@@ -64,6 +64,9 @@ final class Units {
 
     /** Adds a write of {@code item} over {@code old} (either may be null) to the table and its indexes. */
     void write(Table t, Map<String, AttributeValue> old, Map<String, AttributeValue> item, int factor) {
+        if (!wanted()) {
+            return;
+        }
         long before = old == null ? 0 : Values.itemSize(old);
         long after = item == null ? 0 : Values.itemSize(item);
         addTable(factor * writeUnits(Math.max(before, after)));

@@ -164,7 +164,7 @@ class EngineTest implements Cases {
             if (i == 0) {
                 start = System.nanoTime();
             }
-            int k = i % agents;
+            int k = Math.floorMod(i, agents);
             int at = i;
             db().updateItem(r -> r.tableName(t).key(map("pk", "TEAM#t#AGENT#" + k, "sk", "AGENT"))
                     .updateExpression("SET beat = :now").conditionExpression("#s = :ready")
