@@ -39,6 +39,8 @@ import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
  * idempotent for 10 minutes, as on DynamoDB.
  */
 final class Batches {
+    /** BatchGetItem answers at most 16 MB; the keys past it come back as UnprocessedKeys. */
+    private static final long MAX_BATCH_GET = 16L * 1024 * 1024;
     private static final long TOKEN_MILLIS = Duration.ofMinutes(10).toMillis();
     private final Engine engine;
     private final Map<String, Object[]> tokens = new HashMap<>();
@@ -74,6 +76,13 @@ final class Batches {
                 throw Errors.validation("Transaction request cannot include multiple operations on one item");
             }
             writes.add(w);
+        }
+        long size = 0;
+        for (TransactWriteItem i : items) {
+            size += i.put() != null ? Values.itemSize(i.put().item()) : 0;
+        }
+        if (size > 4L * 1024 * 1024) {
+            throw Errors.validation("Transaction request cannot be larger than 4 MB");
         }
         List<Map<String, AttributeValue>> olds = new ArrayList<>();
         List<Map<String, AttributeValue>> news = new ArrayList<>();
@@ -123,6 +132,12 @@ final class Batches {
             tokens.put(token, new Object[] {items, response, now});
         }
         return response;
+    }
+
+    private static <T> List<T> concat(List<T> a, List<T> b) {
+        List<T> out = new ArrayList<>(a);
+        out.addAll(b);
+        return out;
     }
 
     private static List<ConsumedCapacity> consumed(Map<String, Units> units) {
@@ -204,6 +219,8 @@ final class Batches {
             throw Errors.validation("Too many items requested for the BatchGetItem call");
         }
         Map<String, List<Map<String, AttributeValue>>> responses = new LinkedHashMap<>();
+        Map<String, KeysAndAttributes> unprocessed = new LinkedHashMap<>();
+        long answered = 0;
         List<ConsumedCapacity> consumed = new ArrayList<>();
         for (Map.Entry<String, KeysAndAttributes> e : r.requestItems().entrySet()) {
             Table t = engine.table(e.getKey());
@@ -222,8 +239,15 @@ final class Batches {
                 if (!seenKeys.add(t.partition(key) + "" + t.position(key))) {
                     throw Errors.validation("Provided list of item keys contains duplicates");
                 }
+                if (answered > MAX_BATCH_GET) {
+                    unprocessed.merge(t.name, ka.toBuilder().keys(List.of(key)).build(), (a, b) -> a.toBuilder()
+                            .keys(concat(a.keys(), b.keys())).build());
+                    continue;
+                }
                 Map<String, AttributeValue> item = t.get(key);
-                units.addTable(Units.readUnits(item == null ? 0 : Values.itemSize(item), consistent));
+                long itemSize = item == null ? 0 : Values.itemSize(item);
+                answered += itemSize;
+                units.addTable(Units.readUnits(itemSize, consistent));
                 if (item != null) {
                     found.add(projection == null ? item : Documents.project(item, projection));
                 }
@@ -233,7 +257,8 @@ final class Batches {
                 consumed.add(units.result());
             }
         }
-        BatchGetItemResponse.Builder b = BatchGetItemResponse.builder().responses(responses).unprocessedKeys(Map.of());
+        BatchGetItemResponse.Builder b = BatchGetItemResponse.builder().responses(responses)
+                .unprocessedKeys(unprocessed);
         return (consumed.isEmpty() ? b : b.consumedCapacity(consumed)).build();
     }
 }

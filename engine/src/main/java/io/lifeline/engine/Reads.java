@@ -204,6 +204,10 @@ final class Reads {
         boolean forward = !Boolean.FALSE.equals(r.scanIndexForward());
         if (r.hasExclusiveStartKey()) {
             p.checkStart(r.exclusiveStartKey());
+            if (!Values.same(r.exclusiveStartKey().get(p.index == null ? t.hash : p.index.hash), kc.hashValue())) {
+                throw Errors.validation("The provided starting key is outside query boundaries based on provided "
+                        + "conditions");
+            }
             Sorted.Position after = p.positionOf(r.exclusiveStartKey());
             part = forward ? part.tailMap(after, false) : part.headMap(after, false);
         }
