@@ -1,5 +1,6 @@
 package io.lifeline.engine;
 
+import java.util.HashMap;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
@@ -23,32 +24,42 @@ final class Sorted {
         }
     }
 
+    /** Partitions in scan order, for Scan. */
     final TreeMap<Partition, TreeMap<Position, Map<String, AttributeValue>>> partitions = new TreeMap<>();
+    /** The same partitions by key, so a point read or write finds its partition without walking the tree. */
+    private final HashMap<Partition, TreeMap<Position, Map<String, AttributeValue>>> byKey = new HashMap<>();
     private long count;
 
     Map<String, AttributeValue> get(Partition p, Position pos) {
-        TreeMap<Position, Map<String, AttributeValue>> part = partitions.get(p);
+        TreeMap<Position, Map<String, AttributeValue>> part = byKey.get(p);
         return part == null ? null : part.get(pos);
     }
 
     void put(Partition p, Position pos, Map<String, AttributeValue> item) {
-        if (partitions.computeIfAbsent(p, k -> new TreeMap<>()).put(pos, item) == null) {
+        TreeMap<Position, Map<String, AttributeValue>> part = byKey.get(p);
+        if (part == null) {
+            part = new TreeMap<>();
+            byKey.put(p, part);
+            partitions.put(p, part);
+        }
+        if (part.put(pos, item) == null) {
             count++;
         }
     }
 
     void remove(Partition p, Position pos) {
-        TreeMap<Position, Map<String, AttributeValue>> part = partitions.get(p);
+        TreeMap<Position, Map<String, AttributeValue>> part = byKey.get(p);
         if (part != null && part.remove(pos) != null) {
             count--;
             if (part.isEmpty()) {
+                byKey.remove(p);
                 partitions.remove(p);
             }
         }
     }
 
     NavigableMap<Position, Map<String, AttributeValue>> partition(Partition p) {
-        TreeMap<Position, Map<String, AttributeValue>> part = partitions.get(p);
+        TreeMap<Position, Map<String, AttributeValue>> part = byKey.get(p);
         return part == null ? new TreeMap<>() : part;
     }
 

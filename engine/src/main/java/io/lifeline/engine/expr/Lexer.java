@@ -5,13 +5,32 @@ import io.lifeline.engine.expr.Parser.Kind;
 import io.lifeline.engine.expr.Parser.Token;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /** Splits an expression into words, {@code #names}, {@code :values}, list indexes and punctuation. */
 final class Lexer {
+    /** Tokens of expressions seen before: callers send the same few expressions again and again. Bounded. */
+    private static final Map<String, List<Token>> SEEN = new ConcurrentHashMap<>();
+    private static final int MAX_SEEN = 4096;
+
     private Lexer() {
     }
 
     static List<Token> lex(String s, String prefix) {
+        List<Token> seen = s == null ? null : SEEN.get(s);
+        if (seen != null) {
+            return seen;
+        }
+        List<Token> tokens = List.copyOf(scan(s, prefix));
+        if (SEEN.size() >= MAX_SEEN) {
+            SEEN.clear();
+        }
+        SEEN.put(s, tokens);
+        return tokens;
+    }
+
+    private static List<Token> scan(String s, String prefix) {
         if (s == null || s.isBlank()) {
             throw Errors.validation(prefix + "The expression can not be empty;");
         }
