@@ -177,6 +177,14 @@ final class Reads {
                 && select != Select.ALL_PROJECTED_ATTRIBUTES) {
             throw Errors.unsupported(kind + " Select " + select);
         }
+        if (p.index != null && !p.index.projection.equals("ALL") && (select == Select.ALL_ATTRIBUTES)) {
+            throw Errors.validation("One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not "
+                    + "supported for global secondary index " + p.index.name + " because its projection type is not ALL");
+        }
+        if (select == Select.SPECIFIC_ATTRIBUTES && projection == null) {
+            throw Errors.validation("One or more parameter values were invalid: Select type SPECIFIC_ATTRIBUTES "
+                    + "requires a ProjectionExpression");
+        }
         names.requireAllUsed();
     }
 

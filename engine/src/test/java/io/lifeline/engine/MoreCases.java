@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
+import software.amazon.awssdk.services.dynamodb.model.Select;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
 
@@ -58,6 +59,21 @@ interface MoreCases extends Cases {
                             r.tableName(t).item(map("pk", "b", "sk", "1", "tpk", n("1")))));
                     assertEquals("ValidationException", wrongType.awsErrorDetails().errorCode());
                 });
+    }
+
+    @Test
+    default void aKeysOnlyIndexCannotAnswerEveryAttributeAndSizeCountsCharacters() {
+        String t = table("S", "byTeam");
+        awsDocumented("https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Query.html (Select: "
+                + "global secondary index queries cannot fetch attributes from the parent table)", () -> {
+                    DynamoDbException e = assertThrows(DynamoDbException.class, () -> db().query(r -> r.tableName(t)
+                            .indexName("byTeam").keyConditionExpression("tpk = :t").select(Select.ALL_ATTRIBUTES)
+                            .expressionAttributeValues(map(":t", "T"))));
+                    assertEquals("ValidationException", e.awsErrorDetails().errorCode());
+                });
+        db().putItem(r -> r.tableName(t).item(map("pk", "a", "sk", "1", "word", "h\u00e9llo")));
+        assertEquals(1, db().scan(r -> r.tableName(t).filterExpression("size(word) = :five")
+                .expressionAttributeValues(map(":five", n("5")))).count(), "5 characters, 6 UTF-8 bytes");
     }
 
     private QueryResponse queryIndex(String t, String team) {

@@ -6,7 +6,6 @@ import io.lifeline.engine.expr.Ast.Action;
 import io.lifeline.engine.expr.Ast.Condition;
 import io.lifeline.engine.expr.Ast.Operand;
 import java.math.BigDecimal;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
@@ -19,7 +18,8 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * Evaluates conditions against an item and applies update actions to it.
  *
  * <p>Conditions: a comparison with a missing operand or operands of different types is false ({@code <>} true);
- * {@code size} of a string counts its UTF-8 bytes, of a binary its bytes, of a set, list or map its elements, and
+ * {@code size} of a string counts its characters ("Comparison operator and function reference": "size(Brand)
+ * less than or equal to 20 characters"), of a binary its bytes, of a set, list or map its elements, and
  * of anything else is missing. Updates: every SET operand is evaluated against the item as it was before the
  * update ("Update expressions", SET), then the actions are applied; REMOVEs of list elements apply from the highest
  * index down so each index names the element it named in the original list.
@@ -158,7 +158,7 @@ public final class Evaluator {
             return null;
         }
         long n = switch (Values.type(v)) {
-            case "S" -> v.s().getBytes(StandardCharsets.UTF_8).length;
+            case "S" -> v.s().codePointCount(0, v.s().length());
             case "B" -> v.b().asByteArrayUnsafe().length;
             case "SS" -> v.ss().size();
             case "NS" -> v.ns().size();
