@@ -49,11 +49,11 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 public final class Engine {
     final ReentrantLock lock = new ReentrantLock();
     final Map<String, Table> tables = new HashMap<>();
-    private final Clock clock;
+    final Clock clock;
     private final Reads reads = new Reads(this);
     private final Batches batches = new Batches(this);
 
-    /** An engine with no tables; {@code clock} stamps table creation times. */
+    /** An engine with no tables; {@code clock} stamps table creation times and ages transaction tokens. */
     public Engine(Clock clock) {
         this.clock = clock;
     }

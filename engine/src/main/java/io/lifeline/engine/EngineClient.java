@@ -4,7 +4,6 @@ import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
-import java.time.Clock;
 import java.util.Locale;
 import java.util.function.Consumer;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -34,7 +33,6 @@ final class EngineClient implements InvocationHandler {
     private final Engine engine;
     private final Reads reads;
     private final Batches batches;
-    private final Clock clock = Clock.systemUTC();
 
     private EngineClient(Engine engine, Reads reads, Batches batches) {
         this.engine = engine;
@@ -112,7 +110,7 @@ final class EngineClient implements InvocationHandler {
                 case "scan":
                     return reads.scan((ScanRequest) request);
                 case "transactWriteItems":
-                    return batches.transactWrite((TransactWriteItemsRequest) request, clock.millis());
+                    return batches.transactWrite((TransactWriteItemsRequest) request, engine.clock.millis());
                 case "batchWriteItem":
                     return batches.batchWrite((BatchWriteItemRequest) request);
                 case "batchGetItem":
