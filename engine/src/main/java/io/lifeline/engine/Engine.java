@@ -1,0 +1,286 @@
+package io.lifeline.engine;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.CreateTableRequest;
+import software.amazon.awssdk.services.dynamodb.model.CreateTableResponse;
+import software.amazon.awssdk.services.dynamodb.model.DeleteItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.DeleteItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.DeleteTableRequest;
+import software.amazon.awssdk.services.dynamodb.model.DeleteTableResponse;
+import software.amazon.awssdk.services.dynamodb.model.DescribeTableRequest;
+import software.amazon.awssdk.services.dynamodb.model.DescribeTableResponse;
+import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.GlobalSecondaryIndex;
+import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
+import software.amazon.awssdk.services.dynamodb.model.KeyType;
+import software.amazon.awssdk.services.dynamodb.model.ListTablesRequest;
+import software.amazon.awssdk.services.dynamodb.model.ListTablesResponse;
+import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.PutItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
+import software.amazon.awssdk.services.dynamodb.model.TableDescription;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
+
+/**
+ * An in-process DynamoDB over tables held in memory. {@link #client()} is its SDK v2 {@link DynamoDbClient}.
+ *
+ * <p>Isolation: one lock for the whole engine. Every operation (a single-item write, a transaction, a page of a
+ * Query or Scan, each item of a batch) runs alone under it, so each conditional write is atomic on its item and a
+ * transaction is serializable against every other write. A lock per table or per item would let more run at once;
+ * this first version keeps the one lock because it is plainly correct.
+ *
+ * <p>Not implemented yet (each answers a ValidationException naming it): streams, TTL, local secondary indexes,
+ * UpdateTable, PartiQL, backups, the legacy parameters (Expected, AttributesToGet, KeyConditions, QueryFilter,
+ * ScanFilter, AttributeUpdates, ConditionalOperator) and every other operation.
+ */
+public final class Engine {
+    final ReentrantLock lock = new ReentrantLock();
+    final Map<String, Table> tables = new HashMap<>();
+    final Clock clock;
+    private final Reads reads = new Reads(this);
+    private final Batches batches = new Batches(this);
+
+    /** An engine with no tables; {@code clock} stamps table creation times and ages transaction tokens. */
+    public Engine(Clock clock) {
+        this.clock = clock;
+    }
+
+    /** The engine as the SDK's client: every DynamoDbClient method, those not implemented refused by name. */
+    public DynamoDbClient client() {
+        return EngineClient.of(this, reads, batches);
+    }
+
+    Table table(String name) {
+        Table t = tables.get(name);
+        if (t == null) {
+            throw Errors.notFound("Requested resource not found");
+        }
+        return t;
+    }
+
+    /** CreateTable: the key schema and global secondary indexes; billing and throughput are accepted and ignored. */
+    public CreateTableResponse createTable(CreateTableRequest r) {
+        if (r.hasLocalSecondaryIndexes()) {
+            throw Errors.unsupported("local secondary indexes");
+        }
+        if (r.streamSpecification() != null && Boolean.TRUE.equals(r.streamSpecification().streamEnabled())) {
+            throw Errors.unsupported("streams (StreamSpecification)");
+        }
+        Map<String, String> types = new LinkedHashMap<>();
+        for (AttributeDefinition d : r.attributeDefinitions()) {
+            types.put(d.attributeName(), d.attributeTypeAsString());
+        }
+        String[] key = keys(r.keySchema(), types);
+        HashSet<String> used = new HashSet<>(List.of(key[0]));
+        if (key[1] != null) {
+            used.add(key[1]);
+        }
+        lock.lock();
+        try {
+            if (tables.containsKey(r.tableName())) {
+                throw Errors.inUse("Table already exists: " + r.tableName());
+            }
+            Table t = new Table(r.tableName(), key[0], key[1], types, clock.millis());
+            for (GlobalSecondaryIndex g : r.globalSecondaryIndexes()) {
+                String[] ik = keys(g.keySchema(), types);
+                used.add(ik[0]);
+                if (ik[1] != null) {
+                    used.add(ik[1]);
+                }
+                String projection = g.projection() == null ? "KEYS_ONLY" : g.projection().projectionTypeAsString();
+                t.indexes.put(g.indexName(), new Table.Index(g.indexName(), ik[0], ik[1], projection,
+                        new HashSet<>(g.projection() == null ? List.of() : g.projection().nonKeyAttributes())));
+            }
+            if (!used.equals(types.keySet())) {
+                throw Errors.validation("One or more parameter values were invalid: Number of attributes in KeySchema "
+                        + "does not exactly match number of attributes defined in AttributeDefinitions");
+            }
+            tables.put(t.name, t);
+            return CreateTableResponse.builder().tableDescription(Describe.of(t, "ACTIVE")).build();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private static String[] keys(List<KeySchemaElement> schema, Map<String, String> types) {
+        String hash = null;
+        String range = null;
+        for (KeySchemaElement k : schema) {
+            if (!types.containsKey(k.attributeName())) {
+                throw Errors.validation("One or more parameter values were invalid: Some index key attributes are not "
+                        + "defined in AttributeDefinitions. Keys: [" + k.attributeName() + "], AttributeDefinitions: "
+                        + types.keySet());
+            }
+            if (k.keyType() == KeyType.HASH) {
+                hash = k.attributeName();
+            } else {
+                range = k.attributeName();
+            }
+        }
+        if (hash == null) {
+            throw Errors.validation("1 validation error detected: the key schema has no HASH key");
+        }
+        return new String[] {hash, range};
+    }
+
+    /** DeleteTable: the table and its items are gone at once. */
+    public DeleteTableResponse deleteTable(DeleteTableRequest r) {
+        lock.lock();
+        try {
+            Table t = tables.get(r.tableName());
+            if (t == null) {
+                throw Errors.notFound("Requested resource not found: Table: " + r.tableName() + " not found");
+            }
+            tables.remove(r.tableName());
+            return DeleteTableResponse.builder().tableDescription(Describe.of(t, "DELETING")).build();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** DescribeTable. */
+    public DescribeTableResponse describeTable(DescribeTableRequest r) {
+        lock.lock();
+        try {
+            Table t = tables.get(r.tableName());
+            if (t == null) {
+                throw Errors.notFound("Requested resource not found: Table: " + r.tableName() + " not found");
+            }
+            TableDescription d = Describe.of(t, "ACTIVE");
+            return DescribeTableResponse.builder().table(d).build();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** ListTables, in name order, paged by ExclusiveStartTableName and Limit. */
+    public ListTablesResponse listTables(ListTablesRequest r) {
+        lock.lock();
+        try {
+            List<String> names = new ArrayList<>(tables.keySet());
+            names.sort(null);
+            String start = r.exclusiveStartTableName();
+            List<String> page = names.stream().filter(n -> start == null || n.compareTo(start) > 0).toList();
+            int limit = r.limit() == null ? 100 : r.limit();
+            ListTablesResponse.Builder b = ListTablesResponse.builder();
+            if (page.size() > limit) {
+                page = page.subList(0, limit);
+                b.lastEvaluatedTableName(page.get(limit - 1));
+            }
+            return b.tableNames(page).build();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** PutItem. */
+    public PutItemResponse putItem(PutItemRequest r) {
+        String rv = returnValues(r.returnValuesAsString(), "ALL_OLD");
+        Legacy.refuse(r.hasExpected(), "Expected", r.conditionalOperator() != null);
+        lock.lock();
+        try {
+            Table t = table(r.tableName());
+            Write w = Write.of(t, new Write.Spec(Write.Kind.PUT, r.item(), null, r.conditionExpression(),
+                    r.expressionAttributeNames(), r.expressionAttributeValues(), allOld(r.returnValuesOnConditionCheckFailure())));
+            Units units = new Units(t.name, r.returnConsumedCapacity(), false);
+            Map<String, AttributeValue> old = single(w, units);
+            return PutItemResponse.builder().attributes(w.returned(rv, old, null)).consumedCapacity(units.result())
+                    .build();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** UpdateItem. */
+    public UpdateItemResponse updateItem(UpdateItemRequest r) {
+        String rv = returnValues(r.returnValuesAsString(), "ALL_OLD", "ALL_NEW", "UPDATED_OLD", "UPDATED_NEW");
+        Legacy.refuse(r.hasExpected() || r.hasAttributeUpdates(), "Expected or AttributeUpdates",
+                r.conditionalOperator() != null);
+        lock.lock();
+        try {
+            Table t = table(r.tableName());
+            Write w = Write.of(t, new Write.Spec(Write.Kind.UPDATE, r.key(), r.updateExpression(),
+                    r.conditionExpression(), r.expressionAttributeNames(), r.expressionAttributeValues(),
+                    allOld(r.returnValuesOnConditionCheckFailure())));
+            Units units = new Units(t.name, r.returnConsumedCapacity(), false);
+            Map<String, AttributeValue> old = single(w, units);
+            return UpdateItemResponse.builder().attributes(w.returned(rv, old, t.get(w.key)))
+                    .consumedCapacity(units.result()).build();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** DeleteItem. */
+    public DeleteItemResponse deleteItem(DeleteItemRequest r) {
+        String rv = returnValues(r.returnValuesAsString(), "ALL_OLD");
+        Legacy.refuse(r.hasExpected(), "Expected", r.conditionalOperator() != null);
+        lock.lock();
+        try {
+            Table t = table(r.tableName());
+            Write w = Write.of(t, new Write.Spec(Write.Kind.DELETE, r.key(), null, r.conditionExpression(),
+                    r.expressionAttributeNames(), r.expressionAttributeValues(),
+                    allOld(r.returnValuesOnConditionCheckFailure())));
+            Units units = new Units(t.name, r.returnConsumedCapacity(), false);
+            Map<String, AttributeValue> old = single(w, units);
+            return DeleteItemResponse.builder().attributes(w.returned(rv, old, null)).consumedCapacity(units.result())
+                    .build();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Runs one write under the lock: the condition, then the write; answers the item as it was. */
+    private Map<String, AttributeValue> single(Write w, Units units) {
+        Map<String, AttributeValue> old = w.table.get(w.key);
+        if (!w.holds(old)) {
+            units.write(w.table, old, null, 1);
+            throw Errors.conditionFailed(w.returnOldOnFailure ? old : null);
+        }
+        Map<String, AttributeValue> now = w.after(old);
+        units.write(w.table, old, now, 1);
+        w.table.write(w.key, old, now);
+        return old;
+    }
+
+    static boolean allOld(ReturnValuesOnConditionCheckFailure f) {
+        return f == ReturnValuesOnConditionCheckFailure.ALL_OLD;
+    }
+
+    private static String returnValues(String given, String... allowed) {
+        if (given == null || given.equals(ReturnValue.NONE.toString())) {
+            return "NONE";
+        }
+        for (String a : allowed) {
+            if (a.equals(given)) {
+                return given;
+            }
+        }
+        throw Errors.validation("Return values set to invalid value");
+    }
+
+    /** GetItem, strongly or eventually consistent (the engine has one copy: both read the latest write). */
+    public GetItemResponse getItem(GetItemRequest r) {
+        Legacy.refuse(r.hasAttributesToGet(), "AttributesToGet", false);
+        lock.lock();
+        try {
+            Table t = table(r.tableName());
+            return reads.get(t, r);
+        } finally {
+            lock.unlock();
+        }
+    }
+}

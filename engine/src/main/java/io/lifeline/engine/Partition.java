@@ -1,0 +1,26 @@
+package io.lifeline.engine;
+
+/**
+ * A partition key placed in scan order: by a hash of the value (unsigned), then by the value. Parallel Scan's
+ * segments are contiguous ranges of the hash, so each item is in exactly one segment.
+ *
+ * @param hash the value's hash
+ * @param key the partition key's value
+ */
+record Partition(int hash, Key key) implements Comparable<Partition> {
+    static Partition of(Key key) {
+        int h = key.hashCode() * 0x9E3779B1;
+        return new Partition(h ^ (h >>> 15), key);
+    }
+
+    /** Which of {@code total} segments holds this partition. */
+    int segment(int total) {
+        return (int) (((hash & 0xffffffffL) * total) >>> 32);
+    }
+
+    @Override
+    public int compareTo(Partition o) {
+        int c = Integer.compareUnsigned(hash, o.hash);
+        return c != 0 ? c : key.compareTo(o.key);
+    }
+}
