@@ -135,6 +135,9 @@ class DaemonLifecycleTest {
             assertTrue(again.exits().isEmpty() && again.restarted().isEmpty() && again.batchCalls() == 0,
                     "it stays down, and nothing more is sent: " + again);
         }
+        // The outbox records transitions after the change it follows: wait for both records, in any order of arrival.
+        assertTrue(LocalHarness.eventually(Duration.ofSeconds(20), () -> client.allTransitions(a).size() >= 2),
+                () -> "two transitions recorded: " + client.allTransitions(a));
         List<TransitionView> history = client.allTransitions(a);
         assertEquals(List.of("leave", "join"), history.stream().map(TransitionView::trigger).toList(),
                 history::toString); // newest first
@@ -160,6 +163,9 @@ class DaemonLifecycleTest {
                     r.toString());
             assertEquals(1, d.restartsLastHour(a), "a restart of the daemon's own");
         }
+        // The outbox records transitions after the change it follows: wait for all three records.
+        assertTrue(LocalHarness.eventually(Duration.ofSeconds(20), () -> client.allTransitions(a).size() >= 3),
+                () -> "three transitions recorded: " + client.allTransitions(a));
         List<TransitionView> history = client.allTransitions(a);
         assertEquals(List.of("join", "leave", "join"), history.stream().map(TransitionView::trigger).toList(),
                 history::toString);
