@@ -10,7 +10,6 @@ import io.lifeline.client.model.RegisterAgent;
 import io.lifeline.client.model.Revival;
 import io.lifeline.client.model.TransitionView;
 import io.lifeline.local.app.LifelineLocal;
-import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -56,7 +55,9 @@ class DaemonCrashLoopTest {
             LifelineClient client = LocalHarness.client(local);
             client.register(RegisterAgent.of(AGENT, "Loopy", "worker").withHost(HOST));
             Path out = dir.resolve("daemon.out");
-            daemon = daemonJvm(local, out, "echo 'cannot open config.yaml' >&2; exit 1");
+            // With its crash defaults and a scaled backoff.
+            daemon = DaemonJvm.start(local, dir, out, HOST, AGENT, "echo 'cannot open config.yaml' >&2; exit 1",
+                    "--restart-backoff", "200ms");
 
             assertTrue(LocalHarness.eventually(Duration.ofSeconds(60),
                     () -> "dead_failed_revive".equals(client.agent(AGENT).status())), () -> read(out));
@@ -110,7 +111,7 @@ class DaemonCrashLoopTest {
                     .filter(b -> "AgentStatusChanged".equals(b.path("detail-type").asText())).count());
             assertEquals(List.of(), local.bus().deadLetters());
 
-            String status = cli(local, "status", AGENT);
+            String status = DaemonJvm.cli(local, dir, "status", AGENT);
             assertTrue(status.contains("status:          dead_failed_revive"), status);
             assertTrue(status.contains("restarts (1 h):  4 by its host daemon (as it reported), 0 by the revive flow"),
                     status);
@@ -124,14 +125,5 @@ class DaemonCrashLoopTest {
                 daemon.destroyForcibly();
             }
         }
-    }
-
-    /** {@code lifeline daemon} in its own JVM with its crash defaults and a scaled backoff. */
-    private Process daemonJvm(LifelineLocal local, Path out, String command) throws IOException {
-        return DaemonJvm.start(local, dir, out, HOST, AGENT, command, "--restart-backoff", "200ms");
-    }
-
-    private String cli(LifelineLocal local, String... args) {
-        return DaemonJvm.cli(local, dir, args);
     }
 }

@@ -90,7 +90,8 @@ class DaemonFlappingTest {
             LifelineClient client = LocalHarness.client(local);
             client.register(RegisterAgent.of(AGENT, "Crashy", "worker").withHost(HOST));
             Path out = dir.resolve("daemon.out");
-            daemon = daemonJvm(local, out, "sleep 2; exit 3");
+            // Restarting at once after each crash (a crash window of 1 s).
+            daemon = DaemonJvm.start(local, dir, out, HOST, AGENT, "sleep 2; exit 3", "--crash-window", "1s");
             Instant started = Instant.now();
 
             // The flag: one AgentFlapping, at the third death (the fifth change between alive and down).
@@ -110,7 +111,7 @@ class DaemonFlappingTest {
                 return v.flapping() != null && v.stats() != null && v.stats().restartsLastHour() != null
                         && v.stats().restartsLastHour() >= 3;
             }), () -> client.agent(AGENT).toString());
-            String status = cli(local, "status", AGENT);
+            String status = DaemonJvm.cli(local, dir, "status", AGENT);
             assertTrue(status.contains("flapping:        since "), status);
             assertTrue(status.contains("restarts (1 h):") && status.contains("by its host daemon"), status);
 
@@ -199,15 +200,6 @@ class DaemonFlappingTest {
                 daemon.destroyForcibly();
             }
         }
-    }
-
-    /** {@code lifeline daemon} in its own JVM, restarting at once after each crash (a crash window of 1 s). */
-    private Process daemonJvm(LifelineLocal local, Path out, String command) throws Exception {
-        return DaemonJvm.start(local, dir, out, HOST, AGENT, command, "--crash-window", "1s");
-    }
-
-    private String cli(LifelineLocal local, String... args) {
-        return DaemonJvm.cli(local, dir, args);
     }
 
     /** The daemon's "restarted:" reports of the agent, from its output. */
