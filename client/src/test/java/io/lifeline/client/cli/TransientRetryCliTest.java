@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lifeline.client.LifelineClient;
 import io.lifeline.client.StubServer;
-import io.lifeline.client.daemon.AgentProcesses;
+import io.lifeline.client.daemon.AllRunning;
 import io.lifeline.client.daemon.HostDaemon;
 import io.lifeline.client.daemon.TickReport;
 import java.io.IOException;
@@ -67,8 +67,8 @@ class TransientRetryCliTest {
         try (StubServer stub = new StubServer()) {
             stub.then(502, BAD_GATEWAY, null).then(502, BAD_GATEWAY, null).otherwise(200, batch);
             List<Duration> slept = new CopyOnWriteArrayList<>();
-            HostDaemon daemon = HostDaemon.builder(daemonClient(stub, slept), "h", running()).agents(List.of("a1"))
-                    .build();
+            HostDaemon daemon = HostDaemon.builder(daemonClient(stub, slept), "h", new AllRunning())
+                    .agents(List.of("a1")).build();
             TickReport round = daemon.runOnce();
             long beats = stub.seen().stream().filter(s -> s.path().endsWith("/heartbeats")).count();
             System.out.println("daemon: 502, 502, 200 -> attempts " + beats + ", problems " + round.problems());
@@ -82,8 +82,8 @@ class TransientRetryCliTest {
             }
             stub.otherwise(200, batch);
             List<Duration> slept = new CopyOnWriteArrayList<>();
-            HostDaemon daemon = HostDaemon.builder(daemonClient(stub, slept), "h", running()).agents(List.of("a1"))
-                    .build();
+            HostDaemon daemon = HostDaemon.builder(daemonClient(stub, slept), "h", new AllRunning())
+                    .agents(List.of("a1")).build();
             TickReport first = daemon.runOnce();
             assertEquals(4, stub.seen().stream().filter(s -> s.path().endsWith("/heartbeats")).count(),
                     "one call held 14 s at most, not the ten minutes a command may wait");
@@ -99,19 +99,5 @@ class TransientRetryCliTest {
     private static LifelineClient daemonClient(StubServer stub, List<Duration> slept) {
         return LifelineClient.builder().url(stub.url()).team("t").apiKey("k")
                 .retry(new DaemonCommand().retryPolicy().withJitter(() -> 0)).sleeper(slept::add).build();
-    }
-
-    private static AgentProcesses running() {
-        return new AgentProcesses() {
-            @Override
-            public boolean isRunning(String agentId) {
-                return true;
-            }
-
-            @Override
-            public void restart(String agentId, String reason) {
-                throw new AssertionError("nothing exits here");
-            }
-        };
     }
 }

@@ -1,43 +1,26 @@
 package io.lifeline.client.daemon;
 
+import static io.lifeline.client.daemon.DaemonJvm.read;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpServer;
 import io.lifeline.client.LifelineClient;
 import io.lifeline.client.LocalHarness;
-import io.lifeline.client.cli.LifelineCli;
-import io.lifeline.client.cli.Main;
 import io.lifeline.client.model.RegisterAgent;
 import io.lifeline.client.model.Revival;
 import io.lifeline.client.model.TransitionView;
 import io.lifeline.local.app.LifelineLocal;
-import io.lifeline.local.template.SamTemplate;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * One story per crash loop (docs/alerts-noise.md), with the real daemon: {@code lifeline daemon} in its own JVM runs a
@@ -60,43 +43,21 @@ import picocli.CommandLine;
 class DaemonCrashLoopTest {
     private static final String AGENT = "loopy";
     private static final String HOST = "h-loop";
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir
     Path dir;
 
-    record Received(String path, JsonNode body) {
-    }
-
     @Test
     void aCommandThatExitsAtOnce_underTheDaemonsDefaults_isOnePageForTheLoopAndOneForTheGiveUp() throws Exception {
         Assumptions.assumeTrue(new CommandProcesses(Map.of(), Map.of(), dir).supervised(), "needs setsid, setpriv");
-        List<Received> received = new CopyOnWriteArrayList<>();
-        HttpServer sink = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        sink.createContext("/", exchange -> {
-            try (exchange; InputStream in = exchange.getRequestBody()) {
-                received.add(new Received(exchange.getRequestURI().getPath(),
-                        JSON.readTree(new String(in.readAllBytes(), StandardCharsets.UTF_8))));
-                exchange.sendResponseHeaders(200, -1);
-            }
-        });
-        sink.start();
-        String sinkUrl = "http://127.0.0.1:" + sink.getAddress().getPort();
-        Path template = Path.of(System.getProperty("lifeline.template", "../template.yaml")).toAbsolutePath();
-        Path copy = Files.createTempFile(template.getParent(), ".daemon-crash-loop-", ".yaml");
-        copy.toFile().deleteOnExit();
-        Files.writeString(copy, Files.readString(template)
-                .replace("https://events.pagerduty.com/v2/enqueue", sinkUrl + "/pagerduty"));
-        Map<String, String> parameters = Map.of("StaleAfterSeconds", "10", "SweepIntervalMillis", "500",
-                "SlackWebhookUrl", sinkUrl + "/slack", "AlertWebhookUrl", sinkUrl + "/hook",
-                "PagerDutyRoutingKey", "0123456789abcdef0123456789abcdef");
         Process daemon = null;
-        try (LifelineLocal local = LifelineLocal.start(new LifelineLocal.Options(0, null, SamTemplate.read(copy),
-                parameters, Clock.systemUTC()))) {
+        try (AlertSink sink = new AlertSink(); LifelineLocal local = sink.local(".daemon-crash-loop-")) {
             LifelineClient client = LocalHarness.client(local);
             client.register(RegisterAgent.of(AGENT, "Loopy", "worker").withHost(HOST));
             Path out = dir.resolve("daemon.out");
-            daemon = daemonJvm(local, out, "echo 'cannot open config.yaml' >&2; exit 1");
+            // With its crash defaults and a scaled backoff.
+            daemon = DaemonJvm.start(local, dir, out, HOST, AGENT, "echo 'cannot open config.yaml' >&2; exit 1",
+                    "--restart-backoff", "200ms");
 
             assertTrue(LocalHarness.eventually(Duration.ofSeconds(60),
                     () -> "dead_failed_revive".equals(client.agent(AGENT).status())), () -> read(out));
@@ -124,9 +85,9 @@ class DaemonCrashLoopTest {
 
             Map<String, Integer> byRule = new TreeMap<>();
             local.bus().delivered().forEach(d -> d.rules().forEach(r -> byRule.merge(r, 1, Integer::sum)));
-            List<String> pagerDuty = at(received, "/pagerduty").stream().map(b -> b.path("event_action").asText()
+            List<String> pagerDuty = sink.at("/pagerduty").stream().map(b -> b.path("event_action").asText()
                     + " " + b.path("dedup_key").asText()).toList();
-            List<String> slack = at(received, "/slack").stream().map(b -> b.path("text").asText()).toList();
+            List<String> slack = sink.at("/slack").stream().map(b -> b.path("text").asText()).toList();
             // One page for the loop: the flapping notice on each destination.
             assertEquals(1, byRule.getOrDefault("FlappingAlertRule", 0), byRule::toString);
             assertEquals(1, byRule.getOrDefault("SlackFlappingRule", 0), byRule::toString);
@@ -146,11 +107,11 @@ class DaemonCrashLoopTest {
                 assertEquals(0, byRule.getOrDefault(none, 0), none + ": " + byRule);
             }
             // The record keeps everything: every change went to the alert webhook.
-            assertEquals(history.size(), at(received, "/hook").stream()
+            assertEquals(history.size(), sink.at("/hook").stream()
                     .filter(b -> "AgentStatusChanged".equals(b.path("detail-type").asText())).count());
             assertEquals(List.of(), local.bus().deadLetters());
 
-            String status = cli(local, "status", AGENT);
+            String status = DaemonJvm.cli(local, dir, "status", AGENT);
             assertTrue(status.contains("status:          dead_failed_revive"), status);
             assertTrue(status.contains("restarts (1 h):  4 by its host daemon (as it reported), 0 by the revive flow"),
                     status);
@@ -163,44 +124,6 @@ class DaemonCrashLoopTest {
             if (daemon != null) {
                 daemon.destroyForcibly();
             }
-            sink.stop(0);
         }
-    }
-
-    /** {@code lifeline daemon} in its own JVM with its crash defaults and a scaled backoff. */
-    private Process daemonJvm(LifelineLocal local, Path out, String command) throws IOException {
-        List<String> argv = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "daemon", "--host", HOST,
-                "--agent", AGENT + "=" + command, "--interval", "1s", "--restart-backoff", "200ms",
-                "--state-dir", dir.resolve("state").toString()));
-        ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(out.toFile());
-        pb.environment().putAll(Map.of("LIFELINE_URL", local.url().toString(), "LIFELINE_API_KEY", local.adminKey(),
-                "XDG_CONFIG_HOME", dir.resolve("no-config").toString()));
-        return pb.start();
-    }
-
-    private String cli(LifelineLocal local, String... args) {
-        Map<String, String> env = Map.of("LIFELINE_URL", local.url().toString(), "LIFELINE_API_KEY",
-                local.adminKey(), "XDG_CONFIG_HOME", dir.resolve("no-config").toString(), "XDG_STATE_HOME",
-                dir.resolve("cli-state").toString());
-        StringWriter o = new StringWriter();
-        CommandLine cl = new CommandLine(new LifelineCli(env, d -> { }));
-        cl.setOut(new PrintWriter(o, true));
-        cl.setErr(new PrintWriter(o, true));
-        int code = cl.execute(args);
-        assertEquals(0, code, o::toString);
-        return o.toString();
-    }
-
-    private static String read(Path p) {
-        try {
-            return Files.exists(p) ? Files.readString(p) : "";
-        } catch (IOException e) {
-            return "";
-        }
-    }
-
-    private static List<JsonNode> at(List<Received> received, String path) {
-        return received.stream().filter(r -> r.path().equals(path)).map(Received::body).toList();
     }
 }

@@ -1,15 +1,13 @@
 package io.lifeline.client.daemon;
 
+import static io.lifeline.client.daemon.DaemonJvm.read;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpServer;
 import io.lifeline.client.LifelineClient;
 import io.lifeline.client.LocalHarness;
-import io.lifeline.client.cli.LifelineCli;
-import io.lifeline.client.cli.Main;
 import io.lifeline.client.model.AgentView;
 import io.lifeline.client.model.EventQuery;
 import io.lifeline.client.model.EventView;
@@ -17,19 +15,11 @@ import io.lifeline.client.model.RegisterAgent;
 import io.lifeline.client.model.TransitionView;
 import io.lifeline.local.app.LifelineLocal;
 import io.lifeline.local.aws.LocalEventBus;
-import io.lifeline.local.template.SamTemplate;
 import java.io.File;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -37,7 +27,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -54,7 +43,6 @@ import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
-import picocli.CommandLine;
 
 /**
  * Flapping (docs/alerts-noise.md) with the real daemon: {@code lifeline daemon} in its own JVM runs a command that
@@ -92,42 +80,18 @@ class DaemonFlappingTest {
     @TempDir
     Path dir;
 
-    record Received(String path, JsonNode body) {
-    }
-
     @Test
     void aCommandCrashingEvery2sUnderTheDaemonFor2Minutes_isOneFlappingNotice_andNoDeathAlertAfterIt()
             throws Exception {
         Assumptions.assumeTrue(new CommandProcesses(Map.of(), Map.of(), dir).supervised(), "needs setsid, setpriv");
-        List<Received> received = new CopyOnWriteArrayList<>();
-        HttpServer sink = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        sink.createContext("/", exchange -> {
-            try (exchange; InputStream in = exchange.getRequestBody()) {
-                received.add(new Received(exchange.getRequestURI().getPath(),
-                        JSON.readTree(new String(in.readAllBytes(), StandardCharsets.UTF_8))));
-                exchange.sendResponseHeaders(200, -1);
-            }
-        });
-        sink.start();
-        String sinkUrl = "http://127.0.0.1:" + sink.getAddress().getPort();
-        // The template with PagerDuty's endpoint on the sink (beside the template: it names its state machines'
-        // definitions by relative paths).
-        Path template = Path.of(System.getProperty("lifeline.template", "../template.yaml")).toAbsolutePath();
-        Path copy = Files.createTempFile(template.getParent(), ".daemon-flapping-", ".yaml");
-        copy.toFile().deleteOnExit();
-        Files.writeString(copy, Files.readString(template)
-                .replace("https://events.pagerduty.com/v2/enqueue", sinkUrl + "/pagerduty"));
-        Map<String, String> parameters = Map.of("StaleAfterSeconds", "10", "SweepIntervalMillis", "500",
-                "SlackWebhookUrl", sinkUrl + "/slack", "AlertWebhookUrl", sinkUrl + "/hook",
-                "PagerDutyRoutingKey", "0123456789abcdef0123456789abcdef");
         Process daemon = null;
         ChromeDriver browser = null;
-        try (LifelineLocal local = LifelineLocal.start(new LifelineLocal.Options(0, null, SamTemplate.read(copy),
-                parameters, Clock.systemUTC()))) {
+        try (AlertSink sink = new AlertSink(); LifelineLocal local = sink.local(".daemon-flapping-")) {
             LifelineClient client = LocalHarness.client(local);
             client.register(RegisterAgent.of(AGENT, "Crashy", "worker").withHost(HOST));
             Path out = dir.resolve("daemon.out");
-            daemon = daemonJvm(local, out, "sleep 2; exit 3");
+            // Restarting at once after each crash (a crash window of 1 s).
+            daemon = DaemonJvm.start(local, dir, out, HOST, AGENT, "sleep 2; exit 3", "--crash-window", "1s");
             Instant started = Instant.now();
 
             // The flag: one AgentFlapping, at the third death (the fifth change between alive and down).
@@ -147,7 +111,7 @@ class DaemonFlappingTest {
                 return v.flapping() != null && v.stats() != null && v.stats().restartsLastHour() != null
                         && v.stats().restartsLastHour() >= 3;
             }), () -> client.agent(AGENT).toString());
-            String status = cli(local, "status", AGENT);
+            String status = DaemonJvm.cli(local, dir, "status", AGENT);
             assertTrue(status.contains("flapping:        since "), status);
             assertTrue(status.contains("restarts (1 h):") && status.contains("by its host daemon"), status);
 
@@ -187,11 +151,11 @@ class DaemonFlappingTest {
             assertEquals(1, count(local, "AgentFlapping"));
             assertEquals(1, topic(local).stream().filter(m -> m.startsWith("FlappingAlertRule")).count(),
                     topic(local)::toString);
-            assertEquals(1, at(received, "/slack").stream().filter(m -> m.path("text").asText()
-                    .contains("agent " + AGENT + " of team local is flapping")).count(), received::toString);
-            assertEquals(1, at(received, "/pagerduty").stream().filter(b -> b.path("event_action").asText()
+            assertEquals(1, sink.at("/slack").stream().filter(m -> m.path("text").asText()
+                    .contains("agent " + AGENT + " of team local is flapping")).count(), sink.received::toString);
+            assertEquals(1, sink.at("/pagerduty").stream().filter(b -> b.path("event_action").asText()
                     .equals("trigger") && b.path("dedup_key").asText().equals("lifeline/local/" + AGENT
-                    + "/flapping")).count(), received::toString);
+                    + "/flapping")).count(), sink.received::toString);
 
             // From the flag on, none of its changes reached a person.
             List<LocalEventBus.Delivered> changes = delivered(local, "AgentStatusChanged");
@@ -200,9 +164,9 @@ class DaemonFlappingTest {
                     .filter(d -> d.rules().stream().anyMatch(PEOPLE_RULES::contains))
                     .map(d -> d.event().path("detail").toString()).toList();
             assertEquals(List.of(), afterFlag, "no death or recovery alert after the flag");
-            assertEquals(0, at(received, "/slack").stream().filter(m -> seqIn(m.path("text").asText()) >= flagSeq)
-                    .count(), received::toString);
-            assertEquals(0, at(received, "/pagerduty").stream().filter(b -> b.path("dedup_key").asText()
+            assertEquals(0, sink.at("/slack").stream().filter(m -> seqIn(m.path("text").asText()) >= flagSeq)
+                    .count(), sink.received::toString);
+            assertEquals(0, sink.at("/pagerduty").stream().filter(b -> b.path("dedup_key").asText()
                     .matches("lifeline/local/" + AGENT + "(/reviving)?")
                     && b.path("payload").path("custom_details").path("seq").asLong(-1) >= flagSeq).count());
             long heldDeaths = changes.stream().map(d -> d.event().path("detail"))
@@ -235,46 +199,12 @@ class DaemonFlappingTest {
             if (daemon != null) {
                 daemon.destroyForcibly();
             }
-            sink.stop(0);
         }
-    }
-
-    /** {@code lifeline daemon} in its own JVM, restarting at once after each crash (a crash window of 1 s). */
-    private Process daemonJvm(LifelineLocal local, Path out, String command) throws Exception {
-        List<String> argv = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "daemon", "--host", HOST,
-                "--agent", AGENT + "=" + command, "--interval", "1s", "--crash-window", "1s",
-                "--state-dir", dir.resolve("state").toString()));
-        ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(out.toFile());
-        pb.environment().putAll(Map.of("LIFELINE_URL", local.url().toString(), "LIFELINE_API_KEY", local.adminKey(),
-                "XDG_CONFIG_HOME", dir.resolve("no-config").toString()));
-        return pb.start();
-    }
-
-    private String cli(LifelineLocal local, String... args) {
-        Map<String, String> env = Map.of("LIFELINE_URL", local.url().toString(), "LIFELINE_API_KEY",
-                local.adminKey(), "XDG_CONFIG_HOME", dir.resolve("no-config").toString(), "XDG_STATE_HOME",
-                dir.resolve("cli-state").toString());
-        StringWriter o = new StringWriter();
-        CommandLine cl = new CommandLine(new LifelineCli(env, d -> { }));
-        cl.setOut(new PrintWriter(o, true));
-        cl.setErr(new PrintWriter(o, true));
-        int code = cl.execute(args);
-        assertEquals(0, code, o::toString);
-        return o.toString();
     }
 
     /** The daemon's "restarted:" reports of the agent, from its output. */
     private static int daemonRestarts(Path out) {
         return (int) read(out).lines().filter(l -> l.strip().equals("restarted: " + AGENT)).count();
-    }
-
-    private static String read(Path p) {
-        try {
-            return Files.exists(p) ? Files.readString(p) : "";
-        } catch (IOException e) {
-            return "";
-        }
     }
 
     private static List<LocalEventBus.Delivered> delivered(LifelineLocal local, String type) {
@@ -292,10 +222,6 @@ class DaemonFlappingTest {
     private static List<String> topic(LifelineLocal local) {
         return local.bus().delivered().stream().flatMap(d -> d.rules().stream().filter(r -> r.endsWith("AlertRule"))
                 .map(r -> r + " " + d.detailType() + " " + d.event().path("detail").path("seq").asText())).toList();
-    }
-
-    private static List<JsonNode> at(List<Received> received, String path) {
-        return received.stream().filter(r -> r.path().equals(path)).map(Received::body).toList();
     }
 
     /** The change number a Slack status message names ("(change 12)"), or -1. */

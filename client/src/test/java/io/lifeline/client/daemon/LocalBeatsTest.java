@@ -40,17 +40,7 @@ class LocalBeatsTest {
     private static final LifelineClient client = LocalHarness.client(local);
 
     /** Every process runs: the daemon sees no crash, only what the local beats say. */
-    private static final AgentProcesses ALL_RUNNING = new AgentProcesses() {
-        @Override
-        public boolean isRunning(String agentId) {
-            return true;
-        }
-
-        @Override
-        public void restart(String agentId, String reason) {
-            throw new AssertionError("nothing exits here");
-        }
-    };
+    private static final AgentProcesses ALL_RUNNING = new AllRunning();
 
     @Test
     void beat_ofTheSdk_isRecordedForItsAgent_andAnotherAgentIsRefused() throws Exception {

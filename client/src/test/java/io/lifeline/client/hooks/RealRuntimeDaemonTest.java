@@ -1,22 +1,20 @@
 package io.lifeline.client.hooks;
 
+import static io.lifeline.client.hooks.RealRuntimes.cmdline;
+import static io.lifeline.client.hooks.RealRuntimes.read;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.lifeline.client.LifelineClient;
 import io.lifeline.client.LocalHarness;
-import io.lifeline.client.cli.Main;
 import io.lifeline.client.model.RegisterAgent;
 import io.lifeline.client.model.TransitionView;
 import io.lifeline.hooks.HookRuntime;
 import io.lifeline.local.app.LifelineLocal;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -56,26 +54,7 @@ class RealRuntimeDaemonTest {
 
     private static void await(String what, BooleanSupplier condition, Supplier<String> detail)
             throws InterruptedException {
-        assertTrue(LocalHarness.eventually(WAIT, condition), () -> "within " + WAIT.toSeconds() + " s: " + what + "\n"
-                + detail.get());
-    }
-
-    private static String read(Path p) {
-        try {
-            return Files.exists(p) ? Files.readString(p, StandardCharsets.UTF_8) : "";
-        } catch (IOException e) {
-            return e.toString();
-        }
-    }
-
-    /** The command line of {@code pid}, its arguments joined by spaces ("" once it is gone). */
-    private static String cmdline(long pid) {
-        try {
-            byte[] raw = Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline"));
-            return new String(raw, StandardCharsets.UTF_8).replace('\0', ' ').strip();
-        } catch (IOException e) {
-            return "";
-        }
+        RealRuntimes.await(WAIT, what, condition, detail);
     }
 
     /** The pid commands.json records for {@code agent}, if any. */
@@ -97,20 +76,10 @@ class RealRuntimeDaemonTest {
     /** {@code lifeline daemon} in its own JVM for one agent running {@code command} as Claude Code. */
     private Process daemon(Path out, Path state, String host, String a, String command, Map<String, String> env)
             throws IOException {
-        List<String> argv = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-cp", System.getProperty("java.class.path"), Main.class.getName(), "daemon",
-                "--host", host, "--agent", a + "=" + command, "--runtime", a + "=claude-code", "--interval", "1s",
+        return RealRuntimes.daemon(local, dir, out, env, List.of("--host", host, "--agent", a + "=" + command,
+                "--runtime", a + "=claude-code", "--interval", "1s",
                 // Only the revive flow's restart command brings the runtime back.
-                "--no-restart-on-exit", "--state-dir", state.toString(), "--log-dir",
-                dir.resolve("logs").toString()));
-        ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(out.toFile());
-        Map<String, String> daemonEnv = new HashMap<>(env);
-        daemonEnv.put("LIFELINE_URL", local.url().toString());
-        daemonEnv.put("LIFELINE_API_KEY", local.adminKey());
-        daemonEnv.put("XDG_CONFIG_HOME", dir.resolve("no-config").toString());
-        pb.environment().clear();
-        pb.environment().putAll(daemonEnv);
-        return pb.start();
+                "--no-restart-on-exit", "--state-dir", state.toString(), "--log-dir", dir.resolve("logs").toString()));
     }
 
     /**
@@ -119,18 +88,7 @@ class RealRuntimeDaemonTest {
      */
     private static long killAndTimeDead(ProcessHandle runtime, String a, Supplier<String> why)
             throws InterruptedException {
-        long t0 = System.nanoTime();
-        assertTrue(runtime.destroyForcibly(), "SIGKILL sent");
-        long deadline = t0 + TimeUnit.SECONDS.toNanos(10);
-        while (System.nanoTime() < deadline) {
-            long asked = System.nanoTime();
-            String s = admin.agent(a).status();
-            if (!"working".equals(s) && !"ready".equals(s)) {
-                return TimeUnit.NANOSECONDS.toMillis(asked - t0);
-            }
-            Thread.sleep(10);
-        }
-        throw new AssertionError("not dead within 10 s of the kill: " + why.get());
+        return RealRuntimes.killAndTimeDead(admin, runtime, a, 10, why);
     }
 
     /** The session id the daemon's hook line named. */

@@ -1,25 +1,35 @@
 package io.lifeline.client.hooks;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.lifeline.client.LifelineClient;
+import io.lifeline.client.LocalHarness;
+import io.lifeline.client.cli.Main;
 import io.lifeline.client.mcp.NpmTools;
 import io.lifeline.hooks.HookRuntime;
+import io.lifeline.local.app.LifelineLocal;
 import java.io.File;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * The four real coding-agent runtimes from the npm test tools ({@code .ci/run} installs them pinned: Claude Code
  * 2.1.197, Codex CLI 0.171.0, Gemini CLI 0.61.0, opencode 1.18.33), each set up in its own HOME to talk to a
  * {@link FakeModel} and run one headless turn with no network. Tests skip, saying so, where a binary is absent.
+ * Beside them, what the tests that run them against Lifeline share: bounded waits, kill -9 timed to the agent's
+ * death, and {@code lifeline daemon} in its own JVM.
  */
 final class RealRuntimes {
     private RealRuntimes() {
@@ -197,5 +207,70 @@ final class RealRuntimes {
         List<String> all = new ArrayList<>(a);
         all.addAll(List.of(more));
         return all;
+    }
+
+    /** Fails the test unless {@code condition} holds within {@code wait}, saying {@code what} and the detail. */
+    static void await(Duration wait, String what, BooleanSupplier condition, Supplier<String> detail)
+            throws InterruptedException {
+        assertTrue(LocalHarness.eventually(wait, condition), () -> "within " + wait.toSeconds() + " s: " + what + "\n"
+                + detail.get());
+    }
+
+    /** The file's text, "" while it is not there (what went wrong when it cannot be read). */
+    static String read(Path p) {
+        try {
+            return Files.exists(p) ? Files.readString(p, StandardCharsets.UTF_8) : "";
+        } catch (IOException e) {
+            return e.toString();
+        }
+    }
+
+    /** The command line of {@code pid}, its arguments joined by spaces ("" once it is gone). */
+    static String cmdline(long pid) {
+        try {
+            byte[] raw = Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline"));
+            return new String(raw, StandardCharsets.UTF_8).replace('\0', ' ').strip();
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    /**
+     * Kills the runtime with kill -9 and polls the agent every 10 ms, for at most {@code seconds}, until it is neither
+     * working nor ready; answers ms from the kill to the read that saw it.
+     */
+    static long killAndTimeDead(LifelineClient admin, ProcessHandle runtime, String a, int seconds,
+            Supplier<String> why) throws InterruptedException {
+        long t0 = System.nanoTime();
+        assertTrue(runtime.destroyForcibly(), "SIGKILL sent");
+        long deadline = t0 + TimeUnit.SECONDS.toNanos(seconds);
+        while (System.nanoTime() < deadline) {
+            long asked = System.nanoTime();
+            String s = admin.agent(a).status();
+            if (!"working".equals(s) && !"ready".equals(s)) {
+                return TimeUnit.NANOSECONDS.toMillis(asked - t0);
+            }
+            Thread.sleep(10);
+        }
+        throw new AssertionError("not dead within " + seconds + " s of the kill: " + why.get());
+    }
+
+    /**
+     * {@code lifeline daemon ARGS} in its own JVM against {@code local} as its admin, with exactly {@code env} beside
+     * that (and {@code dir}'s empty config), its output to {@code out}.
+     */
+    static Process daemon(LifelineLocal local, Path dir, Path out, Map<String, String> env, List<String> args)
+            throws IOException {
+        List<String> argv = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "-cp", System.getProperty("java.class.path"), Main.class.getName(), "daemon"));
+        argv.addAll(args);
+        ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(out.toFile());
+        Map<String, String> daemonEnv = new HashMap<>(env);
+        daemonEnv.put("LIFELINE_URL", local.url().toString());
+        daemonEnv.put("LIFELINE_API_KEY", local.adminKey());
+        daemonEnv.put("XDG_CONFIG_HOME", dir.resolve("no-config").toString());
+        pb.environment().clear();
+        pb.environment().putAll(daemonEnv);
+        return pb.start();
     }
 }

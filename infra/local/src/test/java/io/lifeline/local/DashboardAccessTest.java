@@ -135,15 +135,7 @@ class DashboardAccessTest {
 
     @AfterAll
     static void stop() {
-        if (driver != null) {
-            driver.quit();
-        }
-        if (door != null) {
-            door.close();
-        }
-        if (stack != null) {
-            stack.close();
-        }
+        DashboardTest.close(driver, door, stack);
     }
 
     static void register(String id, String name, String host) {

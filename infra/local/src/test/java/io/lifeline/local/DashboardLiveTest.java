@@ -103,15 +103,7 @@ class DashboardLiveTest {
 
     @AfterAll
     static void stop() {
-        if (driver != null) {
-            driver.quit();
-        }
-        if (door != null) {
-            door.close();
-        }
-        if (stack != null) {
-            stack.close();
-        }
+        DashboardTest.close(driver, door, stack);
     }
 
     static void signIn(String key) {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lifeline.local.app.LifelineLocal;
+import io.lifeline.local.http.FrontDoor;
 import java.io.File;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -103,6 +104,19 @@ class DashboardTest {
                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
                 "--no-first-run", "--window-size=1280,900");
         return new ChromeDriver(service, options);
+    }
+
+    /** For an {@code @AfterAll}: quits the browser, then closes the front door and the stack, each one started. */
+    static void close(WebDriver browser, FrontDoor door, TestStack stack) {
+        if (browser != null) {
+            browser.quit();
+        }
+        if (door != null) {
+            door.close();
+        }
+        if (stack != null) {
+            stack.close();
+        }
     }
 
     @AfterAll

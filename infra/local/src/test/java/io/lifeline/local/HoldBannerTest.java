@@ -71,15 +71,7 @@ class HoldBannerTest {
 
     @AfterAll
     static void stop() {
-        if (driver != null) {
-            driver.quit();
-        }
-        if (door != null) {
-            door.close();
-        }
-        if (stack != null) {
-            stack.close();
-        }
+        DashboardTest.close(driver, door, stack);
     }
 
     static WebDriverWait waiting() {
