@@ -213,6 +213,21 @@ class AlertRulesTest {
         return EventCatalogue.of(new StreamChanges.MassStale("acme", 5, 4, 0.5, AT));
     }
 
+    static final String BOX_WHY = "one source 203.0.113.7 went silent while the rest still reach Lifeline: a failure"
+            + " at the agents' side, marked dead as judged";
+
+    /** One source address of the team went silent and its agents are marked dead: not held. */
+    static LifelineEvent sourceSilent() {
+        return EventCatalogue.of(new StreamChanges.MassStale("acme", 11, 10, 0.5, AT, false, BOX_WHY));
+    }
+
+    /** A death of a-1 that follows from its source address's silence (the team's flag is the incident's page). */
+    static LifelineEvent diedOfSource() {
+        return EventCatalogue.of(new StreamChanges.StatusChanged("acme", "a-1", "Agent 1", "host-1",
+                new Transition(3, AgentStatus.WORKING, AgentStatus.DEAD, Trigger.HEARTBEAT_EXPIRED, SILENT,
+                        AT.plusSeconds(30)), null, HostIncidents.Cause.ofSource("203.0.113.7", AT)));
+    }
+
     static LifelineEvent fleetHeld() {
         return EventCatalogue.of(new StreamChanges.FleetMassStale(70, 60, 0.5, List.of("t01", "t02"), 30, AT, null));
     }
@@ -333,7 +348,8 @@ class AlertRulesTest {
                 List.of(burstStarted(), burstResolved(), died, digestAllBack())));
         m.put("PagerDutyBurstResolvedRule", new Examples(List.of(burstResolved()), List.of(burstStarted(), digest(),
                 back)));
-        m.put("MassStaleAlertRule", new Examples(List.of(massStale()), List.of(died, tasksReassigned(), fleetHeld())));
+        m.put("MassStaleAlertRule", new Examples(List.of(massStale(), sourceSilent()), List.of(died, tasksReassigned(),
+                fleetHeld())));
         m.put("FleetMassStaleAlertRule", new Examples(List.of(fleetHeld(), fleetResolved()), List.of(massStale(),
                 died)));
         m.put("AwaitingInputAlertRule", new Examples(List.of(awaitingInput(), inputResumed()), List.of(died, back,
@@ -343,7 +359,7 @@ class AlertRulesTest {
         m.put("HostLeaseRestoredAlertRule", new Examples(List.of(hostLeaseRestored()), List.of(hostLeaseExpired(),
                 back, died, furtherLeaseRestored())));
         m.put("AlertWebhookRule", new Examples(List.of(died, back, taskDone, massStale(), tasksReassigned(),
-                leaderNotified(), rotation(), restartRequested(), hostLeaseExpired(), hostLeaseRestored(), fleetHeld(),
+                leaderNotified(), rotation(), restartRequested(), sourceSilent(), hostLeaseExpired(), hostLeaseRestored(), fleetHeld(),
                 fleetResolved(), awaitingInput(), inputResumed(), diedOfHost, backWithHost, furtherLeaseExpired(),
                 furtherLeaseRestored(), inBurst(died), burstStarted(), digest(), burstResolved(), whileFlapping(died),
                 flapping(), flappingResolved(true), crashedUnderDaemon, restartedByDaemon), List.of()));
@@ -355,16 +371,21 @@ class AlertRulesTest {
         m.put("SlackRule", new Examples(List.of(died, crashed, notRevived, back),
                 List.of(taskDone, claimed, left, restarting, massStale(), hostLeaseExpired(), diedOfHost,
                         notRevivedOfHost, backWithHost, inBurst(died), inBurst(back), digest(), whileFlapping(died),
-                        whileFlapping(back), flapping(), crashedUnderDaemon, restartedByDaemon)));
+                        whileFlapping(back), flapping(), crashedUnderDaemon, restartedByDaemon, diedOfSource(),
+                        sourceSilent())));
         m.put("SlackHostLeaseRule", new Examples(List.of(hostLeaseExpired()), List.of(died, massStale(),
                 hostLeaseRestored(), furtherLeaseExpired())));
         m.put("SlackHostLeaseRestoredRule", new Examples(List.of(hostLeaseRestored()), List.of(hostLeaseExpired(),
                 back, furtherLeaseRestored())));
+        // A source gone silent is one message, as a host is; a hold (Lifeline's own doubt) is the alerts topic's.
+        m.put("SlackSourceSilentRule", new Examples(List.of(sourceSilent()), List.of(massStale(), diedOfSource(),
+                died, hostLeaseExpired(), fleetHeld(), fleetResolved())));
         // Pages: deaths no revive flow will handle, and failed revives; a death the flow handles is the next rule's.
         m.put("PagerDutyTriggerRule", new Examples(List.of(hostlessDeath(), hostlessCrash, notRevived, hostGaveUp,
                 withoutReviveFlow(died)), List.of(died, crashed, back, left, restarting, hostLeaseExpired(),
                 notRevivedOfHost, withoutReviveFlow(diedOfHost), inBurst(notRevived), inBurst(hostlessDeath()),
-                whileFlapping(hostlessDeath()), whileFlapping(notRevived), flapping(), crashedUnderDaemon)));
+                whileFlapping(hostlessDeath()), whileFlapping(notRevived), flapping(), crashedUnderDaemon,
+                diedOfSource(), sourceSilent())));
         m.put("PagerDutyRevivingDeathRule", new Examples(List.of(died, crashed),
                 List.of(hostlessDeath(), hostlessCrash, notRevived, hostGaveUp, withoutReviveFlow(died), back,
                         restarting, hostLeaseExpired(), diedOfHost, inBurst(died), whileFlapping(died),
@@ -376,6 +397,8 @@ class AlertRulesTest {
                 massStale(), hostLeaseRestored(), furtherLeaseExpired())));
         m.put("PagerDutyHostLeaseRestoredRule", new Examples(List.of(hostLeaseRestored()), List.of(hostLeaseExpired(),
                 back, died, furtherLeaseRestored())));
+        m.put("PagerDutySourceSilentRule", new Examples(List.of(sourceSilent()), List.of(massStale(), diedOfSource(),
+                died, notRevived, hostLeaseExpired(), fleetHeld(), fleetResolved())));
         return m;
     }
 
@@ -446,15 +469,16 @@ class AlertRulesTest {
         assertEquals(always, ruleIds(Map.of("AlertWebhookUrl", "", "SlackWebhookUrl", "", "PagerDutyRoutingKey", "")));
         assertEquals(union(always, "AlertWebhookRule"), ruleIds(Map.of("AlertWebhookUrl", "http://x")));
         assertEquals(union(always, "SlackRule", "SlackHostLeaseRule", "SlackHostLeaseRestoredRule", "SlackDigestRule",
-                "SlackBurstResolvedRule", "SlackFlappingRule", "SlackFlappingResolvedRule"),
+                "SlackBurstResolvedRule", "SlackFlappingRule", "SlackFlappingResolvedRule", "SlackSourceSilentRule"),
                 ruleIds(Map.of("SlackWebhookUrl", "http://y")));
         assertEquals(union(always, "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule", "PagerDutyResolveRule",
                 "PagerDutyHostLeaseRule", "PagerDutyHostLeaseRestoredRule", "PagerDutyDigestRule",
-                "PagerDutyBurstResolvedRule", "PagerDutyFlappingRule", "PagerDutyFlappingResolvedRule"),
+                "PagerDutyBurstResolvedRule", "PagerDutyFlappingRule", "PagerDutyFlappingResolvedRule",
+                "PagerDutySourceSilentRule"),
                 ruleIds(Map.of("PagerDutyRoutingKey", "k")));
         assertEquals(union(always, "PagerDutyTriggerRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule",
                 "PagerDutyHostLeaseRestoredRule", "PagerDutyDigestRule", "PagerDutyBurstResolvedRule",
-                "PagerDutyFlappingRule", "PagerDutyFlappingResolvedRule"),
+                "PagerDutyFlappingRule", "PagerDutyFlappingResolvedRule", "PagerDutySourceSilentRule"),
                 ruleIds(Map.of("PagerDutyRoutingKey", "k", "PagerDutyRevivingDeathSeverity", "off")));
         assertEquals(always, ruleIds(Map.of("PagerDutyRevivingDeathSeverity", "info")), "no PagerDuty without a key");
         assertEquals(union(always, "RestartWebhookRule"), ruleIds(Map.of("RestartWebhookUrl", "http://z")));
@@ -462,7 +486,8 @@ class AlertRulesTest {
                 "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule",
                 "PagerDutyHostLeaseRestoredRule", "RestartWebhookRule", "SlackDigestRule", "SlackBurstResolvedRule",
                 "PagerDutyDigestRule", "PagerDutyBurstResolvedRule", "SlackFlappingRule", "SlackFlappingResolvedRule",
-                "PagerDutyFlappingRule", "PagerDutyFlappingResolvedRule"),
+                "PagerDutyFlappingRule", "PagerDutyFlappingResolvedRule", "SlackSourceSilentRule",
+                "PagerDutySourceSilentRule"),
                 ruleIds(ALL_OPTIONAL));
 
         for (SamTemplate.Rule r : template.rules(Map.of())) {
@@ -484,6 +509,9 @@ class AlertRulesTest {
         assertEquals(List.of("slack endpoint http://y"), destinations(rules.get("SlackRule")));
         assertEquals(List.of("slack-host endpoint http://y"), destinations(rules.get("SlackHostLeaseRule")));
         assertEquals(List.of("slack-host-back endpoint http://y"), destinations(rules.get("SlackHostLeaseRestoredRule")));
+        assertEquals(List.of("slack-source endpoint http://y"), destinations(rules.get("SlackSourceSilentRule")));
+        assertEquals("https://events.pagerduty.com/v2/enqueue",
+                rules.get("PagerDutySourceSilentRule").targets().get(0).endpoint());
         assertEquals("https://events.pagerduty.com/v2/enqueue",
                 rules.get("PagerDutyTriggerRule").targets().get(0).endpoint());
     }
@@ -558,7 +586,7 @@ class AlertRulesTest {
                 "BurstResolvedAlertRule", "SlackDigestRule", "SlackBurstResolvedRule", "PagerDutyDigestRule",
                 "PagerDutyBurstResolvedRule", "FlappingAlertRule", "FlappingResolvedAlertRule",
                 "FlapCheckOnFlappingRule", "SlackFlappingRule", "SlackFlappingResolvedRule", "PagerDutyFlappingRule",
-                "PagerDutyFlappingResolvedRule"),
+                "PagerDutyFlappingResolvedRule", "SlackSourceSilentRule", "PagerDutySourceSilentRule"),
                 all.stream().map(Transformer::ruleId).collect(Collectors.toSet()));
         for (Transformer t : all) {
             Set<String> used = placeholders(t.template());
@@ -592,7 +620,7 @@ class AlertRulesTest {
                 out.add(hostless(from, row.to(), row.trigger(), withReason ? "because" : null));
             }
         }
-        out.addAll(List.of(massStale(), tasksReassigned(), leaderNotified(), rotation(), restartRequested(),
+        out.addAll(List.of(massStale(), sourceSilent(), tasksReassigned(), leaderNotified(), rotation(), restartRequested(),
                 hostLeaseExpired(), hostLeaseRestored(), fleetHeld(), fleetResolved(), awaitingInput(), inputResumed(),
                 burstStarted(), digest(), burstResolved(), flapping(), flappingResolved(true), flappingResolved(false)));
         return out;
@@ -811,6 +839,38 @@ class AlertRulesTest {
         for (String severity : Arrays.asList("info", "off")) {
             assertEquals(summary(pd), summary(pagerDuty(withPagerDuty(severity), e)), severity);
         }
+    }
+
+    /**
+     * One source address gone silent, its agents marked dead: one message on each channel, as for a silent host,
+     * PagerDuty's keyed by the team and the silence's since (a later silence pages again); its ten deaths reach no
+     * person. A hold of the same team is the alerts topic's alone.
+     */
+    @Test
+    void sourceSilent_isOneAlertPerChannel_itsDeathsAlertNobody_aHoldOnlyTheTopic() {
+        LifelineEvent e = sourceSilent();
+        Set<String> matched = rules.values().stream().filter(r -> matches(r, envelope(e)))
+                .map(SamTemplate.Rule::logicalId).collect(Collectors.toCollection(TreeSet::new));
+        assertEquals(Set.of("AlertWebhookRule", "MassStaleAlertRule", "PagerDutySourceSilentRule",
+                "SlackSourceSilentRule"), matched);
+        JsonNode slack = LocalEventBus.transform(rules.get("SlackSourceSilentRule").targets().get(0), envelope(e));
+        assertEquals("Lifeline: 10 of 11 agents of team acme went silent at once (since " + AT + "): " + BOX_WHY + ".",
+                slack.path("text").asText());
+        List<JsonNode> pd = pagerDuty(withPagerDuty(null), e);
+        assertEquals("trigger lifeline/acme/source/" + AT + " critical", summary(pd));
+        assertEquals(10, pd.get(0).path("payload").path("custom_details").path("staleAgents").asInt());
+        assertTrue(pd.get(0).path("payload").path("summary").asText().contains("203.0.113.7"), pd::toString);
+        LifelineEvent later = EventCatalogue.of(new StreamChanges.MassStale("acme", 11, 10, 0.5,
+                AT.plusSeconds(3600), false, BOX_WHY));
+        assertFalse(summary(pd).equals(summary(pagerDuty(withPagerDuty(null), later))), "a later silence pages again");
+
+        List<LifelineEvent> incident = new ArrayList<>(List.of(e));
+        for (int i = 0; i < 10; i++) {
+            incident.add(diedOfSource());
+        }
+        assertEquals(Map.of("topic", 1, "slack", 1, "pagerduty", 1), perDestination(incident));
+        assertEquals(Map.of("topic", 1, "slack", 0, "pagerduty", 0), perDestination(List.of(massStale())),
+                "a hold is the alerts topic's");
     }
 
     /** What each destination receives for {@code events}: the alerts topic, Slack and PagerDuty, counted. */

@@ -24,9 +24,10 @@ import org.junit.jupiter.api.Timeout;
  * source address of its own choosing (the fixtures' {@code requestContext.http.sourceIp}).
  * <ul>
  *   <li>One box: 10 of a team's 11 agents beat from one address and go silent together, while the 11th (elsewhere)
- *       and another team keep beating: the 10 die, the alerts topic gets one message for the incident (the team's
- *       {@code MassStaleSuspected}, not held, naming the address), each death carries the silence as its cause, and
- *       a revive is asked for each of them (they name a host).</li>
+ *       and another team keep beating: the 10 die, each of the alerts topic, Slack and PagerDuty gets one message
+ *       for the incident (the team's {@code MassStaleSuspected}, not held, naming the address; PagerDuty's keyed by
+ *       the team and the silence's since), each death carries the silence as its cause, and a revive is asked for
+ *       each of them (they name a host).</li>
  *   <li>A deaf Lifeline: 8 of 10 agents silent, each from its own address: held as before (nobody dies, one
  *       {@code MassStaleSuspected} with the counts, since and why), shown on the team's settings; an admin's release
  *       lets the sweep mark them dead.</li>
@@ -38,10 +39,14 @@ class DeadBoxTest {
     private static final Instant T0 = TestStack.START;
     private static final TestStack.Opened STACKS = new TestStack.Opened();
     private static final String BOX = "203.0.113.7";
+    private static AlertSink sink;
 
     @AfterAll
     static void stop() {
         STACKS.closeAll();
+        if (sink != null) {
+            sink.close();
+        }
     }
 
     /** A team whose agents {@code ids} are registered (on host {@code hostId}, or none) and joined. */
@@ -74,7 +79,8 @@ class DeadBoxTest {
 
     @Test
     void oneBoxDies_tenOfElevenFromOneSource_tenDeaths_onePage_revivesAsked() throws Exception {
-        TestStack s = STACKS.open();
+        sink = new AlertSink();
+        TestStack s = STACKS.open(sink.stack());
         List<String> onBox = ids("box-a", 1, 10);
         String key = team(s, "box", onBox, "box-1");
         team(s, "box", List.of("box-a11"), null);
@@ -88,6 +94,7 @@ class DeadBoxTest {
         s.pump.drain();
         AlertSink.settled(s);
         int topicBefore = AlertSink.topic(s).size();
+        int receivedBefore = sink.received.size();
 
         // The box dies; the 11th agent and the other team keep beating.
         Set<String> dead = new HashSet<>();
@@ -107,6 +114,17 @@ class DeadBoxTest {
         List<JsonNode> flags = onBus(s, "MassStaleSuspected");
         assertEquals(1, flags.size());
         JsonNode flag = flags.get(0);
+        // People hear of it once on each channel, as of a silent host; the ten deaths tell nobody on their own.
+        List<AlertSink.Received> people = sink.received.subList(receivedBefore, sink.received.size());
+        List<JsonNode> slack = people.stream().filter(r -> r.path().equals("/slack")).map(AlertSink.Received::body)
+                .toList();
+        List<JsonNode> pagerDuty = people.stream().filter(r -> r.path().equals("/pagerduty"))
+                .map(AlertSink.Received::body).toList();
+        assertEquals(1, slack.size(), slack::toString);
+        assertTrue(slack.get(0).path("text").asText().contains("source " + BOX), slack::toString);
+        assertEquals(1, pagerDuty.size(), pagerDuty::toString);
+        assertEquals("trigger", pagerDuty.get(0).path("event_action").asText());
+        assertEquals("lifeline/box/source/" + flag.get("since").asText(), pagerDuty.get(0).path("dedup_key").asText());
         assertFalse(flag.get("held").asBoolean(), flag::toString);
         assertEquals(11, flag.get("aliveAgents").asInt());
         assertEquals(10, flag.get("staleAgents").asInt());
@@ -125,8 +143,9 @@ class DeadBoxTest {
                     .filter(e -> id.equals(e.input().path("agentId").asText())).count(), id);
         }
         assertEquals("ready", s.agentItem("box", "box-a11").get("status").s());
-        System.out.printf("one box: %d of 11 dead, alerts topic %s, revives asked %d, MassStaleSuspected %s%n",
-                dead.size(), pages, s.stepFunctions.executions().size(), flag);
+        System.out.printf("one box: %d of 11 dead, alerts topic %s, Slack %d, PagerDuty %d (%s), revives asked %d,"
+                + " MassStaleSuspected %s%n", dead.size(), pages, slack.size(), pagerDuty.size(),
+                pagerDuty.get(0).path("dedup_key").asText(), s.stepFunctions.executions().size(), flag);
     }
 
     @Test
