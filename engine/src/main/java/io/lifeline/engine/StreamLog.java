@@ -121,7 +121,6 @@ final class StreamLog {
             return;
         }
         long at = streams.now();
-        trim(at);
         byte event = (byte) (old == null ? 0 : now == null ? 2 : 1);
         boolean keepNew = viewType.equals("NEW_IMAGE") || viewType.equals("NEW_AND_OLD_IMAGES");
         boolean keepOld = viewType.equals("OLD_IMAGE") || viewType.equals("NEW_AND_OLD_IMAGES");
@@ -129,6 +128,7 @@ final class StreamLog {
         Map<String, AttributeValue> oldImage = keepOld ? old : null;
         changes.add(new Change(streams.nextSequence(), at, event, author != null, newImage == null && oldImage == null
                 ? key : null, oldImage, newImage));
+        trim(at);
     }
 
     private static boolean unchanged(Map<String, AttributeValue> old, Map<String, AttributeValue> now) {

@@ -274,4 +274,38 @@ class EngineStreamTest implements Cases {
                 "rounded down to the second");
         assertEquals("1.1", got.get(0).eventVersion());
     }
+
+    /**
+     * A rough figure, printed, never asserted: the heap a MODIFY record of a 15-attribute item holds, with a
+     * heartbeat-like update (two attributes change each time), measured over 20,000 (a cap of 20,000 set here) and
+     * scaled to the default cap of 100,000. The count kept is asserted: the cap holds.
+     */
+    @Test
+    void heapHeldByAFullStreamIsPrinted() {
+        engine.maxStreamRecords(20_000);
+        String t = table("S", null, "NEW_AND_OLD_IMAGES");
+        Object[] kv = new Object[26];
+        for (int i = 0; i < 13; i++) {
+            kv[2 * i] = "attr" + i;
+            kv[2 * i + 1] = "value of attribute " + i;
+        }
+        put(t, "agent", kv);
+        Runtime rt = Runtime.getRuntime();
+        System.gc();
+        long before = rt.totalMemory() - rt.freeMemory();
+        for (int i = 0; i < 20_000; i++) {
+            String seen = Integer.toString(i);
+            db().updateItem(r -> r.tableName(t).key(map("pk", "agent", "sk", "1"))
+                    .updateExpression("SET lastSeen = :s, beats = :b")
+                    .expressionAttributeValues(map(":s", n(seen), ":b", n(seen))));
+        }
+        System.gc();
+        long after = rt.totalMemory() - rt.freeMemory();
+        StreamLog log = engine.tables.get(t).stream;
+        assertEquals(20_000, log.size(), "the cap: the insert was trimmed");
+        long perRecord = (after - before) / log.size();
+        System.out.printf("stream heap: %d records of a 15-attribute item hold about %d MB (%d bytes a record; "
+                + "the default cap of 100,000 about %d MB)%n", log.size(), (after - before) >> 20, perRecord,
+                perRecord * 100_000 >> 20);
+    }
 }
