@@ -46,7 +46,7 @@ final class Streams {
 
     long nextSequence() {
         if (sequence == 0) {
-            sequence = now() * 1_000_000L;
+            sequence = Math.max(1, now()) * 1_000_000L;
         }
         return ++sequence;
     }
