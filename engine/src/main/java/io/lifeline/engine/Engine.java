@@ -95,12 +95,7 @@ public final class Engine {
      * before the clock's now and no more than five years before it (see {@link Ttl}); answers how many it deleted.
      */
     public int expire() {
-        lock.lock();
-        try {
-            return Ttl.expire(this);
-        } finally {
-            lock.unlock();
-        }
+        return Ttl.expire(this);
     }
 
     /** Runs {@link #expire()} every {@code period} on a daemon thread until the answer is closed. */

@@ -5,9 +5,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.DescribeTimeToLiveRequest;
 import software.amazon.awssdk.services.dynamodb.model.DescribeTimeToLiveResponse;
@@ -31,6 +34,8 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateTimeToLiveResponse;
 final class Ttl {
     /** Five years of 365 days and one leap day: an expiry further in the past is ignored. */
     private static final long FIVE_YEARS_SECONDS = Duration.ofDays(5 * 365 + 1).toSeconds();
+    /** At most this many items are read under the lock at a time. */
+    static final int CHUNK = 1000;
 
     private Ttl() {
     }
@@ -72,35 +77,77 @@ final class Ttl {
         return DescribeTimeToLiveResponse.builder().timeToLiveDescription(d.build()).build();
     }
 
-    /** Deletes every expired item of every table with TTL enabled; answers how many. Callers hold the lock. */
+    /**
+     * Deletes every expired item of every table with TTL enabled; answers how many. The pass takes the engine's lock
+     * for {@link #CHUNK} items at a time, so a large table's pass never holds other calls up for long.
+     */
     static int expire(Engine engine) {
         BigDecimal now = BigDecimal.valueOf(engine.clock.millis(), 3);
         BigDecimal floor = now.subtract(BigDecimal.valueOf(FIVE_YEARS_SECONDS));
+        List<String> names;
+        engine.lock.lock();
+        try {
+            names = new ArrayList<>(engine.tables.keySet());
+        } finally {
+            engine.lock.unlock();
+        }
         int deleted = 0;
-        for (Table t : engine.tables.values()) {
-            String attribute = t.ttlAttribute;
-            if (attribute == null) {
-                continue;
-            }
-            List<Map<String, AttributeValue>> expired = new ArrayList<>();
-            for (Map<Sorted.Position, Map<String, AttributeValue>> part : t.items.partitions.values()) {
-                for (Map<String, AttributeValue> item : part.values()) {
-                    if (expired(item.get(attribute), now, floor)) {
-                        expired.add(item);
+        for (String name : names) {
+            Cursor at = Cursor.START;
+            while (at != null) {
+                engine.lock.lock();
+                try {
+                    Table t = engine.tables.get(name);
+                    if (t == null || t.ttlAttribute == null) {
+                        break;
                     }
+                    List<Map<String, AttributeValue>> expired = new ArrayList<>();
+                    at = scan(t, at, item -> expired(item.get(t.ttlAttribute), now, floor), expired);
+                    for (Map<String, AttributeValue> item : expired) {
+                        delete(t, item);
+                    }
+                    deleted += expired.size();
+                } finally {
+                    engine.lock.unlock();
                 }
             }
-            for (Map<String, AttributeValue> item : expired) {
-                Map<String, AttributeValue> key = t.keyOf(item);
-                if (t.stream == null) {
-                    t.write(key, item, null);
-                } else {
-                    t.stream.asService(() -> t.write(key, item, null));
-                }
-            }
-            deleted += expired.size();
         }
         return deleted;
+    }
+
+    /** Where a pass stopped in a table: after this item (START: before the first). */
+    private record Cursor(Partition partition, Sorted.Position position) {
+        static final Cursor START = new Cursor(null, null);
+    }
+
+    /** Adds the expired of up to CHUNK items after {@code from} to {@code out}; answers where it stopped, or null. */
+    private static Cursor scan(Table t, Cursor from, Predicate<Map<String, AttributeValue>> expired,
+            List<Map<String, AttributeValue>> out) {
+        NavigableMap<Partition, TreeMap<Sorted.Position, Map<String, AttributeValue>>> parts =
+                from.partition() == null ? t.items.partitions : t.items.partitions.tailMap(from.partition(), true);
+        int read = 0;
+        for (Map.Entry<Partition, TreeMap<Sorted.Position, Map<String, AttributeValue>>> part : parts.entrySet()) {
+            NavigableMap<Sorted.Position, Map<String, AttributeValue>> items = part.getKey().equals(from.partition())
+                    ? part.getValue().tailMap(from.position(), false) : part.getValue();
+            for (Map.Entry<Sorted.Position, Map<String, AttributeValue>> e : items.entrySet()) {
+                if (expired.test(e.getValue())) {
+                    out.add(e.getValue());
+                }
+                if (++read == CHUNK) {
+                    return new Cursor(part.getKey(), e.getKey());
+                }
+            }
+        }
+        return null;
+    }
+
+    private static void delete(Table t, Map<String, AttributeValue> item) {
+        Map<String, AttributeValue> key = t.keyOf(item);
+        if (t.stream == null) {
+            t.write(key, item, null);
+        } else {
+            t.stream.asService(() -> t.write(key, item, null));
+        }
     }
 
     private static boolean expired(AttributeValue v, BigDecimal now, BigDecimal floor) {

@@ -162,6 +162,19 @@ class EngineStreamTest implements Cases {
     }
 
     @Test
+    void expiryWalksALargeTableInChunks() {
+        String t = table();
+        db().updateTimeToLive(r -> r.tableName(t).timeToLiveSpecification(s -> s.attributeName("exp").enabled(true)));
+        long now = nowSeconds();
+        int items = Ttl.CHUNK * 2 + 500;
+        for (int i = 0; i < items; i++) {
+            put(t, "k" + i, "exp", n(Long.toString(i % 2 == 0 ? now - 1 : now + 1)));
+        }
+        assertEquals(items / 2, engine.expire(), "every other item, across three chunks");
+        assertEquals(items / 2, db().scan(r -> r.tableName(t)).count());
+    }
+
+    @Test
     void disabledTtlExpiresNothing() {
         String t = table();
         db().updateTimeToLive(r -> r.tableName(t).timeToLiveSpecification(s -> s.attributeName("exp").enabled(true)));

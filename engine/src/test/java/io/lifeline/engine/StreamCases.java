@@ -138,6 +138,9 @@ interface StreamCases extends Cases {
         awsDocumented("https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_streams_Record.html "
                 + "(eventVersion of a DynamoDB stream record is 1.1)",
                 () -> assertEquals("1.1", got.get(0).eventVersion()));
+        awsDocumented("https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_streams_StreamRecord.html "
+                + "(ApproximateCreationDateTime is rounded down to the closest second)",
+                () -> assertEquals(0, insert.approximateCreationDateTime().getNano()));
     }
 
     @Test
