@@ -36,7 +36,8 @@ import org.junit.jupiter.api.Test;
  * The dependency direction of the functions module, enforced on the compiled main classes (tests excluded):
  * support &lt;- agent (the domain; with auth and core's schedule) &lt;- store &lt;- app (the application layer's use
  * cases) and sweep, events, revive, config &lt;- api (the handlers, adapters). The store judges nothing: no call of
- * Liveness's or HostLease's judgements, which the application layer (and the sweep) ask for. A rule over a package with no classes fails rather than passes vacuously (ArchUnit's
+ * Liveness's or HostLease's judgements, which the application layer (and the sweep) ask for; only Liveness reaches
+ * the schedule arithmetic (when a scheduled agent is due). A rule over a package with no classes fails rather than passes vacuously (ArchUnit's
  * default {@code archunit.fail_on_empty_should=true}), so a renamed package cannot silently switch a rule off.
  */
 @Tag("unit")
