@@ -121,25 +121,14 @@ public final class SweepPlan {
     }
 
     /**
-     * After a start of the host (Lifeline Local's {@code startedAt}): each alive agent is judged against at least
-     * {@code startedAt} plus the window it had at its last beat (its deadline less that beat: its stale-after,
-     * or its schedule's gap), so an agent whose client kept beating while the host was down gets one full
-     * window from the start to be heard again. An agent with no beat or no deadline is left as it is.
+     * After a start of the host (Lifeline Local's {@code startedAt}): each alive agent as {@link Liveness#afterStart}
+     * judges it (at least one full window from the start).
      */
     public static List<Observed> afterStart(List<Observed> agents, Instant startedAt) {
         if (startedAt == null) {
             return agents;
         }
-        List<Observed> out = new ArrayList<>(agents.size());
-        for (Observed a : agents) {
-            if (a.heartbeatAt() == null || a.deadline() == null || !a.deadline().isAfter(a.heartbeatAt())) {
-                out.add(a);
-                continue;
-            }
-            Instant fromStart = startedAt.plus(Duration.between(a.heartbeatAt(), a.deadline()));
-            out.add(fromStart.isAfter(a.deadline()) ? a.judgedAt(a.heartbeatAt(), fromStart, a.misses()) : a);
-        }
-        return out;
+        return agents.stream().map(a -> Liveness.afterStart(a, startedAt)).toList();
     }
 
     public static List<TeamOutcome> decide(List<Observed> agents, Map<String, TeamSettings> teams, Policy policy,
@@ -170,7 +159,7 @@ public final class SweepPlan {
     }
 
     private static boolean watched(Observed a, Instant now) {
-        return a.pausedUntil() == null || !now.isBefore(a.pausedUntil());
+        return !Liveness.paused(a.pausedUntil(), now);
     }
 
     private static TeamOutcome decideTeam(String team, List<Observed> alive, TeamSettings settings, Policy policy,

@@ -32,6 +32,6 @@ public record TeamSettings(String team, String leaderAgentId, Instant pausedUnti
     }
 
     public boolean pausedAt(Instant now) {
-        return pausedUntil != null && now.isBefore(pausedUntil);
+        return Liveness.paused(pausedUntil, now);
     }
 }

@@ -360,10 +360,11 @@ public final class SweepStore {
         SweepPlan.Hosted h = a.hosted();
         Update lease = new Update(table, HostLeaseStore.key(a.team(), h.hostId()));
         String entry = lease.mapPath(HostLeaseStore.BEATS, h.key());
-        // Still stale at `now` through the lease: no lease beat, or one older than now less the stale-after. A
+        // Still stale at `now` through the lease: no lease beat, or one before the bound Liveness gives (at the
+        // deadline itself the agent is alive; LivenessExpressionTest holds the two together at the boundary). A
         // renewal that re-reports the same silence (its beat recomputed a few ms apart) does not cancel the write.
         lease.condition("attribute_not_exists(" + entry + ") OR " + entry + " < "
-                + lease.value(ms(now.minus(h.staleAfter()))));
+                + lease.value(ms(Liveness.staleBefore(now, h.staleAfter()))));
         TransactWriteItem leaseItem;
         if (death && h.answer() != null) {
             String answer = lease.mapPath(HostLeaseStore.ANSWERS, h.key());
