@@ -61,7 +61,7 @@ class ReliabilityTemplateTest {
         assertEquals("fleet", template.parameter("HeartbeatUrlMaxConcurrency", Map.of()));
         assertEquals(template.tree().at("/Mappings/FleetCaps/" + template.parameter("FleetSize", Map.of())
                 + "/HeartbeatUrl").asInt(), own);
-        Map<String, String> overridden = new java.util.HashMap<>(reserved);
+        Map<String, String> overridden = new HashMap<>(reserved);
         overridden.put("HeartbeatUrlMaxConcurrency", "7");
         assertEquals(7, template.reservedConcurrency(urlFunction, overridden).orElse(0));
         assertTrue(template.reservedConcurrency("HeartbeatFunction", reserved).orElse(0) > 0,
