@@ -19,8 +19,11 @@ import java.util.regex.Pattern;
  * the authorizer, task routes, the publisher per change, the revive flow, the dashboard), every read (the
  * sweep's Scan of the live table, the key look-ups, the dashboard's list), what a deployment pays to watch itself
  * (alarms, custom metrics, X-Ray traces, log lines, the logs kept) and storage, for an idle deployment, 20 agents,
- * 1,000 busy agents with 30 days of history and 100,000 agents, single and batched, through the heartbeat Function
- * URL and through API Gateway, and for host leases of 10 and 25. Pure arithmetic from the prices in
+ * 1,000 busy agents with 30 days of history, 100,000 and 1,000,000 agents, single and batched, through the heartbeat
+ * Function URL and through API Gateway, and for host leases of 10 and 25. A fleet is priced only under caps that can
+ * serve it ({@link #shortfalls}: Lambda's 10 requests a second per unit of concurrency, the stage's route throttle,
+ * the authorizer), by default the smallest {@link FleetSizing} size that fits; past them it is refused
+ * ({@link Unservable}), naming the cap that binds. Pure arithmetic from the prices in
  * bench/prices.json, the template's resources and parameter defaults, and what the bench measured (or the stated
  * assumptions where it did not), so the unit tests check it. List prices, no free tier (the account's free tier is
  * shared by everything else in it).
