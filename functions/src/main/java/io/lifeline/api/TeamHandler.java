@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lifeline.agent.FailureDomains;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Limits;
+import io.lifeline.agent.TeamFleetHold;
 import io.lifeline.agent.TeamHold;
 import io.lifeline.agent.TeamSettings;
 import io.lifeline.auth.Scope;
@@ -33,6 +34,13 @@ public final class TeamHandler extends HttpApiHandler {
             "HostLeaseExpired", "HostLeaseRestored", "FleetMassStaleSuspected", "FleetMassStaleResolved",
             "AgentAwaitingInput", "AgentInputResumed", "AlertBurstStarted", "AlertDigest", "AlertBurstResolved",
             "AgentFlapping", "AgentFlappingResolved");
+
+    /**
+     * Why a fleet-wide hold holds a team, in words that name nothing of any other team (its share carries this
+     * team's counts alone; the fleet's own event, the operator's, names the teams).
+     */
+    static final String FLEET_WHY = "too many agents across the whole fleet fell silent at once: Lifeline itself may"
+            + " be unable to hear them, so no agent of any team is marked dead while the fleet-wide hold stands";
 
     private final TeamStore teams;
     private final EventLog events;
@@ -84,7 +92,10 @@ public final class TeamHandler extends HttpApiHandler {
                 "INVALID_FIELD", "'failureDomains' must be one of host, source, none; was '" + text + "'"));
     }
 
-    /** An admin releases the team's self-preservation hold: its silent agents are marked dead as judged. */
+    /**
+     * An admin releases the team's self-preservation hold, its own and its share of a fleet-wide one: its silent
+     * agents are marked dead as judged from the next sweep.
+     */
     private Reply releaseHold(ApiRequest request) {
         return Reply.ok(view(teams.releaseHold(request.id("team"), clock.instant())));
     }
@@ -203,6 +214,14 @@ public final class TeamHandler extends HttpApiHandler {
             Json.putTime(h, "since", hold.since());
             Json.putIfPresent(h, "why", hold.why());
             Json.putTime(h, "releasedAt", hold.releasedAt());
+        }
+        TeamFleetHold share = s.fleetHold();
+        if (share != null) {
+            ObjectNode h = n.putObject("fleetHold").put("held", share.holding()).put("aliveAgents", share.alive())
+                    .put("staleAgents", share.stale());
+            Json.putTime(h, "since", share.since());
+            h.put("why", FLEET_WHY);
+            Json.putTime(h, "releasedAt", share.releasedAt());
         }
         return n;
     }

@@ -54,6 +54,16 @@ public final class FleetStore {
         return Items.instant(item, SINCE);
     }
 
+    /**
+     * When the deployment-wide hold that stands began, or null: one consistent point read of the fleet item (a team's
+     * release asks it, to release the team from that very hold and no earlier one).
+     */
+    public Instant standingSince() {
+        Map<String, AttributeValue> item = StoreFailures.call("read the fleet's hold", () -> dynamo.getItem(g -> g
+                .tableName(table).key(key()).consistentRead(true))).item();
+        return item == null || item.isEmpty() ? null : heldSince(item);
+    }
+
     /** Raises the flag with the counts; true only for the write that raised it (one event per hold). */
     public boolean raise(SweepPlan.FleetOutcome outcome, Instant now) {
         Update u = new Update(table, key());

@@ -43,7 +43,7 @@ public final class SweepStore {
     private static final String PROJECTION = String.join(", ", "#pk", "#sk", "#status", "#hbAt", "#deadline",
             "#misses", "#grace", "#beats", "#paused", "#leader", "#spT", "#spM", "#massStale", "#tseq", "#tAt",
             "#lease", "#schedule", "#staleMs", "#lastMiss", "#at", "#a", "#s", "#exp", "#since", "#wPs", "#wAl", "#src",
-            "#msHeld", "#msWhy", "#msRel", "#msAlive", "#msStale", "#fd");
+            "#msHeld", "#msWhy", "#msRel", "#msAlive", "#msStale", "#fd", "#fhSince", "#fhAlive", "#fhStale", "#fhRel");
 
     /**
      * What one scan saw. {@code consumedReadUnits} is as DynamoDB reported it (0 where it does not). Host leases
@@ -221,6 +221,10 @@ public final class SweepStore {
         names.put("#msAlive", TeamItems.MASS_STALE_ALIVE);
         names.put("#msStale", TeamItems.MASS_STALE_STALE);
         names.put("#fd", TeamItems.FAILURE_DOMAINS);
+        names.put("#fhSince", TeamItems.FLEET_HOLD_SINCE);
+        names.put("#fhAlive", TeamItems.FLEET_HOLD_ALIVE);
+        names.put("#fhStale", TeamItems.FLEET_HOLD_STALE);
+        names.put("#fhRel", TeamItems.FLEET_HOLD_RELEASED);
         Map<String, AttributeValue> values = Map.of(":agent", s(Keys.AGENT_SK), ":team", s(Keys.TEAM_SK),
                 ":host", s(HostLeaseStore.SK), ":fleet", s(Keys.FLEET),
                 ":ready", s(AgentStatus.READY.wire()), ":working", s(AgentStatus.WORKING.wire()),
