@@ -89,6 +89,11 @@ public final class SweepPlan {
         public FleetOutcome(int alive, int stale, List<String> staleTeams, boolean held, double threshold) {
             this(alive, stale, staleTeams, held, threshold, null);
         }
+
+        /** The guard tripped, but the operator released the hold: nobody is held, and the flag stays up. */
+        public boolean released() {
+            return verdict != null && verdict.kind() == FailureDomain.Kind.RELEASED;
+        }
     }
 
     public sealed interface Action permits Miss, Kill {
@@ -271,6 +276,16 @@ public final class SweepPlan {
      * Lifeline is not held.
      */
     public static FleetOutcome fleet(List<TeamOutcome> outcomes, Map<String, TeamSettings> teams, Policy policy) {
+        return fleet(outcomes, teams, policy, null);
+    }
+
+    /**
+     * As {@link #fleet(List, Map, Policy)}; {@code releasedAt}: when the operator released the fleet-wide hold that
+     * stands (null: not released). A released hold holds nobody while its guard still trips: every team is judged
+     * by its own guard, and the flag stays up until the silence ends.
+     */
+    public static FleetOutcome fleet(List<TeamOutcome> outcomes, Map<String, TeamSettings> teams, Policy policy,
+                                     Instant releasedAt) {
         int alive = 0;
         int stale = 0;
         List<String> staleTeams = new ArrayList<>();
@@ -287,7 +302,11 @@ public final class SweepPlan {
         }
         boolean held = false;
         FailureDomain.Verdict verdict = null;
-        if (trips(alive, stale, policy.fleetThreshold(), policy.fleetMinAlive())) {
+        if (trips(alive, stale, policy.fleetThreshold(), policy.fleetMinAlive()) && releasedAt != null) {
+            verdict = new FailureDomain.Verdict(FailureDomain.Kind.RELEASED, null, List.copyOf(staleAgents),
+                    "released by the operator at " + releasedAt + ": each team's silent agents are judged by its own"
+                            + " guard");
+        } else if (trips(alive, stale, policy.fleetThreshold(), policy.fleetMinAlive())) {
             List<Observed> fresh = watched.stream().filter(a -> !staleAgents.contains(a)).toList();
             verdict = FailureDomain.judge(watched, staleAgents, policy.fleetThreshold(),
                     FailureDomain.map(watched, teams), fresh, null, null);

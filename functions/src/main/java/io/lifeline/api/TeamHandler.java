@@ -12,6 +12,7 @@ import io.lifeline.agent.TeamSettings;
 import io.lifeline.auth.Scope;
 import io.lifeline.config.Wiring;
 import io.lifeline.store.EventLog;
+import io.lifeline.store.FleetStore;
 import io.lifeline.store.Tables;
 import io.lifeline.store.TeamStore;
 import io.lifeline.support.Json;
@@ -60,6 +61,7 @@ public final class TeamHandler extends HttpApiHandler {
         route("POST /v1/teams/{team}/pause", Scope.ADMIN, this::pause);
         route("POST /v1/teams/{team}/resume", Scope.ADMIN, this::resume);
         route("POST /v1/teams/{team}/hold/release", Scope.ADMIN, this::releaseHold);
+        route("POST /v1/fleet/hold/release", Scope.OPERATOR, this::releaseFleetHold);
         route("GET /v1/teams/{team}/events", Scope.READ, this::events);
     }
 
@@ -98,6 +100,27 @@ public final class TeamHandler extends HttpApiHandler {
      */
     private Reply releaseHold(ApiRequest request) {
         return Reply.ok(view(teams.releaseHold(request.id("team"), clock.instant())));
+    }
+
+    /**
+     * The operator releases the fleet-wide hold itself: from the next sweep every team is judged by its own guard, as
+     * if no fleet-wide hold stood, until the silence ends and the flag comes down (its one resolve). The answer is
+     * the operator's, who sees the whole fleet: the hold's counts when it began. 409 {@code NO_HOLD} when none
+     * stands unreleased.
+     */
+    private Reply releaseFleetHold(ApiRequest request) {
+        FleetStore.Released r = teams.fleet().release(clock.instant());
+        if (r == null) {
+            throw new LifelineException(LifelineException.Kind.CONFLICT, "NO_HOLD",
+                    "No fleet-wide hold stands (or it was released already): nothing to release");
+        }
+        ObjectNode h = Json.object().put("held", false).put("aliveAgents", r.alive()).put("staleAgents", r.stale())
+                .put("teamCount", r.teamCount());
+        Json.putTime(h, "since", r.since());
+        Json.putTime(h, "releasedAt", r.releasedAt());
+        ObjectNode n = Json.object();
+        n.set("fleetHold", h);
+        return Reply.ok(n);
     }
 
     /** An allowance in seconds, within stale-after's bounds; null when not given. */

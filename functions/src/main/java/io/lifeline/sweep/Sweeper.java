@@ -300,7 +300,8 @@ public final class Sweeper {
         List<SweepPlan.Observed> judged = snapshot.agents().stream().map(Liveness::judged).toList();
         List<SweepPlan.TeamOutcome> outcomes = SweepPlan.decide(SweepPlan.afterStart(judged, graceFrom),
                 snapshot.teams(), policy, now, snapshot.fleetHeldSince());
-        SweepPlan.FleetOutcome fleet = SweepPlan.fleet(outcomes, snapshot.teams(), policy);
+        SweepPlan.FleetOutcome fleet = SweepPlan.fleet(outcomes, snapshot.teams(), policy,
+                snapshot.fleetReleasedAt());
         // 3. The fleet's flag follows its outcome; each team it holds reads its own share of it (its counts only).
         Instant fleetSince = flagFleet(fleet, snapshot.fleetHeldSince(), now, tally);
         FleetShares.write(teams, fleet.held(), fleetSince, outcomes, snapshot.teams(), tally::skip);
@@ -452,14 +453,15 @@ public final class Sweeper {
 
     /**
      * The fleet's flag follows its outcome: raised by the first sweep that holds (one FleetMassStaleSuspected),
-     * lowered by the first that does not (one FleetMassStaleResolved). Answers when the hold that stands after this
+     * lowered by the first that does not (one FleetMassStaleResolved); one the operator released stays up while the
+     * guard still trips. Answers when the hold that stands after this
      * sweep began (null: none, or a write skipped on an error, which the next sweep tries again).
      */
     private Instant flagFleet(SweepPlan.FleetOutcome fleet, Instant heldSince, Instant now, Tally tally) {
         try {
             if (fleet.held() && heldSince == null) {
                 return teams.fleet().raise(fleet, now) ? now : null;
-            } else if (!fleet.held() && heldSince != null) {
+            } else if (!fleet.held() && !fleet.released() && heldSince != null) {
                 teams.fleet().clear(heldSince, now);
             }
             return fleet.held() ? heldSince : null;

@@ -184,6 +184,47 @@ class FleetSelfPreservationTest {
         assertEquals("NO_HOLD", s.send("release-hold", held.key(), Map.of("team", held.name()), null, null).code());
     }
 
+    /**
+     * The operator's release of the fleet-wide hold itself: a team's key may not; the operator's may, once. From the
+     * next sweep every team is judged by its own guard (teams of 2, under its minimum, die as judged), the shares go,
+     * and the flag stays up until the silence ends: one resolve, no second raise.
+     */
+    @Test
+    void operatorReleasesTheFleetHold_everyTeamJudgedByItsOwnGuard_oneResolveWhenTheSilenceEnds() throws Exception {
+        TestStack s = STACKS.open();
+        Team[] big = new Team[1];
+        List<Team> small = fleet(s, big);
+        for (int sec = 75; sec <= 120; sec += 15) {
+            s.clock.set(T0.plusSeconds(sec));
+            beat(s, big[0]);
+            assertEquals(List.of(), s.sweep(), "held at " + sec + " s");
+        }
+        assertEquals("INSUFFICIENT_SCOPE", s.send("release-fleet-hold", big[0].key(), Map.of(), null, null).code());
+        JsonNode released = ok(s.send("release-fleet-hold", s.operatorKey, Map.of(), null, null)).body()
+                .get("fleetHold");
+        assertEquals(false, released.get("held").asBoolean());
+        assertEquals(60, released.get("staleAgents").asInt(), "the operator's view: the whole fleet");
+        assertEquals(30, released.get("teamCount").asInt());
+        assertEquals("NO_HOLD", s.send("release-fleet-hold", s.operatorKey, Map.of(), null, null).code());
+
+        Set<String> dead = new HashSet<>();
+        s.clock.set(T0.plusSeconds(135));
+        beat(s, big[0]);
+        dead.addAll(s.sweep());
+        assertNotNull(s.item("FLEET", "FLEET").get("since"), "the flag stays up while the silence lasts");
+        assertNull(settings(s, small.get(3), small.get(3).key()).get("fleetHold"), "no team is held by it any more");
+        for (int sec = 150; sec <= 195; sec += 15) {
+            s.clock.set(T0.plusSeconds(sec));
+            beat(s, big[0]);
+            dead.addAll(s.sweep());
+        }
+        assertEquals(60, dead.size(), "every silent agent of the small teams, judged by its own team's guard");
+        assertNull(s.item("FLEET", "FLEET").get("since"), "the silence is over: the flag comes down");
+        s.pump.drain();
+        assertEquals(1, onBus(s, "FleetMassStaleSuspected").size(), "no second raise");
+        assertEquals(1, onBus(s, "FleetMassStaleResolved").size());
+    }
+
     @Test
     void oneTeamOfTwoSilentAlone_bothDead() throws Exception {
         TestStack s = STACKS.open();
