@@ -234,8 +234,9 @@ public final class Sweeper {
     }
 
     /**
-     * Step 4: flags the leases gone silent (of {@code judgedTeams} only while the fleet holds; null: of every team), each host's leases as one incident (the first flagged leads, the others are
-     * part of it); answers the silences now in force, {@code team/leaseId} -> the flag's time.
+     * Step 4: flags the leases gone silent (while the fleet holds, only those of {@code judgedTeams}, the teams released
+     * from it; null: of every team), each host's leases as one incident (the first flagged leads, the others are part
+     * of it); answers the silences now in force, {@code team/leaseId} -> the flag's time.
      */
     private Map<String, Instant> flagSilentHosts(SweepStore.Snapshot snapshot, Instant now, Set<String> judgedTeams,
                                                  Tally tally) {
@@ -454,8 +455,8 @@ public final class Sweeper {
     /**
      * The fleet's flag follows its outcome: raised by the first sweep that holds (one FleetMassStaleSuspected),
      * lowered by the first that does not (one FleetMassStaleResolved); one the operator released stays up while the
-     * guard still trips. Answers when the hold that stands after this
-     * sweep began (null: none, or a write skipped on an error, which the next sweep tries again).
+     * guard still trips. Answers when the hold that stands after this sweep began (null: none, or a write skipped on
+     * an error, which the next sweep tries again).
      */
     private Instant flagFleet(SweepPlan.FleetOutcome fleet, Instant heldSince, Instant now, Tally tally) {
         try {

@@ -187,14 +187,14 @@ final class TeamCommands {
                 + "\nfailure domains:              " + Commands.dash(t.failureDomains())
                 + "\npaused until:                 " + Commands.dash(t.pausedUntil())
                 + (t.pauseReason() == null ? "" : " (" + t.pauseReason() + ")")
-                + (holdLines(t, Instant.now()).isEmpty() ? "" : "\n" + holdLines(t, Instant.now()));
+                + (holdsOf(t, Instant.now()).isEmpty() ? "" : "\n" + holdsOf(t, Instant.now()));
     }
 
     /**
      * The team's holds as the dashboard's banner says them: a fleet-wide hold first (while it stands the team's own
      * flag is left as it was), then the team's own; empty when neither holds nor was released.
      */
-    static String holdLines(TeamSettings t, Instant now) {
+    static String holdsOf(TeamSettings t, Instant now) {
         TeamSettings.Hold f = t.fleetHold();
         TeamSettings.Hold h = t.hold();
         if (f != null && (f.held() || h == null || !h.held())) {

@@ -51,7 +51,7 @@ class HoldLinesTest {
                 + "this team's 3 agents are held, since 2026-03-01T12:01:45Z (3m ago)\n"
                 + "  why: too many agents across the whole fleet fell silent at once\n"
                 + "  release this team from it (its silent agents are then marked dead as judged): "
-                + "lifeline settings release-hold", TeamCommands.holdLines(t, NOW));
+                + "lifeline settings release-hold", TeamCommands.holdsOf(t, NOW));
     }
 
     @Test
@@ -59,12 +59,12 @@ class HoldLinesTest {
         TeamSettings.Hold released = new TeamSettings.Hold(false, 3, 2, SINCE, "fleet", NOW.minusSeconds(20));
         assertEquals("released from the fleet-wide hold at 2026-03-01T12:04:40Z: this team's 2 silent agents are "
                 + "marked dead as judged, while the hold (since 2026-03-01T12:01:45Z) stands for the rest of the fleet",
-                TeamCommands.holdLines(new TeamSettings("t", null, null, null, null, null, "source", null, released),
+                TeamCommands.holdsOf(new TeamSettings("t", null, null, null, null, null, "source", null, released),
                         NOW));
         TeamSettings.Hold own = new TeamSettings.Hold(true, 10, 8, SINCE, "spans", null);
-        assertEquals(TeamCommands.holdLines(own, NOW), TeamCommands.holdLines(new TeamSettings("t", null, null, null,
+        assertEquals(TeamCommands.holdLines(own, NOW), TeamCommands.holdsOf(new TeamSettings("t", null, null, null,
                 null, null, "source", own, released), NOW), "a held flag of its own comes before a released share");
-        assertEquals("", TeamCommands.holdLines(new TeamSettings("t", null, null, null, null, null, "source", null,
+        assertEquals("", TeamCommands.holdsOf(new TeamSettings("t", null, null, null, null, null, "source", null,
                 null), NOW));
     }
 }

@@ -130,6 +130,7 @@ class HoldBannerTest {
         for (int i = 1; i <= 3; i++) {
             ok(stack.send("register", admin, Map.of("team", team), null, "{\"agentId\":\"f" + i
                     + "\",\"name\":\"Fleet " + i + "\",\"role\":\"worker\"}"));
+            ok(stack.send("join", admin, Map.of("team", team, "agentId", "f" + i), null, null));
         }
         TeamStore teams = new TeamStore(stack.dynamo, stack.tables);
         Instant since = stack.clock.instant();
