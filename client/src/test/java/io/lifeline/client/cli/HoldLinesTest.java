@@ -1,7 +1,11 @@
 package io.lifeline.client.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import io.lifeline.client.model.TeamSettings;
 import java.time.Instant;
 import org.junit.jupiter.api.Tag;
@@ -10,7 +14,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The team's hold as {@code lifeline status} and {@code settings show} print it: how many agents, since when and why
  * while held, with the release; once released, that; nothing without a flag or for a flag one failure domain
- * explained (its agents die: no hold).
+ * explained (its agents die: no hold); a fleet-wide hold first, as the team's own share of it.
  */
 @Tag("unit")
 class HoldLinesTest {
@@ -66,5 +70,16 @@ class HoldLinesTest {
                 null, null, "source", own, released), NOW), "a held flag of its own comes before a released share");
         assertEquals("", TeamCommands.holdsOf(new TeamSettings("t", null, null, null, null, null, "source", null,
                 null), NOW));
+    }
+
+    @Test
+    void theSettingsAnswer_readsItsFleetShare() throws Exception {
+        ObjectMapper sdk = new ObjectMapper().registerModule(new JavaTimeModule())
+                .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+        TeamSettings t = sdk.readValue("{\"team\":\"t\",\"failureDomains\":\"source\",\"fleetHold\":{\"held\":true,"
+                + "\"aliveAgents\":3,\"staleAgents\":2,\"since\":\"2026-03-01T12:01:45Z\",\"why\":\"fleet\"}}",
+                TeamSettings.class);
+        assertEquals(new TeamSettings.Hold(true, 3, 2, SINCE, "fleet", null), t.fleetHold());
+        assertNull(t.hold(), "no flag of its own");
     }
 }

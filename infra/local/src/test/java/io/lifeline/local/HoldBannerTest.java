@@ -119,7 +119,7 @@ class HoldBannerTest {
     }
 
     /**
-     * A fleet-wide hold as the sweep leaves it (the fleet's flag, and a team's share of it: its own 2 of 3 agents
+     * A fleet-wide hold as the sweep leaves it (the fleet's flag, and a team's share of it: its own 3 of 3 agents
      * held; FleetSelfPreservationTest drives the sweep itself): the team's banner says Lifeline may be unable to hear
      * agents across the fleet, the team's own count and since when; the admin's release frees the team from it.
      */
@@ -136,13 +136,13 @@ class HoldBannerTest {
         Instant since = stack.clock.instant();
         try {
             assertTrue(teams.fleet().raise(new SweepPlan.FleetOutcome(40, 30, List.of(team), true, 0.5), since));
-            assertTrue(teams.shareFleetHold(team, since, 3, 2, null));
+            assertTrue(teams.shareFleetHold(team, since, 3, 3, null));
             signIn(admin, team);
             waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("team-hold")));
             String text = driver.findElement(By.id("team-hold-text")).getText();
             assertTrue(text.startsWith("Fleet-wide self-preservation hold: Lifeline may be unable to hear agents "
                     + "across the fleet"), text);
-            assertTrue(text.contains("2 of this team's 3 agents are held, since"), text);
+            assertTrue(text.contains("3 of this team's 3 agents are held, since"), text);
             DashboardTest.screenshot(driver, "fleet-hold");
             driver.findElement(By.id("hold-release")).click();
             waiting().until(d -> d.findElement(By.id("team-hold-text")).getText()
