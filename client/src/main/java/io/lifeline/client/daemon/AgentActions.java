@@ -25,7 +25,7 @@ final class AgentActions {
         this.clock = clock;
     }
 
-    /** Joins the agent and takes the server's advice; the server's status is ready again, so the hooks are sent anew. */
+    /** Joins the agent and takes the server's advice; its status is ready again, so the hooks are sent anew. */
     void joinAndAdvise(AgentSlot slot) {
         AgentView joined = client.join(slot.id());
         slot.hookSent(null);

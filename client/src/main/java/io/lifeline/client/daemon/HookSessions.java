@@ -115,7 +115,8 @@ final class HookSessions {
             String category = h.errorCategory() == null ? HookSignals.UNKNOWN : h.errorCategory();
             try {
                 client.reportError(agentId, HookSignals.errorMessage(h.runtime(), h.event(), category));
-                log.hooks.add(agentId + ": its runtime reported a failure (" + category + "); sent to the errors route");
+                log.hooks.add(agentId + ": its runtime reported a failure (" + category
+                        + "); sent to the errors route");
             } catch (LifelineException e) {
                 log.problems.add(agentId + ": error report failed: " + e.getMessage());
             }

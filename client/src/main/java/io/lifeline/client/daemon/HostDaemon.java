@@ -249,7 +249,7 @@ public final class HostDaemon implements AutoCloseable {
         stop();
     }
 
-    /** One round: crashes ({@link CrashLoop}), batched heartbeats ({@link BeatRound}), commands ({@link CommandInbox}). */
+    /** One round: crashes ({@link CrashLoop}), batched beats ({@link BeatRound}), commands ({@link CommandInbox}). */
     public synchronized TickReport runOnce() {
         RoundLog log = new RoundLog();
         Instant now = clock.instant();
