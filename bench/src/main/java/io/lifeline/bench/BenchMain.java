@@ -96,7 +96,7 @@ public final class BenchMain {
         }
         if (all || only.contains(6)) {
             section("6 cost model");
-            CostModel.run(report, measured);
+            CostReport.run(report, measured);
         }
         double took = (System.nanoTime() - started) / 1e9;
         var meta = Json.object().put("at", Instant.now().toString()).put("mode", quick ? "quick" : "full")

@@ -151,17 +151,17 @@ public final class ObservabilityBench {
      * The figures the cost model takes from the functions' real output: log bytes a beat on each path for 1, 10 and
      * 25 agents a request ({@code beats} beats each), and the line of a sweep that found nothing to do (0 agents).
      */
-    static CostModel.Measures measures(double heartbeatMillis, int beats) throws Exception {
+    static Measures measures(double heartbeatMillis, int beats) throws Exception {
         try (LocalDynamo dynamo = LocalDynamo.start(null)) {
-            Map<String, CostModel.BeatLog> logs = new LinkedHashMap<>();
+            Map<String, BeatLog> logs = new LinkedHashMap<>();
             for (int agents : new int[] {1, 10, 25}) {
                 for (boolean url : new boolean[] {true, false}) {
                     Figures f = measure(dynamo, url, agents, beats);
-                    logs.put((url ? "url/" : "api/") + agents, new CostModel.BeatLog(f.logBytesPerBeat(),
+                    logs.put((url ? "url/" : "api/") + agents, new BeatLog(f.logBytesPerBeat(),
                             f.authorizerLogBytesPerBeat()));
                 }
             }
-            return new CostModel.Measures(heartbeatMillis, idleSweepLineBytes(dynamo), logs);
+            return new Measures(heartbeatMillis, idleSweepLineBytes(dynamo), logs);
         }
     }
 

@@ -25,47 +25,47 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("unit")
 class CostModelTest {
-    private static final CostModel.Prices PRICES = prices();
-    private static final CostModel.Assumptions ASSUMED = CostModel.Assumptions.defaults();
-    private static final CostModel.Measures MEASURES = CostModel.Measures.published();
-    private static final CostModel.Sweep SWEEP = CostModel.Sweep.PUBLISHED;
+    private static final Prices PRICES = prices();
+    private static final Assumptions ASSUMED = Assumptions.defaults();
+    private static final Measures MEASURES = Measures.published();
+    private static final Sweep SWEEP = Sweep.PUBLISHED;
     private static final double BEATS = 86_400; // a month of 30 s beats, per agent
     private static final double SWEEPS = 4 * 43_200;
 
-    private static CostModel.Prices prices() {
+    private static Prices prices() {
         try {
-            return CostModel.Prices.load();
+            return Prices.load();
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
     }
 
-    private static CostModel.Deployment deployment(boolean full) {
+    private static Deployment deployment(boolean full) {
         try {
-            return CostModel.Deployment.fromTemplate(full);
+            return Deployment.fromTemplate(full);
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
     }
 
-    private static CostModel.Bill bill(CostModel.Workload w) {
+    private static Bill bill(Workload w) {
         return CostModel.bill(w, deployment(false), MEASURES, ASSUMED, PRICES);
     }
 
-    private static Map<String, Double> byItem(CostModel.Bill b) {
-        return b.lines().stream().collect(Collectors.toMap(CostModel.Line::item, CostModel.Line::usd));
+    private static Map<String, Double> byItem(Bill b) {
+        return b.lines().stream().collect(Collectors.toMap(Line::item, Line::usd));
     }
 
-    private static CostModel.Bill named(String name) {
+    private static Bill named(String name) {
         return bill(CostModel.workloads(SWEEP, 0.1, 0.04).stream().filter(w -> w.name().equals(name)).findFirst()
                 .orElseThrow());
     }
 
     @Test
     void deployment_readFromTheTemplate_isItsDefaults() throws Exception {
-        CostModel.Deployment d = deployment(false);
-        CostModel.Deployment full = deployment(true);
-        String template = CostModel.Deployment.template();
+        Deployment d = deployment(false);
+        Deployment full = deployment(true);
+        String template = Deployment.template();
         assertEquals("essential", d.alarmSet());
         // SweepNotRunning, Faults, DeliveryDeadLetters, the stage's 429s on the heartbeat routes: one metric each;
         // the heartbeat paths' throttles (API and URL) and the canaries' rollback alarms: the heartbeat functions'
@@ -84,7 +84,7 @@ class CostModelTest {
 
     @Test
     void idleDeployment_paysOnlyTheFixedLines_eachCountedFromItsUnits_andUnderOneDollar() {
-        CostModel.Bill idle = named("idle (0 agents)");
+        Bill idle = named("idle (0 agents)");
         Map<String, Double> l = byItem(idle);
         assertEquals(1.00, l.get("CloudWatch alarms (essential set: 8 alarms, 10 metrics)"), 1e-12);
         assertEquals(0, l.get("custom metrics published with no agents (0)"));
@@ -99,21 +99,21 @@ class CostModelTest {
         // An empty live table still costs the minimum per segment: 4 x 0.5 RRU a sweep.
         assertEquals(SWEEPS * 2 * 0.125 / 1e6, l.get("sweep: DynamoDB reads (Scan of the live table)"), 1e-12);
         assertEquals(SWEEPS * 0.060 * 1.0 * 1.33334e-5, l.get("sweep: Lambda duration"), 1e-12);
-        assertEquals(0, idle.group(CostModel.BEATS) + idle.group(CostModel.WORK));
-        assertEquals(idle.lines().stream().mapToDouble(CostModel.Line::usd).sum(), idle.total(), 1e-12);
+        assertEquals(0, idle.group(Bill.BEATS) + idle.group(Bill.WORK));
+        assertEquals(idle.lines().stream().mapToDouble(Line::usd).sum(), idle.total(), 1e-12);
         // Under $1 before the deploy-safety alarms joined the essential set; $0.60 of alarms above it then
         // (docs/design/deploy-and-cost/decisions.md, "Canaries roll back on their own alarms only"), and $0.10 more
         // for the stage's refused heartbeats ("One fleet size sizes every cap").
         assertTrue(idle.total() - 0.70 <= 1.0, "an idle deployment at list prices: " + idle.total());
-        CostModel.Bill full = CostModel.bill(idle.workload(), deployment(true), MEASURES, ASSUMED, PRICES);
+        Bill full = CostModel.bill(idle.workload(), deployment(true), MEASURES, ASSUMED, PRICES);
         assertEquals((deployment(true).alarmMetrics() - 10) * 0.10, full.total() - idle.total(), 1e-9,
                 "the full set differs by its alarm metrics only");
     }
 
     @Test
     void theUrl_dropsApiGatewaysRequests_andTheAuthorizer_keepingOneKeyLookUpPerKeyAndCachePeriod() {
-        CostModel.Bill url = named("1,000 busy + history, single, URL");
-        CostModel.Bill api = named("1,000 busy + history, single, API");
+        Bill url = named("1,000 busy + history, single, URL");
+        Bill api = named("1,000 busy + history, single, API");
         assertEquals(0, url.usd("ingress: heartbeat Function URL"));
         assertEquals(1_000 * BEATS * 1.0 / 1e6, api.usd("ingress: API Gateway HTTP API"), 1e-9);
         double lookups = 1_000 * 8_640 * 0.5 * 0.125 / 1e6;
@@ -129,7 +129,7 @@ class CostModelTest {
                 api.usd("logs: heartbeat lines + authorizer + access log"), 1e-12);
         assertEquals(0, url.usd("X-Ray traces (heartbeat)"), "HeartbeatTracing PassThrough");
         // The authorizer keeps Tracing Active: 1,000 keys every 300 s is 3.3 runs a second, 1 + 5% of the rest.
-        assertEquals(CostModel.tracesPerMonth(1_000 / 300.0, ASSUMED) * 5.0 / 1e6,
+        assertEquals(LineItems.tracesPerMonth(1_000 / 300.0, ASSUMED) * 5.0 / 1e6,
                 api.usd("X-Ray traces (heartbeat + authorizer)"), 1e-12);
         // A single agent at 30 s through the URL, logs and traces included, at most $0.10 a month.
         assertTrue(url.livenessPerAgent() <= 0.10, "URL: " + url.livenessPerAgent());
@@ -138,7 +138,7 @@ class CostModelTest {
 
     @Test
     void twentyAgents_theBeatsObservabilityLines_areAtMostATenthOfTheirPerAgentCost() {
-        CostModel.Bill twenty = named("20 agents, single, URL");
+        Bill twenty = named("20 agents, single, URL");
         double deaths = 20;
         double metricMonths = 3 * (1 - Math.exp(-deaths / 720)) + (1 - Math.exp(-deaths / 720));
         assertEquals(metricMonths * 0.30, twenty.usd("custom metrics the fleet publishes"), 1e-12);
@@ -147,18 +147,18 @@ class CostModelTest {
         assertEquals(beatObservability, twenty.beatObservability(), 1e-12);
         assertTrue(twenty.beatObservability() / 20 <= 0.1 * twenty.totalPerAgent(),
                 twenty.beatObservability() / 20 + " vs " + twenty.totalPerAgent());
-        assertEquals(twenty.lines().stream().filter(CostModel.Line::observability).mapToDouble(CostModel.Line::usd)
+        assertEquals(twenty.lines().stream().filter(Line::observability).mapToDouble(Line::usd)
                 .sum(), twenty.observability(), 1e-12);
     }
 
     @Test
     void history_addsItsStorage_andNothingToLiveness_whenTheSweepReadsTheSame() {
-        CostModel.Sweep same = new CostModel.Sweep(0.045, 0.045, 361, 681_207);
-        CostModel.Workload with = CostModel.Workload.busy("w", 1, true, true, same);
-        CostModel.Workload without = CostModel.Workload.busy("wo", 1, true, false, same);
+        Sweep same = new Sweep(0.045, 0.045, 361, 681_207);
+        Workload with = Workload.busy("w", 1, true, true, same);
+        Workload without = Workload.busy("wo", 1, true, false, same);
         assertEquals(bill(without).liveness(), bill(with).liveness(), 1e-12);
         assertEquals(1_000 * 681_207 / 1e9 * (0.25 + 0.20), bill(with).total() - bill(without).total(), 1e-9);
-        // With the published figures (CostModel.Sweep.PUBLISHED): no more with history, single and batched.
+        // With the published figures (Sweep.PUBLISHED): no more with history, single and batched.
         for (String mode : List.of("single, URL", "batched 10, URL")) {
             assertTrue(named("1,000 busy + history, " + mode).livenessPerAgent()
                     <= named("1,000 busy, no history, " + mode).livenessPerAgent(), mode);
@@ -167,15 +167,15 @@ class CostModelTest {
 
     @Test
     void sweepReads_growWithAgents_atTheMeasuredUnitsPerAgent() {
-        CostModel.Bill b = named("100,000 agents, single, URL");
-        assertEquals(SWEEPS * 100_000 * CostModel.Sweep.PUBLISHED.unitsWithHistory() * 0.125 / 1e6,
+        Bill b = named("100,000 agents, single, URL");
+        assertEquals(SWEEPS * 100_000 * Sweep.PUBLISHED.unitsWithHistory() * 0.125 / 1e6,
                 b.usd("sweep: DynamoDB reads (Scan of the live table)"), 1e-9);
     }
 
     @Test
     void batchOfTen_dividesRequestsAndKeys_butNotWrites() {
-        CostModel.Bill one = named("1,000 busy + history, single, URL");
-        CostModel.Bill ten = named("1,000 busy + history, batched 10, URL");
+        Bill one = named("1,000 busy + history, single, URL");
+        Bill ten = named("1,000 busy + history, batched 10, URL");
         assertEquals(one.usd("heartbeat Lambda requests") / 10, ten.usd("heartbeat Lambda requests"), 1e-12);
         assertEquals(one.usd("key look-ups") / 10, ten.usd("key look-ups"), 1e-12);
         assertEquals(1_000 * BEATS * 0.625 / 1e6, one.usd("DynamoDB writes"), 1e-9);
@@ -187,9 +187,9 @@ class CostModelTest {
 
     @Test
     void hostLeases_ofTenAnd25_writeOneUnitPerHostBeat_andHostsOfTenCostAtMostTwoCents() {
-        CostModel.Bill ten = named("1,000 busy, host lease of 10, URL");
-        CostModel.Bill many = named("1,000 busy, host lease of 25, URL");
-        CostModel.Bill batched = named("1,000 busy, no history, batched 10, URL");
+        Bill ten = named("1,000 busy, host lease of 10, URL");
+        Bill many = named("1,000 busy, host lease of 25, URL");
+        Bill batched = named("1,000 busy, no history, batched 10, URL");
         assertEquals(1_000 * BEATS / 10 * 0.625 / 1e6, ten.usd("DynamoDB writes"), 1e-12);
         assertEquals(1_000 * BEATS / 25 * 0.625 / 1e6, many.usd("DynamoDB writes"), 1e-12);
         // One UpdateItem a renewal: the handler's single time, billed 4 ms.
@@ -201,27 +201,27 @@ class CostModelTest {
 
     @Test
     void fleetMetrics_areBilledForTheHoursTheyArePublished() {
-        assertEquals(0, CostModel.metricMonths(0));
-        assertEquals(1 - Math.exp(-1), CostModel.metricMonths(720), 1e-12);
-        assertTrue(CostModel.metricMonths(1e6) > 0.999999);
+        assertEquals(0, LineItems.metricMonths(0));
+        assertEquals(1 - Math.exp(-1), LineItems.metricMonths(720), 1e-12);
+        assertTrue(LineItems.metricMonths(1e6) > 0.999999);
     }
 
     @Test
     void xrayTraces_takeTheReservoirThenFivePercent() {
-        assertEquals(0.5 * CostModel.SECONDS_PER_MONTH, CostModel.tracesPerMonth(0.5, ASSUMED), 1e-6);
-        assertEquals((1 + 0.05 * 32.3) * CostModel.SECONDS_PER_MONTH, CostModel.tracesPerMonth(33.3, ASSUMED), 1e-3);
+        assertEquals(0.5 * CostUnits.SECONDS_PER_MONTH, LineItems.tracesPerMonth(0.5, ASSUMED), 1e-6);
+        assertEquals((1 + 0.05 * 32.3) * CostUnits.SECONDS_PER_MONTH, LineItems.tracesPerMonth(33.3, ASSUMED), 1e-3);
     }
 
     @Test
     void platformLinesAndTraces_whenTheTemplateTurnsThemOn_areCharged() {
-        CostModel.Deployment d = deployment(false);
-        CostModel.Deployment loud = new CostModel.Deployment(d.alarmSet(), d.alarms(), d.alarmMetrics(),
+        Deployment d = deployment(false);
+        Deployment loud = new Deployment(d.alarmSet(), d.alarms(), d.alarmMetrics(),
                 d.idleMetrics(), d.sweepsPerMinute(), d.minSegments(), d.memoryGb(), d.dashboardMemoryGb(),
                 d.keyCacheSeconds(), d.sweepTraced(), d.repairTraced(), true, true, d.scheduler(), d.repairsPerMonth(),
                 d.archived());
-        CostModel.Workload one = CostModel.Workload.beats("20", 20, 1, true, SWEEP);
-        CostModel.Bill quiet = CostModel.bill(one, d, MEASURES, ASSUMED, PRICES);
-        CostModel.Bill on = CostModel.bill(one, loud, MEASURES, ASSUMED, PRICES);
+        Workload one = Workload.beats("20", 20, 1, true, SWEEP);
+        Bill quiet = CostModel.bill(one, d, MEASURES, ASSUMED, PRICES);
+        Bill on = CostModel.bill(one, loud, MEASURES, ASSUMED, PRICES);
         // 20 agents at 30 s: 0.67 requests a second, all within the 1/s reservoir.
         assertEquals(20 * BEATS * 5.0 / 1e6, on.usd("X-Ray traces (heartbeat)"), 1e-9);
         assertEquals(20 * BEATS * (8.46 + 330) / 1e9 * 0.50, on.usd("logs: heartbeat lines + Lambda's"), 1e-12);
@@ -237,12 +237,12 @@ class CostModelTest {
      */
     @Test
     void idleDeployment_ofEachProfile_differsByTheUrlsAlarmMetrics_andBenchmarksQuotesBoth() throws Exception {
-        CostModel.Workload idle = named("idle (0 agents)").workload();
+        Workload idle = named("idle (0 agents)").workload();
         double[][] bills = new double[2][2];
         int[][] metrics = new int[2][2];
         for (int full = 0; full < 2; full++) {
             for (int url = 0; url < 2; url++) {
-                CostModel.Deployment d = CostModel.Deployment.fromTemplate(full == 1, url == 1);
+                Deployment d = Deployment.fromTemplate(full == 1, url == 1);
                 metrics[full][url] = d.alarmMetrics();
                 bills[full][url] = CostModel.bill(idle, d, MEASURES, ASSUMED, PRICES).total();
             }
@@ -266,19 +266,19 @@ class CostModelTest {
 
     @Test
     void theTemplateBundledForTheBench_isTheRepositorysTemplate() throws Exception {
-        byte[] bundled = CostModel.Deployment.template().getBytes(StandardCharsets.UTF_8);
+        byte[] bundled = Deployment.template().getBytes(StandardCharsets.UTF_8);
         byte[] repo = Files.readAllBytes(Path.of("..", "template.yaml"));
         assertEquals(new String(repo, StandardCharsets.UTF_8), new String(bundled, StandardCharsets.UTF_8));
     }
 
     @Test
     void hookDrivenAgents_payPerEventRequest_aWriteOnlyPerUncoalescedEvent_andTheirStatusChanges() {
-        CostModel.HookSession h = CostModel.HOOKS;
+        HookSession h = HookSession.HOOKS;
         assertEquals(2_112, h.turnsPerAgentMonth(), 1e-9);
         assertEquals(2_112 * 23 + 2 * 88, h.eventsPerAgentMonth(), 1e-9);
         assertEquals(2_112 * 2 + 2 * 88, h.changesPerAgentMonth(), 1e-9);
-        CostModel.Bill direct = named("1,000 hook-driven agents, direct, URL");
-        CostModel.Bill daemon = named("1,000 hook-driven agents, daemon, lease of 10");
+        Bill direct = named("1,000 hook-driven agents, direct, URL");
+        Bill daemon = named("1,000 hook-driven agents, daemon, lease of 10");
         double events = 1_000 * h.eventsPerAgentMonth();
         assertEquals(events * 0.2 / 1e6, direct.usd("heartbeat Lambda requests"), 1e-6);
         assertEquals(1_000 * h.writesPerAgentMonth() * 0.625 / 1e6, direct.usd("DynamoDB writes (hook events"), 1e-6);
@@ -296,26 +296,26 @@ class CostModelTest {
      */
     @Test
     void aMillionAgents_areRefusedUnderTheDefaultCaps_namingThem_andPricedUnderTheirFleetSize() throws Exception {
-        CostModel.Workload url = named("1,000,000 agents, single, URL").workload();
-        CostModel.Workload api = CostModel.workloads(SWEEP, 0.1, 0.04).stream()
+        Workload url = named("1,000,000 agents, single, URL").workload();
+        Workload api = CostModel.workloads(SWEEP, 0.1, 0.04).stream()
                 .filter(w -> w.name().equals("1,000,000 agents, single, API")).findFirst().orElseThrow();
-        CostModel.Deployment d = deployment(false);
+        Deployment d = deployment(false);
         JsonNode template = SamTemplate.read(Path.of("..", "template.yaml")).tree();
         FleetSizing.Caps byDefault = FleetSizing.fromTemplate(template,
                 Integer.parseInt(template.at("/Parameters/FleetSize/Default").asText()));
         FleetSizing.Caps before = FleetSizing.Caps.BEFORE_FLEET_SIZE;
 
-        CostModel.Unservable viaUrl = assertThrows(CostModel.Unservable.class,
+        Unservable viaUrl = assertThrows(Unservable.class,
                 () -> CostModel.bill(url, d, MEASURES, ASSUMED, PRICES, before));
         assertEquals(List.of("HeartbeatUrlFunction reserved concurrency"), caps(viaUrl));
-        CostModel.Shortfall binds = viaUrl.shortfalls().get(0);
+        Shortfall binds = viaUrl.shortfalls().get(0);
         assertEquals(50, binds.figure());
         assertEquals(500, binds.servesRps(), 1e-9, "10 x 50: Lambda's rps rule, not concurrency / duration");
         assertEquals(33_333.3, binds.needsRps(), 0.1);
         assertTrue(viaUrl.getMessage().contains("HeartbeatUrlFunction reserved concurrency 50 serves 500"),
                 viaUrl.getMessage());
 
-        CostModel.Unservable viaApi = assertThrows(CostModel.Unservable.class,
+        Unservable viaApi = assertThrows(Unservable.class,
                 () -> CostModel.bill(api, d, MEASURES, ASSUMED, PRICES, before));
         // The tightest first: the route's 1,000/s, then the heartbeat function's 2,000/s (10 x 200), then the
         // authorizer's 1,000 keys/s against 3,333 (a million keys every 300 s).
@@ -324,15 +324,15 @@ class CostModelTest {
         assertEquals(1_000, viaApi.shortfalls().get(2).servesRps(), 1e-9);
         assertEquals(3_333.3, viaApi.shortfalls().get(2).needsRps(), 0.1);
 
-        for (CostModel.Workload w : List.of(url, api)) {
-            CostModel.Unservable refused = assertThrows(CostModel.Unservable.class,
+        for (Workload w : List.of(url, api)) {
+            Unservable refused = assertThrows(Unservable.class,
                     () -> CostModel.bill(w, d, MEASURES, ASSUMED, PRICES, byDefault));
             System.out.println("FleetSize default: " + refused.getMessage());
-            System.out.println("before FleetSize: " + assertThrows(CostModel.Unservable.class,
+            System.out.println("before FleetSize: " + assertThrows(Unservable.class,
                     () -> CostModel.bill(w, d, MEASURES, ASSUMED, PRICES, before)).getMessage());
             FleetSizing.Caps sized = FleetSizing.fromTemplate(template, 1_000_000);
-            assertEquals(List.of(), CostModel.shortfalls(w, d, MEASURES, ASSUMED, sized));
-            CostModel.Bill b = CostModel.bill(w, d, MEASURES, ASSUMED, PRICES, sized);
+            assertEquals(List.of(), FleetCaps.shortfalls(w, d, MEASURES, ASSUMED, sized));
+            Bill b = CostModel.bill(w, d, MEASURES, ASSUMED, PRICES, sized);
             assertEquals(b.total(), CostModel.bill(w, d, MEASURES, ASSUMED, PRICES).total(), 1e-9,
                     "a bill without caps is priced under the FleetSize the fleet needs");
             assertEquals(1_000_000 * BEATS * 0.625 / 1e6, b.usd("DynamoDB writes"), 1e-6);
@@ -342,12 +342,12 @@ class CostModelTest {
                     l.basis()));
         }
         // The same million in daemons' batches of 10 is a 100,000 fleet in requests: the default caps refuse it too.
-        CostModel.Workload batched = named("1,000,000 agents, batched 10, URL").workload();
-        assertEquals(100_000, FleetSizing.classFor(CostModel.equivalentAgents(batched)));
-        assertThrows(CostModel.Unservable.class, () -> CostModel.bill(batched, d, MEASURES, ASSUMED, PRICES, byDefault));
+        Workload batched = named("1,000,000 agents, batched 10, URL").workload();
+        assertEquals(100_000, FleetSizing.classFor(FleetCaps.equivalentAgents(batched)));
+        assertThrows(Unservable.class, () -> CostModel.bill(batched, d, MEASURES, ASSUMED, PRICES, byDefault));
     }
 
-    private static List<String> caps(CostModel.Unservable e) {
-        return e.shortfalls().stream().map(CostModel.Shortfall::cap).toList();
+    private static List<String> caps(Unservable e) {
+        return e.shortfalls().stream().map(Shortfall::cap).toList();
     }
 }

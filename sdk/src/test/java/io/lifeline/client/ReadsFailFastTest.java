@@ -67,7 +67,7 @@ class ReadsFailFastTest {
     void anUnresolvableHost_isDescribedAsSuch_notAsARefusal() {
         ConnectException unresolved = new ConnectException();
         unresolved.initCause(new UnresolvedAddressException());
-        assertEquals("unknown host", LifelineClient.describe(unresolved));
-        assertTrue(LifelineClient.describe(new ConnectException("Connection refused")).contains("refused"));
+        assertEquals("unknown host", ApiTransport.describe(unresolved));
+        assertTrue(ApiTransport.describe(new ConnectException("Connection refused")).contains("refused"));
     }
 }

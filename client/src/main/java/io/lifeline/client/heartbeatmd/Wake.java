@@ -107,10 +107,35 @@ public final class Wake {
         Instant now = clock.instant().truncatedTo(ChronoUnit.SECONDS);
         Path baseDir = file.toAbsolutePath().getParent();
         Path history = baseDir.resolve("history");
-        HeartbeatFile hb;
-        String recovery = null;
+        Loaded loaded = readOrRestore(file, history, now);
+        HeartbeatFile hb = loaded.file();
+        Path backup = backUp(hb, history, now, options);
+
+        Evaluator evaluator = new Evaluator(Clock.fixed(now, ZoneOffset.UTC), options.env());
+        Evaluator.Evaluation evaluation = evaluator.evaluate(hb, baseDir, options.startup());
+        Tally tally = new Tally(new ArrayList<>(), new ArrayList<>(), new HashMap<>(), clock, options);
+        List<Action> candidates = candidates(evaluation, tally);
+        runDue(hb, candidates, baseDir, tally);
+
+        Instant end = clock.instant().truncatedTo(ChronoUnit.SECONDS);
+        NextWake next = nextWake(hb, now, end, tally);
+        writeBack(file, hb, now, next.at(), tally);
+        return new WakeResult(now, List.copyOf(tally.ran), List.copyOf(tally.heldBack), next.at(),
+                secondsUntil(end, next.at()), backup, loaded.recovery(), staleLock, null, List.copyOf(next.notRun()));
+    }
+
+    /** The file as parsed, and the line that says it was restored from a backup (null when it was not corrupt). */
+    private record Loaded(HeartbeatFile file, String recovery) {
+    }
+
+    /**
+     * Reads and parses the file; a corrupt one is restored from the newest backup that parses, its bytes kept as
+     * {@code history/corrupt-*.md}. A mistake, or a corrupt file with no valid backup, is refused (file untouched).
+     */
+    private static Loaded readOrRestore(Path file, Path history, Instant now) throws IOException {
+        Path baseDir = file.toAbsolutePath().getParent();
         try {
-            hb = HeartbeatFile.parse(decode(Files.readAllBytes(file)));
+            return new Loaded(HeartbeatFile.parse(decode(Files.readAllBytes(file))), null);
         } catch (HeartbeatParseException e) {
             if (!e.corrupt()) {
                 throw e;
@@ -125,34 +150,49 @@ public final class Wake {
             Files.copy(file, corruptCopy);
             String restored = Files.readString(backup, StandardCharsets.UTF_8);
             AtomicFiles.write(file, restored, WRITE);
-            hb = HeartbeatFile.parse(restored);
-            recovery = file.getFileName() + " was corrupt (" + e.getMessage() + "); restored from "
+            HeartbeatFile hb = HeartbeatFile.parse(restored);
+            String recovery = file.getFileName() + " was corrupt (" + e.getMessage() + "); restored from "
                     + baseDir.relativize(backup) + "; the corrupt copy is " + baseDir.relativize(corruptCopy);
             LOG.log(System.Logger.Level.WARNING, recovery);
+            return new Loaded(hb, recovery);
         }
+    }
+
+    /** Copies the file as read to {@code history/heartbeat-YYYYMMDD-HHMMSS.md} and prunes the oldest backups. */
+    private static Path backUp(HeartbeatFile hb, Path history, Instant now, WakeOptions options) throws IOException {
         Files.createDirectories(history);
         Path backup = unique(history, "heartbeat-" + STAMP.format(now));
         Files.writeString(backup, hb.render(), StandardCharsets.UTF_8);
         pruneBackups(history, options.keepBackups());
+        return backup;
+    }
 
-        Evaluator evaluator = new Evaluator(Clock.fixed(now, ZoneOffset.UTC), options.env());
-        Evaluator.Evaluation evaluation = evaluator.evaluate(hb, baseDir, options.startup());
-        List<WakeResult.Attempt> ran = new ArrayList<>();
-        List<WakeResult.HeldBack> heldBack = new ArrayList<>();
-        Map<String, String> watchHashes = new HashMap<>();
+    /**
+     * Notes each action's watch hash and the skipped ones as held back; answers the due and dependency-blocked
+     * actions in priority order (dependencies are checked again just before each runs).
+     */
+    private static List<Action> candidates(Evaluator.Evaluation evaluation, Tally tally) {
         for (Evaluator.Decision d : evaluation.decisions()) {
             if (d.watchHash() != null) {
-                watchHashes.put(d.action().id(), d.watchHash());
+                tally.watchHashes.put(d.action().id(), d.watchHash());
             }
             if (d.verdict() == Evaluator.Verdict.SKIPPED) {
-                heldBack.add(new WakeResult.HeldBack(d.action().id(), d.verdict(), d.reason()));
+                tally.heldBack.add(new WakeResult.HeldBack(d.action().id(), d.verdict(), d.reason()));
             }
         }
-        // Due and dependency-blocked actions, in priority order; dependencies are checked again just before each.
-        List<Action> candidates = evaluation.decisions().stream()
+        return evaluation.decisions().stream()
                 .filter(d -> d.verdict() == Evaluator.Verdict.DUE || d.verdict() == Evaluator.Verdict.BLOCKED)
                 .map(Evaluator.Decision::action).sorted(Comparator.comparing(Action::priority)).toList();
-        Tally tally = new Tally(ran, heldBack, watchHashes, clock, options);
+    }
+
+    /**
+     * Runs the candidates: {@code [BG]} ones started at once, at most backgroundParallelism at once, alongside the
+     * rest (one whose dependency is not met yet is looked at again after the foreground), and awaited before the
+     * file is written.
+     */
+    private static void runDue(HeartbeatFile hb, List<Action> candidates, Path baseDir, Tally tally) {
+        WakeOptions options = tally.options;
+        Clock clock = tally.clock;
         Instant started = clock.instant();
         List<Action> background = candidates.stream().filter(a -> a.priority() == Priority.BG).toList();
         ExecutorService pool = background.isEmpty() ? null : Executors.newFixedThreadPool(
@@ -162,7 +202,6 @@ public final class Wake {
                     return t;
                 });
         try {
-            // [BG]: started now, at most backgroundParallelism at once, alongside the rest; awaited before writing.
             Map<Action, Future<Done>> running = new LinkedHashMap<>();
             List<Action> laterBackground = new ArrayList<>();
             for (Action a : background) {
@@ -172,34 +211,14 @@ public final class Wake {
                     laterBackground.add(a); // looked at again once the foreground has run
                 }
             }
-            for (Action a : candidates) {
-                if (a.priority() == Priority.BG || tally.heldBackByCritical(a)) {
-                    continue;
-                }
-                String waiting = Evaluator.unmetDependency(hb, a);
-                if (waiting != null) {
-                    heldBack.add(new WakeResult.HeldBack(a.id(), Evaluator.Verdict.BLOCKED, waiting));
-                    continue;
-                }
-                if (a.priority() == Priority.LOW) {
-                    String noTime = noTimeFor(a, options.budget().minus(Duration.between(started, clock.instant())));
-                    if (noTime != null) {
-                        // Stays pending: it runs on a later wake with time for it.
-                        a.set("deferred", noTime);
-                        tally.deferred = true;
-                        heldBack.add(new WakeResult.HeldBack(a.id(), Evaluator.Verdict.DEFERRED, noTime));
-                        continue;
-                    }
-                }
-                tally.record(a, runTimed(a, baseDir, options, clock));
-            }
+            runForeground(hb, candidates, baseDir, tally, started);
             for (Action a : laterBackground) {
                 if (tally.heldBackByCritical(a)) {
                     continue;
                 }
                 String waiting = Evaluator.unmetDependency(hb, a);
                 if (waiting != null) {
-                    heldBack.add(new WakeResult.HeldBack(a.id(), Evaluator.Verdict.BLOCKED, waiting));
+                    tally.heldBack.add(new WakeResult.HeldBack(a.id(), Evaluator.Verdict.BLOCKED, waiting));
                 } else {
                     running.put(a, pool.submit(() -> runTimed(a, baseDir, options, clock)));
                 }
@@ -212,17 +231,53 @@ public final class Wake {
                 pool.shutdownNow();
             }
         }
-        String lastError = tally.lastError;
+    }
 
-        Instant end = clock.instant().truncatedTo(ChronoUnit.SECONDS);
+    /**
+     * Runs the candidates that are not {@code [BG]}, one after another in priority order: each held back after a
+     * CRITICAL failure or while a dependency is unmet, a {@code [LOW]} one deferred when it does not fit in what is
+     * left of the budget since {@code started}.
+     */
+    private static void runForeground(HeartbeatFile hb, List<Action> candidates, Path baseDir, Tally tally,
+                                      Instant started) {
+        WakeOptions options = tally.options;
+        for (Action a : candidates) {
+            if (a.priority() == Priority.BG || tally.heldBackByCritical(a)) {
+                continue;
+            }
+            String waiting = Evaluator.unmetDependency(hb, a);
+            if (waiting != null) {
+                tally.heldBack.add(new WakeResult.HeldBack(a.id(), Evaluator.Verdict.BLOCKED, waiting));
+                continue;
+            }
+            if (a.priority() == Priority.LOW) {
+                String noTime = noTimeFor(a, options.budget().minus(Duration.between(started, tally.clock.instant())));
+                if (noTime != null) {
+                    // Stays pending: it runs on a later wake with time for it.
+                    a.set("deferred", noTime);
+                    tally.deferred = true;
+                    tally.heldBack.add(new WakeResult.HeldBack(a.id(), Evaluator.Verdict.DEFERRED, noTime));
+                    continue;
+                }
+            }
+            tally.record(a, runTimed(a, baseDir, options, tally.clock));
+        }
+    }
+
+    /** When the agent is next woken (null: never), and the actions that neither ran nor were held back, with why. */
+    private record NextWake(Instant at, List<WakeResult.NotRun> notRun) {
+    }
+
+    /** The earliest due action or pending retry after this wake ({@code end}), and what did not run. */
+    private static NextWake nextWake(HeartbeatFile hb, Instant now, Instant end, Tally tally) {
         Instant nextWake = null;
         Set<String> ranIds = new HashSet<>();
-        ran.forEach(r -> ranIds.add(r.actionId()));
+        tally.ran.forEach(r -> ranIds.add(r.actionId()));
         Set<String> heldIds = new HashSet<>();
-        heldBack.forEach(h -> heldIds.add(h.actionId()));
+        tally.heldBack.forEach(h -> heldIds.add(h.actionId()));
         List<WakeResult.NotRun> notRun = new ArrayList<>();
         for (Action a : hb.actions()) {
-            Instant due = Evaluator.dueAt(a, now, end, false, watchHashes.get(a.id()));
+            Instant due = Evaluator.dueAt(a, now, end, false, tally.watchHashes.get(a.id()));
             // Due by the end of this wake (a retry that fell due while it ran, an action that became due meanwhile):
             // the next wake is now. Not for one held back in this wake (condition, dependency, CRITICAL failure,
             // budget): those wait on something else, which brings its own next wake.
@@ -236,9 +291,16 @@ public final class Wake {
         }
         if (tally.deferred) {
             // A [LOW] action left for lack of time is still due: come back soon for it.
-            Instant soon = end.plus(options.retryDelay());
+            Instant soon = end.plus(tally.options.retryDelay());
             nextWake = nextWake == null || soon.isBefore(nextWake) ? soon : nextWake;
         }
+        return new NextWake(nextWake, notRun);
+    }
+
+    /** Writes the frontmatter (last and next wake, status, error_count, last_error, config_hash), atomically. */
+    private static void writeBack(Path file, HeartbeatFile hb, Instant now, Instant nextWake, Tally tally)
+            throws IOException {
+        List<WakeResult.Attempt> ran = tally.ran;
         // A wake with a failure is an error (error_count counts such wakes in a row); a wake whose attempts all
         // succeeded clears it; a wake that ran nothing leaves status and error_count as they were.
         boolean failed = ran.stream().anyMatch(r -> !r.success());
@@ -251,17 +313,18 @@ public final class Wake {
             hb.setFrontmatter("error_count", 0);
         }
         if (failed || !hb.frontmatter().containsKey("last_error")) {
-            hb.setFrontmatter("last_error", lastError);
+            hb.setFrontmatter("last_error", tally.lastError);
         }
         hb.setFrontmatter("config_hash", hb.computeConfigHash());
         AtomicFiles.write(file, hb.render(), WRITE);
+    }
 
+    /** Whole seconds from {@code end} to {@code nextWake}, rounded up; empty when there is no next wake. */
+    private static OptionalLong secondsUntil(Instant end, Instant nextWake) {
         // Whole seconds, rounded up, without going through milliseconds (a next_wake far ahead would overflow them).
         Duration until = nextWake == null ? null : Duration.between(end, nextWake);
-        OptionalLong within = until == null ? OptionalLong.empty()
+        return until == null ? OptionalLong.empty()
                 : OptionalLong.of(Math.max(1, until.getSeconds() + (until.getNano() > 0 ? 1 : 0)));
-        return new WakeResult(now, List.copyOf(ran), List.copyOf(heldBack), nextWake, within, backup, recovery,
-                staleLock, null, List.copyOf(notRun));
     }
 
     /** An attempt's outcome and when it ended. */

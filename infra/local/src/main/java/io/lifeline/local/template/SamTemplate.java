@@ -31,7 +31,7 @@ import software.amazon.awssdk.services.dynamodb.model.CreateTableRequest;
 /**
  * template.yaml, read for what Lifeline Local and the tests need: the table, the functions with their
  * handlers, environment and events, and the HTTP API's authorizer. CloudFormation tags are dropped by the
- * YAML reader, so {@code !Ref X} reads as {@code X}; {@link #resolve} maps such names to local values.
+ * YAML reader, so {@code !Ref X} reads as {@code X}; {@link Intrinsics#resolve} maps such names to local values.
  */
 public final class SamTemplate {
     /**
@@ -104,11 +104,14 @@ public final class SamTemplate {
     }
 
     private final JsonNode root;
+    /** Conditions, Fn::If and the values of Ref, FindInMap and Sub, evaluated over this template. */
+    private final Intrinsics intrinsics;
     /** The template's directory, for DefinitionUri; null for the template bundled on the classpath. */
     private final Path baseDir;
 
     private SamTemplate(JsonNode root, Path baseDir) {
         this.root = root;
+        this.intrinsics = new Intrinsics(root);
         this.baseDir = baseDir;
     }
 
@@ -224,9 +227,11 @@ public final class SamTemplate {
             JsonNode p = resources().path(id).path("Properties");
             Map<String, String> env = new LinkedHashMap<>();
             root.path("Globals").path("Function").path("Environment").path("Variables").fields()
-                    .forEachRemaining(e -> env.put(e.getKey(), resolve(e.getValue(), parameters, resourceNames)));
+                    .forEachRemaining(e -> env.put(e.getKey(),
+                            intrinsics.resolve(e.getValue(), parameters, resourceNames)));
             p.path("Environment").path("Variables").fields()
-                    .forEachRemaining(e -> env.put(e.getKey(), resolve(e.getValue(), parameters, resourceNames)));
+                    .forEachRemaining(e -> env.put(e.getKey(),
+                            intrinsics.resolve(e.getValue(), parameters, resourceNames)));
             List<Route> routes = new ArrayList<>();
             boolean stream = false;
             List<String> filters = new ArrayList<>();
@@ -279,8 +284,8 @@ public final class SamTemplate {
                 Map<String, String> paths = new LinkedHashMap<>();
                 transformer.path("InputPathsMap").fields().forEachRemaining(e -> paths.put(e.getKey(),
                         e.getValue().asText()));
-                String template = transformer.isMissingNode() ? null : resolve(transformer.path("InputTemplate"),
-                        parameters, Map.of());
+                String template = transformer.isMissingNode() ? null
+                        : intrinsics.resolve(transformer.path("InputTemplate"), parameters, Map.of());
                 RetryPolicy retry = retryPolicy(t.path("RetryPolicy"), parameters);
                 String queue = t.path("DeadLetterConfig").has("Arn")
                         ? referencedResource(t.path("DeadLetterConfig").path("Arn")) : null;
@@ -293,7 +298,7 @@ public final class SamTemplate {
                             template, retry, queue, Map.of(), Map.of()));
                 } else if ("AWS::Events::ApiDestination".equals(type) && deployed(resource, parameters)) {
                     JsonNode destination = resources().path(resource).path("Properties");
-                    String endpoint = resolve(destination.path("InvocationEndpoint"), parameters, Map.of());
+                    String endpoint = intrinsics.resolve(destination.path("InvocationEndpoint"), parameters, Map.of());
                     Map<String, String> headers = new LinkedHashMap<>();
                     Map<String, String> body = new LinkedHashMap<>();
                     connection(referencedResource(destination.path("ConnectionArn")), parameters, secrets, headers, body);
@@ -311,10 +316,10 @@ public final class SamTemplate {
             return RetryPolicy.DEFAULT;
         }
         int attempts = policy.has("MaximumRetryAttempts")
-                ? Integer.parseInt(resolve(policy.get("MaximumRetryAttempts"), parameters, Map.of()))
+                ? Integer.parseInt(intrinsics.resolve(policy.get("MaximumRetryAttempts"), parameters, Map.of()))
                 : RetryPolicy.DEFAULT.maximumRetryAttempts();
         Duration age = policy.has("MaximumEventAgeInSeconds")
-                ? Duration.ofSeconds(Long.parseLong(resolve(policy.get("MaximumEventAgeInSeconds"),
+                ? Duration.ofSeconds(Long.parseLong(intrinsics.resolve(policy.get("MaximumEventAgeInSeconds"),
                         parameters, Map.of())))
                 : RetryPolicy.DEFAULT.maximumEventAge();
         return new RetryPolicy(attempts, age);
@@ -338,7 +343,7 @@ public final class SamTemplate {
             }
         }
         for (JsonNode b : auth.path("InvocationHttpParameters").path("BodyParameters")) {
-            body.put(b.path("Key").asText(), resolve(b.path("Value"), parameters, Map.of()));
+            body.put(b.path("Key").asText(), intrinsics.resolve(b.path("Value"), parameters, Map.of()));
         }
     }
 
@@ -349,7 +354,7 @@ public final class SamTemplate {
                 return secrets.get(m.group(1));
             }
         }
-        return resolve(value, parameters, Map.of());
+        return intrinsics.resolve(value, parameters, Map.of());
     }
 
     /** Logical ids of the template's Secrets Manager secrets that CloudFormation generates (GenerateSecretString). */
@@ -393,7 +398,7 @@ public final class SamTemplate {
     /**
      * The template's state machines, their definitions read from DefinitionUri (relative to the template,
      * or from the classpath for the template bundled in Local's jar) with DefinitionSubstitutions applied
-     * as {@code resolve} resolves them.
+     * as {@link Intrinsics#resolve} resolves them.
      */
     public List<StateMachine> stateMachines(Map<String, String> parameters, Map<String, String> resourceNames)
             throws IOException {
@@ -414,7 +419,7 @@ public final class SamTemplate {
             }
             Map<String, String> substitutions = new LinkedHashMap<>();
             p.path("DefinitionSubstitutions").fields().forEachRemaining(e -> substitutions.put(e.getKey(),
-                    resolve(e.getValue(), parameters, resourceNames)));
+                    intrinsics.resolve(e.getValue(), parameters, resourceNames)));
             for (Map.Entry<String, String> e : substitutions.entrySet()) {
                 definition = definition.replace("${" + e.getKey() + "}", e.getValue());
             }
@@ -429,14 +434,11 @@ public final class SamTemplate {
      */
     public OptionalInt reservedConcurrency(String logicalId, Map<String, String> parameters) {
         JsonNode v = resources().path(logicalId).path("Properties").path("ReservedConcurrentExecutions");
-        while (v.has("Fn::If")) {
-            JsonNode branches = v.get("Fn::If");
-            v = condition(branches.get(0).asText(), parameters) ? branches.get(1) : branches.get(2);
-        }
+        v = intrinsics.chosen(v, parameters);
         if (v.isMissingNode() || (v.has("Ref") && "AWS::NoValue".equals(v.get("Ref").asText()))) {
             return OptionalInt.empty();
         }
-        return OptionalInt.of(Integer.parseInt(resolve(v, parameters, Map.of())));
+        return OptionalInt.of(Integer.parseInt(intrinsics.resolve(v, parameters, Map.of())));
     }
 
     /** Logical ids of every resource of {@code type}. */
@@ -510,91 +512,6 @@ public final class SamTemplate {
     /** Whether a resource is deployed: it has no Condition, or its Condition holds for these parameters. */
     public boolean deployed(String logicalId, Map<String, String> parameters) {
         JsonNode condition = resources().path(logicalId).path("Condition");
-        return condition.isMissingNode() || condition(condition.asText(), parameters);
-    }
-
-    private boolean condition(String name, Map<String, String> parameters) {
-        return evaluate(root.path("Conditions").path(name), parameters);
-    }
-
-    private boolean evaluate(JsonNode c, Map<String, String> parameters) {
-        if (c.has("Fn::Not")) {
-            return !evaluate(c.get("Fn::Not").get(0), parameters);
-        }
-        if (c.has("Fn::Equals")) {
-            JsonNode pair = c.get("Fn::Equals");
-            return resolve(pair.get(0), parameters, Map.of()).equals(resolve(pair.get(1), parameters, Map.of()));
-        }
-        if (c.has("Fn::And") || c.has("Fn::Or")) {
-            boolean and = c.has("Fn::And");
-            for (JsonNode part : c.get(and ? "Fn::And" : "Fn::Or")) {
-                if (evaluate(part, parameters) != and) {
-                    return !and;
-                }
-            }
-            return and;
-        }
-        if (c.has("Condition")) {
-            return condition(c.get("Condition").asText(), parameters);
-        }
-        throw new IllegalStateException("Local cannot evaluate the condition " + c);
-    }
-
-    /**
-     * A value as Local sees it: a literal stays; {@code !Ref} to a parameter is its override or default, to
-     * a resource its local name; {@code !Sub} has its {@code ${Name}} parts replaced likewise.
-     */
-    String resolve(JsonNode value, Map<String, String> parameters, Map<String, String> resourceNames) {
-        if (value.isValueNode()) {
-            return value.asText();
-        }
-        if (value.has("Ref")) {
-            return resolveName(value.get("Ref").asText(), parameters, resourceNames);
-        }
-        if (value.has("Fn::FindInMap")) {
-            JsonNode at = value.get("Fn::FindInMap");
-            return root.path("Mappings").path(resolve(at.get(0), parameters, resourceNames))
-                    .path(resolve(at.get(1), parameters, resourceNames))
-                    .path(resolve(at.get(2), parameters, resourceNames)).asText();
-        }
-        if (value.has("Fn::Sub") && value.get("Fn::Sub").isTextual()) {
-            Matcher m = Pattern.compile("\\$\\{([^}]+)}")
-                    .matcher(value.get("Fn::Sub").asText());
-            StringBuilder out = new StringBuilder();
-            while (m.find()) {
-                m.appendReplacement(out, Matcher.quoteReplacement(
-                        resolveName(m.group(1), parameters, resourceNames)));
-            }
-            return m.appendTail(out).toString();
-        }
-        throw new IllegalStateException("Local cannot resolve " + value);
-    }
-
-    private String resolveName(String name, Map<String, String> parameters, Map<String, String> resourceNames) {
-        if (parameters.containsKey(name)) {
-            return parameters.get(name);
-        }
-        JsonNode parameter = root.path("Parameters").path(name);
-        if (!parameter.isMissingNode()) {
-            return parameter.path("Default").asText();
-        }
-        if (name.startsWith("AWS::")) {
-            return switch (name) {
-                case "AWS::Region" -> "us-east-1";
-                case "AWS::AccountId" -> "000000000000";
-                case "AWS::Partition" -> "aws";
-                case "AWS::URLSuffix" -> "amazonaws.com";
-                default -> "lifeline-local";
-            };
-        }
-        String base = name.contains(".") ? name.substring(0, name.indexOf('.')) : name;
-        if (resources().has(base)) {
-            String local = resourceNames.get(name.contains(".") && resourceNames.containsKey(name) ? name : base);
-            if (local == null) {
-                throw new IllegalStateException("No local name for resource " + base);
-            }
-            return local;
-        }
-        throw new IllegalStateException("Unknown name " + name + " in template.yaml");
+        return condition.isMissingNode() || intrinsics.condition(condition.asText(), parameters);
     }
 }

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 @Tag("contract")
 class FrontDoorLimitsTest {
-    private static final FrontDoor.Limits LIMITS = new FrontDoor.Limits(Duration.ofSeconds(1), Duration.ofSeconds(1),
+    private static final FrontDoorLimits LIMITS = new FrontDoorLimits(Duration.ofSeconds(1), Duration.ofSeconds(1),
             Duration.ofSeconds(5), 8 * 1024, 16 * 1024, 100, 64 * 1024, 8, 1_000, Duration.ofSeconds(1));
 
     static TestStack stack;

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Timeout;
 @Tag("contract")
 class FrontDoorRefusalsTest {
     private static final int ALLOWED = 10;
-    private static final FrontDoor.Limits LIMITS = new FrontDoor.Limits(Duration.ofSeconds(5), Duration.ofSeconds(5),
+    private static final FrontDoorLimits LIMITS = new FrontDoorLimits(Duration.ofSeconds(5), Duration.ofSeconds(5),
             Duration.ofSeconds(30), 8 * 1024, 16 * 1024, 100, 64 * 1024, 8, ALLOWED, Duration.ofSeconds(60));
 
     @Test
