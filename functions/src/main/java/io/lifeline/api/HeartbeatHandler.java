@@ -75,6 +75,14 @@ public final class HeartbeatHandler extends HttpApiHandler {
     }
 
     public HeartbeatHandler(Wiring wiring) {
+        // The Function URL (template.yaml, HeartbeatUrl): no authorizer runs, so the handler checks keys itself.
+        this(wiring, new KeyCache(new KeyStore(wiring.dynamo(), wiring.config().tables())::find, wiring.clock(),
+                wiring.config().keyCacheTtl()));
+    }
+
+    private HeartbeatHandler(Wiring wiring, KeyCache keyCache) {
+        super(keyCache);
+        this.keyCache = keyCache;
         AgentStore agents = new AgentStore(wiring.dynamo(), wiring.config().tables());
         AgentDataStore data = new AgentDataStore(wiring.dynamo(), wiring.config().tables());
         this.heartbeats = new Heartbeats(agents, data, new HostLeaseStore(wiring.dynamo(), wiring.config().tables()),
@@ -84,10 +92,6 @@ public final class HeartbeatHandler extends HttpApiHandler {
         // Accepted beats go into a summary written once per interval; refusals, errors and status changes still
         // write their own line (with EMF).
         this.summary = new Summary(Metrics.HEARTBEAT_FUNCTION, clock, config.metricsSummaryInterval());
-        // The Function URL (template.yaml, HeartbeatUrl): no authorizer runs, so the handler checks keys itself.
-        this.keyCache = new KeyCache(new KeyStore(wiring.dynamo(), config.tables())::find, clock,
-                config.keyCacheTtl());
-        answerFunctionUrls(keyCache);
         route("POST /v1/teams/{team}/agents/{agentId}/heartbeat", Scope.AGENT, this::heartbeat);
         route("POST /v1/teams/{team}/heartbeats", Scope.AGENT, this::batch);
         this.hooks = new HookIngest(agents, data, new TaskStore(wiring.dynamo(), config.tables()), config.allowances(),

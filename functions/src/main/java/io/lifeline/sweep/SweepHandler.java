@@ -322,6 +322,11 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
         }
         named(line, "revivesEnded", r.revivesEnded());
         named(line, "hostsExpired", r.hostsExpired());
+        if (r.leaseAnswersDropped() > 0) {
+            // A host lease's cached answer for an agent whose item no longer matches it, dropped so the next beat
+            // is written: counted where the sweep writes it, shown only when it happened.
+            line.put("leaseAnswersDropped", r.leaseAnswersDropped());
+        }
         if (!r.awaitingRaised().isEmpty()) {
             named(line, "awaitingInput", r.awaitingRaised());
         }
