@@ -1,11 +1,11 @@
 package io.lifeline.bench;
 
 import io.lifeline.agent.SweepPlan;
+import io.lifeline.app.Sweeper;
 import io.lifeline.local.app.LocalDynamo;
 import io.lifeline.store.SweepStore;
 import io.lifeline.store.Tables;
 import io.lifeline.store.TeamStore;
-import io.lifeline.sweep.Sweeper;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
