@@ -8,11 +8,10 @@ import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Limits;
 import io.lifeline.agent.TeamHold;
 import io.lifeline.agent.TeamSettings;
+import io.lifeline.app.Teams;
 import io.lifeline.auth.Scope;
+import io.lifeline.config.UseCases;
 import io.lifeline.config.Wiring;
-import io.lifeline.store.EventLog;
-import io.lifeline.store.Tables;
-import io.lifeline.store.TeamStore;
 import io.lifeline.support.Json;
 import java.time.Clock;
 import java.time.Duration;
@@ -34,8 +33,7 @@ public final class TeamHandler extends HttpApiHandler {
             "AgentAwaitingInput", "AgentInputResumed", "AlertBurstStarted", "AlertDigest", "AlertBurstResolved",
             "AgentFlapping", "AgentFlappingResolved");
 
-    private final TeamStore teams;
-    private final EventLog events;
+    private final Teams teams;
     private final Clock clock;
 
     public TeamHandler() {
@@ -43,10 +41,12 @@ public final class TeamHandler extends HttpApiHandler {
     }
 
     public TeamHandler(Wiring wiring) {
-        Tables table = wiring.config().tables();
-        this.teams = new TeamStore(wiring.dynamo(), table);
-        this.events = new EventLog(wiring.dynamo(), table, wiring.config().eventRetention());
-        this.clock = wiring.clock();
+        this(new UseCases(wiring));
+    }
+
+    public TeamHandler(UseCases app) {
+        this.teams = app.teams();
+        this.clock = app.wiring().clock();
         route("GET /v1/teams/{team}/settings", Scope.READ, this::settings);
         route("PUT /v1/teams/{team}/settings", Scope.ADMIN, this::updateSettings);
         route("POST /v1/teams/{team}/pause", Scope.ADMIN, this::pause);
@@ -56,7 +56,7 @@ public final class TeamHandler extends HttpApiHandler {
     }
 
     private Reply settings(ApiRequest request) {
-        return Reply.ok(view(teams.get(request.id("team"))));
+        return Reply.ok(view(teams.settings(request.id("team"))));
     }
 
     private Reply updateSettings(ApiRequest request) {
@@ -137,7 +137,7 @@ public final class TeamHandler extends HttpApiHandler {
         if (since != null && until != null && since.isAfter(until)) {
             throw LifelineException.badInput("INVALID_QUERY", "'since' must not be after 'until'");
         }
-        var list = events.recent(request.id("team"), agentId, type, since, until, limit);
+        var list = teams.events(request.id("team"), agentId, type, since, until, limit);
         return Reply.ok(Json.object().put("count", list.size()).set("events", Views.array(list, e -> {
             ObjectNode v = Json.object().put("eventId", e.eventId()).put("type", e.type());
             Json.putTime(v, "at", e.at());
