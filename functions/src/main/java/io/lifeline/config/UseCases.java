@@ -7,9 +7,12 @@ import io.lifeline.app.Heartbeats;
 import io.lifeline.app.HookIngest;
 import io.lifeline.app.HostCommands;
 import io.lifeline.app.ManualRevive;
+import io.lifeline.app.ReviveFlow;
+import io.lifeline.app.Sweeper;
 import io.lifeline.app.TeamKeys;
 import io.lifeline.app.Teams;
 import io.lifeline.app.Tasks;
+import io.lifeline.agent.SweepPlan;
 import io.lifeline.aws.StepFunctionsReviveStarts;
 import io.lifeline.store.AgentDataStore;
 import io.lifeline.store.AgentStore;
@@ -19,13 +22,15 @@ import io.lifeline.store.HostLeaseStore;
 import io.lifeline.store.InboxStore;
 import io.lifeline.store.KeyStore;
 import io.lifeline.store.RevivalStore;
+import io.lifeline.store.SweepStore;
 import io.lifeline.store.Tables;
 import io.lifeline.store.TaskStore;
 import io.lifeline.store.TeamStore;
 import io.lifeline.store.TransitionLog;
+import java.util.function.Supplier;
 
 /**
- * The composition root of the API functions: every use case of {@code io.lifeline.app} over the stores and ports of
+ * The composition root of the functions: every use case of {@code io.lifeline.app} over the stores and ports of
  * one container, built once from its {@link Wiring} (in the handler's constructor, so SnapStart captures it; one
  * handler per container), and the handlers take what they need from it. Each store and use case is built once here
  * and shared, so two use cases see one store (one {@link HookIngest} memory per container, as before). Building
@@ -44,6 +49,9 @@ public final class UseCases {
     private final Teams teams;
     private final TeamKeys keys;
     private final HostCommands hostCommands;
+    private final ReviveFlow reviveFlow;
+    /** Built on first ask: its store's scan runs on a thread pool that only the sweep's function needs. */
+    private final Supplier<Sweeper> sweeper;
 
     public UseCases(Wiring wiring) {
         this.wiring = wiring;
@@ -68,7 +76,18 @@ public final class UseCases {
         this.tasks = new Tasks(taskStore);
         this.teams = new Teams(teamStore, new EventLog(wiring.dynamo(), table, config.eventRetention()));
         this.keys = new TeamKeys(new KeyStore(wiring.dynamo(), table));
-        this.hostCommands = new HostCommands(new HostCommandStore(wiring.dynamo(), table, config.commandTtl()));
+        HostCommandStore commands = new HostCommandStore(wiring.dynamo(), table, config.commandTtl());
+        this.hostCommands = new HostCommands(commands);
+        this.reviveFlow = new ReviveFlow(agents, data, commands,
+                new RevivalStore(wiring.dynamo(), table, config.transitionRetention()),
+                new ReviveFlow.Settings(config.reviveMaxAttempts(), config.reviveBaseWait(), config.reviveBackoffRate()),
+                wiring.clock());
+        this.sweeper = Wiring.memoize(() -> new Sweeper(
+                new SweepStore(wiring.dynamo(), table, config.sweepSegments()), teamStore,
+                new SweepPlan.Policy(config.selfPreservationThreshold(), config.selfPreservationMinAlive(),
+                        config.fleetSelfPreservationThreshold(), config.fleetSelfPreservationMinAlive()),
+                new Sweeper.Timing(config.missSpacing(), config.reviveLongestRun(), config.allowances()), wiring.clock(),
+                config.sweepGraceFrom()));
     }
 
     /** The configuration and clock the handlers answer with. */
@@ -114,5 +133,15 @@ public final class UseCases {
 
     public HostCommands hostCommands() {
         return hostCommands;
+    }
+
+    /** The sweep, for its Lambda adapter ({@code SweepHandler}); the same one on every ask. */
+    public Sweeper sweeper() {
+        return sweeper.get();
+    }
+
+    /** The revive flow's steps, for its Lambda adapter ({@code ReviveHandler}). */
+    public ReviveFlow reviveFlow() {
+        return reviveFlow;
     }
 }
