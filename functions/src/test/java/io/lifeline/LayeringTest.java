@@ -7,7 +7,10 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 
 import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaCall;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaConstructorCall;
 import com.tngtech.archunit.core.domain.JavaMethodCall;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
@@ -34,11 +37,13 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The dependency direction of the functions module, enforced on the compiled main classes (tests excluded):
- * support &lt;- agent (the domain; with auth and core's schedule) &lt;- store &lt;- app (the application layer's use
- * cases) and sweep, events, revive, config &lt;- api (the handlers, adapters). The store judges nothing: no call of
- * Liveness's or HostLease's judgements, which the application layer (and the sweep) ask for; only Liveness reaches
- * the schedule arithmetic (when a scheduled agent is due). A rule over a package with no classes fails rather than passes vacuously (ArchUnit's
- * default {@code archunit.fail_on_empty_should=true}), so a renamed package cannot silently switch a rule off.
+ * support &lt;- agent (the domain; with auth and core's schedule) &lt;- store &lt;- app (the application layer: every
+ * use case, the sweep and the revive flow among them) &lt;- adapters (api's HTTP handlers and authorizer, the sweep's,
+ * outbox's and revive's Lambda handlers, config's wiring and composition root, aws's adapters of app's ports). The
+ * store judges nothing: no call of Liveness's or HostLease's judgements, which the application layer asks for; only
+ * Liveness reaches the schedule arithmetic (when a scheduled agent is due). Handlers reach the store only through
+ * app. A rule over a package with no classes fails rather than passes vacuously (ArchUnit's default
+ * {@code archunit.fail_on_empty_should=true}), so a renamed package cannot silently switch a rule off.
  */
 @Tag("unit")
 class LayeringTest {
@@ -58,7 +63,7 @@ class LayeringTest {
                 .should().dependOnClassesThat().resideInAnyPackage(
                         "software.amazon..", "com.amazonaws..",
                         "io.lifeline.store..", "io.lifeline.api..", "io.lifeline.sweep..", "io.lifeline.app..",
-                        "io.lifeline.events..", "io.lifeline.revive..", "io.lifeline.config..")
+                        "io.lifeline.events..", "io.lifeline.revive..", "io.lifeline.config..", "io.lifeline.aws..")
                 .because("the domain is plain Java: decisions over values, no AWS types, no I/O")
                 .check(classes);
     }
@@ -68,7 +73,7 @@ class LayeringTest {
         noClasses().that().resideInAPackage("io.lifeline.store..")
                 .should().dependOnClassesThat().resideInAnyPackage(
                         "io.lifeline.api..", "io.lifeline.sweep..", "io.lifeline.events..", "io.lifeline.app..",
-                        "io.lifeline.revive..", "io.lifeline.config..")
+                        "io.lifeline.revive..", "io.lifeline.config..", "io.lifeline.aws..")
                 .because("the store answers the layers above it and never calls up into them")
                 .check(classes);
     }
@@ -90,23 +95,62 @@ class LayeringTest {
                         "io.lifeline.hooks..")
                 .layer("Store").definedBy("io.lifeline.store..")
                 .layer("Application").definedBy("io.lifeline.app..")
-                .layer("Services").definedBy("io.lifeline.sweep..", "io.lifeline.events..",
-                        "io.lifeline.revive..", "io.lifeline.config..")
-                .layer("Handlers").definedBy("io.lifeline.api..")
-                .whereLayer("Handlers").mayNotBeAccessedByAnyLayer()
-                .whereLayer("Application").mayOnlyBeAccessedByLayers("Handlers")
-                .whereLayer("Services").mayOnlyBeAccessedByLayers("Handlers")
-                .whereLayer("Store").mayOnlyBeAccessedByLayers("Application", "Services", "Handlers")
-                .whereLayer("Domain").mayOnlyBeAccessedByLayers("Store", "Application", "Services", "Handlers")
+                .layer("Adapters").definedBy("io.lifeline.api..", "io.lifeline.sweep..", "io.lifeline.events..",
+                        "io.lifeline.revive..", "io.lifeline.config..", "io.lifeline.aws..")
+                .whereLayer("Adapters").mayNotBeAccessedByAnyLayer()
+                .whereLayer("Application").mayOnlyBeAccessedByLayers("Adapters")
+                .whereLayer("Store").mayOnlyBeAccessedByLayers("Application", "Adapters")
+                .whereLayer("Domain").mayOnlyBeAccessedByLayers("Store", "Application", "Adapters")
+                .check(classes);
+    }
+
+    @Test
+    void application_anyClass_dependsOnNoAdapter() {
+        noClasses().that().resideInAPackage("io.lifeline.app..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.lifeline.api..", "io.lifeline.sweep..",
+                        "io.lifeline.events..", "io.lifeline.revive..", "io.lifeline.config..", "io.lifeline.aws..",
+                        "software.amazon.awssdk.services.sfn..", "software.amazon.awssdk.services.eventbridge..",
+                        "software.amazon.awssdk.services.sqs..", "com.amazonaws.services.lambda..")
+                .because("a use case is asked by its adapters and reaches AWS beyond the store only through a port "
+                        + "of its own (ReviveStarts), whose adapter (io.lifeline.aws) the composition root hands it")
                 .check(classes);
     }
 
     @Test
     void services_anyClass_dependOnNoHandler() {
         noClasses().that(resideInAnyPackage("io.lifeline.app..", "io.lifeline.sweep..", "io.lifeline.events..",
-                        "io.lifeline.revive..", "io.lifeline.config.."))
+                        "io.lifeline.revive..", "io.lifeline.config..", "io.lifeline.aws.."))
                 .should().dependOnClassesThat().resideInAPackage("io.lifeline.api..")
                 .because("handlers are thin adapters over the services, never the other way round")
+                .check(classes);
+    }
+
+    /** A store class itself (not one of the records it answers with): its constructor or one of its methods. */
+    private static final DescribedPredicate<JavaCall<?>> STORE_CLASS_CALL = new DescribedPredicate<>(
+            "a constructor of a store type, or a method of a top-level store class") {
+        @Override
+        public boolean test(JavaCall<?> call) {
+            JavaClass owner = call.getTargetOwner();
+            if (!owner.getPackageName().startsWith("io.lifeline.store")) {
+                return false;
+            }
+            return call instanceof JavaConstructorCall || owner.isTopLevelClass();
+        }
+    };
+
+    /**
+     * What the handlers may still name of the store: the records its reads answer with, nested in the store classes
+     * (KeyStore.KeyInfo, NewKey and KeyRef, AgentDataStore.AgentData, TransitionLog.Page, InboxStore.Notice,
+     * RevivalStore.Revival and Step, TaskStore.Change, HostCommandStore.Command, EventLog.Entry), and their accessors:
+     * they are the use cases' answers, which a handler renders; copying each into an app type would be a second
+     * definition of the same fields. Nothing else: no store is built, and no read or write is called, in a handler.
+     */
+    @Test
+    void handlers_anyClass_reachTheStoreOnlyThroughTheApplicationLayer() {
+        noClasses().that().resideInAnyPackage("io.lifeline.api..", "io.lifeline.sweep..", "io.lifeline.revive..")
+                .should().callCodeUnitWhere(STORE_CLASS_CALL)
+                .because("every route's and the sweep's and revive flow's work is a use case of io.lifeline.app, "
+                        + "built by config.UseCases; the handlers parse, call it, and render its answer")
                 .check(classes);
     }
 

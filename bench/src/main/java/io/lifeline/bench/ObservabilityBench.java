@@ -1,14 +1,11 @@
 package io.lifeline.bench;
 
-import com.amazonaws.services.lambda.runtime.ClientContext;
-import com.amazonaws.services.lambda.runtime.CognitoIdentity;
-import com.amazonaws.services.lambda.runtime.Context;
-import com.amazonaws.services.lambda.runtime.LambdaLogger;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.amazonaws.services.lambda.runtime.events.ScheduledEvent;
 import io.lifeline.local.app.LifelineLocal;
 import io.lifeline.local.app.LocalDynamo;
 import io.lifeline.local.http.LocalGateway;
+import io.lifeline.local.runtime.LocalContext;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
 import java.nio.charset.StandardCharsets;
@@ -179,7 +176,7 @@ public final class ObservabilityBench {
             Log.sink(lines::add);
             try {
                 sweep.handleRequest(new ScheduledEvent(),
-                        new RequestContext(UUID.randomUUID().toString()));
+                        new LocalContext("SweepFunction", UUID.randomUUID().toString()));
             } finally {
                 Log.sink(null);
             }
@@ -189,59 +186,6 @@ public final class ObservabilityBench {
             throw new IllegalStateException("one sweep line expected: " + lines);
         }
         return sweeps.get(0).getBytes(StandardCharsets.UTF_8).length + 1;
-    }
-
-    /** The invocation context: only its request id is read. */
-    private record RequestContext(String getAwsRequestId) implements Context {
-        @Override
-        public String getLogGroupName() {
-            return null;
-        }
-
-        @Override
-        public String getLogStreamName() {
-            return null;
-        }
-
-        @Override
-        public String getFunctionName() {
-            return "SweepFunction";
-        }
-
-        @Override
-        public String getFunctionVersion() {
-            return "1";
-        }
-
-        @Override
-        public String getInvokedFunctionArn() {
-            return null;
-        }
-
-        @Override
-        public CognitoIdentity getIdentity() {
-            return null;
-        }
-
-        @Override
-        public ClientContext getClientContext() {
-            return null;
-        }
-
-        @Override
-        public int getRemainingTimeInMillis() {
-            return 60_000;
-        }
-
-        @Override
-        public int getMemoryLimitInMB() {
-            return 1024;
-        }
-
-        @Override
-        public LambdaLogger getLogger() {
-            return null;
-        }
     }
 
     public static void main(String[] args) throws Exception {

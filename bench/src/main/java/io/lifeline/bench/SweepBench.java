@@ -1,11 +1,12 @@
 package io.lifeline.bench;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lifeline.agent.SweepPlan;
+import io.lifeline.app.Sweeper;
 import io.lifeline.local.app.LocalDynamo;
 import io.lifeline.store.SweepStore;
 import io.lifeline.store.Tables;
 import io.lifeline.store.TeamStore;
-import io.lifeline.sweep.Sweeper;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -75,6 +76,11 @@ public final class SweepBench {
         }
     }
 
+    /** The sample agent and team items copies are made of, what its busy day left, and the run's details. */
+    private record Sample(History history, Map<String, AttributeValue> agent, Map<String, AttributeValue> team,
+                          int agentBytes, ObjectNode details) {
+    }
+
     /**
      * {@code historyAgents}: how many agents (the first ones of every size) get the full 30 days of history on
      * the ledger; the ledger is seeded once and shared by every size.
@@ -82,162 +88,198 @@ public final class SweepBench {
     static void run(Report report, int[] sizes, int reps, int historyAgents, Measured measured) throws Exception {
         try (LocalDynamo dynamo = LocalDynamo.start(null);
              MeteredStack stack = new MeteredStack(dynamo, "sweep-sample", Map.of(), Clock.systemUTC(), true)) {
-            History history = busyDay(stack);
-            Map<String, AttributeValue> sampleAgent = stack.plain.getItem(g -> g.tableName(stack.tables.live())
-                    .key(Map.of("pk", AttributeValue.fromS("TEAM#" + MeteredStack.TEAM + "#AGENT#" + SAMPLE),
-                            "sk", AttributeValue.fromS("AGENT")))).item();
-            Map<String, AttributeValue> sampleTeam = stack.plain.getItem(g -> g.tableName(stack.tables.live())
-                    .key(Map.of("pk", AttributeValue.fromS("TEAM#" + MeteredStack.TEAM),
-                            "sk", AttributeValue.fromS("TEAM")))).item();
-            var details = report.details().putObject("sweep");
-            int agentBytes = itemBytes(agentItem(sampleAgent, 123, Instant.now(), false));
-            details.put("sampleAgentItemBytes", agentBytes);
-            details.put("sampleAgentAttributes", new TreeSet<>(sampleAgent.keySet()).toString());
-            // What each attribute of a copy (agent-000123 of team sw1) costs every sweep, largest first.
-            var byAttribute = details.putObject("copiedAgentBytesByAttribute");
-            Map<String, AttributeValue> copied = agentItem(sampleAgent, 123, Instant.now(), false);
-            copied.entrySet().stream().sorted((a, b) -> Integer.compare(itemBytes(Map.of(b.getKey(), b.getValue())),
-                    itemBytes(Map.of(a.getKey(), a.getValue()))))
-                    .forEach(e -> byAttribute.put(e.getKey(), itemBytes(Map.of(e.getKey(), e.getValue()))));
-            details.put("copiedAgentItemBytes", itemBytes(copied));
-            details.put("historyItemsPerAgentDay", history.daily().size()).put("eventItemsPerAgentDay",
-                    history.events().size()).put("onceItemsPerAgent", history.once().size())
-                    .put("historyItemsPerAgent", history.itemsPerAgent())
-                    .put("historyBytesPerAgent", history.bytesPerAgent()).put("historyAgents", historyAgents);
-            System.out.printf("  busy agent: live item %d bytes; history %d items (%.1f MB) per agent over %d days%n",
-                    agentBytes, history.itemsPerAgent(), history.bytesPerAgent() / 1e6, HISTORY_DAYS);
-            measured.liveAgentItemBytes = agentBytes;
-            measured.historyItemsPerAgent = history.itemsPerAgent();
+            Sample sample = sample(stack, report, historyAgents, measured);
             stack.plain.createTable(stack.template.createTableRequest(
                     stack.template.globalEnvironmentReference("LEDGER_TABLE"), LEDGER));
             boolean ledgerSeeded = false;
             for (int n : sizes) {
-                String table = "sweep-" + n;
-                // The template's live table without its stream: DynamoDB Local's stream makes bulk seeding several
-                // times slower, and neither the sweep's Scan nor a bare Scan reads it.
-                stack.plain.createTable(stack.template.createTableRequest(
-                        stack.template.globalEnvironmentReference("LIVE_TABLE"), table).toBuilder()
-                        .streamSpecification((StreamSpecification) null)
-                        .build());
-                long t0 = System.nanoTime();
-                seed(stack.plain, table, sampleAgent, sampleTeam, n, i -> false, Instant.now());
-                double seedSeconds = (System.nanoTime() - t0) / 1e9;
-                System.out.printf("  seeded %d agents in %.1f s%n", n, seedSeconds);
-                Tables tables = new Tables(table, LEDGER);
-                SweepStore store = new SweepStore(stack.metered, tables, SEGMENTS);
-                // The template's default timing: misses 11.25 s apart at least, restarting agents ended after the
-                // flow's longest run.
-                Sweeper sweeper = new Sweeper(store, new TeamStore(stack.metered, tables),
-                        new SweepPlan.Policy(0.5, 4),
-                        new Sweeper.Timing(Duration.ofMillis(11_250), Duration.ofMinutes(11)),
-                        Clock.systemUTC());
-                var d = details.putObject("n" + n);
-                d.put("seedSeconds", seedSeconds);
-                if (!ledgerSeeded) {
-                    // The same sweep before any history exists, for the with/without comparison.
-                    Sweeper.Report bare = sweeper.sweepOnce();
-                    double before = bare.consumedReadUnits() / bare.aliveSeen();
-                    d.put("unitsPerAliveAgentWithoutHistory", before).put("itemsScannedWithoutHistory",
-                            bare.itemsScanned());
-                    measured.sweepReadUnitsPerAgentNoHistory = before;
-                    long h0 = System.nanoTime();
-                    long written = seedHistory(stack.plain, history, historyAgents);
-                    double hs = (System.nanoTime() - h0) / 1e9;
-                    System.out.printf("  seeded the ledger: %d history items for %d agents in %.1f s%n", written,
-                            historyAgents, hs);
-                    details.put("ledgerItems", written).put("ledgerSeedSeconds", hs);
-                    report.add("2", "ledger history: " + historyAgents + " agents x 30 days (20 tasks a day)",
-                            written, "items", "items per agent", history.itemsPerAgent(), null, null);
-                    ledgerSeeded = true;
-                    Sweeper.Report after = sweeper.sweepOnce();
-                    report.add("2", "sweep N=" + n + ": read units per alive agent, with / without history",
-                            after.consumedReadUnits() / after.aliveSeen(), "RCU", "same table, ledger empty", before,
-                            "no more", after.consumedReadUnits() / after.aliveSeen() <= before);
-                }
-                // Warm up once (and let the store size its segments to the table), then time healthy sweeps
-                // against a bare parallel Scan with the same segments, alternating which goes first.
-                store.scan();
-                int segments = store.segments();
-                double[] sweepMs = new double[reps];
-                double[] scanMs = new double[reps];
-                double[] readMs = new double[reps];
-                double sweepUnits = 0;
-                double scanUnits = 0;
-                int scanned = 0;
-                int alive = 0;
-                int writes = 0;
-                for (int r = 0; r < reps; r++) {
-                    boolean scanFirst = r % 2 == 0;
-                    long rs = System.nanoTime();
-                    store.scan();
-                    readMs[r] = (System.nanoTime() - rs) / 1e6;
-                    if (scanFirst) {
-                        long s = System.nanoTime();
-                        scanUnits = bareScan(stack.plain, table, segments)[0];
-                        scanMs[r] = (System.nanoTime() - s) / 1e6;
-                    }
-                    stack.meter.reset();
-                    long s = System.nanoTime();
-                    Sweeper.Report rep = sweeper.sweepOnce();
-                    sweepMs[r] = (System.nanoTime() - s) / 1e6;
-                    var t = stack.meter.totals();
-                    writes += t.byOperation().getOrDefault("UpdateItem", 0) + t.byOperation().getOrDefault("PutItem", 0);
-                    sweepUnits = rep.consumedReadUnits();
-                    scanned = rep.itemsScanned();
-                    alive = rep.aliveSeen();
-                    if (!scanFirst) {
-                        long s2 = System.nanoTime();
-                        scanUnits = bareScan(stack.plain, table, segments)[0];
-                        scanMs[r] = (System.nanoTime() - s2) / 1e6;
-                    }
-                }
-                double sweepMedian = median(sweepMs);
-                double scanMedian = median(scanMs);
-                int items = n + (n + AGENTS_PER_TEAM - 1) / AGENTS_PER_TEAM;
-                double ruleUnits = Math.ceil(items * (double) agentBytes / 4096.0) * 0.5;
-                String label = "sweep N=" + n + ", healthy, " + Math.min(n, historyAgents) + " with 30 days of history";
-                double perAgent = sweepUnits / alive;
-                report.add("2", label + ": read units per alive agent per sweep", perAgent, "RCU",
-                        "published rule (size/4KB/2)", ruleUnits / n, "<= 0.03", perAgent <= 0.03);
-                report.add("2", label + ": items scanned per alive agent", (double) scanned / alive, "items",
-                        "agents + team items", (double) items / n, "<= 1.5", (double) scanned / alive <= 1.5);
-                report.add("2", label + ": writes", writes, "req", "stale agents", 0, "0", writes == 0);
-                report.add("2", label + ": wall time (median of " + reps + ")", sweepMedian, "ms",
-                        "bare parallel Scan, " + segments + " segments", scanMedian, "<= 1.3x",
-                        sweepMedian <= 1.3 * scanMedian);
-                double readMedian = median(readMs);
-                report.add("2", label + ": the sweep's Scan alone (SweepStore.scan)", readMedian, "ms",
-                        "bare parallel Scan, " + segments + " segments", scanMedian, "<= 1.3x",
-                        readMedian <= 1.3 * scanMedian);
-                d.put("sweepScanOnlyMs", Arrays.toString(readMs));
-                d.put("items", items).put("itemsScanned", scanned).put("aliveSeen", alive).put("segments", segments)
-                        .put("sweepUnits", sweepUnits).put("bareScanUnits", scanUnits).put("ruleUnits", ruleUnits)
-                        .put("sweepMs", Arrays.toString(sweepMs)).put("bareScanMs", Arrays.toString(scanMs));
-                measured.sweepReadUnitsPerAgent = perAgent;
-                measured.sweepAgents = n;
-
-                // 5% stale: the sweep writes one conditional miss per stale agent and nothing else.
-                IntPredicate stale = i -> i % 20 == 0;
-                int staleCount = (n + 19) / 20;
-                seedAgents(stack.plain, table, sampleAgent, n, stale, Instant.now(), true);
-                stack.meter.reset();
-                long ws = System.nanoTime();
-                Sweeper.Report rep = sweeper.sweepOnce();
-                double wall = (System.nanoTime() - ws) / 1e6;
-                long bs = System.nanoTime();
-                bareScan(stack.plain, table, segments);
-                double bareMs = (System.nanoTime() - bs) / 1e6;
-                int w = stack.meter.totals().byOperation().getOrDefault("UpdateItem", 0);
-                String staleLabel = "sweep N=" + n + ", 5% stale (" + staleCount + ")";
-                report.add("2", staleLabel + ": writes per sweep", w, "req", "stale agents", staleCount, "= stale",
-                        w == staleCount);
-                report.add("2", staleLabel + ": wall time (one run)", wall, "ms", "bare parallel Scan", bareMs, null,
-                        null);
-                d.put("staleWrites", w).put("staleUnits", rep.consumedReadUnits()).put("staleSweepMs", wall)
-                        .put("staleBareScanMs", bareMs);
-                stack.plain.deleteTable(x -> x.tableName(table));
+                sweepSize(stack, report, sample, n, reps, historyAgents, !ledgerSeeded, measured);
+                ledgerSeeded = true;
             }
         }
+    }
+
+    /** Drives the sample agent through its busy day and records what its items and history weigh. */
+    private static Sample sample(MeteredStack stack, Report report, int historyAgents, Measured measured)
+            throws Exception {
+        History history = busyDay(stack);
+        Map<String, AttributeValue> sampleAgent = stack.plain.getItem(g -> g.tableName(stack.tables.live())
+                .key(Map.of("pk", AttributeValue.fromS("TEAM#" + MeteredStack.TEAM + "#AGENT#" + SAMPLE),
+                        "sk", AttributeValue.fromS("AGENT")))).item();
+        Map<String, AttributeValue> sampleTeam = stack.plain.getItem(g -> g.tableName(stack.tables.live())
+                .key(Map.of("pk", AttributeValue.fromS("TEAM#" + MeteredStack.TEAM),
+                        "sk", AttributeValue.fromS("TEAM")))).item();
+        var details = report.details().putObject("sweep");
+        int agentBytes = itemBytes(agentItem(sampleAgent, 123, Instant.now(), false));
+        details.put("sampleAgentItemBytes", agentBytes);
+        details.put("sampleAgentAttributes", new TreeSet<>(sampleAgent.keySet()).toString());
+        // What each attribute of a copy (agent-000123 of team sw1) costs every sweep, largest first.
+        var byAttribute = details.putObject("copiedAgentBytesByAttribute");
+        Map<String, AttributeValue> copied = agentItem(sampleAgent, 123, Instant.now(), false);
+        copied.entrySet().stream().sorted((a, b) -> Integer.compare(itemBytes(Map.of(b.getKey(), b.getValue())),
+                itemBytes(Map.of(a.getKey(), a.getValue()))))
+                .forEach(e -> byAttribute.put(e.getKey(), itemBytes(Map.of(e.getKey(), e.getValue()))));
+        details.put("copiedAgentItemBytes", itemBytes(copied));
+        details.put("historyItemsPerAgentDay", history.daily().size()).put("eventItemsPerAgentDay",
+                history.events().size()).put("onceItemsPerAgent", history.once().size())
+                .put("historyItemsPerAgent", history.itemsPerAgent())
+                .put("historyBytesPerAgent", history.bytesPerAgent()).put("historyAgents", historyAgents);
+        System.out.printf("  busy agent: live item %d bytes; history %d items (%.1f MB) per agent over %d days%n",
+                agentBytes, history.itemsPerAgent(), history.bytesPerAgent() / 1e6, HISTORY_DAYS);
+        measured.liveAgentItemBytes = agentBytes;
+        measured.historyItemsPerAgent = history.itemsPerAgent();
+        return new Sample(history, sampleAgent, sampleTeam, agentBytes, details);
+    }
+
+    /**
+     * One size: a live table of {@code n} copies, the ledger's history seeded before its first healthy sweep when
+     * {@code seedLedger} (with the same sweep before and after, for the with/without comparison), healthy sweeps
+     * against a bare Scan, then a sweep with 5% stale.
+     */
+    private static void sweepSize(MeteredStack stack, Report report, Sample sample, int n, int reps,
+                                  int historyAgents, boolean seedLedger, Measured measured) throws Exception {
+        String table = "sweep-" + n;
+        // The template's live table without its stream: DynamoDB Local's stream makes bulk seeding several
+        // times slower, and neither the sweep's Scan nor a bare Scan reads it.
+        stack.plain.createTable(stack.template.createTableRequest(
+                stack.template.globalEnvironmentReference("LIVE_TABLE"), table).toBuilder()
+                .streamSpecification((StreamSpecification) null)
+                .build());
+        long t0 = System.nanoTime();
+        seed(stack.plain, table, sample.agent(), sample.team(), n, i -> false, Instant.now());
+        double seedSeconds = (System.nanoTime() - t0) / 1e9;
+        System.out.printf("  seeded %d agents in %.1f s%n", n, seedSeconds);
+        Tables tables = new Tables(table, LEDGER);
+        SweepStore store = new SweepStore(stack.metered, tables, SEGMENTS);
+        // The template's default timing: misses 11.25 s apart at least, restarting agents ended after the
+        // flow's longest run.
+        Sweeper sweeper = new Sweeper(store, new TeamStore(stack.metered, tables),
+                new SweepPlan.Policy(0.5, 4),
+                new Sweeper.Timing(Duration.ofMillis(11_250), Duration.ofMinutes(11)),
+                Clock.systemUTC());
+        var d = sample.details().putObject("n" + n);
+        d.put("seedSeconds", seedSeconds);
+        if (seedLedger) {
+            withAndWithoutHistory(stack, report, sample, sweeper, n, historyAgents, d, measured);
+        }
+        int segments = healthy(stack, report, sample, store, sweeper, table, n, reps, historyAgents, d, measured);
+        stale(stack, report, sample, sweeper, table, n, segments, d);
+        stack.plain.deleteTable(x -> x.tableName(table));
+    }
+
+    /** The same sweep before any history exists and after the ledger is seeded. */
+    private static void withAndWithoutHistory(MeteredStack stack, Report report, Sample sample, Sweeper sweeper,
+                                              int n, int historyAgents, ObjectNode d, Measured measured)
+            throws Exception {
+        Sweeper.Report bare = sweeper.sweepOnce();
+        double before = bare.consumedReadUnits() / bare.aliveSeen();
+        d.put("unitsPerAliveAgentWithoutHistory", before).put("itemsScannedWithoutHistory",
+                bare.itemsScanned());
+        measured.sweepReadUnitsPerAgentNoHistory = before;
+        long h0 = System.nanoTime();
+        long written = seedHistory(stack.plain, sample.history(), historyAgents);
+        double hs = (System.nanoTime() - h0) / 1e9;
+        System.out.printf("  seeded the ledger: %d history items for %d agents in %.1f s%n", written,
+                historyAgents, hs);
+        sample.details().put("ledgerItems", written).put("ledgerSeedSeconds", hs);
+        report.add("2", "ledger history: " + historyAgents + " agents x 30 days (20 tasks a day)",
+                written, "items", "items per agent", sample.history().itemsPerAgent(), null, null);
+        Sweeper.Report after = sweeper.sweepOnce();
+        report.add("2", "sweep N=" + n + ": read units per alive agent, with / without history",
+                after.consumedReadUnits() / after.aliveSeen(), "RCU", "same table, ledger empty", before,
+                "no more", after.consumedReadUnits() / after.aliveSeen() <= before);
+    }
+
+    /**
+     * Warm up once (and let the store size its segments to the table), then time healthy sweeps against a bare
+     * parallel Scan with the same segments, alternating which goes first; answers the segments.
+     */
+    private static int healthy(MeteredStack stack, Report report, Sample sample, SweepStore store, Sweeper sweeper,
+                               String table, int n, int reps, int historyAgents, ObjectNode d, Measured measured)
+            throws Exception {
+        store.scan();
+        int segments = store.segments();
+        double[] sweepMs = new double[reps];
+        double[] scanMs = new double[reps];
+        double[] readMs = new double[reps];
+        double sweepUnits = 0;
+        double scanUnits = 0;
+        int scanned = 0;
+        int alive = 0;
+        int writes = 0;
+        for (int r = 0; r < reps; r++) {
+            boolean scanFirst = r % 2 == 0;
+            long rs = System.nanoTime();
+            store.scan();
+            readMs[r] = (System.nanoTime() - rs) / 1e6;
+            if (scanFirst) {
+                long s = System.nanoTime();
+                scanUnits = bareScan(stack.plain, table, segments)[0];
+                scanMs[r] = (System.nanoTime() - s) / 1e6;
+            }
+            stack.meter.reset();
+            long s = System.nanoTime();
+            Sweeper.Report rep = sweeper.sweepOnce();
+            sweepMs[r] = (System.nanoTime() - s) / 1e6;
+            var t = stack.meter.totals();
+            writes += t.byOperation().getOrDefault("UpdateItem", 0) + t.byOperation().getOrDefault("PutItem", 0);
+            sweepUnits = rep.consumedReadUnits();
+            scanned = rep.itemsScanned();
+            alive = rep.aliveSeen();
+            if (!scanFirst) {
+                long s2 = System.nanoTime();
+                scanUnits = bareScan(stack.plain, table, segments)[0];
+                scanMs[r] = (System.nanoTime() - s2) / 1e6;
+            }
+        }
+        double sweepMedian = median(sweepMs);
+        double scanMedian = median(scanMs);
+        int items = n + (n + AGENTS_PER_TEAM - 1) / AGENTS_PER_TEAM;
+        double ruleUnits = Math.ceil(items * (double) sample.agentBytes() / 4096.0) * 0.5;
+        String label = "sweep N=" + n + ", healthy, " + Math.min(n, historyAgents) + " with 30 days of history";
+        double perAgent = sweepUnits / alive;
+        report.add("2", label + ": read units per alive agent per sweep", perAgent, "RCU",
+                "published rule (size/4KB/2)", ruleUnits / n, "<= 0.03", perAgent <= 0.03);
+        report.add("2", label + ": items scanned per alive agent", (double) scanned / alive, "items",
+                "agents + team items", (double) items / n, "<= 1.5", (double) scanned / alive <= 1.5);
+        report.add("2", label + ": writes", writes, "req", "stale agents", 0, "0", writes == 0);
+        report.add("2", label + ": wall time (median of " + reps + ")", sweepMedian, "ms",
+                "bare parallel Scan, " + segments + " segments", scanMedian, "<= 1.3x",
+                sweepMedian <= 1.3 * scanMedian);
+        double readMedian = median(readMs);
+        report.add("2", label + ": the sweep's Scan alone (SweepStore.scan)", readMedian, "ms",
+                "bare parallel Scan, " + segments + " segments", scanMedian, "<= 1.3x",
+                readMedian <= 1.3 * scanMedian);
+        d.put("sweepScanOnlyMs", Arrays.toString(readMs));
+        d.put("items", items).put("itemsScanned", scanned).put("aliveSeen", alive).put("segments", segments)
+                .put("sweepUnits", sweepUnits).put("bareScanUnits", scanUnits).put("ruleUnits", ruleUnits)
+                .put("sweepMs", Arrays.toString(sweepMs)).put("bareScanMs", Arrays.toString(scanMs));
+        measured.sweepReadUnitsPerAgent = perAgent;
+        measured.sweepAgents = n;
+        return segments;
+    }
+
+    /** 5% stale: the sweep writes one conditional miss per stale agent and nothing else. */
+    private static void stale(MeteredStack stack, Report report, Sample sample, Sweeper sweeper, String table,
+                              int n, int segments, ObjectNode d) throws Exception {
+        IntPredicate stale = i -> i % 20 == 0;
+        int staleCount = (n + 19) / 20;
+        seedAgents(stack.plain, table, sample.agent(), n, stale, Instant.now(), true);
+        stack.meter.reset();
+        long ws = System.nanoTime();
+        Sweeper.Report rep = sweeper.sweepOnce();
+        double wall = (System.nanoTime() - ws) / 1e6;
+        long bs = System.nanoTime();
+        bareScan(stack.plain, table, segments);
+        double bareMs = (System.nanoTime() - bs) / 1e6;
+        int w = stack.meter.totals().byOperation().getOrDefault("UpdateItem", 0);
+        String staleLabel = "sweep N=" + n + ", 5% stale (" + staleCount + ")";
+        report.add("2", staleLabel + ": writes per sweep", w, "req", "stale agents", staleCount, "= stale",
+                w == staleCount);
+        report.add("2", staleLabel + ": wall time (one run)", wall, "ms", "bare parallel Scan", bareMs, null,
+                null);
+        d.put("staleWrites", w).put("staleUnits", rep.consumedReadUnits()).put("staleSweepMs", wall)
+                .put("staleBareScanMs", bareMs);
     }
 
     /**

@@ -9,26 +9,20 @@ import io.lifeline.agent.ErrorClassifier;
 import io.lifeline.agent.HeartbeatAdvice;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Limits;
-import io.lifeline.agent.Liveness;
 import io.lifeline.agent.NewAgent;
 import io.lifeline.agent.Recovery;
-import io.lifeline.agent.TeamSettings;
 import io.lifeline.app.AgentChanges;
 import io.lifeline.app.AgentQueries;
+import io.lifeline.app.AgentRecords;
 import io.lifeline.app.ManualRevive;
 import io.lifeline.auth.Scope;
 import io.lifeline.config.Config;
+import io.lifeline.config.UseCases;
 import io.lifeline.config.Wiring;
 import io.lifeline.schedule.InvalidScheduleException;
 import io.lifeline.schedule.Schedule;
 import io.lifeline.schedule.Schedules;
 import io.lifeline.store.AgentDataStore;
-import io.lifeline.store.AgentStore;
-import io.lifeline.store.InboxStore;
-import io.lifeline.store.RevivalStore;
-import io.lifeline.store.Tables;
-import io.lifeline.store.TaskStore;
-import io.lifeline.store.TeamStore;
 import io.lifeline.store.TransitionLog;
 import io.lifeline.support.Json;
 import java.time.Clock;
@@ -46,16 +40,10 @@ public final class AgentsHandler extends HttpApiHandler {
     /** A schedule's zone when none is given, by the name README uses (the parser's zone for it is "Z"). */
     private static final String DEFAULT_ZONE = "UTC";
 
-    private final AgentStore agents;
-    private final AgentDataStore data;
-    private final TaskStore tasks;
-    private final TransitionLog transitions;
-    private final InboxStore inbox;
-    private final RevivalStore revivalStore;
     private final AgentQueries queries;
     private final AgentChanges changes;
+    private final AgentRecords records;
     private final ManualRevive revive;
-    private final TeamStore teams;
     private final Config config;
     private final Clock clock;
 
@@ -64,20 +52,16 @@ public final class AgentsHandler extends HttpApiHandler {
     }
 
     public AgentsHandler(Wiring wiring) {
-        Tables table = wiring.config().tables();
-        this.agents = new AgentStore(wiring.dynamo(), table);
-        this.data = new AgentDataStore(wiring.dynamo(), table);
-        this.tasks = new TaskStore(wiring.dynamo(), table);
-        this.transitions = new TransitionLog(wiring.dynamo(), table, wiring.config().transitionRetention());
-        this.inbox = new InboxStore(wiring.dynamo(), table, wiring.config().eventRetention());
-        this.revivalStore = new RevivalStore(wiring.dynamo(), table,
-                wiring.config().transitionRetention());
-        this.queries = new AgentQueries(agents);
-        this.changes = new AgentChanges(agents);
-        this.revive = new ManualRevive(agents, wiring.stepFunctions(), wiring.config().reviveStateMachineArn());
-        this.teams = new TeamStore(wiring.dynamo(), table);
-        this.config = wiring.config();
-        this.clock = wiring.clock();
+        this(new UseCases(wiring));
+    }
+
+    public AgentsHandler(UseCases app) {
+        this.queries = app.agentQueries();
+        this.changes = app.agentChanges();
+        this.records = app.agentRecords();
+        this.revive = app.revive();
+        this.config = app.wiring().config();
+        this.clock = app.wiring().clock();
         String agent = "/v1/teams/{team}/agents/{agentId}";
         route("POST /v1/teams/{team}/agents", Scope.ADMIN, this::register);
         route("GET /v1/teams/{team}/agents", Scope.READ, this::list);
@@ -111,9 +95,8 @@ public final class AgentsHandler extends HttpApiHandler {
         int limit = intQuery(request, "limit", DEFAULT_TRANSITIONS, 1, Limits.MAX_PAGE_SIZE);
         String team = request.id("team");
         String agentId = request.id("agentId");
-        agents.requireCurrent(team, agentId);
         return Reply.ok(Json.object().put("agentId", agentId).set("revivals", Views.array(
-                revivalStore.list(team, agentId, limit), r -> {
+                records.revivals(team, agentId, limit), r -> {
                     ObjectNode v = Json.object().put("startSeq", r.startSeq());
                     Json.putIfPresent(v, "executionId", r.executionId());
                     Json.putTime(v, "startedAt", r.startedAt());
@@ -132,8 +115,8 @@ public final class AgentsHandler extends HttpApiHandler {
      * A host reports its agent crashed (dead, reported_failure), or with {@code giveUp: true} that it stopped
      * restarting it after a crash loop (dead_failed_revive, host_gave_up: one alert, no revive flow). A crash report
      * with {@code restartInSeconds} says the host restarts the agent itself within that many seconds: its claim on the
-     * restart, which the revive flow waits out ({@link Liveness#hostRestartClaim}). {@code restartsLastHour} is the
-     * host's own restarts of the agent, kept as a beat's stats are; both ride on the status change's one write.
+     * restart, which the revive flow waits out ({@code Liveness.hostRestartClaim}, through {@link AgentChanges#fail}).
+     * {@code restartsLastHour} is the host's own restarts of the agent, kept as a beat's stats are; both ride on the status change's one write.
      */
     private Reply fail(ApiRequest request) {
         Fields f = Fields.of(request.optionalBody(), "the failure report",
@@ -148,24 +131,21 @@ public final class AgentsHandler extends HttpApiHandler {
         }
         String team = request.id("team");
         String agentId = request.id("agentId");
-        // While the agent's lease is silent, its reported death belongs to the host's incident (docs/alerts-noise.md).
-        var cause = agents.hostSilence(team, agentId);
         Instant now = clock.instant();
         if (giveUp) {
-            return Reply.ok(Views.agent(agents.giveUp(team, agentId,
-                    reason == null ? null : "host gave up: " + reason, now, cause, restarts)));
+            return Reply.ok(Views.agent(changes.giveUp(team, agentId,
+                    reason == null ? null : "host gave up: " + reason, restarts, now)));
         }
-        return Reply.ok(Views.agent(agents.fail(team, agentId,
-                reason == null ? null : "failure reported: " + reason, now, cause,
-                restartIn == null ? null : Liveness.hostRestartClaim(now, Duration.ofSeconds(restartIn)), restarts)));
+        return Reply.ok(Views.agent(changes.fail(team, agentId,
+                reason == null ? null : "failure reported: " + reason,
+                restartIn == null ? null : Duration.ofSeconds(restartIn), restarts, now)));
     }
 
     private Reply pause(ApiRequest request) {
         Pause p = Pause.parse(request.body(), clock.instant());
         String team = request.id("team");
         String agentId = request.id("agentId");
-        Agent after = changes.pause(team, agentId, p.until());
-        data.savePauseReason(team, agentId, p.reason());
+        Agent after = changes.pause(team, agentId, p.until(), p.reason());
         ObjectNode view = Views.agent(after);
         Json.putIfPresent(view, "pauseReason", p.reason());
         return Reply.ok(view);
@@ -175,7 +155,6 @@ public final class AgentsHandler extends HttpApiHandler {
         String team = request.id("team");
         String agentId = request.id("agentId");
         Agent after = changes.resume(team, agentId);
-        data.savePauseReason(team, agentId, null);
         return Reply.ok(Views.agent(after));
     }
 
@@ -183,9 +162,8 @@ public final class AgentsHandler extends HttpApiHandler {
         int limit = intQuery(request, "limit", DEFAULT_TRANSITIONS, 1, Limits.MAX_PAGE_SIZE);
         String team = request.id("team");
         String agentId = request.id("agentId");
-        agents.requireCurrent(team, agentId);
         return Reply.ok(Json.object().put("agentId", agentId).set("messages", Views.array(
-                inbox.list(team, agentId, limit), n -> {
+                records.inbox(team, agentId, limit), n -> {
                     ObjectNode v = Json.object().put("noticeId", n.noticeId()).put("aboutAgentId", n.aboutAgentId())
                             .put("message", n.message());
                     v.set("tasksHandedBack", Json.MAPPER.valueToTree(n.tasksHandedBack()));
@@ -214,13 +192,6 @@ public final class AgentsHandler extends HttpApiHandler {
         Duration working = allowance(f, "workingAllowanceSeconds");
         Duration input = allowance(f, "waitingForInputAllowanceSeconds");
         Duration person = allowance(f, "waitingForPersonAllowanceSeconds");
-        if (working == null || input == null || person == null) {
-            // The team's allowances, for those the agent does not give (one read, at registration only).
-            TeamSettings team = teams.get(request.id("team"));
-            working = working != null ? working : team.workingAllowance();
-            input = input != null ? input : team.inputAllowance();
-            person = person != null ? person : team.personAllowance();
-        }
         NewAgent a = new NewAgent(request.id("team"), f.requiredId("agentId"),
                 f.requiredUtf8("name", Limits.MAX_NAME_BYTES), f.requiredUtf8("role", Limits.MAX_ROLE_BYTES),
                 f.id("hostId"),
@@ -228,7 +199,7 @@ public final class AgentsHandler extends HttpApiHandler {
                 grace == null ? config.defaultGraceMisses() : grace.intValue(),
                 schedule == null ? null : schedule.expression(), schedule == null ? null : zoneText == null ? DEFAULT_ZONE
                         : schedule.zone().getId(), working, input, person);
-        return Reply.created(Views.agent(agents.register(a, clock.instant())));
+        return Reply.created(Views.agent(changes.register(a, clock.instant())));
     }
 
     /** An allowance the registration gives, in seconds (as stale-after's bounds), or null for the deployment's. */
@@ -254,7 +225,7 @@ public final class AgentsHandler extends HttpApiHandler {
         String agentId = request.id("agentId");
         Agent agent = queries.require(team, agentId);
         ObjectNode view = Views.agent(agent);
-        AgentDataStore.AgentData d = data.get(team, agentId);
+        AgentDataStore.AgentData d = records.data(team, agentId);
         if (d.metadataJson() != null) {
             view.set("metadata", parseStored(d.metadataJson()));
         }
@@ -294,7 +265,7 @@ public final class AgentsHandler extends HttpApiHandler {
      * side data go; its history stays for its retention). The id can be registered again.
      */
     private Reply delete(ApiRequest request) {
-        Agent deleted = agents.delete(request.id("team"), request.id("agentId"), clock.instant());
+        Agent deleted = changes.delete(request.id("team"), request.id("agentId"), clock.instant());
         return Reply.ok(Json.object().put("success", true).put("deleted", deleted.agentId())
                 .put("status", deleted.status().wire()));
     }
@@ -303,18 +274,17 @@ public final class AgentsHandler extends HttpApiHandler {
         String reason = Fields.of(request.optionalBody(), "the leave", Set.of("reason"))
                 .string("reason", Limits.MAX_REASON_CHARS);
         Instant now = clock.instant();
-        Agent after = agents.leave(request.id("team"), request.id("agentId"), reason, now);
-        List<String> handedBack = tasks.handBackFrom(agents, after, now);
-        ObjectNode view = Views.agent(after);
+        AgentChanges.Left left = changes.leave(request.id("team"), request.id("agentId"), reason, now);
+        ObjectNode view = Views.agent(left.agent());
         view.remove("currentTaskId");
-        view.set("tasksHandedBack", Json.MAPPER.valueToTree(handedBack));
+        view.set("tasksHandedBack", Json.MAPPER.valueToTree(left.tasksHandedBack()));
         return Reply.ok(view);
     }
 
     private Reply cleanup(ApiRequest request) {
         String reason = Fields.of(request.optionalBody(), "the cleanup", Set.of("reason"))
                 .string("reason", Limits.MAX_REASON_CHARS);
-        return Reply.ok(Views.agent(agents.cleanup(request.id("team"), request.id("agentId"), reason,
+        return Reply.ok(Views.agent(changes.cleanup(request.id("team"), request.id("agentId"), reason,
                 clock.instant())));
     }
 
@@ -322,9 +292,10 @@ public final class AgentsHandler extends HttpApiHandler {
     private Reply transitions(ApiRequest request) {
         int limit = intQuery(request, "limit", DEFAULT_TRANSITIONS, 1, Limits.MAX_PAGE_SIZE);
         Long beforeSeq = TransitionCursor.decode(request.query("cursor"));
-        Agent agent = agents.requireCurrent(request.id("team"), request.id("agentId"));
-        TransitionLog.Page page = transitions.page(agent, limit, beforeSeq);
-        var answer = Json.object().put("agentId", agent.agentId());
+        AgentRecords.Transitions found = records.transitions(request.id("team"), request.id("agentId"), limit,
+                beforeSeq);
+        TransitionLog.Page page = found.page();
+        var answer = Json.object().put("agentId", found.agent().agentId());
         answer.set("transitions", Views.array(page.transitions(), Views::transition));
         if (page.nextBeforeSeq() != null) {
             answer.put("nextCursor", TransitionCursor.encode(page.nextBeforeSeq()));
@@ -335,8 +306,8 @@ public final class AgentsHandler extends HttpApiHandler {
     private Reply error(ApiRequest request) {
         String message = Fields.of(request.body(), "the error report", Set.of("message"))
                 .requiredString("message", Limits.MAX_ERROR_MESSAGE_CHARS);
-        ErrorClassifier.Classification c = ErrorClassifier.classify(message);
-        data.recordError(request.id("team"), request.id("agentId"), message, c.category(), clock.instant());
+        ErrorClassifier.Classification c = changes.reportError(request.id("team"), request.id("agentId"), message,
+                clock.instant());
         ObjectNode body = Json.object().put("success", true)
                 .put("category", c.category().name().toLowerCase())
                 .put("action", c.action());
@@ -351,10 +322,9 @@ public final class AgentsHandler extends HttpApiHandler {
         String agentId = request.id("agentId");
         Duration maxAge = Duration.ofSeconds(intQuery(request, "maxAgeSeconds",
                 (int) config.recoveryMaxAge().toSeconds(), 1, Integer.MAX_VALUE));
-        Agent agent = queries.requireCurrent(team, agentId);
-        AgentDataStore.AgentData d = data.get(team, agentId);
-        Instant now = clock.instant();
-        Recovery.Answer answer = Recovery.decide(agent, d.checkpointJson(), d.checkpointAt(), maxAge, now);
+        AgentRecords.Recovered recovered = records.recovery(team, agentId, maxAge, clock.instant());
+        Agent agent = recovered.agent();
+        Recovery.Answer answer = recovered.answer();
         ObjectNode body = Json.object().put("available", answer.available());
         Json.putIfPresent(body, "reason", answer.reason());
         if (answer.checkpointJson() != null) {

@@ -31,6 +31,8 @@ public final class ApiRequest {
     /** The caller as the handler found it (Function URL): replaces the authorizer's context. */
     private final boolean selfAuthorized;
     private final KeyStore.KeyInfo caller;
+    /** The body as {@link #body} parsed it (null until then). */
+    private JsonNode parsedBody;
 
     ApiRequest(APIGatewayV2HTTPEvent event) {
         this(event, event.getRouteKey(), event.getPathParameters(), false, null);
@@ -153,8 +155,18 @@ public final class ApiRequest {
         return params == null ? null : params.get(name);
     }
 
-    /** The body as JSON, refused when larger than {@link Limits#MAX_BODY_BYTES} or not JSON. */
+    /**
+     * The body as JSON, refused when larger than {@link Limits#MAX_BODY_BYTES} or not JSON; parsed once, on the first
+     * call (a route that reads it twice, as a batch does, pays for one parse).
+     */
     JsonNode body() {
+        if (parsedBody == null) {
+            parsedBody = parseBody();
+        }
+        return parsedBody;
+    }
+
+    private JsonNode parseBody() {
         String raw = event.getBody();
         if (raw == null || raw.isEmpty()) {
             throw LifelineException.badInput("INVALID_JSON", "The request needs a JSON body");

@@ -5,9 +5,10 @@ import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2CustomAuthorizerEvent;
 import com.amazonaws.services.lambda.runtime.events.SimpleIAMPolicyResponse;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lifeline.app.TeamKeys;
 import io.lifeline.auth.ApiKeys;
+import io.lifeline.config.UseCases;
 import io.lifeline.config.Wiring;
-import io.lifeline.store.KeyStore;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
 import java.time.Duration;
@@ -27,14 +28,14 @@ public final class AuthorizerHandler
     /** Longer than any key we issue; refused without a lookup. */
     private static final int MAX_KEY_CHARS = 128;
 
-    private final KeyStore keys;
+    private final TeamKeys keys;
 
     public AuthorizerHandler() {
         this(Wiring.fromEnvironment());
     }
 
     public AuthorizerHandler(Wiring wiring) {
-        this.keys = new KeyStore(wiring.dynamo(), wiring.config().tables());
+        this.keys = new UseCases(wiring).keys();
     }
 
     @Override

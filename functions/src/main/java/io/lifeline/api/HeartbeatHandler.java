@@ -16,15 +16,11 @@ import io.lifeline.app.Heartbeats;
 import io.lifeline.app.HookIngest;
 import io.lifeline.auth.Scope;
 import io.lifeline.config.Config;
+import io.lifeline.config.UseCases;
 import io.lifeline.config.Wiring;
 import io.lifeline.hooks.HookEvent;
 import io.lifeline.hooks.HookReader;
 import io.lifeline.hooks.HookRuntime;
-import io.lifeline.store.AgentDataStore;
-import io.lifeline.store.AgentStore;
-import io.lifeline.store.HostLeaseStore;
-import io.lifeline.store.KeyStore;
-import io.lifeline.store.TaskStore;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
 import io.lifeline.support.Metrics;
@@ -75,23 +71,26 @@ public final class HeartbeatHandler extends HttpApiHandler {
     }
 
     public HeartbeatHandler(Wiring wiring) {
-        AgentStore agents = new AgentStore(wiring.dynamo(), wiring.config().tables());
-        AgentDataStore data = new AgentDataStore(wiring.dynamo(), wiring.config().tables());
-        this.heartbeats = new Heartbeats(agents, data, new HostLeaseStore(wiring.dynamo(), wiring.config().tables()),
-                wiring.config().allowances());
-        this.config = wiring.config();
-        this.clock = wiring.clock();
+        this(new UseCases(wiring));
+    }
+
+    public HeartbeatHandler(UseCases app) {
+        // The Function URL (template.yaml, HeartbeatUrl): no authorizer runs, so the handler checks keys itself.
+        this(app, new KeyCache(app.keys()::find, app.wiring().clock(), app.wiring().config().keyCacheTtl()));
+    }
+
+    private HeartbeatHandler(UseCases app, KeyCache keyCache) {
+        super(keyCache);
+        this.keyCache = keyCache;
+        this.heartbeats = app.heartbeats();
+        this.hooks = app.hooks();
+        this.config = app.wiring().config();
+        this.clock = app.wiring().clock();
         // Accepted beats go into a summary written once per interval; refusals, errors and status changes still
         // write their own line (with EMF).
         this.summary = new Summary(Metrics.HEARTBEAT_FUNCTION, clock, config.metricsSummaryInterval());
-        // The Function URL (template.yaml, HeartbeatUrl): no authorizer runs, so the handler checks keys itself.
-        this.keyCache = new KeyCache(new KeyStore(wiring.dynamo(), config.tables())::find, clock,
-                config.keyCacheTtl());
-        answerFunctionUrls(keyCache);
         route("POST /v1/teams/{team}/agents/{agentId}/heartbeat", Scope.AGENT, this::heartbeat);
         route("POST /v1/teams/{team}/heartbeats", Scope.AGENT, this::batch);
-        this.hooks = new HookIngest(agents, data, new TaskStore(wiring.dynamo(), config.tables()), config.allowances(),
-                config.hookCoalesceWindow());
         route("POST /v1/teams/{team}/agents/{agentId}/hooks/{runtime}", Scope.AGENT, this::hook);
         route("POST /v1/teams/{team}/hooks/{runtime}", Scope.AGENT, this::hook);
     }
@@ -115,8 +114,8 @@ public final class HeartbeatHandler extends HttpApiHandler {
         } catch (HookReader.HookBodyException e) {
             throw LifelineException.badInput("INVALID_JSON", e.getMessage());
         }
-        HookIngest.Outcome outcome = hooks.apply(team, agentId, event, clock.instant(), request.sourceIp());
         Heartbeats.Tally tally = new Heartbeats.Tally();
+        HookIngest.Outcome outcome = hooks.apply(team, agentId, event, clock.instant(), request.sourceIp(), tally);
         if (outcome != HookIngest.Outcome.IGNORED && outcome != HookIngest.Outcome.ALREADY_GONE) {
             tally.accepted();
         }

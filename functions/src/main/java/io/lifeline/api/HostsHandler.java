@@ -1,7 +1,9 @@
 package io.lifeline.api;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lifeline.app.HostCommands;
 import io.lifeline.auth.Scope;
+import io.lifeline.config.UseCases;
 import io.lifeline.config.Wiring;
 import io.lifeline.store.HostCommandStore;
 import io.lifeline.support.Json;
@@ -12,7 +14,7 @@ import java.time.Clock;
  * acknowledges each one once.
  */
 public final class HostsHandler extends HttpApiHandler {
-    private final HostCommandStore commands;
+    private final HostCommands commands;
     private final Clock clock;
 
     public HostsHandler() {
@@ -20,8 +22,12 @@ public final class HostsHandler extends HttpApiHandler {
     }
 
     public HostsHandler(Wiring wiring) {
-        this.commands = new HostCommandStore(wiring.dynamo(), wiring.config().tables(), wiring.config().commandTtl());
-        this.clock = wiring.clock();
+        this(new UseCases(wiring));
+    }
+
+    public HostsHandler(UseCases app) {
+        this.commands = app.hostCommands();
+        this.clock = app.wiring().clock();
         route("GET /v1/teams/{team}/hosts/{hostId}/commands", Scope.AGENT, this::pending);
         route("POST /v1/teams/{team}/hosts/{hostId}/commands/{commandId}/ack", Scope.AGENT, this::ack);
     }

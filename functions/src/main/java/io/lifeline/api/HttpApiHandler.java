@@ -81,15 +81,20 @@ public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPE
     static final int RETRY_AFTER_SECONDS = 1;
 
     private final Map<String, Route> routes = new HashMap<>();
-    /** Set by a function with a Function URL: it routes and authorizes those requests itself (no authorizer runs). */
-    private FunctionUrlRouter functionUrls;
+    /** A function with a Function URL routes and authorizes those requests itself (no authorizer runs); else null. */
+    private final FunctionUrlRouter functionUrls;
+
+    /** A handler answered only through API Gateway, whose authorizer has checked the key. */
+    protected HttpApiHandler() {
+        this.functionUrls = null;
+    }
 
     /**
-     * This handler also answers its routes through a Lambda Function URL: the route is matched on the event's
+     * A handler that also answers its routes through a Lambda Function URL: the route is matched on the event's
      * rawPath and method, and the caller's key is checked through {@code cache}, with the authorizer's rules
      * ({@link FunctionUrlRouter}).
      */
-    protected final void answerFunctionUrls(KeyCache cache) {
+    protected HttpApiHandler(KeyCache cache) {
         this.functionUrls = new FunctionUrlRouter(cache);
     }
 

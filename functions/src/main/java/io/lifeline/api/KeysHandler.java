@@ -3,10 +3,11 @@ package io.lifeline.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.TeamSettings;
+import io.lifeline.app.TeamKeys;
 import io.lifeline.auth.Scope;
+import io.lifeline.config.UseCases;
 import io.lifeline.config.Wiring;
 import io.lifeline.store.KeyStore;
-import io.lifeline.store.TeamStore;
 import io.lifeline.support.Json;
 import java.time.Clock;
 import java.util.Set;
@@ -21,7 +22,7 @@ import java.util.Set;
 public final class KeysHandler extends HttpApiHandler {
     static final int MAX_LABEL_CHARS = 64;
 
-    private final KeyStore keys;
+    private final TeamKeys keys;
     private final Clock clock;
 
     public KeysHandler() {
@@ -29,8 +30,12 @@ public final class KeysHandler extends HttpApiHandler {
     }
 
     public KeysHandler(Wiring wiring) {
-        this.keys = new KeyStore(wiring.dynamo(), wiring.config().tables());
-        this.clock = wiring.clock();
+        this(new UseCases(wiring));
+    }
+
+    public KeysHandler(UseCases app) {
+        this.keys = app.keys();
+        this.clock = app.wiring().clock();
         route("POST /v1/teams", Scope.OPERATOR, this::createTeam);
         route("POST /v1/teams/{team}/admin-keys", Scope.OPERATOR, this::mintAdminKey);
         route("POST /v1/teams/{team}/keys", Scope.ADMIN, this::create);
@@ -67,8 +72,7 @@ public final class KeysHandler extends HttpApiHandler {
                 "selfPreservationMinAlive"));
         String team = f.requiredId("team");
         TeamHandler.Settings s = TeamHandler.Settings.parse(body, f);
-        KeyStore.NewKey key = keys.createTeam(team, TeamStore.settingsAttributes(s.leader(), s.threshold(),
-                s.minAlive()), clock.instant());
+        KeyStore.NewKey key = keys.createTeam(team, s.leader(), s.threshold(), s.minAlive(), clock.instant());
         var answer = TeamHandler.view(new TeamSettings(team, s.leader(), null, null, s.threshold(), s.minAlive()));
         answer.set("adminKey", Json.object().put("keyId", key.keyId()).put("key", key.key())
                 .put("scope", key.scope().wire()));

@@ -5,7 +5,9 @@ import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Limits;
 import io.lifeline.agent.Task;
 import io.lifeline.agent.TaskStatus;
+import io.lifeline.app.Tasks;
 import io.lifeline.auth.Scope;
+import io.lifeline.config.UseCases;
 import io.lifeline.config.Wiring;
 import io.lifeline.store.TaskStore;
 import io.lifeline.support.Json;
@@ -18,7 +20,7 @@ public final class TasksHandler extends HttpApiHandler {
     static final int MAX_DESCRIPTION_CHARS = 2048;
     static final int MAX_RESULT_CHARS = 2048;
 
-    private final TaskStore tasks;
+    private final Tasks tasks;
     private final Clock clock;
 
     public TasksHandler() {
@@ -26,8 +28,12 @@ public final class TasksHandler extends HttpApiHandler {
     }
 
     public TasksHandler(Wiring wiring) {
-        this.tasks = new TaskStore(wiring.dynamo(), wiring.config().tables());
-        this.clock = wiring.clock();
+        this(new UseCases(wiring));
+    }
+
+    public TasksHandler(UseCases app) {
+        this.tasks = app.tasks();
+        this.clock = app.wiring().clock();
         route("POST /v1/teams/{team}/tasks", Scope.AGENT, this::create);
         route("GET /v1/teams/{team}/tasks", Scope.READ, this::list);
         route("POST /v1/teams/{team}/tasks/{taskId}/claim", Scope.AGENT, this::claim);

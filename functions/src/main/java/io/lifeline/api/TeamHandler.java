@@ -9,12 +9,11 @@ import io.lifeline.agent.Limits;
 import io.lifeline.agent.TeamFleetHold;
 import io.lifeline.agent.TeamHold;
 import io.lifeline.agent.TeamSettings;
+import io.lifeline.app.Teams;
 import io.lifeline.auth.Scope;
+import io.lifeline.config.UseCases;
 import io.lifeline.config.Wiring;
-import io.lifeline.store.EventLog;
 import io.lifeline.store.FleetStore;
-import io.lifeline.store.Tables;
-import io.lifeline.store.TeamStore;
 import io.lifeline.support.Json;
 import java.time.Clock;
 import java.time.Duration;
@@ -43,8 +42,7 @@ public final class TeamHandler extends HttpApiHandler {
     static final String FLEET_WHY = "too many agents across the whole fleet fell silent at once: Lifeline itself may"
             + " be unable to hear them, so no agent of any team is marked dead while the fleet-wide hold stands";
 
-    private final TeamStore teams;
-    private final EventLog events;
+    private final Teams teams;
     private final Clock clock;
 
     public TeamHandler() {
@@ -52,10 +50,12 @@ public final class TeamHandler extends HttpApiHandler {
     }
 
     public TeamHandler(Wiring wiring) {
-        Tables table = wiring.config().tables();
-        this.teams = new TeamStore(wiring.dynamo(), table);
-        this.events = new EventLog(wiring.dynamo(), table, wiring.config().eventRetention());
-        this.clock = wiring.clock();
+        this(new UseCases(wiring));
+    }
+
+    public TeamHandler(UseCases app) {
+        this.teams = app.teams();
+        this.clock = app.wiring().clock();
         route("GET /v1/teams/{team}/settings", Scope.READ, this::settings);
         route("PUT /v1/teams/{team}/settings", Scope.ADMIN, this::updateSettings);
         route("POST /v1/teams/{team}/pause", Scope.ADMIN, this::pause);
@@ -66,7 +66,7 @@ public final class TeamHandler extends HttpApiHandler {
     }
 
     private Reply settings(ApiRequest request) {
-        return Reply.ok(view(teams.get(request.id("team"))));
+        return Reply.ok(view(teams.settings(request.id("team"))));
     }
 
     private Reply updateSettings(ApiRequest request) {
@@ -109,7 +109,7 @@ public final class TeamHandler extends HttpApiHandler {
      * stands unreleased.
      */
     private Reply releaseFleetHold(ApiRequest request) {
-        FleetStore.Released r = teams.fleet().release(clock.instant());
+        FleetStore.Released r = teams.releaseFleetHold(clock.instant());
         if (r == null) {
             throw new LifelineException(LifelineException.Kind.CONFLICT, "NO_HOLD",
                     "No fleet-wide hold stands (or it was released already): nothing to release");
@@ -171,7 +171,7 @@ public final class TeamHandler extends HttpApiHandler {
         if (since != null && until != null && since.isAfter(until)) {
             throw LifelineException.badInput("INVALID_QUERY", "'since' must not be after 'until'");
         }
-        var list = events.recent(request.id("team"), agentId, type, since, until, limit);
+        var list = teams.events(request.id("team"), agentId, type, since, until, limit);
         return Reply.ok(Json.object().put("count", list.size()).set("events", Views.array(list, e -> {
             ObjectNode v = Json.object().put("eventId", e.eventId()).put("type", e.type());
             Json.putTime(v, "at", e.at());

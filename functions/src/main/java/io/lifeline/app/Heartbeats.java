@@ -2,6 +2,7 @@ package io.lifeline.app;
 
 import io.lifeline.agent.Agent;
 import io.lifeline.agent.AgentStats;
+import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.Heartbeat;
 import io.lifeline.agent.HostLease;
 import io.lifeline.agent.LifelineException;
@@ -124,15 +125,31 @@ public final class Heartbeats {
 
     private Agent written(Heartbeat hb, Instant now, Tally tally) {
         Agent after = AgentChanges.followSchedule(agents, agents.heartbeat(hb, now), hb.nextWithin());
+        noteChange(hb, after, now, tally);
+        data.save(hb.team(), hb.agentId(), hb.metadataJson(), hb.checkpointJson(), now);
+        tally.accepted();
+        return after;
+    }
+
+    /**
+     * A runtime's hook beat ({@link HookIngest}, which counts it): written as a direct beat is, the store's write
+     * guessing the agent is in {@code likely} (the status the hook's last write left it in, or null); a status it
+     * reports that moves the agent goes on the request's line like any beat's. A hook carries no side data.
+     */
+    Agent hooked(Heartbeat hb, Instant now, AgentStatus likely, Tally tally) {
+        Agent after = AgentChanges.followSchedule(agents, agents.heartbeat(hb, now, likely), hb.nextWithin());
+        noteChange(hb, after, now, tally);
+        return after;
+    }
+
+    /** Notes on the request's line a status change {@code hb}'s own report made ({@code agentId: from -> to}). */
+    private static void noteChange(Heartbeat hb, Agent after, Instant now, Tally tally) {
         Transition t = after.lastTransition();
         if (t != null && hb.reported() != null
                 && (t.trigger() == Trigger.REPORT_READY || t.trigger() == Trigger.REPORT_WORKING)
                 && t.at() != null && !t.at().isBefore(now)) {
             tally.changed(hb.agentId(), t.from().wire(), t.to().wire()); // this beat's own report moved it
         }
-        data.save(hb.team(), hb.agentId(), hb.metadataJson(), hb.checkpointJson(), now);
-        tally.accepted();
-        return after;
     }
 
     /** A batch of direct beats (each stating its activity): each written on its own, an entry's refusal not stopping the others. */

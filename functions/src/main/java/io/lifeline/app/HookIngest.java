@@ -11,7 +11,6 @@ import io.lifeline.hooks.HookEvent;
 import io.lifeline.hooks.HookSignal;
 import io.lifeline.store.AgentDataStore;
 import io.lifeline.store.AgentStore;
-import io.lifeline.store.TaskStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -55,7 +54,8 @@ public final class HookIngest {
 
     private final AgentStore agents;
     private final AgentDataStore data;
-    private final TaskStore tasks;
+    private final Heartbeats heartbeats;
+    private final AgentChanges changes;
     private final Liveness.Allowances allowances;
     private final Duration coalesce;
     private final Map<String, Written> last = new LinkedHashMap<>(256, 0.75f, true) {
@@ -65,22 +65,32 @@ public final class HookIngest {
         }
     };
 
-    public HookIngest(AgentStore agents, AgentDataStore data, TaskStore tasks, Liveness.Allowances allowances,
-                      Duration coalesce) {
+    /**
+     * {@code agents} and {@code data}: the reads of the agent's status before a leave or an exit, and the errors
+     * route's record; every beat goes through {@code heartbeats}, every leave, join and failure through
+     * {@code changes}.
+     */
+    public HookIngest(AgentStore agents, AgentDataStore data, Heartbeats heartbeats, AgentChanges changes,
+                      Liveness.Allowances allowances, Duration coalesce) {
         this.agents = agents;
         this.data = data;
-        this.tasks = tasks;
+        this.heartbeats = heartbeats;
+        this.changes = changes;
         this.allowances = allowances;
         this.coalesce = coalesce;
     }
 
     /** Applies {@code e} to the agent at {@code now}; refused as an unknown agent, or the store's failures. */
     public Outcome apply(String team, String agentId, HookEvent e, Instant now) {
-        return apply(team, agentId, e, now, null);
+        return apply(team, agentId, e, now, null, new Heartbeats.Tally());
     }
 
-    /** As above, the hook sent from {@code address} (its beat records it: the agent's failure domain). */
-    public Outcome apply(String team, String agentId, HookEvent e, Instant now, String address) {
+    /**
+     * As above, the hook sent from {@code address} (its beat records it: the agent's failure domain); a status change
+     * its beat makes is noted in {@code tally}, as a heartbeat's is.
+     */
+    public Outcome apply(String team, String agentId, HookEvent e, Instant now, String address,
+                         Heartbeats.Tally tally) {
         HookSignal signal = e.signal();
         String why = "hook " + e.runtime().wire() + " " + e.event();
         switch (signal) {
@@ -110,13 +120,13 @@ public final class HookIngest {
         Outcome outcome = Outcome.WRITTEN;
         Agent after;
         try {
-            after = AgentChanges.followSchedule(agents, agents.heartbeat(hb, now, likely(key)), hb.nextWithin());
+            after = heartbeats.hooked(hb, now, likely(key), tally);
         } catch (LifelineException ex) {
             if (!"REJOIN_REQUIRED".equals(ex.code())) {
                 throw ex;
             }
-            AgentChanges.followSchedule(agents, agents.join(team, agentId, now), null);
-            after = AgentChanges.followSchedule(agents, agents.heartbeat(hb, now, AgentStatus.READY), hb.nextWithin());
+            changes.rejoin(team, agentId, now);
+            after = heartbeats.hooked(hb, now, AgentStatus.READY, tally);
             outcome = Outcome.JOINED;
         }
         remember(key, new Written(after.status(), hb.reported(), hb.activity(), now));
@@ -198,8 +208,7 @@ public final class HookIngest {
             return Outcome.ALREADY_GONE;
         }
         try {
-            Agent after = agents.leave(team, agentId, why, now);
-            tasks.handBackFrom(agents, after, now);
+            changes.leave(team, agentId, why, now);
             return Outcome.LEFT;
         } catch (LifelineException e) {
             if ("INVALID_TRANSITION".equals(e.code())) {
@@ -221,7 +230,7 @@ public final class HookIngest {
             return Outcome.ALREADY_GONE;
         }
         try {
-            agents.fail(team, agentId, "failure reported: the runtime's process exited without ending its session "
+            changes.fail(team, agentId, "failure reported: the runtime's process exited without ending its session "
                     + "(seen by the hooks' watcher)", now);
             return Outcome.DIED;
         } catch (LifelineException e) {

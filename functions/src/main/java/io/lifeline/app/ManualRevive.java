@@ -7,14 +7,11 @@ import io.lifeline.agent.Trigger;
 import io.lifeline.auth.ApiKeys;
 import io.lifeline.store.AgentStore;
 import io.lifeline.support.Json;
-import java.util.function.Supplier;
-import software.amazon.awssdk.core.exception.SdkException;
-import software.amazon.awssdk.services.sfn.SfnClient;
-import software.amazon.awssdk.services.sfn.model.ExecutionAlreadyExistsException;
 
 /**
  * An operator asks for a revive of a dead or dead_failed_revive agent: a new execution of the revive state machine,
- * named after the agent and its current transition ({@link #executionName}), so asking twice starts it once.
+ * named after the agent and its current transition ({@link #executionName}), so asking twice starts it once. The
+ * start itself goes through the {@link ReviveStarts} port (Step Functions on AWS).
  */
 public final class ManualRevive {
     /** A started execution: its ARN, its name, and the transition seq it revives from. */
@@ -24,13 +21,11 @@ public final class ManualRevive {
     private static final int MAX_NAME = 80;
 
     private final AgentStore agents;
-    private final Supplier<SfnClient> stepFunctions;
-    private final String stateMachineArn;
+    private final ReviveStarts starts;
 
-    public ManualRevive(AgentStore agents, Supplier<SfnClient> stepFunctions, String stateMachineArn) {
+    public ManualRevive(AgentStore agents, ReviveStarts starts) {
         this.agents = agents;
-        this.stepFunctions = stepFunctions;
-        this.stateMachineArn = stateMachineArn;
+        this.starts = starts;
     }
 
     /**
@@ -51,13 +46,11 @@ public final class ManualRevive {
                 .put("hostId", agent.hostId()).put("manual", true));
         String name = executionName(team, agentId, seq);
         try {
-            var started = stepFunctions.get().startExecution(r -> r.stateMachineArn(stateMachineArn)
-                    .name(name).input(input));
-            return new Started(started.executionArn(), name, seq);
-        } catch (ExecutionAlreadyExistsException e) {
+            return new Started(starts.start(name, input), name, seq);
+        } catch (ReviveStarts.AlreadyStarted e) {
             throw new LifelineException(LifelineException.Kind.CONFLICT, "ALREADY_REVIVING",
                     "A revive of agent '" + agentId + "' for this state is already under way (" + name + ")");
-        } catch (SdkException e) {
+        } catch (ReviveStarts.Unavailable e) {
             throw new LifelineException(LifelineException.Kind.UNAVAILABLE, "REVIVE_UNAVAILABLE",
                     "The revive flow could not be started; retry", null, e);
         }

@@ -8,6 +8,7 @@ import com.amazonaws.services.lambda.runtime.events.transformers.v2.DynamodbEven
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.LifelineException;
+import io.lifeline.app.DeathFollowUp;
 import io.lifeline.config.Config;
 import io.lifeline.config.Wiring;
 import io.lifeline.store.AgentStore;

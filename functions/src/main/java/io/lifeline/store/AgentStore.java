@@ -670,10 +670,11 @@ public final class AgentStore {
      * The revive flow's first step: dead -> restarting ({@code restart_initiated}), conditional as
      * {@link #reviveStep}, stamping in the same write the first restart command the flow issues (its id from
      * {@link HostCommandStore#commandId}), so the transition and the request reach the bus from one stream record;
-     * the caller then puts the command itself ({@link HostCommandStore#issueRestart} with {@code stampedAlready}).
+     * the caller then puts the command itself ({@link HostCommandStore#issueRestart} with {@code stampedAlready});
+     * {@code commandExpiry} is the command's ({@link HostCommandStore#expiry}; null without a host).
      */
     public Initiation restartInitiated(String team, String agentId, long expectedSeq, String reason,
-                                       HostCommandStore commands, String hostId, String commandReason,
+                                       Long commandExpiry, String hostId, String commandReason,
                                        Instant now) {
         String commandId = HostCommandStore.commandId(agentId, expectedSeq, 1);
         Instant[] held = new Instant[1];
@@ -684,7 +685,7 @@ public final class AgentStore {
             u.condition("attribute_not_exists(" + claim + ") OR " + claim + " <= " + u.value(ms(now)));
             if (hostId != null) {
                 u.set(AgentItems.RESTART_COMMAND, HostCommandStore.commandStamp(commandId, hostId, 1,
-                        commandReason, now, commands.expiry(now)));
+                        commandReason, now, commandExpiry));
             }
         }, old -> {
             statusOrThrow(old, agentId);

@@ -112,7 +112,7 @@ public final class HostCommandStore {
     }
 
     /** When a command issued at {@code now} expires (epoch seconds). */
-    long expiry(Instant now) {
+    public long expiry(Instant now) {
         return now.plus(ttl).getEpochSecond();
     }
 

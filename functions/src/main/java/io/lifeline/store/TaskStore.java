@@ -4,7 +4,6 @@ import static io.lifeline.store.AgentItems.STATUS;
 import static io.lifeline.store.Items.ms;
 import static io.lifeline.store.Items.s;
 
-import io.lifeline.agent.Agent;
 import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Task;
@@ -170,20 +169,6 @@ public final class TaskStore {
             }
             throw Transactions.failure("hand the task back", e);
         }
-    }
-
-    /** Hands back the task an agent held when it stopped being alive, then clears it from the agent. */
-    public List<String> handBackFrom(AgentStore agents, Agent stopped, Instant now) {
-        String taskId = stopped.currentTaskId();
-        if (taskId == null) {
-            return List.of();
-        }
-        // Stamped with the stop's own time, as the outbox's hand-back for the same stop is: whichever runs second
-        // finds it done for that stop and changes nothing.
-        Instant stop = stopped.lastTransition() == null ? now : stopped.lastTransition().at();
-        boolean handed = handBack(stopped.team(), taskId, stopped.agentId(), stop);
-        agents.clearTask(stopped.team(), stopped.agentId(), taskId);
-        return handed ? List.of(taskId) : List.of();
     }
 
     /**

@@ -7,12 +7,10 @@ import com.amazonaws.services.lambda.runtime.events.ScheduledEvent;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.lifeline.agent.SweepPlan;
+import io.lifeline.app.Sweeper;
 import io.lifeline.config.Config;
+import io.lifeline.config.UseCases;
 import io.lifeline.config.Wiring;
-import io.lifeline.store.SweepStore;
-import io.lifeline.store.Tables;
-import io.lifeline.store.TeamStore;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
 import io.lifeline.support.Metrics;
@@ -85,13 +83,7 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
             throw new IllegalStateException("SWEEP_QUEUE_URL is not set: the sweep queues "
                     + (config.sweepsPerInvocation() - 1) + " sweeps a minute there (SWEEPS_PER_INVOCATION)");
         }
-        Tables table = config.tables();
-        this.sweeper = new Sweeper(new SweepStore(wiring.dynamo(), table, config.sweepSegments()),
-                new TeamStore(wiring.dynamo(), table),
-                new SweepPlan.Policy(config.selfPreservationThreshold(), config.selfPreservationMinAlive(),
-                        config.fleetSelfPreservationThreshold(), config.fleetSelfPreservationMinAlive()),
-                new Sweeper.Timing(config.missSpacing(), config.reviveLongestRun(), config.allowances()), wiring.clock(),
-                config.sweepGraceFrom());
+        this.sweeper = new UseCases(wiring).sweeper();
     }
 
     /**
@@ -322,6 +314,11 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
         }
         named(line, "revivesEnded", r.revivesEnded());
         named(line, "hostsExpired", r.hostsExpired());
+        if (r.leaseAnswersDropped() > 0) {
+            // A host lease's cached answer for an agent whose item no longer matches it, dropped so the next beat
+            // is written: counted where the sweep writes it, shown only when it happened.
+            line.put("leaseAnswersDropped", r.leaseAnswersDropped());
+        }
         if (!r.awaitingRaised().isEmpty()) {
             named(line, "awaitingInput", r.awaitingRaised());
         }

@@ -69,7 +69,8 @@ class AgentReadTest {
         assertEquals(SweepStore.Write.DONE, f.sweeps.recordMiss(seen, 1, past, StoreFixture.SPACING));
         Instant later = past.plusSeconds(1);
         f.leases.renew(team, "host-3", List.of(new HostLeaseStore.Beat("p", later)), later);
-        AgentChanges changes = new AgentChanges(f.agents);
+        AgentChanges changes = new AgentChanges(f.agents, new AgentDataStore(f.dynamo, f.tables.tables), f.tasks,
+                new TeamStore(f.dynamo, f.tables.tables));
         AgentQueries queries = new AgentQueries(f.agents);
 
         Agent paused = changes.pause(team, "p", later.plusSeconds(3_600));

@@ -182,7 +182,7 @@ class AgentStoreRaceTest {
         Agent joined = f.agents.join(team, "a", f.tick());
         f.agents.fail(team, "a", "crash again", f.tick()); // dead again: the status alone would allow the restart
 
-        assertFalse(f.agents.restartInitiated(team, "a", death, "revive", f.commands, null, null, f.tick())
+        assertFalse(f.agents.restartInitiated(team, "a", death, "revive", null, null, null, f.tick())
                 .written().isPresent(), "the flow of the first death acts on no later death");
 
         Agent after = f.agents.require(team, "a");
@@ -200,7 +200,7 @@ class AgentStoreRaceTest {
         long death = dead.lastTransition().seq();
         assertEquals(1L, dead.stats().restartsLastHour(), "the daemon's own restarts ride on the death's write");
 
-        AgentStore.Initiation held = f.agents.restartInitiated(team, "a", death, "revive", f.commands, null, null,
+        AgentStore.Initiation held = f.agents.restartInitiated(team, "a", death, "revive", null, null, null,
                 f.tick());
         assertFalse(held.written().isPresent(), "the flow does not race the daemon");
         assertEquals(until, held.hostRestartUntil());
@@ -208,7 +208,7 @@ class AgentStoreRaceTest {
 
         // The daemon never restarted it (it died with its host, say): once the claim lapses the flow takes over.
         f.clock.advance(Duration.ofSeconds(35));
-        AgentStore.Initiation after = f.agents.restartInitiated(team, "a", death, "revive", f.commands, null, null,
+        AgentStore.Initiation after = f.agents.restartInitiated(team, "a", death, "revive", null, null, null,
                 f.tick());
         assertEquals(AgentStatus.RESTARTING, after.written().orElseThrow().status());
         assertEquals(null, after.hostRestartUntil());
@@ -223,7 +223,7 @@ class AgentStoreRaceTest {
         f.agents.join(team, "a", f.tick());
         long death = f.agents.fail(team, "a", "crash, no restart", f.tick()).lastTransition().seq();
 
-        AgentStore.Initiation i = f.agents.restartInitiated(team, "a", death, "revive", f.commands, null, null,
+        AgentStore.Initiation i = f.agents.restartInitiated(team, "a", death, "revive", null, null, null,
                 f.tick());
         assertTrue(i.written().isPresent(), "the join removed the earlier claim: " + i);
     }
@@ -233,7 +233,7 @@ class AgentStoreRaceTest {
         String team = StoreFixture.team("orphan");
         f.ready(team, "a");
         long death = f.agents.fail(team, "a", "crash", f.tick()).lastTransition().seq();
-        assertTrue(f.agents.restartInitiated(team, "a", death, "revive", f.commands, null, null, f.tick())
+        assertTrue(f.agents.restartInitiated(team, "a", death, "revive", null, null, null, f.tick())
                 .written().isPresent());
         f.clock.advance(Duration.ofHours(2));
         SweepPlan.Restarting seen = f.sweeps.scan().restarting().stream()
@@ -241,7 +241,7 @@ class AgentStoreRaceTest {
         // Meanwhile it came back, died again and a new revive started: restarting again, as the sweep read it.
         f.agents.join(team, "a", f.tick());
         long again = f.agents.fail(team, "a", "crash again", f.tick()).lastTransition().seq();
-        Agent restarting = f.agents.restartInitiated(team, "a", again, "revive", f.commands, null, null, f.tick())
+        Agent restarting = f.agents.restartInitiated(team, "a", again, "revive", null, null, null, f.tick())
                 .written().orElseThrow();
 
         assertEquals(SweepStore.Write.RACE_LOST, f.sweeps.endRevive(new SweepPlan.EndRevive(seen, "orphaned"),

@@ -156,7 +156,7 @@ class AgentStoreWalkTest {
             case DEAD -> f.agents.fail(team, AGENT, "walk", f.tick());
             case RESTARTING -> {
                 long death = f.agents.fail(team, AGENT, "walk", f.tick()).lastTransition().seq();
-                assertTrue(f.agents.restartInitiated(team, AGENT, death, "walk", f.commands, null, null, f.tick())
+                assertTrue(f.agents.restartInitiated(team, AGENT, death, "walk", null, null, null, f.tick())
                         .written().isPresent());
             }
             case DEAD_FAILED_REVIVE -> f.agents.giveUp(team, AGENT, "walk", f.tick());
@@ -201,7 +201,7 @@ class AgentStoreWalkTest {
                 }
                 case RESTART_INITIATED -> {
                     long seq = before.lastTransition() == null ? 0 : before.lastTransition().seq();
-                    Object o = f.agents.restartInitiated(team, AGENT, seq, "walk", f.commands, null, null, f.tick())
+                    Object o = f.agents.restartInitiated(team, AGENT, seq, "walk", null, null, null, f.tick())
                             .written().map(a -> (Object) a).orElse("empty");
                     yield o;
                 }

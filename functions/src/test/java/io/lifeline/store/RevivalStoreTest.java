@@ -71,8 +71,8 @@ class RevivalStoreTest {
     private static void restartingUnder(String team, String agentId, long startSeq, String executionId) {
         Instant now = T0.plusSeconds(2);
         assertTrue(revivals.claim(team, agentId, startSeq, executionId, now));
-        assertTrue(agents.restartInitiated(team, agentId, startSeq, "restart requested from host " + HOST, commands,
-                HOST, "agent is dead", now).written().isPresent());
+        assertTrue(agents.restartInitiated(team, agentId, startSeq, "restart requested from host " + HOST,
+                commands.expiry(now), HOST, "agent is dead", now).written().isPresent());
     }
 
     /** The pending revives of {@code team}, by agent id. */
@@ -131,8 +131,8 @@ class RevivalStoreTest {
         ready(team, "a");
         long death = crashed(team, "a");
         // restart_initiated without a claim: no execution to resume it under.
-        assertTrue(agents.restartInitiated(team, "a", death, "restart requested", commands, HOST, "agent is dead",
-                T0.plusSeconds(2)).written().isPresent());
+        assertTrue(agents.restartInitiated(team, "a", death, "restart requested", commands.expiry(T0.plusSeconds(2)),
+                HOST, "agent is dead", T0.plusSeconds(2)).written().isPresent());
 
         assertEquals(AgentStatus.RESTARTING, agents.require(team, "a").status());
         assertEquals(List.of(), pendingOf(team));

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lifeline.app.Sweeper;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
 import io.lifeline.support.Metrics;
@@ -148,5 +149,14 @@ class SweepLineTest {
         ObjectNode line = SweepHandler.line(withHosts(List.of()));
         assertEquals(0, line.get("hostsExpired").size());
         assertEquals(true, line.get("hostsExpired").isArray());
+    }
+
+    @Test
+    void line_ofASweepThatDroppedLeaseAnswers_countsThem_andOneThatDroppedNoneLeavesTheFieldOut() {
+        Sweeper.Report dropped = new Sweeper.Report(Instant.parse("2026-03-01T12:00:00Z"),
+                new Sweeper.Scanned(12, 10, 1.5), new Sweeper.Written(List.of(), 0, 0, 0, 0, List.of(), List.of()),
+                new Sweeper.Held(List.of(), null), new Sweeper.Hosts(List.of(), 3), Duration.ofMillis(40));
+        assertEquals(3, SweepHandler.line(dropped).get("leaseAnswersDropped").asInt());
+        assertFalse(SweepHandler.line(withHosts(List.of())).has("leaseAnswersDropped"));
     }
 }

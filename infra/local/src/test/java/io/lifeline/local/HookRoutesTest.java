@@ -8,8 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.auth.Scope;
+import io.lifeline.support.Json;
 import io.lifeline.testing.LogCapture;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -110,6 +112,35 @@ class HookRoutesTest {
         assertFalse(s.allItems().toString().contains(SECRET), "a table holds hook content");
         assertFalse(String.join("\n", log.lines()).contains(SECRET), "a log line holds hook content");
         assertFalse(s.bus.delivered().toString().contains(SECRET), "an event holds hook content");
+    }
+
+    /**
+     * A hook beats through the heartbeat use case, so a status change its beat makes is on its request line
+     * ({@code changes}), as a heartbeat's is (RequestLogTest); a hook that changes nothing writes no line.
+     */
+    @Test
+    void hook_thatMovesTheAgent_logsItsChangeOnTheRequestLine() throws Exception {
+        TestStack s = STACKS.open();
+        ok(s.register("c-log"));
+        at(s, 1);
+        taken(hook(s, "claude-code", "c-log", claude("SessionStart", "")));
+        log.lines().clear();
+        at(s, 2);
+        taken(hook(s, "claude-code", "c-log", claude("PreToolUse", ",\"tool_name\":\"Bash\"")));
+        List<JsonNode> requests = new ArrayList<>();
+        for (String line : List.copyOf(log.lines())) {
+            JsonNode n = Json.parse(line);
+            if ("request".equals(n.path("msg").asText())) {
+                requests.add(n);
+            }
+        }
+        assertEquals(1, requests.size(), log.lines().toString());
+        assertTrue(requests.get(0).path("route").asText().endsWith("/hooks/{runtime}"), requests.get(0).toString());
+        assertEquals("c-log: ready -> working", requests.get(0).path("changes").get(0).asText());
+        log.lines().clear();
+        at(s, 3);
+        taken(hook(s, "claude-code", "c-log", claude("PreToolUse", ",\"tool_name\":\"Bash\"")));
+        assertTrue(log.lines().stream().noneMatch(l -> l.contains("\"msg\":\"request\"")), log.lines().toString());
     }
 
     /**

@@ -9,13 +9,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.agent.SweepPlan;
+import io.lifeline.app.Sweeper;
 import io.lifeline.auth.Scope;
 import io.lifeline.config.Config;
 import io.lifeline.local.aws.LocalEventBus;
 import io.lifeline.local.aws.StreamPump;
 import io.lifeline.store.SweepStore;
 import io.lifeline.store.TeamStore;
-import io.lifeline.sweep.Sweeper;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -1,4 +1,4 @@
-package io.lifeline.events;
+package io.lifeline.app;
 
 import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.TeamSettings;
@@ -19,16 +19,17 @@ import java.util.List;
  * does it at once; this is the same conditional write, so whichever runs second changes nothing, and a
  * leave whose caller stopped before its hand-back still gets one). The write that ended the life already
  * ended its hold, so no answer depends on when this runs: a complete from that life is refused either way.
+ * The outbox's use case for a life's end ({@code io.lifeline.events.PublisherHandler} runs it for each status change).
  * It answers what it did as changes for the bus ({@code TasksReassigned}, {@code LeaderNotified}), the same on a
  * replay, so the publisher sends them in the same PutEvents as the status change: one pass per change.
  */
-final class DeathFollowUp {
+public final class DeathFollowUp {
     private final AgentStore agents;
     private final TaskStore tasks;
     private final TeamStore teams;
     private final InboxStore inbox;
 
-    DeathFollowUp(AgentStore agents, TaskStore tasks, TeamStore teams, InboxStore inbox) {
+    public DeathFollowUp(AgentStore agents, TaskStore tasks, TeamStore teams, InboxStore inbox) {
         this.agents = agents;
         this.tasks = tasks;
         this.teams = teams;
@@ -39,10 +40,10 @@ final class DeathFollowUp {
      * What a change led to: the changes to tell on the bus, and the task to clear from the stopped agent's item once
      * they are told (null: none), which the publisher does in the same write that records the change as published.
      */
-    record FollowUp(List<StreamChanges.Change> told, String taskToClear) {
+    public record FollowUp(List<StreamChanges.Change> told, String taskToClear) {
     }
 
-    FollowUp handle(StreamChanges.StatusChanged c) {
+    public FollowUp handle(StreamChanges.StatusChanged c) {
         Transition t = c.transition();
         List<StreamChanges.Change> told = new ArrayList<>();
         boolean stopped = t.from().isAlive() && c.currentTaskId() != null && !t.to().isAlive();

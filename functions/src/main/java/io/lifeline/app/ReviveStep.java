@@ -1,12 +1,12 @@
-package io.lifeline.revive;
+package io.lifeline.app;
 
 import java.util.Map;
 
 /** One call from the state machine, as its Parameters shape it. */
-record ReviveStep(String action, String team, String agentId, long startSeq, long seq, int attempt,
+public record ReviveStep(String action, String team, String agentId, long startSeq, long seq, int attempt,
                   String executionId, String errorName, String errorCause) {
 
-    static ReviveStep of(Map<String, Object> in) {
+    public static ReviveStep of(Map<String, Object> in) {
         Object error = in.get("error");
         String errorName = null;
         String errorCause = null;

@@ -1,4 +1,4 @@
-package io.lifeline.revive;
+package io.lifeline.app;
 
 import java.util.Locale;
 
