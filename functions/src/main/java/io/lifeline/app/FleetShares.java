@@ -1,4 +1,4 @@
-package io.lifeline.sweep;
+package io.lifeline.app;
 
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.SweepPlan;
