@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The heartbeat write computes an agent's deadline inside its DynamoDB update expression (so a beat costs no read):
- * for every kind of beat, with and without the agent's own allowances, the deadline DynamoDB Local stores is the
+ * for every kind of beat, with and without the agent's own allowances, the deadline the table stores is the
  * one {@link Liveness} computes, and the wait it stores is the beat's.
  */
 @Tag("store")
@@ -88,7 +88,7 @@ class LivenessExpressionTest {
     /**
      * The table: every activity a beat can state (or none, as a host's entry may), direct or through a host, with and
      * without nextHeartbeatWithinSeconds, for an agent with and without its own allowances. For each row the deadline
-     * DynamoDB Local stores is {@link Liveness#window}'s with the allowance {@link Liveness#carried} gives the beat.
+     * the table stores is {@link Liveness#window}'s with the allowance {@link Liveness#carried} gives the beat.
      */
     @Test
     void storedDeadline_isLivenesssWindow_onEveryRowOfTheTable() {

@@ -1,21 +1,25 @@
 package io.lifeline.store;
 
-import com.amazonaws.services.dynamodbv2.local.embedded.DynamoDBEmbedded;
-import com.amazonaws.services.dynamodbv2.local.shared.access.AmazonDynamoDBLocal;
+import io.lifeline.engine.Engine;
+import java.time.Clock;
 import java.util.UUID;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.CreateTableRequest;
+import software.amazon.awssdk.services.dynamodb.model.StreamSpecification;
 
 /**
  * The store's test harness: a fresh pair of live and ledger tables, created from template.yaml's definitions
- * ({@link TemplateTables}), in one Amazon DynamoDB Local for the whole test JVM (in-process, no port: the store's
- * tests need a client, not an endpoint; it takes about a second to start). Each test class (or test) opens its own
- * pair under fresh names, so none sees another's items, and closes it to delete them.
+ * ({@link TemplateTables}), in one Lifeline engine for the whole test JVM (in-process and in memory: the store's tests
+ * need a client, not an endpoint). Each test class (or test) opens its own pair under fresh names, so none sees
+ * another's items, and closes it to delete them.
+ *
+ * <p>The tables are created without their stream and TTL until the engine has them (it refuses a
+ * StreamSpecification and UpdateTimeToLive by name); no store test reads the stream or waits for an expiry.
  */
 public final class StoreTables implements AutoCloseable {
-    private static AmazonDynamoDBLocal local;
     private static DynamoDbClient shared;
 
-    /** The client of this JVM's DynamoDB Local; the same for every pair of tables. Do not close it. */
+    /** The client of this JVM's engine; the same for every pair of tables. Do not close it. */
     public final DynamoDbClient dynamo;
     public final Tables tables;
 
@@ -36,21 +40,15 @@ public final class StoreTables implements AutoCloseable {
     }
 
     private static void createTable(DynamoDbClient dynamo, TemplateTables template, String logicalId, String name) {
-        dynamo.createTable(template.createTableRequest(logicalId, name));
-        String ttl = template.timeToLiveAttribute(logicalId);
-        if (ttl != null) {
-            dynamo.updateTimeToLive(u -> u.tableName(name)
-                    .timeToLiveSpecification(t -> t.attributeName(ttl).enabled(true)));
-        }
+        CreateTableRequest declared = template.createTableRequest(logicalId, name);
+        dynamo.createTable(declared.toBuilder().streamSpecification((StreamSpecification) null).build());
     }
 
     private static synchronized DynamoDbClient client() {
         if (shared == null) {
-            local = DynamoDBEmbedded.create(true);
-            shared = local.dynamoDbClient();
-            AmazonDynamoDBLocal started = local;
-            // Its job threads are not daemons: stop it when the test JVM ends.
-            Runtime.getRuntime().addShutdownHook(new Thread(started::shutdownNow, "dynamodb-local-stop"));
+            // The engine's clock stamps table creation and ages transaction tokens; the store's own "now" comes from
+            // each test's MutableClock, passed to every store call.
+            shared = new Engine(Clock.systemUTC()).client();
         }
         return shared;
     }
