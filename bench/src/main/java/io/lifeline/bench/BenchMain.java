@@ -11,6 +11,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * {@code java -jar bench/target/lifeline-bench.jar [--quick] [--only=1,2,...] [--sizes=1000,10000]
@@ -63,8 +64,8 @@ public final class BenchMain {
         boolean all = only.isEmpty();
         if (all || only.contains(1)) {
             section("1 store cost per operation");
-            try (LocalDynamo dynamo = LocalDynamo.start(null);
-                 MeteredStack stack = new MeteredStack(dynamo, "bench-cost", Map.of(), Clock.systemUTC())) {
+            try (LocalDynamo dynamo = LocalDynamo.start(null); DynamoDbClient store = dynamo.client();
+                 MeteredStack stack = new MeteredStack(store, "bench-cost", Map.of(), Clock.systemUTC())) {
                 Map<String, StoreCost.OpCost> costs = new StoreCost(stack).measure(quick ? 3 : 10, 10);
                 Figures.storeCost(report, costs, measured);
             }

@@ -23,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * What a heartbeat costs to watch, measured from the handlers' real output: log bytes a beat written by
@@ -102,10 +103,10 @@ public final class ObservabilityBench {
     }
 
     /** Runs {@code beats} heartbeats of {@code agents} agents (batched when more than one) through one path. */
-    static Figures measure(LocalDynamo dynamo, boolean viaUrl, int agents, int beats) throws Exception {
+    static Figures measure(DynamoDbClient store, boolean viaUrl, int agents, int beats) throws Exception {
         SteppingClock clock = new SteppingClock(Instant.parse("2026-03-01T00:00:00Z"));
         List<String> lines = Collections.synchronizedList(new ArrayList<>());
-        try (MeteredStack stack = new MeteredStack(dynamo, "obs-" + (viaUrl ? "url" : "api") + "-" + agents,
+        try (MeteredStack stack = new MeteredStack(store, "obs-" + (viaUrl ? "url" : "api") + "-" + agents,
                 Map.of(), clock)) {
             List<String> ids = new ArrayList<>();
             for (int i = 0; i < agents; i++) {
@@ -152,16 +153,16 @@ public final class ObservabilityBench {
      * 25 agents a request ({@code beats} beats each), and the line of a sweep that found nothing to do (0 agents).
      */
     static CostModel.Measures measures(double heartbeatMillis, int beats) throws Exception {
-        try (LocalDynamo dynamo = LocalDynamo.start(null)) {
+        try (LocalDynamo dynamo = LocalDynamo.start(null); DynamoDbClient store = dynamo.client()) {
             Map<String, CostModel.BeatLog> logs = new LinkedHashMap<>();
             for (int agents : new int[] {1, 10, 25}) {
                 for (boolean url : new boolean[] {true, false}) {
-                    Figures f = measure(dynamo, url, agents, beats);
+                    Figures f = measure(store, url, agents, beats);
                     logs.put((url ? "url/" : "api/") + agents, new CostModel.BeatLog(f.logBytesPerBeat(),
                             f.authorizerLogBytesPerBeat()));
                 }
             }
-            return new CostModel.Measures(heartbeatMillis, idleSweepLineBytes(dynamo), logs);
+            return new CostModel.Measures(heartbeatMillis, idleSweepLineBytes(store), logs);
         }
     }
 
@@ -169,10 +170,10 @@ public final class ObservabilityBench {
      * The bytes of the line a scheduled sweep of an empty deployment writes (the template's SweepFunction on Local,
      * with a request id as long as Lambda's), as CloudWatch Logs ingests it: UTF-8 plus a newline.
      */
-    static double idleSweepLineBytes(LocalDynamo dynamo) throws Exception {
+    static double idleSweepLineBytes(DynamoDbClient store) throws Exception {
         SteppingClock clock = new SteppingClock(Instant.parse("2026-03-01T00:00:00Z"));
         List<String> lines = Collections.synchronizedList(new ArrayList<>());
-        try (MeteredStack stack = new MeteredStack(dynamo, "obs-sweep", Map.of(), clock)) {
+        try (MeteredStack stack = new MeteredStack(store, "obs-sweep", Map.of(), clock)) {
             RequestHandler<
                     ScheduledEvent, List<String>> sweep =
                     stack.handler("SweepFunction");
@@ -246,9 +247,9 @@ public final class ObservabilityBench {
 
     public static void main(String[] args) throws Exception {
         int beats = 1_000;
-        try (LocalDynamo dynamo = LocalDynamo.start(null)) {
-            List<Figures> all = List.of(measure(dynamo, true, 1, beats), measure(dynamo, false, 1, beats),
-                    measure(dynamo, true, 25, beats), measure(dynamo, false, 25, beats));
+        try (LocalDynamo dynamo = LocalDynamo.start(null); DynamoDbClient store = dynamo.client()) {
+            List<Figures> all = List.of(measure(store, true, 1, beats), measure(store, false, 1, beats),
+                    measure(store, true, 25, beats), measure(store, false, 25, beats));
             System.out.println("Observability and ingress, measured (1 key, 30 s beats, 300 s summary, WARN system logs)");
             System.out.printf("%-14s %6s %12s %12s %12s%n", "path", "batch", "log B/beat", "auth B/beat", "GetItem/beat");
             for (Figures f : all) {

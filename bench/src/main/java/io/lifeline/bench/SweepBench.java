@@ -28,6 +28,7 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnConsumedCapacity;
 import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
 import software.amazon.awssdk.services.dynamodb.model.StreamSpecification;
 import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
+import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
 
 /**
  * Figure 2: the sweep (the functions' own {@link Sweeper} over {@link SweepStore}) on live tables of N agents,
@@ -80,8 +81,9 @@ public final class SweepBench {
      * the ledger; the ledger is seeded once and shared by every size.
      */
     static void run(Report report, int[] sizes, int reps, int historyAgents, Measured measured) throws Exception {
-        try (LocalDynamo dynamo = LocalDynamo.start(null);
-             MeteredStack stack = new MeteredStack(dynamo, "sweep-sample", Map.of(), Clock.systemUTC(), true)) {
+        try (LocalDynamo dynamo = LocalDynamo.start(null); DynamoDbClient plain = dynamo.client();
+             DynamoDbStreamsClient streams = dynamo.streamsClient();
+             MeteredStack stack = new MeteredStack(plain, streams, "sweep-sample", Map.of(), Clock.systemUTC())) {
             History history = busyDay(stack);
             Map<String, AttributeValue> sampleAgent = stack.plain.getItem(g -> g.tableName(stack.tables.live())
                     .key(Map.of("pk", AttributeValue.fromS("TEAM#" + MeteredStack.TEAM + "#AGENT#" + SAMPLE),

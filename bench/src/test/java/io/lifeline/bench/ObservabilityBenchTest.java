@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.lifeline.local.app.LocalDynamo;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /** The observability bench's arithmetic, and its measurement on a short run (counts, never times). */
 @Tag("unit")
@@ -28,8 +29,8 @@ class ObservabilityBenchTest {
 
     @Test
     void measure_throughTheUrl_countsLogBytesAndKeyLookupsOfTheRealHandlers() throws Exception {
-        try (LocalDynamo dynamo = LocalDynamo.start(null)) {
-            ObservabilityBench.Figures url = ObservabilityBench.measure(dynamo, true, 1, 200);
+        try (LocalDynamo dynamo = LocalDynamo.start(null); DynamoDbClient store = dynamo.client()) {
+            ObservabilityBench.Figures url = ObservabilityBench.measure(store, true, 1, 200);
             assertTrue(url.logBytesPerBeat() > 0 && url.logBytesPerBeat() <= 50, url.toString());
             assertEquals(0, url.authorizerLogBytesPerBeat(), "no authorizer on the URL path");
             // One GetItem per key and cache period (300 s): one beat in ten at 30 s.

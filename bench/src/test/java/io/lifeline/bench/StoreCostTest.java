@@ -20,13 +20,14 @@ class StoreCostTest {
     @BeforeAll
     static void measure() throws Exception {
         dynamo = LocalDynamo.start(null);
-        stack = new MeteredStack(dynamo, "store-cost-test", Map.of(), Clock.systemUTC());
+        stack = new MeteredStack(dynamo.client(), "store-cost-test", Map.of(), Clock.systemUTC());
         costs = new StoreCost(stack).measure(1, 3);
     }
 
     @AfterAll
     static void stop() throws Exception {
         stack.close();
+        stack.plain.close();
         dynamo.close();
     }
 
