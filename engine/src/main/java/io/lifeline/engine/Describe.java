@@ -14,6 +14,9 @@ import software.amazon.awssdk.services.dynamodb.model.TableDescription;
 
 /** A table's description as DescribeTable, CreateTable and DeleteTable answer it. */
 final class Describe {
+    /** The region the engine names in ARNs and stream records. */
+    static final String REGION = "local";
+
     private Describe() {
     }
 
@@ -39,14 +42,20 @@ final class Describe {
         if (!gsis.isEmpty()) {
             b.globalSecondaryIndexes(gsis);
         }
+        if (t.stream != null) {
+            b.latestStreamArn(t.stream.arn).latestStreamLabel(t.stream.label);
+            if (t.stream.enabled()) {
+                b.streamSpecification(s -> s.streamEnabled(true).streamViewType(t.stream.viewType));
+            }
+        }
         return b.build();
     }
 
-    private static String arn(Table t) {
-        return "arn:aws:dynamodb:local:000000000000:table/" + t.name;
+    static String arn(Table t) {
+        return "arn:aws:dynamodb:" + REGION + ":000000000000:table/" + t.name;
     }
 
-    private static List<KeySchemaElement> schema(String hash, String range) {
+    static List<KeySchemaElement> schema(String hash, String range) {
         List<KeySchemaElement> out = new ArrayList<>();
         out.add(KeySchemaElement.builder().attributeName(hash).keyType(KeyType.HASH).build());
         if (range != null) {

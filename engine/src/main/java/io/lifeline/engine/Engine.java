@@ -1,6 +1,7 @@
 package io.lifeline.engine;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -33,6 +34,7 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionChe
 import software.amazon.awssdk.services.dynamodb.model.TableDescription;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
+import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
 
 /**
  * An in-process DynamoDB over tables held in memory. {@link #client()} is its SDK v2 {@link DynamoDbClient}.
@@ -42,9 +44,12 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
  * transaction is serializable against every other write. A lock per table or per item would let more run at once;
  * this first version keeps the one lock because it is plainly correct.
  *
- * <p>Not implemented yet (each answers a ValidationException naming it): streams, TTL, local secondary indexes,
- * UpdateTable, PartiQL, backups, the legacy parameters (Expected, AttributesToGet, KeyConditions, QueryFilter,
- * ScanFilter, AttributeUpdates, ConditionalOperator) and every other operation.
+ * <p>Streams ({@link #streamsClient()}, {@link StreamsClient}) and time to live ({@link #expire()}, {@link Ttl}) are
+ * implemented; UpdateTable changes the stream spec only.
+ *
+ * <p>Not implemented yet (each answers a ValidationException naming it): local secondary indexes, PartiQL, backups,
+ * the legacy parameters (Expected, AttributesToGet, KeyConditions, QueryFilter, ScanFilter, AttributeUpdates,
+ * ConditionalOperator) and every other operation.
  */
 public final class Engine {
     final ReentrantLock lock = new ReentrantLock();
@@ -52,6 +57,7 @@ public final class Engine {
     final Clock clock;
     private final Reads reads = new Reads(this);
     private final Batches batches = new Batches(this);
+    final Streams streams = new Streams(this);
 
     /** An engine with no tables; {@code clock} stamps table creation times and ages transaction tokens. */
     public Engine(Clock clock) {
@@ -61,6 +67,46 @@ public final class Engine {
     /** The engine as the SDK's client: every DynamoDbClient method, those not implemented refused by name. */
     public DynamoDbClient client() {
         return EngineClient.of(this, reads, batches);
+    }
+
+    /** The engine's DynamoDB Streams as the SDK's client (see {@link StreamsClient}). */
+    public DynamoDbStreamsClient streamsClient() {
+        return new StreamsClient(this);
+    }
+
+    /**
+     * Caps the records each stream keeps (default 100,000): beyond it the oldest are trimmed, as records older than 24
+     * hours are, so a stream nobody reads holds bounded memory. A reader behind the cap meets TrimmedDataAccessException.
+     */
+    public void maxStreamRecords(int max) {
+        if (max < 1) {
+            throw new IllegalArgumentException("max stream records must be at least 1: " + max);
+        }
+        lock.lock();
+        try {
+            streams.maxRecords = max;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * One TTL pass: deletes every item whose TTL attribute (on a table with TTL enabled) is a Number of epoch seconds
+     * before the clock's now and no more than five years before it (see {@link Ttl}); answers how many it deleted.
+     */
+    public int expire() {
+        return Ttl.expire(this);
+    }
+
+    /** Runs {@link #expire()} every {@code period} on a daemon thread until the answer is closed. */
+    public Schedule expireEvery(Duration period) {
+        return Ttl.every(this, period);
+    }
+
+    /** A schedule the engine started: closing it stops it. */
+    public interface Schedule extends AutoCloseable {
+        @Override
+        void close();
     }
 
     Table table(String name) {
@@ -76,9 +122,7 @@ public final class Engine {
         if (r.hasLocalSecondaryIndexes()) {
             throw Errors.unsupported("local secondary indexes");
         }
-        if (r.streamSpecification() != null && Boolean.TRUE.equals(r.streamSpecification().streamEnabled())) {
-            throw Errors.unsupported("streams (StreamSpecification)");
-        }
+        Streams.check(r.streamSpecification());
         Map<String, String> types = new LinkedHashMap<>();
         for (AttributeDefinition d : r.attributeDefinitions()) {
             types.put(d.attributeName(), d.attributeTypeAsString());
@@ -109,6 +153,7 @@ public final class Engine {
                         + "does not exactly match number of attributes defined in AttributeDefinitions");
             }
             tables.put(t.name, t);
+            streams.created(t, r.streamSpecification());
             return CreateTableResponse.builder().tableDescription(Describe.of(t, "ACTIVE")).build();
         } finally {
             lock.unlock();
@@ -145,6 +190,7 @@ public final class Engine {
                 throw Errors.notFound("Requested resource not found: Table: " + r.tableName() + " not found");
             }
             tables.remove(r.tableName());
+            streams.deleted(t);
             return DeleteTableResponse.builder().tableDescription(Describe.of(t, "DELETING")).build();
         } finally {
             lock.unlock();

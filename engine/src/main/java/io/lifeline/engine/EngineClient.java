@@ -14,6 +14,7 @@ import software.amazon.awssdk.services.dynamodb.model.CreateTableRequest;
 import software.amazon.awssdk.services.dynamodb.model.DeleteItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.DeleteTableRequest;
 import software.amazon.awssdk.services.dynamodb.model.DescribeTableRequest;
+import software.amazon.awssdk.services.dynamodb.model.DescribeTimeToLiveRequest;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.ListTablesRequest;
 import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
@@ -21,6 +22,8 @@ import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
 import software.amazon.awssdk.services.dynamodb.model.ScanRequest;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.UpdateTableRequest;
+import software.amazon.awssdk.services.dynamodb.model.UpdateTimeToLiveRequest;
 
 /**
  * The engine behind the SDK's {@link DynamoDbClient} interface. A proxy rather than a class that overrides each
@@ -116,6 +119,12 @@ final class EngineClient implements InvocationHandler {
                     return batches.batchWrite((BatchWriteItemRequest) request);
                 case "batchGetItem":
                     return batches.batchGet((BatchGetItemRequest) request);
+                case "updateTable":
+                    return engine.streams.update((UpdateTableRequest) request);
+                case "updateTimeToLive":
+                    return Ttl.update(engine, (UpdateTimeToLiveRequest) request);
+                case "describeTimeToLive":
+                    return Ttl.describe(engine, (DescribeTimeToLiveRequest) request);
                 default:
                     throw Errors.unsupported("the operation " + operation(name));
             }

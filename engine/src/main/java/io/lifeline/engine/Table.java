@@ -36,6 +36,10 @@ final class Table {
     final Map<String, Index> indexes = new LinkedHashMap<>();
     final Sorted items = new Sorted();
     final long created;
+    /** The table's latest stream (enabled, or disabled and kept for reading), or null when it never had one. */
+    StreamLog stream;
+    /** The TTL attribute while time to live is enabled, else null. */
+    String ttlAttribute;
 
     Table(String name, String hash, String range, Map<String, String> types, long created) {
         this.name = name;
@@ -69,6 +73,9 @@ final class Table {
 
     /** Writes (or, with null, deletes) the item at {@code key}, keeping every index in step. */
     void write(Map<String, AttributeValue> key, Map<String, AttributeValue> old, Map<String, AttributeValue> item) {
+        if (stream != null) {
+            stream.append(key, old, item); // a committed change: its stream record (none when nothing changed)
+        }
         Partition p = partition(key);
         Sorted.Position pos = position(key);
         if (old != null) {

@@ -13,6 +13,8 @@ import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
+import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
+import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClientBuilder;
 
 /**
  * The same suite against real DynamoDB, opt-in: set LIFELINE_CONFORMANCE_AWS_REGION (and, for another endpoint,
@@ -22,6 +24,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
 @Tag("store")
 class AwsConformanceTest implements Suite {
     private static DynamoDbClient client;
+    private static DynamoDbStreamsClient streams;
     private static final List<String> CREATED = new CopyOnWriteArrayList<>();
 
     @BeforeAll
@@ -32,11 +35,16 @@ class AwsConformanceTest implements Suite {
         DynamoDbClientBuilder b = DynamoDbClient.builder().region(Region.of(region))
                 .credentialsProvider(DefaultCredentialsProvider.builder().build())
                 .httpClient(UrlConnectionHttpClient.create());
+        DynamoDbStreamsClientBuilder sb = DynamoDbStreamsClient.builder().region(Region.of(region))
+                .credentialsProvider(DefaultCredentialsProvider.builder().build())
+                .httpClient(UrlConnectionHttpClient.create());
         String endpoint = System.getenv("LIFELINE_CONFORMANCE_AWS_ENDPOINT");
         if (endpoint != null && !endpoint.isBlank()) {
             b.endpointOverride(URI.create(endpoint));
+            sb.endpointOverride(URI.create(endpoint));
         }
         client = b.build();
+        streams = sb.build();
     }
 
     @AfterAll
@@ -50,12 +58,13 @@ class AwsConformanceTest implements Suite {
                 }
             }
             client.close();
+            streams.close();
         }
     }
 
     @Override
-    public String table(String sortType, String gsi) {
-        String t = Suite.super.table(sortType, gsi);
+    public String table(String sortType, String gsi, String streamViewType) {
+        String t = Suite.super.table(sortType, gsi, streamViewType);
         client.waiter().waitUntilTableExists(r -> r.tableName(t));
         CREATED.add(t);
         return t;
@@ -64,6 +73,11 @@ class AwsConformanceTest implements Suite {
     @Override
     public DynamoDbClient db() {
         return client;
+    }
+
+    @Override
+    public DynamoDbStreamsClient streams() {
+        return streams;
     }
 
     @Override

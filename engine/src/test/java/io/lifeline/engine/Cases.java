@@ -16,6 +16,7 @@ import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
 import software.amazon.awssdk.services.dynamodb.model.Projection;
 import software.amazon.awssdk.services.dynamodb.model.ProjectionType;
+import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
 
 /**
  * What every conformance case needs: the client under test (the engine, moto's server or real DynamoDB), which one
@@ -26,6 +27,9 @@ interface Cases {
     AtomicInteger TABLES = new AtomicInteger();
 
     DynamoDbClient db();
+
+    /** The DynamoDB Streams client of the same target. */
+    DynamoDbStreamsClient streams();
 
     /** "engine", "moto" or "aws". */
     String target();
@@ -63,6 +67,11 @@ interface Cases {
 
     /** A fresh table keyed pk (S) and sk of {@code sortType}, with an optional keys-only GSI byTeam (tpk, tsk). */
     default String table(String sortType, String gsi) {
+        return table(sortType, gsi, null);
+    }
+
+    /** The same, with a stream of {@code streamViewType} when it is not null. */
+    default String table(String sortType, String gsi, String streamViewType) {
         String name = "conf-" + target() + "-" + ProcessHandle.current().pid() + "-" + TABLES.incrementAndGet();
         List<AttributeDefinition> defs = new ArrayList<>(List.of(def("pk", "S"), def("sk", sortType)));
         var b = CreateTableRequest.builder().tableName(name)
@@ -73,6 +82,9 @@ interface Cases {
             b.globalSecondaryIndexes(GlobalSecondaryIndex.builder().indexName(gsi)
                     .keySchema(key("tpk", KeyType.HASH), key("tsk", KeyType.RANGE))
                     .projection(Projection.builder().projectionType(ProjectionType.KEYS_ONLY).build()).build());
+        }
+        if (streamViewType != null) {
+            b.streamSpecification(st -> st.streamEnabled(true).streamViewType(streamViewType));
         }
         db().createTable(b.attributeDefinitions(defs).build());
         return name;

@@ -24,15 +24,22 @@ import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedExce
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
+import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
 
 /** What only the engine can be asked: isolation under threads, refusals by name, idempotency, its speed. */
 @Tag("unit")
 class EngineTest implements Cases {
-    private final DynamoDbClient client = new Engine(Clock.systemUTC()).client();
+    private final Engine engine = new Engine(Clock.systemUTC());
+    private final DynamoDbClient client = engine.client();
 
     @Override
     public DynamoDbClient db() {
         return client;
+    }
+
+    @Override
+    public DynamoDbStreamsClient streams() {
+        return engine.streamsClient();
     }
 
     @Override
@@ -122,18 +129,16 @@ class EngineTest implements Cases {
     @Test
     void whatIsNotImplementedIsRefusedByName() {
         String t = table();
-        DynamoDbException op = assertThrows(DynamoDbException.class, () -> db().describeTimeToLive(r ->
+        DynamoDbException op = assertThrows(DynamoDbException.class, () -> db().describeContinuousBackups(r ->
                 r.tableName(t)));
         assertEquals("ValidationException", op.awsErrorDetails().errorCode());
-        assertTrue(op.getMessage().contains("DescribeTimeToLive"), op.getMessage());
+        assertTrue(op.getMessage().contains("DescribeContinuousBackups"), op.getMessage());
         DynamoDbException legacy = assertThrows(DynamoDbException.class, () -> db().getItem(r -> r.tableName(t)
                 .key(map("pk", "a", "sk", "1")).attributesToGet("v")));
         assertTrue(legacy.getMessage().contains("AttributesToGet"), legacy.getMessage());
-        DynamoDbException stream = assertThrows(DynamoDbException.class, () -> db().createTable(r -> r.tableName("s")
-                .attributeDefinitions(a -> a.attributeName("pk").attributeType("S"))
-                .keySchema(k -> k.attributeName("pk").keyType("HASH"))
-                .streamSpecification(s -> s.streamEnabled(true).streamViewType("NEW_AND_OLD_IMAGES"))));
-        assertTrue(stream.getMessage().contains("streams"), stream.getMessage());
+        DynamoDbException update = assertThrows(DynamoDbException.class, () -> db().updateTable(r -> r.tableName(t)
+                .billingMode("PROVISIONED")));
+        assertTrue(update.getMessage().contains("BillingMode"), update.getMessage());
     }
 
     @Test

@@ -11,6 +11,7 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
 
 /**
  * The same suite against moto's server (the oracle the engine is held to), through the real SDK client over HTTP.
@@ -20,6 +21,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 class MotoConformanceTest implements Suite {
     private static MotoServer server;
     private static DynamoDbClient client;
+    private static DynamoDbStreamsClient streams;
 
     @BeforeAll
     static void start() throws Exception {
@@ -30,12 +32,20 @@ class MotoConformanceTest implements Suite {
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
                 .httpClient(UrlConnectionHttpClient.create())
                 .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry())).build();
+        // moto serves DynamoDB Streams on the same server (it routes by the X-Amz-Target header)
+        streams = DynamoDbStreamsClient.builder().endpointOverride(server.endpoint).region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+                .httpClient(UrlConnectionHttpClient.create())
+                .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry())).build();
     }
 
     @AfterAll
     static void stop() throws Exception {
         if (client != null) {
             client.close();
+        }
+        if (streams != null) {
+            streams.close();
         }
         if (server != null) {
             server.close();
@@ -45,6 +55,11 @@ class MotoConformanceTest implements Suite {
     @Override
     public DynamoDbClient db() {
         return client;
+    }
+
+    @Override
+    public DynamoDbStreamsClient streams() {
+        return streams;
     }
 
     @Override
