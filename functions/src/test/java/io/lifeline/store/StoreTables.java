@@ -4,17 +4,14 @@ import io.lifeline.engine.Engine;
 import java.time.Clock;
 import java.util.UUID;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
-import software.amazon.awssdk.services.dynamodb.model.CreateTableRequest;
-import software.amazon.awssdk.services.dynamodb.model.StreamSpecification;
 
 /**
  * The store's test harness: a fresh pair of live and ledger tables, created from template.yaml's definitions
  * ({@link TemplateTables}), in one Lifeline engine for the whole test JVM (in-process and in memory: the store's tests
  * need a client, not an endpoint). Each test class (or test) opens its own pair under fresh names, so none sees
  * another's items, and closes it to delete them.
- *
- * <p>The tables are created without their stream and TTL until the engine has them (it refuses a
- * StreamSpecification and UpdateTimeToLive by name); no store test reads the stream or waits for an expiry.
+ * Their stream and TTL are on, as declared; the engine deletes expired items only when asked ({@code expire()}),
+ * which the store's tests never do, so their clock may be anywhere.
  */
 public final class StoreTables implements AutoCloseable {
     private static DynamoDbClient shared;
@@ -40,8 +37,12 @@ public final class StoreTables implements AutoCloseable {
     }
 
     private static void createTable(DynamoDbClient dynamo, TemplateTables template, String logicalId, String name) {
-        CreateTableRequest declared = template.createTableRequest(logicalId, name);
-        dynamo.createTable(declared.toBuilder().streamSpecification((StreamSpecification) null).build());
+        dynamo.createTable(template.createTableRequest(logicalId, name));
+        String ttl = template.timeToLiveAttribute(logicalId);
+        if (ttl != null) {
+            dynamo.updateTimeToLive(u -> u.tableName(name)
+                    .timeToLiveSpecification(t -> t.attributeName(ttl).enabled(true)));
+        }
     }
 
     private static synchronized DynamoDbClient client() {
