@@ -6,8 +6,8 @@ import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.LambdaLogger;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.amazonaws.services.lambda.runtime.events.ScheduledEvent;
+import io.lifeline.engine.Engine;
 import io.lifeline.local.app.LifelineLocal;
-import io.lifeline.local.app.LocalDynamo;
 import io.lifeline.local.http.LocalGateway;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
@@ -153,17 +153,16 @@ public final class ObservabilityBench {
      * 25 agents a request ({@code beats} beats each), and the line of a sweep that found nothing to do (0 agents).
      */
     static CostModel.Measures measures(double heartbeatMillis, int beats) throws Exception {
-        try (LocalDynamo dynamo = LocalDynamo.start(null); DynamoDbClient store = dynamo.client()) {
-            Map<String, CostModel.BeatLog> logs = new LinkedHashMap<>();
-            for (int agents : new int[] {1, 10, 25}) {
-                for (boolean url : new boolean[] {true, false}) {
-                    Figures f = measure(store, url, agents, beats);
-                    logs.put((url ? "url/" : "api/") + agents, new CostModel.BeatLog(f.logBytesPerBeat(),
-                            f.authorizerLogBytesPerBeat()));
-                }
+        DynamoDbClient store = new Engine(Clock.systemUTC()).client();
+        Map<String, CostModel.BeatLog> logs = new LinkedHashMap<>();
+        for (int agents : new int[] {1, 10, 25}) {
+            for (boolean url : new boolean[] {true, false}) {
+                Figures f = measure(store, url, agents, beats);
+                logs.put((url ? "url/" : "api/") + agents, new CostModel.BeatLog(f.logBytesPerBeat(),
+                        f.authorizerLogBytesPerBeat()));
             }
-            return new CostModel.Measures(heartbeatMillis, idleSweepLineBytes(store), logs);
         }
+        return new CostModel.Measures(heartbeatMillis, idleSweepLineBytes(store), logs);
     }
 
     /**
@@ -247,29 +246,28 @@ public final class ObservabilityBench {
 
     public static void main(String[] args) throws Exception {
         int beats = 1_000;
-        try (LocalDynamo dynamo = LocalDynamo.start(null); DynamoDbClient store = dynamo.client()) {
-            List<Figures> all = List.of(measure(store, true, 1, beats), measure(store, false, 1, beats),
-                    measure(store, true, 25, beats), measure(store, false, 25, beats));
-            System.out.println("Observability and ingress, measured (1 key, 30 s beats, 300 s summary, WARN system logs)");
-            System.out.printf("%-14s %6s %12s %12s %12s%n", "path", "batch", "log B/beat", "auth B/beat", "GetItem/beat");
-            for (Figures f : all) {
-                System.out.printf("%-14s %6d %12.1f %12.1f %12.5f%n", f.path(), f.agentsPerRequest(), f.logBytesPerBeat(),
-                        f.authorizerLogBytesPerBeat(), f.keyLookupsPerBeat());
-            }
-            System.out.println();
-            System.out.println("$ per agent-month at 30 s (ingress, Lambda requests, logs, key look-ups, traces = total)");
-            for (Figures f : all) {
-                boolean url = f.path().equals("Function URL");
-                print(f.path() + " x" + f.agentsPerRequest() + " (tracing off)", price(f, 30, url, 0));
-            }
-            Figures single = all.get(0);
-            Figures platform = new Figures("platform lines at INFO", 1, beats,
-                    single.logBytesPerBeat() + PLATFORM_BYTES_AT_INFO, 0, single.keyLookupsPerBeat());
-            print("URL x1, SystemLogLevel INFO", price(platform, 30, true, 0));
-            // Lambda's Active sampling: the first request a second and 5 % of the rest; one agent at 30 s is always
-            // the first of its second, so every beat is traced.
-            print("URL x1, HeartbeatTracing Active", price(single, 30, true, 1.0));
+        DynamoDbClient store = new Engine(Clock.systemUTC()).client();
+        List<Figures> all = List.of(measure(store, true, 1, beats), measure(store, false, 1, beats),
+                measure(store, true, 25, beats), measure(store, false, 25, beats));
+        System.out.println("Observability and ingress, measured (1 key, 30 s beats, 300 s summary, WARN system logs)");
+        System.out.printf("%-14s %6s %12s %12s %12s%n", "path", "batch", "log B/beat", "auth B/beat", "GetItem/beat");
+        for (Figures f : all) {
+            System.out.printf("%-14s %6d %12.1f %12.1f %12.5f%n", f.path(), f.agentsPerRequest(), f.logBytesPerBeat(),
+                    f.authorizerLogBytesPerBeat(), f.keyLookupsPerBeat());
         }
+        System.out.println();
+        System.out.println("$ per agent-month at 30 s (ingress, Lambda requests, logs, key look-ups, traces = total)");
+        for (Figures f : all) {
+            boolean url = f.path().equals("Function URL");
+            print(f.path() + " x" + f.agentsPerRequest() + " (tracing off)", price(f, 30, url, 0));
+        }
+        Figures single = all.get(0);
+        Figures platform = new Figures("platform lines at INFO", 1, beats,
+                single.logBytesPerBeat() + PLATFORM_BYTES_AT_INFO, 0, single.keyLookupsPerBeat());
+        print("URL x1, SystemLogLevel INFO", price(platform, 30, true, 0));
+        // Lambda's Active sampling: the first request a second and 5 % of the rest; one agent at 30 s is always
+        // the first of its second, so every beat is traced.
+        print("URL x1, HeartbeatTracing Active", price(single, 30, true, 1.0));
     }
 
     private static void print(String what, Lines l) {

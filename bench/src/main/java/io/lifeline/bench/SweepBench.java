@@ -1,7 +1,7 @@
 package io.lifeline.bench;
 
 import io.lifeline.agent.SweepPlan;
-import io.lifeline.local.app.LocalDynamo;
+import io.lifeline.engine.Engine;
 import io.lifeline.store.SweepStore;
 import io.lifeline.store.Tables;
 import io.lifeline.store.TeamStore;
@@ -28,7 +28,6 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnConsumedCapacity;
 import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
 import software.amazon.awssdk.services.dynamodb.model.StreamSpecification;
 import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
-import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
 
 /**
  * Figure 2: the sweep (the functions' own {@link Sweeper} over {@link SweepStore}) on live tables of N agents,
@@ -81,9 +80,9 @@ public final class SweepBench {
      * the ledger; the ledger is seeded once and shared by every size.
      */
     static void run(Report report, int[] sizes, int reps, int historyAgents, Measured measured) throws Exception {
-        try (LocalDynamo dynamo = LocalDynamo.start(null); DynamoDbClient plain = dynamo.client();
-             DynamoDbStreamsClient streams = dynamo.streamsClient();
-             MeteredStack stack = new MeteredStack(plain, streams, "sweep-sample", Map.of(), Clock.systemUTC())) {
+        Engine engine = new Engine(Clock.systemUTC());
+        try (MeteredStack stack = new MeteredStack(engine.client(), engine.streamsClient(), "sweep-sample", Map.of(),
+                Clock.systemUTC())) {
             History history = busyDay(stack);
             Map<String, AttributeValue> sampleAgent = stack.plain.getItem(g -> g.tableName(stack.tables.live())
                     .key(Map.of("pk", AttributeValue.fromS("TEAM#" + MeteredStack.TEAM + "#AGENT#" + SAMPLE),
@@ -115,8 +114,8 @@ public final class SweepBench {
             boolean ledgerSeeded = false;
             for (int n : sizes) {
                 String table = "sweep-" + n;
-                // The template's live table without its stream: DynamoDB Local's stream makes bulk seeding several
-                // times slower, and neither the sweep's Scan nor a bare Scan reads it.
+                // The template's live table without its stream: it would hold a record of every seeded item, and
+                // neither the sweep's Scan nor a bare Scan reads it.
                 stack.plain.createTable(stack.template.createTableRequest(
                         stack.template.globalEnvironmentReference("LIVE_TABLE"), table).toBuilder()
                         .streamSpecification((StreamSpecification) null)
