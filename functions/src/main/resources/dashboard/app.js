@@ -290,19 +290,41 @@
 
   /**
    * Shown while self-preservation holds the team (how many agents, since when, why), with the admin's release; and
-   * once released, until the silence ends. A hold one failure domain explained is no hold: its agents die.
+   * once released, until the silence ends. A hold one failure domain explained is no hold: its agents die. A
+   * fleet-wide hold comes first (while it stands, the team's own flag is left as it was): the settings carry this
+   * team's share of it, its own counts alone.
    */
+  function holdBanner(s) {
+    var f = s.fleetHold, h = s.hold;
+    if (f && f.held) {
+      return { release: true, text: "Fleet-wide self-preservation hold: Lifeline may be unable to hear agents across "
+        + "the fleet, so no agent of any team is marked dead. " + (f.staleAgents === 0
+          ? "None of this team's " + f.aliveAgents + " agents is silent now"
+          : f.staleAgents + " of this team's " + f.aliveAgents + " agents are held") + ", since " + time(f.since) + "." };
+    }
+    if (h && h.held) {
+      return { release: true, text: "Self-preservation hold: " + h.staleAgents + " of " + h.aliveAgents
+        + " agents silent since " + time(h.since) + " — " + (h.why || "held")
+        + ". None of them is marked dead while it holds." };
+    }
+    if (f && f.releasedAt) {
+      return { release: false, text: "Released from the fleet-wide hold at " + time(f.releasedAt) + ": this team's "
+        + f.staleAgents + " silent agents are marked dead as the sweep judges them, while the hold stands for the "
+        + "rest of the fleet (since " + time(f.since) + ")." };
+    }
+    if (h && h.releasedAt) {
+      return { release: false, text: "Hold released at " + time(h.releasedAt) + ": the " + h.staleAgents
+        + " agents silent since " + time(h.since) + " are marked dead as the sweep judges them." };
+    }
+    return null;
+  }
+
   function renderTeamHold() {
-    var h = state.key && state.settings ? state.settings.hold : null;
-    var on = !!(h && (h.held || h.releasedAt));
-    var text = !on ? "" : h.held
-      ? "Self-preservation hold: " + h.staleAgents + " of " + h.aliveAgents + " agents silent since "
-        + time(h.since) + " — " + (h.why || "held") + ". None of them is marked dead while it holds."
-      : "Hold released at " + time(h.releasedAt) + ": the " + h.staleAgents + " agents silent since " + time(h.since)
-        + " are marked dead as the sweep judges them.";
+    var b = state.key && state.settings ? holdBanner(state.settings) : null;
+    var text = b ? b.text : "";
     if ($("team-hold-text").textContent !== text) { $("team-hold-text").textContent = text; }
-    $("hold-release").hidden = !(on && h.held);
-    $("team-hold").hidden = !on;
+    $("hold-release").hidden = !(b && b.release);
+    $("team-hold").hidden = !b;
   }
 
   /** The admin's release of the hold: its answer is shown in the banner; a refusal never signs out. */

@@ -17,6 +17,8 @@ import io.lifeline.agent.Heartbeat;
 import io.lifeline.agent.HostLease;
 import io.lifeline.agent.Liveness;
 import io.lifeline.config.Config;
+import io.lifeline.schedule.Deadlines;
+import io.lifeline.schedule.Schedule;
 import io.lifeline.store.AgentStore;
 import io.lifeline.store.HostLeaseStore;
 import java.time.Instant;
@@ -34,7 +36,8 @@ import org.junit.jupiter.api.Test;
  * The dependency direction of the functions module, enforced on the compiled main classes (tests excluded):
  * support &lt;- agent (the domain; with auth and core's schedule) &lt;- store &lt;- app (the application layer's use
  * cases) and sweep, events, revive, config &lt;- api (the handlers, adapters). The store judges nothing: no call of
- * Liveness's or HostLease's judgements, which the application layer (and the sweep) ask for. A rule over a package with no classes fails rather than passes vacuously (ArchUnit's
+ * Liveness's or HostLease's judgements, which the application layer (and the sweep) ask for; only Liveness reaches
+ * the schedule arithmetic (when a scheduled agent is due). A rule over a package with no classes fails rather than passes vacuously (ArchUnit's
  * default {@code archunit.fail_on_empty_should=true}), so a renamed package cannot silently switch a rule off.
  */
 @Tag("unit")
@@ -115,7 +118,8 @@ class LayeringTest {
             String owner = call.getTargetOwner().getName();
             String name = call.getName();
             return (owner.equals(Liveness.class.getName()) && Set.of("judged", "throughLease", "shown", "overdue",
-                    "stale", "window", "deadline", "viaLease", "carried", "awaiting", "awaitingAlertDue").contains(name))
+                    "stale", "window", "deadline", "viaLease", "carried", "awaiting", "awaitingAlertDue", "scheduled",
+                    "followsSchedule", "sessionActive", "paused", "leaseSilent", "afterStart").contains(name))
                     || (owner.equals(HostLease.class.getName()) && Set.of("expired", "restored", "staleAnswers")
                     .contains(name))
                     || (owner.equals(HostLease.Cached.class.getName()) && name.equals("of"));
@@ -126,9 +130,39 @@ class LayeringTest {
     void store_anyClass_callsNoLivenessOrLeaseJudgement() {
         noClasses().that().resideInAPackage("io.lifeline.store..")
                 .should().callMethodWhere(JUDGING)
-                .because("the store reads and writes what it is told; Liveness judges (its heartbeat expression is "
-                        + "pinned to Liveness by LivenessExpressionTest)")
+                .because("the store reads and writes what it is told (Liveness.due, Liveness.staleBefore); Liveness "
+                        + "judges (the heartbeat expression and the sweep's lease condition are pinned to Liveness by "
+                        + "LivenessExpressionTest)")
                 .check(classes);
+    }
+
+    /** The schedule arithmetic: a schedule's next slot and the deadline it gives (core's, and cron-utils' beneath). */
+    private static final DescribedPredicate<JavaMethodCall> SCHEDULE_ARITHMETIC = new DescribedPredicate<>(
+            "the schedule arithmetic (Deadlines, Schedule.nextAfter, cron-utils' ExecutionTime)") {
+        @Override
+        public boolean test(JavaMethodCall call) {
+            String owner = call.getTargetOwner().getName();
+            return owner.equals(Deadlines.class.getName())
+                    || call.getTargetOwner().isAssignableTo(Schedule.class) && call.getName().equals("nextAfter")
+                    || owner.startsWith("com.cronutils.model.time.");
+        }
+    };
+
+    @Test
+    void scheduleArithmetic_isReachedOnlyByLiveness() {
+        noClasses().that().resideOutsideOfPackage("io.lifeline.schedule..")
+                .and().doNotHaveFullyQualifiedName(Liveness.class.getName())
+                .should().callMethodWhere(SCHEDULE_ARITHMETIC)
+                .because("when a scheduled agent is due is Liveness's answer (Liveness.scheduled): the store writes it, "
+                        + "nothing else computes it")
+                .check(classes);
+    }
+
+    @Test
+    void scheduleArithmetic_isReallyReachedByLiveness() {
+        // The rule above must not pass vacuously: Liveness does call it (and the schedule package is imported).
+        Assertions.assertTrue(classes.get(Liveness.class).getMethodCallsFromSelf().stream()
+                .anyMatch(SCHEDULE_ARITHMETIC), "Liveness calls Deadlines.next");
     }
 
     @Test
@@ -148,8 +182,13 @@ class LayeringTest {
                 .orShould().callMethod(AgentStore.class, "list", String.class, AgentStatus.class)
                 .orShould().callMethod(HostLeaseStore.class, "renew", String.class, String.class, List.class,
                         Instant.class)
-                .because("a host's batch, a beat and the agent views are io.lifeline.app's use cases (Heartbeats, "
-                        + "AgentQueries); handlers call them")
+                .orShould().callMethod(AgentStore.class, "join", String.class, String.class, Instant.class)
+                .orShould().callMethod(AgentStore.class, "joinAndRead", String.class, String.class, Instant.class)
+                .orShould().callMethod(AgentStore.class, "pause", String.class, String.class, Instant.class)
+                .orShould().callMethod(AgentStore.class, "resume", String.class, String.class)
+                .because("a host's batch, a beat, a join, a pause and the agent views are io.lifeline.app's use cases "
+                        + "(Heartbeats, AgentChanges, AgentQueries), so every answer that shows an agent is judged as "
+                        + "GET judges it; handlers call them")
                 .check(classes);
     }
 

@@ -19,8 +19,11 @@ import java.util.regex.Pattern;
  * the authorizer, task routes, the publisher per change, the revive flow, the dashboard), every read (the
  * sweep's Scan of the live table, the key look-ups, the dashboard's list), what a deployment pays to watch itself
  * (alarms, custom metrics, X-Ray traces, log lines, the logs kept) and storage, for an idle deployment, 20 agents,
- * 1,000 busy agents with 30 days of history and 100,000 agents, single and batched, through the heartbeat Function
- * URL and through API Gateway, and for host leases of 10 and 25. Pure arithmetic from the prices in
+ * 1,000 busy agents with 30 days of history, 100,000 and 1,000,000 agents, single and batched, through the heartbeat
+ * Function URL and through API Gateway, and for host leases of 10 and 25. A fleet is priced only under caps that can
+ * serve it ({@link #shortfalls}: Lambda's 10 requests a second per unit of concurrency, the stage's route throttle,
+ * the authorizer), by default the smallest {@link FleetSizing} size that fits; past them it is refused
+ * ({@link Unservable}), naming the cap that binds. Pure arithmetic from the prices in
  * bench/prices.json, the template's resources and parameter defaults, and what the bench measured (or the stated
  * assumptions where it did not), so the unit tests check it. List prices, no free tier (the account's free tier is
  * shared by everything else in it).
@@ -432,7 +435,86 @@ public final class CostModel {
         }
     }
 
+    /** A cap too small for a workload: its name and figure, the requests a second it serves and those needed. */
+    public record Shortfall(String cap, int figure, double servesRps, double needsRps) {
+        @Override
+        public String toString() {
+            return String.format(Locale.ROOT, "%s %,d serves %,.0f requests/s, the fleet needs %,.0f", cap, figure,
+                    servesRps, needsRps);
+        }
+    }
+
+    /** The model's refusal to price a fleet its caps cannot serve: {@link #shortfalls()}, the tightest first. */
+    public static final class Unservable extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+        private final transient List<Shortfall> shortfalls;
+
+        Unservable(Workload w, List<Shortfall> shortfalls) {
+            super(w.name() + ": the caps cannot serve this fleet; " + shortfalls.stream().map(Shortfall::toString)
+                    .reduce((x, y) -> x + "; " + y).orElse(""));
+            this.shortfalls = List.copyOf(shortfalls);
+        }
+
+        public List<Shortfall> shortfalls() {
+            return shortfalls;
+        }
+    }
+
+    /** Agents alone at 30 s that send the workload's heartbeat requests (FleetSizing's unit). */
+    static double equivalentAgents(Workload w) {
+        return FleetSizing.equivalentAgents(w.agents(), w.beatSeconds(), 1.0, w.agentsPerRequest());
+    }
+
+    /** The caps of the smallest FleetSize that covers the workload: the deployment sized for it. */
+    static FleetSizing.Caps sizedFor(Workload w) {
+        return FleetSizing.caps(FleetSizing.classFor(equivalentAgents(w)), FleetSizing.Inputs.defaults());
+    }
+
+    /**
+     * The caps that cannot serve the workload's mean heartbeat rate, tightest first (empty: it can be served). A
+     * function serves min(10 x its concurrency, concurrency / duration) requests a second; the stage's route throttle
+     * its rate; the authorizer runs once per key and cache period (API path only).
+     */
+    static List<Shortfall> shortfalls(Workload w, Deployment d, Measures m, Assumptions a, FleetSizing.Caps caps) {
+        List<Shortfall> out = new ArrayList<>();
+        if (w.agents() == 0) {
+            return out;
+        }
+        double rps = w.agents() / w.beatSeconds() / w.agentsPerRequest();
+        double millis = w.hosted() ? m.heartbeatMillis() : m.heartbeatMillis() * w.agentsPerRequest();
+        if (w.viaUrl()) {
+            function(out, "HeartbeatUrlFunction reserved concurrency", caps.heartbeatUrl(), millis, rps);
+        } else {
+            if (caps.heartbeatRouteRate() < rps) {
+                out.add(new Shortfall("heartbeat route ThrottlingRateLimit", caps.heartbeatRouteRate(),
+                        caps.heartbeatRouteRate(), rps));
+            }
+            function(out, "HeartbeatFunction reserved concurrency", caps.heartbeat(), millis, rps);
+            double keys = (double) w.agents() / w.agentsPerRequest() / d.keyCacheSeconds();
+            function(out, "AuthorizerFunction reserved concurrency", caps.authorizer(), a.authorizerMillis(), keys);
+        }
+        out.sort((x, y) -> Double.compare(x.servesRps() / x.needsRps(), y.servesRps() / y.needsRps()));
+        return out;
+    }
+
+    private static void function(List<Shortfall> out, String cap, int concurrency, double millis, double rps) {
+        double serves = Math.min(FleetSizing.RPS_PER_CONCURRENCY * concurrency, concurrency * 1000.0 / millis);
+        if (serves < rps) {
+            out.add(new Shortfall(cap, concurrency, serves, rps));
+        }
+    }
+
+    /** The bill with the caps of the FleetSize the workload needs ({@link #sizedFor}). */
     public static Bill bill(Workload w, Deployment d, Measures m, Assumptions a, Prices p) {
+        return bill(w, d, m, a, p, sizedFor(w));
+    }
+
+    /** The bill under {@code caps}; refused ({@link Unservable}) when they cannot serve the fleet. */
+    public static Bill bill(Workload w, Deployment d, Measures m, Assumptions a, Prices p, FleetSizing.Caps caps) {
+        List<Shortfall> refused = shortfalls(w, d, m, a, caps);
+        if (!refused.isEmpty()) {
+            throw new Unservable(w, refused);
+        }
         Lines lines = new Lines();
         int n = w.agents();
         double sweeps = d.sweepsPerMinute() * MINUTES_PER_MONTH;
@@ -683,6 +765,9 @@ public final class CostModel {
                 Workload.beats("100,000 agents, single, URL", 100_000, 1, true, s),
                 Workload.beats("100,000 agents, batched 10, URL", 100_000, 10, true, s),
                 Workload.beats("100,000 agents, single, API", 100_000, 1, false, s),
+                Workload.beats("1,000,000 agents, single, URL", 1_000_000, 1, true, s),
+                Workload.beats("1,000,000 agents, batched 10, URL", 1_000_000, 10, true, s),
+                Workload.beats("1,000,000 agents, single, API", 1_000_000, 1, false, s),
                 Workload.hooksDirect("1,000 hook-driven agents, direct, URL", s),
                 Workload.hooksViaDaemon("1,000 hook-driven agents, daemon, lease of 10", 10, hosted10, s));
     }
@@ -747,13 +832,13 @@ public final class CostModel {
         Bill idle = bills.get(0);
         report.add("6", "idle deployment (0 agents), ConcurrencyProfile reserved (with the heartbeat URL), AlarmSet "
                 + "essential: $ a month, list prices", idle.total(), "USD",
-                "AlarmSet full", idleFull.total(), "<= 1.60", idle.total() <= 1.60);
+                "AlarmSet full", idleFull.total(), "<= 1.70", idle.total() <= 1.70);
         // The default profile, unreserved, deploys no heartbeat URL: the same idle bill less the URL's alarm metrics.
         Bill idleUnreserved = bill(workloads.get(0), Deployment.fromTemplate(false, false), m, a, p);
         Bill idleFullUnreserved = bill(workloads.get(0), Deployment.fromTemplate(true, false), m, a, p);
         report.add("6", "idle deployment, ConcurrencyProfile unreserved (the default; no heartbeat URL), AlarmSet "
                 + "essential: $ a month, list prices", idleUnreserved.total(), "USD", "AlarmSet full",
-                idleFullUnreserved.total(), "<= 1.60", idleUnreserved.total() <= 1.60);
+                idleFullUnreserved.total(), "<= 1.70", idleUnreserved.total() <= 1.70);
         report.add("6", "idle deployment, AlarmSet essential, after the always-free tier", idleAfterFreeTier(d, p),
                 "USD", "AlarmSet full, after the free tier", idleAfterFreeTier(full, p), "<= 1",
                 idleAfterFreeTier(d, p) <= 1);
@@ -800,7 +885,31 @@ public final class CostModel {
         report.add("6", "100,000 agents, single / batched 10, via the URL: total $ per agent-month",
                 find(bills, "100,000 agents, single, URL").totalPerAgent(), "USD", "batched 10",
                 find(bills, "100,000 agents, batched 10, URL").totalPerAgent(), null, null);
+        million(report, d, m, a, p, s);
         assumed.forEach(report::note);
+    }
+
+    /**
+     * 1,000,000 agents: refused under the default FleetSize's caps and under the caps the template set before
+     * FleetSize, naming the cap that binds; priced under FleetSize 1000000's.
+     */
+    private static void million(Report report, Deployment d, Measures m, Assumptions a, Prices p, Sweep s) {
+        Workload url = Workload.beats("1,000,000 agents, single, URL", 1_000_000, 1, true, s);
+        Workload api = Workload.beats("1,000,000 agents, single, API", 1_000_000, 1, false, s);
+        FleetSizing.Caps sized = sizedFor(url);
+        for (Workload w : List.of(url, api)) {
+            for (FleetSizing.Caps caps : List.of(FleetSizing.Caps.BEFORE_FLEET_SIZE,
+                    FleetSizing.caps(10_000, FleetSizing.Inputs.defaults()))) {
+                List<Shortfall> binds = shortfalls(w, d, m, a, caps);
+                report.note(w.name() + (caps == FleetSizing.Caps.BEFORE_FLEET_SIZE ? ", the caps before FleetSize"
+                        : ", FleetSize 10000 (the default)") + ": refused; binds first: " + (binds.isEmpty()
+                        ? "nothing" : binds.get(0)) + " (" + binds.size() + " caps short)");
+            }
+        }
+        Bill priced = bill(url, d, m, a, p, sized);
+        report.add("6", "1,000,000 agents, single, via the URL, FleetSize 1000000 (URL function " + sized.heartbeatUrl()
+                + "): total $ per agent-month", priced.totalPerAgent(), "USD", "liveness",
+                priced.livenessPerAgent(), null, null);
     }
 
     private static void printTable(List<Bill> bills, Bill idleFull) {

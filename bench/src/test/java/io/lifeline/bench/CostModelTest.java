@@ -2,8 +2,11 @@ package io.lifeline.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.lifeline.local.template.SamTemplate;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -64,11 +67,11 @@ class CostModelTest {
         CostModel.Deployment full = deployment(true);
         String template = CostModel.Deployment.template();
         assertEquals("essential", d.alarmSet());
-        // SweepNotRunning, Faults, DeliveryDeadLetters: one metric each; the heartbeat paths' throttles (API and URL)
-        // and the canaries' rollback alarms: the heartbeat functions' live-alias errors (API and URL), their
-        // INTERNAL_ERROR rejects, the authorizer's live-alias errors.
-        assertEquals(7, d.alarms());
-        assertEquals(9, d.alarmMetrics());
+        // SweepNotRunning, Faults, DeliveryDeadLetters, the stage's 429s on the heartbeat routes: one metric each;
+        // the heartbeat paths' throttles (API and URL) and the canaries' rollback alarms: the heartbeat functions'
+        // live-alias errors (API and URL), their INTERNAL_ERROR rejects, the authorizer's live-alias errors.
+        assertEquals(8, d.alarms());
+        assertEquals(10, d.alarmMetrics());
         assertEquals(template.split("Type: AWS::CloudWatch::Alarm", -1).length - 1, full.alarms());
         assertTrue(full.alarmMetrics() > full.alarms(), "the metric-math alarms pay for each metric they read");
         assertEquals(0, d.idleMetrics());
@@ -83,7 +86,7 @@ class CostModelTest {
     void idleDeployment_paysOnlyTheFixedLines_eachCountedFromItsUnits_andUnderOneDollar() {
         CostModel.Bill idle = named("idle (0 agents)");
         Map<String, Double> l = byItem(idle);
-        assertEquals(0.90, l.get("CloudWatch alarms (essential set: 7 alarms, 9 metrics)"), 1e-12);
+        assertEquals(1.00, l.get("CloudWatch alarms (essential set: 8 alarms, 10 metrics)"), 1e-12);
         assertEquals(0, l.get("custom metrics published with no agents (0)"));
         assertEquals(0, l.get("sweep clock: the schedule (1 a minute)"), "a scheduled rule costs nothing");
         assertEquals((15 * 43_200 + 43_200 + 2 * 3 * 43_200) * 0.40 / 1e6,
@@ -98,11 +101,12 @@ class CostModelTest {
         assertEquals(SWEEPS * 0.060 * 1.0 * 1.33334e-5, l.get("sweep: Lambda duration"), 1e-12);
         assertEquals(0, idle.group(CostModel.BEATS) + idle.group(CostModel.WORK));
         assertEquals(idle.lines().stream().mapToDouble(CostModel.Line::usd).sum(), idle.total(), 1e-12);
-        // Under $1 before the deploy-safety alarms joined the essential set; $0.60 of alarms above it now
-        // (docs/design/deploy-and-cost/decisions.md, "Canaries roll back on their own alarms only").
-        assertTrue(idle.total() - 0.60 <= 1.0, "an idle deployment at list prices: " + idle.total());
+        // Under $1 before the deploy-safety alarms joined the essential set; $0.60 of alarms above it then
+        // (docs/design/deploy-and-cost/decisions.md, "Canaries roll back on their own alarms only"), and $0.10 more
+        // for the stage's refused heartbeats ("One fleet size sizes every cap").
+        assertTrue(idle.total() - 0.70 <= 1.0, "an idle deployment at list prices: " + idle.total());
         CostModel.Bill full = CostModel.bill(idle.workload(), deployment(true), MEASURES, ASSUMED, PRICES);
-        assertEquals((deployment(true).alarmMetrics() - 9) * 0.10, full.total() - idle.total(), 1e-9,
+        assertEquals((deployment(true).alarmMetrics() - 10) * 0.10, full.total() - idle.total(), 1e-9,
                 "the full set differs by its alarm metrics only");
     }
 
@@ -283,5 +287,67 @@ class CostModelTest {
         System.out.printf("hook-driven agent-month: direct liveness %.4f total %.4f; daemon liveness %.4f total %.4f%n",
                 direct.livenessPerAgent(), direct.totalPerAgent(), daemon.livenessPerAgent(), daemon.totalPerAgent());
         assertTrue(direct.totalPerAgent() <= 0.15, "direct: " + direct.totalPerAgent());
+    }
+
+    /**
+     * 1,000,000 agents beating alone every 30 s: refused under the caps the template set before FleetSize and under
+     * the default FleetSize's, each refusal naming the caps that bind (the tightest first) with their figures; priced
+     * under FleetSize 1000000's caps, read from the template's FleetCaps.
+     */
+    @Test
+    void aMillionAgents_areRefusedUnderTheDefaultCaps_namingThem_andPricedUnderTheirFleetSize() throws Exception {
+        CostModel.Workload url = named("1,000,000 agents, single, URL").workload();
+        CostModel.Workload api = CostModel.workloads(SWEEP, 0.1, 0.04).stream()
+                .filter(w -> w.name().equals("1,000,000 agents, single, API")).findFirst().orElseThrow();
+        CostModel.Deployment d = deployment(false);
+        JsonNode template = SamTemplate.read(Path.of("..", "template.yaml")).tree();
+        FleetSizing.Caps byDefault = FleetSizing.fromTemplate(template,
+                Integer.parseInt(template.at("/Parameters/FleetSize/Default").asText()));
+        FleetSizing.Caps before = FleetSizing.Caps.BEFORE_FLEET_SIZE;
+
+        CostModel.Unservable viaUrl = assertThrows(CostModel.Unservable.class,
+                () -> CostModel.bill(url, d, MEASURES, ASSUMED, PRICES, before));
+        assertEquals(List.of("HeartbeatUrlFunction reserved concurrency"), caps(viaUrl));
+        CostModel.Shortfall binds = viaUrl.shortfalls().get(0);
+        assertEquals(50, binds.figure());
+        assertEquals(500, binds.servesRps(), 1e-9, "10 x 50: Lambda's rps rule, not concurrency / duration");
+        assertEquals(33_333.3, binds.needsRps(), 0.1);
+        assertTrue(viaUrl.getMessage().contains("HeartbeatUrlFunction reserved concurrency 50 serves 500"),
+                viaUrl.getMessage());
+
+        CostModel.Unservable viaApi = assertThrows(CostModel.Unservable.class,
+                () -> CostModel.bill(api, d, MEASURES, ASSUMED, PRICES, before));
+        // The tightest first: the route's 1,000/s, then the heartbeat function's 2,000/s (10 x 200), then the
+        // authorizer's 1,000 keys/s against 3,333 (a million keys every 300 s).
+        assertEquals(List.of("heartbeat route ThrottlingRateLimit", "HeartbeatFunction reserved concurrency",
+                "AuthorizerFunction reserved concurrency"), caps(viaApi));
+        assertEquals(1_000, viaApi.shortfalls().get(2).servesRps(), 1e-9);
+        assertEquals(3_333.3, viaApi.shortfalls().get(2).needsRps(), 0.1);
+
+        for (CostModel.Workload w : List.of(url, api)) {
+            CostModel.Unservable refused = assertThrows(CostModel.Unservable.class,
+                    () -> CostModel.bill(w, d, MEASURES, ASSUMED, PRICES, byDefault));
+            System.out.println("FleetSize default: " + refused.getMessage());
+            System.out.println("before FleetSize: " + assertThrows(CostModel.Unservable.class,
+                    () -> CostModel.bill(w, d, MEASURES, ASSUMED, PRICES, before)).getMessage());
+            FleetSizing.Caps sized = FleetSizing.fromTemplate(template, 1_000_000);
+            assertEquals(List.of(), CostModel.shortfalls(w, d, MEASURES, ASSUMED, sized));
+            CostModel.Bill b = CostModel.bill(w, d, MEASURES, ASSUMED, PRICES, sized);
+            assertEquals(b.total(), CostModel.bill(w, d, MEASURES, ASSUMED, PRICES).total(), 1e-9,
+                    "a bill without caps is priced under the FleetSize the fleet needs");
+            assertEquals(1_000_000 * BEATS * 0.625 / 1e6, b.usd("DynamoDB writes"), 1e-6);
+            System.out.printf("%s, FleetSize 1000000: $%.4f per agent-month (liveness $%.4f); $%,.0f a month%n",
+                    w.name(), b.totalPerAgent(), b.livenessPerAgent(), b.total());
+            b.lines().forEach(l -> System.out.printf("    %-9s %-78s %12.2f  %s%n", l.group(), l.item(), l.usd(),
+                    l.basis()));
+        }
+        // The same million in daemons' batches of 10 is a 100,000 fleet in requests: the default caps refuse it too.
+        CostModel.Workload batched = named("1,000,000 agents, batched 10, URL").workload();
+        assertEquals(100_000, FleetSizing.classFor(CostModel.equivalentAgents(batched)));
+        assertThrows(CostModel.Unservable.class, () -> CostModel.bill(batched, d, MEASURES, ASSUMED, PRICES, byDefault));
+    }
+
+    private static List<String> caps(CostModel.Unservable e) {
+        return e.shortfalls().stream().map(CostModel.Shortfall::cap).toList();
     }
 }

@@ -63,6 +63,6 @@ public record Agent(
 
     /** True when an operator has paused this agent's dead-marking at {@code now}. */
     public boolean pausedAt(Instant now) {
-        return pausedUntil != null && now.isBefore(pausedUntil);
+        return Liveness.paused(pausedUntil, now);
     }
 }

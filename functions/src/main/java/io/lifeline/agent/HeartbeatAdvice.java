@@ -29,9 +29,10 @@ public final class HeartbeatAdvice {
 
     /**
      * The heartbeat interval to recommend to an agent: the deployment's interval, but at most half of the time
-     * the agent's deadline allows, so that one late or lost beat still leaves it alive. That time is
-     * {@code declared} when the heartbeat declared one ({@code nextHeartbeatWithinSeconds}), else the agent's
-     * own stale-after (set at registration, the deployment's default when none was given; a team has no
+     * the agent's deadline allows, so that one late or lost beat still leaves it alive. That time is the window
+     * {@link Liveness#window} gives the agent's next plain beat (a timer's beat; the allowances are a hook beat's,
+     * which comes on activity, not on a timer): {@code declared} when the heartbeat declared one
+     * ({@code nextHeartbeatWithinSeconds}), else the agent's own stale-after (set at registration, the deployment's default when none was given; a team has no
      * default of its own), else the deployment's stale-after. Whole seconds, rounded down, never under 1 s
      * (a stale-after of 1 s cannot be halved in whole seconds: the grace misses then carry the agent).
      *
@@ -47,8 +48,11 @@ public final class HeartbeatAdvice {
      */
     public static Duration interval(Duration deploymentInterval, Duration deploymentStaleAfter,
                                     Duration agentStaleAfter, Duration declared) {
-        Duration allowed = declared != null ? declared
-                : agentStaleAfter != null && !agentStaleAfter.isNegative() && !agentStaleAfter.isZero() ? agentStaleAfter : deploymentStaleAfter;
+        Duration staleAfter = agentStaleAfter != null && !agentStaleAfter.isNegative() && !agentStaleAfter.isZero()
+                ? agentStaleAfter : deploymentStaleAfter;
+        // The window of the agent's next plain beat: a client beats on a timer with plain beats; an allowance is the
+        // window of a hook's beat (in a turn, waiting), which comes on activity, not on a timer.
+        Duration allowed = Liveness.window(declared, Liveness.Activity.PLAIN, null, (Duration) null, staleAfter);
         Duration half = Duration.ofSeconds(allowed.dividedBy(2).toSeconds());
         Duration chosen = deploymentInterval.compareTo(half) < 0 ? deploymentInterval : half;
         return chosen.compareTo(MIN_INTERVAL) < 0 ? MIN_INTERVAL : chosen;

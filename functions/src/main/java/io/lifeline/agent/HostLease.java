@@ -174,7 +174,7 @@ public final class HostLease {
                     shortest = shortest == null || l.staleAfter().compareTo(shortest) < 0 ? l.staleAfter() : shortest;
                 }
             }
-            if (shortest != null && now.isAfter(lease.renewedAt().plus(shortest))) {
+            if (shortest != null && Liveness.leaseSilent(lease.renewedAt(), shortest, now)) {
                 agents.sort(null);
                 out.add(new Expired(lease, agents, shortest));
             }

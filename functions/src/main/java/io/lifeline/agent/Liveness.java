@@ -1,5 +1,6 @@
 package io.lifeline.agent;
 
+import io.lifeline.schedule.Deadlines;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -12,22 +13,24 @@ import java.util.Optional;
  * <p>A sign of life at {@code at} makes the agent due again at {@code at} plus a window, the first that applies:
  * <ul>
  *   <li>{@code nextHeartbeatWithinSeconds} the beat itself sent;</li>
- *   <li>the agent's schedule (the store computes the scheduled deadline after the write, as it needs the
- *       schedule's parse);</li>
+ *   <li>the agent's schedule: its next slot plus its stale-after ({@link #scheduled}; the application layer has
+ *       the store write it after the beat's write, which cannot read the schedule);</li>
  *   <li>waiting for a person (a permission prompt): the waiting-for-a-person allowance;</li>
  *   <li>waiting for its next prompt (its turn ended): the waiting-for-input allowance;</li>
  *   <li>in a turn (a tool call or a model turn in progress): the working allowance;</li>
  *   <li>else its stale-after.</li>
  * </ul>
  * An allowance is the agent's own when it was registered with one (or its team's at registration), else the
- * deployment's. The store's heartbeat write computes the same deadline in its update expression, so a beat costs
- * no read; {@code LivenessExpressionTest} pins the two together.
+ * deployment's. The store's heartbeat write stores what {@link #due} says, computing the allowance's deadline in its
+ * update expression so a beat costs no read; {@code LivenessExpressionTest} pins the two together.
  *
- * <p>An agent is stale once {@code now} is after its deadline (at the deadline itself it is not). An agent hosted
+ * <p>An agent is stale once {@code now} is after its deadline (at the deadline itself it is not): the sweep, the
+ * sweep's lease condition ({@link #staleBefore}), a host lease's silence and the crash-recovery answer
+ * ({@link #sessionActive}) all draw that line there. An agent hosted
  * by a daemon is judged from the later of its item and its host lease ({@link #throughLease}): by the sweep
  * ({@link #judged}) and as the API shows it ({@link #shown}); a beat its lease answers alone is due again at
- * {@link #viaLease}. The store judges nothing: it reads and writes, and the application layer and the sweep ask
- * this class.
+ * {@link #viaLease}. The store judges nothing: it reads and writes what this class returns, and the application
+ * layer and the sweep ask this class. It is also the one caller of the schedule arithmetic ({@link Deadlines}).
  */
 public final class Liveness {
 
@@ -143,6 +146,66 @@ public final class Liveness {
     }
 
     /**
+     * What the heartbeat write stores as the deadline of a sign of life at {@code at} ({@link #window}'s rule, in the
+     * form a write without a read can store): a fixed instant when the beat sent {@code nextWithin}; else, for a beat
+     * in a turn or waiting that carries an allowance ({@code carried}, from {@link #carried}), {@code at} plus the
+     * agent's own allowance for {@code activity} when its item has one, else plus {@code carried}; else {@code at}
+     * plus the agent's stale-after. The store turns the last two into its update expression.
+     */
+    public static Due due(Instant at, Duration nextWithin, Activity activity, Duration carried) {
+        if (nextWithin != null) {
+            return new Due.At(deadline(at, nextWithin));
+        }
+        if (activity != null && activity != Activity.PLAIN && carried != null) {
+            return new Due.AfterAllowance(at, activity, carried);
+        }
+        return new Due.AfterStaleAfter(at);
+    }
+
+    /** A plain sign of life at {@code at} (a join's): due its stale-after later. */
+    public static Due due(Instant at) {
+        return due(at, null, Activity.PLAIN, null);
+    }
+
+    /** The deadline a sign of life stores, as {@link #due} answers it. */
+    public sealed interface Due {
+        /** Due at {@code deadline}. */
+        record At(Instant deadline) implements Due {
+        }
+
+        /** Due at {@code from} plus the agent's own allowance for {@code activity}, else plus {@code carried}. */
+        record AfterAllowance(Instant from, Activity activity, Duration carried) implements Due {
+        }
+
+        /** Due at {@code from} plus the agent's stale-after. */
+        record AfterStaleAfter(Instant from) implements Due {
+        }
+    }
+
+    /**
+     * The deadline of an agent on a schedule whose last sign of life is {@code signOfLife}: its next slot plus its
+     * {@code staleAfter} as grace, an early beat counting for the coming slot ({@link Deadlines#next}); null when no
+     * further beat is expected (an {@code at:} schedule served).
+     */
+    public static Instant scheduled(String schedule, String timeZone, Instant signOfLife, Duration staleAfter) {
+        return Deadlines.next(ScheduleCache.parse(schedule, timeZone), signOfLife, staleAfter);
+    }
+
+    /**
+     * Whether {@code written} (an agent as a sign of life was just written: its deadline its stale-after's, as the
+     * write cannot read the schedule) is on a schedule that gives it another deadline; then {@link #scheduled} of it
+     * is what to store. A beat that sent {@code nextWithin} keeps its own.
+     */
+    public static boolean followsSchedule(Agent written, Duration nextWithin) {
+        return nextWithin == null && written.schedule() != null && written.heartbeatAt() != null;
+    }
+
+    /** {@link #scheduled} for an agent as written. */
+    public static Instant scheduled(Agent written) {
+        return scheduled(written.schedule(), written.timeZone(), written.heartbeatAt(), written.staleAfter());
+    }
+
+    /**
      * The deadline a host lease's beat gives an agent judged through it: the beat plus the agent's stale-after.
      * The lease's own answer to a hosted beat and {@link #throughLease} both use it.
      */
@@ -194,6 +257,55 @@ public final class Liveness {
     /** Whether an agent with {@code deadline} is stale at {@code now}: strictly after it; never without one. */
     public static boolean stale(Instant deadline, Instant now) {
         return deadline != null && now.isAfter(deadline);
+    }
+
+    /**
+     * The sweep's lease condition, as the store writes it: a hosted agent is still stale at {@code now} through its
+     * lease when its lease beat is strictly before this instant (none at all counts too), as
+     * {@code stale(viaLease(beat, staleAfter), now)} holds exactly then ({@code LivenessExpressionTest} checks the two
+     * at the boundary).
+     */
+    public static Instant staleBefore(Instant now, Duration staleAfter) {
+        return now.minus(staleAfter);
+    }
+
+    /**
+     * Whether the session of {@code agent} is still active at {@code now}, for the crash-recovery answer: alive with
+     * a deadline that is not yet stale ({@link #stale}: at the deadline itself it is still active). An alive agent
+     * with no deadline (an {@code at:} schedule served) expects no further beat: its session is over.
+     */
+    public static boolean sessionActive(Agent agent, Instant now) {
+        return agent.status() != null && agent.status().isAlive() && agent.deadline() != null
+                && !stale(agent.deadline(), now);
+    }
+
+    /** Whether a pause until {@code pausedUntil} (an agent's or a team's; null: none) holds at {@code now}. */
+    public static boolean paused(Instant pausedUntil, Instant now) {
+        return pausedUntil != null && now.isBefore(pausedUntil);
+    }
+
+    /**
+     * Whether a host lease renewed at {@code renewedAt} is silent at {@code now} for agents whose shortest stale-after
+     * is {@code shortest}: the deadline a renewal at that time gives ({@link #viaLease}) is stale.
+     */
+    public static boolean leaseSilent(Instant renewedAt, Duration shortest, Instant now) {
+        return stale(viaLease(renewedAt, shortest), now);
+    }
+
+    /**
+     * The restart rule (after a start of Lifeline Local at {@code startedAt}): an agent is judged against at least
+     * {@code startedAt} plus the window it had at its last sign of life (its deadline less that sign: its stale-after,
+     * an allowance, or its schedule's gap), so an agent whose client kept beating while the host was down gets one
+     * full window from the start to be heard again. An agent with no sign of life, no deadline, or no window is left
+     * as it is; so is one whose own deadline is later.
+     */
+    public static SweepPlan.Observed afterStart(SweepPlan.Observed a, Instant startedAt) {
+        if (startedAt == null || a.heartbeatAt() == null || a.deadline() == null
+                || !a.deadline().isAfter(a.heartbeatAt())) {
+            return a;
+        }
+        Instant fromStart = deadline(startedAt, Duration.between(a.heartbeatAt(), a.deadline()));
+        return fromStart.isAfter(a.deadline()) ? a.judgedAt(a.heartbeatAt(), fromStart, a.misses()) : a;
     }
 
     /**

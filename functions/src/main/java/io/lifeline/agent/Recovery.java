@@ -5,7 +5,8 @@ import java.time.Instant;
 
 /**
  * The crash-recovery answer: a saved checkpoint is offered back when it exists, is not older
- * than {@code maxAge}, and the session that saved it has gone quiet (not alive, or past its deadline).
+ * than {@code maxAge}, and the session that saved it has gone quiet: not alive, or stale as the sweep judges it
+ * (after its deadline; {@link Liveness#sessionActive}).
  */
 public final class Recovery {
 
@@ -27,9 +28,8 @@ public final class Recovery {
         if (Duration.between(savedAt, now).compareTo(maxAge) > 0) {
             return new Answer(false, STATE_TOO_OLD, null, savedAt);
         }
-        // The session is active while its current deadline (heartbeat + staleAfter, or what it declared) lies ahead.
-        boolean withinDeadline = agent.deadline() != null && now.isBefore(agent.deadline());
-        if (agent.status().isAlive() && withinDeadline) {
+        // The session is active while the liveness rule still holds it alive: at its deadline itself too.
+        if (Liveness.sessionActive(agent, now)) {
             return new Answer(false, SESSION_STILL_ACTIVE, null, savedAt);
         }
         return new Answer(true, null, checkpointJson, savedAt);

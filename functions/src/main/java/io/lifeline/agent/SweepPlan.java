@@ -89,6 +89,11 @@ public final class SweepPlan {
         public FleetOutcome(int alive, int stale, List<String> staleTeams, boolean held, double threshold) {
             this(alive, stale, staleTeams, held, threshold, null);
         }
+
+        /** The guard tripped, but the operator released the hold: nobody is held, and the flag stays up. */
+        public boolean released() {
+            return verdict != null && verdict.kind() == FailureDomain.Kind.RELEASED;
+        }
     }
 
     public sealed interface Action permits Miss, Kill {
@@ -121,29 +126,27 @@ public final class SweepPlan {
     }
 
     /**
-     * After a start of the host (Lifeline Local's {@code startedAt}): each alive agent is judged against at least
-     * {@code startedAt} plus the window it had at its last beat (its deadline less that beat: its stale-after,
-     * or its schedule's gap), so an agent whose client kept beating while the host was down gets one full
-     * window from the start to be heard again. An agent with no beat or no deadline is left as it is.
+     * After a start of the host (Lifeline Local's {@code startedAt}): each alive agent as {@link Liveness#afterStart}
+     * judges it (at least one full window from the start).
      */
     public static List<Observed> afterStart(List<Observed> agents, Instant startedAt) {
         if (startedAt == null) {
             return agents;
         }
-        List<Observed> out = new ArrayList<>(agents.size());
-        for (Observed a : agents) {
-            if (a.heartbeatAt() == null || a.deadline() == null || !a.deadline().isAfter(a.heartbeatAt())) {
-                out.add(a);
-                continue;
-            }
-            Instant fromStart = startedAt.plus(Duration.between(a.heartbeatAt(), a.deadline()));
-            out.add(fromStart.isAfter(a.deadline()) ? a.judgedAt(a.heartbeatAt(), fromStart, a.misses()) : a);
-        }
-        return out;
+        return agents.stream().map(a -> Liveness.afterStart(a, startedAt)).toList();
     }
 
     public static List<TeamOutcome> decide(List<Observed> agents, Map<String, TeamSettings> teams, Policy policy,
                                            Instant now) {
+        return decide(agents, teams, policy, now, null);
+    }
+
+    /**
+     * Each team's outcome. {@code fleetHeldSince}: when the deployment-wide hold that stands began (null: none); a
+     * team its admin released from that hold is judged as released from its own guard too ({@link #ownHold}).
+     */
+    public static List<TeamOutcome> decide(List<Observed> agents, Map<String, TeamSettings> teams, Policy policy,
+                                           Instant now, Instant fleetHeldSince) {
         Map<String, List<Observed>> byTeam = new TreeMap<>();
         for (Observed a : agents) {
             if (a.status().isAlive()) {
@@ -164,17 +167,42 @@ public final class SweepPlan {
             if (settings != null && settings.pausedAt(now)) {
                 continue;
             }
-            outcomes.add(decideTeam(e.getKey(), e.getValue(), settings, policy, now, domains, fresh));
+            outcomes.add(decideTeam(e.getKey(), e.getValue(), settings, ownHold(settings, fleetHeldSince), policy, now,
+                    domains, fresh));
         }
         return outcomes;
     }
 
     private static boolean watched(Observed a, Instant now) {
-        return a.pausedUntil() == null || !now.isBefore(a.pausedUntil());
+        return !Liveness.paused(a.pausedUntil(), now);
     }
 
-    private static TeamOutcome decideTeam(String team, List<Observed> alive, TeamSettings settings, Policy policy,
-                                          Instant now, FailureDomain.Domains domains, List<Observed> fleetFresh) {
+    /**
+     * Whether the team's admin released it from the deployment-wide hold that began at {@code fleetHeldSince}: the
+     * sweep then judges its silent agents as if no fleet hold stood, until that hold ends (a later one holds it again).
+     */
+    public static boolean releasedFromFleet(TeamSettings settings, Instant fleetHeldSince) {
+        return settings != null && settings.fleetHold() != null && settings.fleetHold().releases(fleetHeldSince);
+    }
+
+    /**
+     * The team's own flag as its guard weighs it. A team released from the standing fleet hold counts as released
+     * from its own guard too: one release covers the silence, whichever guard holds it, so the admin is not asked
+     * twice for one incident (a flag one failure domain explained stays as it is: its agents die anyway).
+     */
+    static TeamHold ownHold(TeamSettings settings, Instant fleetHeldSince) {
+        TeamHold own = settings == null ? null : settings.hold();
+        if (!releasedFromFleet(settings, fleetHeldSince) || (own != null && (!own.held() || own.releasedAt() != null))) {
+            return own;
+        }
+        TeamFleetHold share = settings.fleetHold();
+        return new TeamHold(own == null ? share.since() : own.since(), share.alive(), share.stale(), true,
+                own == null ? null : own.why(), share.releasedAt());
+    }
+
+    private static TeamOutcome decideTeam(String team, List<Observed> alive, TeamSettings settings, TeamHold hold,
+                                          Policy policy, Instant now, FailureDomain.Domains domains,
+                                          List<Observed> fleetFresh) {
         double threshold = settings != null && settings.selfPreservationThreshold() != null
                 ? settings.selfPreservationThreshold() : policy.threshold();
         int minAlive = settings != null && settings.selfPreservationMinAlive() != null
@@ -193,7 +221,7 @@ public final class SweepPlan {
         FailureDomain.Verdict verdict = null;
         if (trips(watched.size(), stale.size(), threshold, minAlive)) {
             verdict = FailureDomain.judge(watched, stale, threshold, domains, fleetFresh,
-                    FailureDomains.of(settings), settings == null ? null : settings.hold());
+                    FailureDomains.of(settings), hold);
             if (verdict.holds()) {
                 return new TeamOutcome(team, watched.size(), stale.size(), true, threshold, List.of(), verdict,
                         watched, stale);
@@ -237,6 +265,16 @@ public final class SweepPlan {
      * Lifeline is not held.
      */
     public static FleetOutcome fleet(List<TeamOutcome> outcomes, Map<String, TeamSettings> teams, Policy policy) {
+        return fleet(outcomes, teams, policy, null);
+    }
+
+    /**
+     * As {@link #fleet(List, Map, Policy)}; {@code releasedAt}: when the operator released the fleet-wide hold that
+     * stands (null: not released). A released hold holds nobody while its guard still trips: every team is judged
+     * by its own guard, and the flag stays up until the silence ends.
+     */
+    public static FleetOutcome fleet(List<TeamOutcome> outcomes, Map<String, TeamSettings> teams, Policy policy,
+                                     Instant releasedAt) {
         int alive = 0;
         int stale = 0;
         List<String> staleTeams = new ArrayList<>();
@@ -253,7 +291,11 @@ public final class SweepPlan {
         }
         boolean held = false;
         FailureDomain.Verdict verdict = null;
-        if (trips(alive, stale, policy.fleetThreshold(), policy.fleetMinAlive())) {
+        if (trips(alive, stale, policy.fleetThreshold(), policy.fleetMinAlive()) && releasedAt != null) {
+            verdict = new FailureDomain.Verdict(FailureDomain.Kind.RELEASED, null, List.copyOf(staleAgents),
+                    "released by the operator at " + releasedAt + ": each team's silent agents are judged by its own"
+                            + " guard");
+        } else if (trips(alive, stale, policy.fleetThreshold(), policy.fleetMinAlive())) {
             List<Observed> fresh = watched.stream().filter(a -> !staleAgents.contains(a)).toList();
             verdict = FailureDomain.judge(watched, staleAgents, policy.fleetThreshold(),
                     FailureDomain.map(watched, teams), fresh, null, null);

@@ -9,12 +9,23 @@ import java.time.Instant;
  * self-preservation threshold and minimum override the service's defaults when set; the allowances
  * ({@link Liveness}) are the ones an agent registered in the team without its own gets, or null for the deployment's.
  * {@code failureDomains}: what counts as one failure domain for self-preservation (null: {@link FailureDomains#DEFAULT});
- * {@code hold}: the team's mass-silence flag, or null when none stands.
+ * {@code hold}: the team's mass-silence flag, or null when none stands; {@code fleetHold}: the deployment-wide hold
+ * as this team sees it ({@link TeamFleetHold}), or null.
  */
 public record TeamSettings(String team, String leaderAgentId, Instant pausedUntil, String pauseReason,
                            Double selfPreservationThreshold, Integer selfPreservationMinAlive,
                            Duration workingAllowance, Duration inputAllowance,
-                           Duration personAllowance, FailureDomains failureDomains, TeamHold hold) {
+                           Duration personAllowance, FailureDomains failureDomains, TeamHold hold,
+                           TeamFleetHold fleetHold) {
+
+    /** A team with no share of a fleet-wide hold. */
+    public TeamSettings(String team, String leaderAgentId, Instant pausedUntil, String pauseReason,
+                        Double selfPreservationThreshold, Integer selfPreservationMinAlive,
+                        Duration workingAllowance, Duration inputAllowance, Duration personAllowance,
+                        FailureDomains failureDomains, TeamHold hold) {
+        this(team, leaderAgentId, pausedUntil, pauseReason, selfPreservationThreshold, selfPreservationMinAlive,
+                workingAllowance, inputAllowance, personAllowance, failureDomains, hold, null);
+    }
 
     /** A team with no failure-domain rule of its own and no flag. */
     public TeamSettings(String team, String leaderAgentId, Instant pausedUntil, String pauseReason,
@@ -32,6 +43,6 @@ public record TeamSettings(String team, String leaderAgentId, Instant pausedUnti
     }
 
     public boolean pausedAt(Instant now) {
-        return pausedUntil != null && now.isBefore(pausedUntil);
+        return Liveness.paused(pausedUntil, now);
     }
 }

@@ -13,6 +13,7 @@ import io.lifeline.agent.Liveness;
 import io.lifeline.agent.NewAgent;
 import io.lifeline.agent.Recovery;
 import io.lifeline.agent.TeamSettings;
+import io.lifeline.app.AgentChanges;
 import io.lifeline.app.AgentQueries;
 import io.lifeline.app.ManualRevive;
 import io.lifeline.auth.Scope;
@@ -52,6 +53,7 @@ public final class AgentsHandler extends HttpApiHandler {
     private final InboxStore inbox;
     private final RevivalStore revivalStore;
     private final AgentQueries queries;
+    private final AgentChanges changes;
     private final ManualRevive revive;
     private final TeamStore teams;
     private final Config config;
@@ -71,6 +73,7 @@ public final class AgentsHandler extends HttpApiHandler {
         this.revivalStore = new RevivalStore(wiring.dynamo(), table,
                 wiring.config().transitionRetention());
         this.queries = new AgentQueries(agents);
+        this.changes = new AgentChanges(agents);
         this.revive = new ManualRevive(agents, wiring.stepFunctions(), wiring.config().reviveStateMachineArn());
         this.teams = new TeamStore(wiring.dynamo(), table);
         this.config = wiring.config();
@@ -161,7 +164,7 @@ public final class AgentsHandler extends HttpApiHandler {
         Pause p = Pause.parse(request.body(), clock.instant());
         String team = request.id("team");
         String agentId = request.id("agentId");
-        Agent after = agents.pause(team, agentId, p.until());
+        Agent after = changes.pause(team, agentId, p.until());
         data.savePauseReason(team, agentId, p.reason());
         ObjectNode view = Views.agent(after);
         Json.putIfPresent(view, "pauseReason", p.reason());
@@ -171,7 +174,7 @@ public final class AgentsHandler extends HttpApiHandler {
     private Reply resume(ApiRequest request) {
         String team = request.id("team");
         String agentId = request.id("agentId");
-        Agent after = agents.resume(team, agentId);
+        Agent after = changes.resume(team, agentId);
         data.savePauseReason(team, agentId, null);
         return Reply.ok(Views.agent(after));
     }
@@ -281,7 +284,7 @@ public final class AgentsHandler extends HttpApiHandler {
      */
     private Reply join(ApiRequest request) {
         Fields.of(request.optionalBody(), "the join", Set.of());
-        Agent after = agents.join(request.id("team"), request.id("agentId"), clock.instant());
+        Agent after = changes.join(request.id("team"), request.id("agentId"), clock.instant());
         return Reply.ok(Views.agent(after).put("heartbeatIntervalSeconds", HeartbeatAdvice.intervalSeconds(
                 config.heartbeatInterval(), config.defaultStaleAfter(), after, null)));
     }

@@ -6,11 +6,13 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lifeline.agent.FailureDomains;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Limits;
+import io.lifeline.agent.TeamFleetHold;
 import io.lifeline.agent.TeamHold;
 import io.lifeline.agent.TeamSettings;
 import io.lifeline.auth.Scope;
 import io.lifeline.config.Wiring;
 import io.lifeline.store.EventLog;
+import io.lifeline.store.FleetStore;
 import io.lifeline.store.Tables;
 import io.lifeline.store.TeamStore;
 import io.lifeline.support.Json;
@@ -34,6 +36,13 @@ public final class TeamHandler extends HttpApiHandler {
             "AgentAwaitingInput", "AgentInputResumed", "AlertBurstStarted", "AlertDigest", "AlertBurstResolved",
             "AgentFlapping", "AgentFlappingResolved");
 
+    /**
+     * Why a fleet-wide hold holds a team, in words that name nothing of any other team (its share carries this
+     * team's counts alone; the fleet's own event, the operator's, names the teams).
+     */
+    static final String FLEET_WHY = "too many agents across the whole fleet fell silent at once: Lifeline itself may"
+            + " be unable to hear them, so no agent of any team is marked dead while the fleet-wide hold stands";
+
     private final TeamStore teams;
     private final EventLog events;
     private final Clock clock;
@@ -52,6 +61,7 @@ public final class TeamHandler extends HttpApiHandler {
         route("POST /v1/teams/{team}/pause", Scope.ADMIN, this::pause);
         route("POST /v1/teams/{team}/resume", Scope.ADMIN, this::resume);
         route("POST /v1/teams/{team}/hold/release", Scope.ADMIN, this::releaseHold);
+        route("POST /v1/fleet/hold/release", Scope.OPERATOR, this::releaseFleetHold);
         route("GET /v1/teams/{team}/events", Scope.READ, this::events);
     }
 
@@ -84,9 +94,33 @@ public final class TeamHandler extends HttpApiHandler {
                 "INVALID_FIELD", "'failureDomains' must be one of host, source, none; was '" + text + "'"));
     }
 
-    /** An admin releases the team's self-preservation hold: its silent agents are marked dead as judged. */
+    /**
+     * An admin releases the team's self-preservation hold, its own and its share of a fleet-wide one: its silent
+     * agents are marked dead as judged from the next sweep.
+     */
     private Reply releaseHold(ApiRequest request) {
         return Reply.ok(view(teams.releaseHold(request.id("team"), clock.instant())));
+    }
+
+    /**
+     * The operator releases the fleet-wide hold itself: from the next sweep every team is judged by its own guard, as
+     * if no fleet-wide hold stood, until the silence ends and the flag comes down (its one resolve). The answer is
+     * the operator's, who sees the whole fleet: the hold's counts when it began. 409 {@code NO_HOLD} when none
+     * stands unreleased.
+     */
+    private Reply releaseFleetHold(ApiRequest request) {
+        FleetStore.Released r = teams.fleet().release(clock.instant());
+        if (r == null) {
+            throw new LifelineException(LifelineException.Kind.CONFLICT, "NO_HOLD",
+                    "No fleet-wide hold stands (or it was released already): nothing to release");
+        }
+        ObjectNode h = Json.object().put("held", false).put("aliveAgents", r.alive()).put("staleAgents", r.stale())
+                .put("teamCount", r.teamCount());
+        Json.putTime(h, "since", r.since());
+        Json.putTime(h, "releasedAt", r.releasedAt());
+        ObjectNode n = Json.object();
+        n.set("fleetHold", h);
+        return Reply.ok(n);
     }
 
     /** An allowance in seconds, within stale-after's bounds; null when not given. */
@@ -203,6 +237,14 @@ public final class TeamHandler extends HttpApiHandler {
             Json.putTime(h, "since", hold.since());
             Json.putIfPresent(h, "why", hold.why());
             Json.putTime(h, "releasedAt", hold.releasedAt());
+        }
+        TeamFleetHold share = s.fleetHold();
+        if (share != null) {
+            ObjectNode h = n.putObject("fleetHold").put("held", share.holding()).put("aliveAgents", share.alive())
+                    .put("staleAgents", share.stale());
+            Json.putTime(h, "since", share.since());
+            h.put("why", FLEET_WHY);
+            Json.putTime(h, "releasedAt", share.releasedAt());
         }
         return n;
     }

@@ -40,7 +40,8 @@ public final class AgentQueries {
         return agents.list(team, status).stream().map(AgentQueries::shown).toList();
     }
 
-    private static Agent shown(AgentStore.Read read) {
+    /** An agent as the store read it (or answered a write of it), as shown: {@link Liveness#shown}. */
+    static Agent shown(AgentStore.Read read) {
         return Liveness.shown(read.agent(), read.leaseBeat(), read.lastMissAt());
     }
 }

@@ -123,7 +123,7 @@ public final class Heartbeats {
     }
 
     private Agent written(Heartbeat hb, Instant now, Tally tally) {
-        Agent after = agents.heartbeat(hb, now);
+        Agent after = AgentChanges.followSchedule(agents, agents.heartbeat(hb, now), hb.nextWithin());
         Transition t = after.lastTransition();
         if (t != null && hb.reported() != null
                 && (t.trigger() == Trigger.REPORT_READY || t.trigger() == Trigger.REPORT_WORKING)
@@ -202,7 +202,8 @@ public final class Heartbeats {
                     result = new Answered(hb.agentId(), cached, beatAt);
                 } else {
                     boolean hosted = !direct.contains(hb.agentId());
-                    Agent after = hosted ? agents.hostedBeat(hb, now, beatAt, hostId) : agents.heartbeat(hb, now);
+                    Agent after = AgentChanges.followSchedule(agents, hosted ? agents.hostedBeat(hb, now, beatAt, hostId)
+                            : agents.heartbeat(hb, now), hb.nextWithin());
                     data.save(hb.team(), hb.agentId(), hb.metadataJson(), hb.checkpointJson(), now);
                     result = new Written(hb, after);
                     if (hosted) {

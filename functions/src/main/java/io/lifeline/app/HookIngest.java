@@ -110,13 +110,13 @@ public final class HookIngest {
         Outcome outcome = Outcome.WRITTEN;
         Agent after;
         try {
-            after = agents.heartbeat(hb, now, likely(key));
+            after = AgentChanges.followSchedule(agents, agents.heartbeat(hb, now, likely(key)), hb.nextWithin());
         } catch (LifelineException ex) {
             if (!"REJOIN_REQUIRED".equals(ex.code())) {
                 throw ex;
             }
-            agents.join(team, agentId, now);
-            after = agents.heartbeat(hb, now, AgentStatus.READY);
+            AgentChanges.followSchedule(agents, agents.join(team, agentId, now), null);
+            after = AgentChanges.followSchedule(agents, agents.heartbeat(hb, now, AgentStatus.READY), hb.nextWithin());
             outcome = Outcome.JOINED;
         }
         remember(key, new Written(after.status(), hb.reported(), hb.activity(), now));

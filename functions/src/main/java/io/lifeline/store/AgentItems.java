@@ -399,24 +399,24 @@ final class AgentItems {
     }
 
     /**
-     * Adds the writes of a sign of life: heartbeat time, a new deadline, misses reset (removed), beats + 1. The
-     * deadline is {@link io.lifeline.agent.Liveness}'s, computed inside the update so no read is needed:
-     * {@code now + nextWithin} when the beat sent one; else, for a beat that waits or is in a turn, {@code now} plus
-     * the agent's own allowance for it ({@code if_not_exists}) or the deployment's ({@code allowance}); else
-     * {@code now} plus the agent's stale-after. A beat that states its activity also sets or clears the wait; a beat
-     * that states none ({@code activity} null: a daemon's batch entry) leaves the wait as it is.
+     * Adds the writes of a sign of life at {@code now}: heartbeat time, the deadline {@code due} says
+     * ({@link Liveness#due}), misses reset (removed), beats + 1. An allowance's or the stale-after's deadline is
+     * computed inside the update from the agent's own attributes, so no read is needed: {@code now} plus the agent's
+     * own allowance for the activity ({@code if_not_exists}) or the one the beat carries, or {@code now} plus its
+     * stale-after ({@code LivenessExpressionTest} holds it to {@link Liveness#window}). A beat that states its
+     * activity also sets or clears the wait; a beat that states none ({@code activity} null: a daemon's batch entry)
+     * leaves the wait as it is.
      */
-    static void stampLiveness(Update u, Instant now, Duration nextWithin, Liveness.Activity activity,
-                              Duration allowance) {
+    static void stampLiveness(Update u, Instant now, Liveness.Due due, Liveness.Activity activity) {
         u.set(HEARTBEAT_AT, ms(now));
-        String own = activity == null ? null : allowanceAttribute(activity);
-        if (nextWithin != null) {
-            u.set(DEADLINE, ms(now.plus(nextWithin)));
-        } else if (own != null && allowance != null) {
-            u.setExpression(DEADLINE, "if_not_exists(" + u.name(own) + ", " + u.value(n(allowance.toMillis())) + ") + "
-                    + u.value(ms(now)));
+        if (due instanceof Liveness.Due.At at) {
+            u.set(DEADLINE, ms(at.deadline()));
+        } else if (due instanceof Liveness.Due.AfterAllowance a) {
+            u.setExpression(DEADLINE, "if_not_exists(" + u.name(allowanceAttribute(a.activity())) + ", "
+                    + u.value(n(a.carried().toMillis())) + ") + " + u.value(ms(a.from())));
         } else {
-            u.setExpression(DEADLINE, u.name(STALE_AFTER_MS) + " + " + u.value(ms(now)));
+            u.setExpression(DEADLINE, u.name(STALE_AFTER_MS) + " + " + u.value(ms(((Liveness.Due.AfterStaleAfter) due)
+                    .from())));
         }
         if (activity != null) {
             Liveness.Waiting waiting = activity.waiting();
@@ -433,8 +433,8 @@ final class AgentItems {
     }
 
     /** A plain sign of life (a join's): the agent's stale-after, and no wait. */
-    static void stampLiveness(Update u, Instant now, Duration nextWithin) {
-        stampLiveness(u, now, nextWithin, Liveness.Activity.PLAIN, null);
+    static void stampLiveness(Update u, Instant now) {
+        stampLiveness(u, now, Liveness.due(now), Liveness.Activity.PLAIN);
     }
 
     static void stampStats(Update u, AgentStats stats) {

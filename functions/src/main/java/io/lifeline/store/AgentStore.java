@@ -11,11 +11,11 @@ import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.Heartbeat;
 import io.lifeline.agent.HostIncidents;
 import io.lifeline.agent.LifelineException;
+import io.lifeline.agent.Liveness;
 import io.lifeline.agent.NewAgent;
 import io.lifeline.agent.Transition;
 import io.lifeline.agent.TransitionTable;
 import io.lifeline.agent.Trigger;
-import io.lifeline.schedule.Deadlines;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -228,14 +228,6 @@ public final class AgentStore {
         if (item == null || item.isEmpty()) {
             return Optional.empty();
         }
-        Instant leaseBeat = null;
-        String hostId = Items.str(item, AgentItems.LEASE);
-        if (withLease && hostId != null
-                && AgentStatus.fromWire(Items.str(item, STATUS)).map(AgentStatus::isAlive).orElse(false)) {
-            Map<String, AttributeValue> lease = StoreFailures.call("read the agent's host lease", () -> dynamo.getItem(
-                    r -> r.tableName(table).key(HostLeaseStore.key(team, hostId)).consistentRead(true))).item();
-            leaseBeat = HostLeaseStore.beatOf(lease, agentId);
-        }
         Agent agent = AgentItems.toAgent(item);
         Transition stamped = agent.lastTransition();
         if (lastChange && stamped != null && !AgentItems.isComplete(stamped)) {
@@ -243,7 +235,28 @@ public final class AgentStore {
             Transition recorded = TransitionLog.recorded(dynamo, ledger, team, agentId, stamped.seq());
             agent = withLastTransition(agent, recorded);
         }
-        return Optional.of(new Read(agent, leaseBeat, Items.instant(item, AgentItems.LAST_MISS_AT)));
+        return Optional.of(withLease ? read(team, agentId, item, agent)
+                : new Read(agent, null, Items.instant(item, AgentItems.LAST_MISS_AT)));
+    }
+
+    /**
+     * The agent {@code item} holds ({@code agent}, as read from it), with its host lease's beat of it when it is
+     * alive and names a lease (one more consistent read), as {@link #read} answers.
+     */
+    private Read read(String team, String agentId, Map<String, AttributeValue> item, Agent agent) {
+        Instant leaseBeat = null;
+        String hostId = Items.str(item, AgentItems.LEASE);
+        if (hostId != null && AgentStatus.fromWire(Items.str(item, STATUS)).map(AgentStatus::isAlive).orElse(false)) {
+            Map<String, AttributeValue> lease = StoreFailures.call("read the agent's host lease", () -> dynamo.getItem(
+                    r -> r.tableName(table).key(HostLeaseStore.key(team, hostId)).consistentRead(true))).item();
+            leaseBeat = HostLeaseStore.beatOf(lease, agentId);
+        }
+        return new Read(agent, leaseBeat, Items.instant(item, AgentItems.LAST_MISS_AT));
+    }
+
+    /** The item a write answered ({@code ALL_NEW}), with its host lease's beat as {@link #read} reads it. */
+    private Read read(String team, String agentId, Map<String, AttributeValue> item) {
+        return read(team, agentId, item, AgentItems.toAgent(item));
     }
 
     private static Agent withLastTransition(Agent a, Transition t) {
@@ -332,7 +345,8 @@ public final class AgentStore {
         Instant at = now;
         for (int attempt = 0; attempt < STATUS_RACE_ATTEMPTS; attempt++) {
             Update u = new Update(table, AgentItems.key(hb.team(), hb.agentId()));
-            AgentItems.stampLiveness(u, beatAt, hb.nextWithin(), hb.activity(), hb.allowance());
+            AgentItems.stampLiveness(u, beatAt, Liveness.due(beatAt, hb.nextWithin(), hb.activity(), hb.allowance()),
+                    hb.activity());
             if (hostId != null) {
                 u.set(AgentItems.LEASE, s(hostId));
                 // A local beat reported late never moves the item's sign of life backwards.
@@ -365,7 +379,7 @@ public final class AgentStore {
             try {
                 Agent after = AgentItems.toAgent(StoreFailures.call("update heartbeat",
                         () -> dynamo.updateItem(u.request(ReturnValue.ALL_NEW))).attributes());
-                return hb.nextWithin() == null ? followSchedule(after) : after;
+                return after;
             } catch (ConditionalCheckFailedException e) {
                 AgentStatus current = currentStatusOrThrow(e, hb.agentId());
                 if (!current.isAlive()) {
@@ -408,6 +422,16 @@ public final class AgentStore {
      */
     private Agent transition(String team, String agentId, Trigger trigger, String reason, Instant now,
                              Consumer<Update> extra, Function<Map<String, AttributeValue>, Agent> refused) {
+        Written w = transitionItem(team, agentId, trigger, reason, now, extra);
+        return w.item() != null ? AgentItems.toAgent(w.item()) : refused.apply(w.refused());
+    }
+
+    /** A transition's write: the item as written ({@code ALL_NEW}), or the item as it refused it (empty: none). */
+    private record Written(Map<String, AttributeValue> item, Map<String, AttributeValue> refused) {
+    }
+
+    private Written transitionItem(String team, String agentId, Trigger trigger, String reason, Instant now,
+                                   Consumer<Update> extra) {
         TransitionTable.Rule rule = TransitionTable.rule(trigger);
         List<AttributeValue> from = new ArrayList<>();
         rule.from().forEach(status -> from.add(s(status.wire())));
@@ -424,11 +448,11 @@ public final class AgentStore {
                 if (hostId != null && !rule.to().isAlive()) {
                     leases.forget(team, hostId, agentId);
                 }
-                return AgentItems.toAgent(after);
+                return new Written(after, null);
             } catch (ConditionalCheckFailedException e) {
                 Instant later = AgentItems.laterStamp(e.item(), at);
                 if (later == null || attempt >= STATUS_RACE_ATTEMPTS) {
-                    return refused.apply(e.item() == null ? Map.of() : e.item());
+                    return new Written(null, e.item() == null ? Map.of() : e.item());
                 }
                 at = later; // the previous transition is stamped later than this request's reading: not earlier
             }
@@ -444,27 +468,35 @@ public final class AgentStore {
     }
 
     public Agent join(String team, String agentId, Instant now) {
+        return AgentItems.toAgent(joinItem(team, agentId, now));
+    }
+
+    /** {@link #join}, answered as {@link #read} reads the agent after it: with its host lease's beat of it. */
+    public Read joinAndRead(String team, String agentId, Instant now) {
+        return read(team, agentId, joinItem(team, agentId, now));
+    }
+
+    private Map<String, AttributeValue> joinItem(String team, String agentId, Instant now) {
         // A new life holds nothing: a task an earlier life held is that life's, handed back by the outbox from
         // the record of its end (the item's taskId is only what it was on, shown until then).
-        return followSchedule(transition(team, agentId, Trigger.JOIN, "agent joined", now,
-                u -> {
-                    AgentItems.stampLiveness(u, now, null);
-                    u.remove(AgentItems.HOLD).remove(AgentItems.TASK);
-                }));
+        Written w = transitionItem(team, agentId, Trigger.JOIN, "agent joined", now, u -> {
+            AgentItems.stampLiveness(u, now);
+            u.remove(AgentItems.HOLD).remove(AgentItems.TASK);
+        });
+        if (w.item() == null) {
+            throw LifelineException.notAllowed(Trigger.JOIN, statusOrThrow(w.refused(), agentId));
+        }
+        return w.item();
     }
 
     /**
-     * For an agent on a schedule, sets the deadline its schedule gives for the sign of life just written
-     * (the write itself used heartbeat + staleAfter, as it cannot read the schedule). Conditional on the
-     * heartbeat count, so a newer heartbeat's deadline is never overwritten. Costs a second write, for
+     * Sets the deadline of the sign of life just written ({@code after}) to {@code deadline} (null: none), as
+     * {@link io.lifeline.agent.Liveness#scheduled} gives it for an agent on a schedule (the beat's write stored its
+     * stale-after's, as it cannot read the schedule). Conditional on the heartbeat count, so a newer heartbeat's
+     * deadline is never overwritten; nothing is written when the item already holds it. Costs a second write, for
      * scheduled agents only.
      */
-    private Agent followSchedule(Agent after) {
-        if (after.schedule() == null || after.heartbeatAt() == null) {
-            return after;
-        }
-        Instant deadline = Deadlines.next(ScheduleCache.parse(after.schedule(), after.timeZone()),
-                after.heartbeatAt(), after.staleAfter());
+    public Agent writeDeadline(Agent after, Instant deadline) {
         if (Objects.equals(deadline, after.deadline())) {
             return after;
         }
@@ -586,28 +618,31 @@ public final class AgentStore {
 
     /**
      * Holds back the sweep's dead-marking of this agent until {@code until} (a maintenance window). The
-     * reason, if any, is kept with the agent's side data by the caller: the agent item stays small.
+     * reason, if any, is kept with the agent's side data by the caller: the agent item stays small. Answered as
+     * {@link #read} reads the agent after it (with its host lease's beat of it), for the application layer to judge.
      */
-    public Agent pause(String team, String agentId, Instant until) {
+    public Read pause(String team, String agentId, Instant until) {
         Update u = new Update(table, AgentItems.key(team, agentId));
         u.condition("attribute_exists(" + u.name(Keys.PK) + ")");
         u.set(AgentItems.PAUSED_UNTIL, ms(until));
         AgentItems.quiet(u);
-        return write("pause the agent", agentId, u);
+        return write("pause the agent", team, agentId, u);
     }
 
-    public Agent resume(String team, String agentId) {
+    /** Ends the agent's pause; answered as {@link #pause} is. */
+    public Read resume(String team, String agentId) {
         Update u = new Update(table, AgentItems.key(team, agentId));
         u.condition("attribute_exists(" + u.name(Keys.PK) + ")");
         u.remove(AgentItems.PAUSED_UNTIL);
         AgentItems.quiet(u);
-        return write("resume the agent", agentId, u);
+        return write("resume the agent", team, agentId, u);
     }
 
-    private Agent write(String what, String agentId, Update u) {
+    /** The write, answered as {@link #read} reads the agent after it: with its host lease's beat of it. */
+    private Read write(String what, String team, String agentId, Update u) {
         try {
-            return AgentItems.toAgent(StoreFailures.call(what, () -> dynamo.updateItem(u.request(ReturnValue.ALL_NEW)))
-                    .attributes());
+            return read(team, agentId, StoreFailures.call(what, () -> dynamo.updateItem(
+                    u.request(ReturnValue.ALL_NEW))).attributes());
         } catch (ConditionalCheckFailedException e) {
             throw LifelineException.agentNotFound(agentId);
         }

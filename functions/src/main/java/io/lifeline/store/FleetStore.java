@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Map;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 
 /**
  * The fleet item on the live table ({@code FLEET / FLEET}): present only once the deployment-wide guard has held
@@ -27,6 +29,8 @@ public final class FleetStore {
     /** The teams with stale agents when the hold began, at most {@link #MAX_TEAMS_LISTED}; and how many in all. */
     static final String TEAMS = "teams";
     static final String TEAM_COUNT = "teamCount";
+    /** When the operator released the hold that stands (ms); removed with the flag. */
+    static final String RELEASED_AT = "releasedAt";
     /** When the last hold ended (ms), and when it had begun: the resolve's identity. */
     static final String RESOLVED_AT = "resolvedAt";
     static final String RESOLVED_SINCE = "resolvedSince";
@@ -35,6 +39,10 @@ public final class FleetStore {
 
     private final DynamoDbClient dynamo;
     private final String table;
+
+    /** The hold the operator released: its start, the release, and its counts when it began (the whole fleet's). */
+    public record Released(Instant since, Instant releasedAt, int alive, int stale, int teamCount) {
+    }
 
     public FleetStore(DynamoDbClient dynamo, Tables tables) {
         this.dynamo = dynamo;
@@ -54,6 +62,16 @@ public final class FleetStore {
         return Items.instant(item, SINCE);
     }
 
+    /**
+     * When the deployment-wide hold that stands began, or null: one consistent point read of the fleet item (a team's
+     * release asks it, to release the team from that very hold and no earlier one).
+     */
+    public Instant standingSince() {
+        Map<String, AttributeValue> item = StoreFailures.call("read the fleet's hold", () -> dynamo.getItem(g -> g
+                .tableName(table).key(key()).consistentRead(true))).item();
+        return item == null || item.isEmpty() ? null : heldSince(item);
+    }
+
     /** Raises the flag with the counts; true only for the write that raised it (one event per hold). */
     public boolean raise(SweepPlan.FleetOutcome outcome, Instant now) {
         Update u = new Update(table, key());
@@ -62,7 +80,7 @@ public final class FleetStore {
         u.set(SINCE, ms(now)).set(ALIVE, n(outcome.alive())).set(STALE, n(outcome.stale()))
                 .set(THRESHOLD, AttributeValue.fromN(Double.toString(outcome.threshold())))
                 .set(TEAM_COUNT, n(outcome.staleTeams().size()))
-                .set(AgentItems.OUTBOX, AttributeValue.fromBool(true));
+                .set(AgentItems.OUTBOX, AttributeValue.fromBool(true)).remove(RELEASED_AT);
         if (listed.isEmpty()) {
             u.remove(TEAMS);
         } else {
@@ -71,11 +89,32 @@ public final class FleetStore {
         return u.writeIf(dynamo, "raise the fleet's mass-stale flag");
     }
 
+    /**
+     * The operator releases the hold that stands: the sweep then judges every team as if no fleet-wide hold stood
+     * (each team's own guard still weighs its own silence), while the flag stays up until the silence ends, so the
+     * hold's one resolve still comes. Quiet: the raise and the resolve are the hold's events. Conditional on a hold
+     * standing and not released yet; null when none was.
+     */
+    public Released release(Instant now) {
+        Update u = new Update(table, key());
+        u.condition("attribute_exists(" + u.name(SINCE) + ")");
+        u.condition("attribute_not_exists(" + u.name(RELEASED_AT) + ")");
+        u.set(RELEASED_AT, ms(now)).remove(AgentItems.OUTBOX);
+        try {
+            Map<String, AttributeValue> item = StoreFailures.call("release the fleet's hold",
+                    () -> dynamo.updateItem(u.request(ReturnValue.ALL_NEW))).attributes();
+            return new Released(heldSince(item), Items.instant(item, RELEASED_AT), (int) Items.num(item, ALIVE, 0),
+                    (int) Items.num(item, STALE, 0), (int) Items.num(item, TEAM_COUNT, 0));
+        } catch (ConditionalCheckFailedException e) {
+            return null;
+        }
+    }
+
     /** Lowers the flag once a sweep no longer holds; true for the write that lowered it (one resolve per hold). */
     public boolean clear(Instant since, Instant now) {
         Update u = new Update(table, key());
         u.condition(u.name(SINCE) + " = " + u.value(ms(since)));
-        u.remove(SINCE).set(RESOLVED_SINCE, ms(since)).set(RESOLVED_AT, ms(now))
+        u.remove(SINCE).remove(RELEASED_AT).set(RESOLVED_SINCE, ms(since)).set(RESOLVED_AT, ms(now))
                 .set(AgentItems.OUTBOX, AttributeValue.fromBool(true));
         return u.writeIf(dynamo, "clear the fleet's mass-stale flag");
     }

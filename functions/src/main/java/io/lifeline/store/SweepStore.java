@@ -43,7 +43,8 @@ public final class SweepStore {
     private static final String PROJECTION = String.join(", ", "#pk", "#sk", "#status", "#hbAt", "#deadline",
             "#misses", "#grace", "#beats", "#paused", "#leader", "#spT", "#spM", "#massStale", "#tseq", "#tAt",
             "#lease", "#schedule", "#staleMs", "#lastMiss", "#at", "#a", "#s", "#exp", "#since", "#wPs", "#wAl", "#src",
-            "#msHeld", "#msWhy", "#msRel", "#msAlive", "#msStale", "#fd");
+            "#msHeld", "#msWhy", "#msRel", "#msAlive", "#msStale", "#fd", "#fhSince", "#fhAlive", "#fhStale", "#fhRel",
+            "#fRel");
 
     /**
      * What one scan saw. {@code consumedReadUnits} is as DynamoDB reported it (0 where it does not). Host leases
@@ -52,11 +53,12 @@ public final class SweepStore {
      * ({@link io.lifeline.agent.Liveness#judged}).
      * {@code fleetHeldSince}: when the deployment-wide hold that stands began ({@link FleetStore}), or null.
      * {@code personWaits}: the agents waiting for a person, or whose wait's alert is still raised.
+     * {@code fleetReleasedAt}: when the operator released the deployment-wide hold that stands, or null.
      */
     public record Snapshot(List<SweepPlan.Observed> agents, List<SweepPlan.Restarting> restarting,
                            Map<String, TeamSettings> teams, Set<String> teamsWithMassStaleFlag, int itemsScanned,
                            double consumedReadUnits, List<HostLease.Seen> leases, List<HostLease.Linked> linked,
-                           Instant fleetHeldSince, List<Liveness.PersonWait> personWaits) {
+                           Instant fleetHeldSince, List<Liveness.PersonWait> personWaits, Instant fleetReleasedAt) {
     }
 
     /** One segment's part: agents with a lease are judged once every lease is read. */
@@ -130,6 +132,7 @@ public final class SweepStore {
         int scanned = 0;
         double units = 0;
         Instant fleetHeldSince = null;
+        Instant fleetReleasedAt = null;
         List<Liveness.PersonWait> personWaits = new ArrayList<>();
         for (Future<Part> part : parts) {
             Snapshot s;
@@ -148,6 +151,7 @@ public final class SweepStore {
             teams.putAll(s.teams());
             flagged.addAll(s.teamsWithMassStaleFlag());
             fleetHeldSince = s.fleetHeldSince() != null ? s.fleetHeldSince() : fleetHeldSince;
+            fleetReleasedAt = s.fleetReleasedAt() != null ? s.fleetReleasedAt() : fleetReleasedAt;
             personWaits.addAll(s.personWaits());
             scanned += s.itemsScanned();
             units += s.consumedReadUnits();
@@ -161,7 +165,7 @@ public final class SweepStore {
         }
         this.segments = segmentsFor(scanned, minSegments);
         return new Snapshot(agents, restarting, teams, flagged, scanned, units, leases, linked, fleetHeldSince,
-                personWaits);
+                personWaits, fleetReleasedAt);
     }
 
     /**
@@ -221,6 +225,11 @@ public final class SweepStore {
         names.put("#msAlive", TeamItems.MASS_STALE_ALIVE);
         names.put("#msStale", TeamItems.MASS_STALE_STALE);
         names.put("#fd", TeamItems.FAILURE_DOMAINS);
+        names.put("#fhSince", TeamItems.FLEET_HOLD_SINCE);
+        names.put("#fhAlive", TeamItems.FLEET_HOLD_ALIVE);
+        names.put("#fhStale", TeamItems.FLEET_HOLD_STALE);
+        names.put("#fhRel", TeamItems.FLEET_HOLD_RELEASED);
+        names.put("#fRel", FleetStore.RELEASED_AT);
         Map<String, AttributeValue> values = Map.of(":agent", s(Keys.AGENT_SK), ":team", s(Keys.TEAM_SK),
                 ":host", s(HostLeaseStore.SK), ":fleet", s(Keys.FLEET),
                 ":ready", s(AgentStatus.READY.wire()), ":working", s(AgentStatus.WORKING.wire()),
@@ -235,6 +244,7 @@ public final class SweepStore {
         int scanned = 0;
         double units = 0;
         Instant fleetHeldSince = null;
+        Instant fleetReleasedAt = null;
         List<Liveness.PersonWait> personWaits = new ArrayList<>();
         Map<String, AttributeValue> start = null;
         do {
@@ -260,6 +270,7 @@ public final class SweepStore {
                     }
                 } else if (FleetStore.isFleet(item)) {
                     fleetHeldSince = FleetStore.heldSince(item);
+                    fleetReleasedAt = fleetHeldSince == null ? null : Items.instant(item, FleetStore.RELEASED_AT);
                 } else if (HostLeaseStore.isLease(item)) {
                     leases.add(HostLeaseStore.seen(item));
                 } else if (AgentItems.isAgent(item)) {
@@ -291,7 +302,7 @@ public final class SweepStore {
             start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
         } while (start != null);
         return new Part(new Snapshot(agents, restarting, teams, flagged, scanned, units, leases, linked,
-                fleetHeldSince, personWaits), hostedItems);
+                fleetHeldSince, personWaits, fleetReleasedAt), hostedItems);
     }
 
     /**
@@ -360,10 +371,11 @@ public final class SweepStore {
         SweepPlan.Hosted h = a.hosted();
         Update lease = new Update(table, HostLeaseStore.key(a.team(), h.hostId()));
         String entry = lease.mapPath(HostLeaseStore.BEATS, h.key());
-        // Still stale at `now` through the lease: no lease beat, or one older than now less the stale-after. A
+        // Still stale at `now` through the lease: no lease beat, or one before the bound Liveness gives (at the
+        // deadline itself the agent is alive; LivenessExpressionTest holds the two together at the boundary). A
         // renewal that re-reports the same silence (its beat recomputed a few ms apart) does not cancel the write.
         lease.condition("attribute_not_exists(" + entry + ") OR " + entry + " < "
-                + lease.value(ms(now.minus(h.staleAfter()))));
+                + lease.value(ms(Liveness.staleBefore(now, h.staleAfter()))));
         TransactWriteItem leaseItem;
         if (death && h.answer() != null) {
             String answer = lease.mapPath(HostLeaseStore.ANSWERS, h.key());

@@ -3,6 +3,7 @@ package io.lifeline.store;
 import static io.lifeline.store.Items.s;
 
 import io.lifeline.agent.FailureDomains;
+import io.lifeline.agent.TeamFleetHold;
 import io.lifeline.agent.TeamHold;
 import io.lifeline.agent.TeamSettings;
 import java.time.Duration;
@@ -28,6 +29,15 @@ final class TeamItems {
     static final String MASS_STALE_WHY = "massStaleWhy";
     /** When an admin released the hold (ms); removed with the flag. */
     static final String MASS_STALE_RELEASED = "massStaleReleasedAt";
+    /**
+     * The deployment-wide hold as this team sees it ({@link TeamFleetHold}): the fleet hold's start (ms), the team's
+     * own watched and held counts, and when its admin released the team from it. Written by the sweep while the
+     * fleet holds (only when the counts change), removed by the sweep that finds the fleet hold over.
+     */
+    static final String FLEET_HOLD_SINCE = "fleetHoldSince";
+    static final String FLEET_HOLD_ALIVE = "fleetHoldAlive";
+    static final String FLEET_HOLD_STALE = "fleetHoldStale";
+    static final String FLEET_HOLD_RELEASED = "fleetHoldReleasedAt";
     /** The team's failure-domain rule ({@code host}, {@code source}, {@code none}); absent: the default. */
     static final String FAILURE_DOMAINS = "failureDomains";
     /** The newest admin key an operator minted for the team (a map), stamped by the write that mints it. */
@@ -62,7 +72,14 @@ final class TeamItems {
                 Items.instant(item, PAUSED_UNTIL), Items.str(item, PAUSE_REASON),
                 threshold == null ? null : Double.valueOf(threshold), minAlive == null ? null : minAlive.intValue(),
                 millis(item, ALLOW_WORKING), millis(item, ALLOW_INPUT), millis(item, ALLOW_PERSON),
-                FailureDomains.fromWire(Items.str(item, FAILURE_DOMAINS)).orElse(null), hold(item));
+                FailureDomains.fromWire(Items.str(item, FAILURE_DOMAINS)).orElse(null), hold(item), fleetHold(item));
+    }
+
+    /** The team's share of a fleet-wide hold on a team item, or null when none is written. */
+    static TeamFleetHold fleetHold(Map<String, AttributeValue> item) {
+        Instant since = Items.instant(item, FLEET_HOLD_SINCE);
+        return since == null ? null : new TeamFleetHold(since, (int) Items.num(item, FLEET_HOLD_ALIVE, 0),
+                (int) Items.num(item, FLEET_HOLD_STALE, 0), Items.instant(item, FLEET_HOLD_RELEASED));
     }
 
     /** The mass-silence flag on a team item, or null when none stands. */

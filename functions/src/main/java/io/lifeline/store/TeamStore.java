@@ -180,11 +180,25 @@ public final class TeamStore {
     }
 
     /**
-     * An admin releases the team's hold: the sweep then marks its silent agents dead as judged, until the silence
-     * ends and the flag comes down. Conditional on a hold standing and not released yet; 409 {@code NO_HOLD} when
-     * none does, 404 when the team does not exist.
+     * An admin releases the team's hold, whichever guard holds it: the sweep then marks its silent agents dead as
+     * judged. Its own flag (until the silence ends and the flag comes down), and its share of the deployment-wide
+     * hold that stands (until that hold ends: a later one holds the team again); one release covers both, each its
+     * own conditional write. 409 {@code NO_HOLD} when neither stands unreleased, 404 when the team does not exist.
      */
     public TeamSettings releaseHold(String team, Instant now) {
+        Instant fleetSince = fleet.standingSince();
+        Map<String, AttributeValue> share = fleetSince == null ? null : releaseFleetShare(team, fleetSince, now);
+        Map<String, AttributeValue> own = releaseOwn(team, now, share != null);
+        Map<String, AttributeValue> after = own != null ? own : share;
+        if (after == null) {
+            throw new LifelineException(LifelineException.Kind.CONFLICT, "NO_HOLD", "No hold stands for team '"
+                    + team + "' (or it was released already): nothing to release");
+        }
+        return TeamItems.toSettings(after);
+    }
+
+    /** The team's own flag released: its item after the write, or null when no unreleased hold stood. */
+    private Map<String, AttributeValue> releaseOwn(String team, Instant now, boolean exists) {
         Update u = new Update(table, TeamItems.key(team));
         String held = u.name(TeamItems.MASS_STALE_HELD);
         u.condition("attribute_exists(" + u.name(TeamItems.MASS_STALE_SINCE) + ")");
@@ -192,17 +206,62 @@ public final class TeamStore {
         u.condition("attribute_not_exists(" + u.name(TeamItems.MASS_STALE_RELEASED) + ")");
         u.set(TeamItems.MASS_STALE_RELEASED, ms(now));
         TeamItems.quiet(u);
+        return updated("release the hold", team, u, exists);
+    }
+
+    /**
+     * The team released from the deployment-wide hold that began at {@code fleetSince}: conditional on the sweep
+     * having written the team's share of that very hold, not released yet. Null when refused.
+     */
+    private Map<String, AttributeValue> releaseFleetShare(String team, Instant fleetSince, Instant now) {
+        Update u = new Update(table, TeamItems.key(team));
+        u.condition(u.name(TeamItems.FLEET_HOLD_SINCE) + " = " + u.value(ms(fleetSince)));
+        u.condition("attribute_not_exists(" + u.name(TeamItems.FLEET_HOLD_RELEASED) + ")");
+        u.set(TeamItems.FLEET_HOLD_RELEASED, ms(now));
+        TeamItems.quiet(u);
+        return updated("release the team from the fleet's hold", team, u, true);
+    }
+
+    /** The item after {@code u}; null when its condition refused it; 404 when the item is missing, unless it {@code exists}. */
+    private Map<String, AttributeValue> updated(String what, String team, Update u, boolean exists) {
         try {
-            return TeamItems.toSettings(StoreFailures.call("release the hold",
-                    () -> dynamo.updateItem(u.request(ReturnValue.ALL_NEW))).attributes());
+            return StoreFailures.call(what, () -> dynamo.updateItem(u.request(ReturnValue.ALL_NEW))).attributes();
         } catch (ConditionalCheckFailedException e) {
-            if (e.item() == null || e.item().isEmpty()) {
+            if (!exists && (e.item() == null || e.item().isEmpty())) {
                 throw new LifelineException(LifelineException.Kind.NOT_FOUND, "TEAM_NOT_FOUND",
                         "Team '" + team + "' not found");
             }
-            throw new LifelineException(LifelineException.Kind.CONFLICT, "NO_HOLD", "No hold stands for team '"
-                    + team + "' (or it was released already): nothing to release");
+            return null;
         }
+    }
+
+    /**
+     * Writes the team's share of the deployment-wide hold that began at {@code fleetSince}: its own {@code alive} and
+     * {@code stale} counts. Conditional on the share the sweep read ({@code read}, null when none): the same hold's
+     * counts are updated and its release kept; an earlier hold's share (or none) is replaced, its release dropped.
+     * Quiet (no event: the fleet's own is the page). True when written.
+     */
+    public boolean shareFleetHold(String team, Instant fleetSince, int alive, int stale, Instant read) {
+        Update u = new Update(table, TeamItems.key(team));
+        String since = u.name(TeamItems.FLEET_HOLD_SINCE);
+        u.condition("attribute_exists(" + u.name(Keys.PK) + ")");
+        u.condition(read == null ? "attribute_not_exists(" + since + ")" : since + " = " + u.value(ms(read)));
+        u.set(TeamItems.FLEET_HOLD_ALIVE, n(alive)).set(TeamItems.FLEET_HOLD_STALE, n(stale));
+        if (!fleetSince.equals(read)) {
+            u.set(TeamItems.FLEET_HOLD_SINCE, ms(fleetSince)).remove(TeamItems.FLEET_HOLD_RELEASED);
+        }
+        TeamItems.quiet(u);
+        return u.writeIf(dynamo, "write the team's share of the fleet's hold");
+    }
+
+    /** Removes the team's share of the deployment-wide hold that began at {@code since} (that hold is over). */
+    public boolean clearFleetShare(String team, Instant since) {
+        Update u = new Update(table, TeamItems.key(team));
+        u.condition(u.name(TeamItems.FLEET_HOLD_SINCE) + " = " + u.value(ms(since)));
+        u.remove(TeamItems.FLEET_HOLD_SINCE).remove(TeamItems.FLEET_HOLD_ALIVE).remove(TeamItems.FLEET_HOLD_STALE)
+                .remove(TeamItems.FLEET_HOLD_RELEASED);
+        TeamItems.quiet(u);
+        return u.writeIf(dynamo, "clear the team's share of the fleet's hold");
     }
 
     /** Lowers the flag once the condition has cleared; true for the write that lowered it. */

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -132,6 +133,10 @@ public final class Sweeper {
         int skipped;
         int answersDropped;
 
+        void skip() {
+            skipped++;
+        }
+
         void count(Outcome o) {
             switch (o.kind()) {
                 case DEAD -> dead.add(o.agent());
@@ -229,14 +234,15 @@ public final class Sweeper {
     }
 
     /**
-     * Step 4: flags the leases gone silent, each host's leases as one incident (the first flagged leads, the others are
-     * part of it); answers the silences now in force, {@code team/leaseId} -> the flag's time.
+     * Step 4: flags the leases gone silent (while the fleet holds, only those of {@code judgedTeams}, the teams released
+     * from it; null: of every team), each host's leases as one incident (the first flagged leads, the others are part
+     * of it); answers the silences now in force, {@code team/leaseId} -> the flag's time.
      */
-    private Map<String, Instant> flagSilentHosts(SweepStore.Snapshot snapshot, Instant now, boolean fleetHeld,
+    private Map<String, Instant> flagSilentHosts(SweepStore.Snapshot snapshot, Instant now, Set<String> judgedTeams,
                                                  Tally tally) {
         Map<String, Instant> silences = HostIncidents.silences(snapshot.leases());
-        List<HostLease.Expired> expired = fleetHeld ? List.of()
-                : HostLease.expired(snapshot.leases(), snapshot.linked(), snapshot.teams(), now);
+        List<HostLease.Expired> expired = HostLease.expired(snapshot.leases(), snapshot.linked(), snapshot.teams(), now)
+                .stream().filter(e -> judgedTeams == null || judgedTeams.contains(e.lease().team())).toList();
         for (HostIncidents.Group group : HostIncidents.groups(snapshot.leases(), expired)) {
             String lead = group.existingLead();
             for (HostLease.Expired e : group.members()) {
@@ -294,16 +300,22 @@ public final class Sweeper {
         // 2. Judge: each alive agent through Liveness, each team and the fleet through SweepPlan, at one instant.
         List<SweepPlan.Observed> judged = snapshot.agents().stream().map(Liveness::judged).toList();
         List<SweepPlan.TeamOutcome> outcomes = SweepPlan.decide(SweepPlan.afterStart(judged, graceFrom),
-                snapshot.teams(), policy, now);
-        SweepPlan.FleetOutcome fleet = SweepPlan.fleet(outcomes, snapshot.teams(), policy);
-        // 3. The fleet's flag follows its outcome.
-        tally.skipped += flagFleet(fleet, snapshot.fleetHeldSince(), now) ? 0 : 1;
+                snapshot.teams(), policy, now, snapshot.fleetHeldSince());
+        SweepPlan.FleetOutcome fleet = SweepPlan.fleet(outcomes, snapshot.teams(), policy,
+                snapshot.fleetReleasedAt());
+        // 3. The fleet's flag follows its outcome; each team it holds reads its own share of it (its counts only).
+        Instant fleetSince = flagFleet(fleet, snapshot.fleetHeldSince(), now, tally);
+        FleetShares.write(teams, fleet.held(), fleetSince, outcomes, snapshot.teams(), tally::skip);
+        // Teams their admin released from the standing fleet hold are judged as if it did not stand.
+        Set<String> released = fleet.held() ? FleetShares.released(snapshot.teams(), snapshot.fleetHeldSince())
+                : null;
         // 4. Silent hosts before the deaths: one HostLeaseExpired per incident, and the deaths below of agents
         // beating through a silent lease carry that silence (docs/alerts-noise.md). A fleet-wide hold holds the
-        // hosts' pages too: their silence is the same brownout.
-        Map<String, Instant> silences = flagSilentHosts(snapshot, now, fleet.held(), tally);
+        // hosts' pages too: their silence is the same brownout (but for teams released from it).
+        Map<String, Instant> silences = flagSilentHosts(snapshot, now, released, tally);
         // 5. Each team's own guard: held teams raise their flag and write nothing; the others' decisions stand.
-        List<SweepPlan.Action> actions = holdOrRelease(fleet.held() ? List.of() : outcomes, snapshot, now, tally);
+        List<SweepPlan.Action> actions = holdOrRelease(released == null ? outcomes
+                : outcomes.stream().filter(o -> released.contains(o.team())).toList(), snapshot, now, tally);
         // 6. The decisions, as conditional writes side by side (a beat that lands meanwhile wins), and the revives
         // no flow is left to end.
         writeDecisions(actions, SweepPlan.orphanedRevives(snapshot.restarting(), timing.reviveLongestRun(), now),
@@ -442,19 +454,21 @@ public final class Sweeper {
 
     /**
      * The fleet's flag follows its outcome: raised by the first sweep that holds (one FleetMassStaleSuspected),
-     * lowered by the first that does not (one FleetMassStaleResolved). False when the write was skipped on an error
-     * (the next sweep tries again).
+     * lowered by the first that does not (one FleetMassStaleResolved); one the operator released stays up while the
+     * guard still trips. Answers when the hold that stands after this sweep began (null: none, or a write skipped on
+     * an error, which the next sweep tries again).
      */
-    private boolean flagFleet(SweepPlan.FleetOutcome fleet, Instant heldSince, Instant now) {
+    private Instant flagFleet(SweepPlan.FleetOutcome fleet, Instant heldSince, Instant now, Tally tally) {
         try {
             if (fleet.held() && heldSince == null) {
-                teams.fleet().raise(fleet, now);
-            } else if (!fleet.held() && heldSince != null) {
+                return teams.fleet().raise(fleet, now) ? now : null;
+            } else if (!fleet.held() && !fleet.released() && heldSince != null) {
                 teams.fleet().clear(heldSince, now);
             }
-            return true;
+            return fleet.held() ? heldSince : null;
         } catch (LifelineException e) {
-            return false;
+            tally.skip();
+            return null;
         }
     }
 }

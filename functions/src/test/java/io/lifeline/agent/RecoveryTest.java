@@ -13,10 +13,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The crash-recovery answer. Boundaries, as the code has them and the crash-recovery protocol
- * writes them ({@code age > maxAge} is too old; {@code heartbeatAge < 60000} is still active):
- * a checkpoint exactly {@code maxAge} old is still offered; a session whose deadline is exactly now no
- * longer counts as active (the deadline is the heartbeat plus staleAfter, or what the agent declared).
+ * The crash-recovery answer. Boundaries: a checkpoint exactly {@code maxAge} old is still offered
+ * ({@code age > maxAge} is too old); a session is active while the liveness rule holds it alive, so at its deadline
+ * itself it is still active and the checkpoint is not offered, one millisecond later it is: the boundary of
+ * {@link Liveness#stale}, the sweep and its lease condition (the deadline is the heartbeat plus staleAfter, or what
+ * the agent declared).
  */
 @Tag("unit")
 class RecoveryTest {
@@ -90,10 +91,23 @@ class RecoveryTest {
 
     @ParameterizedTest
     @EnumSource(value = AgentStatus.class, names = {"READY", "WORKING"})
-    void decide_aliveWithHeartbeatExactlyStaleAfterAgo_isOffered(AgentStatus status) {
-        // heartbeat age == staleAfter is no longer "recent" (strict <, as the crash-recovery protocol's heartbeatAge <
-        // 60000).
-        Recovery.Answer a = decide(agent(status, NOW.minus(STALE_AFTER)), NOW.minusSeconds(90));
+    void decide_aliveExactlyAtItsDeadline_isStillActive_asLivenessJudgesIt(AgentStatus status) {
+        // heartbeat age == staleAfter: the deadline is now, and the agent is not stale at its deadline (the sweep
+        // counts no miss), so its session is still active and the checkpoint is not handed out.
+        Agent atDeadline = agent(status, NOW.minus(STALE_AFTER));
+        assertFalse(Liveness.stale(atDeadline.deadline(), NOW), "the rule: alive at the deadline itself");
+        Recovery.Answer a = decide(atDeadline, NOW.minusSeconds(90));
+        assertFalse(a.available());
+        assertEquals(Recovery.SESSION_STILL_ACTIVE, a.reason());
+        assertNull(a.checkpointJson());
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = AgentStatus.class, names = {"READY", "WORKING"})
+    void decide_aliveOneMillisecondPastItsDeadline_isOffered_asLivenessJudgesItStale(AgentStatus status) {
+        Agent past = agent(status, NOW.minus(STALE_AFTER).minusMillis(1));
+        assertTrue(Liveness.stale(past.deadline(), NOW), "the rule: stale just after the deadline");
+        Recovery.Answer a = decide(past, NOW.minusSeconds(90));
         assertTrue(a.available());
         assertEquals(CHECKPOINT, a.checkpointJson());
     }

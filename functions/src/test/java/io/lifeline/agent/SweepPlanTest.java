@@ -447,4 +447,47 @@ class SweepPlanTest {
     void fleet_twoArgumentPolicy_neverHolds() {
         assertFalse(SweepPlan.fleet(SweepPlan.decide(brownout(), Map.of(), DEFAULTS, NOW), DEFAULTS).held());
     }
+
+    @Test
+    void fleet_releasedByTheOperator_holdsNobody_butSaysItStillTrips() {
+        List<SweepPlan.TeamOutcome> outcomes = SweepPlan.decide(brownout(), Map.of(), WITH_FLEET, NOW);
+        SweepPlan.FleetOutcome fleet = SweepPlan.fleet(outcomes, Map.of(), WITH_FLEET, NOW.minusSeconds(30));
+        assertFalse(fleet.held());
+        assertTrue(fleet.released(), "the flag stays up while the guard trips");
+        assertEquals(60, fleet.stale());
+        // Once the silence is over, a released hold is simply over.
+        SweepPlan.FleetOutcome over = SweepPlan.fleet(SweepPlan.decide(team("big", 10, 0), Map.of(), WITH_FLEET,
+                NOW), Map.of(), WITH_FLEET, NOW.minusSeconds(30));
+        assertFalse(over.held());
+        assertFalse(over.released());
+    }
+
+    /** A team of 10, 8 silent (its own guard trips), with its share of the fleet hold that began at {@code since}. */
+    private static Map<String, TeamSettings> sharing(Instant since, Instant releasedAt) {
+        return Map.of("a", new TeamSettings("a", null, null, null, null, null, null, null, null, null, null,
+                new TeamFleetHold(since, 10, 8, releasedAt)));
+    }
+
+    @Test
+    void decide_aTeamReleasedFromTheStandingFleetHold_isReleasedFromItsOwnGuardToo() {
+        Instant fleetSince = NOW.minusSeconds(60);
+        SweepPlan.TeamOutcome released = only(SweepPlan.decide(team("a", 10, 8), sharing(fleetSince,
+                NOW.minusSeconds(5)), DEFAULTS, NOW, fleetSince));
+        assertFalse(released.held(), "one release covers the silence, whichever guard holds it");
+        assertEquals(FailureDomain.Kind.RELEASED, released.verdict().kind());
+        assertEquals(8, released.actions().size());
+        assertTrue(SweepPlan.releasedFromFleet(sharing(fleetSince, NOW.minusSeconds(5)).get("a"), fleetSince));
+    }
+
+    @Test
+    void decide_aReleaseOfAnEarlierFleetHold_orNoRelease_releasesNothing() {
+        Instant fleetSince = NOW.minusSeconds(60);
+        Instant earlier = NOW.minusSeconds(3600);
+        assertTrue(only(SweepPlan.decide(team("a", 10, 8), sharing(earlier, NOW.minusSeconds(3000)), DEFAULTS, NOW,
+                fleetSince)).held(), "a later fleet hold holds the team again");
+        assertFalse(SweepPlan.releasedFromFleet(sharing(earlier, NOW.minusSeconds(3000)).get("a"), fleetSince));
+        assertTrue(only(SweepPlan.decide(team("a", 10, 8), sharing(fleetSince, null), DEFAULTS, NOW, fleetSince))
+                .held(), "a share not released holds as before");
+        assertFalse(SweepPlan.releasedFromFleet(sharing(fleetSince, null).get("a"), fleetSince));
+    }
 }

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.lifeline.agent.Agent;
 import io.lifeline.agent.Liveness;
+import io.lifeline.agent.SweepPlan;
+import io.lifeline.app.AgentChanges;
 import io.lifeline.app.AgentQueries;
 import java.time.Instant;
 import java.util.List;
@@ -49,6 +51,42 @@ class AgentReadTest {
         assertEquals(List.of(shown.deadline()), listed.stream().map(Agent::deadline).toList());
         assertEquals(item.heartbeatAt(), f.agents.list(team, null).get(0).agent().heartbeatAt(),
                 "the store's list does not judge either");
+    }
+
+    /**
+     * Join, pause and resume answer the agent as GET shows it: a hosted agent whose item holds a miss the sweep
+     * counted before its lease beat, and an older deadline, is answered through its lease (no miss, the lease's
+     * deadline), exactly as the GET that follows.
+     */
+    @Test
+    void pauseResumeAndJoin_answerTheAgentAsGetShowsIt() {
+        String team = StoreFixture.team("answers");
+        f.ready(team, "p");
+        f.beatsThrough(team, "p", "host-3");
+        SweepPlan.Observed seen = f.sweepRead(team, "p");
+        Instant past = Liveness.viaLease(Instant.ofEpochMilli(seen.hosted().leaseBeatMs()), StoreFixture.STALE_AFTER)
+                .plusMillis(1);
+        assertEquals(SweepStore.Write.DONE, f.sweeps.recordMiss(seen, 1, past, StoreFixture.SPACING));
+        Instant later = past.plusSeconds(1);
+        f.leases.renew(team, "host-3", List.of(new HostLeaseStore.Beat("p", later)), later);
+        AgentChanges changes = new AgentChanges(f.agents);
+        AgentQueries queries = new AgentQueries(f.agents);
+
+        Agent paused = changes.pause(team, "p", later.plusSeconds(3_600));
+        assertEquals(1, f.agents.require(team, "p").consecutiveMisses(), "the item holds the miss");
+        assertEquals(0, paused.consecutiveMisses(), "the lease beat came after it");
+        assertEquals(later, paused.heartbeatAt());
+        assertEquals(Liveness.viaLease(later, StoreFixture.STALE_AFTER), paused.deadline());
+        assertEquals(queries.require(team, "p"), paused, "pause answers as GET shows");
+
+        Agent resumed = changes.resume(team, "p");
+        assertNull(resumed.pausedUntil());
+        assertEquals(later, resumed.heartbeatAt());
+        assertEquals(queries.require(team, "p"), resumed, "resume answers as GET shows");
+
+        f.agents.leave(team, "p", null, f.tick());
+        Agent joined = changes.join(team, "p", f.tick());
+        assertEquals(queries.require(team, "p"), joined, "join answers as GET shows");
     }
 
     @Test

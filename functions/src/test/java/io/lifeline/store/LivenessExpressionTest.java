@@ -1,12 +1,15 @@
 package io.lifeline.store;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lifeline.agent.Agent;
 import io.lifeline.agent.Heartbeat;
 import io.lifeline.agent.Liveness;
 import io.lifeline.agent.NewAgent;
+import io.lifeline.agent.SweepPlan;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -20,7 +23,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The heartbeat write computes an agent's deadline inside its DynamoDB update expression (so a beat costs no read):
  * for every kind of beat, with and without the agent's own allowances, the deadline the table stores is the
- * one {@link Liveness} computes, and the wait it stores is the beat's.
+ * one {@link Liveness} computes, and the wait it stores is the beat's. The sweep's lease condition, the other copy of
+ * the rule in an expression, lets a miss or a death through exactly when {@link Liveness#stale} says so.
  */
 @Tag("store")
 class LivenessExpressionTest {
@@ -131,5 +135,41 @@ class LivenessExpressionTest {
             }
         }
         assertEquals(2 * (4 * 2 + 1) * 2, rows, "every row ran");
+    }
+
+    /**
+     * The sweep's lease condition (a hosted agent's miss or death insists that its lease beat still leaves it stale)
+     * is built from {@link Liveness#staleBefore}; here it is held to {@link Liveness#stale} of the deadline the lease
+     * beat gives ({@link Liveness#viaLease}) one millisecond before, at and after that deadline: the table lets
+     * the write through exactly when Liveness says the agent is stale.
+     */
+    @Test
+    void sweepsLeaseCondition_isLivenesssStale_atTheLeaseDeadline() {
+        String team = StoreFixture.team("lease");
+        f.ready(team, "h");
+        f.beatsThrough(team, "h", "host-1");
+        SweepPlan.Observed seen = f.sweepRead(team, "h");
+        Instant leaseBeat = Instant.ofEpochMilli(seen.hosted().leaseBeatMs());
+        Instant deadline = Liveness.viaLease(leaseBeat, seen.hosted().staleAfter());
+        for (long offsetMs : new long[] {-1, 0}) {
+            Instant now = deadline.plusMillis(offsetMs);
+            assertFalse(Liveness.stale(deadline, now));
+            assertEquals(SweepStore.Write.RACE_LOST, f.sweeps.recordMiss(seen, seen.misses() + 1, now,
+                    StoreFixture.SPACING), "a miss " + offsetMs + " ms from the lease deadline");
+            assertEquals(SweepStore.Write.RACE_LOST, f.sweeps.markDead(seen, seen.misses() + 1, "silent", now,
+                    StoreFixture.SPACING), "a death " + offsetMs + " ms from the lease deadline");
+        }
+        Instant past = deadline.plusMillis(1);
+        assertTrue(Liveness.stale(deadline, past));
+        assertEquals(SweepStore.Write.DONE, f.sweeps.recordMiss(seen, seen.misses() + 1, past, StoreFixture.SPACING),
+                "a miss 1 ms past the lease deadline");
+        String other = "h2";
+        f.ready(team, other);
+        f.beatsThrough(team, other, "host-2");
+        SweepPlan.Observed second = f.sweepRead(team, other);
+        Instant secondPast = Liveness.viaLease(Instant.ofEpochMilli(second.hosted().leaseBeatMs()),
+                second.hosted().staleAfter()).plusMillis(1);
+        assertEquals(SweepStore.Write.DONE, f.sweeps.markDead(second, second.graceMisses(), "silent", secondPast,
+                StoreFixture.SPACING), "a death 1 ms past the lease deadline");
     }
 }

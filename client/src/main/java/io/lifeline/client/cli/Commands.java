@@ -210,7 +210,9 @@ final class Commands {
         int run() {
             if (agentId == null) {
                 AgentList list = client().agents(null);
-                return print(list, overview(list, Instant.now()));
+                // The team's hold (its own or a fleet-wide one), as the dashboard's banner shows it: one more read.
+                String hold = TeamCommands.holdsOf(client().settings(), Instant.now());
+                return print(list, overview(list, Instant.now()) + (hold.isEmpty() ? "" : "\n" + hold));
             }
             AgentView a = client().agent(agentId);
             Instant now = Instant.now();
@@ -256,7 +258,7 @@ final class Commands {
                 }
             }
             // The team's hold, as the dashboard's banner shows it: one more read.
-            String hold = TeamCommands.holdLines(client().settings().hold(), now);
+            String hold = TeamCommands.holdsOf(client().settings(), now);
             if (!hold.isEmpty()) {
                 s.append("\n").append(hold);
             }

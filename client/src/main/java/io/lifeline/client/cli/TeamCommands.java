@@ -187,7 +187,45 @@ final class TeamCommands {
                 + "\nfailure domains:              " + Commands.dash(t.failureDomains())
                 + "\npaused until:                 " + Commands.dash(t.pausedUntil())
                 + (t.pauseReason() == null ? "" : " (" + t.pauseReason() + ")")
-                + (holdLines(t.hold(), Instant.now()).isEmpty() ? "" : "\n" + holdLines(t.hold(), Instant.now()));
+                + (holdsOf(t, Instant.now()).isEmpty() ? "" : "\n" + holdsOf(t, Instant.now()));
+    }
+
+    /**
+     * The team's holds as the dashboard's banner says them: a fleet-wide hold first (while it stands the team's own
+     * flag is left as it was), then the team's own; empty when neither holds nor was released.
+     */
+    static String holdsOf(TeamSettings t, Instant now) {
+        TeamSettings.Hold f = t.fleetHold();
+        TeamSettings.Hold h = t.hold();
+        if (f != null && (f.held() || h == null || !h.held())) {
+            String fleet = fleetLines(f, now);
+            return fleet.isEmpty() ? holdLines(h, now) : fleet;
+        }
+        return holdLines(h, now);
+    }
+
+    /**
+     * The team's share of a fleet-wide hold: that Lifeline may be unable to hear agents across the fleet, this team's
+     * own counts, since when, and what to do; once the team is released from it, that.
+     */
+    static String fleetLines(TeamSettings.Hold f, Instant now) {
+        if (f == null) {
+            return "";
+        }
+        if (f.held()) {
+            return "fleet-wide self-preservation hold: Lifeline may be unable to hear agents across the fleet; "
+                    + (f.staleAgents() == 0 ? "none of this team's " + f.aliveAgents() + " agents is silent now"
+                    : f.staleAgents() + " of this team's " + f.aliveAgents() + " agents are held")
+                    + ", since " + f.since() + " (" + BaseCommand.relative(f.since(), now) + ")\n  why: " + f.why()
+                    + "\n  release this team from it (its silent agents are then marked dead as judged): "
+                    + "lifeline settings release-hold";
+        }
+        if (f.releasedAt() != null) {
+            return "released from the fleet-wide hold at " + f.releasedAt() + ": this team's " + f.staleAgents()
+                    + " silent agents are marked dead as judged, while the hold (since " + f.since()
+                    + ") stands for the rest of the fleet";
+        }
+        return "";
     }
 
     /**
@@ -211,7 +249,8 @@ final class TeamCommands {
     }
 
     @Command(name = "release-hold", mixinStandardHelpOptions = true,
-            description = "Release the team's self-preservation hold (admin key): its silent agents are marked dead.")
+            description = "Release the team's self-preservation hold, its own or its share of a fleet-wide one (admin"
+                    + " key): its silent agents are marked dead as judged.")
     static final class ReleaseHold extends BaseCommand {
         @Override
         int run() {

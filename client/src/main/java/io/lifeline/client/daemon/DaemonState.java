@@ -3,16 +3,15 @@ package io.lifeline.client.daemon;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lifeline.client.files.AtomicFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
@@ -218,14 +217,12 @@ public final class DaemonState implements AutoCloseable {
         }
     }
 
+    /**
+     * A record renamed into place, so a reader never sees half of it: written to {@code <name>.tmp} (made with the
+     * umask's mode), not forced to disk.
+     */
     private static void replace(Path file, byte[] bytes) throws IOException {
-        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-        Files.write(tmp, bytes);
-        try {
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } catch (AtomicMoveNotSupportedException e) {
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
-        }
+        AtomicFiles.write(file, bytes, AtomicFiles.Options.of().siblingTemp());
     }
 
     /** Releases the lock; the records stay (empty after a clean stop). */

@@ -1,5 +1,6 @@
 package io.lifeline.client.heartbeatmd;
 
+import io.lifeline.client.files.AtomicFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -60,6 +61,9 @@ import java.util.stream.Stream;
  */
 public final class Wake {
     private static final System.Logger LOG = System.getLogger(Wake.class.getName());
+    /** The file is a person's too: old or new bytes, never a mix, durable, and as readable as before. */
+    private static final AtomicFiles.Options WRITE = AtomicFiles.Options.of().forced().directoryForced()
+            .keepingPermissions();
     private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);
     private static final Pattern BACKUP = Pattern.compile("heartbeat-([0-9]{8}-[0-9]{6})(?:-([0-9]+))?\\.md");
 
@@ -120,7 +124,7 @@ public final class Wake {
             Path corruptCopy = unique(history, "corrupt-" + STAMP.format(now));
             Files.copy(file, corruptCopy);
             String restored = Files.readString(backup, StandardCharsets.UTF_8);
-            AtomicFiles.write(file, restored);
+            AtomicFiles.write(file, restored, WRITE);
             hb = HeartbeatFile.parse(restored);
             recovery = file.getFileName() + " was corrupt (" + e.getMessage() + "); restored from "
                     + baseDir.relativize(backup) + "; the corrupt copy is " + baseDir.relativize(corruptCopy);
@@ -250,7 +254,7 @@ public final class Wake {
             hb.setFrontmatter("last_error", lastError);
         }
         hb.setFrontmatter("config_hash", hb.computeConfigHash());
-        AtomicFiles.write(file, hb.render());
+        AtomicFiles.write(file, hb.render(), WRITE);
 
         // Whole seconds, rounded up, without going through milliseconds (a next_wake far ahead would overflow them).
         Duration until = nextWake == null ? null : Duration.between(end, nextWake);

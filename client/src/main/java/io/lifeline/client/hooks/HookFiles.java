@@ -1,7 +1,7 @@
 package io.lifeline.client.hooks;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.lifeline.client.heartbeatmd.AtomicFiles;
+import io.lifeline.client.files.AtomicFiles;
 import io.lifeline.hooks.HookRuntime;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -18,6 +18,10 @@ import java.util.regex.Pattern;
  * {@link #install} and {@link #uninstall} only compute the changes; {@link #apply} writes them.
  */
 public final class HookFiles {
+    /** A runtime's settings are the user's file: old or new bytes, never a mix, durable, and as readable as before. */
+    private static final AtomicFiles.Options WRITE = AtomicFiles.Options.of().forced().directoryForced()
+            .keepingPermissions();
+
     /** Claude Code: SessionStart as a command hook (HTTP hooks are not run for it), the rest as HTTP hooks. */
     static final List<String> CLAUDE_EVENTS = List.of("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse",
             "PostToolUseFailure", "PermissionRequest", "Notification", "Stop", "StopFailure", "PreCompact",
@@ -126,7 +130,7 @@ public final class HookFiles {
                 Files.deleteIfExists(c.file());
             } else {
                 Files.createDirectories(c.file().toAbsolutePath().getParent());
-                AtomicFiles.write(c.file(), c.after());
+                AtomicFiles.write(c.file(), c.after(), WRITE);
             }
         }
     }

@@ -18,9 +18,9 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * On AWS: template.yaml's HTTP API throttles every route (DefaultRouteSettings), gives the two
- * heartbeat routes, and only those, a higher limit (RouteSettings naming real route keys), and writes an access
- * log to a log group with a retention and no request header in its format (so never a key).
+ * On AWS: template.yaml's HTTP API throttles every route (DefaultRouteSettings), gives the four heartbeat routes,
+ * and only those, a higher limit taken from FleetSize's row of FleetCaps (RouteSettings naming real route keys), and
+ * writes an access log to a log group with a retention and no request header in its format (so never a key).
  */
 @Tag("contract")
 class ApiThrottlingTemplateTest {
@@ -45,8 +45,12 @@ class ApiThrottlingTemplateTest {
         for (Iterator<Map.Entry<String, JsonNode>> it = routes.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> r = it.next();
             assertTrue(routeKeys.contains(r.getKey()), "not a route of the template: " + r.getKey());
-            assertTrue(r.getValue().get("ThrottlingRateLimit").asInt() > defaultRate, r.toString());
-            assertTrue(r.getValue().get("ThrottlingBurstLimit").asInt() > defaultBurst, r.toString());
+            // FleetSize's figures (FleetCaps), for every size: looser than the other routes', burst above rate.
+            for (JsonNode size : root.at("/Parameters/FleetSize/AllowedValues")) {
+                int rate = fleetCap(root, r.getValue().get("ThrottlingRateLimit"), size.asText());
+                int burst = fleetCap(root, r.getValue().get("ThrottlingBurstLimit"), size.asText());
+                assertTrue(rate > defaultRate && burst > defaultBurst && burst >= rate, size + ": " + r);
+            }
             overridden.add(r.getKey());
         }
         assertEquals(HEARTBEAT_ROUTES, overridden, "only the heartbeat function's routes are looser");
@@ -61,6 +65,15 @@ class ApiThrottlingTemplateTest {
         int days = retention.isNumber() ? retention.asInt()
                 : root.at("/Parameters/" + retention.asText() + "/Default").asInt();
         assertTrue(days > 0, group.toString());
+    }
+
+    /** A route setting's figure: the FleetCaps row of {@code fleetSize} a {@code !FindInMap} names (read as a list). */
+    private static int fleetCap(JsonNode root, JsonNode setting, String fleetSize) {
+        assertTrue(setting.isArray() && setting.size() == 3 && "FleetCaps".equals(setting.get(0).asText()),
+                "derived from FleetSize: " + setting);
+        JsonNode value = root.at("/Mappings/FleetCaps/" + fleetSize + "/" + setting.get(2).asText());
+        assertTrue(value.isInt(), fleetSize + ": " + setting);
+        return value.asInt();
     }
 
     /** The route keys template.yaml declares on its functions, as Local's gateway serves them. */

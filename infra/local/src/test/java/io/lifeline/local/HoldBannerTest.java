@@ -4,8 +4,10 @@ import static io.lifeline.local.TestStack.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lifeline.agent.SweepPlan;
 import io.lifeline.auth.Scope;
 import io.lifeline.local.http.FrontDoor;
+import io.lifeline.store.TeamStore;
 import io.lifeline.testing.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
@@ -79,6 +81,10 @@ class HoldBannerTest {
     }
 
     static void signIn(String key) {
+        signIn(key, TEAM);
+    }
+
+    static void signIn(String key, String teamName) {
         driver.get(base + "/");
         if (driver.findElement(By.id("sign-out")).isDisplayed()) {
             driver.findElement(By.id("sign-out")).click();
@@ -87,7 +93,7 @@ class HoldBannerTest {
         keyInput.sendKeys(key);
         WebElement team = driver.findElement(By.id("team-input"));
         team.clear();
-        team.sendKeys(TEAM);
+        team.sendKeys(teamName);
         driver.findElement(By.id("login-button")).click();
     }
 
@@ -110,5 +116,41 @@ class HoldBannerTest {
         waiting().until(d -> d.findElement(By.id("team-hold-text")).getText().startsWith("Hold released at"));
         assertTrue(!driver.findElement(By.id("hold-release")).isDisplayed(), "nothing left to release");
         DashboardTest.screenshot(driver, "hold-released");
+    }
+
+    /**
+     * A fleet-wide hold as the sweep leaves it (the fleet's flag, and a team's share of it: its own 3 of 3 agents
+     * held; FleetSelfPreservationTest drives the sweep itself): the team's banner says Lifeline may be unable to hear
+     * agents across the fleet, the team's own count and since when; the admin's release frees the team from it.
+     */
+    @Test
+    void fleetWideHold_bannerShowsTheTeamsOwnCount_adminReleasesTheTeam() throws Exception {
+        String team = "fleetwide";
+        String admin = stack.key(team, Scope.ADMIN);
+        for (int i = 1; i <= 3; i++) {
+            ok(stack.send("register", admin, Map.of("team", team), null, "{\"agentId\":\"f" + i
+                    + "\",\"name\":\"Fleet " + i + "\",\"role\":\"worker\"}"));
+            ok(stack.send("join", admin, Map.of("team", team, "agentId", "f" + i), null, null));
+        }
+        TeamStore teams = new TeamStore(stack.dynamo, stack.tables);
+        Instant since = stack.clock.instant();
+        try {
+            assertTrue(teams.fleet().raise(new SweepPlan.FleetOutcome(40, 30, List.of(team), true, 0.5), since));
+            assertTrue(teams.shareFleetHold(team, since, 3, 3, null));
+            signIn(admin, team);
+            waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("team-hold")));
+            String text = driver.findElement(By.id("team-hold-text")).getText();
+            assertTrue(text.startsWith("Fleet-wide self-preservation hold: Lifeline may be unable to hear agents "
+                    + "across the fleet"), text);
+            assertTrue(text.contains("3 of this team's 3 agents are held, since"), text);
+            DashboardTest.screenshot(driver, "fleet-hold");
+            driver.findElement(By.id("hold-release")).click();
+            waiting().until(d -> d.findElement(By.id("team-hold-text")).getText()
+                    .startsWith("Released from the fleet-wide hold at"));
+            assertTrue(!driver.findElement(By.id("hold-release")).isDisplayed(), "nothing left to release");
+        } finally {
+            teams.clearFleetShare(team, since);
+            teams.fleet().clear(since, stack.clock.instant());
+        }
     }
 }

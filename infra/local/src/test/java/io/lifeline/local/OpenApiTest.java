@@ -15,6 +15,7 @@ import com.networknt.schema.JsonSchemaFactory;
 import com.networknt.schema.SchemaValidatorsConfig;
 import com.networknt.schema.SpecVersion;
 import com.networknt.schema.ValidationMessage;
+import io.lifeline.agent.SweepPlan;
 import io.lifeline.auth.Scope;
 import io.lifeline.local.http.FrontDoor;
 import io.lifeline.local.http.LocalGateway;
@@ -26,6 +27,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -99,7 +101,7 @@ class OpenApiTest {
         unserved.removeAll(served);
         assertTrue(undescribed.isEmpty(), "served but not in openapi.yaml: " + undescribed);
         assertTrue(unserved.isEmpty(), "in openapi.yaml but not served: " + unserved);
-        assertEquals(37, described.size());
+        assertEquals(38, described.size());
     }
 
     @Test
@@ -322,6 +324,18 @@ class OpenApiTest {
         new TeamStore(stack.dynamo, stack.tables).raiseMassStale(TestStack.TEAM, 10, 8, 0.5, stack.clock.instant());
         conforms("get-settings", stack.team("get-settings", null), 200);
         conforms("release-hold", stack.team("release-hold", null), 200);
+        // A fleet-wide hold as the sweep raises it and writes the team's share (the store's own writes): the team's
+        // settings carry its share, its release frees the team, the operator releases the fleet's; then it clears.
+        TeamStore teams = new TeamStore(stack.dynamo, stack.tables);
+        Instant fleetSince = stack.clock.instant();
+        teams.fleet().raise(new SweepPlan.FleetOutcome(40, 30, List.of(TestStack.TEAM), true, 0.5), fleetSince);
+        teams.shareFleetHold(TestStack.TEAM, fleetSince, 10, 8, null);
+        conforms("get-settings", stack.team("get-settings", null), 200);
+        conforms("release-hold", stack.team("release-hold", null), 200);
+        conforms("release-fleet-hold", stack.send("release-fleet-hold", stack.operatorKey, Map.of(), null, null), 200);
+        conforms("release-fleet-hold", stack.send("release-fleet-hold", stack.operatorKey, Map.of(), null, null), 409);
+        teams.clearFleetShare(TestStack.TEAM, fleetSince);
+        teams.fleet().clear(fleetSince, stack.clock.instant());
         conforms("leave", stack.agent("leave", "oa-3", "{\"reason\":\"done\"}"), 200);
         conforms("delete-agent", stack.agent("delete-agent", agent, null), 409);
         stack.register("oa-4");

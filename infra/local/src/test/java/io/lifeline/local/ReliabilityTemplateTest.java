@@ -57,7 +57,13 @@ class ReliabilityTemplateTest {
         assertTrue(p.path("Events").isMissingNode(), "no HTTP API route reaches it: " + p.path("Events"));
         int own = template.reservedConcurrency(urlFunction, reserved).orElse(0);
         assertTrue(own > 0, "its own reserved concurrency");
-        assertEquals(Integer.parseInt(template.parameter("HeartbeatUrlMaxConcurrency", Map.of())), own);
+        // Left at fleet, it takes FleetSize's figure (FleetCaps); a number overrides it.
+        assertEquals("fleet", template.parameter("HeartbeatUrlMaxConcurrency", Map.of()));
+        assertEquals(template.tree().at("/Mappings/FleetCaps/" + template.parameter("FleetSize", Map.of())
+                + "/HeartbeatUrl").asInt(), own);
+        Map<String, String> overridden = new HashMap<>(reserved);
+        overridden.put("HeartbeatUrlMaxConcurrency", "7");
+        assertEquals(7, template.reservedConcurrency(urlFunction, overridden).orElse(0));
         assertTrue(template.reservedConcurrency("HeartbeatFunction", reserved).orElse(0) > 0,
                 "the API's heartbeats keep a reservation the URL cannot take");
     }

@@ -334,6 +334,12 @@ class TenantIsolationTest {
         }
     }
 
+    private static Set<String> fieldNames(JsonNode n) {
+        Set<String> out = new TreeSet<>();
+        n.fieldNames().forEachRemaining(out::add);
+        return out;
+    }
+
     private static Set<String> fleetTypesOnTheBus(TestStack s) {
         Set<String> out = new TreeSet<>();
         s.bus.delivered().stream().filter(d -> d.event().path("detail").path("team").asText().equals("*"))
@@ -404,7 +410,7 @@ class TenantIsolationTest {
     @Test
     void aFleetWideHoldOfTwoTeams_eachTeamReadsTheHoldWithoutTheOthersName() throws Exception {
         TestStack s = STACKS.open();
-        Team alpha = hostedTeam(s, "alpha", "alpha-secret-agent-", "alpha-secret-host", 6);
+        Team alpha = hostedTeam(s, "alpha", "alpha-secret-agent-", "alpha-secret-host", 7);
         Team beta = hostedTeam(s, "beta", "beta-agent-", "beta-host", 6);
         Team steady = hostedTeam(s, "steady", "steady-", "steady-host", 10);
         Runnable steadyBeats = () -> steady.agents().forEach(id -> TestStack.ok(s.send("heartbeat", steady.key(),
@@ -415,6 +421,22 @@ class TenantIsolationTest {
             assertEquals(List.of(), s.sweep(), "held at " + sec + " s");
         }
         s.pump.drain();
+        // While it holds, beta's settings (its banner's and lifeline status's read) carry beta's own share alone:
+        // its 6 agents, never alpha's 7, the fleet's 13 silent of 23, a team's name or a host.
+        JsonNode settings = TestStack.ok(s.send("get-settings", s.key("beta", Scope.READ), Map.of("team", "beta"),
+                null, null)).body();
+        namesNothingOf(settings.toString(), "alpha", "alpha-secret-agent-", "alpha-secret-host", "steady", "\"teams\"");
+        JsonNode share = settings.path("fleetHold");
+        assertEquals(Set.of("held", "aliveAgents", "staleAgents", "since", "why"), fieldNames(share), share::toString);
+        assertEquals(6, share.path("aliveAgents").asInt(), share::toString);
+        assertEquals(6, share.path("staleAgents").asInt(), share::toString);
+        assertFalse(share.path("why").asText().matches(".*\\d.*"), "no other team's count in the words: " + share);
+        // Beta's release frees beta alone: alpha's share still holds, and beta's answer names nothing of alpha.
+        JsonNode released = TestStack.ok(s.send("release-hold", beta.key(), Map.of("team", "beta"), null, null)).body();
+        namesNothingOf(released.toString(), "alpha", "steady");
+        assertFalse(released.path("fleetHold").path("held").asBoolean(true), released::toString);
+        assertTrue(TestStack.ok(s.send("get-settings", alpha.key(), Map.of("team", "alpha"), null, null)).body()
+                .path("fleetHold").path("held").asBoolean(), "alpha is still held");
         s.clock.set(TestStack.START.plusSeconds(190));
         steadyBeats.run();
         for (Team t : List.of(alpha, beta)) {
@@ -436,7 +458,7 @@ class TenantIsolationTest {
             assertEquals(1, view.get("count").asInt(), type + ": " + view);
             JsonNode d = view.path("events").path(0).path("detail");
             assertEquals("beta", d.path("team").asText(), d::toString);
-            assertEquals(12, d.path("staleAgents").asInt(), "the hold's counts, bare numbers: " + d);
+            assertEquals(13, d.path("staleAgents").asInt(), "the hold's counts, bare numbers: " + d);
         }
     }
 

@@ -2,23 +2,20 @@ package io.lifeline.client.manager;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lifeline.client.LifelineClient;
+import io.lifeline.client.files.AtomicFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 
 /**
- * The state file, written atomically: the JSON goes to a temporary file in the same directory, is forced to
- * disk ({@link FileChannel#force}), then renamed over the old file, so a crash leaves the old file or the new
- * one, never half of either.
+ * The state file, written atomically ({@link AtomicFiles}): the JSON goes to a temporary file in the same directory,
+ * is forced to disk, then renamed over the old file, so a crash leaves the old file or the new one, never half of
+ * either. The file is its owner's only (0600, as its temp file is made).
  */
 public final class StateStore {
     private static final ObjectMapper MAPPER = LifelineClient.mapper();
+    private static final AtomicFiles.Options WRITE = AtomicFiles.Options.of().forced();
     private final Path path;
 
     public StateStore(Path path) {
@@ -31,27 +28,8 @@ public final class StateStore {
 
     public void save(PersistedState state) {
         try {
-            Path dir = path.getParent();
-            Files.createDirectories(dir);
-            Path tmp = Files.createTempFile(dir, path.getFileName().toString(), ".tmp");
-            try {
-                byte[] bytes = MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(state);
-                try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE,
-                        StandardOpenOption.TRUNCATE_EXISTING)) {
-                    ByteBuffer buf = ByteBuffer.wrap(bytes);
-                    while (buf.hasRemaining()) {
-                        ch.write(buf);
-                    }
-                    ch.force(true);
-                }
-                try {
-                    Files.move(tmp, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-                } catch (AtomicMoveNotSupportedException e) {
-                    Files.move(tmp, path, StandardCopyOption.REPLACE_EXISTING);
-                }
-            } finally {
-                Files.deleteIfExists(tmp);
-            }
+            Files.createDirectories(path.getParent());
+            AtomicFiles.write(path, MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(state), WRITE);
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot write the state file " + path, e);
         }

@@ -23,8 +23,9 @@ import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
- * {@code java -jar lifeline-local.jar [--port N] [--data-dir DIR | --in-memory]}, and the bootstrap commands
- * {@code create-team} and {@code create-operator-key} (for Local's data dir, or a deployed table). A refusal the
+ * {@code java -jar lifeline-local.jar [--port N] [--data-dir DIR | --in-memory]}, the bootstrap commands
+ * {@code create-team} and {@code create-operator-key} (for Local's data dir, or a deployed table), and
+ * {@code dynamodb} (Lifeline's DynamoDB engine alone as an endpoint: {@link DynamoDbCommand}). A refusal the
  * user can fix (a data dir another process holds, a port in use, an unknown parameter) is one line on stderr and
  * a non-zero exit, never a stack trace.
  */
@@ -34,7 +35,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
                 "Everything it listens on is on 127.0.0.1 (the front door, and the event bus and Step Functions "
                 + "stand-ins on free ports); the store has no port. One process per data dir: a running Local "
                 + "holds <data-dir>/lock, and a second Local or a bootstrap command on that data dir is refused."},
-        subcommands = {LocalMain.CreateTeam.class, LocalMain.CreateOperatorKey.class})
+        subcommands = {LocalMain.CreateTeam.class, LocalMain.CreateOperatorKey.class, DynamoDbCommand.class})
 public final class LocalMain implements Callable<Integer> {
     @Option(names = "--port", description = "Port on 127.0.0.1 (default ${DEFAULT-VALUE}; 0 picks a free one)")
     int port = 8787;

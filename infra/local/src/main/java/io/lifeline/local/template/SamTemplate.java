@@ -424,12 +424,12 @@ public final class SamTemplate {
     }
 
     /**
-     * A function's ReservedConcurrentExecutions for these parameters ({@code !If} evaluated; {@code AWS::NoValue}
-     * or none: empty). Lambda runs at most that many invocations of it at once and throttles the rest.
+     * A function's ReservedConcurrentExecutions for these parameters ({@code !If}, nested ones too, evaluated and
+     * {@code !FindInMap} read; {@code AWS::NoValue} or none: empty). Lambda runs at most that many invocations of it at once and throttles the rest.
      */
     public OptionalInt reservedConcurrency(String logicalId, Map<String, String> parameters) {
         JsonNode v = resources().path(logicalId).path("Properties").path("ReservedConcurrentExecutions");
-        if (v.has("Fn::If")) {
+        while (v.has("Fn::If")) {
             JsonNode branches = v.get("Fn::If");
             v = condition(branches.get(0).asText(), parameters) ? branches.get(1) : branches.get(2);
         }
@@ -525,21 +525,14 @@ public final class SamTemplate {
             JsonNode pair = c.get("Fn::Equals");
             return resolve(pair.get(0), parameters, Map.of()).equals(resolve(pair.get(1), parameters, Map.of()));
         }
-        if (c.has("Fn::And")) {
-            for (JsonNode part : c.get("Fn::And")) {
-                if (!evaluate(part, parameters)) {
-                    return false;
+        if (c.has("Fn::And") || c.has("Fn::Or")) {
+            boolean and = c.has("Fn::And");
+            for (JsonNode part : c.get(and ? "Fn::And" : "Fn::Or")) {
+                if (evaluate(part, parameters) != and) {
+                    return !and;
                 }
             }
-            return true;
-        }
-        if (c.has("Fn::Or")) {
-            for (JsonNode part : c.get("Fn::Or")) {
-                if (evaluate(part, parameters)) {
-                    return true;
-                }
-            }
-            return false;
+            return and;
         }
         if (c.has("Condition")) {
             return condition(c.get("Condition").asText(), parameters);
@@ -557,6 +550,12 @@ public final class SamTemplate {
         }
         if (value.has("Ref")) {
             return resolveName(value.get("Ref").asText(), parameters, resourceNames);
+        }
+        if (value.has("Fn::FindInMap")) {
+            JsonNode at = value.get("Fn::FindInMap");
+            return root.path("Mappings").path(resolve(at.get(0), parameters, resourceNames))
+                    .path(resolve(at.get(1), parameters, resourceNames))
+                    .path(resolve(at.get(2), parameters, resourceNames)).asText();
         }
         if (value.has("Fn::Sub") && value.get("Fn::Sub").isTextual()) {
             Matcher m = Pattern.compile("\\$\\{([^}]+)}")

@@ -334,8 +334,8 @@ class SamTemplateTest {
                 "OutboxParkedAlarm", "OutboxFailedAlarm",
                 // Deliveries, starvation, the store, revives and the sweep's writes
                 "SweepWriteErrorsAlarm", "DeliveryDeadLettersAlarm", "ApiServerErrorsAlarm",
-                "HeartbeatThrottlesAlarm", "AuthorizerThrottlesAlarm", "ControlLoopThrottlesAlarm", "ReviveFailuresAlarm",
-                "StoreThrottlesAlarm", "FaultsAlarm", "AlertFlowsAlarm"),
+                "HeartbeatThrottlesAlarm", "HeartbeatStageThrottlesAlarm", "AuthorizerThrottlesAlarm",
+                "ControlLoopThrottlesAlarm", "ReviveFailuresAlarm", "StoreThrottlesAlarm", "FaultsAlarm", "AlertFlowsAlarm"),
                 alarms.keySet());
         // AlarmSet essential (the default) deploys the alarms without a condition; full adds the rest.
         assertEquals("essential", root.path("Parameters").path("AlarmSet").path("Default").asText());
@@ -349,7 +349,8 @@ class SamTemplateTest {
             }
         }
         assertEquals(Set.of("SweepNotRunningAlarm", "FaultsAlarm", "DeliveryDeadLettersAlarm", "HeartbeatThrottlesAlarm",
-                "HeartbeatErrorsAlarm", "HeartbeatInternalErrorsAlarm", "AuthorizerErrorsAlarm"), essential);
+                "HeartbeatStageThrottlesAlarm", "HeartbeatErrorsAlarm", "HeartbeatInternalErrorsAlarm",
+                "AuthorizerErrorsAlarm"), essential);
         JsonNode faults = root.path("Resources").path("FaultsAlarm").path("Properties");
         assertEquals(Metrics.FAULTS, faults.path("MetricName").asText());
         assertTrue(faults.path("Dimensions").isMissingNode(), "Faults has no dimension: one metric for every function");

@@ -1,4 +1,4 @@
-package io.lifeline.store;
+package io.lifeline.agent;
 
 import io.lifeline.schedule.Schedule;
 import io.lifeline.schedule.Schedules;

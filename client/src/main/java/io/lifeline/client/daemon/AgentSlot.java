@@ -1,0 +1,236 @@
+package io.lifeline.client.daemon;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Everything a {@link HostDaemon} knows of one of its agents, in one place: its place in the daemon's list (which
+ * fixes its host lease), its restart policy, the server's advice, its exits, crashes and restarts, the reports not
+ * yet taken, the give-up, and what its runtime's hooks said. The daemon's rounds, its exit passes and its hooks'
+ * consequences change a slot under the daemon's lock; the fields read without it (the advice, the restart due, the
+ * give-up, the session, the exit's time) are volatile or atomic. A slot judges nothing: the crash loop, the beat
+ * round, the command inbox and the hook sessions do, each with the slot in hand.
+ */
+final class AgentSlot {
+    private final String id;
+    private final int index;
+    private final RestartPolicy restartPolicy;
+    /** The server's latest advice, in seconds, or null until it answered. */
+    private volatile Long advised;
+    /** When its process was last (re)started. */
+    private volatile Instant startedAt;
+    /** Whether its current exit has been counted (cleared when it runs again). */
+    private volatile boolean exitCounted;
+    /** When its not yet reported exit was seen ({@link System#nanoTime()}), or null. */
+    private final AtomicReference<Long> exitSeen = new AtomicReference<>();
+    /** Its crash report not yet accepted by the server: the reason, or null. */
+    private volatile String failPending;
+    /** Its leave not yet accepted by the server, after its command finished (exit status 0): the reason, or null. */
+    private volatile String leavePending;
+    /** Its crashes within the crash window, oldest first. */
+    private final Deque<Instant> crashes = new ArrayDeque<>();
+    /** Its exits within the crash window, crashes and finishes alike (the restart backoff's count). */
+    private final Deque<Instant> ends = new ArrayDeque<>();
+    /** Its restarts of the daemon's own accord within the last hour, oldest first. */
+    private final Deque<Instant> restarts = new ArrayDeque<>();
+    /** When it is to be restarted after its crash backoff, or null. */
+    private volatile Instant restartDue;
+    /** The give-up's reason when the daemon gave it up (crash loop), else null. */
+    private volatile String givenUp;
+    /** Whether the server has the give-up (or refused it for good). */
+    private volatile boolean giveUpReported;
+    /** The restarts-in-the-last-hour count the server last took, or null (sent again only when it changes). */
+    private volatile Long restartsSent;
+    /** Whether its runtime session ended (SESSION_ENDED): it left, gets no beat, and its exit is no crash. */
+    private volatile boolean sessionLeft;
+    /** The runtime session its hooks last named, or null. */
+    private final AtomicReference<String> session = new AtomicReference<>();
+    /** What the hooks said that the server last took (status, waiting, inTurn, source), or null. */
+    private volatile List<Object> hookSent;
+
+    AgentSlot(String id, int index, RestartPolicy restartPolicy, Instant startedAt) {
+        this.id = id;
+        this.index = index;
+        this.restartPolicy = restartPolicy;
+        this.startedAt = startedAt;
+    }
+
+    String id() {
+        return id;
+    }
+
+    /** Its place in the daemon's list of agents: its host lease is {@code index / 25}. */
+    int index() {
+        return index;
+    }
+
+    RestartPolicy restartPolicy() {
+        return restartPolicy;
+    }
+
+    Long advised() {
+        return advised;
+    }
+
+    /** Takes the server's advice; none, or less than a second, leaves the last one. */
+    void advise(Long seconds) {
+        if (seconds != null && seconds >= 1) {
+            advised = seconds;
+        }
+    }
+
+    Instant startedAt() {
+        return startedAt;
+    }
+
+    /** Its process was (re)started at {@code now}: counted as the daemon's own restart when {@code own}. */
+    void started(Instant now, boolean own) {
+        startedAt = now;
+        if (own) {
+            restarts.addLast(now);
+        }
+        exitCounted = false;
+    }
+
+    boolean exitCounted() {
+        return exitCounted;
+    }
+
+    /** Its process runs: the next exit is a new one. */
+    void running() {
+        exitCounted = false;
+    }
+
+    /** Counts the current exit: true the first time only. */
+    boolean countExit() {
+        if (exitCounted) {
+            return false;
+        }
+        exitCounted = true;
+        return true;
+    }
+
+    /** An exit was seen at {@code nanos}, unless an earlier one is still unreported. */
+    void exitSeen(long nanos) {
+        exitSeen.compareAndSet(null, nanos);
+    }
+
+    /** The unreported exit's time, now reported (or dropped), or null. */
+    Long takeExitSeen() {
+        return exitSeen.getAndSet(null);
+    }
+
+    String failPending() {
+        return failPending;
+    }
+
+    void failPending(String reason) {
+        failPending = reason;
+    }
+
+    String leavePending() {
+        return leavePending;
+    }
+
+    void leavePending(String reason) {
+        leavePending = reason;
+    }
+
+    /** Counts an exit at {@code now}: answers the exits in the window, this one included. */
+    int ended(Instant now, Duration window) {
+        ends.addLast(now);
+        return inWindow(ends, now, window);
+    }
+
+    /** Counts a crash at {@code now}: answers the crashes in the window, this one included. */
+    int crashed(Instant now, Duration window) {
+        crashes.addLast(now);
+        return crashesInWindow(now, window);
+    }
+
+    int crashesInWindow(Instant now, Duration window) {
+        return inWindow(crashes, now, window);
+    }
+
+    Instant restartDue() {
+        return restartDue;
+    }
+
+    void restartDue(Instant due) {
+        restartDue = due;
+    }
+
+    String givenUp() {
+        return givenUp;
+    }
+
+    /** The daemon gives it up: no restart due, no crash report, the give-up's reason instead. */
+    void giveUp(String reason) {
+        restartDue = null;
+        failPending = null;
+        givenUp = reason;
+    }
+
+    /** A new revive (an operator's) after the give-up: the crash loop starts afresh. */
+    void forgetGiveUp() {
+        givenUp = null;
+        giveUpReported = false;
+        crashes.clear();
+        exitCounted = false;
+    }
+
+    boolean giveUpReported() {
+        return giveUpReported;
+    }
+
+    void giveUpReported(boolean reported) {
+        giveUpReported = reported;
+    }
+
+    Long restartsSent() {
+        return restartsSent;
+    }
+
+    void restartsSent(long n) {
+        restartsSent = n;
+    }
+
+    /** How often the daemon restarted it of its own accord in the hour before {@code now}. */
+    int restartsLastHour(Instant now) {
+        return inWindow(restarts, now, Duration.ofHours(1));
+    }
+
+    boolean sessionLeft() {
+        return sessionLeft;
+    }
+
+    void sessionLeft(boolean left) {
+        sessionLeft = left;
+    }
+
+    /** Takes the session a hook named: true when it differs from the one named before. */
+    boolean namedSession(String named) {
+        return !named.equals(session.getAndSet(named));
+    }
+
+    List<Object> hookSent() {
+        return hookSent;
+    }
+
+    /** What the server took of the hooks; null: it takes what they say anew (after a join or a restart). */
+    void hookSent(List<Object> signature) {
+        hookSent = signature;
+    }
+
+    /** How many of {@code times} fall in the window before {@code now}; the older ones are dropped. */
+    private static int inWindow(Deque<Instant> times, Instant now, Duration window) {
+        while (!times.isEmpty() && !times.peekFirst().isAfter(now.minus(window))) {
+            times.pollFirst();
+        }
+        return times.size();
+    }
+}
