@@ -3,6 +3,7 @@ package io.lifeline.engine;
 import static io.lifeline.engine.Cases.map;
 import static io.lifeline.engine.Cases.n;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -36,8 +37,14 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
-import software.amazon.awssdk.services.dynamodb.model.ListStreamsRequest;
-import software.amazon.awssdk.services.dynamodb.model.ListStreamsResponse;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.BillingMode;
+import software.amazon.awssdk.services.dynamodb.model.GetRecordsResponse;
+import software.amazon.awssdk.services.dynamodb.model.KeyType;
+import software.amazon.awssdk.services.dynamodb.model.OperationType;
+import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
+import software.amazon.awssdk.services.dynamodb.model.ShardIteratorType;
+import software.amazon.awssdk.services.dynamodb.model.StreamViewType;
 import software.amazon.awssdk.services.dynamodb.model.Stream;
 import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
 
@@ -50,11 +57,16 @@ import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
 class EndpointTest implements Cases {
     private static Endpoint endpoint;
     private static DynamoDbClient client;
+    private static DynamoDbStreamsClient streams;
 
     @BeforeAll
     static void start() throws IOException {
         endpoint = Endpoint.start(new Engine(Clock.systemUTC()), 0);
         client = sdk(endpoint.uri());
+        streams = DynamoDbStreamsClient.builder().endpointOverride(endpoint.uri()).region(Region.US_WEST_2)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("k", "s")))
+                .httpClient(UrlConnectionHttpClient.create())
+                .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry())).build();
     }
 
     static DynamoDbClient sdk(URI uri) {
@@ -67,12 +79,18 @@ class EndpointTest implements Cases {
     @AfterAll
     static void stop() {
         client.close();
+        streams.close();
         endpoint.close();
     }
 
     @Override
     public DynamoDbClient db() {
         return client;
+    }
+
+    @Override
+    public DynamoDbStreamsClient streams() {
+        return streams;
     }
 
     @Override
@@ -147,53 +165,43 @@ class EndpointTest implements Cases {
         assertTrue(strange.body.contains("Unknown member Limt in ListTables"), strange.body);
         Reply wrongType = post("DynamoDB_20120810.ListTables", "{\"Limit\":\"three\"}");
         assertTrue(wrongType.body.contains("Expected a number for ListTables.Limit"), wrongType.body);
-        Reply notImplemented = post("DynamoDB_20120810.DescribeTimeToLive", "{\"TableName\":\"x\"}");
+        Reply notImplemented = post("DynamoDB_20120810.DescribeContinuousBackups", "{\"TableName\":\"x\"}");
         assertEquals(400, notImplemented.status);
         assertTrue(notImplemented.body.startsWith("{\"__type\":\"com.amazon.coral.validate#ValidationException\","
-                + "\"message\":\"The Lifeline engine does not implement the operation DescribeTimeToLive\""),
+                + "\"message\":\"The Lifeline engine does not implement the operation DescribeContinuousBackups\""),
                 notImplemented.body);
-        Reply streams = post("DynamoDBStreams_20120810.ListStreams", "{}");
-        assertEquals(400, streams.status);
-        assertTrue(streams.body.contains("started without a streams client"), streams.body);
+        try (Endpoint tablesOnly = Endpoint.start(new Engine(Clock.systemUTC()).client(), null, 0)) {
+            Reply streams = post(tablesOnly.uri(), "DynamoDBStreams_20120810.ListStreams", "{}");
+            assertEquals(400, streams.status);
+            assertTrue(streams.body.contains("started without a streams client"), streams.body);
+        }
         HttpURLConnection get = (HttpURLConnection) endpoint.uri().toURL().openConnection();
         assertEquals(200, get.getResponseCode());
         get.disconnect();
     }
 
-    /**
-     * Until the engine has a streams client of its own, a one-operation client shows the dispatch: a streams
-     * operation reaches the client given, through the SDK's streams client, and its answer comes back whole.
-     */
+    /** The engine's own streams, over the wire: a write's record read back through the SDK's streams client. */
     @Test
-    void aStreamsClientGivenIsServed() throws Exception {
-        DynamoDbStreamsClient streams = new DynamoDbStreamsClient() {
-            @Override
-            public ListStreamsResponse listStreams(ListStreamsRequest request) {
-                return ListStreamsResponse.builder().streams(s -> s.streamArn("arn:aws:dynamodb:local:0:table/"
-                        + request.tableName() + "/stream/1").tableName(request.tableName()).streamLabel("1")).build();
-            }
-
-            @Override
-            public String serviceName() {
-                return DynamoDbStreamsClient.SERVICE_NAME;
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        try (Endpoint served = Endpoint.start(new Engine(Clock.systemUTC()).client(), streams, 0);
-             DynamoDbStreamsClient sdk = DynamoDbStreamsClient.builder().endpointOverride(served.uri())
-                     .region(Region.US_WEST_2)
-                     .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("k", "s")))
-                     .httpClient(UrlConnectionHttpClient.create()).build()) {
-            Stream got = sdk.listStreams(r -> r.tableName("t")).streams().get(0);
-            assertEquals("arn:aws:dynamodb:local:0:table/t/stream/1", got.streamArn());
-            assertEquals("t", got.tableName());
-            DynamoDbException refused = assertThrows(DynamoDbException.class,
-                    () -> sdk.describeStream(r -> r.streamArn(got.streamArn())));
-            assertEquals(400, refused.statusCode());
-        }
+    void theEnginesStreamsAreServed() {
+        String t = "streamed-" + System.nanoTime();
+        db().createTable(r -> r.tableName(t)
+                .keySchema(k -> k.attributeName("pk").keyType(KeyType.HASH))
+                .attributeDefinitions(a -> a.attributeName("pk").attributeType(ScalarAttributeType.S))
+                .billingMode(BillingMode.PAY_PER_REQUEST)
+                .streamSpecification(x -> x.streamEnabled(true).streamViewType(StreamViewType.NEW_AND_OLD_IMAGES)));
+        db().putItem(r -> r.tableName(t).item(Map.of("pk", AttributeValue.fromS("a"),
+                "status", AttributeValue.fromS("ready"))));
+        Stream listed = streams().listStreams(r -> r.tableName(t)).streams().get(0);
+        assertEquals(t, listed.tableName());
+        String shard = streams().describeStream(r -> r.streamArn(listed.streamArn())).streamDescription().shards()
+                .get(0).shardId();
+        String iterator = streams().getShardIterator(r -> r.streamArn(listed.streamArn()).shardId(shard)
+                .shardIteratorType(ShardIteratorType.TRIM_HORIZON)).shardIterator();
+        GetRecordsResponse page = streams().getRecords(r -> r.shardIterator(iterator));
+        assertEquals(1, page.records().size());
+        assertEquals(OperationType.INSERT, page.records().get(0).eventName());
+        assertEquals("ready", page.records().get(0).dynamodb().newImage().get("status").s());
+        assertNotNull(page.nextShardIterator());
     }
 
     /**
@@ -265,7 +273,11 @@ class EndpointTest implements Cases {
 
     /** A raw POST of {@code body} with {@code target} (none when null), as a non-SDK client sends it. */
     private static Reply post(String target, String body) throws IOException {
-        HttpURLConnection c = (HttpURLConnection) endpoint.uri().toURL().openConnection();
+        return post(endpoint.uri(), target, body);
+    }
+
+    private static Reply post(URI uri, String target, String body) throws IOException {
+        HttpURLConnection c = (HttpURLConnection) uri.toURL().openConnection();
         c.setRequestMethod("POST");
         c.setDoOutput(true);
         c.setRequestProperty("Content-Type", "application/x-amz-json-1.0");
