@@ -1,6 +1,6 @@
 package io.lifeline.bench;
 
-import io.lifeline.local.app.LocalDynamo;
+import io.lifeline.engine.Engine;
 import io.lifeline.support.Json;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,6 +11,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * {@code java -jar bench/target/lifeline-bench.jar [--quick] [--only=1,2,...] [--sizes=1000,10000]
@@ -63,8 +64,8 @@ public final class BenchMain {
         boolean all = only.isEmpty();
         if (all || only.contains(1)) {
             section("1 store cost per operation");
-            try (LocalDynamo dynamo = LocalDynamo.start(null);
-                 MeteredStack stack = new MeteredStack(dynamo, "bench-cost", Map.of(), Clock.systemUTC())) {
+            DynamoDbClient store = new Engine(Clock.systemUTC()).client();
+            try (MeteredStack stack = new MeteredStack(store, "bench-cost", Map.of(), Clock.systemUTC())) {
                 Map<String, StoreCost.OpCost> costs = new StoreCost(stack).measure(quick ? 3 : 10, 10);
                 Figures.storeCost(report, costs, measured);
             }
@@ -73,7 +74,7 @@ public final class BenchMain {
             section("2 sweep cost and scaling");
             int[] n = sizes != null ? sizes : quick ? new int[] {1_000, 5_000} : new int[] {1_000, 10_000, 100_000};
             // Agents with the full 30 days of history on the ledger (the first ones of every size): seeding is
-            // the bench's slowest part on DynamoDB Local.
+            // the bench's slowest part.
             int h = historyAgents >= 0 ? historyAgents : quick ? 100 : 1_000;
             SweepBench.run(report, n, 5, h, measured);
         }

@@ -1,16 +1,18 @@
 package io.lifeline.bench;
 
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import software.amazon.awssdk.core.SdkRequest;
 import software.amazon.awssdk.core.SdkResponse;
-import software.amazon.awssdk.core.interceptor.Context;
-import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
-import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
-import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.ConsumedCapacity;
@@ -34,12 +36,12 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 
 /**
  * Counts DynamoDB requests by operation and asks every data-plane request for its consumed capacity
- * ({@code INDEXES}, so GSI units come back separately), as an SDK interceptor on the client the functions use.
+ * ({@code INDEXES}, so GSI units come back separately), around the client the functions use ({@link #around}).
  * Refused conditional writes are counted too (they are billed: a refused write costs its write units).
  */
-public final class CapacityMeter implements ExecutionInterceptor {
+public final class CapacityMeter {
 
-    /** One request: its operation, and the units DynamoDB (Local) reported for the table and its indexes. */
+    /** One request: its operation, and the units the store reported for the table and its indexes. */
     public record Call(String operation, double readUnits, double writeUnits, double gsiWriteUnits,
                        double gsiReadUnits, boolean reported) {
     }
@@ -92,9 +94,53 @@ public final class CapacityMeter implements ExecutionInterceptor {
         return new Totals(calls.size(), byOp, r, w, g, unreported);
     }
 
-    @Override
-    public SdkRequest modifyRequest(Context.ModifyRequest context, ExecutionAttributes attributes) {
-        SdkRequest r = context.request();
+    /**
+     * {@code target} with every request counted: each data-plane request asks for its consumed capacity, each answer
+     * is recorded, each failure charged by the rule. A wrapper, not an SDK interceptor, because the engine's client is
+     * in process and runs no interceptor; the SDK's convenience forms (a builder's {@code Consumer}, the paginators)
+     * run as the interface's default methods, so each page they fetch comes back through here and is counted.
+     */
+    public DynamoDbClient around(DynamoDbClient target) {
+        return (DynamoDbClient) Proxy.newProxyInstance(DynamoDbClient.class.getClassLoader(),
+                new Class<?>[] {DynamoDbClient.class}, (proxy, method, args) -> {
+                    boolean one = args != null && args.length == 1;
+                    if (method.isDefault() && one
+                            && (args[0] instanceof Consumer || method.getName().endsWith("Paginator"))) {
+                        return InvocationHandler.invokeDefault(proxy, method, args);
+                    }
+                    if (!one || !(args[0] instanceof SdkRequest request)) {
+                        return forward(method, target, args);
+                    }
+                    String op = operation(method.getName());
+                    Object response;
+                    try {
+                        response = method.invoke(target, withCapacity(request));
+                    } catch (InvocationTargetException e) {
+                        failed(op);
+                        throw e.getCause();
+                    }
+                    if (enabled && response instanceof SdkResponse r) {
+                        record(op, capacities(r));
+                    }
+                    return response;
+                });
+    }
+
+    private static Object forward(Method method, Object target, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+
+    /** "updateItem" as DynamoDB names the operation: "UpdateItem". */
+    private static String operation(String method) {
+        return Character.toUpperCase(method.charAt(0)) + method.substring(1);
+    }
+
+    /** The request asking for its consumed capacity ({@code INDEXES}), when it is one that can. */
+    static SdkRequest withCapacity(SdkRequest r) {
         ReturnConsumedCapacity idx = ReturnConsumedCapacity.INDEXES;
         if (r instanceof UpdateItemRequest u) {
             return u.toBuilder().returnConsumedCapacity(idx).build();
@@ -118,19 +164,12 @@ public final class CapacityMeter implements ExecutionInterceptor {
         return r;
     }
 
-    @Override
-    public void afterExecution(Context.AfterExecution context, ExecutionAttributes attributes) {
+    /**
+     * A failed request. A refused conditional write: DynamoDB bills it, but the SDK error carries no capacity, so it is
+     * charged by the rule (1 write unit for an item under 1 KB) and marked as not reported.
+     */
+    private void failed(String op) {
         if (enabled) {
-            record(attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME), capacities(context.response()));
-        }
-    }
-
-    @Override
-    public void onExecutionFailure(Context.FailedExecution context, ExecutionAttributes attributes) {
-        // A refused conditional write: DynamoDB bills it, but the SDK error carries no capacity, so it is
-        // charged by the rule (1 write unit for an item under 1 KB) and marked as not reported.
-        if (enabled) {
-            String op = attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME);
             boolean write = isWrite(op);
             calls.add(new Call(op, write ? 0 : 0.5, write ? 1 : 0, 0, 0, false));
         }

@@ -1,7 +1,8 @@
 package io.lifeline.bench;
 
 import io.lifeline.agent.NewAgent;
-import io.lifeline.local.app.LocalDynamo;
+import io.lifeline.engine.Engine;
+import io.lifeline.engine.endpoint.Endpoint;
 import io.lifeline.local.template.LocalTables;
 import io.lifeline.local.template.SamTemplate;
 import io.lifeline.store.AgentStore;
@@ -12,6 +13,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -49,7 +51,9 @@ final class ColdStartBench {
                 Files.copy(in, target);
             }
         }
-        try (LocalDynamo server = LocalDynamo.start(null); DynamoDbClient dynamo = server.client()) {
+        Engine engine = new Engine(Clock.systemUTC());
+        try (Endpoint server = Endpoint.start(engine, 0)) {
+            DynamoDbClient dynamo = engine.client();
             LocalTables tables = LocalTables.named(SamTemplate.bundled(), "cold");
             tables.ensure(dynamo, SamTemplate.bundled());
             AgentStore agents = new AgentStore(dynamo, tables.tables());
@@ -61,10 +65,10 @@ final class ColdStartBench {
             List<Long> handlerInit = new ArrayList<>();
             List<Long> bare = new ArrayList<>();
             for (int i = 0; i < n; i++) {
-                long[] h = child(cp, ColdStartHandlerMain.class, server.endpoint().toString(), "cold", "bench", "cold-1");
+                long[] h = child(cp, ColdStartHandlerMain.class, server.uri().toString(), "cold", "bench", "cold-1");
                 handler.add(h[0]);
                 handlerInit.add(h[1]);
-                bare.add(child(cp, ColdStartBareMain.class, server.endpoint().toString(), tables.tables().live(),
+                bare.add(child(cp, ColdStartBareMain.class, server.uri().toString(), tables.tables().live(),
                         "TEAM#bench#AGENT#cold-1", "AGENT")[0]);
             }
             double h = median(handler);
@@ -72,7 +76,7 @@ final class ColdStartBench {
             r.add("4", "fresh JVM to first answered heartbeat (median of " + n + ")", h, "ms",
                     "minimal handler: client + 1 UpdateItem", b, "<= 1.3x", h <= 1.3 * b);
             r.add("4", "handler init (client + handler built, median)", median(handlerInit), "ms", "-", null);
-            runtimes(r, n, cp, server.endpoint().toString());
+            runtimes(r, n, cp, server.uri().toString());
         }
     }
 
@@ -80,7 +84,7 @@ final class ColdStartBench {
      * Figure 4b, for the choice of Lambda runtime and JIT flags (docs/design/deploy-and-cost/decisions.md): the same
      * heartbeat handler on each JDK named by {@code -Dlifeline.coldJavaHomes=home1,home2} (default: the running one),
      * with C1 only ({@code TieredStopAtLevel=1}, what the template sets) and with full tiered compilation: the wall
-     * time to the first answer, and then 1,000 more heartbeats against DynamoDB Local, whose time is mostly
+     * time to the first answer, and then 1,000 more heartbeats against the engine's endpoint, whose time is mostly
      * the store's but shows what the flags cost a warm container.
      */
     private static void runtimes(Report r, int n, String cp, String endpoint) throws Exception {

@@ -2,7 +2,6 @@ package io.lifeline.bench;
 
 import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.fasterxml.jackson.databind.JsonNode;
-import io.lifeline.local.app.LocalDynamo;
 import io.lifeline.local.app.LocalRuntime;
 import io.lifeline.local.aws.StreamPump;
 import io.lifeline.local.http.LocalGateway;
@@ -14,21 +13,20 @@ import io.lifeline.support.Json;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
 
 /**
- * The template's functions behind Local's gateway (authorizer and its cache included), over a fresh table in
- * a DynamoDB Local, with every request the functions make going through a {@link CapacityMeter}.
+ * The template's functions behind Local's gateway (authorizer and its cache included), over a fresh table in the
+ * store the caller gives (its client, which stays the caller's), with every request the functions make going
+ * through a {@link CapacityMeter}.
  */
 public final class MeteredStack implements AutoCloseable {
     public static final String TEAM = "bench";
 
-    public final LocalDynamo server;
+    /** The store's client, unmetered: set-up and seeding. */
     public final DynamoDbClient plain;
+    /** The client the functions use: every request counted by {@link #meter}. */
     public final DynamoDbClient metered;
     public final CapacityMeter meter = new CapacityMeter();
     public final Tables tables;
@@ -48,34 +46,30 @@ public final class MeteredStack implements AutoCloseable {
         }
     }
 
-    public MeteredStack(LocalDynamo server, String table, Map<String, String> parameters, Clock clock)
+    /** Without the outbox: nothing reads the live table's stream. */
+    public MeteredStack(DynamoDbClient store, String table, Map<String, String> parameters, Clock clock)
             throws Exception {
-        this(server, table, parameters, clock, false);
+        this(store, null, table, parameters, clock);
     }
 
     /**
-     * With {@code outbox}, the live table's stream feeds the publisher through {@link #pump} (no Step Functions:
-     * a death's revive rule has nowhere to go, so callers make none).
+     * With {@code streams} (the store's streams client), the live table's stream feeds the publisher through
+     * {@link #pump} (no Step Functions: a death's revive rule has nowhere to go, so callers make none).
      */
-    public MeteredStack(LocalDynamo server, String table, Map<String, String> parameters, Clock clock,
-                        boolean outbox) throws Exception {
-        this.server = server;
+    public MeteredStack(DynamoDbClient store, DynamoDbStreamsClient streams, String table,
+                        Map<String, String> parameters, Clock clock) throws Exception {
         this.template = SamTemplate.bundled();
         this.localTables = LocalTables.named(template, table);
         this.tables = localTables.tables();
-        this.plain = server.client();
+        this.plain = store;
         localTables.ensure(plain, template);
-        this.metered = DynamoDbClient.builder().endpointOverride(server.endpoint()).region(Region.US_EAST_1)
-                .httpClient(UrlConnectionHttpClient.create())
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
-                .overrideConfiguration(c -> c.addExecutionInterceptor(meter))
-                .build();
+        this.metered = meter.around(plain);
         // The bench's figures were measured without Local's late-sweep rule: every sweep judges, as in AWS.
         LocalRuntime.Builder builder = LocalRuntime.builder().template(template).tables(metered, localTables)
                 .busName("bench-bus").clock(clock).parameters(parameters).withoutStepFunctions()
                 .skipLateSweeps(false);
-        if (outbox) {
-            builder.streams(server.streamsClient(), localTables.streamArn(plain), null);
+        if (streams != null) {
+            builder.streams(streams, localTables.streamArn(plain), null);
         }
         this.runtime = builder.build();
         this.pump = runtime.pump;
@@ -137,7 +131,5 @@ public final class MeteredStack implements AutoCloseable {
     @Override
     public void close() {
         runtime.close();
-        metered.close();
-        plain.close();
     }
 }

@@ -2,8 +2,8 @@ package io.lifeline.bench;
 
 import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.amazonaws.services.lambda.runtime.events.ScheduledEvent;
+import io.lifeline.engine.Engine;
 import io.lifeline.local.app.LifelineLocal;
-import io.lifeline.local.app.LocalDynamo;
 import io.lifeline.local.http.LocalGateway;
 import io.lifeline.local.runtime.LocalContext;
 import io.lifeline.support.Json;
@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * What a heartbeat costs to watch, measured from the handlers' real output: log bytes a beat written by
@@ -99,10 +100,10 @@ public final class ObservabilityBench {
     }
 
     /** Runs {@code beats} heartbeats of {@code agents} agents (batched when more than one) through one path. */
-    static Figures measure(LocalDynamo dynamo, boolean viaUrl, int agents, int beats) throws Exception {
+    static Figures measure(DynamoDbClient store, boolean viaUrl, int agents, int beats) throws Exception {
         SteppingClock clock = new SteppingClock(Instant.parse("2026-03-01T00:00:00Z"));
         List<String> lines = Collections.synchronizedList(new ArrayList<>());
-        try (MeteredStack stack = new MeteredStack(dynamo, "obs-" + (viaUrl ? "url" : "api") + "-" + agents,
+        try (MeteredStack stack = new MeteredStack(store, "obs-" + (viaUrl ? "url" : "api") + "-" + agents,
                 Map.of(), clock)) {
             List<String> ids = new ArrayList<>();
             for (int i = 0; i < agents; i++) {
@@ -149,27 +150,26 @@ public final class ObservabilityBench {
      * 25 agents a request ({@code beats} beats each), and the line of a sweep that found nothing to do (0 agents).
      */
     static Measures measures(double heartbeatMillis, int beats) throws Exception {
-        try (LocalDynamo dynamo = LocalDynamo.start(null)) {
-            Map<String, BeatLog> logs = new LinkedHashMap<>();
-            for (int agents : new int[] {1, 10, 25}) {
-                for (boolean url : new boolean[] {true, false}) {
-                    Figures f = measure(dynamo, url, agents, beats);
-                    logs.put((url ? "url/" : "api/") + agents, new BeatLog(f.logBytesPerBeat(),
-                            f.authorizerLogBytesPerBeat()));
-                }
+        DynamoDbClient store = new Engine(Clock.systemUTC()).client();
+        Map<String, BeatLog> logs = new LinkedHashMap<>();
+        for (int agents : new int[] {1, 10, 25}) {
+            for (boolean url : new boolean[] {true, false}) {
+                Figures f = measure(store, url, agents, beats);
+                logs.put((url ? "url/" : "api/") + agents, new BeatLog(f.logBytesPerBeat(),
+                        f.authorizerLogBytesPerBeat()));
             }
-            return new Measures(heartbeatMillis, idleSweepLineBytes(dynamo), logs);
         }
+        return new Measures(heartbeatMillis, idleSweepLineBytes(store), logs);
     }
 
     /**
      * The bytes of the line a scheduled sweep of an empty deployment writes (the template's SweepFunction on Local,
      * with a request id as long as Lambda's), as CloudWatch Logs ingests it: UTF-8 plus a newline.
      */
-    static double idleSweepLineBytes(LocalDynamo dynamo) throws Exception {
+    static double idleSweepLineBytes(DynamoDbClient store) throws Exception {
         SteppingClock clock = new SteppingClock(Instant.parse("2026-03-01T00:00:00Z"));
         List<String> lines = Collections.synchronizedList(new ArrayList<>());
-        try (MeteredStack stack = new MeteredStack(dynamo, "obs-sweep", Map.of(), clock)) {
+        try (MeteredStack stack = new MeteredStack(store, "obs-sweep", Map.of(), clock)) {
             RequestHandler<
                     ScheduledEvent, List<String>> sweep =
                     stack.handler("SweepFunction");
@@ -190,29 +190,28 @@ public final class ObservabilityBench {
 
     public static void main(String[] args) throws Exception {
         int beats = 1_000;
-        try (LocalDynamo dynamo = LocalDynamo.start(null)) {
-            List<Figures> all = List.of(measure(dynamo, true, 1, beats), measure(dynamo, false, 1, beats),
-                    measure(dynamo, true, 25, beats), measure(dynamo, false, 25, beats));
-            System.out.println("Observability and ingress, measured (1 key, 30 s beats, 300 s summary, WARN system logs)");
-            System.out.printf("%-14s %6s %12s %12s %12s%n", "path", "batch", "log B/beat", "auth B/beat", "GetItem/beat");
-            for (Figures f : all) {
-                System.out.printf("%-14s %6d %12.1f %12.1f %12.5f%n", f.path(), f.agentsPerRequest(), f.logBytesPerBeat(),
-                        f.authorizerLogBytesPerBeat(), f.keyLookupsPerBeat());
-            }
-            System.out.println();
-            System.out.println("$ per agent-month at 30 s (ingress, Lambda requests, logs, key look-ups, traces = total)");
-            for (Figures f : all) {
-                boolean url = f.path().equals("Function URL");
-                print(f.path() + " x" + f.agentsPerRequest() + " (tracing off)", price(f, 30, url, 0));
-            }
-            Figures single = all.get(0);
-            Figures platform = new Figures("platform lines at INFO", 1, beats,
-                    single.logBytesPerBeat() + PLATFORM_BYTES_AT_INFO, 0, single.keyLookupsPerBeat());
-            print("URL x1, SystemLogLevel INFO", price(platform, 30, true, 0));
-            // Lambda's Active sampling: the first request a second and 5 % of the rest; one agent at 30 s is always
-            // the first of its second, so every beat is traced.
-            print("URL x1, HeartbeatTracing Active", price(single, 30, true, 1.0));
+        DynamoDbClient store = new Engine(Clock.systemUTC()).client();
+        List<Figures> all = List.of(measure(store, true, 1, beats), measure(store, false, 1, beats),
+                measure(store, true, 25, beats), measure(store, false, 25, beats));
+        System.out.println("Observability and ingress, measured (1 key, 30 s beats, 300 s summary, WARN system logs)");
+        System.out.printf("%-14s %6s %12s %12s %12s%n", "path", "batch", "log B/beat", "auth B/beat", "GetItem/beat");
+        for (Figures f : all) {
+            System.out.printf("%-14s %6d %12.1f %12.1f %12.5f%n", f.path(), f.agentsPerRequest(), f.logBytesPerBeat(),
+                    f.authorizerLogBytesPerBeat(), f.keyLookupsPerBeat());
         }
+        System.out.println();
+        System.out.println("$ per agent-month at 30 s (ingress, Lambda requests, logs, key look-ups, traces = total)");
+        for (Figures f : all) {
+            boolean url = f.path().equals("Function URL");
+            print(f.path() + " x" + f.agentsPerRequest() + " (tracing off)", price(f, 30, url, 0));
+        }
+        Figures single = all.get(0);
+        Figures platform = new Figures("platform lines at INFO", 1, beats,
+                single.logBytesPerBeat() + PLATFORM_BYTES_AT_INFO, 0, single.keyLookupsPerBeat());
+        print("URL x1, SystemLogLevel INFO", price(platform, 30, true, 0));
+        // Lambda's Active sampling: the first request a second and 5 % of the rest; one agent at 30 s is always
+        // the first of its second, so every beat is traced.
+        print("URL x1, HeartbeatTracing Active", price(single, 30, true, 1.0));
     }
 
     private static void print(String what, Lines l) {

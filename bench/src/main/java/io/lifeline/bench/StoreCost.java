@@ -8,7 +8,7 @@ import java.util.function.Supplier;
 
 /**
  * Figure 1: DynamoDB requests and units per API operation, from the functions' own requests (counted by
- * {@link CapacityMeter}) with DynamoDB Local's ReturnConsumedCapacity. Each operation is repeated and averaged.
+ * {@link CapacityMeter}) with the engine's ReturnConsumedCapacity (AWS's published rules, docs/engine.md). Each operation is repeated and averaged.
  */
 public final class StoreCost {
 

@@ -3,7 +3,7 @@ package io.lifeline.bench;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lifeline.agent.SweepPlan;
 import io.lifeline.app.Sweeper;
-import io.lifeline.local.app.LocalDynamo;
+import io.lifeline.engine.Engine;
 import io.lifeline.store.SweepStore;
 import io.lifeline.store.Tables;
 import io.lifeline.store.TeamStore;
@@ -86,8 +86,9 @@ public final class SweepBench {
      * the ledger; the ledger is seeded once and shared by every size.
      */
     static void run(Report report, int[] sizes, int reps, int historyAgents, Measured measured) throws Exception {
-        try (LocalDynamo dynamo = LocalDynamo.start(null);
-             MeteredStack stack = new MeteredStack(dynamo, "sweep-sample", Map.of(), Clock.systemUTC(), true)) {
+        Engine engine = new Engine(Clock.systemUTC());
+        try (MeteredStack stack = new MeteredStack(engine.client(), engine.streamsClient(), "sweep-sample", Map.of(),
+                Clock.systemUTC())) {
             Sample sample = sample(stack, report, historyAgents, measured);
             stack.plain.createTable(stack.template.createTableRequest(
                     stack.template.globalEnvironmentReference("LEDGER_TABLE"), LEDGER));
@@ -139,8 +140,8 @@ public final class SweepBench {
     private static void sweepSize(MeteredStack stack, Report report, Sample sample, int n, int reps,
                                   int historyAgents, boolean seedLedger, Measured measured) throws Exception {
         String table = "sweep-" + n;
-        // The template's live table without its stream: DynamoDB Local's stream makes bulk seeding several
-        // times slower, and neither the sweep's Scan nor a bare Scan reads it.
+        // The template's live table without its stream: it would hold a record of every seeded item, and
+        // neither the sweep's Scan nor a bare Scan reads it.
         stack.plain.createTable(stack.template.createTableRequest(
                 stack.template.globalEnvironmentReference("LIVE_TABLE"), table).toBuilder()
                 .streamSpecification((StreamSpecification) null)

@@ -3,9 +3,11 @@ package io.lifeline.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.lifeline.local.app.LocalDynamo;
+import io.lifeline.engine.Engine;
+import java.time.Clock;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /** The observability bench's arithmetic, and its measurement on a short run (counts, never times). */
 @Tag("unit")
@@ -28,15 +30,14 @@ class ObservabilityBenchTest {
 
     @Test
     void measure_throughTheUrl_countsLogBytesAndKeyLookupsOfTheRealHandlers() throws Exception {
-        try (LocalDynamo dynamo = LocalDynamo.start(null)) {
-            ObservabilityBench.Figures url = ObservabilityBench.measure(dynamo, true, 1, 200);
-            assertTrue(url.logBytesPerBeat() > 0 && url.logBytesPerBeat() <= 50, url.toString());
-            assertEquals(0, url.authorizerLogBytesPerBeat(), "no authorizer on the URL path");
-            // One GetItem per key and cache period (300 s): one beat in ten at 30 s.
-            assertEquals(30.0 / 300, url.keyLookupsPerBeat(), 1e-9, url.toString());
-            if (Boolean.getBoolean("lifeline.observabilityBench")) {
-                ObservabilityBench.main(new String[0]);
-            }
+        DynamoDbClient store = new Engine(Clock.systemUTC()).client();
+        ObservabilityBench.Figures url = ObservabilityBench.measure(store, true, 1, 200);
+        assertTrue(url.logBytesPerBeat() > 0 && url.logBytesPerBeat() <= 50, url.toString());
+        assertEquals(0, url.authorizerLogBytesPerBeat(), "no authorizer on the URL path");
+        // One GetItem per key and cache period (300 s): one beat in ten at 30 s.
+        assertEquals(30.0 / 300, url.keyLookupsPerBeat(), 1e-9, url.toString());
+        if (Boolean.getBoolean("lifeline.observabilityBench")) {
+            ObservabilityBench.main(new String[0]);
         }
     }
 }

@@ -30,7 +30,8 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateTimeToLiveRequest;
  * method: the interface has some 60 operations, and a proxy answers every one the engine does not implement with a
  * ValidationException naming it (the interface's own defaults would throw UnsupportedOperationException, which no
  * caller written for DynamoDB expects). The SDK's convenience forms (a {@code Consumer} of a builder, the
- * paginators, the no-argument listTables) are the interface's default methods, run as they are.
+ * paginators, whether given a request or a builder, the no-argument listTables) are the interface's default methods,
+ * run as they are: a paginator calls the engine's Query or Scan page by page.
  */
 final class EngineClient implements InvocationHandler {
     private final Engine engine;
@@ -59,8 +60,8 @@ final class EngineClient implements InvocationHandler {
                 default -> proxy == args[0];
             };
         }
-        boolean convenience = method.isDefault() && (n == 0 || args[0] instanceof Consumer)
-                && !name.equals("serviceClientConfiguration");
+        boolean convenience = method.isDefault() && (n == 0 || args[0] instanceof Consumer
+                || name.endsWith("Paginator")) && !name.equals("serviceClientConfiguration");
         if (convenience) {
             try {
                 return InvocationHandler.invokeDefault(proxy, method, args);

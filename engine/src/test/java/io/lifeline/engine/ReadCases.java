@@ -21,6 +21,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
 import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
+import software.amazon.awssdk.services.dynamodb.model.ScanRequest;
 import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
 import software.amazon.awssdk.services.dynamodb.model.Select;
 import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
@@ -121,6 +122,21 @@ interface ReadCases extends Cases {
                 ":t", AttributeValue.fromBool(true));
         assertEquals(1, filtered.count(), "Limit counts items read, not items kept");
         assertEquals("s01", filtered.lastEvaluatedKey().get("sk").s());
+    }
+
+    @Test
+    default void theSdksPaginatorsWalkEveryPage() {
+        String t = ten();
+        List<String> queried = new ArrayList<>();
+        db().queryPaginator(QueryRequest.builder().tableName(t).keyConditionExpression("pk = :p")
+                .expressionAttributeValues(map(":p", "p")).limit(3).build())
+                .items().forEach(i -> queried.add(i.get("sk").s()));
+        assertEquals(List.of("s00", "s01", "s02", "s03", "s04", "s05", "s06", "s07", "s08", "s09"), queried);
+        List<String> scanned = new ArrayList<>();
+        db().scanPaginator(ScanRequest.builder().tableName(t).limit(4).build())
+                .items().forEach(i -> scanned.add(i.get("pk").s() + i.get("sk").s()));
+        assertEquals(11, scanned.size());
+        assertEquals(11, new HashSet<>(scanned).size());
     }
 
     @Test

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * The alert window's items and the digest built from them in steps, against DynamoDB Local: the head counts to its
+ * The alert window's items and the digest built from them in steps, against the engine's tables: the head counts to its
  * threshold plus one and then refuses (the first past it decided by that one write); the totals add up over their
  * shards; a dead_failed_revive keeps a window unsettled; and a digest made one page a step (a time budget of zero,
  * pages of 3) equals the one made in a single step: the same totals, the ten largest teams and hosts, one view per
@@ -37,7 +37,7 @@ class BurstDigestStepsTest {
     private static final Instant START = Instant.parse("2026-03-01T12:00:00Z");
     private static final Config.AlertBursts SETTINGS = new Config.AlertBursts(1, Duration.ofSeconds(60), 20);
     private static StoreTables tables;
-    /** Long enough that DynamoDB Local's TTL does not remove a test's items (its START is in the past). */
+    /** Long enough that the table's TTL (on AWS, and on the engine) never removes a test's items (its START is in the past). */
     private static final Duration RETENTION = Duration.ofDays(3650);
 
     @BeforeAll

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("store")
 class AgentStoreRaceTest {
-    /** One DynamoDB Local table pair for the class, closed after its last test. */
+    /** One table pair for the class, closed after its last test. */
     @AutoClose
     static final StoreFixture f = new StoreFixture();
 

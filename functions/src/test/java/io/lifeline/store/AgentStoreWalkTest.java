@@ -38,7 +38,7 @@ class AgentStoreWalkTest {
     private static final String AGENT = "walker";
     /** What {@link #apply} answers for a store call that wrote and returns no agent (tasks, the sweep). */
     private static final String WRITTEN = "written";
-    /** One DynamoDB Local table pair for the class, closed after its last test. */
+    /** One table pair for the class, closed after its last test. */
     @AutoClose
     static final StoreFixture f = new StoreFixture();
 

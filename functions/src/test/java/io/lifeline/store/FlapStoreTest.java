@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * What the flapping flag's bound is judged from, and how a lapsed flag ends, over DynamoDB Local tables made from
+ * What the flapping flag's bound is judged from, and how a lapsed flag ends, over the engine's tables made from
  * template.yaml: each count moves the newest change to {@code previous} in its own write (the first of an item and
  * the first of a new window too); a lapse ends only the flag it names and only at the change that is still the
  * newest counted, moving it to resolved as the check's resolve does, after which the agent can be flagged again.

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
- * What a host lease renewal costs, as DynamoDB Local reports it ({@code ReturnConsumedCapacity}): one UpdateItem on
+ * What a host lease renewal costs, as the engine reports it ({@code ReturnConsumedCapacity}): one UpdateItem on
  * the live table and no read, within one write unit (1 KB) for the largest batch a daemon sends, {@value
  * Limits#MAX_BATCH_HEARTBEATS} agents with the longest ids and a cached answer each. Lifeline Local's end-to-end
  * version through the batch route is HostLeaseTest, in infra/local.
@@ -28,7 +28,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 class HostLeaseStoreCostTest {
     private static final String LONGEST_TEAM = "T".repeat(64);
     private static final String LONGEST_HOST = "H".repeat(64);
-    /** One DynamoDB Local table pair for the class, closed after its last test. */
+    /** One table pair for the class, closed after its last test. */
     @AutoClose
     static final StoreFixture f = new StoreFixture();
 

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The heartbeat write computes an agent's deadline inside its DynamoDB update expression (so a beat costs no read):
- * for every kind of beat, with and without the agent's own allowances, the deadline DynamoDB Local stores is the
+ * for every kind of beat, with and without the agent's own allowances, the deadline the table stores is the
  * one {@link Liveness} computes, and the wait it stores is the beat's. The sweep's lease condition, the other copy of
  * the rule in an expression, lets a miss or a death through exactly when {@link Liveness#stale} says so.
  */
@@ -92,7 +92,7 @@ class LivenessExpressionTest {
     /**
      * The table: every activity a beat can state (or none, as a host's entry may), direct or through a host, with and
      * without nextHeartbeatWithinSeconds, for an agent with and without its own allowances. For each row the deadline
-     * DynamoDB Local stores is {@link Liveness#window}'s with the allowance {@link Liveness#carried} gives the beat.
+     * the table stores is {@link Liveness#window}'s with the allowance {@link Liveness#carried} gives the beat.
      */
     @Test
     void storedDeadline_isLivenesssWindow_onEveryRowOfTheTable() {
@@ -140,7 +140,7 @@ class LivenessExpressionTest {
     /**
      * The sweep's lease condition (a hosted agent's miss or death insists that its lease beat still leaves it stale)
      * is built from {@link Liveness#staleBefore}; here it is held to {@link Liveness#stale} of the deadline the lease
-     * beat gives ({@link Liveness#viaLease}) one millisecond before, at and after that deadline: DynamoDB Local lets
+     * beat gives ({@link Liveness#viaLease}) one millisecond before, at and after that deadline: the table lets
      * the write through exactly when Liveness says the agent is stale.
      */
     @Test

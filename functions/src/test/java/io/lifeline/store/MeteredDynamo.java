@@ -29,14 +29,14 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 
 /**
- * The store's client as the store tests give it: every data-plane request goes to {@link StoreTables}' DynamoDB
- * Local unchanged, except that it asks for its consumed capacity ({@code ReturnConsumedCapacity=TOTAL}), and is
+ * The store's client as the store tests give it: every data-plane request goes to {@link StoreTables}' engine
+ * unchanged, except that it asks for its consumed capacity ({@code ReturnConsumedCapacity=TOTAL}), and is
  * recorded (operation, table, units, refused or not), so a test can count the requests and units a store call
- * costs. The embedded Local's client takes no SDK interceptor, hence a delegate rather than an
+ * costs. The engine's in-process client takes no SDK interceptor, hence a delegate rather than an
  * {@code ExecutionInterceptor}.
  */
 final class MeteredDynamo implements DynamoDbClient {
-    /** One request: its operation, the table (the first, for transactions), the units Local reported. */
+    /** One request: its operation, the table (the first, for transactions), the units the engine reported. */
     record Call(String operation, String table, Double units, boolean refused) {
         boolean isWrite() {
             return operation.equals("UpdateItem") || operation.equals("PutItem") || operation.equals("DeleteItem")
@@ -149,6 +149,6 @@ final class MeteredDynamo implements DynamoDbClient {
 
     @Override
     public void close() {
-        // the JVM's DynamoDB Local client is shared: StoreTables owns it
+        // the JVM's engine client is shared: StoreTables owns it
     }
 }

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
  * {@link RevivalStore#pending()}, the store's answer to "which revive flows are agents still waiting on", which
  * Lifeline Local asks on start to resume the flows a crash ended (it used to hand-write the Scan). Each agent is put
  * where a revive flow leaves it by the store calls the flow's first step makes ({@code ReviveHandler}'s initiate:
- * claim the revive of the death, then {@code restart_initiated}), over DynamoDB Local tables made from
+ * claim the revive of the death, then {@code restart_initiated}), over the engine's tables made from
  * template.yaml; each test works on a team of its own. Lifeline Local's resuming of real flows after a crash is
  * {@code CrashRestartReviveTest}'s, in infra/local.
  */

@@ -1,21 +1,22 @@
 package io.lifeline.store;
 
-import com.amazonaws.services.dynamodbv2.local.embedded.DynamoDBEmbedded;
-import com.amazonaws.services.dynamodbv2.local.shared.access.AmazonDynamoDBLocal;
+import io.lifeline.engine.Engine;
+import java.time.Clock;
 import java.util.UUID;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * The store's test harness: a fresh pair of live and ledger tables, created from template.yaml's definitions
- * ({@link TemplateTables}), in one Amazon DynamoDB Local for the whole test JVM (in-process, no port: the store's
- * tests need a client, not an endpoint; it takes about a second to start). Each test class (or test) opens its own
- * pair under fresh names, so none sees another's items, and closes it to delete them.
+ * ({@link TemplateTables}), in one Lifeline engine for the whole test JVM (in-process and in memory: the store's tests
+ * need a client, not an endpoint). Each test class (or test) opens its own pair under fresh names, so none sees
+ * another's items, and closes it to delete them.
+ * Their stream and TTL are on, as declared; the engine deletes expired items only when asked ({@code expire()}),
+ * which the store's tests never do, so their clock may be anywhere.
  */
 public final class StoreTables implements AutoCloseable {
-    private static AmazonDynamoDBLocal local;
     private static DynamoDbClient shared;
 
-    /** The client of this JVM's DynamoDB Local; the same for every pair of tables. Do not close it. */
+    /** The client of this JVM's engine; the same for every pair of tables. Do not close it. */
     public final DynamoDbClient dynamo;
     public final Tables tables;
 
@@ -46,11 +47,9 @@ public final class StoreTables implements AutoCloseable {
 
     private static synchronized DynamoDbClient client() {
         if (shared == null) {
-            local = DynamoDBEmbedded.create(true);
-            shared = local.dynamoDbClient();
-            AmazonDynamoDBLocal started = local;
-            // Its job threads are not daemons: stop it when the test JVM ends.
-            Runtime.getRuntime().addShutdownHook(new Thread(started::shutdownNow, "dynamodb-local-stop"));
+            // The engine's clock stamps table creation and ages transaction tokens; the store's own "now" comes from
+            // each test's MutableClock, passed to every store call.
+            shared = new Engine(Clock.systemUTC()).client();
         }
         return shared;
     }

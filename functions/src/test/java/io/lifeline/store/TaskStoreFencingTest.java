@@ -30,7 +30,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 @Tag("store")
 class TaskStoreFencingTest {
     private static final String TASK = "task-1";
-    /** One DynamoDB Local table pair for the class, closed after its last test. */
+    /** One table pair for the class, closed after its last test. */
     @AutoClose
     static final StoreFixture f = new StoreFixture();
 

@@ -26,7 +26,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The agent routes other than the heartbeat (register, read, list, join, leave, cleanup, transitions, errors,
- * recovery), through the gateway and the authorizer, against DynamoDB Local. Each test uses its own agent
+ * recovery), through the gateway and the authorizer, against the engine. Each test uses its own agent
  * ids; the list tests use teams of their own so that they can expect exact answers.
  */
 @Tag("contract")

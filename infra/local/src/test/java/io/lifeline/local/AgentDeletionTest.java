@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
- * DELETE of an agent, through the gateway, the authorizer and Local's IAM guard, against DynamoDB Local: only an agent
+ * DELETE of an agent, through the gateway, the authorizer and Local's IAM guard, against the engine: only an agent
  * that left or that no revive can bring back, holding no task; its live item and side data go, so neither the sweep
  * nor a list reads it again; its history stays; and its id, registered again, continues its seq.
  */

@@ -25,7 +25,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Coverage-guided fuzzing of the API's request parsing (Jazzer): bytes sent as the body of the routes that read
- * one, through the real gateway, authorizer and handlers over DynamoDB Local. Whatever the body, the answer is a
+ * one, through the real gateway, authorizer and handlers over the engine. Whatever the body, the answer is a
  * success or a documented JSON error (openapi.yaml's ErrorCode, never INTERNAL_ERROR), never a 500.
  * In a normal build the target runs once per file of
  * {@code src/test/resources/io/lifeline/local/ApiRequestFuzzTestInputs/<method>/}; with {@code JAZZER_FUZZ=1} it
@@ -68,7 +68,7 @@ class ApiRequestFuzzTest {
         }
         String route = ROUTES.get((data[0] & 0xFF) % ROUTES.size());
         String body = new String(data, 1, data.length - 1, StandardCharsets.UTF_8);
-        // DynamoDB Local is reached over a local socket, which Jazzer's SSRF detector would report. (BugDetectors is
+        // Local's event bus is reached over a local socket, which Jazzer's SSRF detector would report. (BugDetectors is
         // first touched here, once Jazzer's agent is in: touched before, in @BeforeAll, it cannot set the policy.)
         TestStack.Reply r;
         try (SilentCloseable allowed = BugDetectors.allowNetworkConnections()) {

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The deployment-wide guard through the template's SweepFunction and the outbox, on DynamoDB Local, with the
+ * The deployment-wide guard through the template's SweepFunction and the outbox, on the engine, with the
  * template's defaults (fleet threshold 0.5, at least 20 alive; per team 0.5 from 4 alive) and the test clock: a
  * brownout that silences 30 teams of 2 while a team of 10 still beats marks nobody dead and raises one
  * FleetMassStaleSuspected, resolved once when the beats return; one team of 2 silent alone still dies.

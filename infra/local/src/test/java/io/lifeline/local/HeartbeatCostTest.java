@@ -263,10 +263,10 @@ class HeartbeatCostTest {
         System.out.println("maximal agent item: " + item.size() + " attributes, at most " + size + " bytes");
         assertTrue(size <= 1024, "agent item is up to " + size + " bytes, more than one write unit: " + item);
 
-        // DynamoDB Local reports capacity too: the heartbeat's one UpdateItem cost one write unit. (Probing by
-        // hand showed Local tips this item into a second unit only about 80 bytes further on.)
+        // The engine reports capacity too, by AWS's published rules: the heartbeat's one UpdateItem cost one write
+        // unit.
         assertEquals(List.of("UpdateItem"), operations);
-        assertEquals(1, capacities.size(), "DynamoDB Local returned no ConsumedCapacity");
+        assertEquals(1, capacities.size(), "the store returned no ConsumedCapacity");
         ConsumedCapacity c = capacities.get(0);
         assertNotNull(c.capacityUnits());
         assertEquals(1.0, c.capacityUnits(), 0.0, c::toString);
@@ -274,7 +274,7 @@ class HeartbeatCostTest {
 
     @Test
     void consumedCapacity_ofLargeSideItem_countsOneUnitPerKilobyte() {
-        // Shows that DynamoDB Local's ConsumedCapacity follows item size, so the 1.0 above means something.
+        // Shows that the store's ConsumedCapacity follows item size, so the 1.0 above means something.
         String id = readyAgent();
         String metadata = HeartbeatContractTest.objectOfBytes(Limits.MAX_METADATA_BYTES, "x");
         startCounting();
@@ -299,7 +299,7 @@ class HeartbeatCostTest {
      * An upper bound of an item's size by DynamoDB's published rules: each attribute's UTF-8 name length plus
      * its value's size; a string is its UTF-8 length; a number is "about one byte per two significant digits,
      * plus one", bounded here by the length of its plain decimal string, and never less than
-     * ceil(digits / 2) + 2 bytes (what DynamoDB Local charges short numbers, more than the published rule).
+     * ceil(digits / 2) + 2 bytes (what DynamoDB Local charged short numbers, more than the published rule).
      */
     static int itemSizeUpperBound(Map<String, AttributeValue> item) {
         int total = 0;

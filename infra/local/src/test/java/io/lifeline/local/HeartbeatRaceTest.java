@@ -27,7 +27,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
  * One agent, {@value #THREADS} threads each sending {@value #BEATS} heartbeats that report ready or working
- * at random, and a leave part-way through, all against the same DynamoDB Local. Afterwards the item, the
+ * at random, and a leave part-way through, all against the same engine. Afterwards the item, the
  * outbox's records and the answers must tell one consistent story. The seed is printed; rerun a failure with
  * {@code -Dlifeline.raceSeed=<seed>} (thread interleaving still varies, the reported statuses do not).
  */

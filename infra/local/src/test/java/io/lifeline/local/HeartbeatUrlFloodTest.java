@@ -29,7 +29,7 @@ import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
 /**
  * A flood of junk keys on the heartbeat Function URL costs the flooder, never a real agent. Through Lifeline Local's
  * gateway (the Function URL's event, its {@code sourceIp} the client's address, the real heartbeat handler and its
- * key cache over DynamoDB Local), with the test clock moved 60 s a round for 20 minutes, four key-cache periods of
+ * key cache over the engine), with the test clock moved 60 s a round for 20 minutes, four key-cache periods of
  * 300 s: each round, {@value #SPREAD_SOURCES} source addresses send one well-formed junk key each and one heavy source
  * sends {@value #HEAVY_PER_ROUND}, then twelve real agents beat, each from its own host address but one, which sits
  * behind the heavy source's address (a NAT it shares with the flooder). Every real beat is taken (0 refused) across

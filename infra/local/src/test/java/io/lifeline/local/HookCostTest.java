@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * What a hook-driven agent's events cost in writes, counted on DynamoDB Local through the template's routes: one
+ * What a hook-driven agent's events cost in writes, counted on the engine through the template's routes: one
  * hour of a busy Claude Code session (a turn every 5 minutes: the prompt, 10 tool calls of 10 s each, the batch, the
  * turn's end; 23 events) with the default coalescing window (60 s). {@link #TURN} is the shape the cost model
  * prices (bench, {@code HookSession.HOOKS}); this test holds its write count.

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Runtimes' hook events through the template's HTTP API routes into the heartbeat function, on DynamoDB Local and
+ * Runtimes' hook events through the template's HTTP API routes into the heartbeat function, on the engine and
  * the test clock, with the template's defaults (stale after 60 s, grace 2; working allowance 900 s, waiting 8 h,
  * an awaiting-input alert after 300 s; hooks coalesce for 60 s): a Claude Code session's events walk the agent
  * join, working, ready, offline with their sources; waiting is not death; a tool call runs under the working

@@ -21,7 +21,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 /**
  * A silent host heard again: the first renewal after its lease was flagged expired removes
  * the flag with the outbox mark, and the publisher tells one {@code HostLeaseRestored} per silence, carrying the
- * silence's id ({@code expiredAt}) that its {@code HostLeaseExpired} carries too. Lifeline Local on DynamoDB Local
+ * silence's id ({@code expiredAt}) that its {@code HostLeaseExpired} carries too. Lifeline Local on the engine
  * with the test clock: stale after 60 s, sweeps every 15 s, so a host last renewed at 30 s is flagged at 105 s.
  */
 @Tag("contract")

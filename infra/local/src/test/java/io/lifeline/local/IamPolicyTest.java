@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 
 /**
- * Every call a function makes is one its policy in template.yaml allows. DynamoDB Local enforces no IAM, so
+ * Every call a function makes is one its policy in template.yaml allows. The engine enforces no IAM, so
  * Local does ({@link PolicyGuard}): every test that runs through a {@link TestStack} fails at close if a
  * function asked for something its policy lacks. This class holds what no other test covers: SnapStart
  * priming of every function, a scenario that reaches every function, and proof that the check catches the

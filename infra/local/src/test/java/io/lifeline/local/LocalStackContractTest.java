@@ -16,8 +16,8 @@ import org.testcontainers.utility.DockerImageName;
 
 /**
  * The core contract (lifecycle, heartbeat, refusals, the outbox's history, a sweep death) against
- * LocalStack's DynamoDB instead of DynamoDB Local, where a Docker engine exists. Without one it is skipped;
- * the same behaviour is covered against DynamoDB Local by the other contract tests, never only here.
+ * LocalStack's DynamoDB instead of the engine, where a Docker engine exists. Without one it is skipped;
+ * the same behaviour is covered against the engine by the other contract tests, never only here.
  */
 @Tag("localstack")
 @Testcontainers(disabledWithoutDocker = true)

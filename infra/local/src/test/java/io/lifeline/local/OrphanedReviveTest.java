@@ -43,7 +43,7 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * by the sweep to {@code dead_failed_revive} ({@code restart_exhausted}) once it has been restarting longer than
  * the flow could run, and not a millisecond before; a flow still inside its bound is left alone; a join that
  * lands between the sweep's read and its write wins. The template's revive defaults (30/60/120 s, 3 attempts),
- * the real revive flow (ASL runner over revive.asl.json) and DynamoDB Local; time moves by the test clock only.
+ * the real revive flow (ASL runner over revive.asl.json) and the engine; time moves by the test clock only.
  */
 @Tag("contract")
 class OrphanedReviveTest {

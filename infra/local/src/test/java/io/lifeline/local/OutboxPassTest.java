@@ -210,7 +210,7 @@ class OutboxPassTest {
 
     /** The whole stream again, from TRIM_HORIZON, through a fresh container (which remembers nothing). */
     private static void replay(TestStack s) throws Exception {
-        try (DynamoDbStreamsClient streams = SharedDynamo.get().streamsClient()) {
+        try (DynamoDbStreamsClient streams = SharedDynamo.streams()) {
             StreamPump replay = new StreamPump(streams, s.streamArn(), StreamPump.consumers(s.freshHost()), null);
             assertTrue(replay.drain() > 0);
         }

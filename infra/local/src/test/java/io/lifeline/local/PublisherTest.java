@@ -491,7 +491,7 @@ class PublisherTest {
             List<JsonNode> logBefore = logged(s, Map.of("limit", "100"));
             assertEquals(first.size(), logBefore.size());
 
-            try (DynamoDbStreamsClient streams = SharedDynamo.get().streamsClient()) {
+            try (DynamoDbStreamsClient streams = SharedDynamo.streams()) {
                 StreamPump replay = new StreamPump(streams, s.streamArn(), StreamPump.consumers(s.freshHost()), null);
                 assertTrue(replay.drain() > 0);
             }

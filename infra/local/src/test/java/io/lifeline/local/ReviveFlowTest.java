@@ -39,7 +39,7 @@ import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
 
 /**
  * The revive flow as it runs: the ASL interpreter over infra/statemachine/revive.asl.json (as template.yaml
- * names it), its Task states invoking the real ReviveFunction against DynamoDB Local, started by the template's
+ * names it), its Task states invoking the real ReviveFunction against the engine, started by the template's
  * ReviveOnDeathRule when the outbox publishes a death, with time moved by the test clock only. Waits are the
  * template's defaults: 30 s, 60 s, 120 s, three attempts.
  */

@@ -1,38 +1,36 @@
 package io.lifeline.local;
 
-import io.lifeline.local.app.LocalDynamo;
-
-
-
-
-
+import io.lifeline.engine.Engine;
+import java.time.Clock;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
 
 /**
- * One DynamoDB Local server for the whole test JVM (it takes about a second to start); each test class
- * gets its own table, created from template.yaml, so classes never see each other's items.
+ * One engine for the whole test JVM, in process and in memory (docs/engine.md); each test class gets its own tables,
+ * created from template.yaml, so classes never see each other's items. Its clock is the real one: it stamps tables
+ * and ages stream iterators and transaction tokens, while the tests' own clocks drive the functions. It deletes
+ * expired items only when asked, which no test does, so a test's clock may be anywhere.
  */
 final class SharedDynamo {
-    private static LocalDynamo server;
+    private static Engine engine;
 
     private SharedDynamo() {
     }
 
-    static synchronized LocalDynamo get() {
-        if (server == null) {
-            try {
-                server = LocalDynamo.start(null);
-            } catch (Exception e) {
-                throw new IllegalStateException("DynamoDB Local did not start", e);
-            }
-            LocalDynamo started = server;
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                try {
-                    started.close();
-                } catch (Exception e) {
-                    System.err.println("DynamoDB Local did not stop: " + e);
-                }
-            }));
+    private static synchronized Engine engine() {
+        if (engine == null) {
+            engine = new Engine(Clock.systemUTC());
         }
-        return server;
+        return engine;
+    }
+
+    /** The engine's client; closing it does nothing. */
+    static DynamoDbClient client() {
+        return engine().client();
+    }
+
+    /** The engine's streams client; closing it does nothing. */
+    static DynamoDbStreamsClient streams() {
+        return engine().streamsClient();
     }
 }

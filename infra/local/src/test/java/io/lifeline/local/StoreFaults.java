@@ -23,7 +23,7 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 /**
  * Faults for the stack's DynamoDB client, for the revive flow's tests: fail the next n calls that match (before
- * they reach DynamoDB Local, so the SDK does not retry them), or run something just before a matching call (to
+ * they reach the store, so the SDK does not retry them), or run something just before a matching call (to
  * land another request between two steps of a handler). Each fault fires its count of times and is then spent;
  * match by the agent a call touches, so executions of other tests never take a fault meant for this one.
  */

@@ -106,7 +106,7 @@ class StreamPumpTest {
         assertEquals(0, stack.pump.drain(), "the checkpoint holds: nothing is delivered twice by the same pump");
 
         Set<Map<String, AttributeValue>> before = new HashSet<>(stack.allItems());
-        try (DynamoDbStreamsClient streams = SharedDynamo.get().streamsClient()) {
+        try (DynamoDbStreamsClient streams = SharedDynamo.streams()) {
             StreamPump replay = new StreamPump(streams, stack.streamArn(), StreamPump.consumers(stack.host), null);
             int redelivered = replay.drain();
             // The first drain's records plus the transition records' own inserts, all from TRIM_HORIZON.

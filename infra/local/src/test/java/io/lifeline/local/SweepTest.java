@@ -781,7 +781,7 @@ class SweepTest {
 
     /** A second pump over the same stream with no checkpoint: every record delivered again. */
     private static int replay(TestStack s) throws Exception {
-        try (DynamoDbStreamsClient streams = SharedDynamo.get().streamsClient()) {
+        try (DynamoDbStreamsClient streams = SharedDynamo.streams()) {
             StreamPump replay = new StreamPump(streams, s.streamArn(), StreamPump.consumers(s.host), null);
             return replay.drain();
         }

@@ -47,7 +47,7 @@ import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
 import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
 
 /**
- * The functions of template.yaml over a fresh table in the shared DynamoDB Local, behind the local gateway
+ * The functions of template.yaml over fresh tables in the shared engine (in process), behind the local gateway
  * (authorizer included), with a test clock. Requests are real API Gateway v2 events loaded from the
  * fixtures under src/test/resources/apigw, with path, key and body filled in.
  */
@@ -69,7 +69,7 @@ public final class TestStack implements AutoCloseable {
 
     public final MutableClock clock;
     public final DynamoDbClient dynamo;
-    /** This stack's live and ledger tables (fresh names in the shared DynamoDB Local). */
+    /** This stack's live and ledger tables (fresh names in the shared engine). */
     public final Tables tables;
     private final LocalTables localTables;
     public final LocalGateway gateway;
@@ -98,17 +98,23 @@ public final class TestStack implements AutoCloseable {
                       boolean skipLateSweeps)
             throws Exception {
         this.busInterceptors = List.copyOf(busInterceptors);
-        URI endpoint = dynamoEndpoint != null ? dynamoEndpoint : SharedDynamo.get().endpoint();
         this.clock = clock;
-        this.admin = LocalClients.build(DynamoDbClient.builder(), endpoint);
+        this.admin = dynamoEndpoint != null ? LocalClients.build(DynamoDbClient.builder(), dynamoEndpoint)
+                : SharedDynamo.client();
         this.template = templateFile == null ? template() : SamTemplate.read(templateFile);
         this.localTables = LocalTables.named(template, "t-" + UUID.randomUUID());
         this.tables = localTables.tables();
         localTables.ensure(admin, template);
-        this.dynamo = interceptors.isEmpty() ? admin : LocalClients.build(DynamoDbClient.builder()
-                .overrideConfiguration(c -> interceptors.forEach(c::addExecutionInterceptor)), endpoint);
-        this.streams = LocalClients.build(
-                DynamoDbStreamsClient.builder(), endpoint);
+        if (interceptors.isEmpty()) {
+            this.dynamo = admin;
+        } else if (dynamoEndpoint != null) {
+            this.dynamo = LocalClients.build(DynamoDbClient.builder()
+                    .overrideConfiguration(c -> interceptors.forEach(c::addExecutionInterceptor)), dynamoEndpoint);
+        } else {
+            this.dynamo = Intercepted.around(admin, interceptors);
+        }
+        this.streams = dynamoEndpoint != null ? LocalClients.build(DynamoDbStreamsClient.builder(), dynamoEndpoint)
+                : SharedDynamo.streams();
         // No background tick: tests move the clock and call stepFunctions.runDue() themselves.
         this.runtime = LocalRuntime.builder().template(template).tables(dynamo, localTables)
                 .busName("bus-" + tables.live())
@@ -230,7 +236,7 @@ public final class TestStack implements AutoCloseable {
             return this;
         }
 
-        /** Runs against another DynamoDB (LocalStack) instead of the shared DynamoDB Local. */
+        /** Runs against another DynamoDB (LocalStack) instead of the shared engine. */
         public Builder dynamoEndpoint(URI endpoint) {
             dynamoEndpoint = endpoint;
             return this;

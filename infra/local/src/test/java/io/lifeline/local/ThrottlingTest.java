@@ -32,7 +32,7 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  */
 @Tag("contract")
 class ThrottlingTest {
-    /** Fails the UpdateItems it matches, while armed, before they reach DynamoDB Local (so no SDK retries). */
+    /** Fails the UpdateItems it matches, while armed, before they reach the store (so no SDK retries). */
     static final class StoreFault implements ExecutionInterceptor {
         volatile Predicate<UpdateItemRequest> matches;
         volatile Supplier<RuntimeException> failure;

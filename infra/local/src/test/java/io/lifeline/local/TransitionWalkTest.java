@@ -28,7 +28,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
- * Every status x every trigger, against DynamoDB Local: put a fresh agent in the status, attempt the trigger
+ * Every status x every trigger, against the engine: put a fresh agent in the status, attempt the trigger
  * (through its API route where one exists, through {@link AgentStore#transition} where none does yet), and
  * check the outcome against {@link TransitionTable}. Allowed: the status becomes the rule's target and the
  * outbox records exactly one transition with the right from/to/trigger. Refused: 409 (INVALID_TRANSITION,

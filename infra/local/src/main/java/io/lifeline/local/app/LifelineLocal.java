@@ -37,7 +37,7 @@ import java.util.concurrent.TimeUnit;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
- * Lifeline on one machine: DynamoDB Local, the template's functions, the gateway in front of them on
+ * Lifeline on one machine: the project's DynamoDB engine, the template's functions, the gateway in front of them on
  * 127.0.0.1, and the stream pump feeding the outbox. Everything it runs is read from template.yaml.
  */
 public final class LifelineLocal implements AutoCloseable {
@@ -81,7 +81,7 @@ public final class LifelineLocal implements AutoCloseable {
         }
     }
 
-    private final LocalDynamo dynamoServer;
+    private final LocalEngine store;
     private final LocalRuntime runtime;
     private final DynamoDbClient dynamo;
     private final Tables tables;
@@ -104,16 +104,16 @@ public final class LifelineLocal implements AutoCloseable {
 
     private LifelineLocal(Options options) throws Exception {
         // In-process, no port; takes the data dir's lock first, so a second Local on it is refused at once.
-        dynamoServer = LocalDynamo.open(options.dataDir());
+        store = LocalEngine.open(options.dataDir(), options.clock());
         try {
             refusedIfTaken(() -> {
                 FrontDoor.requireFree(options.port());
                 return null;
             });
-            dynamo = dynamoServer.client();
+            dynamo = store.client();
             LocalTables tables = LocalTables.named(options.template(), TABLE_PREFIX);
             SingleTableMigration.run(dynamo, tables, options.template(), OLD_SINGLE_TABLE,
-                    options.dataDir() == null ? null : options.dataDir().resolve(LocalDynamo.STREAM_CHECKPOINTS_FILE));
+                    options.dataDir() == null ? null : options.dataDir().resolve(LocalEngine.STREAM_CHECKPOINTS_FILE));
             tables.ensure(dynamo, options.template());
             RosterMigration.run(dynamo, tables.tables());
             this.tables = tables.tables();
@@ -124,9 +124,9 @@ public final class LifelineLocal implements AutoCloseable {
             runtime = LocalRuntime.builder().template(options.template()).tables(dynamo, tables)
                     .busName(EVENT_BUS_NAME).clock(options.clock()).parameters(parameters)
                     .stepFunctions(options.timeScale(), true)
-                    .streams(dynamoServer.streamsClient(),
+                    .streams(store.streamsClient(),
                             tables.streamArn(dynamo),
-                            options.dataDir() == null ? null : options.dataDir().resolve(LocalDynamo.STREAM_CHECKPOINTS_FILE))
+                            options.dataDir() == null ? null : options.dataDir().resolve(LocalEngine.STREAM_CHECKPOINTS_FILE))
                     .secrets(readSecrets(options))
                     .build();
             Map<String, String> deployed = new LinkedHashMap<>();
@@ -167,7 +167,7 @@ public final class LifelineLocal implements AutoCloseable {
             resumeInterruptedRevives(options.template());
             demo = options.demo() ? new Demo(gateway, adminKey) : null;
         } catch (Exception e) {
-            dynamoServer.close();
+            store.close();
             throw e;
         }
     }
@@ -411,7 +411,6 @@ public final class LifelineLocal implements AutoCloseable {
         background.awaitTermination(5, TimeUnit.SECONDS);
         frontDoor.close();
         runtime.close();
-        dynamo.close();
-        dynamoServer.close();
+        store.close();
     }
 }

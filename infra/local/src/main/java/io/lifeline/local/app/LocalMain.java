@@ -31,7 +31,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  */
 @Command(name = "lifeline-local", mixinStandardHelpOptions = true,
         description = {"Runs Lifeline on one machine: the template's functions behind an HTTP front door on "
-                + "127.0.0.1, over DynamoDB Local run inside this process.",
+                + "127.0.0.1, over the project's DynamoDB engine, run inside this process.",
                 "Everything it listens on is on 127.0.0.1 (the front door, and the event bus and Step Functions "
                 + "stand-ins on free ports); the store has no port. One process per data dir: a running Local "
                 + "holds <data-dir>/lock, and a second Local or a bootstrap command on that data dir is refused."},
@@ -123,11 +123,11 @@ public final class LocalMain implements Callable<Integer> {
                 return work.run(dynamo, aws);
             }
         }
-        try (LocalDynamo store = LocalDynamo.open(inMemory ? null : dataDir)) {
+        try (LocalEngine store = LocalEngine.open(inMemory ? null : dataDir, Clock.systemUTC())) {
             DynamoDbClient dynamo = store.client();
             LocalTables tables = LocalTables.named(template(), LifelineLocal.TABLE_PREFIX);
             SingleTableMigration.run(dynamo, tables, template(), LifelineLocal.OLD_SINGLE_TABLE,
-                    inMemory ? null : dataDir.resolve(LocalDynamo.STREAM_CHECKPOINTS_FILE));
+                    inMemory ? null : dataDir.resolve(LocalEngine.STREAM_CHECKPOINTS_FILE));
             tables.ensure(dynamo, template());
             RosterMigration.run(dynamo, tables.tables());
             return work.run(dynamo, tables.tables());

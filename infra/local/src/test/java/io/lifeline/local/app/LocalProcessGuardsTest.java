@@ -77,7 +77,7 @@ class LocalProcessGuardsTest {
         for (InetSocketAddress socket : sockets) {
             assertTrue(socket.getAddress().isLoopbackAddress(), "listens beyond loopback: " + socket);
         }
-        // The front door, the event bus, the Step Functions and the SQS (sweep queue) stand-ins; DynamoDB Local runs
+        // The front door, the event bus, the Step Functions and the SQS (sweep queue) stand-ins; the store (the engine) runs
         // in-process.
         assertEquals(4, sockets.size(), sockets.toString());
     }

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Lifeline Local's front door over the real gateway, functions and DynamoDB Local (TestStack), with short limits
+ * Lifeline Local's front door over the real gateway, functions and the engine (TestStack), with short limits
  * (1 s for a head or a body, 8 connections per client), spoken to by raw sockets on 127.0.0.1: every refusal is a
  * JSON answer in the API's error shape with its documented code, never a closed socket.
  */
