@@ -46,7 +46,7 @@ public enum Trigger {
             case REPORT_WORKING -> "report working";
             case REPORT_READY -> "report ready";
             case HEARTBEAT_EXPIRED -> "mark the agent dead";
-            case STALLED -> "restart the stalled agent";
+            case STALLED -> "restart the agent for making no progress";
             case REPORTED_FAILURE -> "report a crash";
             case LEAVE -> "leave";
             case HOST_GAVE_UP -> "give up on the agent";

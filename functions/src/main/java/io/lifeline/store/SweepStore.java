@@ -367,11 +367,12 @@ public final class SweepStore {
         u.condition("attribute_not_exists(" + u.name(AgentItems.WAIT_INPUT) + ")");
         u.condition("attribute_not_exists(" + u.name(AgentItems.WAIT_PERSON) + ")");
         u.condition("attribute_not_exists(" + u.name(AgentItems.STALLED_SINCE) + ")");
-        u.set(AgentItems.STALLED_SINCE, ms(now)).set(AgentItems.STALLED_WHY, s(reason))
-                .set(AgentItems.OUTBOX, AttributeValue.fromBool(true));
+        u.set(AgentItems.STALLED_SINCE, ms(now)).set(AgentItems.STALLED_WHY, s(reason));
         if (restart) {
             AgentItems.stampTransition(u, Trigger.STALLED, AgentStatus.DEAD,
                     "stalled: " + reason + ", no progress since " + seen.progress().lastProgressAt(), now);
+        } else {
+            u.set(AgentItems.OUTBOX, AttributeValue.fromBool(true)); // the transition's stamp sets it otherwise
         }
         return u.writeIf(dynamo, "raise a stall");
     }
