@@ -9,12 +9,23 @@ import java.time.Instant;
  * self-preservation threshold and minimum override the service's defaults when set; the allowances
  * ({@link Liveness}) are the ones an agent registered in the team without its own gets, or null for the deployment's.
  * {@code failureDomains}: what counts as one failure domain for self-preservation (null: {@link FailureDomains#DEFAULT});
- * {@code hold}: the team's mass-silence flag, or null when none stands.
+ * {@code hold}: the team's mass-silence flag, or null when none stands. {@code stallAfter} and {@code onStall}: the stall
+ * rule an agent registered in the team without its own gets ({@link Liveness#stalled}), or null for the default.
  */
 public record TeamSettings(String team, String leaderAgentId, Instant pausedUntil, String pauseReason,
                            Double selfPreservationThreshold, Integer selfPreservationMinAlive,
                            Duration workingAllowance, Duration inputAllowance,
-                           Duration personAllowance, FailureDomains failureDomains, TeamHold hold) {
+                           Duration personAllowance, FailureDomains failureDomains, TeamHold hold,
+                           Duration stallAfter, Liveness.OnStall onStall) {
+
+    /** A team with no stall rule of its own: its agents get the deployment's threshold and the default action. */
+    public TeamSettings(String team, String leaderAgentId, Instant pausedUntil, String pauseReason,
+                        Double selfPreservationThreshold, Integer selfPreservationMinAlive,
+                        Duration workingAllowance, Duration inputAllowance, Duration personAllowance,
+                        FailureDomains failureDomains, TeamHold hold) {
+        this(team, leaderAgentId, pausedUntil, pauseReason, selfPreservationThreshold, selfPreservationMinAlive,
+                workingAllowance, inputAllowance, personAllowance, failureDomains, hold, null, null);
+    }
 
     /** A team with no failure-domain rule of its own and no flag. */
     public TeamSettings(String team, String leaderAgentId, Instant pausedUntil, String pauseReason,

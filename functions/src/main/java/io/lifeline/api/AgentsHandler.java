@@ -214,12 +214,16 @@ public final class AgentsHandler extends HttpApiHandler {
         Duration working = allowance(f, "workingAllowanceSeconds");
         Duration input = allowance(f, "waitingForInputAllowanceSeconds");
         Duration person = allowance(f, "waitingForPersonAllowanceSeconds");
-        if (working == null || input == null || person == null) {
-            // The team's allowances, for those the agent does not give (one read, at registration only).
+        Duration stallAfter = allowance(f, "stallAfterSeconds");
+        Liveness.OnStall onStall = onStall(f);
+        if (working == null || input == null || person == null || stallAfter == null || onStall == null) {
+            // The team's allowances and stall rule, for those the agent does not give (one read, at registration).
             TeamSettings team = teams.get(request.id("team"));
             working = working != null ? working : team.workingAllowance();
             input = input != null ? input : team.inputAllowance();
             person = person != null ? person : team.personAllowance();
+            stallAfter = stallAfter != null ? stallAfter : team.stallAfter();
+            onStall = onStall != null ? onStall : team.onStall();
         }
         NewAgent a = new NewAgent(request.id("team"), f.requiredId("agentId"),
                 f.requiredUtf8("name", Limits.MAX_NAME_BYTES), f.requiredUtf8("role", Limits.MAX_ROLE_BYTES),
@@ -227,8 +231,7 @@ public final class AgentsHandler extends HttpApiHandler {
                 staleAfter == null ? config.defaultStaleAfter() : Duration.ofSeconds(staleAfter),
                 grace == null ? config.defaultGraceMisses() : grace.intValue(),
                 schedule == null ? null : schedule.expression(), schedule == null ? null : zoneText == null ? DEFAULT_ZONE
-                        : schedule.zone().getId(), working, input, person, allowance(f, "stallAfterSeconds"),
-                onStall(f));
+                        : schedule.zone().getId(), working, input, person, stallAfter, onStall);
         return Reply.created(Views.agent(agents.register(a, clock.instant())));
     }
 

@@ -46,7 +46,7 @@ public final class HeartbeatHandler extends HttpApiHandler {
             "nextHeartbeatWithinSeconds", "waiting", "inTurn", "progress", "progressAgeMs", "toolInFlight",
             "stallReason");
     /** A stall's reason as a client may word it: a short phrase, never free text (it reaches events). */
-    private static final Pattern STALL_REASON = Pattern.compile("[A-Za-z0-9 ._,:()-]{1,64}");
+    private static final Pattern STALL_REASON = Pattern.compile("[A-Za-z0-9 ._,:()-]{1,32}");
     private static final Set<String> BATCH_ENTRY_FIELDS = union(HEARTBEAT_FIELDS, Set.of("agentId"));
     /** In a batch that names its host: each entry may say how long ago the daemon last heard the agent locally. */
     private static final Set<String> HOSTED_ENTRY_FIELDS = union(BATCH_ENTRY_FIELDS, Set.of("localBeatAgeMs"));
@@ -299,7 +299,7 @@ public final class HeartbeatHandler extends HttpApiHandler {
         Boolean now = f.bool("progress");
         Long age = f.integer("progressAgeMs", 0, Limits.MAX_STALE_AFTER_SECONDS * 1000L);
         Boolean tool = f.bool("toolInFlight");
-        String reason = f.string("stallReason", 64);
+        String reason = f.string("stallReason", 32);
         if (reason != null && !STALL_REASON.matcher(reason).matches()) {
             throw LifelineException.badInput("INVALID_FIELD", "'stallReason' must be a short phrase of letters, "
                     + "digits, spaces and . _ , : ( ) -");

@@ -292,7 +292,7 @@ public final class StreamChanges {
         String agentId = AgentItems.agentId(after);
         if (since != null && !since.equals(sinceBefore)) {
             return Optional.of(new Stall(team, agentId, Items.str(after, AgentItems.NAME),
-                    Items.str(after, AgentItems.HOST), since, Items.str(after, AgentItems.STALLED_WHY),
+                    Items.str(after, AgentItems.HOST), since, AgentItems.stallReason(after, before),
                     Items.instant(before, AgentItems.PROGRESS_AT), null, false));
         }
         if (since == null && sinceBefore != null) {
@@ -303,7 +303,7 @@ public final class StreamChanges {
             String status = Items.str(after, AgentItems.STATUS);
             boolean ended = !"ready".equals(status) && !"working".equals(status);
             return Optional.of(new Stall(team, agentId, Items.str(after, AgentItems.NAME),
-                    Items.str(after, AgentItems.HOST), sinceBefore, Items.str(before, AgentItems.STALLED_WHY),
+                    Items.str(after, AgentItems.HOST), sinceBefore, AgentItems.stallReason(before, null),
                     Items.instant(before, AgentItems.PROGRESS_AT), resumed, ended));
         }
         return Optional.empty();

@@ -43,7 +43,7 @@ public final class SweepStore {
     private static final String PROJECTION = String.join(", ", "#pk", "#sk", "#status", "#hbAt", "#deadline",
             "#misses", "#grace", "#beats", "#paused", "#leader", "#spT", "#spM", "#massStale", "#tseq", "#tAt",
             "#lease", "#schedule", "#staleMs", "#lastMiss", "#at", "#a", "#s", "#exp", "#since", "#wPs", "#wAl", "#src",
-            "#msHeld", "#msWhy", "#msRel", "#msAlive", "#msStale", "#fd", "#prAt", "#tlAt", "#prWhy", "#stMs", "#onSt",
+            "#msHeld", "#msWhy", "#msRel", "#msAlive", "#msStale", "#fd", "#prAt", "#tl", "#prWhy", "#stMs", "#onSt",
             "#stS", "#wIn");
 
     /**
@@ -227,7 +227,7 @@ public final class SweepStore {
         names.put("#msStale", TeamItems.MASS_STALE_STALE);
         names.put("#fd", TeamItems.FAILURE_DOMAINS);
         names.put("#prAt", AgentItems.PROGRESS_AT);
-        names.put("#tlAt", AgentItems.TOOL_SINCE);
+        names.put("#tl", AgentItems.TOOL_IN_FLIGHT);
         names.put("#prWhy", AgentItems.PROGRESS_WHY);
         names.put("#stMs", AgentItems.STALL_AFTER_MS);
         names.put("#onSt", AgentItems.ON_STALL);
@@ -363,11 +363,11 @@ public final class SweepStore {
         Update u = new Update(table, AgentItems.key(seen.team(), seen.agentId()));
         u.condition(u.name(AgentItems.STATUS) + " = " + u.value(s(AgentStatus.WORKING.wire())));
         u.condition(u.name(AgentItems.PROGRESS_AT) + " = " + u.value(ms(seen.progress().lastProgressAt())));
-        u.condition("attribute_not_exists(" + u.name(AgentItems.TOOL_SINCE) + ")");
+        u.condition("attribute_not_exists(" + u.name(AgentItems.TOOL_IN_FLIGHT) + ")");
         u.condition("attribute_not_exists(" + u.name(AgentItems.WAIT_INPUT) + ")");
         u.condition("attribute_not_exists(" + u.name(AgentItems.WAIT_PERSON) + ")");
         u.condition("attribute_not_exists(" + u.name(AgentItems.STALLED_SINCE) + ")");
-        u.set(AgentItems.STALLED_SINCE, ms(now)).set(AgentItems.STALLED_WHY, s(reason));
+        u.set(AgentItems.STALLED_SINCE, ms(now));
         if (restart) {
             AgentItems.stampTransition(u, Trigger.STALLED, AgentStatus.DEAD,
                     "stalled: " + reason + ", no progress since " + seen.progress().lastProgressAt(), now);
@@ -385,7 +385,7 @@ public final class SweepStore {
     public boolean resolveStall(Liveness.ProgressSeen seen) {
         Update u = new Update(table, AgentItems.key(seen.team(), seen.agentId()));
         u.condition(u.name(AgentItems.STALLED_SINCE) + " = " + u.value(ms(seen.stalledSince())));
-        u.remove(AgentItems.STALLED_SINCE).remove(AgentItems.STALLED_WHY)
+        u.remove(AgentItems.STALLED_SINCE)
                 .set(AgentItems.OUTBOX, AttributeValue.fromBool(true));
         return u.writeIf(dynamo, "resolve a stall");
     }
