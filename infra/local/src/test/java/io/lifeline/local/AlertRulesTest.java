@@ -634,6 +634,7 @@ class AlertRulesTest {
         }
         out.addAll(List.of(massStale(), sourceSilent(), tasksReassigned(), leaderNotified(), rotation(), restartRequested(),
                 hostLeaseExpired(), hostLeaseRestored(), fleetHeld(), fleetResolved(), awaitingInput(), inputResumed(),
+                stalled(), progressResumed(),
                 burstStarted(), digest(), burstResolved(), flapping(), flappingResolved(true), flappingResolved(false)));
         return out;
     }
