@@ -15,8 +15,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -329,7 +331,7 @@ public final class Sweeper {
         judgeWaits(snapshot, now, tally);
         // 10. Progress: one AgentStalled for an agent in a turn with no progress past its threshold (and, with
         // onStall restart and no daemon, its death), one AgentProgressResumed once it is no longer stalled.
-        judgeStalls(snapshot, now, tally);
+        judgeStalls(snapshot, now, fleet.held(), tally);
         return new Report(now, new Scanned(snapshot.itemsScanned(), snapshot.agents().size(),
                 snapshot.consumedReadUnits()), tally.written(), new Held(tally.teamsHeld, fleet),
                 new Hosts(tally.hostsExpired, tally.answersDropped), Duration.ofNanos(System.nanoTime() - started));
@@ -456,9 +458,20 @@ public final class Sweeper {
         }
     }
 
-    /** Step 10: resolve the stalls that are over (first), then raise those of agents stalled now. */
-    private void judgeStalls(SweepStore.Snapshot snapshot, Instant now, Tally tally) {
+    /**
+     * Step 10: resolve the stalls that are over (first), then raise those of agents stalled now. A restart is a
+     * death, so a pause (the agent's or its team's) or a fleet-wide hold keeps it to the alert.
+     */
+    private void judgeStalls(SweepStore.Snapshot snapshot, Instant now, boolean fleetHeld, Tally tally) {
         Liveness.StallDecisions stalls = Liveness.stalls(snapshot.progress(), timing.allowances().stallAfter(), now);
+        Set<String> held = new HashSet<>();
+        for (SweepPlan.Observed a : snapshot.agents()) {
+            TeamSettings team = snapshot.teams().get(a.team());
+            if (fleetHeld || Liveness.paused(a.pausedUntil(), now) || team != null && team.pausedAt(now)
+                    || tally.teamsHeld.contains(a.team())) {
+                held.add(a.team() + "/" + a.agentId());
+            }
+        }
         for (Liveness.ProgressSeen s : stalls.resolve()) {
             try {
                 store.resolveStall(s);
@@ -468,7 +481,7 @@ public final class Sweeper {
         }
         for (Liveness.ProgressSeen s : stalls.raise()) {
             String reason = s.progress().reason() != null ? s.progress().reason() : Liveness.NO_PROGRESS_REPORTED;
-            boolean restart = stalls.restart().contains(s);
+            boolean restart = stalls.restart().contains(s) && !held.contains(s.team() + "/" + s.agentId());
             try {
                 if (store.raiseStall(s, reason, restart, now)) {
                     tally.stalled.add(s.team() + "/" + s.agentId());

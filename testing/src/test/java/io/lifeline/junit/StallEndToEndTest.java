@@ -12,6 +12,7 @@ import io.lifeline.client.manager.HeartbeatManager;
 import io.lifeline.client.model.AgentView;
 import io.lifeline.client.model.EventQuery;
 import io.lifeline.client.model.EventView;
+import io.lifeline.client.model.Pause;
 import io.lifeline.client.model.RegisterAgent;
 import java.time.Duration;
 import java.time.Instant;
@@ -118,6 +119,25 @@ class StallEndToEndTest {
         assertTrue(lifeline.eventually(Duration.ofSeconds(20), () -> events(client, "stuck", "AgentStalled") == 1));
         assertTrue(lifeline.eventually(Duration.ofSeconds(20),
                 () -> !client.revivals("stuck", 10).revivals().isEmpty()), "a revive flow started for its host");
+    }
+
+    @Test
+    void onStallRestart_ofAPausedAgent_isKeptToTheAlert(LocalLifeline lifeline) throws Exception {
+        LifelineClient client = lifeline.client();
+        client.register(RegisterAgent.of("paused", "Paused", "worker").withHost("box-2").withOnStall("restart")
+                .withStallAfterSeconds(30));
+        client.join("paused");
+        client.pause("paused", Pause.lasting(Duration.ofHours(1), "maintenance"));
+        HeartbeatManager manager = HeartbeatManager.builder(client, "paused").clock(lifeline.clock()).build();
+        manager.setState(ActivityState.PROCESSING);
+        manager.progress();
+        manager.beatNow();
+        for (int i = 0; i < 6; i++) {
+            step(lifeline, manager);
+        }
+        AgentView a = client.agent("paused");
+        assertEquals("working", a.status(), "a pause holds the restart's death");
+        assertNotNull(a.stalled(), "the stall is still raised");
     }
 
     @Test
