@@ -33,7 +33,7 @@ public final class TeamHandler extends HttpApiHandler {
     static final List<String> EVENT_TYPES = List.of("AgentStatusChanged", "TasksReassigned", "LeaderNotified",
             "MassStaleSuspected", "SessionRotationRequested", "AgentRestartRequested", "AdminKeyMinted",
             "HostLeaseExpired", "HostLeaseRestored", "FleetMassStaleSuspected", "FleetMassStaleResolved",
-            "AgentAwaitingInput", "AgentInputResumed", "AlertBurstStarted", "AlertDigest", "AlertBurstResolved",
+            "AgentAwaitingInput", "AgentInputResumed", "AgentStalled", "AgentProgressResumed", "AlertBurstStarted", "AlertDigest", "AlertBurstResolved",
             "AgentFlapping", "AgentFlappingResolved");
 
     /**
