@@ -51,6 +51,10 @@ final class AgentSlot {
     private final AtomicReference<String> session = new AtomicReference<>();
     /** What the hooks said that the server last took (status, waiting, inTurn, source), or null. */
     private volatile List<Object> hookSent;
+    /** Why the daemon judged it stalled ({@link ProgressWatch}), until it runs again or progress resumes; or null. */
+    private volatile String stall;
+    /** The age (ms) of its last progress at the latest sample while in a turn, or null when not judged. */
+    private volatile Long progressAgeMs;
 
     AgentSlot(String id, int index, RestartPolicy restartPolicy, Instant startedAt) {
         this.id = id;
@@ -94,6 +98,8 @@ final class AgentSlot {
             restarts.addLast(now);
         }
         exitCounted = false;
+        stall = null;
+        progressAgeMs = null;
     }
 
     boolean exitCounted() {
@@ -224,6 +230,23 @@ final class AgentSlot {
     /** What the server took of the hooks; null: it takes what they say anew (after a join or a restart). */
     void hookSent(List<Object> signature) {
         hookSent = signature;
+    }
+
+    String stall() {
+        return stall;
+    }
+
+    /** Judged stalled for {@code reason}; null: no longer. */
+    void stall(String reason) {
+        stall = reason;
+    }
+
+    Long progressAgeMs() {
+        return progressAgeMs;
+    }
+
+    void progressAgeMs(Long ms) {
+        progressAgeMs = ms;
     }
 
     /** How many of {@code times} fall in the window before {@code now}; the older ones are dropped. */

@@ -74,8 +74,8 @@ final class HookSessions {
         String agentId = s.id();
         RoundLog log = new RoundLog();
         synchronized (lock) {
-            if (generation != processes.generation(agentId) || s.givenUp() != null) {
-                return;
+            if (generation != processes.generation(agentId) || s.givenUp() != null || s.stall() != null) {
+                return; // being stopped for a stall: its session ends because the daemon stops it, a death
             }
             s.sessionLeft(true);
             try {

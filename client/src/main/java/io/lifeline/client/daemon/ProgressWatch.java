@@ -1,0 +1,105 @@
+package io.lifeline.client.daemon;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * The daemon's judgement of progress (docs/daemon.md, "Progress and stalls"): every few seconds, for each running
+ * agent its runtime's hooks say is in a turn, the age of its last progress, which is the least of the time since its
+ * model connections last received data ({@link StreamSilence}), since its last hook event, and since its process
+ * started. A tool call in flight (a tool's start with no end yet) and a wait for input or a person are legitimate
+ * silence, never a stall. An agent in a turn with no progress past {@code stallAfter} is stalled ("model stream
+ * silent"); with restart on stall, abort-first: its process group is stopped (TERM, then KILL after a grace), its
+ * exit is reported dead as a stall and counted by the crash loop like any crash, and it is started again on its
+ * session. Without restart it stays running, flagged, until progress resumes. The age goes with the agent's batched
+ * beat; nothing here writes to Lifeline.
+ */
+final class ProgressWatch {
+    /** The reason a stall seen on the model connection carries. */
+    static final String MODEL_STREAM_SILENT = "model stream silent";
+    /** A hook's source while a tool call is in flight (its start seen, its end not yet). */
+    private static final String TOOL_IN_FLIGHT = "sdk_tool_execute";
+
+    private final AgentProcesses processes;
+    private final LocalBeats localBeats;
+    private final Clock clock;
+    private final Duration stallAfter;
+    private final boolean restart;
+    /** Session leader pid to the least time (ms) since its established TCP connections received data. */
+    private final Function<Collection<Long>, Map<Long, Long>> sampler;
+
+    ProgressWatch(AgentProcesses processes, LocalBeats localBeats, Clock clock, Duration stallAfter, boolean restart,
+            Function<Collection<Long>, Map<Long, Long>> sampler) {
+        this.processes = processes;
+        this.localBeats = localBeats;
+        this.clock = clock;
+        this.stallAfter = stallAfter;
+        this.restart = restart;
+        this.sampler = sampler;
+    }
+
+    /** One sample of every slot, under the daemon's lock: ages updated, stalls seen and acted on, told in the log. */
+    void pass(Collection<AgentSlot> slots, RoundLog log) {
+        Instant now = clock.instant();
+        List<AgentSlot> judged = new ArrayList<>();
+        List<Long> sessions = new ArrayList<>();
+        for (AgentSlot s : slots) {
+            LocalBeats.HookState st = localBeats.hookState(s.id());
+            if (s.stall() != null && restart || !processes.isRunning(s.id()) || !st.inTurn() || st.waiting() != null) {
+                resumed(s, log, "its turn ended or it waits");
+                s.progressAgeMs(null); // not in a turn (or being stopped): not judged, and no age is sent
+                continue;
+            }
+            judged.add(s);
+            long sid = processes.sessionId(s.id());
+            if (sid > 0) {
+                sessions.add(sid);
+            }
+        }
+        Map<Long, Long> silence = judged.isEmpty() ? Map.of() : sampler.apply(sessions);
+        for (AgentSlot s : judged) {
+            LocalBeats.HookState st = localBeats.hookState(s.id());
+            long age = age(now, s.startedAt());
+            if (st.at() != null) {
+                age = Math.min(age, age(now, st.at()));
+            }
+            Long socket = silence.get(processes.sessionId(s.id()));
+            if (socket != null) {
+                age = Math.min(age, socket);
+            }
+            s.progressAgeMs(age);
+            if (TOOL_IN_FLIGHT.equals(st.source()) || age <= stallAfter.toMillis()) {
+                resumed(s, log, "progress resumed");
+            } else if (s.stall() == null) {
+                stalled(s, age, log);
+            }
+        }
+    }
+
+    private void stalled(AgentSlot s, long age, RoundLog log) {
+        s.stall(MODEL_STREAM_SILENT);
+        log.hooks.add(s.id() + ": stalled: " + MODEL_STREAM_SILENT + " for " + age + " ms (stall after "
+                + stallAfter.toSeconds() + " s)" + (restart ? "; stopping its process group (TERM, then KILL)" : ""));
+        if (restart) {
+            processes.abort(s.id());
+        }
+    }
+
+    /** A stall flagged without restart ends when progress resumes (or the turn ends). */
+    private void resumed(AgentSlot s, RoundLog log, String why) {
+        if (s.stall() != null && !restart) {
+            s.stall(null);
+            log.hooks.add(s.id() + ": no longer stalled: " + why);
+        }
+    }
+
+    private static long age(Instant now, Instant since) {
+        return since == null ? Long.MAX_VALUE : Math.max(0, Duration.between(since, now).toMillis());
+    }
+}
