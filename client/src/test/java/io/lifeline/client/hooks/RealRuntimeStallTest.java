@@ -80,6 +80,15 @@ class RealRuntimeStallTest {
      * of {@code command} (set up by {@code modes}), at the scaled threshold, restarting on a stall.
      */
     private Case start(String a, String command, Consumer<FakeModel> modes, Path runtimeDir) throws IOException {
+        return start(a, command, modes, runtimeDir, false);
+    }
+
+    /**
+     * As above; {@code interactive}: the TUI under {@code script} (a pty of its own), without skipping permissions, so
+     * the tool call waits for a person at its permission prompt.
+     */
+    private Case start(String a, String command, Consumer<FakeModel> modes, Path runtimeDir, boolean interactive)
+            throws IOException {
         admin.register(RegisterAgent.of(a, a, "worker").withHost("h-" + a).withStaleAfterSeconds(600));
         FakeModel model = FakeModel.start(command, "Done.");
         modes.accept(model);
@@ -95,9 +104,13 @@ class RealRuntimeStallTest {
         String bin = RealRuntimes.bin(HookRuntime.CLAUDE_CODE).toString();
         Path state = dir.resolve("state-" + a);
         Path out = dir.resolve(a + ".out");
+        if (interactive) {
+            env.put("TERM", "xterm-256color");
+        }
+        String run = interactive ? "exec script -qefc \"'" + bin + "' 'Run the command.' $LIFELINE_RESUME_ARGS\" /dev/null"
+                : "exec 0</dev/null '" + bin + "' -p 'Run the command.' --output-format json --dangerously-skip-permissions";
         Process daemon = RealRuntimes.daemon(local, dir, out, env, List.of("--host", "h-" + a, "--agent", a + "=cd '"
-                + setup.work() + "' && exec 0</dev/null '" + bin + "' -p 'Run the command.' --output-format json "
-                + "--dangerously-skip-permissions", "--runtime", a + "=claude-code", "--interval", "1s",
+                + setup.work() + "' && " + run, "--runtime", a + "=claude-code", "--interval", "1s",
                 "--stall-after", STALL_AFTER_S + "s", "--on-stall", "restart", "--state-dir", state.toString(),
                 "--log-dir", dir.resolve("logs").toString()));
         Supplier<String> why = () -> read(out) + "\nclaude's log:\n" + read(dir.resolve("logs").resolve(a + ".log"))
@@ -223,6 +236,34 @@ class RealRuntimeStallTest {
             assertTrue(took >= 5L * STALL_AFTER_S, "the tool ran its whole time: " + took + " s");
             assertEquals(0, stalls(c), c.why().get());
             assertEquals(0, deaths(c), c.why().get());
+        } finally {
+            stop(c);
+        }
+    }
+
+    @Test
+    void waitingForAPersonForTenThresholds_isNoStallAndNoDeath(@TempDir Path runtimeDir) throws Exception {
+        assumeReal();
+        assumeTrue(RealRuntimes.onPath("script"), "script (util-linux) is not installed: it gives the TUI a pty");
+        Case c = start("rs-wait", "mkdir made-by-the-model", m -> { }, runtimeDir, true);
+        try {
+            String a = c.agent();
+            await(WAIT, "the permission prompt: waiting for a person", () -> {
+                var w = admin.agent(a).waiting();
+                return w != null && "person".equals(w.kind());
+            }, c.why());
+            // The server's own record of the wait is the clock: it has lasted ten thresholds once its since is that old.
+            Instant since = admin.agent(a).waiting().since();
+            await(Duration.ofSeconds(10L * STALL_AFTER_S + 30), "waiting for ten thresholds", () -> {
+                var w = admin.agent(a).waiting();
+                return w != null && Duration.between(since, Instant.now()).toSeconds() >= 10L * STALL_AFTER_S;
+            }, c.why());
+            System.out.println("real claude interactive, waiting for a person " + Duration.between(since,
+                    Instant.now()).toSeconds() + " s, stallAfter " + STALL_AFTER_S + " s: stalls " + stalls(c)
+                    + ", deaths " + deaths(c) + ", still " + admin.agent(a).statusWithWait());
+            assertEquals(0, stalls(c), c.why().get());
+            assertEquals(0, deaths(c), c.why().get());
+            assertTrue(claude(c.state(), a, c.bin()).isPresent(), "the same process still runs: " + c.why().get());
         } finally {
             stop(c);
         }
