@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -55,6 +56,8 @@ final class AgentSlot {
     private volatile String stall;
     /** The age (ms) of its last progress at the latest sample while in a turn, or null when not judged. */
     private volatile Long progressAgeMs;
+    /** Since when each of its running subagents runs (a runtime's SubagentStart not yet stopped), oldest first. */
+    private final Deque<Instant> subagents = new ConcurrentLinkedDeque<>();
 
     AgentSlot(String id, int index, RestartPolicy restartPolicy, Instant startedAt) {
         this.id = id;
@@ -100,6 +103,7 @@ final class AgentSlot {
         exitCounted = false;
         stall = null;
         progressAgeMs = null;
+        subagents.clear();
     }
 
     boolean exitCounted() {
@@ -239,6 +243,21 @@ final class AgentSlot {
     /** Judged stalled for {@code reason}; null: no longer. */
     void stall(String reason) {
         stall = reason;
+    }
+
+    /** A subagent started at {@code at}. */
+    void subagentStarted(Instant at) {
+        subagents.addLast(at);
+    }
+
+    /** A subagent stopped (the oldest running one: the hooks name none the daemon keeps). */
+    void subagentStopped() {
+        subagents.pollFirst();
+    }
+
+    /** Since when each running subagent runs, oldest first. */
+    List<Instant> subagents() {
+        return List.copyOf(subagents);
     }
 
     Long progressAgeMs() {

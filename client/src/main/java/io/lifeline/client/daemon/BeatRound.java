@@ -200,7 +200,7 @@ final class BeatRound {
             return e;
         }
         return new BatchEntry(e.agentId(), e.heartbeat().withProgressAgeMs(age)
-                .withStallReason(ProgressWatch.MODEL_STREAM_SILENT), e.waiting(), e.inTurn());
+                .withStallReason(ProgressWatch.reason(s)), e.waiting(), e.inTurn());
     }
 
     /** What the hooks say now, as one value: status, waiting and inTurn (with {@code waitingFields}), source. */

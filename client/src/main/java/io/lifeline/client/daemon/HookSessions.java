@@ -50,6 +50,11 @@ final class HookSessions {
             log.hooks.add(a + ": its " + h.runtime().wire() + " session is " + h.session());
             run(() -> tell.accept(log.report()));
         }
+        if ("SubagentStart".equals(h.event())) {
+            s.subagentStarted(h.at());
+        } else if ("SubagentStop".equals(h.event())) {
+            s.subagentStopped();
+        }
         Runnable action = switch (h.signal()) {
             case SESSION_ENDED -> () -> sessionEnded(s, generation);
             case SESSION_STARTED -> () -> sessionStarted(s, generation);

@@ -338,6 +338,12 @@ public final class HostDaemon implements AutoCloseable {
         }
     }
 
+    /** Since when each of the agent's running subagents runs (its runtime's SubagentStart not yet stopped). */
+    public List<Instant> subagents(String agentId) {
+        AgentSlot s = slots.get(agentId);
+        return s == null ? List.of() : s.subagents();
+    }
+
     /**
      * How often this daemon restarted the agent of its own accord (after an exit) in the hour before {@code now}; a
      * restart the revive flow asked for is the flow's, counted by its change to restarting.

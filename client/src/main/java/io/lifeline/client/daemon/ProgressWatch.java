@@ -17,12 +17,16 @@ import java.util.function.Function;
  * silence, never a stall. An agent in a turn with no progress past {@code stallAfter} is stalled ("model stream
  * silent"); with restart on stall, abort-first: its process group is stopped (TERM, then KILL after a grace), its
  * exit is reported dead as a stall and counted by the crash loop like any crash, and it is started again on its
- * session. Without restart it stays running, flagged, until progress resumes. The age goes with the agent's batched
+ * session. While a subagent runs (a SubagentStart not yet stopped: the parent waits in its Task tool call, but the
+ * SubagentStart after that call's start is an ordinary hook event, so the subagent's own silence is judged) the reason
+ * is "subagent silent". Without restart it stays running, flagged, until progress resumes. The age goes with the agent's batched
  * beat; nothing here writes to Lifeline.
  */
 final class ProgressWatch {
     /** The reason a stall seen on the model connection carries. */
     static final String MODEL_STREAM_SILENT = "model stream silent";
+    /** The reason while a subagent runs (its stream is a connection of the same process tree). */
+    static final String SUBAGENT_SILENT = "subagent silent";
     /** A hook's source while a tool call is in flight (its start seen, its end not yet). */
     private static final String TOOL_IN_FLIGHT = "sdk_tool_execute";
 
@@ -83,12 +87,20 @@ final class ProgressWatch {
     }
 
     private void stalled(AgentSlot s, long age, RoundLog log) {
-        s.stall(MODEL_STREAM_SILENT);
-        log.hooks.add(s.id() + ": stalled: " + MODEL_STREAM_SILENT + " for " + age + " ms (stall after "
-                + stallAfter.toSeconds() + " s)" + (restart ? "; stopping its process group (TERM, then KILL)" : ""));
+        List<Instant> subagents = s.subagents();
+        String reason = reason(s);
+        s.stall(reason);
+        log.hooks.add(s.id() + ": stalled: " + reason + " for " + age + " ms (stall after " + stallAfter.toSeconds()
+                + " s)" + (subagents.isEmpty() ? "" : "; " + subagents.size() + " subagent(s) running since "
+                + subagents.get(0)) + (restart ? "; stopping its process group (TERM, then KILL)" : ""));
         if (restart) {
             processes.abort(s.id());
         }
+    }
+
+    /** Why a silence of {@code s} now would be a stall: a subagent's stream while one runs, else its own. */
+    static String reason(AgentSlot s) {
+        return s.subagents().isEmpty() ? MODEL_STREAM_SILENT : SUBAGENT_SILENT;
     }
 
     /** A stall flagged without restart ends when progress resumes (or the turn ends). */
