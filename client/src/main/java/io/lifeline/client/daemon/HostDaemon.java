@@ -122,7 +122,9 @@ public final class HostDaemon implements AutoCloseable {
                 b.restartBackoff, b.maxRestartBackoff);
         this.beats = new BeatRound(client, hostId, actions, clock, b.localBeats, b.waitingFields);
         this.inbox = new CommandInbox(client, hostId, processes, actions, clock, slots, this::restartDedupWindow);
-        this.progress = b.localBeats == null || b.stallAfter == null ? null : new ProgressWatch(processes,
+        // Without ss and /proc (and no sampler given) the model connection cannot be read: stalls are not watched.
+        boolean sampled = b.sampled || StreamSilence.available();
+        this.progress = b.localBeats == null || b.stallAfter == null || !sampled ? null : new ProgressWatch(processes,
                 b.localBeats, clock, b.stallAfter, b.restartOnStall, b.sampler);
         this.progressSample = b.progressSample;
         if (b.localBeats != null) {
@@ -455,6 +457,7 @@ public final class HostDaemon implements AutoCloseable {
         private boolean restartOnStall = true;
         private Duration progressSample = Duration.ofSeconds(3);
         private Function<Collection<Long>, Map<Long, Long>> sampler = StreamSilence::sample;
+        private boolean sampled;
 
         private Builder(LifelineClient client, String hostId, AgentProcesses processes) {
             this.client = client;
@@ -576,6 +579,7 @@ public final class HostDaemon implements AutoCloseable {
             }
             this.progressSample = every;
             this.sampler = Objects.requireNonNull(how);
+            this.sampled = true;
             return this;
         }
 

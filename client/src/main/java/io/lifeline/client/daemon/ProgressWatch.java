@@ -60,11 +60,13 @@ final class ProgressWatch {
                 s.progressAgeMs(null); // not in a turn (or being stopped): not judged, and no age is sent
                 continue;
             }
-            judged.add(s);
             long sid = processes.sessionId(s.id());
-            if (sid > 0) {
-                sessions.add(sid);
+            if (sid <= 0) {
+                s.progressAgeMs(null); // its connections cannot be told apart: hooks alone would call a long stream a stall
+                continue;
             }
+            judged.add(s);
+            sessions.add(sid);
         }
         Map<Long, Long> silence = judged.isEmpty() ? Map.of() : sampler.apply(sessions);
         for (AgentSlot s : judged) {
