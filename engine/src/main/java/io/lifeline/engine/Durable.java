@@ -32,7 +32,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  *
  * <p>A write is applied to the maps under the engine's lock and recorded in the log; it answers once its record is
  * fsynced. The store itself is written only at a checkpoint (under the lock, so it holds whole operations only):
- * when the log passes {@link #WAL_LIMIT}, when unsaved pages pass {@link #UNSAVED_LIMIT}, and on close. A checkpoint
+ * when the log passes {@link #WAL_LIMIT} (by default), when unsaved pages pass {@link #UNSAVED_LIMIT}, and on close. A checkpoint
  * commits and syncs the store with the last record's number, then starts a new log segment and deletes the old.
  * Opening replays the records after the store's number, stopping at a torn tail, then checkpoints.
  */
@@ -55,11 +55,14 @@ final class Durable {
     private final MVMap<String, byte[]> catalog;
     private final Wal wal;
     private final Codec.Out pending = new Codec.Out(1 << 12);
+    private final long walLimit;
     private boolean replaying;
     private long nextId;
+    private long checkpoints;
 
-    private Durable(Path dir, FileChannel lockChannel, FileLock lock, MVStore store) {
+    private Durable(Path dir, FileChannel lockChannel, FileLock lock, MVStore store, long walLimit) {
         this.dir = dir;
+        this.walLimit = walLimit;
         this.lockChannel = lockChannel;
         this.lock = lock;
         this.store = store;
@@ -82,7 +85,7 @@ final class Durable {
     }
 
     /** Opens (or creates) the dir, takes its lock and checks its format; {@link #load} then reads the tables. */
-    static Durable open(Path dir) {
+    static Durable open(Path dir, long walLimit) {
         try {
             Files.createDirectories(dir);
             refuseDynamoDbLocal(dir);
@@ -104,7 +107,7 @@ final class Durable {
                 checkFormat(dir);
                 MVStore store = new MVStore.Builder().fileName(dir.resolve("engine.mv").toString())
                         .autoCommitDisabled().cacheSize(CACHE_MB).open();
-                return new Durable(dir, ch, l, store);
+                return new Durable(dir, ch, l, store, walLimit);
             } catch (RuntimeException | IOException e) {
                 l.release();
                 ch.close();
@@ -279,7 +282,7 @@ final class Durable {
         }
         long seq = wal.append(pending.raw(), pending.size());
         pending.reset();
-        if (wal.size() > WAL_LIMIT || store.getUnsavedMemory() > UNSAVED_LIMIT) {
+        if (wal.size() > walLimit || store.getUnsavedMemory() > UNSAVED_LIMIT) {
             checkpoint(tables, seq);
         }
         return seq;
@@ -300,10 +303,15 @@ final class Durable {
         store.commit();
         store.sync();
         wal.rotate(seq);
+        checkpoints++;
     }
 
     long fsyncs() {
         return wal.fsyncs();
+    }
+
+    long checkpoints() {
+        return checkpoints;
     }
 
     /** Checkpoints and closes the store, the log and the lock. Caller holds the engine's lock. */

@@ -78,7 +78,12 @@ public final class Engine implements AutoCloseable {
      * IllegalStateException that says what to do. {@link #close()} checkpoints and lets the dir go.
      */
     public static Engine open(Path dir, Clock clock) {
-        return new Engine(clock, Durable.open(dir));
+        return open(dir, clock, Durable.WAL_LIMIT);
+    }
+
+    /** {@link #open(Path, Clock)} checkpointing whenever the log passes {@code walLimit} bytes (tests make it small). */
+    static Engine open(Path dir, Clock clock, long walLimit) {
+        return new Engine(clock, Durable.open(dir, walLimit));
     }
 
     /** Checkpoints the data dir and lets it go (nothing to do in memory). The engine answers nothing after. */
@@ -98,6 +103,11 @@ public final class Engine implements AutoCloseable {
     /** How many times the log was fsynced (0 in memory): writes per fsync shows the group commit at work. */
     public long fsyncs() {
         return durable == null ? 0 : durable.fsyncs();
+    }
+
+    /** How many checkpoints the data dir has had since it was opened (0 in memory). */
+    long checkpoints() {
+        return durable == null ? 0 : durable.checkpoints();
     }
 
     /** Takes the engine's lock (every operation runs under it). */
