@@ -39,8 +39,11 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 final class Durable {
     static final int FORMAT = 1;
     static final long WAL_LIMIT = 32L << 20;
-    static final int UNSAVED_LIMIT = 48 << 20;
+    static final int UNSAVED_LIMIT = 128 << 20;
     static final int CACHE_MB = 64;
+    /** At each checkpoint, chunks of the store less full than this (percent) are rewritten, up to COMPACT_WRITE. */
+    static final int COMPACT_FILL = 60;
+    static final int COMPACT_WRITE = 16 << 20;
     private static final String FORMAT_LINE = "lifeline-engine-format " + FORMAT;
     private static final byte PUT = 1;
     private static final byte DELETE = 2;
@@ -301,6 +304,9 @@ final class Durable {
         state.put("seq", Long.toString(seq));
         state.put("nextId", Long.toString(nextId));
         store.commit();
+        if (store.compact(COMPACT_FILL, COMPACT_WRITE)) {
+            store.commit();
+        }
         store.sync();
         wal.rotate(seq);
         checkpoints++;

@@ -20,9 +20,10 @@ import java.util.zip.CRC32C;
  * lock ran them, appended to a segment file and fsynced before the operation answers.
  *
  * <p>Group commit: {@link #append} (under the engine's lock) only adds the record to a buffer. After the lock is
- * let go, {@link #await} waits until the record is on disk: the first waiter to find it is not takes the sync lock,
- * writes everything buffered so far (its own record and every other one sealed meanwhile) and calls fsync once; the
- * writers that queued behind it find their records already durable. So many writers share one fsync.
+ * let go, {@link #await} waits until the record is on disk: if no thread is syncing, the waiter becomes the one that
+ * does, writes everything buffered so far (its own record and every other one sealed meanwhile) and calls fsync
+ * once; the others wait for it to finish, and those whose records it covered return without syncing. So many
+ * writers share one fsync, and while one fsync runs the next group gathers.
  *
  * <p>A record: its payload's length (4 bytes), a CRC-32C of the sequence number and payload (4), the sequence
  * number (8), the payload. A segment starts with {@link #MAGIC} and the format version. Reading stops at the first
@@ -42,6 +43,10 @@ final class Wal implements AutoCloseable {
     private long segmentBytes;
     private final ReentrantLock syncLock = new ReentrantLock();
     private final Object bufLock = new Object();
+    /** Where writers wait for their records; guards {@link #syncing}. */
+    private final Object waiters = new Object();
+    /** Whether a thread is writing and syncing now (the others wait for it rather than queue to sync). */
+    private boolean syncing;
     /** Records sealed but not yet written; guarded by bufLock. */
     private Codec.Out buffer = new Codec.Out(1 << 16);
     /** The buffer the syncing thread writes from; guarded by syncLock. */
@@ -93,18 +98,39 @@ final class Wal implements AutoCloseable {
 
     /** Returns once record {@code seq} (and every one before it) is on disk, writing and syncing if need be. */
     void await(long seq) {
-        while (durable < seq) {
-            check();
-            syncLock.lock();
-            try {
-                if (durable < seq) {
-                    flush();
+        while (true) {
+            synchronized (waiters) {
+                while (durable < seq && syncing) {
+                    check();
+                    try {
+                        waiters.wait();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new IllegalStateException("Interrupted waiting for the write-ahead log", e);
+                    }
                 }
-            } finally {
-                syncLock.unlock();
+                check();
+                if (durable >= seq) {
+                    return;
+                }
+                syncing = true;
+            }
+            lead();
+        }
+    }
+
+    /** Writes and syncs all sealed so far, as the one thread syncing; then wakes every waiter to look again. */
+    private void lead() {
+        syncLock.lock();
+        try {
+            flush();
+        } finally {
+            syncLock.unlock();
+            synchronized (waiters) {
+                syncing = false;
+                waiters.notifyAll();
             }
         }
-        check();
     }
 
     private void check() {
