@@ -14,7 +14,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 /**
  * A table's or an index's entries in one map of H2's MVStore, an on-disk copy-on-write B-tree: keys are the entry's
  * {@link Partition} and {@link Sorted.Position} (compared as the in-memory kind compares them, so the order is the
- * same), values the item in {@link Codec}'s bytes. Only MVStore's page cache (its size is set when the store opens)
+ * same), values the item in {@link Codec}'s bytes ({@link BytesType}). Only MVStore's page cache (its size is set when the store opens)
  * holds decoded pages in memory. The engine's lock serializes every change; MVStore writes only when the engine
  * checkpoints ({@link Durable}).
  */
@@ -40,7 +40,7 @@ final class Stored extends Sorted {
 
         @Override
         public int getMemory(Slot s) {
-            return 160;
+            return 240;
         }
 
         @Override
@@ -74,33 +74,34 @@ final class Stored extends Sorted {
         }
     }
 
-    /** Items on disk in {@link Codec}'s bytes; in the cache as the SDK's objects (estimated generously). */
-    static final class ItemType extends BasicDataType<Map<String, AttributeValue>> {
-        static final ItemType INSTANCE = new ItemType();
+    /**
+     * Items in {@link Codec}'s bytes, on disk and in the cache alike: a page in memory holds a byte array per item
+     * (a tenth of the SDK's objects), so the cache and the pages changed since the last checkpoint hold ten times
+     * the items; a read decodes the item it returns.
+     */
+    static final class BytesType extends BasicDataType<byte[]> {
+        static final BytesType INSTANCE = new BytesType();
 
         @Override
-        public int getMemory(Map<String, AttributeValue> item) {
-            return (int) Math.min(Integer.MAX_VALUE / 2, 256 + 6 * Values.itemSize(item) + 120L * item.size());
+        public int getMemory(byte[] b) {
+            return 24 + b.length;
         }
 
         @Override
-        public void write(WriteBuffer buff, Map<String, AttributeValue> item) {
-            Codec.Out out = new Codec.Out();
-            out.item(item);
-            buff.putVarInt(out.size()).put(out.raw(), 0, out.size());
+        public void write(WriteBuffer buff, byte[] b) {
+            buff.putVarInt(b.length).put(b);
         }
 
         @Override
-        public Map<String, AttributeValue> read(ByteBuffer buff) {
+        public byte[] read(ByteBuffer buff) {
             byte[] b = new byte[readVarInt(buff)];
             buff.get(b);
-            return Codec.decode(b);
+            return b;
         }
 
         @Override
-        @SuppressWarnings("unchecked")
-        public Map<String, AttributeValue>[] createStorage(int size) {
-            return new Map[size];
+        public byte[][] createStorage(int size) {
+            return new byte[size][];
         }
     }
 
@@ -115,25 +116,22 @@ final class Stored extends Sorted {
         }
     }
 
-    private final MVMap<Slot, Map<String, AttributeValue>> map;
+    private final MVMap<Slot, byte[]> map;
 
     Stored(MVStore store, String mapName) {
-        this.map = store.openMap(mapName, new MVMap.Builder<Slot, Map<String, AttributeValue>>()
-                .keyType(SlotType.INSTANCE).valueType(ItemType.INSTANCE));
-    }
-
-    MVMap<Slot, Map<String, AttributeValue>> map() {
-        return map;
+        this.map = store.openMap(mapName, new MVMap.Builder<Slot, byte[]>()
+                .keyType(SlotType.INSTANCE).valueType(BytesType.INSTANCE));
     }
 
     @Override
     Map<String, AttributeValue> get(Partition p, Position pos) {
-        return map.get(new Slot(p, pos));
+        byte[] b = map.get(new Slot(p, pos));
+        return b == null ? null : Codec.decode(b);
     }
 
     @Override
     void put(Partition p, Position pos, Map<String, AttributeValue> item) {
-        map.put(new Slot(p, pos), item);
+        map.put(new Slot(p, pos), Codec.encode(item));
     }
 
     @Override
@@ -149,7 +147,7 @@ final class Stored extends Sorted {
     @Override
     Iterator<Entry> within(Partition p, Position after, boolean forward) {
         Slot start = new Slot(p, after == null ? (forward ? Position.LOWEST : null) : after);
-        Cursor<Slot, Map<String, AttributeValue>> c = map.cursor(start, null, !forward);
+        Cursor<Slot, byte[]> c = map.cursor(start, null, !forward);
         return entries(c, after == null ? null : start, p);
     }
 
@@ -160,7 +158,7 @@ final class Stored extends Sorted {
     }
 
     /** The cursor's entries, the first skipped if it is {@code skip}, stopping past partition {@code only}. */
-    private static Iterator<Entry> entries(Cursor<Slot, Map<String, AttributeValue>> c, Slot skip, Partition only) {
+    private static Iterator<Entry> entries(Cursor<Slot, byte[]> c, Slot skip, Partition only) {
         return new Iterator<>() {
             private Entry next = advance(true);
 
@@ -174,7 +172,7 @@ final class Stored extends Sorted {
                     if (only != null && only.compareTo(s.partition()) != 0) {
                         return null;
                     }
-                    return new Entry(s.partition(), s.position(), c.getValue());
+                    return new Entry(s.partition(), s.position(), Codec.decode(c.getValue()));
                 }
                 return null;
             }

@@ -118,7 +118,10 @@ final class Figures {
                 syncs == 0 ? "" : String.format(", %,d fsyncs (%.1f writes each)", syncs, done.get() / (double) syncs));
     }
 
-    /** Ledger items like Lifeline's (a team's agent, a time, a kind and a short note), 25 to a BatchWriteItem. */
+    /**
+     * Ledger items like Lifeline's: 1,000 agents' partitions, each item's sort key the time it was written (so each
+     * partition grows at its end, as history does), a kind and a short note; 25 to a BatchWriteItem.
+     */
     private static void load(DynamoDbClient db, int items) throws Exception {
         int threads = 4;
         ExecutorService pool = Executors.newFixedThreadPool(threads);
@@ -129,7 +132,7 @@ final class Figures {
                 List<WriteRequest> batch = new ArrayList<>();
                 for (int i = me; i < items; i += threads) {
                     Map<String, AttributeValue> item = map("pk", "TEAM#t" + (i % 50) + "#AGENT#a" + (i % 1000),
-                            "sk", String.format("LEDGER#2026-11-%02dT%08d", 1 + i % 28, i), "kind", "transition",
+                            "sk", String.format("LEDGER#%013d", 1_764_000_000_000L + i), "kind", "transition",
                             "from", "running", "to", "stalled", "reason",
                             "no heartbeat within the agent's allowance of 90 seconds", "at", n(Long.toString(
                                     1_764_000_000_000L + i)), "ttl", n(Long.toString(1_766_000_000L + i)));
