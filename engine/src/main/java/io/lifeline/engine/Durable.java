@@ -108,8 +108,10 @@ final class Durable {
             }
             try {
                 checkFormat(dir);
+                // no auto-commit, by time or by buffered changes: the store is written at checkpoints only, under the
+                // engine's lock, so it never holds part of an operation
                 MVStore store = new MVStore.Builder().fileName(dir.resolve("engine.mv").toString())
-                        .autoCommitDisabled().cacheSize(CACHE_MB).open();
+                        .autoCommitDisabled().autoCommitBufferSize(0).cacheSize(CACHE_MB).open();
                 return new Durable(dir, ch, l, store, walLimit);
             } catch (RuntimeException | IOException e) {
                 l.release();
@@ -304,10 +306,11 @@ final class Durable {
         state.put("seq", Long.toString(seq));
         state.put("nextId", Long.toString(nextId));
         store.commit();
+        store.sync();
         if (store.compact(COMPACT_FILL, COMPACT_WRITE)) {
             store.commit();
+            store.sync();
         }
-        store.sync();
         wal.rotate(seq);
         checkpoints++;
     }
