@@ -145,6 +145,27 @@ class DurableTest {
     }
 
     @Test
+    void theStoreIsWrittenAtCheckpointsOnly() throws IOException {
+        try (Engine e = Engine.open(dir, clock)) {
+            DynamoDbClient db = e.client();
+            create(db, "t");
+            long before = Files.size(dir.resolve("engine.mv"));
+            for (int i = 0; i < 4000; i++) {
+                int k = i;
+                db.putItem(r -> r.tableName("t").item(map("pk", "p" + (k % 100), "sk", "s" + k,
+                        "pad", "x".repeat(1000))));
+            }
+            assertEquals(1, e.checkpoints(), "only the one at open");
+            assertEquals(before, Files.size(dir.resolve("engine.mv")), "4 MB of changes, none in the store yet");
+            assertTrue(Files.size(Wal.segments(dir).get(0)) > 4_000_000);
+        }
+        try (Engine e = Engine.open(dir, clock)) {
+            assertEquals(4000L, e.client().describeTable(r -> r.tableName("t")).table().itemCount());
+            assertTrue(get(e.client(), "t", "p99", "s3999") != null);
+        }
+    }
+
+    @Test
     void aDirOpenElsewhereIsRefused() {
         try (Engine e = Engine.open(dir, clock)) {
             IllegalStateException x = assertThrows(IllegalStateException.class, () -> Engine.open(dir, clock));
