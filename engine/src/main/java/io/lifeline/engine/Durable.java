@@ -62,6 +62,7 @@ final class Durable {
     private boolean replaying;
     private long nextId;
     private long checkpoints;
+    private long longestCheckpoint;
 
     private Durable(Path dir, FileChannel lockChannel, FileLock lock, MVStore store, long walLimit) {
         this.dir = dir;
@@ -300,6 +301,7 @@ final class Durable {
 
     /** Writes the store as of record {@code seq} and starts a new log. Caller holds the engine's lock. */
     private void checkpoint(Map<String, Table> tables, long seq) {
+        long start = System.nanoTime();
         for (Table t : tables.values()) {
             state.put("bytes." + t.name, Long.toString(t.bytes));
         }
@@ -313,6 +315,7 @@ final class Durable {
         }
         wal.rotate(seq);
         checkpoints++;
+        longestCheckpoint = Math.max(longestCheckpoint, System.nanoTime() - start);
     }
 
     long fsyncs() {
@@ -321,6 +324,11 @@ final class Durable {
 
     long checkpoints() {
         return checkpoints;
+    }
+
+    /** The longest a checkpoint has held the engine's lock, in nanoseconds. */
+    long longestCheckpoint() {
+        return longestCheckpoint;
     }
 
     /** Checkpoints and closes the store, the log and the lock. Caller holds the engine's lock. */

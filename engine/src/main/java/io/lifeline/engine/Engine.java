@@ -110,6 +110,11 @@ public final class Engine implements AutoCloseable {
         return durable == null ? 0 : durable.checkpoints();
     }
 
+    /** The longest a checkpoint has paused the engine, in milliseconds (0 in memory). */
+    long longestCheckpointMillis() {
+        return durable == null ? 0 : durable.longestCheckpoint() / 1_000_000;
+    }
+
     /** Takes the engine's lock (every operation runs under it). */
     void acquire() {
         lock.lock();

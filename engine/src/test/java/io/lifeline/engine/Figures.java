@@ -48,8 +48,9 @@ final class Figures {
         long cpu = cpu();
         load(db, items);
         System.out.printf("figure %s: %,d ledger items (about 200 bytes each) written in %.1f s, %.1f s of CPU "
-                + "(batches of 25, 4 threads; %d checkpoints so far)%n", mode, items,
-                (System.nanoTime() - start) / 1e9, (cpu() - cpu) / 1e9, engine.checkpoints());
+                + "(batches of 25, 4 threads; %d checkpoints so far, the longest %,d ms)%n", mode, items,
+                (System.nanoTime() - start) / 1e9, (cpu() - cpu) / 1e9, engine.checkpoints(),
+                engine.longestCheckpointMillis());
         long heap = heapAfterGc();
         System.out.printf("figure %s: heap used after GC with %,d ledger items and 1,000 live items: %,d MB "
                 + "(%,d bytes per item)%n", mode, items, heap >> 20, heap / (items + 1000L));
