@@ -33,6 +33,8 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 class CrashTest {
     private static final int KILLS = 6;
     private static final int THREADS = 6;
+    /** The writer checkpoints every 256 KB of log (every thousand writes or so), so kills land in checkpoints too. */
+    private static final long CHECKPOINT_EVERY = 256 * 1024;
 
     @TempDir
     Path dir;
@@ -40,7 +42,9 @@ class CrashTest {
     @Test
     @Timeout(300)
     void killNineLosesNoAcknowledgedWrite() throws Exception {
-        Random random = new Random();
+        long seed = System.nanoTime();
+        System.out.println("crash: random seed " + seed);
+        Random random = new Random(seed);
         Map<String, Long> updated = new HashMap<>();
         Set<String> put = new HashSet<>();
         long acknowledged = 0;
@@ -72,7 +76,8 @@ class CrashTest {
             acknowledged += seen;
             lost += lostWrites(updated, put);
         }
-        System.out.printf("crash: %d kills, %,d acknowledged writes, %d lost%n", KILLS, acknowledged, lost);
+        System.out.printf("crash: %d kills, %,d acknowledged writes, %d lost (a checkpoint every %,d bytes of log)%n",
+                KILLS, acknowledged, lost, CHECKPOINT_EVERY);
         assertEquals(0, lost);
         assertTrue(acknowledged >= KILLS * 200L);
     }
@@ -88,7 +93,7 @@ class CrashTest {
     private Process start() throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         ProcessBuilder pb = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-                CrashWriter.class.getName(), dir.toString(), Integer.toString(THREADS));
+                CrashWriter.class.getName(), dir.toString(), Integer.toString(THREADS), Long.toString(CHECKPOINT_EVERY));
         pb.redirectError(ProcessBuilder.Redirect.INHERIT);
         return pb.start();
     }

@@ -18,7 +18,8 @@ import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
  * The process {@link CrashTest} kills: opens the data dir given, then on each of several threads, as fast as it can,
  * moves its own counter item on by one with a conditional UpdateItem and adds a ledger item for the new count with
  * a conditional PutItem, printing each one once it is acknowledged ("u thread n", "p thread n"). It never ends by
- * itself.
+ * itself. Arguments: the dir, the number of threads, and the log size that triggers a checkpoint (small, so kills
+ * also land during checkpoints and log rotations).
  */
 final class CrashWriter {
     private CrashWriter() {
@@ -28,7 +29,7 @@ final class CrashWriter {
         Path dir = Path.of(args[0]);
         int threads = Integer.parseInt(args[1]);
         PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
-        Engine engine = Engine.open(dir, Clock.systemUTC());
+        Engine engine = Engine.open(dir, Clock.systemUTC(), Long.parseLong(args[2]));
         DynamoDbClient db = engine.client();
         try {
             db.createTable(r -> r.tableName("crash")
