@@ -5,10 +5,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
- * One table: its key schema, its global secondary indexes and its items, in memory. Callers hold the engine's lock.
+ * One table: its key schema, its global secondary indexes and its items (in memory, or on disk with a data dir: see
+ * {@link Sorted}). Callers hold the engine's lock.
  */
 final class Table {
     /** A global secondary index: its key, what it projects, and its entries. */
@@ -18,10 +20,11 @@ final class Table {
         final String range;
         final String projection;
         final Set<String> nonKey;
-        final Sorted entries = new Sorted();
+        final Sorted entries;
 
-        Index(String name, String hash, String range, String projection, Set<String> nonKey) {
+        Index(String name, String hash, String range, String projection, Set<String> nonKey, Sorted entries) {
             this.name = name;
+            this.entries = entries;
             this.hash = hash;
             this.range = range;
             this.projection = projection;
@@ -34,15 +37,26 @@ final class Table {
     final String range;
     final Map<String, String> types;
     final Map<String, Index> indexes = new LinkedHashMap<>();
-    final Sorted items = new Sorted();
+    final Sorted items;
     final long created;
     /** The table's latest stream (enabled, or disabled and kept for reading), or null when it never had one. */
     StreamLog stream;
     /** The TTL attribute while time to live is enabled, else null. */
     String ttlAttribute;
+    /** The table's number in a data dir (names its maps there; 0 without one). */
+    long id;
+    /** Where each write is recorded before it answers (null without a data dir). */
+    Durable log;
+    /** The table's items' size in bytes, kept as they are written (DescribeTable's TableSizeBytes). */
+    long bytes;
+    /** Makes the entries of the table ("") or of an index (its name). */
+    final Function<String, Sorted> storage;
 
-    Table(String name, String hash, String range, Map<String, String> types, long created) {
+    Table(String name, String hash, String range, Map<String, String> types, long created,
+            Function<String, Sorted> storage) {
         this.name = name;
+        this.storage = storage;
+        this.items = storage.apply("");
         this.hash = hash;
         this.range = range;
         this.types = types;
@@ -85,6 +99,10 @@ final class Table {
                 }
             }
         }
+        bytes += (item == null ? 0 : Values.itemSize(item)) - (old == null ? 0 : Values.itemSize(old));
+        if (log != null) {
+            log.written(this, key, item);
+        }
         if (item == null) {
             items.remove(p, pos);
             return;
@@ -97,15 +115,9 @@ final class Table {
         }
     }
 
-    /** The table's size in bytes, as DescribeTable reports it (summed when asked: writes need not keep it). */
+    /** The table's size in bytes, as DescribeTable reports it. */
     long bytes() {
-        long sum = 0;
-        for (Map<Sorted.Position, Map<String, AttributeValue>> part : items.partitions.values()) {
-            for (Map<String, AttributeValue> item : part.values()) {
-                sum += Values.itemSize(item);
-            }
-        }
-        return sum;
+        return bytes;
     }
 
     /** Whether the item has the index's key attributes with their declared types (sparse indexes skip it). */
