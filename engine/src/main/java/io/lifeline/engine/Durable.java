@@ -49,6 +49,7 @@ final class Durable {
     private static final byte DELETE = 2;
     private static final byte CREATE = 3;
     private static final byte DROP = 4;
+    private static final byte SETTINGS = 5;
 
     private final Path dir;
     private final FileChannel lockChannel;
@@ -217,6 +218,12 @@ final class Durable {
                     tables.put(t.name, t);
                 }
                 case DROP -> dropped(tables.remove(in.string()));
+                case SETTINGS -> {
+                    Table t = tables.get(in.string());
+                    t.recordedStreamView = Definitions.blankNull(in.string());
+                    t.ttlAttribute = Definitions.blankNull(in.string());
+                    settings(t);
+                }
                 default -> throw new IllegalStateException("unknown log operation " + op);
             }
         }
@@ -259,6 +266,29 @@ final class Durable {
             pending.write(DROP);
             pending.string(t.name);
         }
+    }
+
+    /**
+     * Records a table's changed settings: its stream spec (enabled, and the view type) and its TTL attribute. The
+     * stream's records are not recorded: a reopened engine gives the table a new, empty stream with the same spec.
+     */
+    void settings(Table t) {
+        catalog.put(t.name, Definitions.of(t));
+        if (!replaying) {
+            pending.write(SETTINGS);
+            pending.string(t.name);
+            pending.string(blank(t.streamView()));
+            pending.string(blank(t.ttlAttribute));
+        }
+    }
+
+    /** Whether the log is being replayed (opening the dir): writes then are not logged, nor streamed. */
+    boolean replaying() {
+        return replaying;
+    }
+
+    private static String blank(String s) {
+        return s == null ? "" : s;
     }
 
     private static Set<String> parts(Table t) {
@@ -370,6 +400,8 @@ final class Durable {
                 out.varint(ix.nonKey.size());
                 ix.nonKey.forEach(out::string);
             }
+            out.string(blank(t.streamView()));
+            out.string(blank(t.ttlAttribute));
             return out.bytes();
         }
 
@@ -398,11 +430,13 @@ final class Durable {
                 t.indexes.put(ixName, new Table.Index(ixName, ixHash, ixRange, projection, nonKey,
                         t.storage.apply(ixName)));
             }
+            t.recordedStreamView = blankNull(in.string());
+            t.ttlAttribute = blankNull(in.string());
             t.log = d;
             return t;
         }
 
-        private static String blankNull(String s) {
+        static String blankNull(String s) {
             return s.isEmpty() ? null : s;
         }
     }

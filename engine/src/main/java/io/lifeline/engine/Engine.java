@@ -76,6 +76,9 @@ public final class Engine implements AutoCloseable {
         this.clock = clock;
         this.durable = durable;
         this.tables = durable.load();
+        for (Table t : tables.values()) {
+            streams.reopened(t);
+        }
     }
 
     /**
@@ -243,12 +246,12 @@ public final class Engine implements AutoCloseable {
                         new HashSet<>(g.projection() == null ? List.of() : g.projection().nonKeyAttributes()),
                         t.storage.apply(g.indexName())));
             }
+            streams.created(t, r.streamSpecification());
             if (durable != null) {
-                t.log = durable;
+                t.log = durable; // after the stream: the definition logged holds the stream spec
                 durable.created(t);
             }
             tables.put(t.name, t);
-            streams.created(t, r.streamSpecification());
             return CreateTableResponse.builder().tableDescription(Describe.of(t, "ACTIVE")).build();
         } finally {
             release();

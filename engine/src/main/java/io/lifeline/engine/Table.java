@@ -43,6 +43,11 @@ final class Table {
     StreamLog stream;
     /** The TTL attribute while time to live is enabled, else null. */
     String ttlAttribute;
+    /**
+     * With a data dir: the view type of the stream the dir records as enabled, from opening until the engine gives
+     * the table its new stream (stream records are in memory only, so a reopened engine's streams start empty).
+     */
+    String recordedStreamView;
     /** The table's number in a data dir (names its maps there; 0 without one). */
     long id;
     /** Where each write is recorded before it answers (null without a data dir). */
@@ -87,8 +92,10 @@ final class Table {
 
     /** Writes (or, with null, deletes) the item at {@code key}, keeping every index in step. */
     void write(Map<String, AttributeValue> key, Map<String, AttributeValue> old, Map<String, AttributeValue> item) {
-        if (stream != null) {
-            stream.append(key, old, item); // a committed change: its stream record (none when nothing changed)
+        if (stream != null && (log == null || !log.replaying())) {
+            // a committed change: its stream record (none when nothing changed); a write the log replays at opening
+            // was recorded before the crash or the close, so it makes none
+            stream.append(key, old, item);
         }
         Partition p = partition(key);
         Sorted.Position pos = position(key);
@@ -113,6 +120,14 @@ final class Table {
                 ix.entries.put(indexPartition(ix, item), indexPosition(ix, item), item);
             }
         }
+    }
+
+    /** The view type of the table's enabled stream, or null when it has none (what a data dir records). */
+    String streamView() {
+        if (stream == null) {
+            return recordedStreamView;
+        }
+        return stream.enabled() ? stream.viewType : null;
     }
 
     /** The table's size in bytes, as DescribeTable reports it. */

@@ -62,6 +62,9 @@ final class Ttl {
             }
             t.ttlAttribute = null;
         }
+        if (t.log != null) {
+            t.log.settings(t);
+        }
         return UpdateTimeToLiveResponse.builder().timeToLiveSpecification(spec).build();
     }
 
@@ -84,17 +87,17 @@ final class Ttl {
         BigDecimal now = BigDecimal.valueOf(engine.clock.millis(), 3);
         BigDecimal floor = now.subtract(BigDecimal.valueOf(FIVE_YEARS_SECONDS));
         List<String> names;
-        engine.lock.lock();
+        engine.acquire();
         try {
             names = new ArrayList<>(engine.tables.keySet());
         } finally {
-            engine.lock.unlock();
+            engine.release();
         }
         int deleted = 0;
         for (String name : names) {
             Cursor at = Cursor.START;
             while (at != null) {
-                engine.lock.lock();
+                engine.acquire();
                 try {
                     Table t = engine.tables.get(name);
                     if (t == null || t.ttlAttribute == null) {
@@ -107,7 +110,7 @@ final class Ttl {
                     }
                     deleted += expired.size();
                 } finally {
-                    engine.lock.unlock();
+                    engine.release();
                 }
             }
         }

@@ -213,7 +213,7 @@ class DurableTest {
     }
 
     /** Copies the dir's files as they are on disk now (what a crash at this instant would leave). */
-    private static void copyDir(Path from, Path to) throws IOException {
+    static void copyDir(Path from, Path to) throws IOException {
         try (Stream<Path> files = Files.list(to)) {
             for (Path p : files.toList()) {
                 Files.delete(p);
