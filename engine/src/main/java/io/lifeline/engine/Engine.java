@@ -246,10 +246,10 @@ public final class Engine implements AutoCloseable {
                         new HashSet<>(g.projection() == null ? List.of() : g.projection().nonKeyAttributes()),
                         t.storage.apply(g.indexName())));
             }
+            t.log = durable;
             streams.created(t, r.streamSpecification());
             if (durable != null) {
-                t.log = durable; // after the stream: the definition logged holds the stream spec
-                durable.created(t);
+                durable.created(t); // after the stream: the definition logged holds the stream spec
             }
             tables.put(t.name, t);
             return CreateTableResponse.builder().tableDescription(Describe.of(t, "ACTIVE")).build();
