@@ -15,7 +15,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * {@code java -jar bench/target/lifeline-bench.jar [--quick] [--only=1,2,...] [--sizes=1000,10000]
- * [--history-agents=N]}: measures the figures of
+ * [--history-agents=N] [--engine-agents=N] [--engine-history-agents=N]}: measures the figures of
  * BENCHMARKS.md side by side with their references, prints the table and writes bench/results/latest.json.
  * Exits 0 when it ran; it asserts no timings.
  */
@@ -30,6 +30,7 @@ public final class BenchMain {
         boolean quick = false;
         int[] sizes = null;
         int historyAgents = -1;
+        EngineBench.Sizes engineSizes = EngineBench.Sizes.full();
         List<Integer> only = new ArrayList<>();
         Path out = null;
         for (String a : args) {
@@ -44,11 +45,17 @@ public final class BenchMain {
                         .toArray();
             } else if (a.startsWith("--history-agents=")) {
                 historyAgents = Integer.parseInt(a.substring(17));
+            } else if (a.startsWith("--engine-agents=")) {
+                engineSizes = new EngineBench.Sizes(Integer.parseInt(a.substring(16)), engineSizes.historyAgents(),
+                        engineSizes.memoryUpdates(), engineSizes.durableUpdates());
+            } else if (a.startsWith("--engine-history-agents=")) {
+                engineSizes = new EngineBench.Sizes(engineSizes.agents(), Integer.parseInt(a.substring(24)),
+                        engineSizes.memoryUpdates(), engineSizes.durableUpdates());
             } else if (a.startsWith("--out=")) {
                 out = Path.of(a.substring(6));
             } else {
-                System.err.println("usage: java -jar lifeline-bench.jar [--quick] [--only=1,2,3,4,5,6,7] [--sizes=N,...] "
-                        + "[--history-agents=N] [--out=file]");
+                System.err.println("usage: java -jar lifeline-bench.jar [--quick] [--only=1,2,3,4,5,6,7,8] [--sizes=N,...] "
+                        + "[--history-agents=N] [--engine-agents=N] [--engine-history-agents=N] [--out=file]");
                 System.exit(2);
             }
         }
@@ -94,6 +101,13 @@ public final class BenchMain {
         if (all || only.contains(7)) {
             section("7 outbox lag under load");
             OutboxLagBench.run(report, quick ? 10 : 30, 300, 20);
+        }
+        if (all || only.contains(8)) {
+            section("8 store engine");
+            // Quick: a tenth of the fleet and of the history, so the whole run stays short.
+            EngineBench.run(report, quick ? new EngineBench.Sizes(engineSizes.agents() / 10,
+                    engineSizes.historyAgents() / 10, engineSizes.memoryUpdates() / 10,
+                    engineSizes.durableUpdates() / 10) : engineSizes);
         }
         if (all || only.contains(6)) {
             section("6 cost model");
