@@ -1,5 +1,6 @@
 package io.lifeline.engine;
 
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -37,7 +39,9 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
 
 /**
- * An in-process DynamoDB over tables held in memory. {@link #client()} is its SDK v2 {@link DynamoDbClient}.
+ * An in-process DynamoDB. {@link #client()} is its SDK v2 {@link DynamoDbClient}. {@code new Engine(clock)} holds its
+ * tables in memory only; {@link #open(Path, Clock)} keeps them in a data dir, where every write is on disk (fsynced,
+ * many writers sharing one fsync) before it answers, and only a bounded cache is in memory (see {@link Durable}).
  *
  * <p>Isolation: one lock for the whole engine. Every operation (a single-item write, a transaction, a page of a
  * Query or Scan, each item of a batch) runs alone under it, so each conditional write is atomic on its item and a
@@ -51,17 +55,101 @@ import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
  * the legacy parameters (Expected, AttributesToGet, KeyConditions, QueryFilter, ScanFilter, AttributeUpdates,
  * ConditionalOperator) and every other operation.
  */
-public final class Engine {
+public final class Engine implements AutoCloseable {
     final ReentrantLock lock = new ReentrantLock();
-    final Map<String, Table> tables = new HashMap<>();
+    final Map<String, Table> tables;
     final Clock clock;
     private final Reads reads = new Reads(this);
     private final Batches batches = new Batches(this);
     final Streams streams = new Streams(this);
+    /** The data dir (null: in memory only). */
+    private Durable durable;
+    private boolean closed;
 
-    /** An engine with no tables; {@code clock} stamps table creation times and ages transaction tokens. */
+    /** An engine in memory, with no tables; {@code clock} stamps table creation times and ages transaction tokens. */
     public Engine(Clock clock) {
         this.clock = clock;
+        this.tables = new HashMap<>();
+    }
+
+    private Engine(Clock clock, Durable durable) {
+        this.clock = clock;
+        this.durable = durable;
+        this.tables = durable.load();
+        for (Table t : tables.values()) {
+            streams.reopened(t);
+        }
+    }
+
+    /**
+     * An engine over the data dir {@code dir} (created if missing), with the tables it holds. Only one process may
+     * have a dir open; a dir of another format, or one DynamoDB Local wrote, is refused with an
+     * IllegalStateException that says what to do. {@link #close()} checkpoints and lets the dir go.
+     */
+    public static Engine open(Path dir, Clock clock) {
+        return open(dir, clock, Durable.WAL_LIMIT);
+    }
+
+    /** {@link #open(Path, Clock)} checkpointing whenever the log passes {@code walLimit} bytes (tests make it small). */
+    static Engine open(Path dir, Clock clock, long walLimit) {
+        return new Engine(clock, Durable.open(dir, walLimit));
+    }
+
+    /** Checkpoints the data dir and lets it go (nothing to do in memory). The engine answers nothing after. */
+    @Override
+    public void close() {
+        lock.lock();
+        try {
+            if (durable != null && !closed) {
+                durable.close(tables);
+            }
+            closed = true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** How many times the log was fsynced (0 in memory): writes per fsync shows the group commit at work. */
+    public long fsyncs() {
+        return durable == null ? 0 : durable.fsyncs();
+    }
+
+    /** How many checkpoints the data dir has had since it was opened (0 in memory). */
+    long checkpoints() {
+        return durable == null ? 0 : durable.checkpoints();
+    }
+
+    /** The longest a checkpoint has paused the engine, in milliseconds (0 in memory). */
+    long longestCheckpointMillis() {
+        return durable == null ? 0 : durable.longestCheckpoint() / 1_000_000;
+    }
+
+    /** Takes the engine's lock (every operation runs under it). */
+    void acquire() {
+        lock.lock();
+        if (closed) {
+            lock.unlock();
+            throw new IllegalStateException("The engine is closed");
+        }
+    }
+
+    /**
+     * Lets the lock go after an operation; with a data dir, first seals what it changed as one log record, and
+     * afterwards waits until that record (and anything it read) is on disk, so no answer rests on a write that a
+     * crash could still lose.
+     */
+    void release() {
+        if (durable == null) {
+            lock.unlock();
+            return;
+        }
+        long seq;
+        try {
+            seq = durable.seal(tables);
+        } finally {
+            lock.unlock();
+        }
+        durable.await(seq);
     }
 
     /** The engine as the SDK's client: every DynamoDbClient method, those not implemented refused by name. */
@@ -132,32 +220,51 @@ public final class Engine {
         if (key[1] != null) {
             used.add(key[1]);
         }
-        lock.lock();
+        for (GlobalSecondaryIndex g : r.globalSecondaryIndexes()) {
+            String[] ik = keys(g.keySchema(), types);
+            used.add(ik[0]);
+            if (ik[1] != null) {
+                used.add(ik[1]);
+            }
+        }
+        if (!used.equals(types.keySet())) {
+            throw Errors.validation("One or more parameter values were invalid: Number of attributes in KeySchema "
+                    + "does not exactly match number of attributes defined in AttributeDefinitions");
+        }
+        acquire();
         try {
             if (tables.containsKey(r.tableName())) {
                 throw Errors.inUse("Table already exists: " + r.tableName());
             }
-            Table t = new Table(r.tableName(), key[0], key[1], types, clock.millis());
+            long id = durable == null ? 0 : durable.newId();
+            Table t = new Table(r.tableName(), key[0], key[1], types, clock.millis(), storage(id));
+            t.id = id;
             for (GlobalSecondaryIndex g : r.globalSecondaryIndexes()) {
                 String[] ik = keys(g.keySchema(), types);
-                used.add(ik[0]);
-                if (ik[1] != null) {
-                    used.add(ik[1]);
-                }
                 String projection = g.projection() == null ? "KEYS_ONLY" : g.projection().projectionTypeAsString();
                 t.indexes.put(g.indexName(), new Table.Index(g.indexName(), ik[0], ik[1], projection,
-                        new HashSet<>(g.projection() == null ? List.of() : g.projection().nonKeyAttributes())));
+                        new HashSet<>(g.projection() == null ? List.of() : g.projection().nonKeyAttributes()),
+                        t.storage.apply(g.indexName())));
             }
-            if (!used.equals(types.keySet())) {
-                throw Errors.validation("One or more parameter values were invalid: Number of attributes in KeySchema "
-                        + "does not exactly match number of attributes defined in AttributeDefinitions");
+            t.log = durable;
+            streams.created(t, r.streamSpecification());
+            if (durable != null) {
+                durable.created(t); // after the stream: the definition logged holds the stream spec
             }
             tables.put(t.name, t);
-            streams.created(t, r.streamSpecification());
             return CreateTableResponse.builder().tableDescription(Describe.of(t, "ACTIVE")).build();
         } finally {
-            lock.unlock();
+            release();
         }
+    }
+
+    /** Where a new table keeps its entries: tree maps in memory, or maps of the data dir's store. */
+    private Function<String, Sorted> storage(long id) {
+        if (durable == null) {
+            return part -> new Sorted.InMemory();
+        }
+        Durable d = durable;
+        return part -> d.sorted(id, part);
     }
 
     private static String[] keys(List<KeySchemaElement> schema, Map<String, String> types) {
@@ -183,7 +290,7 @@ public final class Engine {
 
     /** DeleteTable: the table and its items are gone at once. */
     public DeleteTableResponse deleteTable(DeleteTableRequest r) {
-        lock.lock();
+        acquire();
         try {
             Table t = tables.get(r.tableName());
             if (t == null) {
@@ -191,15 +298,18 @@ public final class Engine {
             }
             tables.remove(r.tableName());
             streams.deleted(t);
+            if (durable != null) {
+                durable.dropped(t);
+            }
             return DeleteTableResponse.builder().tableDescription(Describe.of(t, "DELETING")).build();
         } finally {
-            lock.unlock();
+            release();
         }
     }
 
     /** DescribeTable. */
     public DescribeTableResponse describeTable(DescribeTableRequest r) {
-        lock.lock();
+        acquire();
         try {
             Table t = tables.get(r.tableName());
             if (t == null) {
@@ -208,13 +318,13 @@ public final class Engine {
             TableDescription d = Describe.of(t, "ACTIVE");
             return DescribeTableResponse.builder().table(d).build();
         } finally {
-            lock.unlock();
+            release();
         }
     }
 
     /** ListTables, in name order, paged by ExclusiveStartTableName and Limit. */
     public ListTablesResponse listTables(ListTablesRequest r) {
-        lock.lock();
+        acquire();
         try {
             List<String> names = new ArrayList<>(tables.keySet());
             names.sort(null);
@@ -228,7 +338,7 @@ public final class Engine {
             }
             return b.tableNames(page).build();
         } finally {
-            lock.unlock();
+            release();
         }
     }
 
@@ -236,7 +346,7 @@ public final class Engine {
     public PutItemResponse putItem(PutItemRequest r) {
         String rv = returnValues(r.returnValuesAsString(), "ALL_OLD");
         Legacy.refuse(r.hasExpected(), "Expected", r.conditionalOperator() != null);
-        lock.lock();
+        acquire();
         try {
             Table t = table(r.tableName());
             Write w = Write.of(t, new Write.Spec(Write.Kind.PUT, r.item(), null, r.conditionExpression(),
@@ -246,7 +356,7 @@ public final class Engine {
             return PutItemResponse.builder().attributes(w.returned(rv, old, null)).consumedCapacity(units.result())
                     .build();
         } finally {
-            lock.unlock();
+            release();
         }
     }
 
@@ -255,7 +365,7 @@ public final class Engine {
         String rv = returnValues(r.returnValuesAsString(), "ALL_OLD", "ALL_NEW", "UPDATED_OLD", "UPDATED_NEW");
         Legacy.refuse(r.hasExpected() || r.hasAttributeUpdates(), "Expected or AttributeUpdates",
                 r.conditionalOperator() != null);
-        lock.lock();
+        acquire();
         try {
             Table t = table(r.tableName());
             Write w = Write.of(t, new Write.Spec(Write.Kind.UPDATE, r.key(), r.updateExpression(),
@@ -266,7 +376,7 @@ public final class Engine {
             return UpdateItemResponse.builder().attributes(w.returned(rv, old, t.get(w.key)))
                     .consumedCapacity(units.result()).build();
         } finally {
-            lock.unlock();
+            release();
         }
     }
 
@@ -274,7 +384,7 @@ public final class Engine {
     public DeleteItemResponse deleteItem(DeleteItemRequest r) {
         String rv = returnValues(r.returnValuesAsString(), "ALL_OLD");
         Legacy.refuse(r.hasExpected(), "Expected", r.conditionalOperator() != null);
-        lock.lock();
+        acquire();
         try {
             Table t = table(r.tableName());
             Write w = Write.of(t, new Write.Spec(Write.Kind.DELETE, r.key(), null, r.conditionExpression(),
@@ -285,7 +395,7 @@ public final class Engine {
             return DeleteItemResponse.builder().attributes(w.returned(rv, old, null)).consumedCapacity(units.result())
                     .build();
         } finally {
-            lock.unlock();
+            release();
         }
     }
 
@@ -321,12 +431,12 @@ public final class Engine {
     /** GetItem, strongly or eventually consistent (the engine has one copy: both read the latest write). */
     public GetItemResponse getItem(GetItemRequest r) {
         Legacy.refuse(r.hasAttributesToGet(), "AttributesToGet", false);
-        lock.lock();
+        acquire();
         try {
             Table t = table(r.tableName());
             return reads.get(t, r);
         } finally {
-            lock.unlock();
+            release();
         }
     }
 }

@@ -106,7 +106,7 @@ final class EngineClient implements InvocationHandler {
             default:
                 break;
         }
-        engine.lock.lock();
+        engine.acquire();
         try {
             switch (name) {
                 case "query":
@@ -129,7 +129,7 @@ final class EngineClient implements InvocationHandler {
                     throw Errors.unsupported("the operation " + operation(name));
             }
         } finally {
-            engine.lock.unlock();
+            engine.release();
         }
     }
 

@@ -7,10 +7,10 @@ import io.lifeline.engine.expr.Names;
 import io.lifeline.engine.expr.Parser;
 import io.lifeline.engine.expr.Path;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.NavigableMap;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
@@ -207,26 +207,24 @@ final class Reads {
         if (p.filter != null) {
             kc.refuseInFilter(p.filter, t, p.index);
         }
-        NavigableMap<Sorted.Position, Map<String, AttributeValue>> part =
-                p.source.partition(Partition.of(new Key(kc.hashValue())));
+        Partition part = Partition.of(new Key(kc.hashValue()));
         boolean forward = !Boolean.FALSE.equals(r.scanIndexForward());
+        Sorted.Position after = null;
         if (r.hasExclusiveStartKey()) {
             p.checkStart(r.exclusiveStartKey());
             if (!Values.same(r.exclusiveStartKey().get(p.index == null ? t.hash : p.index.hash), kc.hashValue())) {
                 throw Errors.validation("The provided starting key is outside query boundaries based on provided "
                         + "conditions");
             }
-            Sorted.Position after = p.positionOf(r.exclusiveStartKey());
-            part = forward ? part.tailMap(after, false) : part.headMap(after, false);
+            after = p.positionOf(r.exclusiveStartKey());
         }
-        Iterable<Map.Entry<Sorted.Position, Map<String, AttributeValue>>> entries =
-                (forward ? part : part.descendingMap()).entrySet();
-        for (Map.Entry<Sorted.Position, Map<String, AttributeValue>> e : entries) {
-            int where = kc.where(e.getKey().first(), forward);
+        for (Iterator<Sorted.Entry> it = p.source.within(part, after, forward); it.hasNext(); ) {
+            Sorted.Entry e = it.next();
+            int where = kc.where(e.position().first(), forward);
             if (where > 0) {
                 break;
             }
-            if (where == 0 && !p.read(e.getValue())) {
+            if (where == 0 && !p.read(e.item())) {
                 break;
             }
         }
@@ -273,17 +271,14 @@ final class Reads {
             }
         }
         long low = ((long) segment << 32) / total + ((((long) segment << 32) % total) == 0 ? 0 : 1);
-        NavigableMap<Partition, ? extends NavigableMap<Sorted.Position, Map<String, AttributeValue>>> parts =
-                p.source.partitions.tailMap(new Partition((int) low, Key.NONE), true);
-        Partition startPart = null;
+        Partition startPart = new Partition((int) low, Key.NONE);
         Sorted.Position startPos = null;
         if (r.hasExclusiveStartKey()) {
             p.checkStart(r.exclusiveStartKey());
             startPart = p.partitionOf(r.exclusiveStartKey());
             startPos = p.positionOf(r.exclusiveStartKey());
-            parts = p.source.partitions.tailMap(startPart, true);
         }
-        scanParts(p, parts, total, segment, startPart, startPos);
+        scanParts(p, p.source.from(startPart, startPos), total, segment);
         Units units = new Units(t.name, r.returnConsumedCapacity(), true);
         record(units, p, Boolean.TRUE.equals(r.consistentRead()));
         ScanResponse.Builder b = ScanResponse.builder().count(p.items.size()).scannedCount(p.scanned)
@@ -295,25 +290,15 @@ final class Reads {
         return (lek == null ? b : b.lastEvaluatedKey(lek)).build();
     }
 
-    private static void scanParts(Page p,
-            NavigableMap<Partition, ? extends NavigableMap<Sorted.Position, Map<String, AttributeValue>>> parts,
-            int total, int segment, Partition startPart, Sorted.Position startPos) {
-        for (Map.Entry<Partition, ? extends NavigableMap<Sorted.Position, Map<String, AttributeValue>>> e
-                : parts.entrySet()) {
-            if (e.getKey().segment(total) > segment) {
+    private static void scanParts(Page p, Iterator<Sorted.Entry> entries, int total, int segment) {
+        while (entries.hasNext()) {
+            Sorted.Entry e = entries.next();
+            int at = e.partition().segment(total);
+            if (at > segment) {
                 return;
             }
-            if (e.getKey().segment(total) < segment) {
-                continue;
-            }
-            NavigableMap<Sorted.Position, Map<String, AttributeValue>> part = e.getValue();
-            if (e.getKey().equals(startPart)) {
-                part = part.tailMap(startPos, false);
-            }
-            for (Map<String, AttributeValue> item : part.values()) {
-                if (!p.read(item)) {
-                    return;
-                }
+            if (at == segment && !p.read(e.item())) {
+                return;
             }
         }
     }

@@ -14,9 +14,10 @@ import software.amazon.awssdk.services.dynamodb.model.Record;
 import software.amazon.awssdk.services.dynamodb.model.StreamRecord;
 
 /**
- * One table's stream: one shard, its records in sequence order. A record holds the images its view type asks for, as
- * the very maps the table held (an item is never changed in place: a write makes a new map), so a MODIFY's old image
- * is the previous record's new image, not a copy; the SDK's {@link Record} is built only when a reader asks.
+ * One table's stream: one shard, its records in sequence order. A record holds the images its view type asks for: in
+ * memory, as the very maps the table held (an item is never changed in place: a write makes a new map), so a
+ * MODIFY's old image is the previous record's new image, not a copy; over a data dir, as the images' bytes (never the
+ * store's pages). The SDK's {@link Record} is built only when a reader asks.
  *
  * <p>Records older than the retention (24 hours, as on AWS) are trimmed on every append and read, and so are the
  * oldest beyond {@link Streams#maxRecords}, so a consumer that stopped reading cannot grow the engine's memory without
@@ -31,10 +32,20 @@ final class StreamLog {
     private static final String[] EVENTS = {"INSERT", "MODIFY", "REMOVE"};
 
     /**
-     * One change. {@code key} is kept only when no kept image carries the key; the images are the table's own maps.
+     * One change. {@code key} is kept only when no kept image carries the key. In memory the images are the table's
+     * own maps ({@code oldImage}, {@code newImage}); over a data dir, their bytes ({@code oldBytes},
+     * {@code newBytes}), decoded when a reader asks.
      */
     private record Change(long seq, long at, byte event, boolean byService, Map<String, AttributeValue> key,
-            Map<String, AttributeValue> oldImage, Map<String, AttributeValue> newImage) {
+            Map<String, AttributeValue> oldImage, Map<String, AttributeValue> newImage, byte[] oldBytes,
+            byte[] newBytes) {
+        Map<String, AttributeValue> oldItem() {
+            return oldBytes != null ? Codec.decode(oldBytes) : oldImage;
+        }
+
+        Map<String, AttributeValue> newItem() {
+            return newBytes != null ? Codec.decode(newBytes) : newImage;
+        }
     }
 
     final Streams streams;
@@ -59,6 +70,11 @@ final class StreamLog {
     /** The last sequence number of a closed shard. */
     private long end;
     private Identity author;
+    /**
+     * Over a data dir, images are kept as their bytes: each item a write reads there is a map decoded for it alone
+     * (a MODIFY's old image cannot be the previous record's new image), and its bytes are a fraction of its objects.
+     */
+    private final boolean compact;
 
     StreamLog(Streams streams, Table t, String viewType, long created, long start, long salt, String labelSuffix) {
         this.streams = streams;
@@ -73,6 +89,7 @@ final class StreamLog {
         this.start = start;
         this.salt = salt;
         this.trimmedThrough = start - 1;
+        this.compact = t.log != null;
     }
 
     boolean enabled() {
@@ -126,9 +143,19 @@ final class StreamLog {
         boolean keepOld = viewType.equals("OLD_IMAGE") || viewType.equals("NEW_AND_OLD_IMAGES");
         Map<String, AttributeValue> newImage = keepNew ? now : null;
         Map<String, AttributeValue> oldImage = keepOld ? old : null;
-        changes.add(new Change(streams.nextSequence(), at, event, author != null, newImage == null && oldImage == null
-                ? key : null, oldImage, newImage));
+        Map<String, AttributeValue> keyKept = newImage == null && oldImage == null ? key : null;
+        long seq = streams.nextSequence();
+        if (compact) {
+            changes.add(new Change(seq, at, event, author != null, keyKept, null, null, encode(oldImage),
+                    encode(newImage)));
+        } else {
+            changes.add(new Change(seq, at, event, author != null, keyKept, oldImage, newImage, null, null));
+        }
         trim(at);
+    }
+
+    private static byte[] encode(Map<String, AttributeValue> image) {
+        return image == null ? null : Codec.encode(image);
     }
 
     private static boolean unchanged(Map<String, AttributeValue> old, Map<String, AttributeValue> now) {
@@ -196,18 +223,19 @@ final class StreamLog {
     }
 
     private Record record(Change c) {
-        Map<String, AttributeValue> keys = c.key() != null ? c.key()
-                : keyOf(c.newImage() != null ? c.newImage() : c.oldImage());
+        Map<String, AttributeValue> newImage = c.newItem();
+        Map<String, AttributeValue> oldImage = c.oldItem();
+        Map<String, AttributeValue> keys = c.key() != null ? c.key() : keyOf(newImage != null ? newImage : oldImage);
         StreamRecord.Builder d = StreamRecord.builder().keys(keys).sequenceNumber(Streams.format(c.seq()))
                 .streamViewType(viewType).approximateCreationDateTime(Instant.ofEpochSecond(c.at() / 1000));
         long size = Values.itemSize(keys);
-        if (c.newImage() != null) {
-            d.newImage(c.newImage());
-            size += Values.itemSize(c.newImage());
+        if (newImage != null) {
+            d.newImage(newImage);
+            size += Values.itemSize(newImage);
         }
-        if (c.oldImage() != null) {
-            d.oldImage(c.oldImage());
-            size += Values.itemSize(c.oldImage());
+        if (oldImage != null) {
+            d.oldImage(oldImage);
+            size += Values.itemSize(oldImage);
         }
         Record.Builder r = Record.builder().eventID(String.format("%016x%016x", salt, c.seq()))
                 .eventName(OperationType.fromValue(EVENTS[c.event()])).eventVersion("1.1").eventSource("aws:dynamodb")

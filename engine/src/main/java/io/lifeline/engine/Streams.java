@@ -99,6 +99,14 @@ final class Streams {
         }
     }
 
+    /** Gives a table read from a data dir the new, empty stream its recorded spec asks for. */
+    void reopened(Table t) {
+        if (t.recordedStreamView != null) {
+            open(t, t.recordedStreamView);
+            t.recordedStreamView = null;
+        }
+    }
+
     private void open(Table t, String viewType) {
         long at = now();
         long start = nextSequence();
@@ -141,6 +149,9 @@ final class Streams {
                 throw Errors.validation("Table does not have an enabled stream to disable: TableName: " + t.name);
             }
             t.stream.disable(now());
+        }
+        if (t.log != null) {
+            t.log.settings(t);
         }
         return UpdateTableResponse.builder().tableDescription(Describe.of(t, "ACTIVE")).build();
     }

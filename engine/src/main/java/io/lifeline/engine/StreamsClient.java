@@ -67,7 +67,7 @@ final class StreamsClient implements DynamoDbStreamsClient {
     @Override
     public ListStreamsResponse listStreams(ListStreamsRequest r) {
         int limit = limit(r.limit(), 100, 100);
-        engine.lock.lock();
+        engine.acquire();
         try {
             List<Stream> out = new ArrayList<>();
             boolean started = r.exclusiveStartStreamArn() == null;
@@ -88,7 +88,7 @@ final class StreamsClient implements DynamoDbStreamsClient {
             }
             return b.streams(out).build();
         } finally {
-            engine.lock.unlock();
+            engine.release();
         }
     }
 
@@ -96,7 +96,7 @@ final class StreamsClient implements DynamoDbStreamsClient {
     @Override
     public DescribeStreamResponse describeStream(DescribeStreamRequest r) {
         limit(r.limit(), 100, 100);
-        engine.lock.lock();
+        engine.acquire();
         try {
             StreamLog s = engine.streams.stream(r.streamArn());
             List<Shard> shards = new ArrayList<>();
@@ -115,14 +115,14 @@ final class StreamsClient implements DynamoDbStreamsClient {
                     .keySchema(Describe.schema(s.hash, s.range)).shards(shards).build();
             return DescribeStreamResponse.builder().streamDescription(d).build();
         } finally {
-            engine.lock.unlock();
+            engine.release();
         }
     }
 
     /** GetShardIterator: TRIM_HORIZON, LATEST, AT_SEQUENCE_NUMBER or AFTER_SEQUENCE_NUMBER. */
     @Override
     public GetShardIteratorResponse getShardIterator(GetShardIteratorRequest r) {
-        engine.lock.lock();
+        engine.acquire();
         try {
             StreamLog s = engine.streams.stream(r.streamArn());
             if (!s.shardId.equals(r.shardId())) {
@@ -142,7 +142,7 @@ final class StreamsClient implements DynamoDbStreamsClient {
             };
             return GetShardIteratorResponse.builder().shardIterator(iterator(s, from, now)).build();
         } finally {
-            engine.lock.unlock();
+            engine.release();
         }
     }
 
@@ -169,7 +169,7 @@ final class StreamsClient implements DynamoDbStreamsClient {
         if (where == null) {
             throw Errors.validation("Invalid ShardIterator");
         }
-        engine.lock.lock();
+        engine.acquire();
         try {
             StreamLog s = engine.streams.stream(iterator.substring(0, cut));
             long now = engine.clock.millis();
@@ -191,7 +191,7 @@ final class StreamsClient implements DynamoDbStreamsClient {
             }
             return b.build();
         } finally {
-            engine.lock.unlock();
+            engine.release();
         }
     }
 

@@ -5,10 +5,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
- * One table: its key schema, its global secondary indexes and its items, in memory. Callers hold the engine's lock.
+ * One table: its key schema, its global secondary indexes and its items (in memory, or on disk with a data dir: see
+ * {@link Sorted}). Callers hold the engine's lock.
  */
 final class Table {
     /** A global secondary index: its key, what it projects, and its entries. */
@@ -18,10 +20,11 @@ final class Table {
         final String range;
         final String projection;
         final Set<String> nonKey;
-        final Sorted entries = new Sorted();
+        final Sorted entries;
 
-        Index(String name, String hash, String range, String projection, Set<String> nonKey) {
+        Index(String name, String hash, String range, String projection, Set<String> nonKey, Sorted entries) {
             this.name = name;
+            this.entries = entries;
             this.hash = hash;
             this.range = range;
             this.projection = projection;
@@ -34,15 +37,31 @@ final class Table {
     final String range;
     final Map<String, String> types;
     final Map<String, Index> indexes = new LinkedHashMap<>();
-    final Sorted items = new Sorted();
+    final Sorted items;
     final long created;
     /** The table's latest stream (enabled, or disabled and kept for reading), or null when it never had one. */
     StreamLog stream;
     /** The TTL attribute while time to live is enabled, else null. */
     String ttlAttribute;
+    /**
+     * With a data dir: the view type of the stream the dir records as enabled, from opening until the engine gives
+     * the table its new stream (stream records are in memory only, so a reopened engine's streams start empty).
+     */
+    String recordedStreamView;
+    /** The table's number in a data dir (names its maps there; 0 without one). */
+    long id;
+    /** Where each write is recorded before it answers (null without a data dir). */
+    Durable log;
+    /** The table's items' size in bytes, kept as they are written (DescribeTable's TableSizeBytes). */
+    long bytes;
+    /** Makes the entries of the table ("") or of an index (its name). */
+    final Function<String, Sorted> storage;
 
-    Table(String name, String hash, String range, Map<String, String> types, long created) {
+    Table(String name, String hash, String range, Map<String, String> types, long created,
+            Function<String, Sorted> storage) {
         this.name = name;
+        this.storage = storage;
+        this.items = storage.apply("");
         this.hash = hash;
         this.range = range;
         this.types = types;
@@ -73,8 +92,10 @@ final class Table {
 
     /** Writes (or, with null, deletes) the item at {@code key}, keeping every index in step. */
     void write(Map<String, AttributeValue> key, Map<String, AttributeValue> old, Map<String, AttributeValue> item) {
-        if (stream != null) {
-            stream.append(key, old, item); // a committed change: its stream record (none when nothing changed)
+        if (stream != null && (log == null || !log.replaying())) {
+            // a committed change: its stream record (none when nothing changed); a write the log replays at opening
+            // was recorded before the crash or the close, so it makes none
+            stream.append(key, old, item);
         }
         Partition p = partition(key);
         Sorted.Position pos = position(key);
@@ -84,6 +105,10 @@ final class Table {
                     ix.entries.remove(indexPartition(ix, old), indexPosition(ix, old));
                 }
             }
+        }
+        bytes += (item == null ? 0 : Values.itemSize(item)) - (old == null ? 0 : Values.itemSize(old));
+        if (log != null) {
+            log.written(this, key, item);
         }
         if (item == null) {
             items.remove(p, pos);
@@ -97,15 +122,17 @@ final class Table {
         }
     }
 
-    /** The table's size in bytes, as DescribeTable reports it (summed when asked: writes need not keep it). */
-    long bytes() {
-        long sum = 0;
-        for (Map<Sorted.Position, Map<String, AttributeValue>> part : items.partitions.values()) {
-            for (Map<String, AttributeValue> item : part.values()) {
-                sum += Values.itemSize(item);
-            }
+    /** The view type of the table's enabled stream, or null when it has none (what a data dir records). */
+    String streamView() {
+        if (stream == null) {
+            return recordedStreamView;
         }
-        return sum;
+        return stream.enabled() ? stream.viewType : null;
+    }
+
+    /** The table's size in bytes, as DescribeTable reports it. */
+    long bytes() {
+        return bytes;
     }
 
     /** Whether the item has the index's key attributes with their declared types (sparse indexes skip it). */

@@ -3,10 +3,9 @@ package io.lifeline.engine;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.NavigableMap;
-import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -63,6 +62,9 @@ final class Ttl {
             }
             t.ttlAttribute = null;
         }
+        if (t.log != null) {
+            t.log.settings(t);
+        }
         return UpdateTimeToLiveResponse.builder().timeToLiveSpecification(spec).build();
     }
 
@@ -85,17 +87,17 @@ final class Ttl {
         BigDecimal now = BigDecimal.valueOf(engine.clock.millis(), 3);
         BigDecimal floor = now.subtract(BigDecimal.valueOf(FIVE_YEARS_SECONDS));
         List<String> names;
-        engine.lock.lock();
+        engine.acquire();
         try {
             names = new ArrayList<>(engine.tables.keySet());
         } finally {
-            engine.lock.unlock();
+            engine.release();
         }
         int deleted = 0;
         for (String name : names) {
             Cursor at = Cursor.START;
             while (at != null) {
-                engine.lock.lock();
+                engine.acquire();
                 try {
                     Table t = engine.tables.get(name);
                     if (t == null || t.ttlAttribute == null) {
@@ -108,7 +110,7 @@ final class Ttl {
                     }
                     deleted += expired.size();
                 } finally {
-                    engine.lock.unlock();
+                    engine.release();
                 }
             }
         }
@@ -120,22 +122,22 @@ final class Ttl {
         static final Cursor START = new Cursor(null, null);
     }
 
+    /** Sorts before every partition (hashes compare unsigned, so 0 is the lowest). */
+    private static final Partition FIRST = new Partition(0, Key.NONE);
+
     /** Adds the expired of up to CHUNK items after {@code from} to {@code out}; answers where it stopped, or null. */
     private static Cursor scan(Table t, Cursor from, Predicate<Map<String, AttributeValue>> expired,
             List<Map<String, AttributeValue>> out) {
-        NavigableMap<Partition, TreeMap<Sorted.Position, Map<String, AttributeValue>>> parts =
-                from.partition() == null ? t.items.partitions : t.items.partitions.tailMap(from.partition(), true);
+        Iterator<Sorted.Entry> items = from.partition() == null ? t.items.from(FIRST, null)
+                : t.items.from(from.partition(), from.position());
         int read = 0;
-        for (Map.Entry<Partition, TreeMap<Sorted.Position, Map<String, AttributeValue>>> part : parts.entrySet()) {
-            NavigableMap<Sorted.Position, Map<String, AttributeValue>> items = part.getKey().equals(from.partition())
-                    ? part.getValue().tailMap(from.position(), false) : part.getValue();
-            for (Map.Entry<Sorted.Position, Map<String, AttributeValue>> e : items.entrySet()) {
-                if (expired.test(e.getValue())) {
-                    out.add(e.getValue());
-                }
-                if (++read == CHUNK) {
-                    return new Cursor(part.getKey(), e.getKey());
-                }
+        while (items.hasNext()) {
+            Sorted.Entry e = items.next();
+            if (expired.test(e.item())) {
+                out.add(e.item());
+            }
+            if (++read == CHUNK) {
+                return new Cursor(e.partition(), e.position());
             }
         }
         return null;
