@@ -5,7 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.local.app.LifelineLocal;
-import io.lifeline.local.app.LocalDynamo;
+import io.lifeline.local.app.LocalEngine;
+import io.lifeline.local.aws.LocalEventBus;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
 import io.lifeline.testing.MutableClock;
@@ -94,11 +95,52 @@ class RestartGraceTest {
             assertTrue(silent.get("consecutiveMisses").asInt() >= 1 || "dead".equals(silent.get("status").asText()),
                     "past the window the silent agent is judged: " + silent);
         }
-        // The stream pump's checkpoints, written by both runs, are the owner's only (DataDirModesTest has the rest).
-        Path checkpoints = dataDir.resolve(LocalDynamo.STREAM_CHECKPOINTS_FILE);
+        // The stream pump's checkpoints, written by the second run, are the owner's only (DataDirModesTest has the rest).
+        Path checkpoints = dataDir.resolve(LocalEngine.STREAM_CHECKPOINTS_FILE);
         assertTrue(Files.exists(checkpoints), "the pump checkpointed");
         assertEquals("rw-------", PosixFilePermissions.toString(
                 Files.getPosixFilePermissions(checkpoints)));
+    }
+
+    @Test
+    void restartOnADataDir_replaysNoEvent_andANewWriteGivesExactlyOne() throws Exception {
+        String key;
+        try (LifelineLocal first = start()) {
+            key = first.adminKey();
+            join(first.url(), key, "before");
+            awaitStatusEvents(first, "before", 1);
+        }
+        assertTrue(Files.exists(dataDir.resolve(LocalEngine.STREAM_CHECKPOINTS_FILE)), "the first run checkpointed");
+
+        try (LifelineLocal second = start()) {
+            // The reopened engine's stream is new: the pump reads it from its trim horizon, not from the first run's
+            // checkpoint, and the first run's writes are not in it.
+            join(second.url(), key, "after");
+            awaitStatusEvents(second, "after", 1);
+            // The pump delivers in the stream's order: a replayed event of the first run would be here already.
+            assertEquals(List.of("after"), statusEvents(second).stream()
+                    .map(d -> d.event().get("detail").get("agentId").asText()).toList());
+        }
+    }
+
+    private static void join(URI url, String key, String agent) throws Exception {
+        assertEquals(201, send(url, key, "POST", "/agents",
+                "{\"agentId\":\"" + agent + "\",\"name\":\"" + agent + "\",\"role\":\"worker\"}").statusCode());
+        assertEquals(200, send(url, key, "POST", "/agents/" + agent + "/join", null).statusCode());
+    }
+
+    private static List<LocalEventBus.Delivered> statusEvents(LifelineLocal local) {
+        return local.bus().delivered().stream().filter(d -> d.detailType().equals("AgentStatusChanged")).toList();
+    }
+
+    private static void awaitStatusEvents(LifelineLocal local, String agent, int count) throws InterruptedException {
+        long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (statusEvents(local).stream()
+                .filter(d -> agent.equals(d.event().get("detail").get("agentId").asText())).count() < count) {
+            assertTrue(System.nanoTime() < end, "no AgentStatusChanged event for " + agent + ": "
+                    + statusEvents(local));
+            Thread.sleep(20); // a bounded poll for the outbox's event
+        }
     }
 
     private LifelineLocal start() throws Exception {
