@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -105,7 +106,7 @@ class DurableStreamTest {
             crashed = copy(live); // what a kill now leaves: every write in the log only, none checkpointed
         }
         for (Path d : List.of(crashed, live)) {
-            clock.advance(java.time.Duration.ofSeconds(1));
+            clock.advance(Duration.ofSeconds(1));
             try (Engine e = Engine.open(d, clock)) {
                 DynamoDbClient db = e.client();
                 assertEquals(5, db.scan(r -> r.tableName("outbox")).count(), "the items are back: " + d);
