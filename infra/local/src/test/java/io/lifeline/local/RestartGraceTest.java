@@ -109,8 +109,14 @@ class RestartGraceTest {
             key = first.adminKey();
             join(first.url(), key, "before");
             awaitStatusEvents(first, "before", 1);
+            // the pump checkpoints the page once its consumers are done with it, a moment after the event
+            Path checkpoints = dataDir.resolve(LocalEngine.STREAM_CHECKPOINTS_FILE);
+            long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (!Files.exists(checkpoints)) {
+                assertTrue(System.nanoTime() < end, "the first run's pump checkpointed");
+                Thread.sleep(20); // a bounded poll for the pump's checkpoint
+            }
         }
-        assertTrue(Files.exists(dataDir.resolve(LocalEngine.STREAM_CHECKPOINTS_FILE)), "the first run checkpointed");
 
         try (LifelineLocal second = start()) {
             // The reopened engine's stream is new: the pump reads it from its trim horizon, not from the first run's
