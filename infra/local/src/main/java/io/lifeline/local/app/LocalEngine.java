@@ -2,11 +2,14 @@ package io.lifeline.local.app;
 
 import io.lifeline.engine.Engine;
 import io.lifeline.local.runtime.OwnerOnly;
+import io.lifeline.store.OutboxRepair;
+import io.lifeline.store.Tables;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
 
@@ -73,6 +76,25 @@ public final class LocalEngine implements AutoCloseable {
             lock.close();
             throw e;
         }
+    }
+
+    /**
+     * After a start on a data dir: stamps a replay of every transition the outbox had not finished when the last run
+     * stopped, and returns how many. Their stream records died with that run (the engine keeps stream records in
+     * memory), so on AWS the outbox repair would find them after its wait ({@code OutboxRepairHandler}); here they
+     * are certainly lost, so they are stamped at once, and the new stream brings each stamp to the publisher (its
+     * record, hand-back, leader's notice and the events the event log does not have yet). The stamp is the repair's
+     * own conditional write ({@link OutboxRepair#replay}), so a transition finished meanwhile is left alone.
+     */
+    public static int replayUnfinished(DynamoDbClient dynamo, Tables tables, Instant now) {
+        OutboxRepair repair = new OutboxRepair(dynamo, tables);
+        int stamped = 0;
+        for (OutboxRepair.Unpublished u : repair.scan(null).unpublished()) {
+            if (repair.replay(u, now, Duration.ZERO)) {
+                stamped++;
+            }
+        }
+        return stamped;
     }
 
     /** The engine's client, shared by every caller: closing it does nothing, {@link #close} closes the store. */
