@@ -105,17 +105,20 @@ class RestartGraceTest {
     @Test
     void restartOnADataDir_replaysNoEvent_andANewWriteGivesExactlyOne() throws Exception {
         String key;
+        List<String> firstEvents;
         try (LifelineLocal first = start()) {
             key = first.adminKey();
             join(first.url(), key, "before");
             awaitStatusEvents(first, "before", 1);
-            // the pump checkpoints the page once its consumers are done with it, a moment after the event
+            // The outbox finishes a change after its events are on the bus (the event log, then the agent's published
+            // watermark, "ps"), and the pump checkpoints the page after that: this run stops once both are done.
             Path checkpoints = dataDir.resolve(LocalEngine.STREAM_CHECKPOINTS_FILE);
             long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (!Files.exists(checkpoints)) {
-                assertTrue(System.nanoTime() < end, "the first run's pump checkpointed");
-                Thread.sleep(20); // a bounded poll for the pump's checkpoint
+            while (!Files.exists(checkpoints) || unfinished(first) > 0) {
+                assertTrue(System.nanoTime() < end, "the first run's outbox finished and its pump checkpointed");
+                Thread.sleep(20); // a bounded poll for the outbox and the pump
             }
+            firstEvents = statusEvents(first).stream().map(d -> d.event().get("detail").toString()).toList();
         }
 
         try (LifelineLocal second = start()) {
@@ -125,8 +128,18 @@ class RestartGraceTest {
             awaitStatusEvents(second, "after", 1);
             // The pump delivers in the stream's order: a replayed event of the first run would be here already.
             assertEquals(List.of("after"), statusEvents(second).stream()
-                    .map(d -> d.event().get("detail").get("agentId").asText()).toList());
+                    .map(d -> d.event().get("detail").get("agentId").asText()).toList(),
+                    () -> "first run: " + firstEvents + "; second run: " + statusEvents(second).stream()
+                            .map(d -> d.event().get("detail").toString()).toList());
         }
+    }
+
+    /** Agents whose newest transition ("tseq") the outbox has not finished (its watermark "ps" below it). */
+    private static long unfinished(LifelineLocal local) {
+        return local.dynamo().scan(r -> r.tableName(local.tables().live())).items().stream()
+                .filter(i -> i.containsKey("tseq"))
+                .filter(i -> !i.containsKey("ps") || Long.parseLong(i.get("ps").n()) < Long.parseLong(i.get("tseq").n()))
+                .count();
     }
 
     private static void join(URI url, String key, String agent) throws Exception {
