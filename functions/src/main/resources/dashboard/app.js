@@ -505,6 +505,8 @@
     if (restartsOf(a, restarts)) { marks.push({ cls: "restarts", text: restartsText(a, restarts) }); }
     // Flagged flapping by the service (docs/alerts-noise.md): its deaths and recoveries reach people as one notice.
     if (a.flapping) { marks.push({ cls: "flapping", text: "\u21AF flapping since " + clock(a.flapping.since) }); }
+    // Stalled (docs/liveness.md): in a turn with no progress past its threshold, alive all the same.
+    if (a.alive && a.stalled) { marks.push({ cls: "stalled", text: "\u23F8 stalled since " + clock(a.stalled.since) + " (" + a.stalled.reason + ")" }); }
     var ctx = state.bar.rotations[a.agentId] || 0;
     if (ctx) {
       marks.push({ cls: "errors", text: "\u26A0 " + ctx + (ctx === 1 ? " context-limit error" : " context-limit errors") + " in the last hour" });
@@ -724,6 +726,8 @@
         ["Deadline", a.alive ? time(a.deadline) : undefined], ["Misses", a.consecutiveMisses], ["Grace misses", a.graceMisses],
         ["Stale after", a.staleAfterSeconds + "s"], ["Schedule", a.schedule && a.schedule + (a.timeZone ? " (" + a.timeZone + ")" : "")],
         ["Task", a.currentTaskId], ["Waiting", waitingText(a) || undefined],
+        ["Stalled", a.alive && a.stalled ? "since " + time(a.stalled.since) + " (" + a.stalled.reason + ")" : undefined],
+        ["Last progress", a.alive && a.lastProgressAt ? time(a.lastProgressAt) : undefined],
         ["Paused until", a.pausedUntil && time(a.pausedUntil)], ["Pause reason", a.pauseReason],
         ["Registered", time(a.registeredAt)], ["Errors reported", a.errorsReported], ["Last error", err && (err.category + ": " + err.message + " (" + time(err.at) + ")")],
         ["Session rotations", a.sessionRotations]]);

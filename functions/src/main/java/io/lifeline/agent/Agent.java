@@ -9,7 +9,8 @@ import java.time.Instant;
  * exactly the heartbeat it saw. {@code lastTransition} is the newest status change, stamped on the item by
  * the same write that made it. {@code schedule} (with {@code timeZone}) replaces the plain stale-after
  * deadline when set; {@code staleAfter} is then the grace after each expected heartbeat. {@code waiting}: what the
- * alive agent waits for and since when (its turn ended, or a permission prompt), or null.
+ * alive agent waits for and since when (its turn ended, or a permission prompt), or null. {@code progress}: its last
+ * sign of progress, or null when it never reported one; {@code stall}: the stall the sweep raised, or null.
  */
 public record Agent(
         String team,
@@ -32,7 +33,20 @@ public record Agent(
         String schedule,
         String timeZone,
         Liveness.Wait waiting,
-        Instant flappingSince) {
+        Instant flappingSince,
+        Liveness.Progress progress,
+        Liveness.Stall stall) {
+
+    /** An agent with no sign of progress and no stall. */
+    public Agent(String team, String agentId, String name, String role, String hostId, AgentStatus status,
+                 Instant heartbeatAt, Instant deadline, int consecutiveMisses, long beats, Duration staleAfter,
+                 int graceMisses, String currentTaskId, AgentStats stats, Instant registeredAt,
+                 Transition lastTransition, Instant pausedUntil, String schedule, String timeZone,
+                 Liveness.Wait waiting, Instant flappingSince) {
+        this(team, agentId, name, role, hostId, status, heartbeatAt, deadline, consecutiveMisses, beats, staleAfter,
+                graceMisses, currentTaskId, stats, registeredAt, lastTransition, pausedUntil, schedule, timeZone, waiting,
+                flappingSince, null, null);
+    }
 
     /** An agent that is not flagged flapping (docs/alerts-noise.md). */
     public Agent(String team, String agentId, String name, String role, String hostId, AgentStatus status,
@@ -58,7 +72,7 @@ public record Agent(
     public Agent withSignOfLife(Instant heartbeatAt, Instant deadline, int consecutiveMisses) {
         return new Agent(team, agentId, name, role, hostId, status, heartbeatAt, deadline, consecutiveMisses, beats,
                 staleAfter, graceMisses, currentTaskId, stats, registeredAt, lastTransition, pausedUntil, schedule,
-                timeZone, waiting, flappingSince);
+                timeZone, waiting, flappingSince, progress, stall);
     }
 
     /** True when an operator has paused this agent's dead-marking at {@code now}. */

@@ -85,13 +85,23 @@ public final class Liveness {
     /**
      * The allowances: {@code working} covers a tool call or model turn in progress, {@code waitingForInput} an
      * agent between turns, {@code waitingForPerson} one at a permission prompt. {@code awaitingAlertAfter}: a wait
-     * for a person this long raises one {@code AgentAwaitingInput}.
+     * for a person this long raises one {@code AgentAwaitingInput}. {@code stallAfter}: the deployment's stall
+     * threshold, an agent in a turn with no progress this long is stalled ({@link #stalled}).
      */
     public record Allowances(Duration working, Duration waitingForInput, Duration waitingForPerson,
-                             Duration awaitingAlertAfter) {
-        /** The documented defaults: 15 minutes working, 8 hours waiting either way, an alert after 5 minutes. */
+                             Duration awaitingAlertAfter, Duration stallAfter) {
+        /**
+         * The documented defaults: 15 minutes working, 8 hours waiting either way, an alert after 5 minutes, a stall
+         * after 2 minutes without progress.
+         */
         public static final Allowances DEFAULTS = new Allowances(Duration.ofMinutes(15), Duration.ofHours(8),
                 Duration.ofHours(8), Duration.ofMinutes(5));
+
+        /** The allowances under the default stall threshold ({@link #DEFAULT_STALL_AFTER}). */
+        public Allowances(Duration working, Duration waitingForInput, Duration waitingForPerson,
+                          Duration awaitingAlertAfter) {
+            this(working, waitingForInput, waitingForPerson, awaitingAlertAfter, DEFAULT_STALL_AFTER);
+        }
 
         /** The allowance for {@code activity}, or null for a plain beat (the agent's stale-after applies). */
         public Duration of(Activity activity) {
@@ -344,6 +354,140 @@ public final class Liveness {
     public static boolean awaitingAlertDue(Wait wait, Allowances allowances, Instant now) {
         return wait != null && wait.waiting() == Waiting.PERSON && wait.since() != null
                 && !now.isBefore(wait.since().plus(allowances.awaitingAlertAfter()));
+    }
+
+    /**
+     * What the agent does when it stalls: {@code ALERT} (it stays {@code working}, flagged {@code stalled}) or
+     * {@code RESTART} (abort-first: without a daemon the sweep marks it dead with trigger {@code stalled}, and the
+     * revive flow asks its host, as for any death; for an agent a daemon hosts, the daemon stops and restarts it,
+     * and the sweep only raises the event).
+     */
+    public enum OnStall {
+        ALERT("alert"),
+        RESTART("restart");
+
+        private final String wire;
+
+        OnStall(String wire) {
+            this.wire = wire;
+        }
+
+        public String wire() {
+            return wire;
+        }
+
+        public static Optional<OnStall> fromWire(String text) {
+            for (OnStall o : values()) {
+                if (o.wire.equals(text)) {
+                    return Optional.of(o);
+                }
+            }
+            return Optional.empty();
+        }
+
+        /** The default where none is set: {@code restart} where a daemon runs the agent, {@code alert} otherwise. */
+        public static OnStall defaultFor(boolean hosted) {
+            return hosted ? RESTART : ALERT;
+        }
+    }
+
+    /** The reason a stall carries when the last beat named none: an SDK or CLI work loop that stopped calling it. */
+    public static final String NO_PROGRESS_REPORTED = "no progress reported";
+
+    /** The documented default stall threshold ({@code StallAfterSeconds}). */
+    public static final Duration DEFAULT_STALL_AFTER = Duration.ofSeconds(120);
+
+    /**
+     * An agent's progress as a sign of life leaves it: {@code lastProgressAt} (null: it never reported any, so it is
+     * never judged stalled), whether a tool call is in flight ({@code toolInFlight}: a hook's tool start with no end
+     * yet, legitimate silence), and the reason its source gives for a silence ({@code reason}, null: none).
+     */
+    public record Progress(Instant lastProgressAt, boolean toolInFlight, String reason) {
+    }
+
+    /** A stall the sweep raised: since when (its {@code AgentStalled}) and why. */
+    public record Stall(Instant since, String reason) {
+    }
+
+    /**
+     * An agent as the sweep read its progress: its status, {@code progress}, whether it waits ({@code waiting}: for
+     * input or a person), whether a daemon hosts it ({@code hosted}), its own {@code stallAfter} and {@code onStall}
+     * (null: the deployment's, the default), and the stall already raised ({@code stalledSince}, null: none).
+     */
+    public record ProgressSeen(String team, String agentId, AgentStatus status, Progress progress, boolean waiting,
+                               boolean hosted, Duration stallAfter, OnStall onStall, Instant stalledSince) {
+    }
+
+    /**
+     * The sweep's decisions about stalls: raise one {@code AgentStalled} for these (and restart those among them
+     * whose {@code onStall} is {@code restart} and no daemon hosts), resolve with one {@code AgentProgressResumed}
+     * those no longer stalled.
+     */
+    public record StallDecisions(List<ProgressSeen> raise, List<ProgressSeen> restart, List<ProgressSeen> resolve) {
+    }
+
+    /**
+     * Whether an agent is stalled at {@code now}: {@code working} (in a turn), with a last progress, no tool call in
+     * flight, not waiting, and no progress for strictly longer than {@code stallAfter} (at {@code lastProgressAt +
+     * stallAfter} itself it is not, as a deadline is not stale at itself). The working allowance still bounds a
+     * silent agent: its deadline is this class's other rule.
+     */
+    public static boolean stalled(AgentStatus status, Progress progress, boolean waiting, Duration stallAfter,
+                                  Instant now) {
+        return status == AgentStatus.WORKING && progress != null && progress.lastProgressAt() != null
+                && !progress.toolInFlight() && !waiting && stallAfter != null
+                && stale(progress.lastProgressAt().plus(stallAfter), now);
+    }
+
+    /** The stall threshold of {@code seen}: its own, else the deployment's. */
+    public static Duration stallAfter(ProgressSeen seen, Duration deployment) {
+        return seen.stallAfter() != null ? seen.stallAfter() : deployment;
+    }
+
+    /** What {@code seen} does when it stalls: its own (or its team's at registration), else the default. */
+    public static OnStall onStall(ProgressSeen seen) {
+        return seen.onStall() != null ? seen.onStall() : OnStall.defaultFor(seen.hosted());
+    }
+
+    /**
+     * The sweep's decisions about progress at {@code now}: an agent {@link #stalled} with no stall raised gets one
+     * (and, when its {@code onStall} is {@code restart} and no daemon hosts it, the restart: dead, trigger
+     * {@code stalled}); a raised stall whose agent is no longer stalled (progress came, the turn ended, a tool
+     * started, it left or died) is resolved, once.
+     */
+    public static StallDecisions stalls(List<ProgressSeen> seen, Duration deploymentStallAfter, Instant now) {
+        List<ProgressSeen> raise = new ArrayList<>();
+        List<ProgressSeen> restart = new ArrayList<>();
+        List<ProgressSeen> resolve = new ArrayList<>();
+        for (ProgressSeen s : seen) {
+            if (s.hosted() && s.stalledSince() == null) {
+                // A hosted agent's progress comes with its daemon's beats, which its lease answers: its item's last
+                // progress (a hook's) is not the newest, so the sweep does not judge it from there.
+                continue;
+            }
+            boolean stalled = stalled(s.status(), s.progress(), s.waiting(), stallAfter(s, deploymentStallAfter), now);
+            if (s.stalledSince() == null && stalled) {
+                raise.add(s);
+                if (onStall(s) == OnStall.RESTART && !s.hosted()) {
+                    restart.add(s);
+                }
+            } else if (s.stalledSince() != null && !stalled) {
+                resolve.add(s);
+            }
+        }
+        return new StallDecisions(raise, restart, resolve);
+    }
+
+    /**
+     * The last progress a beat reports: the beat's time less the age of its last progress ({@code progressAge}, never
+     * before the epoch, never after the beat), or null when it reports none.
+     */
+    public static Instant lastProgress(Instant beatAt, Duration progressAge) {
+        if (progressAge == null) {
+            return null;
+        }
+        Instant at = beatAt.minus(progressAge.isNegative() ? Duration.ZERO : progressAge);
+        return at.isBefore(Instant.EPOCH) ? Instant.EPOCH : at;
     }
 
     /**

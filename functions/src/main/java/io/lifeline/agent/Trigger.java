@@ -13,6 +13,11 @@ public enum Trigger {
     /** A heartbeat reported {@code ready} (or an SDK source implied it) while the agent was working. */
     REPORT_READY,
     HEARTBEAT_EXPIRED,
+    /**
+     * The sweep judged a working agent stalled (no progress past its threshold) and its {@code onStall} is
+     * {@code restart} with no daemon hosting it: dead, so the revive flow asks its host (docs/liveness.md).
+     */
+    STALLED,
     /** A host that knows its agent crashed said so. */
     REPORTED_FAILURE,
     LEAVE,
@@ -41,6 +46,7 @@ public enum Trigger {
             case REPORT_WORKING -> "report working";
             case REPORT_READY -> "report ready";
             case HEARTBEAT_EXPIRED -> "mark the agent dead";
+            case STALLED -> "restart the agent for making no progress";
             case REPORTED_FAILURE -> "report a crash";
             case LEAVE -> "leave";
             case HOST_GAVE_UP -> "give up on the agent";

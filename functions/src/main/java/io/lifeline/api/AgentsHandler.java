@@ -9,6 +9,7 @@ import io.lifeline.agent.ErrorClassifier;
 import io.lifeline.agent.HeartbeatAdvice;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Limits;
+import io.lifeline.agent.Liveness;
 import io.lifeline.agent.NewAgent;
 import io.lifeline.agent.Recovery;
 import io.lifeline.app.AgentChanges;
@@ -35,7 +36,7 @@ import java.util.Set;
 public final class AgentsHandler extends HttpApiHandler {
     private static final Set<String> REGISTER_FIELDS = Set.of("agentId", "name", "role", "hostId",
             "staleAfterSeconds", "graceMisses", "schedule", "timeZone", "workingAllowanceSeconds",
-            "waitingForInputAllowanceSeconds", "waitingForPersonAllowanceSeconds");
+            "waitingForInputAllowanceSeconds", "waitingForPersonAllowanceSeconds", "stallAfterSeconds", "onStall");
     private static final int DEFAULT_TRANSITIONS = 50;
     /** A schedule's zone when none is given, by the name README uses (the parser's zone for it is "Z"). */
     private static final String DEFAULT_ZONE = "UTC";
@@ -192,14 +193,23 @@ public final class AgentsHandler extends HttpApiHandler {
         Duration working = allowance(f, "workingAllowanceSeconds");
         Duration input = allowance(f, "waitingForInputAllowanceSeconds");
         Duration person = allowance(f, "waitingForPersonAllowanceSeconds");
+        Duration stallAfter = allowance(f, "stallAfterSeconds");
+        Liveness.OnStall onStall = onStall(f);
         NewAgent a = new NewAgent(request.id("team"), f.requiredId("agentId"),
                 f.requiredUtf8("name", Limits.MAX_NAME_BYTES), f.requiredUtf8("role", Limits.MAX_ROLE_BYTES),
                 f.id("hostId"),
                 staleAfter == null ? config.defaultStaleAfter() : Duration.ofSeconds(staleAfter),
                 grace == null ? config.defaultGraceMisses() : grace.intValue(),
                 schedule == null ? null : schedule.expression(), schedule == null ? null : zoneText == null ? DEFAULT_ZONE
-                        : schedule.zone().getId(), working, input, person);
+                        : schedule.zone().getId(), working, input, person, stallAfter, onStall);
         return Reply.created(Views.agent(changes.register(a, clock.instant())));
+    }
+
+    /** {@code onStall}: {@code alert} or {@code restart}; null when not given (the default: docs/liveness.md). */
+    static Liveness.OnStall onStall(Fields f) {
+        String text = f.string("onStall", 16);
+        return text == null ? null : Liveness.OnStall.fromWire(text).orElseThrow(() -> LifelineException.badInput(
+                "INVALID_FIELD", "'onStall' must be one of alert, restart; was '" + text + "'"));
     }
 
     /** An allowance the registration gives, in seconds (as stale-after's bounds), or null for the deployment's. */

@@ -34,11 +34,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.regex.Pattern;
 
 /** The hot path: one agent's heartbeat, a daemon's batch of up to 25, and agent runtimes' hook events. */
 public final class HeartbeatHandler extends HttpApiHandler {
     static final Set<String> HEARTBEAT_FIELDS = Set.of("status", "source", "metadata", "stats", "checkpoint",
-            "nextHeartbeatWithinSeconds", "waiting", "inTurn");
+            "nextHeartbeatWithinSeconds", "waiting", "inTurn", "progress", "progressAgeMs", "toolInFlight",
+            "stallReason");
+    /** A stall's reason as a client may word it: a short phrase, never free text (it reaches events). */
+    private static final Pattern STALL_REASON = Pattern.compile("[A-Za-z0-9 ._,:()-]{1,32}");
     private static final Set<String> BATCH_ENTRY_FIELDS = union(HEARTBEAT_FIELDS, Set.of("agentId"));
     /** In a batch that names its host: each entry may say how long ago the daemon last heard the agent locally. */
     private static final Set<String> HOSTED_ENTRY_FIELDS = union(BATCH_ENTRY_FIELDS, Set.of("localBeatAgeMs"));
@@ -280,7 +284,37 @@ public final class HeartbeatHandler extends HttpApiHandler {
         return new Heartbeat(team, agentId, reported, statusText != null ? "status " + statusText : source.wire(),
                 within == null ? null : Duration.ofSeconds(within), stats(f.nested("stats", STATS_FIELDS)),
                 f.objectJson("metadata", Limits.MAX_METADATA_BYTES, "METADATA_TOO_LARGE"),
-                f.objectJson("checkpoint", Limits.MAX_CHECKPOINT_BYTES, "CHECKPOINT_TOO_LARGE"));
+                f.objectJson("checkpoint", Limits.MAX_CHECKPOINT_BYTES, "CHECKPOINT_TOO_LARGE"))
+                .withProgress(progress(f));
+    }
+
+    /**
+     * What a beat says of progress (docs/liveness.md, "Progress and stalls"): {@code progressAgeMs}, the age of the
+     * agent's last progress (a side thread's beat carries it, so it cannot hide a wedged work loop), or
+     * {@code progress: true} (progress now); with either, {@code toolInFlight} (a tool call runs: not a stall) and
+     * {@code stallReason} (what a silence would mean, such as {@code model stream silent}); null when it says none.
+     */
+    static Heartbeat.Reported progress(Fields f) {
+        Boolean now = f.bool("progress");
+        Long age = f.integer("progressAgeMs", 0, Limits.MAX_STALE_AFTER_SECONDS * 1000L);
+        Boolean tool = f.bool("toolInFlight");
+        String reason = f.string("stallReason", 32);
+        if (reason != null && !STALL_REASON.matcher(reason).matches()) {
+            throw LifelineException.badInput("INVALID_FIELD", "'stallReason' must be a short phrase of letters, "
+                    + "digits, spaces and . _ , : ( ) -");
+        }
+        if (Boolean.TRUE.equals(now) && age != null && age > 0) {
+            throw LifelineException.badInput("CONFLICTING_STATUS",
+                    "'progress': true means progress now; 'progressAgeMs' says it was " + age + " ms ago");
+        }
+        if (age == null && !Boolean.TRUE.equals(now)) {
+            if (tool != null || reason != null) {
+                throw LifelineException.badInput("MISSING_FIELD",
+                        "'toolInFlight' and 'stallReason' go with 'progress': true or 'progressAgeMs'");
+            }
+            return null;
+        }
+        return new Heartbeat.Reported(Duration.ofMillis(age == null ? 0 : age), Boolean.TRUE.equals(tool), reason);
     }
 
     /**

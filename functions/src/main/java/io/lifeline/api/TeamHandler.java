@@ -7,6 +7,7 @@ import io.lifeline.agent.FailureDomains;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Limits;
 import io.lifeline.agent.TeamFleetHold;
+import io.lifeline.agent.Liveness;
 import io.lifeline.agent.TeamHold;
 import io.lifeline.agent.TeamSettings;
 import io.lifeline.app.Teams;
@@ -32,8 +33,8 @@ public final class TeamHandler extends HttpApiHandler {
     static final List<String> EVENT_TYPES = List.of("AgentStatusChanged", "TasksReassigned", "LeaderNotified",
             "MassStaleSuspected", "SessionRotationRequested", "AgentRestartRequested", "AdminKeyMinted",
             "HostLeaseExpired", "HostLeaseRestored", "FleetMassStaleSuspected", "FleetMassStaleResolved",
-            "AgentAwaitingInput", "AgentInputResumed", "AlertBurstStarted", "AlertDigest", "AlertBurstResolved",
-            "AgentFlapping", "AgentFlappingResolved");
+            "AgentAwaitingInput", "AgentInputResumed", "AgentStalled", "AgentProgressResumed", "AlertBurstStarted",
+            "AlertDigest", "AlertBurstResolved", "AgentFlapping", "AgentFlappingResolved");
 
     /**
      * Why a fleet-wide hold holds a team, in words that name nothing of any other team (its share carries this
@@ -73,18 +74,21 @@ public final class TeamHandler extends HttpApiHandler {
         JsonNode body = request.body();
         Fields f = Fields.of(body, "the settings", Set.of("leaderAgentId", "selfPreservationThreshold",
                 "selfPreservationMinAlive", "workingAllowanceSeconds", "waitingForInputAllowanceSeconds",
-                "waitingForPersonAllowanceSeconds", "failureDomains"));
+                "waitingForPersonAllowanceSeconds", "failureDomains", "stallAfterSeconds", "onStall"));
         Settings c = Settings.parse(body, f);
         FailureDomains domains = failureDomains(f);
         Duration working = allowance(f, "workingAllowanceSeconds");
         Duration input = allowance(f, "waitingForInputAllowanceSeconds");
         Duration person = allowance(f, "waitingForPersonAllowanceSeconds");
+        Duration stallAfter = allowance(f, "stallAfterSeconds");
+        Liveness.OnStall onStall = AgentsHandler.onStall(f);
         if (c.leader() == null && !c.clearLeader() && c.threshold() == null && c.minAlive() == null
-                && working == null && input == null && person == null && domains == null) {
+                && working == null && input == null && person == null && domains == null && stallAfter == null
+                && onStall == null) {
             throw LifelineException.badInput("MISSING_FIELD", "Give at least one setting to change");
         }
         return Reply.ok(view(teams.update(request.id("team"), c.leader(), c.clearLeader(), c.threshold(),
-                c.minAlive(), working, input, person, domains)));
+                c.minAlive(), working, input, person, domains, stallAfter, onStall)));
     }
 
     /** {@code failureDomains}: {@code host}, {@code source} or {@code none}; null when not given. */
@@ -228,6 +232,12 @@ public final class TeamHandler extends HttpApiHandler {
         }
         if (s.personAllowance() != null) {
             n.put("waitingForPersonAllowanceSeconds", s.personAllowance().toSeconds());
+        }
+        if (s.stallAfter() != null) {
+            n.put("stallAfterSeconds", s.stallAfter().toSeconds());
+        }
+        if (s.onStall() != null) {
+            n.put("onStall", s.onStall().wire());
         }
         n.put("failureDomains", FailureDomains.of(s).wire());
         TeamHold hold = s.hold();

@@ -46,6 +46,14 @@ final class Views {
             Json.putTime(w, "since", a.waiting().since());
             n.set("waiting", w);
         }
+        if (a.progress() != null && a.status().isAlive()) {
+            Json.putTime(n, "lastProgressAt", a.progress().lastProgressAt());
+        }
+        if (a.stall() != null && a.status().isAlive()) {
+            // Stalled (docs/liveness.md, "Progress and stalls"): in a turn with no progress past its threshold.
+            n.set("stalled", Json.object().put("since", a.stall().since().toString())
+                    .put("reason", a.stall().reason()));
+        }
         if (a.flappingSince() != null) {
             // Flagged flapping (docs/alerts-noise.md): its deaths and recoveries reach people as one notice.
             n.set("flapping", Json.object().put("since", a.flappingSince().toString()));

@@ -47,13 +47,17 @@ public final class AgentChanges {
      */
     public Agent register(NewAgent a, Instant now) {
         NewAgent full = a;
-        if (a.workingAllowance() == null || a.inputAllowance() == null || a.personAllowance() == null) {
+        if (a.workingAllowance() == null || a.inputAllowance() == null || a.personAllowance() == null
+                || a.stallAfter() == null || a.onStall() == null) {
+            // The team's allowances and stall rule, for those the agent does not give (one read, at registration).
             TeamSettings team = teams.get(a.team());
             full = new NewAgent(a.team(), a.agentId(), a.name(), a.role(), a.hostId(), a.staleAfter(),
                     a.graceMisses(), a.schedule(), a.timeZone(),
                     a.workingAllowance() != null ? a.workingAllowance() : team.workingAllowance(),
                     a.inputAllowance() != null ? a.inputAllowance() : team.inputAllowance(),
-                    a.personAllowance() != null ? a.personAllowance() : team.personAllowance());
+                    a.personAllowance() != null ? a.personAllowance() : team.personAllowance(),
+                    a.stallAfter() != null ? a.stallAfter() : team.stallAfter(),
+                    a.onStall() != null ? a.onStall() : team.onStall());
         }
         return agents.register(full, now);
     }

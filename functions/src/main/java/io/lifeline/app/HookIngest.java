@@ -167,8 +167,10 @@ public final class HookIngest {
             default -> throw new IllegalStateException("no beat for " + signal);
         }
         String sourceText = reported == null ? why : source.wire() + ", " + why;
+        // Every hook event is progress; a tool's start is also legitimate silence until its end (not a stall).
         return new Heartbeat(team, agentId, reported, sourceText, null, null, null, null)
-                .with(activity, Liveness.carried(activity, allowances, false));
+                .with(activity, Liveness.carried(activity, allowances, false))
+                .withProgress(signal == HookSignal.TOOL ? Heartbeat.Reported.TOOL_STARTED : Heartbeat.Reported.NOW);
     }
 
     /**
@@ -184,7 +186,14 @@ public final class HookIngest {
         if (allowance == null || coalesce.multipliedBy(4).compareTo(allowance) > 0) {
             return false;
         }
-        return Duration.between(w.at(), now).compareTo(coalesce) < 0 && !now.isBefore(w.at());
+        // A coalesced event's progress is not written: its agent's last progress lags by up to the window, so
+        // the window stays within a quarter of the stall threshold too (at most 30 s of 120 s early).
+        Duration window = min(coalesce, allowances.stallAfter().dividedBy(4));
+        return Duration.between(w.at(), now).compareTo(window) < 0 && !now.isBefore(w.at());
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
     }
 
     /** The status this instance last left the agent in (its first write's guess), or null. */

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -40,10 +41,18 @@ public final class Sweeper {
      * What the sweep's writes did. {@code missesTooSoon}: misses not counted because the agent's last one is younger
      * than the spacing; {@code raceLostToHeartbeat}: writes a beat (or join) won; {@code skippedOnError}: writes
      * skipped on a throttle or an outage, looked at again next sweep; {@code revivesEnded}: agents moved out of a
-     * restart no flow was left to end; {@code awaitingRaised}: waits for a person that raised their one alert.
+     * restart no flow was left to end; {@code awaitingRaised}: waits for a person that raised their one alert;
+     * {@code stalled}: agents whose stall this sweep raised (those it restarted are in {@code markedDead} too).
      */
     public record Written(List<String> markedDead, int missesRecorded, int raceLostToHeartbeat, int missesTooSoon,
-                          int skippedOnError, List<String> revivesEnded, List<String> awaitingRaised) {
+                          int skippedOnError, List<String> revivesEnded, List<String> awaitingRaised,
+                          List<String> stalled) {
+        /** A sweep that raised no stall. */
+        public Written(List<String> markedDead, int missesRecorded, int raceLostToHeartbeat, int missesTooSoon,
+                       int skippedOnError, List<String> revivesEnded, List<String> awaitingRaised) {
+            this(markedDead, missesRecorded, raceLostToHeartbeat, missesTooSoon, skippedOnError, revivesEnded,
+                    awaitingRaised, List.of());
+        }
     }
 
     /** What self-preservation held back: teams held on their own, and the fleet's outcome. */
@@ -96,6 +105,10 @@ public final class Sweeper {
             return written.awaitingRaised();
         }
 
+        public List<String> stalled() {
+            return written.stalled();
+        }
+
         public List<String> teamsHeld() {
             return held.teamsHeld();
         }
@@ -123,6 +136,7 @@ public final class Sweeper {
         final List<String> dead = new ArrayList<>();
         final List<String> revivesEnded = new ArrayList<>();
         final List<String> awaitingRaised = new ArrayList<>();
+        final List<String> stalled = new ArrayList<>();
         final List<String> teamsHeld = new ArrayList<>();
         final List<String> hostsExpired = new ArrayList<>();
         /** {@code team/agentId} -> the source silence a death follows from (its team's flag is the page). */
@@ -149,7 +163,7 @@ public final class Sweeper {
         }
 
         Written written() {
-            return new Written(dead, misses, lost, tooSoon, skipped, revivesEnded, awaitingRaised);
+            return new Written(dead, misses, lost, tooSoon, skipped, revivesEnded, awaitingRaised, stalled);
         }
     }
 
@@ -326,6 +340,9 @@ public final class Sweeper {
         settleLeases(snapshot, now, tally);
         // 9. Waits for a person: one AgentAwaitingInput past its threshold, one AgentInputResumed once it is over.
         judgeWaits(snapshot, now, tally);
+        // 10. Progress: one AgentStalled for an agent in a turn with no progress past its threshold (and, with
+        // onStall restart and no daemon, its death), one AgentProgressResumed once it is no longer stalled.
+        judgeStalls(snapshot, now, fleet.held(), tally);
         return new Report(now, new Scanned(snapshot.itemsScanned(), snapshot.agents().size(),
                 snapshot.consumedReadUnits()), tally.written(), new Held(tally.teamsHeld, fleet),
                 new Hosts(tally.hostsExpired, tally.answersDropped), Duration.ofNanos(System.nanoTime() - started));
@@ -445,6 +462,43 @@ public final class Sweeper {
             try {
                 if (store.raiseAwaiting(w, now)) {
                     tally.awaitingRaised.add(w.team() + "/" + w.agentId());
+                }
+            } catch (LifelineException ex) {
+                tally.skipped++;
+            }
+        }
+    }
+
+    /**
+     * Step 10: resolve the stalls that are over (first), then raise those of agents stalled now. A restart is a
+     * death, so a pause (the agent's or its team's) or a fleet-wide hold keeps it to the alert.
+     */
+    private void judgeStalls(SweepStore.Snapshot snapshot, Instant now, boolean fleetHeld, Tally tally) {
+        Liveness.StallDecisions stalls = Liveness.stalls(snapshot.progress(), timing.allowances().stallAfter(), now);
+        Set<String> held = new HashSet<>();
+        for (SweepPlan.Observed a : snapshot.agents()) {
+            TeamSettings team = snapshot.teams().get(a.team());
+            if (fleetHeld || Liveness.paused(a.pausedUntil(), now) || team != null && team.pausedAt(now)
+                    || tally.teamsHeld.contains(a.team())) {
+                held.add(a.team() + "/" + a.agentId());
+            }
+        }
+        for (Liveness.ProgressSeen s : stalls.resolve()) {
+            try {
+                store.resolveStall(s);
+            } catch (LifelineException ex) {
+                tally.skipped++;
+            }
+        }
+        for (Liveness.ProgressSeen s : stalls.raise()) {
+            String reason = s.progress().reason() != null ? s.progress().reason() : Liveness.NO_PROGRESS_REPORTED;
+            boolean restart = stalls.restart().contains(s) && !held.contains(s.team() + "/" + s.agentId());
+            try {
+                if (store.raiseStall(s, reason, restart, now)) {
+                    tally.stalled.add(s.team() + "/" + s.agentId());
+                    if (restart) {
+                        tally.dead.add(s.team() + "/" + s.agentId());
+                    }
                 }
             } catch (LifelineException ex) {
                 tally.skipped++;

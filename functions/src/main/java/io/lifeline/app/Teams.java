@@ -1,6 +1,7 @@
 package io.lifeline.app;
 
 import io.lifeline.agent.FailureDomains;
+import io.lifeline.agent.Liveness;
 import io.lifeline.agent.TeamSettings;
 import io.lifeline.store.EventLog;
 import io.lifeline.store.FleetStore;
@@ -26,8 +27,9 @@ public final class Teams {
     /** Changes the settings given; a null one is left as it is ({@code clearLeader} removes the leader). */
     public TeamSettings update(String team, String leaderAgentId, boolean clearLeader, Double threshold,
                                Integer minAlive, Duration working, Duration input, Duration person,
-                               FailureDomains domains) {
-        return teams.update(team, leaderAgentId, clearLeader, threshold, minAlive, working, input, person, domains);
+                               FailureDomains domains, Duration stallAfter, Liveness.OnStall onStall) {
+        return teams.update(team, leaderAgentId, clearLeader, threshold, minAlive, working, input, person, domains,
+                stallAfter, onStall);
     }
 
     /** Holds back every dead-marking of the team until {@code until} (a maintenance window). */

@@ -97,12 +97,14 @@ public record Config(
                 // (0: never); its id can be registered again and continues its seq.
                 Duration.ofDays(nonNegative(env, "OFFLINE_AGENT_RETENTION_DAYS", 30)),
                 // Liveness's allowances: a turn in progress, waiting for the next prompt, waiting for a person, and
-                // how long a wait for a person runs before its one AgentAwaitingInput.
+                // how long a wait for a person runs before its one AgentAwaitingInput, and the stall threshold.
                 new Liveness.Allowances(
                         Duration.ofSeconds(positive(env, "WORKING_ALLOWANCE_SECONDS", 900)),
                         Duration.ofSeconds(positive(env, "WAITING_FOR_INPUT_ALLOWANCE_SECONDS", 8 * 3600)),
                         Duration.ofSeconds(positive(env, "WAITING_FOR_PERSON_ALLOWANCE_SECONDS", 8 * 3600)),
-                        Duration.ofSeconds(positive(env, "AWAITING_INPUT_ALERT_SECONDS", 300))),
+                        Duration.ofSeconds(positive(env, "AWAITING_INPUT_ALERT_SECONDS", 300)),
+                        // An agent in a turn with no progress this long is stalled (one AgentStalled).
+                        Duration.ofSeconds(positive(env, "STALL_AFTER_SECONDS", 120))),
                 // Repeated hook events of one agent in one state within this window are not written again.
                 Duration.ofSeconds(nonNegative(env, "HOOK_COALESCE_SECONDS", 60)),
                 new AlertBursts((int) positive(env, "ALERT_BURST_THRESHOLD", 1),

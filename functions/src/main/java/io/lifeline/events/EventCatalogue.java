@@ -25,6 +25,9 @@ public final class EventCatalogue {
     public static final String HOST_LEASE_RESTORED = "HostLeaseRestored";
     public static final String AGENT_AWAITING_INPUT = "AgentAwaitingInput";
     public static final String AGENT_INPUT_RESUMED = "AgentInputResumed";
+    /** Progress (docs/liveness.md): an agent in a turn with no progress past its threshold, and progress again. */
+    public static final String AGENT_STALLED = "AgentStalled";
+    public static final String AGENT_PROGRESS_RESUMED = "AgentProgressResumed";
     public static final String FLEET_MASS_STALE_SUSPECTED = "FleetMassStaleSuspected";
     public static final String FLEET_MASS_STALE_RESOLVED = "FleetMassStaleResolved";
     /** Digests for bursts (docs/alerts-noise.md): a window past its threshold, its digest, its end. */
@@ -173,7 +176,35 @@ public final class EventCatalogue {
         public LifelineEvent awaitingInput(StreamChanges.AwaitingInput c) {
             return awaiting(c);
         }
+
+        @Override
+        public LifelineEvent stall(StreamChanges.Stall c) {
+            return stalled(c);
+        }
     };
+
+    /**
+     * A stall and its end: one event each per stall, both carrying when it was raised ({@code since}, PagerDuty's
+     * dedup key), so the resume closes exactly that stall's page. {@code state}: {@code stalled}, {@code resumed}
+     * (progress again, the turn ended or a tool started) or {@code ended} (the agent left or died, a restart's
+     * death included).
+     */
+    private static LifelineEvent stalled(StreamChanges.Stall c) {
+        boolean resumed = c.resumedAt() != null;
+        Instant at = resumed ? c.resumedAt() : c.since();
+        String id = c.team() + "/" + c.agentId() + (resumed ? "/progress-resumed/" : "/stalled/")
+                + c.since().toEpochMilli();
+        ObjectNode d = base(id, c.team()).put("agentId", c.agentId());
+        Json.putIfPresent(d, "name", c.name());
+        Json.putIfPresent(d, "hostId", c.hostId());
+        Json.putIfPresent(d, "reason", c.reason());
+        if (c.lastProgressAt() != null) {
+            d.put("lastProgressAt", c.lastProgressAt().toString());
+        }
+        d.put("state", !resumed ? "stalled" : c.ended() ? "ended" : "resumed")
+                .put("since", c.since().toString()).put("at", at.toString());
+        return new LifelineEvent(c.team(), resumed ? AGENT_PROGRESS_RESUMED : AGENT_STALLED, id, at, d);
+    }
 
     /**
      * A wait for a person past its threshold, and its end: one event each per wait, both carrying the wait's start

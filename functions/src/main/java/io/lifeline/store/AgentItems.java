@@ -10,6 +10,7 @@ import static io.lifeline.store.Items.str;
 import io.lifeline.agent.Agent;
 import io.lifeline.agent.AgentStats;
 import io.lifeline.agent.AgentStatus;
+import io.lifeline.agent.Heartbeat;
 import io.lifeline.agent.HostIncidents;
 import io.lifeline.agent.Limits;
 import io.lifeline.agent.Liveness;
@@ -151,6 +152,28 @@ final class AgentItems {
     static final String ALLOW_WORKING = "alWk";
     static final String ALLOW_INPUT = "alIn";
     static final String ALLOW_PERSON = "alPs";
+    /**
+     * The agent's last sign of progress (ms; docs/liveness.md, "Progress and stalls"): set by a beat that reports
+     * progress (the beat's time less the age it reports; every hook event) in the beat's own write, removed by every
+     * transition out of alive. Absent: the agent never reported progress and is never judged stalled.
+     */
+    static final String PROGRESS_AT = "pr";
+    /**
+     * A tool call is in flight (a boolean: a hook's tool start), removed by the next beat reporting progress. Names
+     * are short and values small: every attribute here can sit on the largest item, within its one write unit.
+     */
+    static final String TOOL_IN_FLIGHT = "tl";
+    /** The reason the newest progress report gave for a silence ({@code model stream silent}), when it gave one. */
+    static final String PROGRESS_WHY = "prW";
+    /** The agent's own stall threshold (ms) and what it does on a stall, when registered with them. */
+    static final String STALL_AFTER_MS = "stM";
+    static final String ON_STALL = "onS";
+    /**
+     * When the sweep raised the agent's stall (ms; {@code AgentStalled}): set by the sweep's one conditional write,
+     * removed by the sweep once the agent is no longer stalled ({@code AgentProgressResumed}). Its reason is the
+     * progress report's ({@link #PROGRESS_WHY}), else {@code no progress reported}.
+     */
+    static final String STALLED_SINCE = "st";
     static final String REPLAY_SEQ = "rp";
     static final String REPLAY_AT = "rpAt";
 
@@ -295,7 +318,7 @@ final class AgentItems {
                 Duration.ofMillis(num(item, STALE_AFTER_MS, 0)), (int) num(item, GRACE, 0),
                 str(item, TASK), stats, instant(item, REGISTERED_AT), lastTransition(item),
                 instant(item, PAUSED_UNTIL), str(item, SCHEDULE), str(item, TIME_ZONE), waiting(item),
-                instant(item, FLAPPING));
+                instant(item, FLAPPING), progress(item), stall(item));
     }
 
     /** The item's wait, or null. */
@@ -380,7 +403,8 @@ final class AgentItems {
         }
         if (!to.isAlive()) {
             // A life ends here: its hold on a task ends in the same write, and so does any wait.
-            u.remove(HOLD).remove(WAIT_INPUT).remove(WAIT_PERSON);
+            u.remove(HOLD).remove(WAIT_INPUT).remove(WAIT_PERSON).remove(PROGRESS_AT).remove(TOOL_IN_FLIGHT)
+                    .remove(PROGRESS_WHY);
         }
     }
 
@@ -430,6 +454,50 @@ final class AgentItems {
         }
         u.remove(MISSES).remove(LAST_MISS_AT);
         u.setExpression(BEATS, u.name(BEATS) + " + " + u.value(n(1)));
+    }
+
+    /**
+     * Adds a beat's report of progress to its own write (no extra write unit): the last progress at {@code now} less
+     * the age it reports ({@link Liveness#lastProgress}), the tool call in flight set or removed, and the reason it
+     * gives, or none. A beat that reports nothing of progress leaves all
+     * three as they are.
+     */
+    static void stampProgress(Update u, Instant now, Heartbeat.Reported progress) {
+        if (progress == null) {
+            return;
+        }
+        u.set(PROGRESS_AT, ms(Liveness.lastProgress(now, progress.age())));
+        if (progress.toolInFlight()) {
+            u.set(TOOL_IN_FLIGHT, AttributeValue.fromBool(true));
+        } else {
+            u.remove(TOOL_IN_FLIGHT);
+        }
+        if (progress.reason() == null) {
+            u.remove(PROGRESS_WHY);
+        } else {
+            u.set(PROGRESS_WHY, s(progress.reason()));
+        }
+    }
+
+    /** The agent's progress as its item holds it, or null when it never reported any. */
+    static Liveness.Progress progress(Map<String, AttributeValue> item) {
+        Instant at = instant(item, PROGRESS_AT);
+        return at == null ? null : new Liveness.Progress(at, item.containsKey(TOOL_IN_FLIGHT), str(item, PROGRESS_WHY));
+    }
+
+    /** The stall the sweep raised on the item, or null. */
+    static Liveness.Stall stall(Map<String, AttributeValue> item) {
+        Instant since = instant(item, STALLED_SINCE);
+        return since == null ? null : new Liveness.Stall(since, stallReason(item, null));
+    }
+
+    /** A stall's reason: the progress report's on {@code item} (else on {@code before}), else no progress reported. */
+    static String stallReason(Map<String, AttributeValue> item, Map<String, AttributeValue> before) {
+        String why = str(item, PROGRESS_WHY);
+        if (why == null && before != null) {
+            why = str(before, PROGRESS_WHY);
+        }
+        return why != null ? why : Liveness.NO_PROGRESS_REPORTED;
     }
 
     /** A plain sign of life (a join's): the agent's stale-after, and no wait. */

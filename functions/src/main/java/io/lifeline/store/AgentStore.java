@@ -97,6 +97,10 @@ public final class AgentStore {
         putIfPresent(item, AgentItems.ALLOW_WORKING, a.workingAllowance());
         putIfPresent(item, AgentItems.ALLOW_INPUT, a.inputAllowance());
         putIfPresent(item, AgentItems.ALLOW_PERSON, a.personAllowance());
+        putIfPresent(item, AgentItems.STALL_AFTER_MS, a.stallAfter());
+        if (a.onStall() != null) {
+            item.put(AgentItems.ON_STALL, s(a.onStall().wire()));
+        }
         if (a.schedule() != null) {
             item.put(AgentItems.SCHEDULE, s(a.schedule()));
             item.put(AgentItems.TIME_ZONE, s(a.timeZone()));
@@ -263,7 +267,7 @@ public final class AgentStore {
         return new Agent(a.team(), a.agentId(), a.name(), a.role(), a.hostId(), a.status(), a.heartbeatAt(),
                 a.deadline(), a.consecutiveMisses(), a.beats(), a.staleAfter(), a.graceMisses(), a.currentTaskId(),
                 a.stats(), a.registeredAt(), t == null ? a.lastTransition() : t, a.pausedUntil(), a.schedule(),
-                a.timeZone(), a.waiting(), a.flappingSince());
+                a.timeZone(), a.waiting(), a.flappingSince(), a.progress(), a.stall());
     }
 
     public Agent require(String team, String agentId) {
@@ -347,6 +351,7 @@ public final class AgentStore {
             Update u = new Update(table, AgentItems.key(hb.team(), hb.agentId()));
             AgentItems.stampLiveness(u, beatAt, Liveness.due(beatAt, hb.nextWithin(), hb.activity(), hb.allowance()),
                     hb.activity());
+            AgentItems.stampProgress(u, beatAt, hb.progress()); // in this write: no extra write unit
             if (hostId != null) {
                 u.set(AgentItems.LEASE, s(hostId));
                 // A local beat reported late never moves the item's sign of life backwards.

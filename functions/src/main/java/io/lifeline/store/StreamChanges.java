@@ -21,7 +21,8 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 public final class StreamChanges {
 
     public sealed interface Change permits StatusChanged, TaskReassigned, LeaderNotice, MassStale, SessionRotation,
-            RestartRequested, AdminKeyMinted, HostLeaseExpired, HostLeaseRestored, FleetMassStale, AwaitingInput {
+            RestartRequested, AdminKeyMinted, HostLeaseExpired, HostLeaseRestored, FleetMassStale, AwaitingInput,
+            Stall {
         String team();
 
         /** This change told to {@code v}: each kind has its own method, so no kind can be left out. */
@@ -51,6 +52,21 @@ public final class StreamChanges {
         R fleetMassStale(FleetMassStale c);
 
         R awaitingInput(AwaitingInput c);
+
+        R stall(Stall c);
+    }
+
+    /**
+     * The sweep judged an agent stalled ({@code resumedAt} null: {@code AgentStalled}), or that stall is over
+     * ({@code resumedAt} set: {@code AgentProgressResumed}, {@code ended} when the agent is no longer alive);
+     * {@code since}, when it was raised, is the pair's id. {@code lastProgressAt}: the agent's last progress.
+     */
+    public record Stall(String team, String agentId, String name, String hostId, Instant since, String reason,
+                        Instant lastProgressAt, Instant resumedAt, boolean ended) implements Change {
+        @Override
+        public <R> R accept(Visitor<R> v) {
+            return v.stall(this);
+        }
     }
 
     /**
@@ -268,6 +284,31 @@ public final class StreamChanges {
                 (int) Items.num(item, FleetStore.TEAM_COUNT, 0), since, resolvedAt);
     }
 
+    /** A stall raised or resolved by this change, read from the item's stall mark before and after. */
+    private static Optional<Change> stall(Map<String, AttributeValue> before, Map<String, AttributeValue> after) {
+        Instant since = Items.instant(after, AgentItems.STALLED_SINCE);
+        Instant sinceBefore = Items.instant(before, AgentItems.STALLED_SINCE);
+        String team = AgentItems.team(after);
+        String agentId = AgentItems.agentId(after);
+        if (since != null && !since.equals(sinceBefore)) {
+            return Optional.of(new Stall(team, agentId, Items.str(after, AgentItems.NAME),
+                    Items.str(after, AgentItems.HOST), since, AgentItems.stallReason(after, before),
+                    Items.instant(before, AgentItems.PROGRESS_AT), null, false));
+        }
+        if (since == null && sinceBefore != null) {
+            Instant progress = Items.instant(after, AgentItems.PROGRESS_AT);
+            Instant heard = Items.instant(after, AgentItems.HEARTBEAT_AT);
+            Instant resumed = progress != null && progress.isAfter(sinceBefore) ? progress
+                    : heard != null && heard.isAfter(sinceBefore) ? heard : sinceBefore;
+            String status = Items.str(after, AgentItems.STATUS);
+            boolean ended = !"ready".equals(status) && !"working".equals(status);
+            return Optional.of(new Stall(team, agentId, Items.str(after, AgentItems.NAME),
+                    Items.str(after, AgentItems.HOST), sinceBefore, AgentItems.stallReason(before, null),
+                    Items.instant(before, AgentItems.PROGRESS_AT), resumed, ended));
+        }
+        return Optional.empty();
+    }
+
     public static List<Change> decode(Map<String, AttributeValue> oldImage, Map<String, AttributeValue> newImage) {
         List<Change> changes = new ArrayList<>();
         Map<String, AttributeValue> before = oldImage == null ? Map.of() : oldImage;
@@ -305,6 +346,7 @@ public final class StreamChanges {
                         Items.str(newImage, AgentItems.NAME), Items.str(newImage, AgentItems.HOST), alertedBefore,
                         Items.instant(before, AgentItems.WAIT_ALERTED_AT), resumed == null ? alertedBefore : resumed));
             }
+            stall(before, newImage).ifPresent(changes::add);
             long rotations = Items.num(newImage, AgentItems.ROTATIONS, 0);
             if (rotations > Items.num(before, AgentItems.ROTATIONS, 0)) {
                 changes.add(new SessionRotation(AgentItems.team(newImage), AgentItems.agentId(newImage), rotations,

@@ -44,7 +44,7 @@ public final class SweepStore {
             "#misses", "#grace", "#beats", "#paused", "#leader", "#spT", "#spM", "#massStale", "#tseq", "#tAt",
             "#lease", "#schedule", "#staleMs", "#lastMiss", "#at", "#a", "#s", "#exp", "#since", "#wPs", "#wAl", "#src",
             "#msHeld", "#msWhy", "#msRel", "#msAlive", "#msStale", "#fd", "#fhSince", "#fhAlive", "#fhStale", "#fhRel",
-            "#fRel");
+            "#fRel", "#prAt", "#tl", "#prWhy", "#stMs", "#onSt", "#stS", "#wIn");
 
     /**
      * What one scan saw. {@code consumedReadUnits} is as DynamoDB reported it (0 where it does not). Host leases
@@ -54,11 +54,13 @@ public final class SweepStore {
      * {@code fleetHeldSince}: when the deployment-wide hold that stands began ({@link FleetStore}), or null.
      * {@code personWaits}: the agents waiting for a person, or whose wait's alert is still raised.
      * {@code fleetReleasedAt}: when the operator released the deployment-wide hold that stands, or null.
+     * {@code progress}: the agents that reported progress, or whose stall is still raised.
      */
     public record Snapshot(List<SweepPlan.Observed> agents, List<SweepPlan.Restarting> restarting,
                            Map<String, TeamSettings> teams, Set<String> teamsWithMassStaleFlag, int itemsScanned,
                            double consumedReadUnits, List<HostLease.Seen> leases, List<HostLease.Linked> linked,
-                           Instant fleetHeldSince, List<Liveness.PersonWait> personWaits, Instant fleetReleasedAt) {
+                           Instant fleetHeldSince, List<Liveness.PersonWait> personWaits, Instant fleetReleasedAt,
+                           List<Liveness.ProgressSeen> progress) {
     }
 
     /** One segment's part: agents with a lease are judged once every lease is read. */
@@ -134,6 +136,7 @@ public final class SweepStore {
         Instant fleetHeldSince = null;
         Instant fleetReleasedAt = null;
         List<Liveness.PersonWait> personWaits = new ArrayList<>();
+        List<Liveness.ProgressSeen> progress = new ArrayList<>();
         for (Future<Part> part : parts) {
             Snapshot s;
             try {
@@ -153,6 +156,7 @@ public final class SweepStore {
             fleetHeldSince = s.fleetHeldSince() != null ? s.fleetHeldSince() : fleetHeldSince;
             fleetReleasedAt = s.fleetReleasedAt() != null ? s.fleetReleasedAt() : fleetReleasedAt;
             personWaits.addAll(s.personWaits());
+            progress.addAll(s.progress());
             scanned += s.itemsScanned();
             units += s.consumedReadUnits();
             leases.addAll(s.leases());
@@ -165,7 +169,7 @@ public final class SweepStore {
         }
         this.segments = segmentsFor(scanned, minSegments);
         return new Snapshot(agents, restarting, teams, flagged, scanned, units, leases, linked, fleetHeldSince,
-                personWaits, fleetReleasedAt);
+                personWaits, fleetReleasedAt, progress);
     }
 
     /**
@@ -230,6 +234,13 @@ public final class SweepStore {
         names.put("#fhStale", TeamItems.FLEET_HOLD_STALE);
         names.put("#fhRel", TeamItems.FLEET_HOLD_RELEASED);
         names.put("#fRel", FleetStore.RELEASED_AT);
+        names.put("#prAt", AgentItems.PROGRESS_AT);
+        names.put("#tl", AgentItems.TOOL_IN_FLIGHT);
+        names.put("#prWhy", AgentItems.PROGRESS_WHY);
+        names.put("#stMs", AgentItems.STALL_AFTER_MS);
+        names.put("#onSt", AgentItems.ON_STALL);
+        names.put("#stS", AgentItems.STALLED_SINCE);
+        names.put("#wIn", AgentItems.WAIT_INPUT);
         Map<String, AttributeValue> values = Map.of(":agent", s(Keys.AGENT_SK), ":team", s(Keys.TEAM_SK),
                 ":host", s(HostLeaseStore.SK), ":fleet", s(Keys.FLEET),
                 ":ready", s(AgentStatus.READY.wire()), ":working", s(AgentStatus.WORKING.wire()),
@@ -246,11 +257,13 @@ public final class SweepStore {
         Instant fleetHeldSince = null;
         Instant fleetReleasedAt = null;
         List<Liveness.PersonWait> personWaits = new ArrayList<>();
+        List<Liveness.ProgressSeen> progress = new ArrayList<>();
         Map<String, AttributeValue> start = null;
         do {
             ScanRequest request = ScanRequest.builder().tableName(table).segment(segment).totalSegments(segments)
                     .filterExpression("(#sk = :agent AND (#status IN (:ready, :working, :restarting)"
-                            + " OR attribute_exists(#lease) OR attribute_exists(#wAl))) OR #sk = :team OR #sk = :host"
+                            + " OR attribute_exists(#lease) OR attribute_exists(#wAl) OR attribute_exists(#stS)))"
+                            + " OR #sk = :team OR #sk = :host"
                             + " OR #sk = :fleet")
                     .projectionExpression(PROJECTION)
                     .expressionAttributeNames(names).expressionAttributeValues(values)
@@ -281,6 +294,10 @@ public final class SweepStore {
                         personWaits.add(new Liveness.PersonWait(AgentItems.team(item), AgentItems.agentId(item), status,
                                 waitingForPerson, alerted));
                     }
+                    Liveness.ProgressSeen seen = progressSeen(item, status);
+                    if (seen != null) {
+                        progress.add(seen);
+                    }
                     String hostId = Items.str(item, AgentItems.LEASE);
                     if (hostId != null) {
                         linked.add(new HostLease.Linked(AgentItems.team(item), AgentItems.agentId(item), hostId,
@@ -302,7 +319,7 @@ public final class SweepStore {
             start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
         } while (start != null);
         return new Part(new Snapshot(agents, restarting, teams, flagged, scanned, units, leases, linked,
-                fleetHeldSince, personWaits, fleetReleasedAt), hostedItems);
+                fleetHeldSince, personWaits, fleetReleasedAt, progress), hostedItems);
     }
 
     /**
@@ -329,6 +346,58 @@ public final class SweepStore {
         u.remove(AgentItems.WAIT_ALERTED).remove(AgentItems.WAIT_ALERTED_AT)
                 .set(AgentItems.OUTBOX, AttributeValue.fromBool(true));
         return u.writeIf(dynamo, "resolve an awaiting-input alert");
+    }
+
+    /** The agent's progress as read, when it reported any or its stall is still raised; else null. */
+    private static Liveness.ProgressSeen progressSeen(Map<String, AttributeValue> item, AgentStatus status) {
+        Liveness.Progress p = AgentItems.progress(item);
+        Instant stalledSince = Items.instant(item, AgentItems.STALLED_SINCE);
+        if (p == null && stalledSince == null) {
+            return null;
+        }
+        long stallMs = Items.num(item, AgentItems.STALL_AFTER_MS, 0);
+        return new Liveness.ProgressSeen(AgentItems.team(item), AgentItems.agentId(item), status, p,
+                item.containsKey(AgentItems.WAIT_INPUT) || item.containsKey(AgentItems.WAIT_PERSON),
+                item.containsKey(AgentItems.LEASE), stallMs > 0 ? Duration.ofMillis(stallMs) : null,
+                Liveness.OnStall.fromWire(Items.str(item, AgentItems.ON_STALL)).orElse(null), stalledSince);
+    }
+
+    /**
+     * Raises the one stall of an agent that made no progress since {@code seen}'s last: conditional on it still
+     * {@code working}, its last progress unchanged, no tool call in flight, no wait and no stall raised, with the
+     * outbox mark (its stream record is the {@code AgentStalled}). With {@code restart}, the same write marks it
+     * dead with trigger {@code stalled} (a death like any other: the revive flow, flapping and bursts count it).
+     * True when written.
+     */
+    public boolean raiseStall(Liveness.ProgressSeen seen, String reason, boolean restart, Instant now) {
+        Update u = new Update(table, AgentItems.key(seen.team(), seen.agentId()));
+        u.condition(u.name(AgentItems.STATUS) + " = " + u.value(s(AgentStatus.WORKING.wire())));
+        u.condition(u.name(AgentItems.PROGRESS_AT) + " = " + u.value(ms(seen.progress().lastProgressAt())));
+        u.condition("attribute_not_exists(" + u.name(AgentItems.TOOL_IN_FLIGHT) + ")");
+        u.condition("attribute_not_exists(" + u.name(AgentItems.WAIT_INPUT) + ")");
+        u.condition("attribute_not_exists(" + u.name(AgentItems.WAIT_PERSON) + ")");
+        u.condition("attribute_not_exists(" + u.name(AgentItems.STALLED_SINCE) + ")");
+        u.set(AgentItems.STALLED_SINCE, ms(now));
+        if (restart) {
+            AgentItems.stampTransition(u, Trigger.STALLED, AgentStatus.DEAD,
+                    "stalled: " + reason + ", no progress since " + seen.progress().lastProgressAt(), now);
+        } else {
+            u.set(AgentItems.OUTBOX, AttributeValue.fromBool(true)); // the transition's stamp sets it otherwise
+        }
+        return u.writeIf(dynamo, "raise a stall");
+    }
+
+    /**
+     * Resolves a stall that is over (progress came, the turn ended, a tool started, the agent left or died):
+     * conditional on that stall still standing, with the outbox mark (its stream record is the
+     * {@code AgentProgressResumed}). True when written.
+     */
+    public boolean resolveStall(Liveness.ProgressSeen seen) {
+        Update u = new Update(table, AgentItems.key(seen.team(), seen.agentId()));
+        u.condition(u.name(AgentItems.STALLED_SINCE) + " = " + u.value(ms(seen.stalledSince())));
+        u.remove(AgentItems.STALLED_SINCE)
+                .set(AgentItems.OUTBOX, AttributeValue.fromBool(true));
+        return u.writeIf(dynamo, "resolve a stall");
     }
 
     private static SweepPlan.Observed observed(Map<String, AttributeValue> item) {

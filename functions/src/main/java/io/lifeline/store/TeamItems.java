@@ -4,6 +4,7 @@ import static io.lifeline.store.Items.s;
 
 import io.lifeline.agent.FailureDomains;
 import io.lifeline.agent.TeamFleetHold;
+import io.lifeline.agent.Liveness;
 import io.lifeline.agent.TeamHold;
 import io.lifeline.agent.TeamSettings;
 import java.time.Duration;
@@ -46,6 +47,9 @@ final class TeamItems {
     static final String ALLOW_WORKING = AgentItems.ALLOW_WORKING;
     static final String ALLOW_INPUT = AgentItems.ALLOW_INPUT;
     static final String ALLOW_PERSON = AgentItems.ALLOW_PERSON;
+    /** The stall rule (ms, and alert or restart) the team's agents get at registration when they give none. */
+    static final String STALL_AFTER_MS = AgentItems.STALL_AFTER_MS;
+    static final String ON_STALL = AgentItems.ON_STALL;
     /** The outbox mark, as on agent items ({@link AgentItems#OUTBOX}). */
     static final String OUTBOX = AgentItems.OUTBOX;
 
@@ -72,7 +76,8 @@ final class TeamItems {
                 Items.instant(item, PAUSED_UNTIL), Items.str(item, PAUSE_REASON),
                 threshold == null ? null : Double.valueOf(threshold), minAlive == null ? null : minAlive.intValue(),
                 millis(item, ALLOW_WORKING), millis(item, ALLOW_INPUT), millis(item, ALLOW_PERSON),
-                FailureDomains.fromWire(Items.str(item, FAILURE_DOMAINS)).orElse(null), hold(item), fleetHold(item));
+                FailureDomains.fromWire(Items.str(item, FAILURE_DOMAINS)).orElse(null), hold(item), fleetHold(item),
+                millis(item, STALL_AFTER_MS), Liveness.OnStall.fromWire(Items.str(item, ON_STALL)).orElse(null));
     }
 
     /** The team's share of a fleet-wide hold on a team item, or null when none is written. */

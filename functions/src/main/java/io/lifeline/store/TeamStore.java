@@ -5,6 +5,7 @@ import static io.lifeline.store.Items.n;
 import static io.lifeline.store.Items.s;
 
 import io.lifeline.agent.FailureDomains;
+import io.lifeline.agent.Liveness;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Limits;
 import io.lifeline.agent.TeamSettings;
@@ -80,7 +81,22 @@ public final class TeamStore {
     public TeamSettings update(String team, String leaderAgentId, boolean clearLeader, Double threshold,
                                Integer minAlive, Duration working, Duration input,
                                Duration person, FailureDomains domains) {
+        return update(team, leaderAgentId, clearLeader, threshold, minAlive, working, input, person, domains, null,
+                null);
+    }
+
+    /** As above, and the stall rule the team's agents get at registration ({@code stallAfter}, {@code onStall}). */
+    public TeamSettings update(String team, String leaderAgentId, boolean clearLeader, Double threshold,
+                               Integer minAlive, Duration working, Duration input,
+                               Duration person, FailureDomains domains, Duration stallAfter,
+                               Liveness.OnStall onStall) {
         Update u = new Update(table, TeamItems.key(team));
+        if (stallAfter != null) {
+            u.set(TeamItems.STALL_AFTER_MS, n(stallAfter.toMillis()));
+        }
+        if (onStall != null) {
+            u.set(TeamItems.ON_STALL, s(onStall.wire()));
+        }
         if (domains != null) {
             u.set(TeamItems.FAILURE_DOMAINS, s(domains.wire()));
         }

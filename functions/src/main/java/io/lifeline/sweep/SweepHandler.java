@@ -293,7 +293,7 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
             return "partial";
         }
         return !r.markedDead().isEmpty() || r.missesRecorded() > 0 || r.raceLostToHeartbeat() > 0
-                || !r.awaitingRaised().isEmpty()
+                || !r.awaitingRaised().isEmpty() || !r.stalled().isEmpty()
                 || r.missesTooSoon() > 0 || !r.revivesEnded().isEmpty() ? "acted" : "idle";
     }
 
@@ -321,6 +321,9 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
         }
         if (!r.awaitingRaised().isEmpty()) {
             named(line, "awaitingInput", r.awaitingRaised());
+        }
+        if (!r.stalled().isEmpty()) {
+            named(line, "stalled", r.stalled());
         }
         return line;
     }

@@ -50,6 +50,7 @@ class TransitionTableTest {
             new Row(EnumSet.of(WORKING), READY, Trigger.TASK_COMPLETE, "agent"),
             new Row(EnumSet.of(WORKING), READY, Trigger.REPORT_READY, "agent"),
             new Row(EnumSet.of(READY, WORKING), DEAD, Trigger.HEARTBEAT_EXPIRED, "sweep"),
+            new Row(EnumSet.of(WORKING), DEAD, Trigger.STALLED, "sweep"),
             // A later row: a host that knows its agent crashed reports it.
             new Row(EnumSet.of(READY, WORKING), DEAD, Trigger.REPORTED_FAILURE, "host"),
             new Row(EnumSet.of(READY, WORKING), OFFLINE, Trigger.LEAVE, "agent"),
@@ -92,8 +93,8 @@ class TransitionTableTest {
             }
         }
         assertEquals(design, code);
-        assertEquals(23, code.size(), "the documented table (with the two heartbeat-report triggers, reported_failure,"
-                + " manual revive from dead_failed_revive and a host's give-up) allows 23 pairs");
+        assertEquals(24, code.size(), "the documented table (with the two heartbeat-report triggers, reported_failure,"
+                + " manual revive from dead_failed_revive, a host's give-up and a stall's restart) allows 24 pairs");
     }
 
     @Test
@@ -197,11 +198,11 @@ class TransitionTableTest {
     }
 
     @Test
-    void wire_vocabulary_isExactlyTheSixStatusesAndTwelveTriggers() {
+    void wire_vocabulary_isExactlyTheSixStatusesAndThirteenTriggers() {
         assertEquals(List.of("offline", "ready", "working", "dead", "restarting", "dead_failed_revive"),
                 EnumSet.allOf(AgentStatus.class).stream().map(AgentStatus::wire).toList());
         assertEquals(Set.of("join", "claim_task", "task_complete", "report_working", "report_ready",
-                        "heartbeat_expired", "reported_failure", "host_gave_up", "leave", "restart_initiated",
+                        "heartbeat_expired", "stalled", "reported_failure", "host_gave_up", "leave", "restart_initiated",
                         "restart_exhausted", "cleanup"),
                 Set.copyOf(EnumSet.allOf(Trigger.class).stream().map(Trigger::wire).toList()));
     }

@@ -44,10 +44,11 @@ final class AppFixture implements AutoCloseable {
         return now;
     }
 
-    /** Registered (with every allowance given, so no team is read) and joined: ready. */
+    /** Registered (with every allowance and the stall rule given, so no team is read) and joined: ready. */
     Agent ready(String team, String agentId) {
         changes.register(new NewAgent(team, agentId, "Agent " + agentId, "worker", null, STALE_AFTER, 2, null, null,
-                Duration.ofMinutes(15), Duration.ofHours(8), Duration.ofHours(8)), tick());
+                Duration.ofMinutes(15), Duration.ofHours(8), Duration.ofHours(8), Duration.ofMinutes(2),
+                Liveness.OnStall.ALERT), tick());
         return changes.join(team, agentId, tick());
     }
 

@@ -6,11 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lifeline.agent.Agent;
 import io.lifeline.agent.AgentStatus;
+import io.lifeline.agent.Heartbeat;
 import io.lifeline.agent.LifelineException;
+import io.lifeline.agent.Liveness;
 import io.lifeline.agent.SweepPlan;
 import io.lifeline.agent.Transition;
 import io.lifeline.agent.TransitionTable;
 import io.lifeline.agent.Trigger;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -119,6 +122,7 @@ class AgentStoreWalkTest {
             case TASK_COMPLETE -> "TASK_LOST"; // the life that claimed the task ended (see into)
             case HEARTBEAT_EXPIRED, RESTART_EXHAUSTED -> SweepStore.Write.RACE_LOST;
             case RESTART_INITIATED -> "empty";
+            case STALLED -> "NOT_STALLED"; // the raise's condition: working, with the progress it read
             default -> "INVALID_TRANSITION";
         };
     }
@@ -151,6 +155,11 @@ class AgentStoreWalkTest {
             case WORKING -> {
                 if (!claimFirst) {
                     f.report(team, AGENT, AgentStatus.WORKING);
+                }
+                if (trigger == Trigger.STALLED) {
+                    // A stall is judged only of an agent that reported progress: a beat that reports it.
+                    f.agents.heartbeat(new Heartbeat(team, AGENT, null, "walk", null, null, null, null)
+                            .withProgress(Heartbeat.Reported.NOW), f.tick());
                 }
             }
             case DEAD -> f.agents.fail(team, AGENT, "walk", f.tick());
@@ -192,6 +201,14 @@ class AgentStoreWalkTest {
                             before.beats(), before.pausedUntil());
                     SweepStore.Write w = f.sweepKills(seen);
                     yield w == SweepStore.Write.DONE ? WRITTEN : w;
+                }
+                case STALLED -> {
+                    // As the sweep read it: the item's last progress (none: the condition refuses the write).
+                    Liveness.Progress p = before.progress() != null ? before.progress()
+                            : new Liveness.Progress(Instant.EPOCH, false, null);
+                    Liveness.ProgressSeen seen = new Liveness.ProgressSeen(team, AGENT, before.status(), p, false,
+                            false, null, Liveness.OnStall.RESTART, null);
+                    yield f.sweeps.raiseStall(seen, "walk", true, f.tick()) ? WRITTEN : "NOT_STALLED";
                 }
                 case RESTART_EXHAUSTED -> {
                     Transition last = before.lastTransition();

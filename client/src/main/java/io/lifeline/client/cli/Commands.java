@@ -25,6 +25,7 @@ import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 
 /** The CLI's commands (the daemon is {@link DaemonCommand}). */
@@ -152,17 +153,32 @@ final class Commands {
         @Option(names = "--direct", description = "Send to Lifeline even when LIFELINE_DAEMON names a host daemon")
         boolean direct;
 
+        @Option(names = "--progress", description = "The work progressed now (a working agent with no progress past "
+                + "its stallAfterSeconds is stalled)")
+        boolean progress;
+
+        @Option(names = "--stall-reason", description = "With --progress: what a silence after it would mean, such as "
+                + "'model stream silent'")
+        String stallReason;
+
         @Override
         int run() {
+            if (stallReason != null && !progress) {
+                throw new ParameterException(spec.commandLine(), "--stall-reason goes with --progress");
+            }
             // Under a host daemon (LIFELINE_DAEMON), a plain beat is a local one: the daemon's batch carries it.
-            var daemon = direct || status != null || nextWithin != null ? Optional.<LocalBeat>empty()
+            var daemon = direct || status != null || nextWithin != null || progress ? Optional.<LocalBeat>empty()
                     : LocalBeat.fromEnvironment(env());
             if (daemon.isPresent()) {
                 daemon.get().beat(agentId);
                 out().println(agentId + ": local beat sent to the host daemon at " + daemon.get().url());
                 return 0;
             }
-            Beat beat = heartbeat(agentId, new Heartbeat(status, null, null, null, null, nextWithin), !noRejoin);
+            Heartbeat hb = new Heartbeat(status, null, null, null, null, nextWithin);
+            if (progress) {
+                hb = hb.withProgressAgeMs(0L).withStallReason(stallReason);
+            }
+            Beat beat = heartbeat(agentId, hb, !noRejoin);
             HeartbeatResult r = beat.result();
             return print(r, agentId + " " + r.agentStatus() + (beat.rejoined() ? " (rejoined)" : "")
                     + "; next deadline " + r.nextDeadline());
@@ -223,6 +239,13 @@ final class Commands {
                 s.append("  waiting:         ").append("person".equals(a.waiting().kind()) ? "for a person"
                         : "for its next prompt").append(" since ").append(relative(a.waiting().since(), now))
                         .append('\n');
+            }
+            if (a.stalled() != null) {
+                s.append("  stalled:         since ").append(relative(a.stalled().since(), now)).append(" (")
+                        .append(a.stalled().reason()).append(")\n");
+            }
+            if (a.lastProgressAt() != null) {
+                s.append("  last progress:   ").append(relative(a.lastProgressAt(), now)).append('\n');
             }
             if (a.flapping() != null) {
                 s.append("  flapping:        since ").append(relative(a.flapping().since(), now))

@@ -58,6 +58,16 @@ final class DaemonOptions {
             + "window, doubling with each further one up to 5m (default ${DEFAULT-VALUE}; the first restarts at once)")
     String restartBackoff = "2s";
 
+    @Option(names = "--stall-after", description = "An agent with --runtime in a turn whose model connections "
+            + "received nothing and whose hooks said nothing this long is stalled, e.g. 2m; a tool call in flight and a "
+            + "wait for input or a person never are; 'off': not watched (default ${DEFAULT-VALUE})")
+    String stallAfter = "120s";
+
+    @Option(names = "--on-stall", description = "restart: stop a stalled agent's process group (TERM, then KILL), "
+            + "report it dead and start it again on its session; alert: leave it running, flagged in its beats "
+            + "(default ${DEFAULT-VALUE})")
+    String onStall = "restart";
+
     @Option(names = "--runtime", paramLabel = "ID=RUNTIME", description = "The agent's command runs a coding-agent "
             + "runtime (claude-code, codex, gemini, opencode) whose hooks post to this daemon: the daemon listens on "
             + "127.0.0.1 (LIFELINE_DAEMON, as --local-beats), takes POST /hooks/RUNTIME there, and a restart resumes the "

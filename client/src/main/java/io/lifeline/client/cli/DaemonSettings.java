@@ -13,10 +13,12 @@ import picocli.CommandLine.Model.CommandSpec;
 /**
  * {@code lifeline daemon}'s options, read and checked before anything is sent or started: the round interval (null:
  * the server's advice), the crash loop's window and backoff, each agent's runtime, the restart policies, and the
- * opencode bridge's settings (null: no bridge). A wrong one is one line on stderr and the usage exit code.
+ * opencode bridge's settings (null: no bridge), the stall threshold (null: not watched) and whether a stall restarts.
+ * A wrong one is one line on stderr and the usage exit code.
  */
 record DaemonSettings(Duration every, Duration window, Duration backoff, Map<String, AgentRuntime> runtimes,
-        RestartPolicy policy, Map<String, RestartPolicy> policies, Bridge bridge) {
+        RestartPolicy policy, Map<String, RestartPolicy> policies, Bridge bridge, Duration stallAfter,
+        boolean restartOnStall) {
 
     /** The longest --restart-backoff, and the cap of its doubling. */
     static final Duration MAX_BACKOFF = Duration.ofMinutes(5);
@@ -31,12 +33,15 @@ record DaemonSettings(Duration every, Duration window, Duration backoff, Map<Str
         Duration every;
         Duration window;
         Duration backoff;
+        Duration stallAfter;
         try {
+            stallAfter = "off".equals(c.stallAfter) ? null : BaseCommand.duration(c.stallAfter);
             every = c.interval == null ? null : BaseCommand.duration(c.interval);
             window = BaseCommand.duration(c.crashWindow);
             backoff = BaseCommand.duration(c.restartBackoff);
         } catch (NumberFormatException e) {
-            err.println("lifeline: --interval, --crash-window and --restart-backoff take a duration such as 2s or 10m");
+            err.println("lifeline: --interval, --crash-window, --restart-backoff and --stall-after take a duration "
+                    + "such as 2s or 10m");
             return null;
         }
         if (c.localPort < 0 || c.localPort > 65535) {
@@ -47,6 +52,11 @@ record DaemonSettings(Duration every, Duration window, Duration backoff, Map<Str
                 || backoff.compareTo(MAX_BACKOFF) > 0) {
             err.println("lifeline: --max-crashes must be at least 1, --crash-window positive, --restart-backoff "
                     + "between 0 and 5m");
+            return null;
+        }
+        if (stallAfter != null && (stallAfter.isZero() || stallAfter.isNegative())
+                || !"restart".equals(c.onStall) && !"alert".equals(c.onStall)) {
+            err.println("lifeline: --stall-after must be positive (or off), --on-stall restart or alert");
             return null;
         }
         String opencode = GlobalOptions.first(c.opencodeUrl, global.file(env).get("opencode_url"));
@@ -66,7 +76,8 @@ record DaemonSettings(Duration every, Duration window, Duration backoff, Map<Str
         }
         Map<String, RestartPolicy> policies = new LinkedHashMap<>();
         RestartPolicy policy = policies(c, policies, err);
-        return policy == null ? null : new DaemonSettings(every, window, backoff, runtimes, policy, policies, bridge);
+        return policy == null ? null : new DaemonSettings(every, window, backoff, runtimes, policy, policies, bridge,
+                stallAfter, "restart".equals(c.onStall));
     }
 
     /** Each --runtime ID=RUNTIME, or null after one line on {@code err}. */

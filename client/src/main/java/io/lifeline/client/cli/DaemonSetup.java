@@ -121,6 +121,9 @@ final class DaemonSetup implements AutoCloseable {
                 .agents(options.agents.keySet()).interval(settings.every()).restartPolicy(settings.policy())
                 .giveUpAfter(options.maxCrashes, settings.window())
                 .restartBackoff(settings.backoff(), DaemonSettings.MAX_BACKOFF).localBeats(channel).onTick(onTick);
+        if (!settings.runtimes().isEmpty()) { // only a runtime's hooks say when a turn runs
+            builder.stallAfter(settings.stallAfter(), settings.restartOnStall());
+        }
         settings.policies().forEach(builder::restartPolicy);
         HostDaemon daemon = builder.build();
         processes.onExit(daemon::processExited);

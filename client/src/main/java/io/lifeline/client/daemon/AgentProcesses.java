@@ -36,4 +36,20 @@ public interface AgentProcesses {
     /** The runtime session the agent's process runs, as its hooks named it (kept with the process's record). */
     default void session(String agentId, String session) {
     }
+
+    /**
+     * The session id of the agent's process tree (its command runs under {@code setsid}, so it is the command's pid),
+     * whose TCP connections are sampled for progress; -1 when unknown (its hooks alone then show progress).
+     */
+    default long sessionId(String agentId) {
+        return -1;
+    }
+
+    /**
+     * Stops the agent's process tree abort-first, because it stalled: TERM to its group, KILL after a grace, without
+     * waiting. Unlike {@link #restart}, its exit is then seen as any exit is (reported dead, restarted by the crash
+     * loop's rules).
+     */
+    default void abort(String agentId) {
+    }
 }

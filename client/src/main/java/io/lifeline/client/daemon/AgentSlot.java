@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -51,6 +52,12 @@ final class AgentSlot {
     private final AtomicReference<String> session = new AtomicReference<>();
     /** What the hooks said that the server last took (status, waiting, inTurn, source), or null. */
     private volatile List<Object> hookSent;
+    /** Why the daemon judged it stalled ({@link ProgressWatch}), until it runs again or progress resumes; or null. */
+    private volatile String stall;
+    /** The age (ms) of its last progress at the latest sample while in a turn, or null when not judged. */
+    private volatile Long progressAgeMs;
+    /** Since when each of its running subagents runs (a runtime's SubagentStart not yet stopped), oldest first. */
+    private final Deque<Instant> subagents = new ConcurrentLinkedDeque<>();
 
     AgentSlot(String id, int index, RestartPolicy restartPolicy, Instant startedAt) {
         this.id = id;
@@ -94,6 +101,9 @@ final class AgentSlot {
             restarts.addLast(now);
         }
         exitCounted = false;
+        stall = null;
+        progressAgeMs = null;
+        subagents.clear();
     }
 
     boolean exitCounted() {
@@ -224,6 +234,38 @@ final class AgentSlot {
     /** What the server took of the hooks; null: it takes what they say anew (after a join or a restart). */
     void hookSent(List<Object> signature) {
         hookSent = signature;
+    }
+
+    String stall() {
+        return stall;
+    }
+
+    /** Judged stalled for {@code reason}; null: no longer. */
+    void stall(String reason) {
+        stall = reason;
+    }
+
+    /** A subagent started at {@code at}. */
+    void subagentStarted(Instant at) {
+        subagents.addLast(at);
+    }
+
+    /** A subagent stopped (the oldest running one: the hooks name none the daemon keeps). */
+    void subagentStopped() {
+        subagents.pollFirst();
+    }
+
+    /** Since when each running subagent runs, oldest first. */
+    List<Instant> subagents() {
+        return List.copyOf(subagents);
+    }
+
+    Long progressAgeMs() {
+        return progressAgeMs;
+    }
+
+    void progressAgeMs(Long ms) {
+        progressAgeMs = ms;
     }
 
     /** How many of {@code times} fall in the window before {@code now}; the older ones are dropped. */

@@ -61,7 +61,7 @@ final class BeatRound {
             if (localBeats != null) {
                 signatures.put(s.id(), hookSignature(s.id())); // what this entry says, before a hook changes it
             }
-            chunk.add(entry(s, now, signatures.get(s.id())));
+            chunk.add(withProgress(s, entry(s, now, signatures.get(s.id()))));
         }
         try {
             log.batchCalls++;
@@ -187,6 +187,20 @@ final class BeatRound {
         }
         return Boolean.TRUE.equals(sig.get(2)) ? new BatchEntry(agentId, withStatus, null, Boolean.TRUE)
                 : new BatchEntry(agentId, withStatus, "none", null);
+    }
+
+    /**
+     * The entry with the age of the agent's last progress and what its silence would mean, while the daemon judges
+     * its progress ({@link ProgressWatch}: in a turn). This adds no write: a beat the host lease answers stays
+     * answered by it, and one that writes the agent's item (a change) carries it in that write.
+     */
+    private static BatchEntry withProgress(AgentSlot s, BatchEntry e) {
+        Long age = s.progressAgeMs();
+        if (age == null) {
+            return e;
+        }
+        return new BatchEntry(e.agentId(), e.heartbeat().withProgressAgeMs(age)
+                .withStallReason(ProgressWatch.reason(s)), e.waiting(), e.inTurn());
     }
 
     /** What the hooks say now, as one value: status, waiting and inTurn (with {@code waitingFields}), source. */

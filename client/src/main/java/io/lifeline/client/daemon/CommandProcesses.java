@@ -223,6 +223,38 @@ public final class CommandProcesses implements AgentProcesses, AutoCloseable {
         start(agentId, command != null ? command : commands.get(agentId));
     }
 
+    @Override
+    public long sessionId(String agentId) {
+        Run r = running.get(agentId);
+        return r == null || !supervised ? -1 : r.process.pid(); // setsid: the leader's pid is the session's id
+    }
+
+    /** TERM to the group now, KILL after {@link #STOP_GRACE_SECONDS} if it still runs; the exit is reported as any. */
+    @Override
+    public void abort(String agentId) {
+        Run r = running.get(agentId);
+        if (r == null) {
+            return;
+        }
+        Process p = r.process;
+        if (supervised) {
+            signalGroup(p.pid(), "TERM");
+        } else {
+            p.descendants().forEach(ProcessHandle::destroy);
+            p.destroy();
+        }
+        CompletableFuture.delayedExecutor(STOP_GRACE_SECONDS, TimeUnit.SECONDS).execute(() -> {
+            if (running.get(agentId) == r && p.isAlive()) {
+                if (supervised) {
+                    signalGroup(p.pid(), "KILL");
+                } else {
+                    p.descendants().forEach(ProcessHandle::destroyForcibly);
+                    p.destroyForcibly();
+                }
+            }
+        });
+    }
+
     private void start(String agentId, String command) throws IOException {
         if (command == null) {
             throw new IllegalArgumentException("No command for agent " + agentId);

@@ -80,10 +80,15 @@ final class CrashLoop {
     private void onExit(AgentSlot s, Instant now) {
         String agentId = s.id();
         Integer code = processes.exitCode(agentId);
-        boolean finished = code != null && code == 0;
+        String stall = s.stall();
+        // Stopped for a stall: a death whatever its exit status (a runtime may exit 0 on TERM).
+        boolean finished = stall == null && code != null && code == 0;
         RestartPolicy policy = s.restartPolicy();
         String how = processes.exitDescription(agentId);
         String ended = how != null ? how : finished ? "exited with status 0" : "process exited";
+        if (stall != null) {
+            ended = "stalled (" + stall + "), stopped: " + ended;
+        }
         Duration wait = backoff(s.ended(now, crashWindow));
         if (finished) {
             s.leavePending(reason("its command finished: " + ended));

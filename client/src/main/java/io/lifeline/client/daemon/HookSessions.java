@@ -50,6 +50,11 @@ final class HookSessions {
             log.hooks.add(a + ": its " + h.runtime().wire() + " session is " + h.session());
             run(() -> tell.accept(log.report()));
         }
+        if ("SubagentStart".equals(h.event())) {
+            s.subagentStarted(h.at());
+        } else if ("SubagentStop".equals(h.event())) {
+            s.subagentStopped();
+        }
         Runnable action = switch (h.signal()) {
             case SESSION_ENDED -> () -> sessionEnded(s, generation);
             case SESSION_STARTED -> () -> sessionStarted(s, generation);
@@ -74,8 +79,8 @@ final class HookSessions {
         String agentId = s.id();
         RoundLog log = new RoundLog();
         synchronized (lock) {
-            if (generation != processes.generation(agentId) || s.givenUp() != null) {
-                return;
+            if (generation != processes.generation(agentId) || s.givenUp() != null || s.stall() != null) {
+                return; // being stopped for a stall: its session ends because the daemon stops it, a death
             }
             s.sessionLeft(true);
             try {

@@ -26,6 +26,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * Daemon mode, for a host running many agents. Each round ({@link #runOnce()}, every interval once
@@ -59,6 +60,9 @@ import java.util.function.Consumer;
  * crash the daemon already handled. A request for an agent waiting out its crash backoff is acknowledged and
  * the agent restarted when the backoff ends.</li>
  * </ol>
+ * With {@code stallAfter} and a {@link LocalBeats} channel, every {@code progressSample} (between rounds) the
+ * daemon judges each agent in a turn for progress ({@link ProgressWatch}): a stall is stopped abort-first and goes
+ * through step 1 like any crash, and each batch entry carries the age of the agent's last progress.
  * {@link #leaveAll} is the graceful end of a stop: every agent leaves ({@code offline}), within a bound.
  *
  * <p>The daemon holds the lifecycle (rounds, exit passes, the stop) and the lock; what it knows of each agent is
@@ -84,6 +88,9 @@ public final class HostDaemon implements AutoCloseable {
     private final CrashLoop crashLoop;
     private final BeatRound beats;
     private final CommandInbox inbox;
+    /** The progress judge, or null when stalls are not watched (no stallAfter, or no hooks to say what a turn is). */
+    private final ProgressWatch progress;
+    private final Duration progressSample;
     private volatile ScheduledExecutorService executor;
     /** Runs exit passes: an exit is reported when it happens, between rounds; and what hooks make the daemon do. */
     private final ScheduledExecutorService exitExecutor = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -115,6 +122,11 @@ public final class HostDaemon implements AutoCloseable {
                 b.restartBackoff, b.maxRestartBackoff);
         this.beats = new BeatRound(client, hostId, actions, clock, b.localBeats, b.waitingFields);
         this.inbox = new CommandInbox(client, hostId, processes, actions, clock, slots, this::restartDedupWindow);
+        // Without ss and /proc (and no sampler given) the model connection cannot be read: stalls are not watched.
+        boolean sampled = b.sampled || StreamSilence.available();
+        this.progress = b.localBeats == null || b.stallAfter == null || !sampled ? null : new ProgressWatch(processes,
+                b.localBeats, clock, b.stallAfter, b.restartOnStall, b.sampler);
+        this.progressSample = b.progressSample;
         if (b.localBeats != null) {
             HookSessions hooks = new HookSessions(client, processes, actions, slots, exitExecutor, this, this::tell);
             b.localBeats.onHook(hooks::hooked);
@@ -180,6 +192,25 @@ public final class HostDaemon implements AutoCloseable {
             return t;
         });
         executor.execute(this::round);
+        if (progress != null) {
+            long ms = progressSample.toMillis();
+            exitExecutor.scheduleWithFixedDelay(this::progressPass, ms, ms, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** One progress sample of every agent ({@link ProgressWatch}), told to onTick when it saw a stall or its end. */
+    public void progressPass() {
+        RoundLog log = new RoundLog();
+        try {
+            synchronized (this) {
+                progress.pass(slots.values(), log);
+            }
+        } catch (RuntimeException e) {
+            System.getLogger(HostDaemon.class.getName()).log(System.Logger.Level.WARNING, "progress sample", e);
+        }
+        if (!log.hooks.isEmpty()) {
+            tell(log.report());
+        }
     }
 
     /**
@@ -309,6 +340,12 @@ public final class HostDaemon implements AutoCloseable {
         }
     }
 
+    /** Since when each of the agent's running subagents runs (its runtime's SubagentStart not yet stopped). */
+    public List<Instant> subagents(String agentId) {
+        AgentSlot s = slots.get(agentId);
+        return s == null ? List.of() : s.subagents();
+    }
+
     /**
      * How often this daemon restarted the agent of its own accord (after an exit) in the hour before {@code now}; a
      * restart the revive flow asked for is the flow's, counted by its change to restarting.
@@ -416,6 +453,11 @@ public final class HostDaemon implements AutoCloseable {
         private Consumer<TickReport> onTick;
         private LocalBeats localBeats;
         private boolean waitingFields = true;
+        private Duration stallAfter;
+        private boolean restartOnStall = true;
+        private Duration progressSample = Duration.ofSeconds(3);
+        private Function<Collection<Long>, Map<Long, Long>> sampler = StreamSilence::sample;
+        private boolean sampled;
 
         private Builder(LifelineClient client, String hostId, AgentProcesses processes) {
             this.client = client;
@@ -509,6 +551,35 @@ public final class HostDaemon implements AutoCloseable {
          */
         public Builder waitingFields(boolean b) {
             this.waitingFields = b;
+            return this;
+        }
+
+        /**
+         * Watches its agents' progress (with a {@link LocalBeats} channel: the hooks say when a turn runs): an agent
+         * in a turn whose model connections received nothing and whose hooks said nothing for longer than
+         * {@code after} is stalled; {@code restart} (the default where a daemon runs the agent): stopped abort-first
+         * and restarted on its session; else flagged until progress resumes. Null: not watched.
+         */
+        public Builder stallAfter(Duration after, boolean restart) {
+            if (after != null && (after.isNegative() || after.isZero())) {
+                throw new IllegalArgumentException("stallAfter must be positive");
+            }
+            this.stallAfter = after;
+            this.restartOnStall = restart;
+            return this;
+        }
+
+        /**
+         * How often progress is sampled (default 3 s), and how (default: {@code ss} and {@code /proc}): a function
+         * from session ids to the least time (ms) since their TCP connections received data.
+         */
+        public Builder progressSample(Duration every, Function<Collection<Long>, Map<Long, Long>> how) {
+            if (every == null || every.isNegative() || every.isZero()) {
+                throw new IllegalArgumentException("progress sample interval must be positive");
+            }
+            this.progressSample = every;
+            this.sampler = Objects.requireNonNull(how);
+            this.sampled = true;
             return this;
         }
 

@@ -294,7 +294,9 @@ public final class LifelineTools {
                                 a.longValue("maxAgeSeconds"))),
                 new ToolDef("agent_status", "Agent status", "Read one agent as Lifeline sees it: status "
                         + "(offline, ready, working, dead, restarting, dead_failed_revive), last heartbeat, "
-                        + "deadline, missed sweeps, and what it waits for (its next prompt, or a person) since when.", AGENT_INPUT, AGENT_OUTPUT, true, true,
+                        + "deadline, missed sweeps, what it waits for (its next prompt, or a person) since when, its last progress, "
+                        + "and whether it is stalled (in a turn with no progress past its threshold) since when and why.",
+                        AGENT_INPUT, AGENT_OUTPUT, true, true,
                         a -> clients.apply(team(a)).agent(a.required("agentId"))),
                 new ToolDef("list_agents", "List agents", "List the team's agents with their status, last "
                         + "heartbeat and deadline; optionally only those with one status.", LIST_INPUT,
@@ -440,7 +442,10 @@ public final class LifelineTools {
                             "heartbeatIntervalSeconds": {"type": "integer"}, "success": {"type": "boolean"},
                             "error": {"type": "string"}, "rejoinRequired": {"type": "boolean"},
                             "waiting": {"type": "object", "properties": {"for": {"type": "string", "enum": ["input", "person"]},
-                                                                      "since": {"type": "string"}}}}}""";
+                                                                      "since": {"type": "string"}}},
+                            "lastProgressAt": {"type": "string"},
+                            "stalled": {"type": "object", "properties": {"since": {"type": "string"},
+                                                                      "reason": {"type": "string"}}}}}""";
 
     static final String TASK_OUTPUT = """
             {"type": "object",

@@ -127,6 +127,23 @@ class LifelineCliTest {
     }
 
     @Test
+    void beatProgress_setsTheLastProgress_thatStatusShows_andAReasonWantsProgress() {
+        run("register", "cli-progress");
+        run("join", "cli-progress");
+        assertTrue(run("status", "cli-progress").out().lines().noneMatch(l -> l.startsWith("  last progress:")));
+        Run beat = run("beat", "cli-progress", "--status", "working", "--progress", "--stall-reason",
+                "model stream silent");
+        assertEquals(0, beat.exit(), beat.err());
+        Run status = run("status", "cli-progress");
+        assertTrue(status.out().contains("  last progress:   "), status.out());
+        Run json = run("status", "cli-progress", "--json");
+        assertTrue(json.out().contains("\"lastProgressAt\""), json.out());
+        Run alone = run("beat", "cli-progress", "--stall-reason", "model stream silent");
+        assertEquals(LifelineCli.USAGE, alone.exit(), alone.out());
+        assertTrue(alone.err().contains("--stall-reason goes with --progress"), alone.err());
+    }
+
+    @Test
     void status_withoutAnId_isTheTeamOverview_notAnError() {
         run("register", "cli-overview");
         run("join", "cli-overview");

@@ -12,12 +12,15 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
@@ -44,6 +47,19 @@ public final class FakeModel implements AutoCloseable {
     /** While set, an Anthropic answer after a tool result waits for it: the turn stays open (see {@link #holdTurns}). */
     private volatile CountDownLatch hold;
     private final List<Integer> held = new CopyOnWriteArrayList<>();
+    /** How many of the next turn-ending Anthropic streams go silent after their first event ({@link #silentStreams}). */
+    private final AtomicInteger silentLeft = new AtomicInteger();
+    /** Released by {@link #close}: a silent stream's socket stays open, sending nothing, until then (or 300 s). */
+    private final CountDownLatch closing = new CountDownLatch(1);
+    /** The conversation size of each stream that went silent, in order. */
+    private final List<Integer> silenced = new CopyOnWriteArrayList<>();
+    /** When a silent stream sent its last byte (its first event), or null. */
+    private volatile Instant lastByteBeforeSilence;
+    /** A slow turn-ending stream's gap between events and how long it goes on (null: a stream at once). */
+    private volatile Duration slowGap;
+    private volatile Duration slowFor;
+    /** The conversation size of each turn-ending Anthropic stream answered in full, in order. */
+    private final List<Integer> answered = new CopyOnWriteArrayList<>();
 
     private FakeModel(String command, String finalText) throws IOException {
         this.command = command;
@@ -86,6 +102,39 @@ public final class FakeModel implements AutoCloseable {
         hold = new CountDownLatch(1);
     }
 
+    /**
+     * The next {@code n} Anthropic streams that would end the turn (the answer after the tool's result) send their
+     * headers and {@code message_start}, then nothing more on the open socket until {@link #close} (or 300 s): a model
+     * stream silent mid-turn, as a wedged provider connection is. Later ones are answered in full.
+     */
+    public void silentStreams(int n) {
+        silentLeft.set(n);
+    }
+
+    /** The conversation size of each silent stream so far. */
+    public List<Integer> silenced() {
+        return List.copyOf(silenced);
+    }
+
+    /** When the first silent stream sent its last byte, or null. */
+    public Instant lastByteBeforeSilence() {
+        return lastByteBeforeSilence;
+    }
+
+    /**
+     * Every Anthropic stream that ends the turn sends a {@code ping} event every {@code gap} for {@code total} after
+     * its {@code message_start}, then its answer: a slow but legitimate stream (silences shorter than {@code gap}).
+     */
+    public void slowStreams(Duration gap, Duration total) {
+        slowGap = gap;
+        slowFor = total;
+    }
+
+    /** The conversation size of each turn-ending Anthropic stream answered in full. */
+    public List<Integer> answered() {
+        return List.copyOf(answered);
+    }
+
     /** Lets every held request, and every later one, be answered. */
     public void releaseTurns() {
         CountDownLatch h = hold;
@@ -103,6 +152,7 @@ public final class FakeModel implements AutoCloseable {
     @Override
     public void close() {
         releaseTurns();
+        closing.countDown();
         server.stop(0);
         executor.shutdownNow();
     }
@@ -187,6 +237,9 @@ public final class FakeModel implements AutoCloseable {
         }
         Sse sse = new Sse(ex);
         sse.event("message_start", JSON.createObjectNode().put("type", "message_start").set("message", message));
+        if (tool != null && done && !streamSlowlyOrGoSilent(sse, req.path("messages").size())) {
+            return "silent";
+        }
         ObjectNode start = JSON.createObjectNode().put("type", "content_block_start").put("index", 0);
         start.set("content_block", block);
         sse.event("content_block_start", start);
@@ -201,6 +254,36 @@ public final class FakeModel implements AutoCloseable {
         sse.event("message_stop", JSON.createObjectNode().put("type", "message_stop"));
         sse.close();
         return call ? "tool" : tool == null ? "side" : "text";
+    }
+
+    /**
+     * After a turn-ending stream's first event: false when it goes silent ({@link #silentStreams}: nothing more is
+     * sent); else, under {@link #slowStreams}, pings every gap for the whole time, then true (the answer follows).
+     */
+    private boolean streamSlowlyOrGoSilent(Sse sse, int size) throws IOException {
+        try {
+            if (silentLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                silenced.add(size);
+                if (lastByteBeforeSilence == null) {
+                    lastByteBeforeSilence = Instant.now();
+                }
+                closing.await(300, TimeUnit.SECONDS);
+                return false;
+            }
+            Duration gap = slowGap;
+            if (gap != null) {
+                long end = System.nanoTime() + slowFor.toNanos();
+                while (System.nanoTime() < end) {
+                    Thread.sleep(gap.toMillis());
+                    sse.event("ping", JSON.createObjectNode().put("type", "ping"));
+                }
+            }
+            answered.add(size);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted mid-stream", e);
+        }
     }
 
     /** While {@link #holdTurns} is on: records the conversation's size and waits for {@link #releaseTurns}. */

@@ -247,6 +247,16 @@ class AlertRulesTest {
                 AT.plusSeconds(300), AT.plusSeconds(420)));
     }
 
+    static LifelineEvent stalled() {
+        return EventCatalogue.of(new StreamChanges.Stall("acme", "a-1", "Agent 1", null, AT.plusSeconds(135),
+                "no progress reported", AT, null, false));
+    }
+
+    static LifelineEvent progressResumed() {
+        return EventCatalogue.of(new StreamChanges.Stall("acme", "a-1", "Agent 1", null, AT.plusSeconds(135),
+                "no progress reported", AT, AT.plusSeconds(150), false));
+    }
+
     static LifelineEvent tasksReassigned() {
         return EventCatalogue.of(new StreamChanges.TaskReassigned("acme", "t-1", "a-1", AT));
     }
@@ -354,6 +364,8 @@ class AlertRulesTest {
                 died)));
         m.put("AwaitingInputAlertRule", new Examples(List.of(awaitingInput(), inputResumed()), List.of(died, back,
                 fleetHeld())));
+        m.put("StallAlertRule", new Examples(List.of(stalled(), progressResumed()), List.of(died, back,
+                awaitingInput(), fleetHeld())));
         m.put("HostLeaseAlertRule", new Examples(List.of(hostLeaseExpired()), List.of(died, massStale(),
                 hostLeaseRestored(), furtherLeaseExpired())));
         m.put("HostLeaseRestoredAlertRule", new Examples(List.of(hostLeaseRestored()), List.of(hostLeaseExpired(),
@@ -463,7 +475,7 @@ class AlertRulesTest {
     void rules_withTheOptionalParametersEmpty_leaveOutTheConditionalRules() {
         Set<String> always = Set.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "HostLeaseAlertRule",
                 "HostLeaseRestoredAlertRule", "ReviveOnDeathRule", "FleetMassStaleAlertRule", "AwaitingInputAlertRule",
-                "DigestOnBurstRule", "DigestAlertRule", "BurstResolvedAlertRule", "FlappingAlertRule",
+                "StallAlertRule", "DigestOnBurstRule", "DigestAlertRule", "BurstResolvedAlertRule", "FlappingAlertRule",
                 "FlappingResolvedAlertRule", "FlapCheckOnFlappingRule");
         assertEquals(always, ruleIds(Map.of()));
         assertEquals(always, ruleIds(Map.of("AlertWebhookUrl", "", "SlackWebhookUrl", "", "PagerDutyRoutingKey", "")));
@@ -580,8 +592,8 @@ class AlertRulesTest {
     void inputTemplates_useOnlyTheirOwnVariables_andAreValidJsonOnceFilled() throws Exception {
         List<Transformer> all = transformers();
         assertEquals(Set.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "FleetMassStaleAlertRule",
-                "AwaitingInputAlertRule", "HostLeaseAlertRule", "HostLeaseRestoredAlertRule", "SlackRule", "SlackHostLeaseRule", "SlackHostLeaseRestoredRule",
-                "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule",
+                "AwaitingInputAlertRule", "StallAlertRule", "HostLeaseAlertRule", "HostLeaseRestoredAlertRule", "SlackRule",
+                "SlackHostLeaseRule", "SlackHostLeaseRestoredRule", "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule",
                 "PagerDutyHostLeaseRestoredRule", "ReviveOnDeathRule", "DigestOnBurstRule", "DigestAlertRule",
                 "BurstResolvedAlertRule", "SlackDigestRule", "SlackBurstResolvedRule", "PagerDutyDigestRule",
                 "PagerDutyBurstResolvedRule", "FlappingAlertRule", "FlappingResolvedAlertRule",
@@ -622,6 +634,7 @@ class AlertRulesTest {
         }
         out.addAll(List.of(massStale(), sourceSilent(), tasksReassigned(), leaderNotified(), rotation(), restartRequested(),
                 hostLeaseExpired(), hostLeaseRestored(), fleetHeld(), fleetResolved(), awaitingInput(), inputResumed(),
+                stalled(), progressResumed(),
                 burstStarted(), digest(), burstResolved(), flapping(), flappingResolved(true), flappingResolved(false)));
         return out;
     }
@@ -1055,8 +1068,8 @@ class AlertRulesTest {
                 template.parameter("AlertRetryWindowSeconds", Map.of())));
         assertTrue(window.compareTo(Duration.ofMinutes(30)) <= 0, window.toString());
         for (String id : List.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "FleetMassStaleAlertRule",
-                "AwaitingInputAlertRule", "HostLeaseAlertRule", "HostLeaseRestoredAlertRule", "SlackRule", "SlackHostLeaseRule",
-                "SlackHostLeaseRestoredRule", "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule",
+                "AwaitingInputAlertRule", "StallAlertRule", "HostLeaseAlertRule", "HostLeaseRestoredAlertRule", "SlackRule",
+                "SlackHostLeaseRule", "SlackHostLeaseRestoredRule", "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule",
                 "PagerDutyHostLeaseRestoredRule", "AlertWebhookRule", "DigestOnBurstRule", "DigestAlertRule",
                 "BurstResolvedAlertRule", "SlackDigestRule", "SlackBurstResolvedRule", "PagerDutyDigestRule",
                 "PagerDutyBurstResolvedRule", "FlappingAlertRule", "FlappingResolvedAlertRule", "FlapCheckOnFlappingRule",

@@ -27,7 +27,8 @@ final class AlertSink implements AutoCloseable {
     }
 
     static final List<String> TOPIC_RULES = List.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule",
-            "HostLeaseAlertRule", "HostLeaseRestoredAlertRule", "FleetMassStaleAlertRule", "AwaitingInputAlertRule", "DigestAlertRule",
+            "HostLeaseAlertRule", "HostLeaseRestoredAlertRule", "FleetMassStaleAlertRule", "AwaitingInputAlertRule", "StallAlertRule",
+            "DigestAlertRule",
             "BurstResolvedAlertRule", "FlappingAlertRule", "FlappingResolvedAlertRule");
 
     private final HttpServer server;

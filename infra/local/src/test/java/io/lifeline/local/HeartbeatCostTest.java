@@ -127,6 +127,8 @@ class HeartbeatCostTest {
             "{\"status\":\"idle\",\"source\":\"sdk_session_idle\"}",
             "{\"stats\":{\"messagesProcessed\":1,\"toolCallsExecuted\":2,\"errorsEncountered\":3,\"uptime\":4}}",
             "{\"nextHeartbeatWithinSeconds\":300}",
+            "{\"status\":\"ready\",\"progressAgeMs\":1500}",
+            "{\"progress\":true,\"toolInFlight\":true,\"stallReason\":\"model stream silent\"}",
     })
     void heartbeat_withoutStatusChangeOrData_isExactlyOneUpdateItem(String body) {
         String id = readyAgent();
@@ -224,12 +226,17 @@ class HeartbeatCostTest {
         TestStack.Reply reg = stack.send("register", key, teamPath, null, "{\"agentId\":\"" + agentId
                 + "\",\"name\":\"" + name + "\",\"role\":\"" + role + "\",\"hostId\":\"" + "H".repeat(64)
                 + "\",\"staleAfterSeconds\":" + Limits.MAX_STALE_AFTER_SECONDS
-                + ",\"graceMisses\":" + Limits.MAX_GRACE_MISSES + "}");
+                + ",\"graceMisses\":" + Limits.MAX_GRACE_MISSES + ",\"stallAfterSeconds\":"
+                + Limits.MAX_STALE_AFTER_SECONDS + ",\"onStall\":\"restart\"}");
         assertEquals(201, reg.status(), reg.body()::toString);
         assertEquals(200, stack.send("join", key, agentPath, null, null).status());
         long max = Long.MAX_VALUE / 2;
+        // Every stat at its maximum, and the longest report of progress: its oldest age, a tool in flight and the
+        // longest stall reason (the beat's own write carries it).
         String allStats = "{\"stats\":{\"messagesProcessed\":" + max + ",\"toolCallsExecuted\":" + max
-                + ",\"errorsEncountered\":" + max + ",\"uptime\":" + max + "}}";
+                + ",\"errorsEncountered\":" + max + ",\"uptime\":" + max + "},\"progressAgeMs\":"
+                + (Limits.MAX_STALE_AFTER_SECONDS * 1000L) + ",\"toolInFlight\":true,\"stallReason\":\""
+                + "s".repeat(32) + "\"}";
         assertEquals(200, stack.send("heartbeat", key, agentPath, null, allStats).status());
         assertEquals(201, stack.send("create-task", key, teamPath, null,
                 "{\"taskId\":\"" + taskId + "\",\"title\":\"t\"}").status());
@@ -240,9 +247,11 @@ class HeartbeatCostTest {
         // A long-lived agent: a billion heartbeats (30 years at one a second) and ten million status changes.
         stack.dynamo.updateItem(u -> u.tableName(stack.tables.live())
                 .key(Map.of("pk", AttributeValue.fromS("TEAM#" + team + "#AGENT#" + agentId), "sk", AttributeValue.fromS("AGENT")))
-                .updateExpression("SET beats = :b, tseq = :t")
+                .updateExpression("SET beats = :b, tseq = :t, st = :st")
                 .expressionAttributeValues(Map.of(":b", AttributeValue.fromN("999999999"),
-                        ":t", AttributeValue.fromN("9999999"))));
+                        ":t", AttributeValue.fromN("9999999"),
+                        // a stall the sweep raised (its mark stays until the sweep resolves it)
+                        ":st", AttributeValue.fromN(Long.toString(stack.clock.millis())))));
 
         startCounting(key, team);
         counter.measureCapacity = true;
@@ -259,6 +268,9 @@ class HeartbeatCostTest {
         assertEquals(16, item.get("ip").b().asByteArray().length);
         assertEquals(taskId, item.get("taskId").s());
         assertEquals(name, item.get("name").s());
+        assertEquals("s".repeat(32), item.get("prW").s(), "the longest stall reason is on the item");
+        assertTrue(item.containsKey("pr") && item.containsKey("tl") && item.containsKey("st")
+                && item.containsKey("stM") && item.containsKey("onS"), item::toString);
         int size = itemSizeUpperBound(item);
         System.out.println("maximal agent item: " + item.size() + " attributes, at most " + size + " bytes");
         assertTrue(size <= 1024, "agent item is up to " + size + " bytes, more than one write unit: " + item);

@@ -471,8 +471,8 @@ class TenantIsolationTest {
     void everyTypeOfTheCatalogue_isOneTeamsOrAFleetTypeTestedAbove() throws IllegalAccessException {
         Set<String> oneTeams = Set.of("AgentStatusChanged", "TasksReassigned", "LeaderNotified", "MassStaleSuspected",
                 "SessionRotationRequested", "AdminKeyMinted", "AgentRestartRequested", "HostLeaseExpired",
-                "HostLeaseRestored", "AgentAwaitingInput", "AgentInputResumed", "AgentFlapping",
-                "AgentFlappingResolved");
+                "HostLeaseRestored", "AgentAwaitingInput", "AgentInputResumed", "AgentStalled",
+                "AgentProgressResumed", "AgentFlapping", "AgentFlappingResolved");
         Set<String> catalogue = new TreeSet<>(catalogueTypes());
         Set<String> classified = new TreeSet<>(oneTeams);
         classified.addAll(FLEET_TYPES);

@@ -196,7 +196,7 @@ class TransitionWalkTest {
             case REPORT_READY -> http(stack.heartbeat(agentId, "{\"status\":\"ready\"}"));
             case REPORTED_FAILURE -> http(stack.agent("fail", agentId, "{\"reason\":\"walk\"}"));
             case HOST_GAVE_UP -> http(stack.agent("fail", agentId, "{\"reason\":\"walk\",\"giveUp\":true}"));
-            case HEARTBEAT_EXPIRED, RESTART_INITIATED, RESTART_EXHAUSTED -> direct(trigger, agentId);
+            case HEARTBEAT_EXPIRED, STALLED, RESTART_INITIATED, RESTART_EXHAUSTED -> direct(trigger, agentId);
         };
     }
 

@@ -56,6 +56,8 @@ public final class HeartbeatManager implements AutoCloseable {
     /** The scheduler stop() shut down, kept to tell that it has terminated. */
     private volatile ScheduledExecutorService stoppedExecutor;
     private volatile HeartbeatEvent lastEvent;
+    /** When the work loop last called {@link #progress}, or null before its first call (beats then say nothing). */
+    private volatile Instant lastProgress;
 
     private HeartbeatManager(Builder b) {
         this.client = Objects.requireNonNull(b.client, "client");
@@ -202,6 +204,21 @@ public final class HeartbeatManager implements AutoCloseable {
         }
     }
 
+    /**
+     * Tells the manager the agent's work moved on (a step done, a model token received, an item processed): the work
+     * loop calls it, not the heartbeat thread. From the first call on, every beat carries the age of the last one
+     * ({@code progressAgeMs}), so a loop that wedges while this manager keeps beating is seen: the server judges a
+     * {@code working} agent with no progress past its {@code stallAfterSeconds} stalled (docs/liveness.md).
+     */
+    public void progress() {
+        lastProgress = clock.instant();
+    }
+
+    /** When {@link #progress} was last called, or null. */
+    public Instant lastProgress() {
+        return lastProgress;
+    }
+
     public HeartbeatStats stats() {
         Instant start = startedAt;
         long uptime = start == null ? 0 : Math.max(0, Duration.between(start, clock.instant()).toSeconds());
@@ -251,6 +268,10 @@ public final class HeartbeatManager implements AutoCloseable {
             Heartbeat hb = new Heartbeat(current.reportedStatus(), null, metadata == null ? null : metadata.get(),
                     stats.toWire(), sendCheckpoint && checkpoint != null ? checkpoint.get() : null,
                     nextHeartbeatWithinSeconds);
+            Instant progressed = lastProgress;
+            if (progressed != null) {
+                hb = hb.withProgressAgeMs(Math.max(0, Duration.between(progressed, now).toMillis()));
+            }
             HeartbeatResult result = null;
             LifelineException failure = null;
             boolean rejoined = false;

@@ -9,7 +9,8 @@ import java.util.List;
  * (the interval that keeps the agent alive) only on join, {@code metadata}, {@code lastError}, {@code checkpointAt} only on a single-agent read,
  * {@code tasksHandedBack} only on leave. {@code waiting}: what the alive agent waits for (its next prompt, or a
  * person at a permission prompt) and since when, or null. {@code flapping}: since when the agent is flagged
- * flapping, or null.
+ * flapping, or null. {@code lastProgressAt}: the agent's last sign of progress, or null when it never reported one;
+ * {@code stalled}: since when and why it is stalled (in a turn with no progress past its threshold), or null.
  */
 public record AgentView(String agentId, String teamName, String name, String role, String hostId, String status,
         Boolean alive, Instant heartbeatTs, Instant deadline, Integer consecutiveMisses, Long staleAfterSeconds,
@@ -17,14 +18,15 @@ public record AgentView(String agentId, String teamName, String name, String rol
         Instant pausedUntil, String pauseReason, Instant registeredAt, TransitionView lastTransition,
         Long heartbeatIntervalSeconds, JsonNode metadata, Instant metadataAt, Instant checkpointAt,
         JsonNode lastError, Integer errorsReported, Integer sessionRotations, List<String> tasksHandedBack,
-        AgentWaiting waiting, AgentFlapping flapping) {
+        AgentWaiting waiting, AgentFlapping flapping, Instant lastProgressAt, AgentStalled stalled) {
 
     /**
-     * "ready", or "ready (input)" / "working (person)" while the agent waits, and "dead (flapping)" while it is
-     * flagged flapping: its status as people read it.
+     * "ready", or "ready (input)" / "working (person)" while the agent waits, "working (stalled)" while it is
+     * stalled, and "dead (flapping)" while it is flagged flapping: its status as people read it.
      */
     public String statusWithWait() {
         String shown = waiting == null || waiting.kind() == null ? status : status + " (" + waiting.kind() + ")";
+        shown = stalled == null ? shown : shown + " (stalled)";
         return flapping == null ? shown : shown + " (flapping)";
     }
 }
