@@ -122,8 +122,8 @@ class RestartGraceTest {
         }
 
         try (LifelineLocal second = start()) {
-            // The reopened engine's stream is new: the pump reads it from its trim horizon, not from the first run's
-            // checkpoint, and the first run's writes are not in it.
+            // The reopened engine's stream is the same, its records kept: the pump goes on after the first run's
+            // checkpoint, so the first run's records are not delivered again.
             join(second.url(), key, "after");
             awaitStatusEvents(second, "after", 1);
             // The pump delivers in the stream's order: a replayed event of the first run would be here already.

@@ -112,10 +112,6 @@ public final class LifelineLocal implements AutoCloseable {
             LocalTables tables = LocalTables.named(options.template(), TABLE_PREFIX);
             tables.ensure(dynamo, options.template());
             this.tables = tables.tables();
-            if (options.dataDir() != null) {
-                // the last run's stream records are gone with it: what the outbox had not finished is replayed now
-                LocalEngine.replayUnfinished(dynamo, this.tables, options.clock().instant());
-            }
             Map<String, String> parameters = new HashMap<>(options.parameters());
             // After a restart, the sweep gives every alive agent one full stale-after from now (SweepPlan.afterStart):
             // clients that kept beating while Local was down are not blamed for Local's own outage.

@@ -2,14 +2,11 @@ package io.lifeline.local.app;
 
 import io.lifeline.engine.Engine;
 import io.lifeline.local.runtime.OwnerOnly;
-import io.lifeline.store.OutboxRepair;
-import io.lifeline.store.Tables;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
 
@@ -48,9 +45,9 @@ public final class LocalEngine implements AutoCloseable {
      * (refusing, in one line, a data dir another process holds), refuses in one line a data dir an earlier Local
      * wrote with DynamoDB Local, and opens the engine on {@code <dataDir>/engine/}.
      *
-     * <p>The stream pump's checkpoints of an earlier run are removed: they name the shards of that run's streams,
-     * and a reopened engine has new, empty streams (stream records are kept in memory only), so the pump reads each
-     * new shard from its trim horizon.
+     * <p>The stream pump's checkpoints of an earlier run are kept: the engine keeps each stream (its ARN, shard and
+     * records) in the data dir, so after a stop, even a SIGKILL, the pump goes on just after the last record the
+     * outbox finished, and the records it had not read yet are all still there.
      */
     public static LocalEngine open(Path dataDir, Clock clock) throws IOException {
         if (dataDir == null) {
@@ -64,7 +61,6 @@ public final class LocalEngine implements AutoCloseable {
                         + " not read and does not migrate: move that dir aside (or delete it) and start again with an"
                         + " empty one, or use another --data-dir");
             }
-            Files.deleteIfExists(dataDir.resolve(STREAM_CHECKPOINTS_FILE));
             Path folder = OwnerOnly.dir(dataDir.resolve(ENGINE_DIR)).toAbsolutePath();
             try {
                 return new LocalEngine(Engine.open(folder, clock), lock);
@@ -76,25 +72,6 @@ public final class LocalEngine implements AutoCloseable {
             lock.close();
             throw e;
         }
-    }
-
-    /**
-     * After a start on a data dir: stamps a replay of every transition the outbox had not finished when the last run
-     * stopped, and returns how many. Their stream records died with that run (the engine keeps stream records in
-     * memory), so on AWS the outbox repair would find them after its wait ({@code OutboxRepairHandler}); here they
-     * are certainly lost, so they are stamped at once, and the new stream brings each stamp to the publisher (its
-     * record, hand-back, leader's notice and the events the event log does not have yet). The stamp is the repair's
-     * own conditional write ({@link OutboxRepair#replay}), so a transition finished meanwhile is left alone.
-     */
-    public static int replayUnfinished(DynamoDbClient dynamo, Tables tables, Instant now) {
-        OutboxRepair repair = new OutboxRepair(dynamo, tables);
-        int stamped = 0;
-        for (OutboxRepair.Unpublished u : repair.scan(null).unpublished()) {
-            if (repair.replay(u, now, Duration.ZERO)) {
-                stamped++;
-            }
-        }
-        return stamped;
     }
 
     /** The engine's client, shared by every caller: closing it does nothing, {@link #close} closes the store. */
