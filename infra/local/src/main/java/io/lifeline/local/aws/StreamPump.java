@@ -249,6 +249,15 @@ public final class StreamPump {
         }
     }
 
+    /** Pumps until a pass delivers nothing; for tests that want the outbox caught up. */
+    public int drain() {
+        int total = 0;
+        for (int n = pumpOnce(); n > 0; n = pumpOnce()) {
+            total += n;
+        }
+        return total;
+    }
+
     /**
      * Reads one shard until it is caught up, from the iterator its last read answered (or from the checkpoint), and
      * delivers each page in order. The next page is read while the consumers handle the one before it (one page ahead,
