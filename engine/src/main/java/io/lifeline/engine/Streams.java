@@ -140,7 +140,7 @@ final class Streams {
             return;
         }
         StreamLog s = new StreamLog(this, t, spec);
-        sequence = Math.max(sequence, s.last());
+        sequence = Math.max(sequence, Math.max(s.last(), s.start)); // its start was given out when it was made
         byArn.put(s.arn, s);
         t.stream = s;
     }
