@@ -21,7 +21,8 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateTableResponse;
  * engine. Callers hold the engine's lock.
  *
  * <p>Sequence numbers are 21-digit numeric strings (AWS's are 21 to 40 digits), starting from the clock's time when
- * the first stream is made, so an engine started later numbers above an earlier one.
+ * the first stream is made, so an engine started later numbers above an earlier one; over a data dir the highest
+ * given out is kept at each checkpoint and raised by the log's replay, so a reopened engine numbers on above it.
  */
 final class Streams {
     /** How long a record is kept: 24 hours, as DynamoDB Streams keeps it. */
