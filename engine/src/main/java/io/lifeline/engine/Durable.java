@@ -25,8 +25,9 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * <ul>
  *   <li>{@code engine.format}: "lifeline-engine-format N". A dir of another format is refused in one line.
  *   <li>{@code engine.lock}: held (an OS file lock) while one engine has the dir open; a second is refused.
- *   <li>{@code engine.mv}: H2's MVStore, one B-tree map per table and per index ({@link Stored}), the table
- *       definitions ({@code catalog}) and the sequence number of the last log record it holds ({@code state}).
+ *   <li>{@code engine.mv}: H2's MVStore, one B-tree map per table and per index ({@link Stored}), one per stream
+ *       ({@link StreamLog}), the table definitions ({@code catalog}) and the sequence number of the last log record
+ *       it holds and the streams' last sequence number ({@code state}).
  *   <li>{@code engine-wal-<first seq>.log}: the write-ahead log ({@link Wal}).
  * </ul>
  *
@@ -49,7 +50,12 @@ final class Durable {
     private static final byte DELETE = 2;
     private static final byte CREATE = 3;
     private static final byte DROP = 4;
+    /** A table's settings as a dir from before stream identities were kept logged them (the view type alone). */
     private static final byte SETTINGS = 5;
+    /** A table's settings: its stream (view type and identity) and its TTL attribute. */
+    private static final byte DEFINED = 6;
+    /** The number, time and author of the stream record the next item written made. */
+    private static final byte STAMP = 7;
 
     private final Path dir;
     private final FileChannel lockChannel;
@@ -61,6 +67,11 @@ final class Durable {
     private final Codec.Out pending = new Codec.Out(1 << 12);
     private final long walLimit;
     private boolean replaying;
+    /** While replaying: the stream record the log says the next item written made, or null. */
+    private Stamp stamp;
+    /** The stream maps opened since the dir was (the others, of streams no longer kept, go at opening). */
+    private final Set<String> streamMaps = new HashSet<>();
+    private Streams streams;
     private long nextId;
     private long checkpoints;
     private long longestCheckpoint;
@@ -164,13 +175,19 @@ final class Durable {
         }
     }
 
-    /** The tables on disk, with the log's records after the store's replayed onto them; then a checkpoint. */
-    Map<String, Table> load() {
+    /**
+     * The tables on disk, each given its stream by {@code streams}, with the log's records after the store's replayed
+     * onto them (their stream records made again); then a checkpoint.
+     */
+    Map<String, Table> load(Streams streams) {
+        this.streams = streams;
+        streams.restore(Long.parseLong(state.getOrDefault("streams.sequence", "0")));
         Map<String, Table> tables = new HashMap<>();
         for (Map.Entry<String, byte[]> e : catalog.entrySet()) {
             Table t = Definitions.table(e.getValue(), this);
             t.bytes = Long.parseLong(state.getOrDefault("bytes." + t.name, "0"));
             tables.put(t.name, t);
+            streams.reopened(t);
         }
         long applied = Long.parseLong(state.getOrDefault("seq", "0"));
         replaying = true;
@@ -190,6 +207,12 @@ final class Durable {
             throw new UncheckedIOException("The data dir " + dir + " could not be read", e);
         } finally {
             replaying = false;
+            stamp = null;
+        }
+        for (String name : store.getMapNames()) {
+            if (name.startsWith("stream/") && !streamMaps.contains(name)) {
+                store.removeMap(name);
+            }
         }
         checkpoint(tables, applied);
         return tables;
@@ -216,14 +239,30 @@ final class Durable {
                     nextId = Math.max(nextId, t.id + 1);
                     created(t);
                     tables.put(t.name, t);
+                    streams.reopened(t);
                 }
-                case DROP -> dropped(tables.remove(in.string()));
+                case DROP -> {
+                    Table t = tables.remove(in.string());
+                    if (t != null) {
+                        streams.deleted(t);
+                    }
+                    dropped(t);
+                }
                 case SETTINGS -> {
                     Table t = tables.get(in.string());
-                    t.recordedStreamView = Definitions.blankNull(in.string());
+                    String view = Definitions.blankNull(in.string());
+                    t.recordedStream = view == null ? null : new StreamLog.Spec(view, -1, 0, 0, "");
                     t.ttlAttribute = Definitions.blankNull(in.string());
+                    streams.reopened(t);
                     settings(t);
                 }
+                case DEFINED -> {
+                    Table t = tables.get(in.string());
+                    Definitions.settings(new Codec.In(in.bytes()), t);
+                    streams.reopened(t);
+                    settings(t);
+                }
+                case STAMP -> stamp = new Stamp(in.varint(), in.varint(), in.varint() == 1);
                 default -> throw new IllegalStateException("unknown log operation " + op);
             }
         }
@@ -269,22 +308,55 @@ final class Durable {
     }
 
     /**
-     * Records a table's changed settings: its stream spec (enabled, and the view type) and its TTL attribute. The
-     * stream's records are not recorded: a reopened engine gives the table a new, empty stream with the same spec.
+     * Records a table's changed settings: its stream (view type, ARN, shard and first number) and its TTL attribute.
      */
     void settings(Table t) {
         catalog.put(t.name, Definitions.of(t));
         if (!replaying) {
-            pending.write(SETTINGS);
+            Codec.Out settings = new Codec.Out(64);
+            Definitions.settings(settings, t);
+            pending.write(DEFINED);
             pending.string(t.name);
-            pending.string(blank(t.streamView()));
-            pending.string(blank(t.ttlAttribute));
+            pending.bytes(settings.bytes());
         }
     }
 
-    /** Whether the log is being replayed (opening the dir): writes then are not logged, nor streamed. */
+    /** Whether the log is being replayed (opening the dir): writes then are not logged again. */
     boolean replaying() {
         return replaying;
+    }
+
+    /** The number, time and author of a stream record, as the log keeps it. */
+    record Stamp(long seq, long at, boolean byService) {
+    }
+
+    /** Logs the stream record the item written next makes (before that item, so the replay finds it first). */
+    void stamped(long seq, long at, boolean byService) {
+        if (!replaying) {
+            pending.write(STAMP);
+            pending.varint(seq);
+            pending.varint(at);
+            pending.varint(byService ? 1 : 0);
+        }
+    }
+
+    /** While replaying: the stream record the log says the item being written made (once), or null. */
+    Stamp takeStamp() {
+        Stamp s = stamp;
+        stamp = null;
+        return s;
+    }
+
+    /** The map of a stream's records (see {@link StreamLog}). */
+    MVMap<Long, byte[]> streamRecords(long tableId, long salt) {
+        String name = "stream/" + tableId + "/" + Long.toHexString(salt);
+        streamMaps.add(name);
+        return store.openMap(name);
+    }
+
+    /** Drops the map of a stream no longer kept. */
+    void dropStream(MVMap<Long, byte[]> records) {
+        store.removeMap(records);
     }
 
     private static String blank(String s) {
@@ -337,6 +409,7 @@ final class Durable {
         }
         state.put("seq", Long.toString(seq));
         state.put("nextId", Long.toString(nextId));
+        state.put("streams.sequence", Long.toString(streams.sequence()));
         store.commit();
         store.sync();
         if (store.compact(COMPACT_FILL, COMPACT_WRITE)) {
@@ -400,9 +473,37 @@ final class Durable {
                 out.varint(ix.nonKey.size());
                 ix.nonKey.forEach(out::string);
             }
-            out.string(blank(t.streamView()));
-            out.string(blank(t.ttlAttribute));
+            settings(out, t);
             return out.bytes();
+        }
+
+        /**
+         * A table's settings: the stream's view type and TTL attribute (all a dir of the first version holds), then
+         * the stream's identity.
+         */
+        static void settings(Codec.Out out, Table t) {
+            StreamLog.Spec spec = t.streamSpec();
+            out.string(spec == null ? "" : spec.viewType());
+            out.string(blank(t.ttlAttribute));
+            if (spec != null && spec.created() >= 0) {
+                out.varint(spec.created());
+                out.varint(spec.start());
+                out.varint(spec.salt());
+                out.string(spec.suffix());
+            }
+        }
+
+        /** Reads {@link #settings(Codec.Out, Table)} from the end of a definition (or all of a logged change). */
+        static void settings(Codec.In in, Table t) {
+            String view = blankNull(in.string());
+            t.ttlAttribute = blankNull(in.string());
+            if (view == null) {
+                t.recordedStream = null;
+            } else if (in.more()) {
+                t.recordedStream = new StreamLog.Spec(view, in.varint(), in.varint(), in.varint(), in.string());
+            } else {
+                t.recordedStream = new StreamLog.Spec(view, -1, 0, 0, "");
+            }
         }
 
         static Table table(byte[] def, Durable d) {
@@ -430,9 +531,8 @@ final class Durable {
                 t.indexes.put(ixName, new Table.Index(ixName, ixHash, ixRange, projection, nonKey,
                         t.storage.apply(ixName)));
             }
-            t.recordedStreamView = blankNull(in.string());
-            t.ttlAttribute = blankNull(in.string());
             t.log = d;
+            settings(in, t);
             return t;
         }
 

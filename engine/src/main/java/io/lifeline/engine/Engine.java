@@ -75,10 +75,7 @@ public final class Engine implements AutoCloseable {
     private Engine(Clock clock, Durable durable) {
         this.clock = clock;
         this.durable = durable;
-        this.tables = durable.load();
-        for (Table t : tables.values()) {
-            streams.reopened(t);
-        }
+        this.tables = durable.load(streams);
     }
 
     /**

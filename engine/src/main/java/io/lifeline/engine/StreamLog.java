@@ -7,6 +7,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.h2.mvstore.Cursor;
+import org.h2.mvstore.MVMap;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.Identity;
 import software.amazon.awssdk.services.dynamodb.model.OperationType;
@@ -14,14 +16,19 @@ import software.amazon.awssdk.services.dynamodb.model.Record;
 import software.amazon.awssdk.services.dynamodb.model.StreamRecord;
 
 /**
- * One table's stream: one shard, its records in sequence order. A record holds the images its view type asks for: in
- * memory, as the very maps the table held (an item is never changed in place: a write makes a new map), so a
- * MODIFY's old image is the previous record's new image, not a copy; over a data dir, as the images' bytes (never the
- * store's pages). The SDK's {@link Record} is built only when a reader asks.
+ * One table's stream: one shard, its records in sequence order. In memory a record holds the images its view type
+ * asks for as the very maps the table held (an item is never changed in place: a write makes a new map), so a
+ * MODIFY's old image is the previous record's new image, not a copy. Over a data dir the records are durable, as on
+ * AWS: each is encoded into a map of the store ({@code stream/<table id>/<salt>}: sequence number to bytes, with key 0
+ * holding the highest sequence number trimmed), written under the lock with its write and committed at the next
+ * checkpoint; the log's replay after a crash makes the records again with the numbers and times the log recorded
+ * ({@link Durable#stamped}). The stream's identity (its {@link Spec}) is kept with the table's settings, so a reopened
+ * engine has the same ARN, label and shard, and a consumer's sequence number stays valid. The SDK's {@link Record} is
+ * built only when a reader asks.
  *
  * <p>Records older than the retention (24 hours, as on AWS) are trimmed on every append and read, and so are the
- * oldest beyond {@link Streams#maxRecords}, so a consumer that stopped reading cannot grow the engine's memory without
- * bound. Callers hold the engine's lock.
+ * oldest beyond {@link Streams#maxRecords}, so a consumer that stopped reading cannot grow the engine's memory (or its
+ * data dir) without bound. Callers hold the engine's lock.
  */
 final class StreamLog {
     /** What a TTL delete names as its author, as DynamoDB does: the service, not a user. */
@@ -31,21 +38,16 @@ final class StreamLog {
             .withZone(ZoneOffset.UTC);
     private static final String[] EVENTS = {"INSERT", "MODIFY", "REMOVE"};
 
-    /**
-     * One change. {@code key} is kept only when no kept image carries the key. In memory the images are the table's
-     * own maps ({@code oldImage}, {@code newImage}); over a data dir, their bytes ({@code oldBytes},
-     * {@code newBytes}), decoded when a reader asks.
-     */
+    /** One change. {@code key} is kept only when no kept image carries the key. */
     private record Change(long seq, long at, byte event, boolean byService, Map<String, AttributeValue> key,
-            Map<String, AttributeValue> oldImage, Map<String, AttributeValue> newImage, byte[] oldBytes,
-            byte[] newBytes) {
-        Map<String, AttributeValue> oldItem() {
-            return oldBytes != null ? Codec.decode(oldBytes) : oldImage;
-        }
+            Map<String, AttributeValue> oldImage, Map<String, AttributeValue> newImage) {
+    }
 
-        Map<String, AttributeValue> newItem() {
-            return newBytes != null ? Codec.decode(newBytes) : newImage;
-        }
+    /**
+     * What names a stream and where its numbers start: kept with the table's settings in a data dir, so a reopened
+     * engine gives the table the same stream. {@code created} is -1 when a dir recorded the view type alone.
+     */
+    record Spec(String viewType, long created, long start, long salt, String suffix) {
     }
 
     final Streams streams;
@@ -57,6 +59,7 @@ final class StreamLog {
     final String arn;
     final String shardId;
     final long created;
+    final Spec spec;
     /** The first sequence number the shard may hold. */
     final long start;
     private final long salt;
@@ -70,26 +73,43 @@ final class StreamLog {
     /** The last sequence number of a closed shard. */
     private long end;
     private Identity author;
-    /**
-     * Over a data dir, images are kept as their bytes: each item a write reads there is a map decoded for it alone
-     * (a MODIFY's old image cannot be the previous record's new image), and its bytes are a fraction of its objects.
-     */
-    private final boolean compact;
+    /** Over a data dir: the store's map of this stream's records (null in memory). */
+    private final MVMap<Long, byte[]> disk;
+    private final Durable log;
 
-    StreamLog(Streams streams, Table t, String viewType, long created, long start, long salt, String labelSuffix) {
+    StreamLog(Streams streams, Table t, Spec spec) {
         this.streams = streams;
+        this.spec = spec;
         this.tableName = t.name;
         this.hash = t.hash;
         this.range = t.range;
-        this.viewType = viewType;
-        this.created = created;
-        this.label = LABEL.format(Instant.ofEpochMilli(created)) + labelSuffix;
+        this.viewType = spec.viewType();
+        this.created = spec.created();
+        this.label = label(created, spec.suffix());
         this.arn = Describe.arn(t) + "/stream/" + label;
-        this.shardId = String.format("shardId-%020d-%08x", created, (int) salt);
-        this.start = start;
-        this.salt = salt;
-        this.trimmedThrough = start - 1;
-        this.compact = t.log != null;
+        this.shardId = String.format("shardId-%020d-%08x", created, (int) spec.salt());
+        this.start = spec.start();
+        this.salt = spec.salt();
+        this.log = t.log;
+        this.disk = log == null ? null : log.streamRecords(t.id, salt);
+        if (disk != null && disk.containsKey(0L)) {
+            this.trimmedThrough = new Codec.In(disk.get(0L)).varint();
+        } else {
+            this.trimmedThrough = start - 1;
+            if (disk != null) {
+                disk.put(0L, marker(trimmedThrough));
+            }
+        }
+    }
+
+    static String label(long created, String suffix) {
+        return LABEL.format(Instant.ofEpochMilli(created)) + suffix;
+    }
+
+    private static byte[] marker(long through) {
+        Codec.Out out = new Codec.Out(16);
+        out.varint(through);
+        return out.bytes();
     }
 
     boolean enabled() {
@@ -111,6 +131,10 @@ final class StreamLog {
 
     /** The highest sequence number this shard has given out, or {@code start - 1} when it has none. */
     long last() {
+        if (disk != null) {
+            Long k = disk.lastKey();
+            return k == null || k == 0 ? trimmedThrough : k;
+        }
         return size() == 0 ? trimmedThrough : changes.get(changes.size() - 1).seq();
     }
 
@@ -134,28 +158,62 @@ final class StreamLog {
      * nothing, as AWS documents.
      */
     void append(Map<String, AttributeValue> key, Map<String, AttributeValue> old, Map<String, AttributeValue> now) {
-        if (!enabled() || unchanged(old, now)) {
+        // replaying the log at opening: the write makes the record it made before the crash, numbered and timed as
+        // the log recorded it, and none when it recorded none
+        boolean replay = log != null && log.replaying();
+        Durable.Stamp stamp = replay ? log.takeStamp() : null;
+        if (!enabled() || (replay ? stamp == null : unchanged(old, now))) {
             return;
         }
-        long at = streams.now();
+        long at = replay ? stamp.at() : streams.now();
+        long seq = replay ? streams.replayed(stamp.seq()) : streams.nextSequence();
+        boolean byService = replay ? stamp.byService() : author != null;
         byte event = (byte) (old == null ? 0 : now == null ? 2 : 1);
         boolean keepNew = viewType.equals("NEW_IMAGE") || viewType.equals("NEW_AND_OLD_IMAGES");
         boolean keepOld = viewType.equals("OLD_IMAGE") || viewType.equals("NEW_AND_OLD_IMAGES");
         Map<String, AttributeValue> newImage = keepNew ? now : null;
         Map<String, AttributeValue> oldImage = keepOld ? old : null;
         Map<String, AttributeValue> keyKept = newImage == null && oldImage == null ? key : null;
-        long seq = streams.nextSequence();
-        if (compact) {
-            changes.add(new Change(seq, at, event, author != null, keyKept, null, null, encode(oldImage),
-                    encode(newImage)));
+        Change c = new Change(seq, at, event, byService, keyKept, oldImage, newImage);
+        if (disk != null) {
+            log.stamped(seq, at, byService);
+            disk.put(seq, encode(c));
         } else {
-            changes.add(new Change(seq, at, event, author != null, keyKept, oldImage, newImage, null, null));
+            changes.add(c);
         }
         trim(at);
     }
 
-    private static byte[] encode(Map<String, AttributeValue> image) {
-        return image == null ? null : Codec.encode(image);
+    private static byte[] encode(Change c) {
+        Codec.Out out = new Codec.Out();
+        out.varint(c.at());
+        out.varint(c.event());
+        out.varint(c.byService() ? 1 : 0);
+        image(out, c.key());
+        image(out, c.oldImage());
+        image(out, c.newImage());
+        return out.bytes();
+    }
+
+    private static void image(Codec.Out out, Map<String, AttributeValue> image) {
+        out.varint(image == null ? 0 : 1);
+        if (image != null) {
+            out.item(image);
+        }
+    }
+
+    private static Change decode(long seq, byte[] bytes) {
+        Codec.In in = new Codec.In(bytes);
+        long at = in.varint();
+        byte event = (byte) in.varint();
+        boolean byService = in.varint() == 1;
+        Map<String, AttributeValue> key = image(in);
+        Map<String, AttributeValue> oldImage = image(in);
+        return new Change(seq, at, event, byService, key, oldImage, image(in));
+    }
+
+    private static Map<String, AttributeValue> image(Codec.In in) {
+        return in.varint() == 0 ? null : in.item();
     }
 
     private static boolean unchanged(Map<String, AttributeValue> old, Map<String, AttributeValue> now) {
@@ -179,6 +237,10 @@ final class StreamLog {
     /** Drops the records past the retention, and the oldest beyond the cap on records kept. */
     void trim(long now) {
         long oldest = now - streams.retentionMillis;
+        if (disk != null) {
+            trimDisk(oldest);
+            return;
+        }
         while (head < changes.size()
                 && (changes.get(head).at() < oldest || changes.size() - head > streams.maxRecords)) {
             trimmedThrough = changes.get(head).seq();
@@ -191,6 +253,28 @@ final class StreamLog {
         }
     }
 
+    private void trimDisk(long oldest) {
+        long through = trimmedThrough;
+        for (Long k = disk.higherKey(0L); k != null; k = disk.higherKey(k)) {
+            if (size() <= streams.maxRecords && new Codec.In(disk.get(k)).varint() >= oldest) {
+                break;
+            }
+            disk.remove(k);
+            through = k;
+        }
+        if (through != trimmedThrough) {
+            trimmedThrough = through;
+            disk.put(0L, marker(through));
+        }
+    }
+
+    /** Lets a forgotten stream's records go from the data dir. */
+    void forgotten() {
+        if (disk != null) {
+            log.dropStream(disk);
+        }
+    }
+
     /** Whether a disabled stream's records are all past the retention, so the stream can be forgotten. */
     boolean gone(long now) {
         return !enabled() && now - disabledAt > streams.retentionMillis;
@@ -200,6 +284,15 @@ final class StreamLog {
     List<Record> read(long from, int limit) {
         List<Record> out = new ArrayList<>();
         long bytes = 0;
+        if (disk != null) {
+            Cursor<Long, byte[]> c = disk.cursor(Math.max(from, 1L));
+            while (c.hasNext() && out.size() < limit && bytes < 1024 * 1024) {
+                Record r = record(decode(c.next(), c.getValue()));
+                bytes += r.dynamodb().sizeBytes();
+                out.add(r);
+            }
+            return out;
+        }
         for (int i = firstAtOrAfter(from); i < changes.size() && out.size() < limit && bytes < 1024 * 1024; i++) {
             Record r = record(changes.get(i));
             bytes += r.dynamodb().sizeBytes();
@@ -223,8 +316,8 @@ final class StreamLog {
     }
 
     private Record record(Change c) {
-        Map<String, AttributeValue> newImage = c.newItem();
-        Map<String, AttributeValue> oldImage = c.oldItem();
+        Map<String, AttributeValue> newImage = c.newImage();
+        Map<String, AttributeValue> oldImage = c.oldImage();
         Map<String, AttributeValue> keys = c.key() != null ? c.key() : keyOf(newImage != null ? newImage : oldImage);
         StreamRecord.Builder d = StreamRecord.builder().keys(keys).sequenceNumber(Streams.format(c.seq()))
                 .streamViewType(viewType).approximateCreationDateTime(Instant.ofEpochSecond(c.at() / 1000));
@@ -256,7 +349,7 @@ final class StreamLog {
     }
 
     /** How many records the shard keeps now. */
-    int size() {
-        return changes.size() - head;
+    long size() {
+        return disk != null ? disk.sizeAsLong() - 1 : changes.size() - head;
     }
 }

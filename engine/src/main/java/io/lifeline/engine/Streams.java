@@ -21,7 +21,8 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateTableResponse;
  * engine. Callers hold the engine's lock.
  *
  * <p>Sequence numbers are 21-digit numeric strings (AWS's are 21 to 40 digits), starting from the clock's time when
- * the first stream is made, so an engine started later numbers above an earlier one.
+ * the first stream is made, so an engine started later numbers above an earlier one; over a data dir the highest
+ * given out is kept at each checkpoint and raised by the log's replay, so a reopened engine numbers on above it.
  */
 final class Streams {
     /** How long a record is kept: 24 hours, as DynamoDB Streams keeps it. */
@@ -49,6 +50,22 @@ final class Streams {
             sequence = Math.max(1, now()) * 1_000_000L;
         }
         return ++sequence;
+    }
+
+    /** A number the log's replay gives a record again: the numbers given out next stay above it. */
+    long replayed(long seq) {
+        sequence = Math.max(sequence, seq);
+        return seq;
+    }
+
+    /** The highest number given out (a data dir keeps it at each checkpoint), or 0 before the first. */
+    long sequence() {
+        return sequence;
+    }
+
+    /** Restores the highest number given out, read from a data dir. */
+    void restore(long seq) {
+        sequence = Math.max(sequence, seq);
     }
 
     /** The next sequence number to be given out (where LATEST starts). */
@@ -99,24 +116,52 @@ final class Streams {
         }
     }
 
-    /** Gives a table read from a data dir the new, empty stream its recorded spec asks for. */
+    /**
+     * Gives a table read from a data dir (its catalog, or a logged creation or change of settings) the stream its
+     * recorded spec names: the same ARN, shard and records as before the close or the crash. A stream the spec no
+     * longer names is disabled; a dir that recorded a view type alone gets a new stream.
+     */
     void reopened(Table t) {
-        if (t.recordedStreamView != null) {
-            open(t, t.recordedStreamView);
-            t.recordedStreamView = null;
+        StreamLog.Spec spec = t.recordedStream;
+        t.recordedStream = null;
+        StreamLog current = t.stream;
+        boolean same = current != null && current.enabled() && spec != null && (spec.equals(current.spec)
+                || spec.created() < 0 && spec.viewType().equals(current.viewType));
+        if (same) {
+            return;
         }
+        if (current != null) {
+            current.disable(now());
+        }
+        if (spec == null) {
+            return;
+        }
+        if (spec.created() < 0) {
+            open(t, spec.viewType());
+            return;
+        }
+        StreamLog s = new StreamLog(this, t, spec);
+        sequence = Math.max(sequence, Math.max(s.last(), s.start)); // its start was given out when it was made
+        byArn.put(s.arn, s);
+        t.stream = s;
     }
 
     private void open(Table t, String viewType) {
         long at = now();
         long start = nextSequence();
-        StreamLog s = new StreamLog(this, t, viewType, at, start, ThreadLocalRandom.current().nextLong(), "");
-        for (int n = 1; byArn.containsKey(s.arn); n++) {
+        String suffix = "";
+        for (int n = 1; byArn.containsKey(arn(t, at, suffix)); n++) {
             // two streams of one table in one millisecond (a test clock): still two ARNs
-            s = new StreamLog(this, t, viewType, at, start, ThreadLocalRandom.current().nextLong(), "-" + n);
+            suffix = "-" + n;
         }
+        StreamLog s = new StreamLog(this, t, new StreamLog.Spec(viewType, at, start,
+                ThreadLocalRandom.current().nextLong(), suffix));
         byArn.put(s.arn, s);
         t.stream = s;
+    }
+
+    private static String arn(Table t, long at, String suffix) {
+        return Describe.arn(t) + "/stream/" + StreamLog.label(at, suffix);
     }
 
     /**
@@ -183,7 +228,9 @@ final class Streams {
     private void forget() {
         long now = now();
         for (Iterator<StreamLog> it = byArn.values().iterator(); it.hasNext();) {
-            if (it.next().gone(now)) {
+            StreamLog s = it.next();
+            if (s.gone(now)) {
+                s.forgotten();
                 it.remove();
             }
         }

@@ -44,10 +44,10 @@ final class Table {
     /** The TTL attribute while time to live is enabled, else null. */
     String ttlAttribute;
     /**
-     * With a data dir: the view type of the stream the dir records as enabled, from opening until the engine gives
-     * the table its new stream (stream records are in memory only, so a reopened engine's streams start empty).
+     * With a data dir: the stream the dir records as enabled, from reading the table's settings until the engine
+     * gives the table that stream ({@link Streams#reopened}).
      */
-    String recordedStreamView;
+    StreamLog.Spec recordedStream;
     /** The table's number in a data dir (names its maps there; 0 without one). */
     long id;
     /** Where each write is recorded before it answers (null without a data dir). */
@@ -92,9 +92,9 @@ final class Table {
 
     /** Writes (or, with null, deletes) the item at {@code key}, keeping every index in step. */
     void write(Map<String, AttributeValue> key, Map<String, AttributeValue> old, Map<String, AttributeValue> item) {
-        if (stream != null && (log == null || !log.replaying())) {
+        if (stream != null) {
             // a committed change: its stream record (none when nothing changed); a write the log replays at opening
-            // was recorded before the crash or the close, so it makes none
+            // makes the record it made before, with the same number
             stream.append(key, old, item);
         }
         Partition p = partition(key);
@@ -122,12 +122,12 @@ final class Table {
         }
     }
 
-    /** The view type of the table's enabled stream, or null when it has none (what a data dir records). */
-    String streamView() {
+    /** The table's enabled stream, or null when it has none (what a data dir records). */
+    StreamLog.Spec streamSpec() {
         if (stream == null) {
-            return recordedStreamView;
+            return recordedStream;
         }
-        return stream.enabled() ? stream.viewType : null;
+        return stream.enabled() ? stream.spec : null;
     }
 
     /** The table's size in bytes, as DescribeTable reports it. */

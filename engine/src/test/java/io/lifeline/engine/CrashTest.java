@@ -23,6 +23,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.GetRecordsResponse;
+import software.amazon.awssdk.services.dynamodb.model.Record;
+import software.amazon.awssdk.services.dynamodb.model.ShardIteratorType;
+import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
 
 /**
  * kill -9 loses no acknowledged write: a child JVM ({@link CrashWriter}) writes conditional updates and puts on
@@ -49,6 +53,7 @@ class CrashTest {
         Set<String> put = new HashSet<>();
         long acknowledged = 0;
         long lost = 0;
+        Set<String> streams = new HashSet<>();
         for (int kill = 0; kill < KILLS; kill++) {
             int until = 200 + random.nextInt(3000);
             Process child = start();
@@ -74,12 +79,13 @@ class CrashTest {
             }
             assertEquals(until, Math.min(seen, until), "the writer stopped before it was killed");
             acknowledged += seen;
-            lost += lostWrites(updated, put);
+            lost += lostWrites(updated, put, streams);
         }
         System.out.printf("crash: %d kills, %,d acknowledged writes, %d lost (a checkpoint every %,d bytes of log)%n",
                 KILLS, acknowledged, lost, CHECKPOINT_EVERY);
         assertEquals(0, lost);
         assertTrue(acknowledged >= KILLS * 200L);
+        assertEquals(1, streams.size(), "the same stream after every kill: " + streams);
     }
 
     private static void record(String[] f, Map<String, Long> updated, Set<String> put) {
@@ -98,11 +104,15 @@ class CrashTest {
         return pb.start();
     }
 
-    /** Opens the dir and counts acknowledged writes missing: each thread's counter, and each ledger item put. */
-    private long lostWrites(Map<String, Long> updated, Set<String> put) {
+    /**
+     * Opens the dir and counts acknowledged writes missing: each thread's counter, and each ledger item put; and checks
+     * the stream (its ARN kept in {@code streams}).
+     */
+    private long lostWrites(Map<String, Long> updated, Set<String> put, Set<String> streams) {
         long lost = 0;
         try (Engine e = Engine.open(dir, Clock.systemUTC())) {
             DynamoDbClient db = e.client();
+            streams.add(checkStream(e));
             for (Map.Entry<String, Long> u : updated.entrySet()) {
                 Map<String, AttributeValue> item = db.getItem(r -> r.tableName("crash")
                         .key(map("pk", u.getKey(), "sk", n("0")))).item();
@@ -121,5 +131,39 @@ class CrashTest {
             }
         }
         return lost;
+    }
+
+    /**
+     * The stream after a kill holds each counter's changes since the first run, each once and in order (1, 2, 3 ...),
+     * up to the count the table holds: the records of writes the log replayed are there with the rest, and none twice.
+     */
+    private static String checkStream(Engine e) {
+        DynamoDbClient db = e.client();
+        DynamoDbStreamsClient streams = e.streamsClient();
+        String arn = db.describeTable(r -> r.tableName("crash")).table().latestStreamArn();
+        String shard = streams.describeStream(r -> r.streamArn(arn)).streamDescription().shards().get(0).shardId();
+        String it = streams.getShardIterator(r -> r.streamArn(arn).shardId(shard)
+                .shardIteratorType(ShardIteratorType.TRIM_HORIZON)).shardIterator();
+        Map<String, Long> counts = new HashMap<>();
+        while (it != null) {
+            String current = it;
+            GetRecordsResponse page = streams.getRecords(r -> r.shardIterator(current));
+            for (Record r : page.records()) {
+                Map<String, AttributeValue> image = r.dynamodb().newImage();
+                if (image.get("sk").n().equals("0")) {
+                    String who = image.get("pk").s();
+                    long count = Long.parseLong(image.get("count").n());
+                    assertEquals(counts.getOrDefault(who, 0L) + 1, count, "the stream's next change of " + who);
+                    counts.put(who, count);
+                }
+            }
+            it = page.records().isEmpty() ? null : page.nextShardIterator();
+        }
+        for (Map.Entry<String, Long> c : counts.entrySet()) {
+            Map<String, AttributeValue> item = db.getItem(r -> r.tableName("crash")
+                    .key(map("pk", c.getKey(), "sk", n("0")))).item();
+            assertEquals(Long.parseLong(item.get("count").n()), c.getValue(), "the stream ends where the table is");
+        }
+        return arn;
     }
 }

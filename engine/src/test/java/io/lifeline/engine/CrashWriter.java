@@ -17,7 +17,8 @@ import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
 /**
  * The process {@link CrashTest} kills: opens the data dir given, then on each of several threads, as fast as it can,
  * moves its own counter item on by one with a conditional UpdateItem and adds a ledger item for the new count with
- * a conditional PutItem, printing each one once it is acknowledged ("u thread n", "p thread n"). It never ends by
+ * a conditional PutItem, printing each one once it is acknowledged ("u thread n", "p thread n"); the table has a
+ * NEW_IMAGE stream, so each write also makes a stream record. It never ends by
  * itself. Arguments: the dir, the number of threads, and the log size that triggers a checkpoint (small, so kills
  * also land during checkpoints and log rotations).
  */
@@ -35,7 +36,8 @@ final class CrashWriter {
             db.createTable(r -> r.tableName("crash")
                     .attributeDefinitions(d -> d.attributeName("pk").attributeType("S"),
                             d -> d.attributeName("sk").attributeType("N"))
-                    .keySchema(k -> k.attributeName("pk").keyType("HASH"), k -> k.attributeName("sk").keyType("RANGE")));
+                    .keySchema(k -> k.attributeName("pk").keyType("HASH"), k -> k.attributeName("sk").keyType("RANGE"))
+                    .streamSpecification(st -> st.streamEnabled(true).streamViewType("NEW_IMAGE")));
         } catch (ResourceInUseException e) {
             // a run before this one made it
         }

@@ -5,13 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lifeline.auth.Scope;
 import io.lifeline.local.app.LifelineLocal;
-import io.lifeline.local.app.LocalDynamo;
+import io.lifeline.local.app.LocalEngine;
 import io.lifeline.local.template.LocalTables;
 import io.lifeline.local.template.SamTemplate;
 import io.lifeline.store.KeyStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
 import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -40,7 +41,7 @@ class BootstrapCommandsTest {
         assertTrue(again.err().contains("already exists"), again.err());
 
         // Local's own store on the data dir: the commands released its lock when they ended.
-        try (LocalDynamo store = LocalDynamo.open(dir)) {
+        try (LocalEngine store = LocalEngine.open(dir, Clock.systemUTC())) {
             DynamoDbClient dynamo = store.client();
             KeyStore keys = new KeyStore(dynamo, LocalTables.named(SamTemplate.bundled(), LifelineLocal.TABLE_PREFIX).tables());
             assertEquals(List.of(Scope.OPERATOR, "none"), keys.find(operator.key())

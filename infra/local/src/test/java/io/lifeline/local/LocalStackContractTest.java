@@ -41,7 +41,7 @@ class LocalStackContractTest {
     }
 
     @Test
-    void lifecycle_againstLocalStack_behavesAsAgainstDynamoDbLocal() {
+    void lifecycle_againstLocalStack_behavesAsAgainstTheEngine() {
         assertEquals(201, stack.register("ls-1").status());
         assertEquals(409, stack.register("ls-1").status());
         assertEquals(200, stack.agent("join", "ls-1", null).status());

@@ -5,7 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.local.app.LifelineLocal;
-import io.lifeline.local.app.LocalDynamo;
+import io.lifeline.local.app.LocalEngine;
+import io.lifeline.local.aws.LocalEventBus;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
 import io.lifeline.testing.MutableClock;
@@ -94,11 +95,71 @@ class RestartGraceTest {
             assertTrue(silent.get("consecutiveMisses").asInt() >= 1 || "dead".equals(silent.get("status").asText()),
                     "past the window the silent agent is judged: " + silent);
         }
-        // The stream pump's checkpoints, written by both runs, are the owner's only (DataDirModesTest has the rest).
-        Path checkpoints = dataDir.resolve(LocalDynamo.STREAM_CHECKPOINTS_FILE);
+        // The stream pump's checkpoints, written by the second run, are the owner's only (DataDirModesTest has the rest).
+        Path checkpoints = dataDir.resolve(LocalEngine.STREAM_CHECKPOINTS_FILE);
         assertTrue(Files.exists(checkpoints), "the pump checkpointed");
         assertEquals("rw-------", PosixFilePermissions.toString(
                 Files.getPosixFilePermissions(checkpoints)));
+    }
+
+    @Test
+    void restartOnADataDir_replaysNoEvent_andANewWriteGivesExactlyOne() throws Exception {
+        String key;
+        List<String> firstEvents;
+        try (LifelineLocal first = start()) {
+            key = first.adminKey();
+            join(first.url(), key, "before");
+            awaitStatusEvents(first, "before", 1);
+            // The outbox finishes a change after its events are on the bus (the event log, then the agent's published
+            // watermark, "ps"), and the pump checkpoints the page after that: this run stops once both are done.
+            Path checkpoints = dataDir.resolve(LocalEngine.STREAM_CHECKPOINTS_FILE);
+            long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (!Files.exists(checkpoints) || unfinished(first) > 0) {
+                assertTrue(System.nanoTime() < end, "the first run's outbox finished and its pump checkpointed");
+                Thread.sleep(20); // a bounded poll for the outbox and the pump
+            }
+            firstEvents = statusEvents(first).stream().map(d -> d.event().get("detail").toString()).toList();
+        }
+
+        try (LifelineLocal second = start()) {
+            // The reopened engine's stream is the same, its records kept: the pump goes on after the first run's
+            // checkpoint, so the first run's records are not delivered again.
+            join(second.url(), key, "after");
+            awaitStatusEvents(second, "after", 1);
+            // The pump delivers in the stream's order: a replayed event of the first run would be here already.
+            assertEquals(List.of("after"), statusEvents(second).stream()
+                    .map(d -> d.event().get("detail").get("agentId").asText()).toList(),
+                    () -> "first run: " + firstEvents + "; second run: " + statusEvents(second).stream()
+                            .map(d -> d.event().get("detail").toString()).toList());
+        }
+    }
+
+    /** Agents whose newest transition ("tseq") the outbox has not finished (its watermark "ps" below it). */
+    private static long unfinished(LifelineLocal local) {
+        return local.dynamo().scan(r -> r.tableName(local.tables().live())).items().stream()
+                .filter(i -> i.containsKey("tseq"))
+                .filter(i -> !i.containsKey("ps") || Long.parseLong(i.get("ps").n()) < Long.parseLong(i.get("tseq").n()))
+                .count();
+    }
+
+    private static void join(URI url, String key, String agent) throws Exception {
+        assertEquals(201, send(url, key, "POST", "/agents",
+                "{\"agentId\":\"" + agent + "\",\"name\":\"" + agent + "\",\"role\":\"worker\"}").statusCode());
+        assertEquals(200, send(url, key, "POST", "/agents/" + agent + "/join", null).statusCode());
+    }
+
+    private static List<LocalEventBus.Delivered> statusEvents(LifelineLocal local) {
+        return local.bus().delivered().stream().filter(d -> d.detailType().equals("AgentStatusChanged")).toList();
+    }
+
+    private static void awaitStatusEvents(LifelineLocal local, String agent, int count) throws InterruptedException {
+        long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (statusEvents(local).stream()
+                .filter(d -> agent.equals(d.event().get("detail").get("agentId").asText())).count() < count) {
+            assertTrue(System.nanoTime() < end, "no AgentStatusChanged event for " + agent + ": "
+                    + statusEvents(local));
+            Thread.sleep(20); // a bounded poll for the outbox's event
+        }
     }
 
     private LifelineLocal start() throws Exception {

@@ -43,8 +43,6 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 public final class LifelineLocal implements AutoCloseable {
     /** Local's tables are {@code lifeline-live} and {@code lifeline-ledger}. */
     public static final String TABLE_PREFIX = "lifeline";
-    /** The one table of data dirs written before the live/ledger split; migrated on start. */
-    static final String OLD_SINGLE_TABLE = "lifeline";
     public static final String LOCAL_TEAM = "local";
     public static final String EVENT_BUS_NAME = LocalEventBus.BUS_NAME;
     public static final String ADMIN_KEY_FILE = "local-admin-key";
@@ -112,10 +110,7 @@ public final class LifelineLocal implements AutoCloseable {
             });
             dynamo = store.client();
             LocalTables tables = LocalTables.named(options.template(), TABLE_PREFIX);
-            SingleTableMigration.run(dynamo, tables, options.template(), OLD_SINGLE_TABLE,
-                    options.dataDir() == null ? null : options.dataDir().resolve(LocalEngine.STREAM_CHECKPOINTS_FILE));
             tables.ensure(dynamo, options.template());
-            RosterMigration.run(dynamo, tables.tables());
             this.tables = tables.tables();
             Map<String, String> parameters = new HashMap<>(options.parameters());
             // After a restart, the sweep gives every alive agent one full stale-after from now (SweepPlan.afterStart):

@@ -114,7 +114,7 @@ public final class LocalMain implements Callable<Integer> {
 
     /**
      * Runs {@code work} on the deployed tables {@code aws} (default AWS credentials and region), or, when it is
-     * null, on Local's own store (an old single-table data dir migrated first), which refuses a data dir a running
+     * null, on Local's own store, which refuses a data dir a running
      * Local holds (one process per data dir).
      */
     int onTables(Tables aws, TableWork work) throws Exception {
@@ -126,10 +126,7 @@ public final class LocalMain implements Callable<Integer> {
         try (LocalEngine store = LocalEngine.open(inMemory ? null : dataDir, Clock.systemUTC())) {
             DynamoDbClient dynamo = store.client();
             LocalTables tables = LocalTables.named(template(), LifelineLocal.TABLE_PREFIX);
-            SingleTableMigration.run(dynamo, tables, template(), LifelineLocal.OLD_SINGLE_TABLE,
-                    inMemory ? null : dataDir.resolve(LocalEngine.STREAM_CHECKPOINTS_FILE));
             tables.ensure(dynamo, template());
-            RosterMigration.run(dynamo, tables.tables());
             return work.run(dynamo, tables.tables());
         }
     }

@@ -34,6 +34,7 @@ import software.amazon.awssdk.services.dynamodb.model.GetRecordsResponse;
 import software.amazon.awssdk.services.dynamodb.model.Record;
 import software.amazon.awssdk.services.dynamodb.model.Shard;
 import software.amazon.awssdk.services.dynamodb.model.ShardIteratorType;
+import software.amazon.awssdk.services.dynamodb.model.TrimmedDataAccessException;
 import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
 
 /**
@@ -224,18 +225,28 @@ public final class StreamPump {
         return lost;
     }
 
-    /** An iterator from just after the shard's checkpoint, or from its trim horizon when it has none. */
+    /**
+     * An iterator from just after the shard's checkpoint, or from its trim horizon when it has none, or when the
+     * checkpoint is past the stream's retention (a data dir reopened after more than 24 hours): as Lambda goes on from
+     * the oldest record kept; what was trimmed unread, the outbox repair restores.
+     */
     private String iteratorAfterCheckpoint(Shard shard) {
         String last = checkpoints.get(shard.shardId());
         count("GetShardIterator");
-        return streams.getShardIterator(g -> {
-            g.streamArn(streamArn).shardId(shard.shardId());
-            if (last == null) {
-                g.shardIteratorType(ShardIteratorType.TRIM_HORIZON);
-            } else {
-                g.shardIteratorType(ShardIteratorType.AFTER_SEQUENCE_NUMBER).sequenceNumber(last);
-            }
-        }).shardIterator();
+        try {
+            return streams.getShardIterator(g -> {
+                g.streamArn(streamArn).shardId(shard.shardId());
+                if (last == null) {
+                    g.shardIteratorType(ShardIteratorType.TRIM_HORIZON);
+                } else {
+                    g.shardIteratorType(ShardIteratorType.AFTER_SEQUENCE_NUMBER).sequenceNumber(last);
+                }
+            }).shardIterator();
+        } catch (TrimmedDataAccessException trimmed) {
+            count("GetShardIterator");
+            return streams.getShardIterator(g -> g.streamArn(streamArn).shardId(shard.shardId())
+                    .shardIteratorType(ShardIteratorType.TRIM_HORIZON)).shardIterator();
+        }
     }
 
     /** Pumps until a pass delivers nothing; for tests that want the outbox caught up. */

@@ -50,9 +50,8 @@ public record LocalTables(Tables tables, String liveLogicalId, String ledgerLogi
         } catch (ResourceNotFoundException e) {
             dynamo.createTable(template.createTableRequest(logicalId, tableName));
             String ttl = template.timeToLiveAttribute(logicalId);
-            // Tests run on a clock in the past (2026-03-01), so DynamoDB Local's TTL, which compares expiry with the
-            // real time, would delete their items at random moments: they switch it off (infra/local's surefire).
-            if (ttl != null && !Boolean.getBoolean("lifeline.local.noTtl")) {
+            // The engine's TTL compares expiry with Local's clock (a test's clock too), so it stays on everywhere.
+            if (ttl != null) {
                 dynamo.updateTimeToLive(u -> u.tableName(tableName)
                         .timeToLiveSpecification(t -> t.attributeName(ttl).enabled(true)));
             }

@@ -200,17 +200,10 @@ class SamTemplateTest {
         assertTrue(built.streamSpecification().streamEnabled());
         TableDescription builtLedger = stack.dynamo.describeTable(d -> d.tableName(stack.tables.ledger())).table();
         assertTrue(builtLedger.streamSpecification() == null || !builtLedger.streamSpecification().streamEnabled());
-        // Local enables the template's TTL on the tables it builds (the tests switch it off, their clock being in the
-        // past: lifeline.local.noTtl); built here once as Local builds it, on an empty table of its own.
+        // Local enables the template's TTL on the tables it builds; built here once as Local builds it, on an empty
+        // table of its own.
         String ttlTable = stack.tables.ledger() + "-ttl";
-        String noTtl = System.clearProperty("lifeline.local.noTtl");
-        try {
-            LocalTables.ensureTable(stack.dynamo, TestStack.template(), "LedgerTable", ttlTable);
-        } finally {
-            if (noTtl != null) {
-                System.setProperty("lifeline.local.noTtl", noTtl);
-            }
-        }
+        LocalTables.ensureTable(stack.dynamo, TestStack.template(), "LedgerTable", ttlTable);
         assertEquals("expiresAt", stack.dynamo.describeTimeToLive(d -> d.tableName(ttlTable))
                 .timeToLiveDescription().attributeName());
     }
