@@ -187,8 +187,9 @@ public final class HookIngest {
             return false;
         }
         // A coalesced event's progress is not written: its agent's last progress lags by up to the window, so
-        // the window stays within a quarter of the stall threshold too (at most 30 s of 120 s early).
-        Duration window = min(coalesce, allowances.stallAfter().dividedBy(4));
+        // the window stays within half the stall threshold too (the default 60 s of 120 s: a busy turn still costs
+        // at most five writes, HookCostTest; a silent stretch is judged stalled after at least half the threshold).
+        Duration window = min(coalesce, allowances.stallAfter().dividedBy(2));
         return Duration.between(w.at(), now).compareTo(window) < 0 && !now.isBefore(w.at());
     }
 
