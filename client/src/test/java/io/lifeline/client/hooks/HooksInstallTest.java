@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lifeline.client.cli.LifelineCli;
 import io.lifeline.hooks.HookMapping;
 import io.lifeline.hooks.HookRuntime;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetAddress;
@@ -401,6 +402,13 @@ class HooksInstallTest {
         assertEquals(noHooks, Files.readString(settings), "the hooks member added and taken out again, to the byte");
     }
 
+    /** The watchers' locks in {@code dir}: one per watcher still running. */
+    private static long watchers(Path dir) throws IOException {
+        try (Stream<Path> locks = Files.list(dir)) {
+            return locks.count();
+        }
+    }
+
     /**
      * The session-start forwarder leaves a watcher of its parent (a stand-in runtime: a shell that runs the hook,
      * twice, as a {@code /clear} would, then waits): the hook itself returns at once, with no output; one watcher
@@ -442,9 +450,12 @@ class HooksInstallTest {
                 assertEquals("Bearer " + KEY, exited.headers().get("Authorization"), "the older variable still works");
                 assertEquals("cc-w", exited.headers().get("X-Lifeline-Agent"));
                 assertEquals("/v1/teams/t9/agents/cc-w/hooks/claude-code", exited.path());
-                try (Stream<Path> locks = Files.list(tmp.resolve("watch-tmp"))) {
-                    assertEquals(0, locks.count(), "the watcher is gone");
+                // The watcher posts, then removes its lock as it ends: the post can arrive first.
+                long gone = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (watchers(tmp.resolve("watch-tmp")) > 0 && System.nanoTime() < gone) {
+                    Thread.sleep(20);
                 }
+                assertEquals(0, watchers(tmp.resolve("watch-tmp")), "the watcher is gone");
                 Thread.sleep(1500); // the one interval a second watcher would have posted in
                 assertEquals(3, recorder.posts().size(), "one report, from one watcher");
             } finally {
