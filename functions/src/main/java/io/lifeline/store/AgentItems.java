@@ -521,4 +521,18 @@ final class AgentItems {
             u.set(attribute, n(value));
         }
     }
+
+    /** The agent's progress as read, when it reported any or its stall is still raised; else null. */
+    static Liveness.ProgressSeen progressSeen(Map<String, AttributeValue> item, AgentStatus status) {
+        Liveness.Progress p = progress(item);
+        Instant stalledSince = Items.instant(item, STALLED_SINCE);
+        if (p == null && stalledSince == null) {
+            return null;
+        }
+        long stallMs = Items.num(item, STALL_AFTER_MS, 0);
+        return new Liveness.ProgressSeen(team(item), agentId(item), status, p,
+                item.containsKey(WAIT_INPUT) || item.containsKey(WAIT_PERSON),
+                item.containsKey(LEASE), stallMs > 0 ? Duration.ofMillis(stallMs) : null,
+                Liveness.OnStall.fromWire(Items.str(item, ON_STALL)).orElse(null), stalledSince);
+    }
 }

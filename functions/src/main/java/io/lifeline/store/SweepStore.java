@@ -294,7 +294,7 @@ public final class SweepStore {
                         personWaits.add(new Liveness.PersonWait(AgentItems.team(item), AgentItems.agentId(item), status,
                                 waitingForPerson, alerted));
                     }
-                    Liveness.ProgressSeen seen = progressSeen(item, status);
+                    Liveness.ProgressSeen seen = AgentItems.progressSeen(item, status);
                     if (seen != null) {
                         progress.add(seen);
                     }
@@ -346,20 +346,6 @@ public final class SweepStore {
         u.remove(AgentItems.WAIT_ALERTED).remove(AgentItems.WAIT_ALERTED_AT)
                 .set(AgentItems.OUTBOX, AttributeValue.fromBool(true));
         return u.writeIf(dynamo, "resolve an awaiting-input alert");
-    }
-
-    /** The agent's progress as read, when it reported any or its stall is still raised; else null. */
-    private static Liveness.ProgressSeen progressSeen(Map<String, AttributeValue> item, AgentStatus status) {
-        Liveness.Progress p = AgentItems.progress(item);
-        Instant stalledSince = Items.instant(item, AgentItems.STALLED_SINCE);
-        if (p == null && stalledSince == null) {
-            return null;
-        }
-        long stallMs = Items.num(item, AgentItems.STALL_AFTER_MS, 0);
-        return new Liveness.ProgressSeen(AgentItems.team(item), AgentItems.agentId(item), status, p,
-                item.containsKey(AgentItems.WAIT_INPUT) || item.containsKey(AgentItems.WAIT_PERSON),
-                item.containsKey(AgentItems.LEASE), stallMs > 0 ? Duration.ofMillis(stallMs) : null,
-                Liveness.OnStall.fromWire(Items.str(item, AgentItems.ON_STALL)).orElse(null), stalledSince);
     }
 
     /**
