@@ -15,10 +15,13 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
@@ -116,10 +119,21 @@ class RealRuntimeDaemonTest {
                 daemon.destroyForcibly();
             }
         }
+        // Kill the runtime's whole tree and wait for each process to end (bounded): a resumed runtime still writing
+        // into its home while JUnit removes the temp dir fails the cleanup, not the test.
+        List<ProcessHandle> tree = new ArrayList<>();
         recordedPid(state, a).flatMap(ProcessHandle::of).ifPresent(h -> {
-            h.descendants().forEach(ProcessHandle::destroyForcibly);
-            h.destroyForcibly();
+            h.descendants().forEach(tree::add);
+            tree.add(h);
         });
+        tree.forEach(ProcessHandle::destroyForcibly);
+        for (ProcessHandle h : tree) {
+            try {
+                h.onExit().get(10, TimeUnit.SECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                System.out.println("the runtime's process " + h.pid() + " did not end within 10 s: " + e);
+            }
+        }
     }
 
     @Test
