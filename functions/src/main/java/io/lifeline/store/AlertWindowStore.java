@@ -43,9 +43,11 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
  */
 public final class AlertWindowStore {
     /** Shards of a window's totals: a burst's writes spread over this many items. */
-    public static final int SHARDS = 16;
-    /** Partitions of a window's counts and marks (beside its head's). */
-    public static final int PARTS = 16;
+    public static final int SHARDS = 64;
+    /** Partitions of a window's counts and marks (beside its head's): shard k is in partition k. */
+    public static final int PARTS = SHARDS;
+    /** The shards of a window of before the partitions, beside its head. */
+    private static final int SHARDS_BEFORE = 16;
     static final String SK = "WINDOW";
     static final String DEATHS = "n";
     static final String BACK = "b";
@@ -140,7 +142,7 @@ public final class AlertWindowStore {
     }
 
     private static Map<String, AttributeValue> shardKey(Instant start, int shard) {
-        return key(start, shard % PARTS, "S#" + shard);
+        return key(start, shard, "S#" + shard);
     }
 
     private static Map<String, AttributeValue> markKey(Instant start, String id) {
@@ -338,6 +340,8 @@ public final class AlertWindowStore {
         List<Map<String, AttributeValue>> keys = new ArrayList<>();
         for (int k = 0; k < SHARDS; k++) {
             keys.add(shardKey(start, k));
+        }
+        for (int k = 0; k < SHARDS_BEFORE; k++) {
             keys.add(key(start, PARTS, "S#" + k)); // a window of before the partitions
         }
         int deaths = 0;

@@ -27,7 +27,7 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 
 /**
  * A burst's writes on its alert window spread over the window's partitions, on the engine's tables made from
- * template.yaml: 2,000 deaths in 400 teams on 50 hosts write no partition key more than about a sixteenth of the
+ * template.yaml: 2,000 deaths in 400 teams on 50 hosts write no partition key more than about twice its even share of the
  * window's writes (the head's takes only the deaths up to the threshold), and the totals, the teams and the hosts
  * read back whole, page by page.
  */
