@@ -43,11 +43,9 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
  */
 public final class AlertWindowStore {
     /** Shards of a window's totals: a burst's writes spread over this many items. */
-    public static final int SHARDS = 64;
-    /** Partitions of a window's counts and marks (beside its head's): shard k is in partition k. */
-    public static final int PARTS = SHARDS;
-    /** The shards of a window of before the partitions, beside its head. */
-    private static final int SHARDS_BEFORE = 16;
+    public static final int SHARDS = 16;
+    /** Partitions of a window's counts and marks (beside its head's); shard k is in partition k. */
+    public static final int PARTS = 64;
     static final String SK = "WINDOW";
     static final String DEATHS = "n";
     static final String BACK = "b";
@@ -340,8 +338,6 @@ public final class AlertWindowStore {
         List<Map<String, AttributeValue>> keys = new ArrayList<>();
         for (int k = 0; k < SHARDS; k++) {
             keys.add(shardKey(start, k));
-        }
-        for (int k = 0; k < SHARDS_BEFORE; k++) {
             keys.add(key(start, PARTS, "S#" + k)); // a window of before the partitions
         }
         int deaths = 0;
