@@ -90,6 +90,7 @@ class HookCostTest {
         assertEquals(TURNS * 23, events);
         assertEquals(2L * TURNS, changes, "ready -> working and back, once a turn");
         assertTrue(writes <= (long) MAX_WRITES_PER_TURN * TURNS, writes + " writes for " + TURNS + " turns");
+        System.out.println("a busy hour on one environment: " + events + " hook events, " + writes + " writes");
         long reads = counter.operations.stream().filter(op -> op.equals("GetItem")).count();
         assertEquals(writes + reads, counter.operations.size(), "conditional UpdateItems, and the key's look-ups");
         assertTrue(reads <= TURNS * TURN_SECONDS / 300 + 1, reads + " reads: the authorizer's, once per key and 300 s");
