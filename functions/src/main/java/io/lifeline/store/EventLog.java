@@ -35,6 +35,8 @@ import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
 public final class EventLog {
     /** How many partitions one team's log spreads over. */
     public static final int SHARDS = 8;
+    /** Items a filtered read evaluates per Query. */
+    private static final int FILTERED_PAGE = 100;
     private static final String EVENTS_SUFFIX = "#EVENTS";
     private static final String PREFIX = "E#";
     private static final String TYPE = "type";
@@ -198,7 +200,9 @@ public final class EventLog {
         List<String> partitions = agentId == null ? teamLogs(team) : List.of(Keys.agentScope(team, agentId));
         // Each partition is read a small page at a time, and only the partition whose newest unread entry is the
         // newest of all reads on: a page of the merged log reads about its own size, not a page of every shard.
-        int batch = Math.max(2, limit / partitions.size() + 1);
+        // A type filter is applied after the read: pages of 100 then, so a rare type costs few requests (the units
+        // are the items evaluated either way).
+        int batch = type == null ? Math.max(2, limit / partitions.size() + 1) : Math.max(limit + 1, FILTERED_PAGE);
         List<Reader> readers = new ArrayList<>();
         for (String pk : partitions) {
             readers.add(new Reader(pk, type, from, to, before, batch));
