@@ -141,7 +141,7 @@ class LayeringTest {
     /**
      * What the handlers may still name of the store: the records its reads answer with, nested in the store classes
      * (KeyStore.KeyInfo, NewKey and KeyRef, AgentDataStore.AgentData, TransitionLog.Page, InboxStore.Notice,
-     * RevivalStore.Revival and Step, TaskStore.Change, HostCommandStore.Command, EventLog.Entry), and their accessors:
+     * RevivalStore.Revival and Step, TaskStore.Change, HostCommandStore.Command, EventLog.Entry and Page), and their accessors:
      * they are the use cases' answers, which a handler renders; copying each into an app type would be a second
      * definition of the same fields. Nothing else: no store is built, and no read or write is called, in a handler.
      */

@@ -230,6 +230,18 @@ class LifelineClientTest {
         assertTrue(ids(all).stream().noneMatch(id -> id.contains("sdk-ev2")));
         // The older two-argument method still answers the team's events.
         assertEquals(1, client.events("AgentStatusChanged", 1).count());
+
+        // A page at a time: each page's nextCursor asks for the next, the last has none, the walk is the whole.
+        List<String> walked = new ArrayList<>();
+        EventQuery page = mine.withLimit(1);
+        for (int pages = 0; page != null; pages++) {
+            EventList got = client.events(page);
+            walked.addAll(ids(got));
+            page = got.nextCursor() == null ? null : page.withCursor(got.nextCursor());
+            assertTrue(pages < 10);
+        }
+        assertEquals(ids(all), walked);
+        assertEquals(null, all.nextCursor(), "one page held them all");
     }
 
     @Test
@@ -250,11 +262,11 @@ class LifelineClientTest {
             stub.otherwise(200, "{\"count\":0,\"events\":[]}");
             LifelineClient c = stubClient(stub.url().toString(), new ArrayList<>());
             c.events(EventQuery.all().withSince(Instant.parse("2026-03-01T12:00:00.5Z")).withAgent("a.1")
-                    .withType("A&b=c d").withLimit(7));
+                    .withType("A&b=c d").withLimit(7).withCursor("ZTE6dDpF"));
             c.events(EventQuery.all());
             c.events(null, null);
             assertEquals("/v1/teams/t/events", stub.seen().get(0).path());
-            assertEquals("since=2026-03-01T12%3A00%3A00.500Z&agentId=a.1&type=A%26b%3Dc%20d&limit=7",
+            assertEquals("since=2026-03-01T12%3A00%3A00.500Z&agentId=a.1&type=A%26b%3Dc%20d&limit=7&cursor=ZTE6dDpF",
                     stub.seen().get(0).query());
             assertEquals(null, stub.seen().get(1).query());
             assertEquals(null, stub.seen().get(2).query());

@@ -175,8 +175,12 @@ public final class TeamHandler extends HttpApiHandler {
         if (since != null && until != null && since.isAfter(until)) {
             throw LifelineException.badInput("INVALID_QUERY", "'since' must not be after 'until'");
         }
-        var list = teams.events(request.id("team"), agentId, type, since, until, limit);
-        return Reply.ok(Json.object().put("count", list.size()).set("events", Views.array(list, e -> {
+        String team = request.id("team");
+        String before = EventCursor.decode(team, request.query("cursor"));
+        var page = teams.events(team, agentId, type, since, until, limit, before);
+        var list = page.entries();
+        ObjectNode answer = Json.object().put("count", list.size());
+        answer.set("events", Views.array(list, e -> {
             ObjectNode v = Json.object().put("eventId", e.eventId()).put("type", e.type());
             Json.putTime(v, "at", e.at());
             try {
@@ -185,7 +189,11 @@ public final class TeamHandler extends HttpApiHandler {
                 throw new IllegalStateException("logged detail is always JSON", ex);
             }
             return v;
-        })));
+        }));
+        if (page.next() != null) {
+            answer.put("nextCursor", EventCursor.encode(team, page.next()));
+        }
+        return Reply.ok(answer);
     }
 
     /** The event log's sort key holds epoch milliseconds padded to 13 digits: these bounds, end exclusive. */

@@ -12,6 +12,7 @@ import io.lifeline.agent.Trigger;
 import io.lifeline.store.AgentDataStore;
 import io.lifeline.store.AgentStore;
 import io.lifeline.store.HostLeaseStore;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -134,12 +135,17 @@ public final class Heartbeats {
     /**
      * A runtime's hook beat ({@link HookIngest}, which counts it): written as a direct beat is, the store's write
      * guessing the agent is in {@code likely} (the status the hook's last write left it in, or null); a status it
-     * reports that moves the agent goes on the request's line like any beat's. A hook carries no side data.
+     * reports that moves the agent goes on the request's line like any beat's. A hook carries no side data. With a
+     * {@code window}, a repeat of the item's last hook write within it writes nothing (coalesced on the item).
      */
-    Agent hooked(Heartbeat hb, Instant now, AgentStatus likely, Tally tally) {
-        Agent after = AgentChanges.followSchedule(agents, agents.heartbeat(hb, now, likely), hb.nextWithin());
+    AgentStore.Hooked hooked(Heartbeat hb, Instant now, AgentStatus likely, Duration window, Tally tally) {
+        AgentStore.Hooked h = agents.hookBeat(hb, now, likely, window);
+        if (!h.written()) {
+            return h;
+        }
+        Agent after = AgentChanges.followSchedule(agents, h.agent(), hb.nextWithin());
         noteChange(hb, after, now, tally);
-        return after;
+        return new AgentStore.Hooked(after, true, h.hookAt());
     }
 
     /** Notes on the request's line a status change {@code hb}'s own report made ({@code agentId: from -> to}). */

@@ -35,10 +35,13 @@ import java.util.Map;
  * An agent that is not alive and shows activity (a crashed session that was revived, an agent that left and
  * started a new session) joins first: the hook is proof of life, as a 409 {@code rejoinRequired} is for the SDK.
  *
- * <p>Repeated events coalesce: an event that would write what this instance already wrote for the agent less than
- * the coalescing window ago writes nothing (a busy session's tool calls cost a write per window, not per call).
- * The window is far inside every allowance it could shorten ({@link #coalescible}), so a coalesced beat never
- * brings a deadline closer than one window. Nothing of the event's content is written: the transition reason
+ * <p>Repeated events coalesce: an event that would write what was already written for the agent less than the
+ * coalescing window ago writes nothing (a busy session's tool calls cost a write per window, not per call). Twice:
+ * this instance skips, without a call, what it knows it (or another instance, by its refused write) wrote; and the
+ * write itself is conditional on the item's last hook write ({@code AgentStore.hookBeat}), so the many execution
+ * environments an agent's events land on write its item once a window between them, not once each. The window is
+ * far inside every allowance it could shorten ({@link #window}), so a coalesced beat never brings a deadline closer
+ * than one window. Nothing of the event's content is written: the transition reason
  * names the runtime and event, the error record the runtime, event and category.
  */
 public final class HookIngest {
@@ -114,23 +117,24 @@ public final class HookIngest {
         }
         Heartbeat hb = beat(team, agentId, signal, why).from(address);
         String key = team + "/" + agentId;
-        if (coalescible(hb, key, now)) {
+        Duration window = window(hb);
+        if (window != null && knownRepeat(hb, key, now, window)) {
             return Outcome.COALESCED;
         }
         Outcome outcome = Outcome.WRITTEN;
-        Agent after;
+        AgentStore.Hooked done;
         try {
-            after = heartbeats.hooked(hb, now, likely(key), tally);
+            done = heartbeats.hooked(hb, now, likely(key), window, tally);
         } catch (LifelineException ex) {
             if (!"REJOIN_REQUIRED".equals(ex.code())) {
                 throw ex;
             }
             changes.rejoin(team, agentId, now);
-            after = heartbeats.hooked(hb, now, AgentStatus.READY, tally);
+            done = heartbeats.hooked(hb, now, AgentStatus.READY, null, tally);
             outcome = Outcome.JOINED;
         }
-        remember(key, new Written(after.status(), hb.reported(), hb.activity(), now));
-        return outcome;
+        remember(key, new Written(done.agent().status(), hb.reported(), hb.activity(), done.hookAt()));
+        return done.written() ? outcome : Outcome.COALESCED;
     }
 
     /** The beat a signal gives: its reported status, its source (for the transition's reason) and its activity. */
@@ -174,22 +178,26 @@ public final class HookIngest {
     }
 
     /**
-     * True when this instance wrote the same state for the agent less than the window ago, and the window is at
-     * most a quarter of the allowance the beat would renew (so skipping it moves no deadline meaningfully).
+     * The coalescing window for {@code hb}, or null when it may not be coalesced: the window must be at most a quarter
+     * of the allowance the beat would renew (so skipping it moves no deadline meaningfully). A coalesced event's
+     * progress is not written: its agent's last progress lags by up to the window, so the window stays within half
+     * the stall threshold too (the default 60 s of 120 s: a busy turn still costs at most five writes, HookCostTest;
+     * a silent stretch is judged stalled after at least half the threshold).
      */
-    private synchronized boolean coalescible(Heartbeat hb, String key, Instant now) {
-        Written w = last.get(key);
-        if (w == null || coalesce.isZero() || w.reported() != hb.reported() || w.activity() != hb.activity()) {
-            return false;
-        }
+    private Duration window(Heartbeat hb) {
         Duration allowance = hb.allowance();
-        if (allowance == null || coalesce.multipliedBy(4).compareTo(allowance) > 0) {
+        if (coalesce.isZero() || allowance == null || coalesce.multipliedBy(4).compareTo(allowance) > 0) {
+            return null;
+        }
+        return min(coalesce, allowances.stallAfter().dividedBy(2));
+    }
+
+    /** True when this instance knows the same state was written for the agent less than {@code window} ago. */
+    private synchronized boolean knownRepeat(Heartbeat hb, String key, Instant now, Duration window) {
+        Written w = last.get(key);
+        if (w == null || w.reported() != hb.reported() || w.activity() != hb.activity()) {
             return false;
         }
-        // A coalesced event's progress is not written: its agent's last progress lags by up to the window, so
-        // the window stays within half the stall threshold too (the default 60 s of 120 s: a busy turn still costs
-        // at most five writes, HookCostTest; a silent stretch is judged stalled after at least half the threshold).
-        Duration window = min(coalesce, allowances.stallAfter().dividedBy(2));
         return Duration.between(w.at(), now).compareTo(window) < 0 && !now.isBefore(w.at());
     }
 

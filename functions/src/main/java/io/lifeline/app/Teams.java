@@ -8,7 +8,6 @@ import io.lifeline.store.FleetStore;
 import io.lifeline.store.TeamStore;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 
 /** A team's settings (leader, self-preservation, allowances, failure domains), its maintenance pause, its hold, and its recent events. */
 public final class Teams {
@@ -55,8 +54,9 @@ public final class Teams {
         return teams.fleet().release(now);
     }
 
-    public List<EventLog.Entry> events(String team, String agentId, String type, Instant since, Instant until,
-                                       int limit) {
-        return events.recent(team, agentId, type, since, until, limit);
+    /** A page of the team's events, newest first; {@code before} null, or the {@code next} of the page before. */
+    public EventLog.Page events(String team, String agentId, String type, Instant since, Instant until, int limit,
+                                String before) {
+        return events.page(team, agentId, type, since, until, limit, before);
     }
 }

@@ -322,7 +322,7 @@ public final class AgentStore {
      * returns the current item and a second write makes the change, conditional on the status it saw.
      */
     public Agent heartbeat(Heartbeat hb, Instant now) {
-        return heartbeat(hb, now, now, null, null);
+        return heartbeat(hb, now, now, null, null, null).agent();
     }
 
     /**
@@ -331,7 +331,21 @@ public final class AgentStore {
      * write, not a refused one and a second. A wrong guess costs what an unknown one does.
      */
     public Agent heartbeat(Heartbeat hb, Instant now, AgentStatus likely) {
-        return heartbeat(hb, now, now, null, likely);
+        return heartbeat(hb, now, now, null, likely, null).agent();
+    }
+
+    /**
+     * A hook's beat as {@link #heartbeat(Heartbeat, Instant, AgentStatus)} writes it, coalesced on the item
+     * ({@link HookStamp}): a repeat of the state the item's last hook write wrote less than {@code window} ago is
+     * refused by the write's condition and writes nothing ({@code written} false, {@code hookAt} that write's time,
+     * {@code agent} the item as it is). {@code window} null: never coalesced.
+     */
+    public Hooked hookBeat(Heartbeat hb, Instant now, AgentStatus likely, Duration window) {
+        return heartbeat(hb, now, now, null, likely, window);
+    }
+
+    /** What a hook's beat did: written at {@code hookAt}, or coalesced with the hook write at {@code hookAt}. */
+    public record Hooked(Agent agent, boolean written, Instant hookAt) {
     }
 
     /**
@@ -341,10 +355,11 @@ public final class AgentStore {
      * item naming the lease {@code hostId}, so the sweep judges it from there too.
      */
     public Agent hostedBeat(Heartbeat hb, Instant now, Instant beatAt, String hostId) {
-        return heartbeat(hb, now, beatAt, hostId, null);
+        return heartbeat(hb, now, beatAt, hostId, null, null).agent();
     }
 
-    private Agent heartbeat(Heartbeat hb, Instant now, Instant beatAt, String hostId, AgentStatus likely) {
+    private Hooked heartbeat(Heartbeat hb, Instant now, Instant beatAt, String hostId, AgentStatus likely,
+                             Duration coalesce) {
         AgentStatus expected = hb.reported() != null && likely != null && likely.isAlive() ? likely : hb.reported();
         Instant at = now;
         for (int attempt = 0; attempt < STATUS_RACE_ATTEMPTS; attempt++) {
@@ -359,6 +374,9 @@ public final class AgentStore {
                 u.condition("attribute_not_exists(" + hbAt + ") OR " + hbAt + " <= " + u.value(Items.ms(beatAt)));
             }
             AgentItems.stampStats(u, hb.stats());
+            if (coalesce != null) {
+                HookStamp.coalesce(u, hb, now, coalesce);
+            }
             AttributeValue address = AgentItems.address(hb.address());
             if (address != null) {
                 u.set(AgentItems.SOURCE, address); // in this write: no extra write unit (LiveItemSizeTest)
@@ -384,8 +402,12 @@ public final class AgentStore {
             try {
                 Agent after = AgentItems.toAgent(StoreFailures.call("update heartbeat",
                         () -> dynamo.updateItem(u.request(ReturnValue.ALL_NEW))).attributes());
-                return after;
+                return new Hooked(after, true, now);
             } catch (ConditionalCheckFailedException e) {
+                Instant repeated = coalesce == null ? null : HookStamp.repeatOf(e.item(), hb, now, coalesce);
+                if (repeated != null) {
+                    return new Hooked(AgentItems.toAgent(e.item()), false, repeated);
+                }
                 AgentStatus current = currentStatusOrThrow(e, hb.agentId());
                 if (!current.isAlive()) {
                     throw rejoinRequired(current);

@@ -34,10 +34,18 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
  * </ul>
  * Every count is one conditional UpdateItem with {@code if_not_exists(...) + 1} arithmetic, so no read precedes a
  * write. Windows expire with the event log.
+ *
+ * <p>The head is {@code ALERTS#WINDOW#<startMs>}; every other item is in one of {@value #PARTS} partitions beside
+ * it, {@code ALERTS#WINDOW#<startMs>#<p>} (a shard's by its number, a team's by the team, a host's by the host, a
+ * mark's by its change), so a burst's three to five writes a death spread over them instead of all landing on one partition
+ * key (1,000 writes a second each). The teams and hosts are read a partition after another; a window written before
+ * the partitions (its items beside the head) is read there too, as the last.
  */
 public final class AlertWindowStore {
     /** Shards of a window's totals: a burst's writes spread over this many items. */
     public static final int SHARDS = 16;
+    /** Partitions of a window's counts and marks (beside its head's); shard k is in partition k. */
+    public static final int PARTS = 64;
     static final String SK = "WINDOW";
     static final String DEATHS = "n";
     static final String BACK = "b";
@@ -109,12 +117,34 @@ public final class AlertWindowStore {
         return "ALERTS#WINDOW#" + start.toEpochMilli();
     }
 
-    private static Map<String, AttributeValue> key(Instant start, String sk) {
-        return Map.of(Keys.PK, s(pk(start)), Keys.SK, s(sk));
+    /** Partition {@code part} of the window's counts; {@link #PARTS}: the head's, where windows of before kept them. */
+    private static String pk(Instant start, int part) {
+        return part == PARTS ? pk(start) : pk(start) + "#" + part;
+    }
+
+    private static Map<String, AttributeValue> key(Instant start, int part, String sk) {
+        return Map.of(Keys.PK, s(pk(start, part)), Keys.SK, s(sk));
     }
 
     static Map<String, AttributeValue> key(Instant start) {
-        return key(start, SK);
+        return Map.of(Keys.PK, s(pk(start)), Keys.SK, s(SK));
+    }
+
+    /** The partition of a team's count, a host's counts, or a change's mark, by its name. */
+    static int partOf(String name) {
+        return Math.floorMod(mix(name.hashCode()), PARTS);
+    }
+
+    private static Map<String, AttributeValue> teamKey(Instant start, String team) {
+        return key(start, partOf(team), "T#" + team);
+    }
+
+    private static Map<String, AttributeValue> shardKey(Instant start, int shard) {
+        return key(start, shard, "S#" + shard);
+    }
+
+    private static Map<String, AttributeValue> markKey(Instant start, String id) {
+        return key(start, partOf(id), "C#" + id);
     }
 
     /**
@@ -123,13 +153,17 @@ public final class AlertWindowStore {
      * and team-00002/team-00002-a to the same one).
      */
     public static int shardOf(String team, String agentId) {
-        int h = (team + "/" + agentId).hashCode();
+        return Math.floorMod(mix((team + "/" + agentId).hashCode()), SHARDS);
+    }
+
+    private static int mix(int hash) {
+        int h = hash;
         h ^= h >>> 16;
         h *= 0x85ebca6b;
         h ^= h >>> 13;
         h *= 0xc2b2ae35;
         h ^= h >>> 16;
-        return Math.floorMod(h, SHARDS);
+        return h;
     }
 
     private AttributeValue expires(Instant start) {
@@ -141,7 +175,7 @@ public final class AlertWindowStore {
     /** The mark of change {@code id} in the window, or null if it was not counted: one consistent GetItem. */
     public Mark mark(Instant start, String id) {
         Map<String, AttributeValue> item = StoreFailures.call("read an alert window mark", () -> dynamo.getItem(
-                g -> g.tableName(table).key(key(start, "C#" + id)).consistentRead(true))).item();
+                g -> g.tableName(table).key(markKey(start, id)).consistentRead(true))).item();
         if (item == null || item.isEmpty()) {
             return null;
         }
@@ -150,7 +184,7 @@ public final class AlertWindowStore {
 
     /** Keeps the decision for change {@code id} (a second put of the same mark changes nothing). */
     public void putMark(Instant start, String id, Mark mark) {
-        Map<String, AttributeValue> item = new LinkedHashMap<>(key(start, "C#" + id));
+        Map<String, AttributeValue> item = new LinkedHashMap<>(markKey(start, id));
         item.put("burst", AttributeValue.fromBool(mark.burst()));
         item.put("raised", AttributeValue.fromBool(mark.raised()));
         item.put(Keys.EXPIRES_AT, expires(start));
@@ -235,7 +269,7 @@ public final class AlertWindowStore {
      */
     public void countDeath(Instant start, String team, String agentId, String host, String reason, boolean failed,
                            int named) {
-        Update shard = new Update(table, key(start, "S#" + shardOf(team, agentId)));
+        Update shard = new Update(table, shardKey(start, shardOf(team, agentId)));
         increment(shard, DEATHS, 1);
         if (failed) {
             increment(shard, FAILED, 1);
@@ -245,14 +279,14 @@ public final class AlertWindowStore {
         StoreFailures.call("count a death in its alert window", () -> dynamo.updateItem(
                 shard.request(ReturnValue.NONE)));
 
-        Update t = new Update(table, key(start, "T#" + team));
+        Update t = new Update(table, teamKey(start, team));
         increment(t, DEATHS, 1);
         t.set(TEAM_ATTR, s(team));
         t.set(Keys.EXPIRES_AT, expires(start));
         long teamDeaths = Items.num(StoreFailures.call("count a team's death in its alert window",
                 () -> dynamo.updateItem(t.request(ReturnValue.UPDATED_NEW))).attributes(), DEATHS, 0);
         if (teamDeaths <= named) {
-            Update name = new Update(table, key(start, "T#" + team));
+            Update name = new Update(table, teamKey(start, team));
             name.setExpression(NAMES, "list_append(if_not_exists(" + name.name(NAMES) + ", " + name.value(
                     AttributeValue.fromL(List.of())) + "), " + name.value(AttributeValue.fromL(List.of(s(agentId))))
                     + ")");
@@ -261,7 +295,8 @@ public final class AlertWindowStore {
                     name.request(ReturnValue.NONE)));
         }
 
-        Update h = new Update(table, key(start, "H#" + host + "#" + team));
+        // By the host: a host's items stay together (its teams one after another), as the digest reads them.
+        Update h = new Update(table, key(start, partOf(host), "H#" + host + "#" + team));
         increment(h, DEATHS, 1);
         h.set(HOST_ATTR, s(host));
         h.set(TEAM_ATTR, s(team));
@@ -284,7 +319,7 @@ public final class AlertWindowStore {
      * counted no death (the agent's death was not counted here).
      */
     public Shard countAfterDeath(Instant start, String team, String agentId, int back, int failed) {
-        Update u = new Update(table, key(start, "S#" + shardOf(team, agentId)));
+        Update u = new Update(table, shardKey(start, shardOf(team, agentId)));
         increment(u, BACK, back);
         increment(u, FAILED, failed);
         u.condition("attribute_exists(" + u.name(DEATHS) + ")");
@@ -298,11 +333,12 @@ public final class AlertWindowStore {
         }
     }
 
-    /** The window's totals: one consistent BatchGetItem of its {@value #SHARDS} shards. */
+    /** The window's totals: one consistent BatchGetItem of its {@value #SHARDS} shards (and where they were before). */
     public Totals totals(Instant start) {
         List<Map<String, AttributeValue>> keys = new ArrayList<>();
         for (int k = 0; k < SHARDS; k++) {
-            keys.add(key(start, "S#" + k));
+            keys.add(shardKey(start, k));
+            keys.add(key(start, PARTS, "S#" + k)); // a window of before the partitions
         }
         int deaths = 0;
         int back = 0;
@@ -322,9 +358,12 @@ public final class AlertWindowStore {
         return new Totals(deaths, back, failed, reasons);
     }
 
-    /** A page of the window's teams, in team order, from after {@code after} (null: the first). */
+    /**
+     * A page of the window's teams, a partition after another (in team order within each), from after {@code after}
+     * (null: the first).
+     */
     public Page<TeamCount> teams(Instant start, String after, int limit) {
-        QueryResponse r = page(start, "T#", after, limit);
+        Paged r = page(start, "T#", after, limit);
         List<TeamCount> out = new ArrayList<>();
         for (Map<String, AttributeValue> item : r.items()) {
             List<String> names = new ArrayList<>();
@@ -340,32 +379,56 @@ public final class AlertWindowStore {
             });
             out.add(new TeamCount(Items.str(item, TEAM_ATTR), (int) Items.num(item, DEATHS, 0), names, hosts));
         }
-        return new Page<>(out, next(r));
+        return new Page<>(out, r.next());
     }
 
     /** A page of the window's hosts (each host's teams one after another), from after {@code after}. */
     public Page<HostCount> hosts(Instant start, String after, int limit) {
-        QueryResponse r = page(start, "H#", after, limit);
+        Paged r = page(start, "H#", after, limit);
         List<HostCount> out = new ArrayList<>();
         for (Map<String, AttributeValue> item : r.items()) {
             out.add(new HostCount(Items.str(item, HOST_ATTR), Items.str(item, TEAM_ATTR),
                     (int) Items.num(item, DEATHS, 0)));
         }
-        return new Page<>(out, next(r));
+        return new Page<>(out, r.next());
     }
 
-    private QueryResponse page(Instant start, String prefix, String after, int limit) {
-        Map<String, AttributeValue> from = after == null ? null : key(start, after);
-        return StoreFailures.call("read an alert window's counts", () -> dynamo.query(q -> q.tableName(table)
-                .keyConditionExpression("#pk = :pk AND begins_with(#sk, :prefix)")
-                .expressionAttributeNames(Map.of("#pk", Keys.PK, "#sk", Keys.SK))
-                .expressionAttributeValues(Map.of(":pk", s(pk(start)), ":prefix", s(prefix)))
-                .consistentRead(true).limit(limit).exclusiveStartKey(from)));
+    /** Items of a page, and where the next starts ({@code <part>/<sort key>}; null: none). */
+    private record Paged(List<Map<String, AttributeValue>> items, String next) {
     }
 
-    private static String next(QueryResponse r) {
-        return r.hasLastEvaluatedKey() && !r.lastEvaluatedKey().isEmpty()
-                ? r.lastEvaluatedKey().get(Keys.SK).s() : null;
+    /**
+     * Up to {@code limit} items of {@code prefix}, a partition after another (the head's last), from {@code after}: a
+     * {@link Paged#next}, {@code <part>/<sort key after which it goes on>}, the sort key empty at a partition's start.
+     */
+    private Paged page(Instant start, String prefix, String after, int limit) {
+        int part = 0;
+        String from = null;
+        if (after != null) {
+            int slash = after.indexOf('/');
+            part = Integer.parseInt(after.substring(0, slash));
+            from = after.substring(slash + 1).isEmpty() ? null : after.substring(slash + 1);
+        }
+        List<Map<String, AttributeValue>> items = new ArrayList<>();
+        for (; part <= PARTS; part++, from = null) {
+            String pk = pk(start, part);
+            Map<String, AttributeValue> exclusive = from == null ? null : Map.of(Keys.PK, s(pk), Keys.SK, s(from));
+            int want = limit - items.size();
+            QueryResponse r = StoreFailures.call("read an alert window's counts", () -> dynamo.query(q -> q
+                    .tableName(table).keyConditionExpression("#pk = :pk AND begins_with(#sk, :prefix)")
+                    .expressionAttributeNames(Map.of("#pk", Keys.PK, "#sk", Keys.SK))
+                    .expressionAttributeValues(Map.of(":pk", s(pk), ":prefix", s(prefix)))
+                    .consistentRead(true).limit(want).exclusiveStartKey(exclusive)));
+            items.addAll(r.items());
+            boolean more = r.hasLastEvaluatedKey() && !r.lastEvaluatedKey().isEmpty();
+            if (more) {
+                return new Paged(items, part + "/" + r.lastEvaluatedKey().get(Keys.SK).s());
+            }
+            if (items.size() >= limit) {
+                return new Paged(items, part < PARTS ? (part + 1) + "/" : null);
+            }
+        }
+        return new Paged(items, null);
     }
 
     private static void increment(Update u, String attribute, int by) {

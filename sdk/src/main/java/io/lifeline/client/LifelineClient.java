@@ -372,10 +372,13 @@ public final class LifelineClient {
         return events(EventQuery.all().withType(type).withLimit(limit));
     }
 
-    /** The events matching {@code q}, newest first; a refused query (e.g. since after until) is INVALID_QUERY. */
+    /**
+     * A page of the events matching {@code q}, newest first; a refused query (e.g. since after until, another
+     * team's cursor) is INVALID_QUERY. The next page: {@code q.withCursor(page.nextCursor())}.
+     */
     public EventList events(EventQuery q) {
         return call("GET", teamPath("events") + query("since", q.since(), "until", q.until(), "agentId", q.agentId(),
-                "type", q.type(), "limit", q.limit()), null, EventList.class);
+                "type", q.type(), "limit", q.limit(), "cursor", q.cursor()), null, EventList.class);
     }
 
     // ---- hosts ----

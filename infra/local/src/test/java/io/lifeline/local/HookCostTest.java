@@ -4,6 +4,7 @@ import static io.lifeline.local.TestStack.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lifeline.local.http.LocalGateway;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -19,7 +20,10 @@ import org.junit.jupiter.api.Timeout;
  * What a hook-driven agent's events cost in writes, counted on the engine through the template's routes: one
  * hour of a busy Claude Code session (a turn every 5 minutes: the prompt, 10 tool calls of 10 s each, the batch, the
  * turn's end; 23 events) with the default coalescing window (60 s). {@link #TURN} is the shape the cost model
- * prices (bench, {@code HookSession.HOOKS}); this test holds its write count.
+ * prices (bench, {@code HookSession.HOOKS}); this test holds its write count. The same hour again with its events
+ * landing, one after the other, on {@link #ENVIRONMENTS} execution environments (each its own handler instances,
+ * as Lambda spreads an agent's requests): the item's writes stay within the same bound, the coalescing being the
+ * item's, and the refused attempts within one per environment and window.
  */
 @Timeout(120)
 @Tag("contract")
@@ -34,6 +38,8 @@ class HookCostTest {
     static final int TURNS = 12;
     /** The most writes a turn may cost: the change to working, one a minute while it works, the change to ready. */
     static final int MAX_WRITES_PER_TURN = 5;
+    /** Execution environments of the hook function in the second test. */
+    static final int ENVIRONMENTS = 8;
 
     private static List<Event> turn() {
         List<Event> events = new ArrayList<>();
@@ -84,10 +90,59 @@ class HookCostTest {
         assertEquals(TURNS * 23, events);
         assertEquals(2L * TURNS, changes, "ready -> working and back, once a turn");
         assertTrue(writes <= (long) MAX_WRITES_PER_TURN * TURNS, writes + " writes for " + TURNS + " turns");
+        System.out.println("a busy hour on one environment: " + events + " hook events, " + writes + " writes");
         long reads = counter.operations.stream().filter(op -> op.equals("GetItem")).count();
         assertEquals(writes + reads, counter.operations.size(), "conditional UpdateItems, and the key's look-ups");
         assertTrue(reads <= TURNS * TURN_SECONDS / 300 + 1, reads + " reads: the authorizer's, once per key and 300 s");
         assertEquals("ready", stack.status("busy"));
         assertTrue(Duration.ofSeconds(TURN_SECONDS).compareTo(Duration.ofMinutes(15)) < 0);
+    }
+
+    @Test
+    void theSameHour_onEightEnvironments_writesTheItemNoMoreOften_andRefusesAtMostOncePerEnvironmentAndWindow()
+            throws Exception {
+        ok(stack.register("spread"));
+        List<LocalGateway> environments = new ArrayList<>();
+        for (int e = 0; e < ENVIRONMENTS; e++) {
+            environments.add(new LocalGateway(TestStack.template(), stack.freshHost(), stack.clock));
+        }
+        Instant t0 = stack.clock.instant();
+        Map<String, String> path = Map.of("team", TestStack.TEAM, "agentId", "spread", "runtime", "claude-code");
+        ok(stack.sendVia(environments.get(0), "hook", stack.adminKey, path,
+                "{\"session_id\":\"s\",\"hook_event_name\":\"SessionStart\"}"));
+        long seqBefore = Long.parseLong(stack.agentItem("spread").get("tseq").n());
+        counter.reset();
+        counter.measureCapacity = true;
+        int events = 0;
+        try {
+            for (int t = 0; t < TURNS; t++) {
+                for (Event e : TURN) {
+                    stack.clock.set(t0.plusSeconds(60 + (long) t * TURN_SECONDS + e.at()));
+                    // Each event on the next environment: none sees two events of a window in a row.
+                    ok(stack.sendVia(environments.get(events % ENVIRONMENTS), "hook", stack.adminKey, path,
+                            "{\"session_id\":\"s\",\"hook_event_name\":\"" + e.name()
+                                    + "\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"make test\"}}"));
+                    events++;
+                }
+            }
+        } finally {
+            counter.measureCapacity = false;
+        }
+        long attempts = counter.operations.stream().filter(op -> op.equals("UpdateItem")).count();
+        long written = counter.capacities.size(); // an UpdateItem that answered: the refused ones throw
+        long refused = attempts - written;
+        long changes = Long.parseLong(stack.agentItem("spread").get("tseq").n()) - seqBefore;
+        assertEquals(2L * TURNS, changes, "ready -> working and back, once a turn");
+        assertTrue(written <= (long) MAX_WRITES_PER_TURN * TURNS, written + " item writes for " + TURNS + " turns");
+        // A turn works for 210 s: at most four 60 s windows, in each of which an environment is refused at most once.
+        long windows = 4L * TURNS;
+        assertTrue(refused <= windows * ENVIRONMENTS, refused + " refused attempts");
+        assertTrue(refused > 0, "the environments did meet the item's condition");
+        // Each refused attempt is still billed a write unit (DynamoDB charges a failed condition): the condition
+        // bounds the item's writes, not the bill, when an agent's events land on a new environment each time.
+        System.out.println("a busy hour on " + ENVIRONMENTS + " environments: " + events + " hook events, "
+                + attempts + " conditional UpdateItems: " + written + " item writes, " + refused
+                + " refused as repeats or stale guesses");
+        assertEquals("ready", stack.status("spread"));
     }
 }

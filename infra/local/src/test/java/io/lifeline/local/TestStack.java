@@ -296,8 +296,26 @@ public final class TestStack implements AutoCloseable {
         return raw(null, route, key, path, query, body);
     }
 
+    /**
+     * Like {@link #send}, through {@code via}: a gateway over another {@link #freshHost()}, whose functions are other
+     * execution environments of the same deployment (their own memory, the same tables).
+     */
+    public Reply sendVia(LocalGateway via, String route, String key, Map<String, String> path, String body) {
+        LocalGateway.Response r = raw(via, null, route, key, path, null, body);
+        try {
+            return new Reply(r.status(), r.headers(), Json.parse(r.body()));
+        } catch (Exception e) {
+            throw new IllegalStateException("not JSON: " + r.body(), e);
+        }
+    }
+
     private LocalGateway.Response raw(String sourceIp, String route, String key, Map<String, String> path,
                                       Map<String, String> query, String body) {
+        return raw(gateway, sourceIp, route, key, path, query, body);
+    }
+
+    private static LocalGateway.Response raw(LocalGateway via, String sourceIp, String route, String key,
+                                             Map<String, String> path, Map<String, String> query, String body) {
         APIGatewayV2HTTPEvent event = EventLoader.loadApiGatewayHttpEvent("apigw/" + route + ".json");
         if (sourceIp != null) {
             event.getRequestContext().getHttp().setSourceIp(sourceIp);
@@ -323,7 +341,7 @@ public final class TestStack implements AutoCloseable {
         event.setHeaders(headers);
         event.setQueryStringParameters(query == null || query.isEmpty() ? null : query);
         event.setBody(body);
-        return gateway.invoke(event);
+        return via.invoke(event);
     }
 
     /** A request of the admin key on team {@link #TEAM}, for routes with an agent id. */
