@@ -23,6 +23,7 @@ import io.lifeline.config.Config;
 import io.lifeline.schedule.Deadlines;
 import io.lifeline.schedule.Schedule;
 import io.lifeline.store.AgentStore;
+import io.lifeline.store.AgentWrites;
 import io.lifeline.store.HostLeaseStore;
 import java.time.Instant;
 import java.util.HashMap;
@@ -220,16 +221,16 @@ class LayeringTest {
     @Test
     void heartbeatAndViews_useCases_liveInTheApplicationLayer() {
         noClasses().that().resideInAPackage("io.lifeline.api..")
-                .should().callMethod(AgentStore.class, "hostedBeat", Heartbeat.class,
+                .should().callMethod(AgentWrites.class, "hostedBeat", Heartbeat.class,
                         Instant.class, Instant.class, String.class)
                 .orShould().callMethod(AgentStore.class, "read", String.class, String.class)
                 .orShould().callMethod(AgentStore.class, "list", String.class, AgentStatus.class)
                 .orShould().callMethod(HostLeaseStore.class, "renew", String.class, String.class, List.class,
                         Instant.class)
-                .orShould().callMethod(AgentStore.class, "join", String.class, String.class, Instant.class)
-                .orShould().callMethod(AgentStore.class, "joinAndRead", String.class, String.class, Instant.class)
-                .orShould().callMethod(AgentStore.class, "pause", String.class, String.class, Instant.class)
-                .orShould().callMethod(AgentStore.class, "resume", String.class, String.class)
+                .orShould().callMethod(AgentWrites.class, "join", String.class, String.class, Instant.class)
+                .orShould().callMethod(AgentWrites.class, "joinAndRead", String.class, String.class, Instant.class)
+                .orShould().callMethod(AgentWrites.class, "pause", String.class, String.class, Instant.class)
+                .orShould().callMethod(AgentWrites.class, "resume", String.class, String.class)
                 .because("a host's batch, a beat, a join, a pause and the agent views are io.lifeline.app's use cases "
                         + "(Heartbeats, AgentChanges, AgentQueries), so every answer that shows an agent is judged as "
                         + "GET judges it; handlers call them")

@@ -10,7 +10,7 @@ import io.lifeline.agent.Liveness;
 import io.lifeline.agent.Transition;
 import io.lifeline.agent.Trigger;
 import io.lifeline.store.AgentDataStore;
-import io.lifeline.store.AgentStore;
+import io.lifeline.store.AgentWrites;
 import io.lifeline.store.HostLeaseStore;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -98,12 +98,12 @@ public final class Heartbeats {
         }
     }
 
-    private final AgentStore agents;
+    private final AgentWrites agents;
     private final AgentDataStore data;
     private final HostLeaseStore leases;
     private final Liveness.Allowances allowances;
 
-    public Heartbeats(AgentStore agents, AgentDataStore data, HostLeaseStore leases, Liveness.Allowances allowances) {
+    public Heartbeats(AgentWrites agents, AgentDataStore data, HostLeaseStore leases, Liveness.Allowances allowances) {
         this.agents = agents;
         this.data = data;
         this.leases = leases;

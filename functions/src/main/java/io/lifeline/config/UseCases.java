@@ -16,12 +16,14 @@ import io.lifeline.agent.SweepPlan;
 import io.lifeline.aws.StepFunctionsReviveStarts;
 import io.lifeline.store.AgentDataStore;
 import io.lifeline.store.AgentStore;
+import io.lifeline.store.AgentWrites;
 import io.lifeline.store.EventLog;
 import io.lifeline.store.HostCommandStore;
 import io.lifeline.store.HostLeaseStore;
 import io.lifeline.store.InboxStore;
 import io.lifeline.store.KeyStore;
 import io.lifeline.store.RevivalStore;
+import io.lifeline.store.ReviveTransitions;
 import io.lifeline.store.SweepStore;
 import io.lifeline.store.Tables;
 import io.lifeline.store.TaskStore;
@@ -58,16 +60,17 @@ public final class UseCases {
         Config config = wiring.config();
         Tables table = config.tables();
         AgentStore agents = new AgentStore(wiring.dynamo(), table);
+        AgentWrites writes = new AgentWrites(wiring.dynamo(), table);
         AgentDataStore data = new AgentDataStore(wiring.dynamo(), table);
         TaskStore taskStore = new TaskStore(wiring.dynamo(), table);
         TeamStore teamStore = new TeamStore(wiring.dynamo(), table);
-        this.agentChanges = new AgentChanges(agents, data, taskStore, teamStore);
+        this.agentChanges = new AgentChanges(agents, writes, data, taskStore, teamStore);
         this.agentQueries = new AgentQueries(agents);
         this.agentRecords = new AgentRecords(agents, data,
                 new TransitionLog(wiring.dynamo(), table, config.transitionRetention()),
                 new InboxStore(wiring.dynamo(), table, config.eventRetention()),
                 new RevivalStore(wiring.dynamo(), table, config.transitionRetention()));
-        this.heartbeats = new Heartbeats(agents, data, new HostLeaseStore(wiring.dynamo(), table),
+        this.heartbeats = new Heartbeats(writes, data, new HostLeaseStore(wiring.dynamo(), table),
                 config.allowances());
         this.hooks = new HookIngest(agents, data, heartbeats, agentChanges, config.allowances(),
                 config.hookCoalesceWindow());
@@ -78,7 +81,7 @@ public final class UseCases {
         this.keys = new TeamKeys(new KeyStore(wiring.dynamo(), table));
         HostCommandStore commands = new HostCommandStore(wiring.dynamo(), table, config.commandTtl());
         this.hostCommands = new HostCommands(commands);
-        this.reviveFlow = new ReviveFlow(agents, data, commands,
+        this.reviveFlow = new ReviveFlow(agents, new ReviveTransitions(wiring.dynamo(), table), data, commands,
                 new RevivalStore(wiring.dynamo(), table, config.transitionRetention()),
                 new ReviveFlow.Settings(config.reviveMaxAttempts(), config.reviveBaseWait(), config.reviveBackoffRate()),
                 wiring.clock());

@@ -5,9 +5,9 @@ import com.amazonaws.services.lambda.runtime.RequestHandler;
 import io.lifeline.agent.FlapHold;
 import io.lifeline.config.Config;
 import io.lifeline.config.Wiring;
-import io.lifeline.store.AgentStore;
 import io.lifeline.store.EventLog;
 import io.lifeline.store.FlapStore;
+import io.lifeline.store.OutboxMarks;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
 import java.time.Clock;
@@ -36,7 +36,7 @@ public final class FlapCheckHandler implements RequestHandler<Map<String, Object
     private final FlapStore flaps;
     private final Config.Flapping flapping;
     private final FlapHold hold;
-    private final AgentStore liveAgents;
+    private final OutboxMarks liveAgents;
 
     public FlapCheckHandler() {
         this(Wiring.fromEnvironment());
@@ -52,7 +52,7 @@ public final class FlapCheckHandler implements RequestHandler<Map<String, Object
         this.flaps = new FlapStore(wiring.dynamo(), config.tables(), config.eventRetention());
         this.flapping = config.flapping();
         this.hold = flapping.hold();
-        this.liveAgents = new AgentStore(wiring.dynamo(), config.tables());
+        this.liveAgents = new OutboxMarks(wiring.dynamo(), config.tables());
     }
 
     /** The check's failure to send the resolve, retried by the flow. */

@@ -11,11 +11,11 @@ import io.lifeline.agent.LifelineException;
 import io.lifeline.app.DeathFollowUp;
 import io.lifeline.config.Config;
 import io.lifeline.config.Wiring;
-import io.lifeline.store.AgentStore;
 import io.lifeline.store.AlertWindowStore;
 import io.lifeline.store.EventLog;
 import io.lifeline.store.FlapStore;
 import io.lifeline.store.InboxStore;
+import io.lifeline.store.OutboxMarks;
 import io.lifeline.store.OutboxParking;
 import io.lifeline.store.StreamChanges;
 import io.lifeline.store.Tables;
@@ -76,7 +76,7 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
     private final TransitionLog transitions;
     private final DeathFollowUp deaths;
     private final EventLog eventLog;
-    private final AgentStore agents;
+    private final OutboxMarks agents;
     private final OutboxParking parking;
     private final EventBridgePublisher bus;
     private final Clock clock;
@@ -98,8 +98,8 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
         this.clock = wiring.clock();
         Tables tables = config.tables();
         this.transitions = new TransitionLog(wiring.dynamo(), tables, config.transitionRetention());
-        this.agents = new AgentStore(wiring.dynamo(), tables);
-        this.deaths = new DeathFollowUp(agents, new TaskStore(wiring.dynamo(), tables),
+        this.agents = new OutboxMarks(wiring.dynamo(), tables);
+        this.deaths = new DeathFollowUp(new TaskStore(wiring.dynamo(), tables),
                 new TeamStore(wiring.dynamo(), tables), new InboxStore(wiring.dynamo(), tables, config.eventRetention()));
         this.eventLog = new EventLog(wiring.dynamo(), tables, config.eventRetention());
         this.parking = new OutboxParking(wiring.dynamo(), tables, config.transitionRetention());

@@ -69,7 +69,7 @@ class AgentReadTest {
         assertEquals(SweepStore.Write.DONE, f.sweeps.recordMiss(seen, 1, past, StoreFixture.SPACING));
         Instant later = past.plusSeconds(1);
         f.leases.renew(team, "host-3", List.of(new HostLeaseStore.Beat("p", later)), later);
-        AgentChanges changes = new AgentChanges(f.agents, new AgentDataStore(f.dynamo, f.tables.tables), f.tasks,
+        AgentChanges changes = new AgentChanges(f.agents, f.writes, new AgentDataStore(f.dynamo, f.tables.tables), f.tasks,
                 new TeamStore(f.dynamo, f.tables.tables));
         AgentQueries queries = new AgentQueries(f.agents);
 
@@ -85,7 +85,7 @@ class AgentReadTest {
         assertEquals(later, resumed.heartbeatAt());
         assertEquals(queries.require(team, "p"), resumed, "resume answers as GET shows");
 
-        f.agents.leave(team, "p", null, f.tick());
+        f.writes.leave(team, "p", null, f.tick());
         Agent joined = changes.join(team, "p", f.tick());
         assertEquals(queries.require(team, "p"), joined, "join answers as GET shows");
     }
