@@ -75,7 +75,7 @@ public final class HostCommandStore {
      * {@code restarting} state at transition seq {@code restartingSeq}; true when this call issued it (a replay
      * finds it there). The command reaches the bus through the agent's live item (the ledger has no stream): the
      * same transaction stamps it there with the outbox mark, unless {@code stampedAlready} (the write that moved the
-     * agent to restarting stamped it: {@link AgentStore#restartInitiated}), when only the command is put.
+     * agent to restarting stamped it: {@link ReviveTransitions#restartInitiated}), when only the command is put.
      */
     public boolean issueRestart(String team, String hostId, String agentId, long reviveSeq, long restartingSeq,
                                 int attempt, String reason, Instant now, boolean stampedAlready) {
