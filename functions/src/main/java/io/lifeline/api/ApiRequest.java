@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Limits;
 import io.lifeline.auth.Scope;
-import io.lifeline.store.KeyStore;
+import io.lifeline.store.team.KeyStore;
 import io.lifeline.support.Json;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;

@@ -3,10 +3,10 @@ package io.lifeline.app;
 import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.TeamSettings;
 import io.lifeline.agent.Transition;
-import io.lifeline.store.InboxStore;
-import io.lifeline.store.StreamChanges;
-import io.lifeline.store.TaskStore;
-import io.lifeline.store.TeamStore;
+import io.lifeline.store.ledger.InboxStore;
+import io.lifeline.store.outbox.StreamChanges;
+import io.lifeline.store.agent.TaskStore;
+import io.lifeline.store.team.TeamStore;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -2,7 +2,7 @@ package io.lifeline.config;
 
 import io.lifeline.agent.FlapHold;
 import io.lifeline.agent.Liveness;
-import io.lifeline.store.Tables;
+import io.lifeline.store.dynamo.Tables;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

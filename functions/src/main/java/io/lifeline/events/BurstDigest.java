@@ -1,9 +1,9 @@
 package io.lifeline.events;
 
 import io.lifeline.config.Config;
-import io.lifeline.store.AlertWindowStore;
-import io.lifeline.store.EventLog;
-import io.lifeline.store.StreamChanges;
+import io.lifeline.store.outbox.AlertWindowStore;
+import io.lifeline.store.ledger.EventLog;
+import io.lifeline.store.outbox.StreamChanges;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
 import io.lifeline.support.Metrics;

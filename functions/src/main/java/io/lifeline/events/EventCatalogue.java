@@ -3,7 +3,7 @@ package io.lifeline.events;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.HostIncidents;
-import io.lifeline.store.StreamChanges;
+import io.lifeline.store.outbox.StreamChanges;
 import io.lifeline.support.Json;
 import java.time.Instant;
 import java.util.LinkedHashMap;

@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.config.Config;
-import io.lifeline.store.AlertWindowStore;
-import io.lifeline.store.EventLog;
+import io.lifeline.store.outbox.AlertWindowStore;
+import io.lifeline.store.ledger.EventLog;
 import io.lifeline.store.StoreTables;
-import io.lifeline.store.StreamChanges;
+import io.lifeline.store.outbox.StreamChanges;
 import io.lifeline.support.Json;
 import java.time.Clock;
 import java.time.Duration;

@@ -13,6 +13,7 @@ import io.lifeline.agent.SweepPlan;
 import io.lifeline.agent.Transition;
 import io.lifeline.agent.TransitionTable;
 import io.lifeline.agent.Trigger;
+import io.lifeline.store.sweep.SweepStore;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

@@ -10,6 +10,7 @@ import io.lifeline.agent.Heartbeat;
 import io.lifeline.agent.Liveness;
 import io.lifeline.agent.NewAgent;
 import io.lifeline.agent.SweepPlan;
+import io.lifeline.store.sweep.SweepStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

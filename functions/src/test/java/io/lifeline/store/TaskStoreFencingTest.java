@@ -11,6 +11,8 @@ import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.SweepPlan;
 import io.lifeline.agent.Task;
 import io.lifeline.agent.TaskStatus;
+import io.lifeline.store.agent.TaskStore;
+import io.lifeline.store.sweep.SweepStore;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;

@@ -4,7 +4,7 @@ import static io.lifeline.local.TestStack.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.lifeline.store.OutboxMarks;
+import io.lifeline.store.outbox.OutboxMarks;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;

@@ -12,7 +12,7 @@ import io.lifeline.events.EventBridgePublisher;
 import io.lifeline.events.EventCatalogue;
 import io.lifeline.events.LifelineEvent;
 import io.lifeline.local.aws.LocalClients;
-import io.lifeline.store.StreamChanges;
+import io.lifeline.store.outbox.StreamChanges;
 import io.lifeline.support.Json;
 import java.time.Duration;
 import java.time.Instant;

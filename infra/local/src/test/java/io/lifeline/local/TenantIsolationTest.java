@@ -18,7 +18,7 @@ import io.lifeline.events.EventCatalogue;
 import io.lifeline.local.http.LocalGateway;
 import io.lifeline.local.runtime.LocalContext;
 import io.lifeline.local.template.SamTemplate;
-import io.lifeline.store.KeyStore;
+import io.lifeline.store.team.KeyStore;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
 import java.io.ByteArrayOutputStream;

@@ -12,7 +12,7 @@ import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.TransitionTable;
 import io.lifeline.agent.Trigger;
-import io.lifeline.store.AgentWrites;
+import io.lifeline.store.agent.AgentWrites;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
