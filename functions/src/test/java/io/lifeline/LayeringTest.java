@@ -113,7 +113,8 @@ class LayeringTest {
                         "software.amazon.awssdk.services.sfn..", "software.amazon.awssdk.services.eventbridge..",
                         "software.amazon.awssdk.services.sqs..", "com.amazonaws.services.lambda..")
                 .because("a use case is asked by its adapters and reaches AWS beyond the store only through a port "
-                        + "of its own (ReviveStarts), whose adapter (io.lifeline.aws) the composition root hands it")
+                        + "of its own (ReviveStarts, EventBus), whose adapter (io.lifeline.aws) the composition root "
+                        + "hands it")
                 .check(classes);
     }
 
@@ -152,6 +153,16 @@ class LayeringTest {
                 .should().callCodeUnitWhere(STORE_CLASS_CALL)
                 .because("every route's and the sweep's and revive flow's work is a use case of io.lifeline.app, "
                         + "built by config.UseCases; the handlers parse, call it, and render its answer")
+                .check(classes);
+    }
+
+    @Test
+    void outboxHandlers_reachTheStoreOnlyThroughTheApplicationLayer() {
+        noClasses().that().haveFullyQualifiedName("io.lifeline.events.PublisherHandler")
+                .or().haveFullyQualifiedName("io.lifeline.events.OutboxRepairHandler")
+                .should().callCodeUnitWhere(STORE_CLASS_CALL)
+                .because("the outbox's pass and its repair are io.lifeline.app's use cases (Outbox, OutboxRepairs), "
+                        + "built by config.UseCases; their Lambda handlers parse the event, call them, and log")
                 .check(classes);
     }
 

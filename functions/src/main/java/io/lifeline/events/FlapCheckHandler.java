@@ -3,7 +3,11 @@ package io.lifeline.events;
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
 import io.lifeline.agent.FlapHold;
+import io.lifeline.app.AgentFlaps;
+import io.lifeline.app.LifelineEvent;
+import io.lifeline.aws.EventBridgePublisher;
 import io.lifeline.config.Config;
+import io.lifeline.config.UseCases;
 import io.lifeline.config.Wiring;
 import io.lifeline.store.ledger.EventLog;
 import io.lifeline.store.outbox.FlapStore;
@@ -34,7 +38,7 @@ public final class FlapCheckHandler implements RequestHandler<Map<String, Object
     private final EventBridgePublisher bus;
     private final Clock clock;
     private final FlapStore flaps;
-    private final Config.Flapping flapping;
+    private final AgentFlaps.Settings flapping;
     private final FlapHold hold;
     private final OutboxMarks liveAgents;
 
@@ -47,7 +51,7 @@ public final class FlapCheckHandler implements RequestHandler<Map<String, Object
         this.eventLog = new EventLog(wiring.dynamo(), config.tables(), config.eventRetention());
         this.bus = config.eventBusName() == null ? null
                 : new EventBridgePublisher(wiring.eventBridge().get(), config.eventBusName(),
-                PublisherHandler.PUT_EVENTS_BACKOFF);
+                UseCases.PUT_EVENTS_BACKOFF);
         this.clock = wiring.clock();
         this.flaps = new FlapStore(wiring.dynamo(), config.tables(), config.eventRetention());
         this.flapping = config.flapping();

@@ -14,7 +14,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.lifeline.auth.ApiKeys;
 import io.lifeline.auth.Scope;
-import io.lifeline.events.EventCatalogue;
+import io.lifeline.app.EventCatalogue;
 import io.lifeline.local.http.LocalGateway;
 import io.lifeline.local.runtime.LocalContext;
 import io.lifeline.local.template.SamTemplate;

@@ -1,4 +1,4 @@
-package io.lifeline.events;
+package io.lifeline.app;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Instant;

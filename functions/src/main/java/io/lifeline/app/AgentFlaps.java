@@ -1,13 +1,13 @@
-package io.lifeline.events;
+package io.lifeline.app;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.FlapHold;
 import io.lifeline.agent.Transition;
-import io.lifeline.config.Config;
 import io.lifeline.store.outbox.FlapStore;
 import io.lifeline.store.outbox.StreamChanges;
 import io.lifeline.support.Json;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
@@ -15,22 +15,36 @@ import java.util.List;
  * Flapping (docs/alerts-noise.md): what the outbox decides about one status change so that an agent in a crash loop
  * is named once instead of alerting at every death. A flip is a change between alive and down (dead, restarting,
  * dead_failed_revive; offline is a deliberate leave and no flip). Flips are counted on the ledger
- * ({@link FlapStore}) in windows of {@link Config.Flapping#window()} opened by the first flip; the flip that takes
- * a window past {@link Config.Flapping#threshold()} flags the agent and raises one {@code AgentFlapping}. While the
+ * ({@link FlapStore}) in windows of {@link Settings#window()} opened by the first flip; the flip that takes
+ * a window past {@link Settings#threshold()} flags the agent and raises one {@code AgentFlapping}. While the
  * flag stands, every change of the agent into or out of a down status carries {@code flapping} (since when), which
  * the per-agent alert rules skip; every change is still recorded and published. The flag's own check flow
- * ({@link FlapCheckHandler}) resolves the flag once the agent has not flipped for {@link Config.Flapping#stable()}.
+ * (the flag check's Lambda handler, {@code FlapCheckHandler}) resolves the flag once the agent has not flipped for
+ * {@link Settings#stable()}.
  * The flag fails open ({@link FlapHold}): a change that comes one sweep interval after the check was due, the check
  * having failed or never run, is no longer held; it is alerted as ever, and ends the flag in the write that counts
  * it (one {@code AgentFlappingResolved}, the id the check would have sent). A change that follows from a silent
  * host is its host's incident and is not counted.
  */
 public final class AgentFlaps {
+    /**
+     * Flapping (docs/alerts-noise.md): an agent whose status goes between alive and not alive more than
+     * {@code threshold} times within {@code window} is flagged flapping; the flag resolves once it has not changed
+     * for {@code stable}, and holds no change that comes later than that plus one {@code sweep} interval, even if its
+     * check never ran ({@link #hold}).
+     */
+    public record Settings(int threshold, Duration window, Duration stable, Duration sweep) {
+        /** The flag's judgement of time: when it resolves, and until when it holds an agent's changes. */
+        public FlapHold hold() {
+            return new FlapHold(stable, sweep);
+        }
+    }
+
     private final FlapStore store;
-    private final Config.Flapping settings;
+    private final Settings settings;
     private final FlapHold hold;
 
-    AgentFlaps(FlapStore store, Config.Flapping settings) {
+    public AgentFlaps(FlapStore store, Settings settings) {
         this.store = store;
         this.settings = settings;
         this.hold = settings.hold();
@@ -104,7 +118,7 @@ public final class AgentFlaps {
 
     /** The agent flagged flapping at {@code since}, at change {@code c}, its {@code changes}-th in the window. */
     public static LifelineEvent flapping(StreamChanges.StatusChanged c, Instant since, int changes,
-                                  Config.Flapping settings) {
+                                  Settings settings) {
         String id = c.team() + "/" + c.agentId() + "/flapping/" + since.toEpochMilli();
         ObjectNode d = Json.object().put("eventId", id).put("team", c.team()).put("agentId", c.agentId());
         Json.putIfPresent(d, "name", c.name());
@@ -124,7 +138,7 @@ public final class AgentFlaps {
 
     /** The flag raised at {@code since} ends: the agent has not flipped since {@code last}; it is {@code status}. */
     public static LifelineEvent resolved(String team, String agentId, Instant since, Instant last, String status,
-                                  Config.Flapping settings, Instant at) {
+                                  Settings settings, Instant at) {
         String id = team + "/" + agentId + "/flapping/" + since.toEpochMilli() + "/resolved";
         AgentStatus s = status == null ? null : AgentStatus.fromWire(status).orElse(null);
         ObjectNode d = Json.object().put("eventId", id).put("team", team).put("agentId", agentId)

@@ -1,5 +1,7 @@
-package io.lifeline.events;
+package io.lifeline.aws;
 
+import io.lifeline.app.EventBus;
+import io.lifeline.app.LifelineEvent;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
 import java.time.Duration;
@@ -20,9 +22,9 @@ import software.amazon.awssdk.services.eventbridge.model.PutEventsResultEntry;
  * Sends events with PutEvents, at most 10 a call. It reads every result entry (never only the call's
  * success), sends again only the entries that failed, with backoff, and answers which events are still
  * not on the bus. Ids sent by this container are remembered for a while, so a replayed stream batch does
- * not put an event on the bus twice.
+ * not put an event on the bus twice. The adapter of the application layer's port {@link EventBus} on AWS.
  */
-public final class EventBridgePublisher {
+public final class EventBridgePublisher implements EventBus {
     private static final int MAX_ENTRIES_PER_CALL = 10;
     private static final int REMEMBERED_IDS = 20_000;
 
@@ -42,16 +44,13 @@ public final class EventBridgePublisher {
         this.backoff = backoff;
     }
 
-    /** What one {@link #send} did: events this call put on the bus, and those still not there. */
-    public record Outcome(int put, Set<String> unsent) {
-    }
-
     /** Publishes {@code events}; answers the ids that could not be put on the bus after every retry. */
     public Set<String> publish(List<LifelineEvent> events) {
         return send(events).unsent();
     }
 
     /** Publishes {@code events}; events already put by this container are skipped and not counted. */
+    @Override
     public synchronized Outcome send(List<LifelineEvent> events) {
         List<LifelineEvent> pending = new ArrayList<>();
         for (LifelineEvent e : events) {

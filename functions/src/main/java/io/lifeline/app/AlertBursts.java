@@ -1,9 +1,8 @@
-package io.lifeline.events;
+package io.lifeline.app;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.Transition;
-import io.lifeline.config.Config;
 import io.lifeline.store.outbox.AlertWindowStore;
 import io.lifeline.store.outbox.StreamChanges;
 import io.lifeline.support.Json;
@@ -22,7 +21,7 @@ import java.util.stream.Collectors;
 /**
  * Digests for bursts (docs/alerts-noise.md): what the outbox decides about one status change so that a burst of
  * deaths reaches people as one digest per window instead of one message per agent. Windows are
- * {@link Config.AlertBursts#window()} long and aligned to the epoch. The first {@code threshold} alertable deaths of
+ * {@link Settings#window()} long and aligned to the epoch. The first {@code threshold} alertable deaths of
  * a window (to dead or dead_failed_revive from alive, not caused by a silent host) go out one by one as always; a
  * later one carries {@code burst} (the window's start), which the alert rules leave to the digest, and the first of
  * them also raises {@code AlertBurstStarted}, which starts the window's digest flow. A change while still dead of a
@@ -43,13 +42,21 @@ public final class AlertBursts {
     /** Windows this container remembers as past their threshold, or digested. */
     private static final int REMEMBERED = 64;
 
+    /**
+     * Digests for bursts (docs/alerts-noise.md): past {@code threshold} alertable deaths in one {@code window}
+     * (windows aligned to the epoch), the window's further deaths reach people in one digest at its end, naming up
+     * to {@code named} agents.
+     */
+    public record Settings(int threshold, Duration window, int named) {
+    }
+
     private final AlertWindowStore windows;
-    private final Config.AlertBursts settings;
+    private final Settings settings;
     private final Clock clock;
     private final Set<Instant> pastThreshold = remembered();
     private final Set<Instant> digested = remembered();
 
-    AlertBursts(AlertWindowStore windows, Config.AlertBursts settings, Clock clock) {
+    public AlertBursts(AlertWindowStore windows, Settings settings, Clock clock) {
         this.windows = windows;
         this.settings = settings;
         this.clock = clock;
@@ -235,7 +242,7 @@ public final class AlertBursts {
      * A window past its threshold ({@code team}: that of the death that took it past), which starts its digest. It
      * names no team, so the team that raised it logs the same detail, as its own.
      */
-    public static LifelineEvent started(String team, Instant start, Config.AlertBursts settings, Instant at) {
+    public static LifelineEvent started(String team, Instant start, Settings settings, Instant at) {
         Instant end = start.plus(settings.window());
         String id = "alerts/burst/" + start.toEpochMilli() + "/started";
         ObjectNode d = Json.object().put("eventId", id).put("team", StreamChanges.FLEET_TEAM)
@@ -272,11 +279,11 @@ public final class AlertBursts {
     }
 
     /**
-     * The window's digest, as {@link DigestHandler} sends it to the operator's destinations: bounded whatever the
-     * fleet (the largest teams and hosts, counts of the rest, the first named agents). Its team views are written
-     * by the digest flow page by page ({@link BurstDigest}), not carried here.
+     * The window's digest, as the digest flow ({@code DigestHandler}) sends it to the operator's destinations:
+     * bounded whatever the fleet (the largest teams and hosts, counts of the rest, the first named agents). Its team
+     * views are written by the digest flow page by page ({@code BurstDigest}), not carried here.
      */
-    public static LifelineEvent digest(AlertWindowStore.Window w, Config.AlertBursts settings, String dashboardUrl,
+    public static LifelineEvent digest(AlertWindowStore.Window w, Settings settings, String dashboardUrl,
                                 Instant at) {
         String id = digestId(w.start());
         int individually = Math.min(w.deaths(), settings.threshold());
@@ -301,7 +308,7 @@ public final class AlertBursts {
         return new LifelineEvent(StreamChanges.FLEET_TEAM, EventCatalogue.ALERT_DIGEST, id, at, d);
     }
 
-    static String digestId(Instant start) {
+    public static String digestId(Instant start) {
         return "alerts/burst/" + start.toEpochMilli() + "/digest";
     }
 
@@ -309,7 +316,7 @@ public final class AlertBursts {
      * A team's own view of the digest, for its event log: its deaths in the window, the ids and hosts of its first
      * few, and the fleet's total as a bare number; nothing of another team.
      */
-    static ObjectNode teamView(AlertWindowStore.TeamCount t, Instant start, Config.AlertBursts settings,
+    public static ObjectNode teamView(AlertWindowStore.TeamCount t, Instant start, Settings settings,
                                int fleetDeaths, Instant at) {
         ObjectNode d = Json.object().put("eventId", digestId(start)).put("team", t.team()).put("scope", "team")
                 .put("window", start.toString()).put("windowEnd", start.plus(settings.window()).toString())
@@ -343,5 +350,5 @@ public final class AlertBursts {
     }
 
     /** The teams and hosts a digest names, the largest first. */
-    static final int TOP = 10;
+    public static final int TOP = 10;
 }
