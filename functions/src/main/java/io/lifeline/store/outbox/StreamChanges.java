@@ -330,77 +330,101 @@ public final class StreamChanges {
             return changes;
         }
         if (AgentItems.isAgent(newImage)) {
-            TransitionLog.carriedBy(before, newImage).or(() -> replayed(before, newImage)).ifPresent(c -> changes.add(
-                    new StatusChanged(c.team(), c.agentId(), Items.str(newImage, AgentItems.NAME),
-                            Items.str(newImage, AgentItems.HOST), c.transition(), Items.str(newImage, AgentItems.TASK),
-                            AgentItems.hostCause(before, newImage, c.transition()),
-                            AgentItems.diedAt(before, newImage), Items.num(newImage, AgentItems.RESTARTS_LAST_HOUR),
-                            AgentItems.hostRestart(before, newImage, c.transition()))));
-            HostCommandStore.Command command = HostCommandStore.stampedCommand(newImage);
-            HostCommandStore.Command previous = before.isEmpty() ? null : HostCommandStore.stampedCommand(before);
-            if (command != null && (previous == null || !command.commandId().equals(previous.commandId()))) {
-                changes.add(new RestartRequested(AgentItems.team(newImage), command));
-            }
-            Instant alerted = Items.instant(newImage, AgentItems.WAIT_ALERTED);
-            Instant alertedBefore = Items.instant(before, AgentItems.WAIT_ALERTED);
-            if (alerted != null && !alerted.equals(alertedBefore)) {
-                changes.add(new AwaitingInput(AgentItems.team(newImage), AgentItems.agentId(newImage),
-                        Items.str(newImage, AgentItems.NAME), Items.str(newImage, AgentItems.HOST), alerted,
-                        Items.instant(newImage, AgentItems.WAIT_ALERTED_AT), null));
-            } else if (alerted == null && alertedBefore != null) {
-                Instant heard = Items.instant(newImage, AgentItems.HEARTBEAT_AT);
-                Instant changed = Items.instant(newImage, AgentItems.T_AT);
-                Instant resumed = heard == null || changed != null && changed.isAfter(heard) ? changed : heard;
-                changes.add(new AwaitingInput(AgentItems.team(newImage), AgentItems.agentId(newImage),
-                        Items.str(newImage, AgentItems.NAME), Items.str(newImage, AgentItems.HOST), alertedBefore,
-                        Items.instant(before, AgentItems.WAIT_ALERTED_AT), resumed == null ? alertedBefore : resumed));
-            }
-            stall(before, newImage).ifPresent(changes::add);
-            long rotations = Items.num(newImage, AgentItems.ROTATIONS, 0);
-            if (rotations > Items.num(before, AgentItems.ROTATIONS, 0)) {
-                changes.add(new SessionRotation(AgentItems.team(newImage), AgentItems.agentId(newImage), rotations,
-                        Items.instant(newImage, AgentItems.ROTATED_AT)));
-            }
+            agentChanges(before, newImage, changes);
         } else if (HostLeaseStore.isLease(newImage)) {
-            HostLeaseStore.Expiry expiry = HostLeaseStore.expiry(newImage);
-            HostLeaseStore.Expiry previous = before.isEmpty() ? null : HostLeaseStore.expiry(before);
-            if (expiry != null && (previous == null || !expiry.at().equals(previous.at()))) {
-                changes.add(new HostLeaseExpired(expiry.team(), expiry.hostId(), expiry.agents(), expiry.count(),
-                        expiry.lastRenewedAt(), expiry.at(), expiry.partOf(), expiry.leases()));
-            }
-            HostLeaseStore.Restore restore = HostLeaseStore.restored(newImage);
-            HostLeaseStore.Restore restoredBefore = before.isEmpty() ? null : HostLeaseStore.restored(before);
-            if (restore != null && (restoredBefore == null || !restore.expiredAt().equals(restoredBefore.expiredAt()))) {
-                changes.add(new HostLeaseRestored(restore.team(), restore.hostId(), restore.expiredAt(),
-                        restore.renewedAt(), restore.at(), restore.partOf()));
-            }
+            leaseChanges(before, newImage, changes);
         } else if (FleetStore.isFleet(newImage)) {
-            Instant since = Items.instant(newImage, FleetStore.SINCE);
-            Instant resolvedSince = Items.instant(newImage, FleetStore.RESOLVED_SINCE);
-            Instant resolvedAt = Items.instant(newImage, FleetStore.RESOLVED_AT);
-            if (since != null && !since.equals(Items.instant(before, FleetStore.SINCE))) {
-                changes.add(fleet(newImage, since, null));
-            } else if (since == null && resolvedAt != null
-                    && !resolvedAt.equals(Items.instant(before, FleetStore.RESOLVED_AT))) {
-                changes.add(fleet(before.isEmpty() ? newImage : before, resolvedSince, resolvedAt));
-            }
+            fleetChanges(before, newImage, changes);
         } else if (TeamItems.isTeam(newImage)) {
-            String team = Keys.idAfter("TEAM#", pk);
-            Instant since = Items.instant(newImage, TeamItems.MASS_STALE_SINCE);
-            if (since != null && !since.equals(Items.instant(before, TeamItems.MASS_STALE_SINCE))) {
-                TeamHold hold = TeamItems.hold(newImage);
-                changes.add(new MassStale(team, hold.alive(), hold.stale(),
-                        Double.parseDouble(newImage.get(TeamItems.MASS_STALE_THRESHOLD).n()), since, hold.held(),
-                        hold.why()));
-            }
-            Map<String, AttributeValue> minted = mintedKey(newImage);
-            Map<String, AttributeValue> mintedBefore = mintedKey(before);
-            if (minted != null && (mintedBefore == null
-                    || !Items.str(minted, "key").equals(Items.str(mintedBefore, "key")))) {
-                changes.add(new AdminKeyMinted(team, Items.str(minted, "key"), Items.str(minted, "by"),
-                        Items.instant(minted, "at")));
-            }
+            teamChanges(before, newImage, pk, changes);
         }
         return changes;
+    }
+
+    /** An agent item's changes: its status change, a restart request, a wait for a person, a stall, a rotation. */
+    private static void agentChanges(Map<String, AttributeValue> before, Map<String, AttributeValue> newImage,
+                                     List<Change> changes) {
+        TransitionLog.carriedBy(before, newImage).or(() -> replayed(before, newImage)).ifPresent(c -> changes.add(
+                new StatusChanged(c.team(), c.agentId(), Items.str(newImage, AgentItems.NAME),
+                        Items.str(newImage, AgentItems.HOST), c.transition(), Items.str(newImage, AgentItems.TASK),
+                        AgentItems.hostCause(before, newImage, c.transition()),
+                        AgentItems.diedAt(before, newImage), Items.num(newImage, AgentItems.RESTARTS_LAST_HOUR),
+                        AgentItems.hostRestart(before, newImage, c.transition()))));
+        HostCommandStore.Command command = HostCommandStore.stampedCommand(newImage);
+        HostCommandStore.Command previous = before.isEmpty() ? null : HostCommandStore.stampedCommand(before);
+        if (command != null && (previous == null || !command.commandId().equals(previous.commandId()))) {
+            changes.add(new RestartRequested(AgentItems.team(newImage), command));
+        }
+        Instant alerted = Items.instant(newImage, AgentItems.WAIT_ALERTED);
+        Instant alertedBefore = Items.instant(before, AgentItems.WAIT_ALERTED);
+        if (alerted != null && !alerted.equals(alertedBefore)) {
+            changes.add(new AwaitingInput(AgentItems.team(newImage), AgentItems.agentId(newImage),
+                    Items.str(newImage, AgentItems.NAME), Items.str(newImage, AgentItems.HOST), alerted,
+                    Items.instant(newImage, AgentItems.WAIT_ALERTED_AT), null));
+        } else if (alerted == null && alertedBefore != null) {
+            Instant heard = Items.instant(newImage, AgentItems.HEARTBEAT_AT);
+            Instant changed = Items.instant(newImage, AgentItems.T_AT);
+            Instant resumed = heard == null || changed != null && changed.isAfter(heard) ? changed : heard;
+            changes.add(new AwaitingInput(AgentItems.team(newImage), AgentItems.agentId(newImage),
+                    Items.str(newImage, AgentItems.NAME), Items.str(newImage, AgentItems.HOST), alertedBefore,
+                    Items.instant(before, AgentItems.WAIT_ALERTED_AT), resumed == null ? alertedBefore : resumed));
+        }
+        stall(before, newImage).ifPresent(changes::add);
+        long rotations = Items.num(newImage, AgentItems.ROTATIONS, 0);
+        if (rotations > Items.num(before, AgentItems.ROTATIONS, 0)) {
+            changes.add(new SessionRotation(AgentItems.team(newImage), AgentItems.agentId(newImage), rotations,
+                    Items.instant(newImage, AgentItems.ROTATED_AT)));
+        }
+    }
+
+    /** A host lease's changes: flagged expired, or restored. */
+    private static void leaseChanges(Map<String, AttributeValue> before, Map<String, AttributeValue> newImage,
+                                     List<Change> changes) {
+        HostLeaseStore.Expiry expiry = HostLeaseStore.expiry(newImage);
+        HostLeaseStore.Expiry previous = before.isEmpty() ? null : HostLeaseStore.expiry(before);
+        if (expiry != null && (previous == null || !expiry.at().equals(previous.at()))) {
+            changes.add(new HostLeaseExpired(expiry.team(), expiry.hostId(), expiry.agents(), expiry.count(),
+                    expiry.lastRenewedAt(), expiry.at(), expiry.partOf(), expiry.leases()));
+        }
+        HostLeaseStore.Restore restore = HostLeaseStore.restored(newImage);
+        HostLeaseStore.Restore restoredBefore = before.isEmpty() ? null : HostLeaseStore.restored(before);
+        if (restore != null && (restoredBefore == null || !restore.expiredAt().equals(restoredBefore.expiredAt()))) {
+            changes.add(new HostLeaseRestored(restore.team(), restore.hostId(), restore.expiredAt(),
+                    restore.renewedAt(), restore.at(), restore.partOf()));
+        }
+    }
+
+    /** The fleet item's changes: its hold raised, or resolved. */
+    private static void fleetChanges(Map<String, AttributeValue> before, Map<String, AttributeValue> newImage,
+                                     List<Change> changes) {
+        Instant since = Items.instant(newImage, FleetStore.SINCE);
+        Instant resolvedSince = Items.instant(newImage, FleetStore.RESOLVED_SINCE);
+        Instant resolvedAt = Items.instant(newImage, FleetStore.RESOLVED_AT);
+        if (since != null && !since.equals(Items.instant(before, FleetStore.SINCE))) {
+            changes.add(fleet(newImage, since, null));
+        } else if (since == null && resolvedAt != null
+                && !resolvedAt.equals(Items.instant(before, FleetStore.RESOLVED_AT))) {
+            changes.add(fleet(before.isEmpty() ? newImage : before, resolvedSince, resolvedAt));
+        }
+    }
+
+    /** A team item's changes: its mass-stale hold raised, an admin key minted for it. */
+    private static void teamChanges(Map<String, AttributeValue> before, Map<String, AttributeValue> newImage,
+                                    String pk, List<Change> changes) {
+        String team = Keys.idAfter("TEAM#", pk);
+        Instant since = Items.instant(newImage, TeamItems.MASS_STALE_SINCE);
+        if (since != null && !since.equals(Items.instant(before, TeamItems.MASS_STALE_SINCE))) {
+            TeamHold hold = TeamItems.hold(newImage);
+            changes.add(new MassStale(team, hold.alive(), hold.stale(),
+                    Double.parseDouble(newImage.get(TeamItems.MASS_STALE_THRESHOLD).n()), since, hold.held(),
+                    hold.why()));
+        }
+        Map<String, AttributeValue> minted = mintedKey(newImage);
+        Map<String, AttributeValue> mintedBefore = mintedKey(before);
+        if (minted != null && (mintedBefore == null
+                || !Items.str(minted, "key").equals(Items.str(mintedBefore, "key")))) {
+            changes.add(new AdminKeyMinted(team, Items.str(minted, "key"), Items.str(minted, "by"),
+                    Items.instant(minted, "at")));
+        }
     }
 }
