@@ -123,7 +123,7 @@ public final class AgentItems {
     /**
      * Since when (ms) the agent is flagged flapping (docs/alerts-noise.md), as the outbox decided for its newest
      * published change: set by that change's finishing write, removed by the finishing write of a change that is
-     * not held, and by the flapping resolve ({@link OutboxMarks#clearFlapping}).
+     * not held, and by the flapping resolve ({@link io.lifeline.store.outbox.OutboxMarks#clearFlapping}).
      */
     public static final String FLAPPING = "fp";
     /** The newest restart command issued for the agent (a map), stamped by the write that issues it. */

@@ -34,7 +34,8 @@ import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledExcepti
 /**
  * Agents in DynamoDB: the roster (registering an agent, deleting it) and the reads of an agent. Its writes after
  * registration are {@link AgentWrites}' (every status change one conditional write, stamped for the outbox), the revive
- * flow's {@link ReviveTransitions}', and what the outbox marks once a change is published {@link OutboxMarks}'.
+ * flow's {@link ReviveTransitions}', and what the outbox marks once a change is published
+ * {@link io.lifeline.store.outbox.OutboxMarks}'.
  */
 public final class AgentStore {
     /** A deleted agent's roster entry (a tombstone): when it was deleted, and its id's last transition seq. */

@@ -38,7 +38,7 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
  * the item, and the table's stream (the outbox) turns the stamp into a history record and an event. Nothing here
  * reads before it writes: a refused condition returns the current item ({@code ALL_OLD}), which says why. The
  * roster and the reads are {@link AgentStore}'s, the revive flow's steps {@link ReviveTransitions}'s, and what the
- * outbox marks once a change is published {@link OutboxMarks}'.
+ * outbox marks once a change is published {@link io.lifeline.store.outbox.OutboxMarks}'.
  */
 public final class AgentWrites {
     /** How often a heartbeat retries after losing a race with another status change. */

@@ -9,8 +9,9 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * {@code TEAM#<team> / TEAM}. Ledger: a team's tasks, key references and roster ({@code AGENT#<id>}, keys only,
  * written once when the agent is registered: how a team's agents are listed) share {@code TEAM#<team>}; an agent's
  * history and side data live in {@code TEAM#<team>#AGENT#<id>}; API keys are found by their hash. Not here: a
- * host's lease ({@code TEAM#<team>#HOST#<hostId> / HOST} on the live table, {@link HostLeaseStore}) and its restart
- * commands ({@code TEAM#<team>#HOST#<hostId> / CMD#<id>}, {@link HostCommandStore}) build their own keys.
+ * host's lease ({@code TEAM#<team>#HOST#<hostId> / HOST} on the live table,
+ * {@link io.lifeline.store.agent.HostLeaseStore}) and its restart commands ({@code TEAM#<team>#HOST#<hostId> / CMD#<id>},
+ * {@link io.lifeline.store.agent.HostCommandStore}) build their own keys.
  */
 public final class Keys {
     public static final String PK = "pk";

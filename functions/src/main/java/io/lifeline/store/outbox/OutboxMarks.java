@@ -34,9 +34,9 @@ public final class OutboxMarks {
      * Finishes a published change on the agent item in one quiet write: the published watermark moves to {@code seq};
      * when {@code seq} is still the newest transition, its details and the bus-only stamps
      * ({@link AgentItems#PUBLISHED_DETAILS}) go, since its record on the ledger has them; and when {@code taskId} is
-     * given, the task the stopped life was on is cleared (as {@link AgentWrites#clearTask}). A part whose condition
-     * no longer holds (a newer transition, a new claim) is left out of a second write, decided from the refused
-     * write's image.
+     * given, the task the stopped life was on is cleared (as
+     * {@link io.lifeline.store.agent.AgentWrites#clearTask}). A part whose condition no longer holds (a newer
+     * transition, a new claim) is left out of a second write, decided from the refused write's image.
      */
     public void finishChange(String team, String agentId, long seq, String taskId) {
         finishChange(team, agentId, seq, taskId, false, null);
