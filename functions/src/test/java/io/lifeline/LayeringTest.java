@@ -22,8 +22,9 @@ import io.lifeline.agent.Liveness;
 import io.lifeline.config.Config;
 import io.lifeline.schedule.Deadlines;
 import io.lifeline.schedule.Schedule;
-import io.lifeline.store.AgentStore;
-import io.lifeline.store.HostLeaseStore;
+import io.lifeline.store.agent.AgentStore;
+import io.lifeline.store.agent.AgentWrites;
+import io.lifeline.store.agent.HostLeaseStore;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
@@ -112,7 +113,8 @@ class LayeringTest {
                         "software.amazon.awssdk.services.sfn..", "software.amazon.awssdk.services.eventbridge..",
                         "software.amazon.awssdk.services.sqs..", "com.amazonaws.services.lambda..")
                 .because("a use case is asked by its adapters and reaches AWS beyond the store only through a port "
-                        + "of its own (ReviveStarts), whose adapter (io.lifeline.aws) the composition root hands it")
+                        + "of its own (ReviveStarts, EventBus), whose adapter (io.lifeline.aws) the composition root "
+                        + "hands it")
                 .check(classes);
     }
 
@@ -151,6 +153,16 @@ class LayeringTest {
                 .should().callCodeUnitWhere(STORE_CLASS_CALL)
                 .because("every route's and the sweep's and revive flow's work is a use case of io.lifeline.app, "
                         + "built by config.UseCases; the handlers parse, call it, and render its answer")
+                .check(classes);
+    }
+
+    @Test
+    void outboxHandlers_reachTheStoreOnlyThroughTheApplicationLayer() {
+        noClasses().that().haveFullyQualifiedName("io.lifeline.events.PublisherHandler")
+                .or().haveFullyQualifiedName("io.lifeline.events.OutboxRepairHandler")
+                .should().callCodeUnitWhere(STORE_CLASS_CALL)
+                .because("the outbox's pass and its repair are io.lifeline.app's use cases (Outbox, OutboxRepairs), "
+                        + "built by config.UseCases; their Lambda handlers parse the event, call them, and log")
                 .check(classes);
     }
 
@@ -220,16 +232,16 @@ class LayeringTest {
     @Test
     void heartbeatAndViews_useCases_liveInTheApplicationLayer() {
         noClasses().that().resideInAPackage("io.lifeline.api..")
-                .should().callMethod(AgentStore.class, "hostedBeat", Heartbeat.class,
+                .should().callMethod(AgentWrites.class, "hostedBeat", Heartbeat.class,
                         Instant.class, Instant.class, String.class)
                 .orShould().callMethod(AgentStore.class, "read", String.class, String.class)
                 .orShould().callMethod(AgentStore.class, "list", String.class, AgentStatus.class)
                 .orShould().callMethod(HostLeaseStore.class, "renew", String.class, String.class, List.class,
                         Instant.class)
-                .orShould().callMethod(AgentStore.class, "join", String.class, String.class, Instant.class)
-                .orShould().callMethod(AgentStore.class, "joinAndRead", String.class, String.class, Instant.class)
-                .orShould().callMethod(AgentStore.class, "pause", String.class, String.class, Instant.class)
-                .orShould().callMethod(AgentStore.class, "resume", String.class, String.class)
+                .orShould().callMethod(AgentWrites.class, "join", String.class, String.class, Instant.class)
+                .orShould().callMethod(AgentWrites.class, "joinAndRead", String.class, String.class, Instant.class)
+                .orShould().callMethod(AgentWrites.class, "pause", String.class, String.class, Instant.class)
+                .orShould().callMethod(AgentWrites.class, "resume", String.class, String.class)
                 .because("a host's batch, a beat, a join, a pause and the agent views are io.lifeline.app's use cases "
                         + "(Heartbeats, AgentChanges, AgentQueries), so every answer that shows an agent is judged as "
                         + "GET judges it; handlers call them")

@@ -5,7 +5,8 @@ import io.lifeline.engine.Engine;
 import io.lifeline.engine.endpoint.Endpoint;
 import io.lifeline.local.template.LocalTables;
 import io.lifeline.local.template.SamTemplate;
-import io.lifeline.store.AgentStore;
+import io.lifeline.store.agent.AgentStore;
+import io.lifeline.store.agent.AgentWrites;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.InputStream;
@@ -59,7 +60,7 @@ final class ColdStartBench {
             AgentStore agents = new AgentStore(dynamo, tables.tables());
             agents.register(new NewAgent("bench", "cold-1", "cold", "bench", null, Duration.ofSeconds(60), 2, null, null),
                     Instant.now());
-            agents.join("bench", "cold-1", Instant.now());
+            new AgentWrites(dynamo, tables.tables()).join("bench", "cold-1", Instant.now());
             String cp = classes + File.pathSeparator + JAR;
             List<Long> handler = new ArrayList<>();
             List<Long> handlerInit = new ArrayList<>();

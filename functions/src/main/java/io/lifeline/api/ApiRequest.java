@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Limits;
 import io.lifeline.auth.Scope;
-import io.lifeline.store.KeyStore;
+import io.lifeline.store.team.KeyStore;
 import io.lifeline.support.Json;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
@@ -167,17 +167,7 @@ public final class ApiRequest {
     }
 
     private JsonNode parseBody() {
-        String raw = event.getBody();
-        if (raw == null || raw.isEmpty()) {
-            throw LifelineException.badInput("INVALID_JSON", "The request needs a JSON body");
-        }
-        byte[] bytes = event.getIsBase64Encoded()
-                ? decode(raw)
-                : raw.getBytes(StandardCharsets.UTF_8);
-        if (bytes.length > Limits.MAX_BODY_BYTES) {
-            throw new LifelineException(LifelineException.Kind.TOO_LARGE, "PAYLOAD_TOO_LARGE",
-                    "The body is " + bytes.length + " bytes; the limit is " + Limits.MAX_BODY_BYTES);
-        }
+        byte[] bytes = bytes(Limits.MAX_BODY_BYTES);
         JsonNode body;
         try {
             body = Json.parse(new String(bytes, StandardCharsets.UTF_8));

@@ -5,7 +5,7 @@ import io.lifeline.app.HostCommands;
 import io.lifeline.auth.Scope;
 import io.lifeline.config.UseCases;
 import io.lifeline.config.Wiring;
-import io.lifeline.store.HostCommandStore;
+import io.lifeline.store.agent.HostCommandStore;
 import io.lifeline.support.Json;
 import java.time.Clock;
 

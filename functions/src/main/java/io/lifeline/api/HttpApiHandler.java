@@ -21,8 +21,9 @@ import java.util.Set;
 
 /**
  * The shared front of every API function: finds the route by its route key, checks that the caller's key
- * belongs to the path's team and has the route's scope (before anything is read, so a key of another team
- * learns nothing), runs it, and turns every failure into the API's JSON error (docs/api.md).
+ * belongs to the path's team and has the route's scope, or, for an operator route, is an operator key (before
+ * anything is read, so a key of another team learns nothing), runs it, and turns every failure into the API's JSON
+ * error (docs/api.md).
  */
 public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPEvent, APIGatewayV2HTTPResponse> {
 
@@ -241,7 +242,8 @@ public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPE
                     "Missing or unknown API key; send Authorization: Bearer <key>");
         }
         if (required == Scope.OPERATOR || scope == Scope.OPERATOR) {
-            // Operator routes have no team; an operator key opens nothing but them (least privilege).
+            // An operator key belongs to no team and opens nothing but the operator routes (least privilege); those
+            // routes need one, whatever team their path names.
             if (scope != required) {
                 throw new LifelineException(LifelineException.Kind.FORBIDDEN, "INSUFFICIENT_SCOPE",
                         scope == Scope.OPERATOR ? "An operator key only creates teams; use a key of the team"

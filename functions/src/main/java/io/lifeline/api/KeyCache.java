@@ -2,7 +2,7 @@ package io.lifeline.api;
 
 import io.lifeline.agent.LifelineException;
 import io.lifeline.auth.ApiKeys;
-import io.lifeline.store.KeyStore;
+import io.lifeline.store.team.KeyStore;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Clock;

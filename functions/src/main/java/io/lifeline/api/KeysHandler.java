@@ -7,7 +7,7 @@ import io.lifeline.app.TeamKeys;
 import io.lifeline.auth.Scope;
 import io.lifeline.config.UseCases;
 import io.lifeline.config.Wiring;
-import io.lifeline.store.KeyStore;
+import io.lifeline.store.team.KeyStore;
 import io.lifeline.support.Json;
 import java.time.Clock;
 import java.util.Set;

@@ -9,7 +9,7 @@ import io.lifeline.app.Tasks;
 import io.lifeline.auth.Scope;
 import io.lifeline.config.UseCases;
 import io.lifeline.config.Wiring;
-import io.lifeline.store.TaskStore;
+import io.lifeline.store.agent.TaskStore;
 import io.lifeline.support.Json;
 import java.time.Clock;
 import java.util.List;

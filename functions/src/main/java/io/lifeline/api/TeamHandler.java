@@ -14,7 +14,7 @@ import io.lifeline.app.Teams;
 import io.lifeline.auth.Scope;
 import io.lifeline.config.UseCases;
 import io.lifeline.config.Wiring;
-import io.lifeline.store.FleetStore;
+import io.lifeline.store.team.FleetStore;
 import io.lifeline.support.Json;
 import java.time.Clock;
 import java.time.Duration;

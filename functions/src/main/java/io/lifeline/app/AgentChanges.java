@@ -6,10 +6,11 @@ import io.lifeline.agent.HostIncidents;
 import io.lifeline.agent.Liveness;
 import io.lifeline.agent.NewAgent;
 import io.lifeline.agent.TeamSettings;
-import io.lifeline.store.AgentDataStore;
-import io.lifeline.store.AgentStore;
-import io.lifeline.store.TaskStore;
-import io.lifeline.store.TeamStore;
+import io.lifeline.store.agent.AgentDataStore;
+import io.lifeline.store.agent.AgentStore;
+import io.lifeline.store.agent.AgentWrites;
+import io.lifeline.store.agent.TaskStore;
+import io.lifeline.store.team.TeamStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -30,12 +31,15 @@ public final class AgentChanges {
     }
 
     private final AgentStore agents;
+    private final AgentWrites writes;
     private final AgentDataStore data;
     private final TaskStore tasks;
     private final TeamStore teams;
 
-    public AgentChanges(AgentStore agents, AgentDataStore data, TaskStore tasks, TeamStore teams) {
+    public AgentChanges(AgentStore agents, AgentWrites writes, AgentDataStore data, TaskStore tasks,
+                        TeamStore teams) {
         this.agents = agents;
+        this.writes = writes;
         this.data = data;
         this.tasks = tasks;
         this.teams = teams;
@@ -72,13 +76,13 @@ public final class AgentChanges {
 
     /** The agent leaves (offline), and the task it held goes back to pending ({@link #handBack}). */
     public Left leave(String team, String agentId, String reason, Instant now) {
-        Agent after = agents.leave(team, agentId, reason, now);
+        Agent after = writes.leave(team, agentId, reason, now);
         return new Left(after, handBack(after, now));
     }
 
     /** An admin cleans up an agent (offline, whatever its status). */
     public Agent cleanup(String team, String agentId, String reason, Instant now) {
-        return agents.cleanup(team, agentId, reason, now);
+        return writes.cleanup(team, agentId, reason, now);
     }
 
     /**
@@ -89,19 +93,19 @@ public final class AgentChanges {
      */
     public Agent fail(String team, String agentId, String reason, Duration restartIn, Long restarts, Instant now) {
         HostIncidents.Cause cause = agents.hostSilence(team, agentId);
-        return agents.fail(team, agentId, reason, now, cause,
+        return writes.fail(team, agentId, reason, now, cause,
                 restartIn == null ? null : Liveness.hostRestartClaim(now, restartIn), restarts);
     }
 
     /** The runtime's process is gone without its session's end: a reported failure with no claim and no cause. */
     public Agent fail(String team, String agentId, String reason, Instant now) {
-        return agents.fail(team, agentId, reason, now);
+        return writes.fail(team, agentId, reason, now);
     }
 
     /** A host stopped restarting the agent after a crash loop (dead_failed_revive, host_gave_up). */
     public Agent giveUp(String team, String agentId, String reason, Long restarts, Instant now) {
         HostIncidents.Cause cause = agents.hostSilence(team, agentId);
-        return agents.giveUp(team, agentId, reason, now, cause, restarts);
+        return writes.giveUp(team, agentId, reason, now, cause, restarts);
     }
 
     /** An error the agent reports: classified, its record kept with the agent's side data. */
@@ -123,14 +127,14 @@ public final class AgentChanges {
         }
         Instant stop = stopped.lastTransition() == null ? now : stopped.lastTransition().at();
         boolean handed = tasks.handBack(stopped.team(), taskId, stopped.agentId(), stop);
-        agents.clearTask(stopped.team(), stopped.agentId(), taskId);
+        writes.clearTask(stopped.team(), stopped.agentId(), taskId);
         return handed ? List.of(taskId) : List.of();
     }
 
     /** The agent joins (a new life), due again as its schedule or its stale-after says; answered as shown. */
     public Agent join(String team, String agentId, Instant now) {
-        AgentStore.Read read = agents.joinAndRead(team, agentId, now);
-        Agent after = followSchedule(agents, read.agent(), null);
+        AgentStore.Read read = writes.joinAndRead(team, agentId, now);
+        Agent after = followSchedule(writes, read.agent(), null);
         return AgentQueries.shown(new AgentStore.Read(after, read.leaseBeat(), read.lastMissAt()));
     }
 
@@ -139,12 +143,12 @@ public final class AgentChanges {
      * its schedule's deadline ({@link #followSchedule}).
      */
     Agent rejoin(String team, String agentId, Instant now) {
-        return followSchedule(agents, agents.join(team, agentId, now), null);
+        return followSchedule(writes, writes.join(team, agentId, now), null);
     }
 
     /** Holds back the sweep's dead-marking of the agent until {@code until}; answered as shown. */
     public Agent pause(String team, String agentId, Instant until) {
-        return AgentQueries.shown(agents.pause(team, agentId, until));
+        return AgentQueries.shown(writes.pause(team, agentId, until));
     }
 
     /** As above, its reason (or none) kept with the agent's side data, not on its item (which stays small). */
@@ -156,7 +160,7 @@ public final class AgentChanges {
 
     /** Ends the agent's pause and forgets its reason; answered as shown. */
     public Agent resume(String team, String agentId) {
-        Agent after = AgentQueries.shown(agents.resume(team, agentId));
+        Agent after = AgentQueries.shown(writes.resume(team, agentId));
         data.savePauseReason(team, agentId, null);
         return after;
     }
@@ -167,8 +171,8 @@ public final class AgentChanges {
      * beat sent no {@code nextWithin} of its own: the store writes it (a second conditional write, scheduled agents
      * only; none when the item holds it already).
      */
-    static Agent followSchedule(AgentStore agents, Agent written, Duration nextWithin) {
+    static Agent followSchedule(AgentWrites writes, Agent written, Duration nextWithin) {
         return Liveness.followsSchedule(written, nextWithin)
-                ? agents.writeDeadline(written, Liveness.scheduled(written)) : written;
+                ? writes.writeDeadline(written, Liveness.scheduled(written)) : written;
     }
 }

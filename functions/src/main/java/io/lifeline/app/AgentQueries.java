@@ -4,7 +4,7 @@ import io.lifeline.agent.Agent;
 import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Liveness;
-import io.lifeline.store.AgentStore;
+import io.lifeline.store.agent.AgentStore;
 import java.util.List;
 
 /**

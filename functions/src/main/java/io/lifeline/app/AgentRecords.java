@@ -2,11 +2,11 @@ package io.lifeline.app;
 
 import io.lifeline.agent.Agent;
 import io.lifeline.agent.Recovery;
-import io.lifeline.store.AgentDataStore;
-import io.lifeline.store.AgentStore;
-import io.lifeline.store.InboxStore;
-import io.lifeline.store.RevivalStore;
-import io.lifeline.store.TransitionLog;
+import io.lifeline.store.agent.AgentDataStore;
+import io.lifeline.store.agent.AgentStore;
+import io.lifeline.store.ledger.InboxStore;
+import io.lifeline.store.ledger.RevivalStore;
+import io.lifeline.store.agent.TransitionLog;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

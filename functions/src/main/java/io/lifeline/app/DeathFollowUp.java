@@ -3,11 +3,10 @@ package io.lifeline.app;
 import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.TeamSettings;
 import io.lifeline.agent.Transition;
-import io.lifeline.store.AgentStore;
-import io.lifeline.store.InboxStore;
-import io.lifeline.store.StreamChanges;
-import io.lifeline.store.TaskStore;
-import io.lifeline.store.TeamStore;
+import io.lifeline.store.ledger.InboxStore;
+import io.lifeline.store.outbox.StreamChanges;
+import io.lifeline.store.agent.TaskStore;
+import io.lifeline.store.team.TeamStore;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -24,13 +23,11 @@ import java.util.List;
  * replay, so the publisher sends them in the same PutEvents as the status change: one pass per change.
  */
 public final class DeathFollowUp {
-    private final AgentStore agents;
     private final TaskStore tasks;
     private final TeamStore teams;
     private final InboxStore inbox;
 
-    public DeathFollowUp(AgentStore agents, TaskStore tasks, TeamStore teams, InboxStore inbox) {
-        this.agents = agents;
+    public DeathFollowUp(TaskStore tasks, TeamStore teams, InboxStore inbox) {
         this.tasks = tasks;
         this.teams = teams;
         this.inbox = inbox;

@@ -4,7 +4,7 @@ import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.SweepPlan;
 import io.lifeline.agent.TeamFleetHold;
 import io.lifeline.agent.TeamSettings;
-import io.lifeline.store.TeamStore;
+import io.lifeline.store.team.TeamStore;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;

@@ -9,9 +9,9 @@ import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Liveness;
 import io.lifeline.agent.Transition;
 import io.lifeline.agent.Trigger;
-import io.lifeline.store.AgentDataStore;
-import io.lifeline.store.AgentStore;
-import io.lifeline.store.HostLeaseStore;
+import io.lifeline.store.agent.AgentDataStore;
+import io.lifeline.store.agent.AgentWrites;
+import io.lifeline.store.agent.HostLeaseStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -99,12 +99,12 @@ public final class Heartbeats {
         }
     }
 
-    private final AgentStore agents;
+    private final AgentWrites agents;
     private final AgentDataStore data;
     private final HostLeaseStore leases;
     private final Liveness.Allowances allowances;
 
-    public Heartbeats(AgentStore agents, AgentDataStore data, HostLeaseStore leases, Liveness.Allowances allowances) {
+    public Heartbeats(AgentWrites agents, AgentDataStore data, HostLeaseStore leases, Liveness.Allowances allowances) {
         this.agents = agents;
         this.data = data;
         this.leases = leases;
@@ -138,14 +138,14 @@ public final class Heartbeats {
      * reports that moves the agent goes on the request's line like any beat's. A hook carries no side data. With a
      * {@code window}, a repeat of the item's last hook write within it writes nothing (coalesced on the item).
      */
-    AgentStore.Hooked hooked(Heartbeat hb, Instant now, AgentStatus likely, Duration window, Tally tally) {
-        AgentStore.Hooked h = agents.hookBeat(hb, now, likely, window);
+    AgentWrites.Hooked hooked(Heartbeat hb, Instant now, AgentStatus likely, Duration window, Tally tally) {
+        AgentWrites.Hooked h = agents.hookBeat(hb, now, likely, window);
         if (!h.written()) {
             return h;
         }
         Agent after = AgentChanges.followSchedule(agents, h.agent(), hb.nextWithin());
         noteChange(hb, after, now, tally);
-        return new AgentStore.Hooked(after, true, h.hookAt());
+        return new AgentWrites.Hooked(after, true, h.hookAt());
     }
 
     /** Notes on the request's line a status change {@code hb}'s own report made ({@code agentId: from -> to}). */

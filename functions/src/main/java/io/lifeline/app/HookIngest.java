@@ -9,8 +9,9 @@ import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Liveness;
 import io.lifeline.hooks.HookEvent;
 import io.lifeline.hooks.HookSignal;
-import io.lifeline.store.AgentDataStore;
-import io.lifeline.store.AgentStore;
+import io.lifeline.store.agent.AgentDataStore;
+import io.lifeline.store.agent.AgentStore;
+import io.lifeline.store.agent.AgentWrites;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -38,7 +39,7 @@ import java.util.Map;
  * <p>Repeated events coalesce: an event that would write what was already written for the agent less than the
  * coalescing window ago writes nothing (a busy session's tool calls cost a write per window, not per call). Twice:
  * this instance skips, without a call, what it knows it (or another instance, by its refused write) wrote; and the
- * write itself is conditional on the item's last hook write ({@code AgentStore.hookBeat}), so the many execution
+ * write itself is conditional on the item's last hook write ({@code AgentWrites.hookBeat}), so the many execution
  * environments an agent's events land on write its item once a window between them, not once each. The window is
  * far inside every allowance it could shorten ({@link #window}), so a coalesced beat never brings a deadline closer
  * than one window. Nothing of the event's content is written: the transition reason
@@ -122,7 +123,7 @@ public final class HookIngest {
             return Outcome.COALESCED;
         }
         Outcome outcome = Outcome.WRITTEN;
-        AgentStore.Hooked done;
+        AgentWrites.Hooked done;
         try {
             done = heartbeats.hooked(hb, now, likely(key), window, tally);
         } catch (LifelineException ex) {

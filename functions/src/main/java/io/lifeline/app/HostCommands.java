@@ -1,6 +1,6 @@
 package io.lifeline.app;
 
-import io.lifeline.store.HostCommandStore;
+import io.lifeline.store.agent.HostCommandStore;
 import java.time.Instant;
 import java.util.List;
 

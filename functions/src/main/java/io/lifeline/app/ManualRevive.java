@@ -5,7 +5,7 @@ import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.TransitionTable;
 import io.lifeline.agent.Trigger;
 import io.lifeline.auth.ApiKeys;
-import io.lifeline.store.AgentStore;
+import io.lifeline.store.agent.AgentStore;
 import io.lifeline.support.Json;
 
 /**

@@ -4,10 +4,11 @@ import io.lifeline.agent.Agent;
 import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.ErrorClassifier;
 import io.lifeline.agent.Trigger;
-import io.lifeline.store.AgentDataStore;
-import io.lifeline.store.AgentStore;
-import io.lifeline.store.HostCommandStore;
-import io.lifeline.store.RevivalStore;
+import io.lifeline.store.agent.AgentDataStore;
+import io.lifeline.store.agent.AgentStore;
+import io.lifeline.store.agent.HostCommandStore;
+import io.lifeline.store.ledger.RevivalStore;
+import io.lifeline.store.agent.ReviveTransitions;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -41,15 +42,17 @@ public final class ReviveFlow {
     }
 
     private final AgentStore agents;
+    private final ReviveTransitions transitions;
     private final AgentDataStore data;
     private final HostCommandStore commands;
     private final RevivalStore revivals;
     private final Settings settings;
     private final Clock clock;
 
-    public ReviveFlow(AgentStore agents, AgentDataStore data, HostCommandStore commands, RevivalStore revivals,
-                      Settings settings, Clock clock) {
+    public ReviveFlow(AgentStore agents, ReviveTransitions transitions, AgentDataStore data,
+                      HostCommandStore commands, RevivalStore revivals, Settings settings, Clock clock) {
         this.agents = agents;
+        this.transitions = transitions;
         this.data = data;
         this.commands = commands;
         this.revivals = revivals;
@@ -79,7 +82,7 @@ public final class ReviveFlow {
             // Another execution took this death: not ours to act on, nor to record.
             return new Answer(result(ReviveOutcome.SUPERSEDED, 0, 0, 0), 0);
         }
-        AgentStore.Initiation initiation = agents.restartInitiated(s.team(), s.agentId(), s.startSeq(),
+        ReviveTransitions.Initiation initiation = transitions.restartInitiated(s.team(), s.agentId(), s.startSeq(),
                 "restart requested from host " + agent.hostId() + " (attempt 1 of " + settings.maxAttempts() + ")",
                 commands.expiry(now), agent.hostId(), "agent is dead", now);
         if (initiation.hostRestartUntil() != null) {
@@ -135,7 +138,7 @@ public final class ReviveFlow {
 
     private Answer giveUp(ReviveStep s) {
         Instant now = clock.instant();
-        Optional<Agent> failed = agents.reviveStep(s.team(), s.agentId(), Trigger.RESTART_EXHAUSTED, s.seq(),
+        Optional<Agent> failed = transitions.reviveStep(s.team(), s.agentId(), Trigger.RESTART_EXHAUSTED, s.seq(),
                 "no rejoin after " + s.attempt() + " restart attempt" + (s.attempt() == 1 ? "" : "s"), now);
         if (failed.isPresent()) {
             return answer(s, ReviveOutcome.FAILED, s.attempt(), s.attempt(), 0, failed.get().lastTransition().seq());
@@ -167,7 +170,7 @@ public final class ReviveFlow {
         Agent agent = agents.require(s.team(), s.agentId());
         if (wrote(agent, AgentStatus.RESTARTING, Trigger.RESTART_INITIATED, s.startSeq())
                 && revivals.claim(s.team(), s.agentId(), s.startSeq(), s.executionId(), now)) {
-            agents.reviveStep(s.team(), s.agentId(), Trigger.RESTART_EXHAUSTED, agent.lastTransition().seq(),
+            transitions.reviveStep(s.team(), s.agentId(), Trigger.RESTART_EXHAUSTED, agent.lastTransition().seq(),
                     message, now);
         }
         return answer(s, ReviveOutcome.ERROR, s.attempt(), null, 0, s.seq());

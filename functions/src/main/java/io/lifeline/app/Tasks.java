@@ -2,7 +2,7 @@ package io.lifeline.app;
 
 import io.lifeline.agent.Task;
 import io.lifeline.agent.TaskStatus;
-import io.lifeline.store.TaskStore;
+import io.lifeline.store.agent.TaskStore;
 import java.time.Instant;
 import java.util.List;
 

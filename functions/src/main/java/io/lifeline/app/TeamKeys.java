@@ -1,8 +1,8 @@
 package io.lifeline.app;
 
 import io.lifeline.auth.Scope;
-import io.lifeline.store.KeyStore;
-import io.lifeline.store.TeamStore;
+import io.lifeline.store.team.KeyStore;
+import io.lifeline.store.team.TeamStore;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;

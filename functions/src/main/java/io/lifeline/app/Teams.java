@@ -3,9 +3,9 @@ package io.lifeline.app;
 import io.lifeline.agent.FailureDomains;
 import io.lifeline.agent.Liveness;
 import io.lifeline.agent.TeamSettings;
-import io.lifeline.store.EventLog;
-import io.lifeline.store.FleetStore;
-import io.lifeline.store.TeamStore;
+import io.lifeline.store.ledger.EventLog;
+import io.lifeline.store.team.FleetStore;
+import io.lifeline.store.team.TeamStore;
 import java.time.Duration;
 import java.time.Instant;
 

@@ -6,8 +6,9 @@ import java.util.Optional;
 /**
  * What a key may do. {@code read} sees a team; {@code agent} also heartbeats, joins, leaves, works tasks
  * and reports errors; {@code admin} may do everything in its team, including registering agents and creating
- * keys. {@code operator} belongs to no team: it creates teams ({@code POST /v1/teams}) and nothing else, so a
- * leaked operator key cannot read or change any team's agents.
+ * keys. {@code operator} belongs to no team: it opens only the operator routes (creating a team, minting a team's
+ * admin key, releasing the fleet's hold; the routes declared with this scope) and no team route, so a leaked operator
+ * key cannot read or change any team's agents.
  */
 public enum Scope {
     READ, AGENT, ADMIN, OPERATOR;

@@ -1,8 +1,9 @@
 package io.lifeline.config;
 
-import io.lifeline.agent.FlapHold;
 import io.lifeline.agent.Liveness;
-import io.lifeline.store.Tables;
+import io.lifeline.app.AgentFlaps;
+import io.lifeline.app.AlertBursts;
+import io.lifeline.store.dynamo.Tables;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -40,29 +41,8 @@ public record Config(
         Duration offlineRetention,
         Liveness.Allowances allowances,
         Duration hookCoalesceWindow,
-        AlertBursts alertBursts,
-        Flapping flapping) {
-
-    /**
-     * Flapping (docs/alerts-noise.md): an agent whose status goes between alive and not alive more than
-     * {@code threshold} times within {@code window} is flagged flapping; the flag resolves once it has not changed
-     * for {@code stable}, and holds no change that comes later than that plus one {@code sweep} interval, even if its
-     * check never ran ({@link #hold}).
-     */
-    public record Flapping(int threshold, Duration window, Duration stable, Duration sweep) {
-        /** The flag's judgement of time: when it resolves, and until when it holds an agent's changes. */
-        public FlapHold hold() {
-            return new FlapHold(stable, sweep);
-        }
-    }
-
-    /**
-     * Digests for bursts (docs/alerts-noise.md): past {@code threshold} alertable deaths in one {@code window}
-     * (windows aligned to the epoch), the window's further deaths reach people in one digest at its end, naming up
-     * to {@code named} agents.
-     */
-    public record AlertBursts(int threshold, Duration window, int named) {
-    }
+        AlertBursts.Settings alertBursts,
+        AgentFlaps.Settings flapping) {
 
     public static Config fromEnvironment(Map<String, String> env) {
         return new Config(
@@ -107,10 +87,10 @@ public record Config(
                         Duration.ofSeconds(positive(env, "STALL_AFTER_SECONDS", 120))),
                 // Repeated hook events of one agent in one state within this window are not written again.
                 Duration.ofSeconds(nonNegative(env, "HOOK_COALESCE_SECONDS", 60)),
-                new AlertBursts((int) positive(env, "ALERT_BURST_THRESHOLD", 1),
+                new AlertBursts.Settings((int) positive(env, "ALERT_BURST_THRESHOLD", 1),
                         Duration.ofSeconds(positive(env, "ALERT_BURST_WINDOW_SECONDS", 60)),
                         (int) positive(env, "ALERT_DIGEST_NAMED_AGENTS", 20)),
-                new Flapping((int) positive(env, "FLAP_THRESHOLD", 4),
+                new AgentFlaps.Settings((int) positive(env, "FLAP_THRESHOLD", 4),
                         Duration.ofSeconds(positive(env, "FLAP_WINDOW_SECONDS", 600)),
                         Duration.ofSeconds(positive(env, "FLAP_STABLE_SECONDS", 600)),
                         Duration.ofMillis(positive(env, "SWEEP_INTERVAL_MS", 15_000))));

@@ -1,32 +1,47 @@
 package io.lifeline.config;
 
 import io.lifeline.app.AgentChanges;
+import io.lifeline.app.AgentFlaps;
 import io.lifeline.app.AgentQueries;
 import io.lifeline.app.AgentRecords;
+import io.lifeline.app.AlertBursts;
+import io.lifeline.app.DeathFollowUp;
 import io.lifeline.app.Heartbeats;
 import io.lifeline.app.HookIngest;
 import io.lifeline.app.HostCommands;
 import io.lifeline.app.ManualRevive;
+import io.lifeline.app.Outbox;
+import io.lifeline.app.OutboxRepairs;
 import io.lifeline.app.ReviveFlow;
 import io.lifeline.app.Sweeper;
 import io.lifeline.app.TeamKeys;
 import io.lifeline.app.Teams;
 import io.lifeline.app.Tasks;
 import io.lifeline.agent.SweepPlan;
+import io.lifeline.aws.EventBridgePublisher;
 import io.lifeline.aws.StepFunctionsReviveStarts;
-import io.lifeline.store.AgentDataStore;
-import io.lifeline.store.AgentStore;
-import io.lifeline.store.EventLog;
-import io.lifeline.store.HostCommandStore;
-import io.lifeline.store.HostLeaseStore;
-import io.lifeline.store.InboxStore;
-import io.lifeline.store.KeyStore;
-import io.lifeline.store.RevivalStore;
-import io.lifeline.store.SweepStore;
-import io.lifeline.store.Tables;
-import io.lifeline.store.TaskStore;
-import io.lifeline.store.TeamStore;
-import io.lifeline.store.TransitionLog;
+import io.lifeline.store.agent.AgentDataStore;
+import io.lifeline.store.agent.AgentStore;
+import io.lifeline.store.agent.AgentWrites;
+import io.lifeline.store.ledger.EventLog;
+import io.lifeline.store.agent.HostCommandStore;
+import io.lifeline.store.agent.HostLeaseStore;
+import io.lifeline.store.ledger.InboxStore;
+import io.lifeline.store.team.KeyStore;
+import io.lifeline.store.ledger.RevivalStore;
+import io.lifeline.store.agent.ReviveTransitions;
+import io.lifeline.store.sweep.SweepStore;
+import io.lifeline.store.outbox.AlertWindowStore;
+import io.lifeline.store.outbox.FlapStore;
+import io.lifeline.store.outbox.OutboxMarks;
+import io.lifeline.store.outbox.OutboxParking;
+import io.lifeline.store.outbox.OutboxRepair;
+import io.lifeline.store.dynamo.Tables;
+import io.lifeline.store.agent.TaskStore;
+import io.lifeline.store.team.TeamStore;
+import io.lifeline.store.agent.TransitionLog;
+import java.time.Duration;
+import java.util.List;
 import java.util.function.Supplier;
 
 /**
@@ -38,6 +53,10 @@ import java.util.function.Supplier;
  * built on the first revive ({@link Wiring#stepFunctions}).
  */
 public final class UseCases {
+    /** In-invocation retries of entries PutEvents refused, before the outbox hands the record back to the stream. */
+    public static final List<Duration> PUT_EVENTS_BACKOFF = List.of(Duration.ofMillis(100), Duration.ofMillis(200),
+            Duration.ofMillis(400), Duration.ofMillis(800), Duration.ofMillis(1600));
+
     private final Wiring wiring;
     private final AgentChanges agentChanges;
     private final AgentQueries agentQueries;
@@ -52,22 +71,26 @@ public final class UseCases {
     private final ReviveFlow reviveFlow;
     /** Built on first ask: its store's scan runs on a thread pool that only the sweep's function needs. */
     private final Supplier<Sweeper> sweeper;
+    /** Built on first ask: its pass runs on a thread pool that only the outbox's functions need. */
+    private final Supplier<Outbox> outbox;
+    private final Supplier<OutboxRepairs> outboxRepairs;
 
     public UseCases(Wiring wiring) {
         this.wiring = wiring;
         Config config = wiring.config();
         Tables table = config.tables();
         AgentStore agents = new AgentStore(wiring.dynamo(), table);
+        AgentWrites writes = new AgentWrites(wiring.dynamo(), table);
         AgentDataStore data = new AgentDataStore(wiring.dynamo(), table);
         TaskStore taskStore = new TaskStore(wiring.dynamo(), table);
         TeamStore teamStore = new TeamStore(wiring.dynamo(), table);
-        this.agentChanges = new AgentChanges(agents, data, taskStore, teamStore);
+        this.agentChanges = new AgentChanges(agents, writes, data, taskStore, teamStore);
         this.agentQueries = new AgentQueries(agents);
         this.agentRecords = new AgentRecords(agents, data,
                 new TransitionLog(wiring.dynamo(), table, config.transitionRetention()),
                 new InboxStore(wiring.dynamo(), table, config.eventRetention()),
                 new RevivalStore(wiring.dynamo(), table, config.transitionRetention()));
-        this.heartbeats = new Heartbeats(agents, data, new HostLeaseStore(wiring.dynamo(), table),
+        this.heartbeats = new Heartbeats(writes, data, new HostLeaseStore(wiring.dynamo(), table),
                 config.allowances());
         this.hooks = new HookIngest(agents, data, heartbeats, agentChanges, config.allowances(),
                 config.hookCoalesceWindow());
@@ -78,7 +101,7 @@ public final class UseCases {
         this.keys = new TeamKeys(new KeyStore(wiring.dynamo(), table));
         HostCommandStore commands = new HostCommandStore(wiring.dynamo(), table, config.commandTtl());
         this.hostCommands = new HostCommands(commands);
-        this.reviveFlow = new ReviveFlow(agents, data, commands,
+        this.reviveFlow = new ReviveFlow(agents, new ReviveTransitions(wiring.dynamo(), table), data, commands,
                 new RevivalStore(wiring.dynamo(), table, config.transitionRetention()),
                 new ReviveFlow.Settings(config.reviveMaxAttempts(), config.reviveBaseWait(), config.reviveBackoffRate()),
                 wiring.clock());
@@ -88,6 +111,20 @@ public final class UseCases {
                         config.fleetSelfPreservationThreshold(), config.fleetSelfPreservationMinAlive()),
                 new Sweeper.Timing(config.missSpacing(), config.reviveLongestRun(), config.allowances()), wiring.clock(),
                 config.sweepGraceFrom()));
+        this.outbox = Wiring.memoize(() -> new Outbox(
+                new TransitionLog(wiring.dynamo(), table, config.transitionRetention()),
+                new DeathFollowUp(taskStore, teamStore, new InboxStore(wiring.dynamo(), table, config.eventRetention())),
+                new EventLog(wiring.dynamo(), table, config.eventRetention()), new OutboxMarks(wiring.dynamo(), table),
+                new OutboxParking(wiring.dynamo(), table, config.transitionRetention()),
+                new AlertBursts(new AlertWindowStore(wiring.dynamo(), table, config.eventRetention()),
+                        config.alertBursts(), wiring.clock()),
+                new AgentFlaps(new FlapStore(wiring.dynamo(), table, config.eventRetention()), config.flapping()),
+                config.eventBusName() == null ? null : new EventBridgePublisher(wiring.eventBridge().get(),
+                        config.eventBusName(), PUT_EVENTS_BACKOFF),
+                wiring.clock()));
+        this.outboxRepairs = Wiring.memoize(() -> new OutboxRepairs(outbox(),
+                new OutboxRepair(wiring.dynamo(), table), agents, config.offlineRetention(), config.eventRetention(),
+                wiring.clock()));
     }
 
     /** The configuration and clock the handlers answer with. */
@@ -138,6 +175,16 @@ public final class UseCases {
     /** The sweep, for its Lambda adapter ({@code SweepHandler}); the same one on every ask. */
     public Sweeper sweeper() {
         return sweeper.get();
+    }
+
+    /** The outbox's pass, for its Lambda adapter ({@code PublisherHandler}); the same one on every ask. */
+    public Outbox outbox() {
+        return outbox.get();
+    }
+
+    /** The outbox's repair, for its Lambda adapter ({@code OutboxRepairHandler}); the same one on every ask. */
+    public OutboxRepairs outboxRepairs() {
+        return outboxRepairs.get();
     }
 
     /** The revive flow's steps, for its Lambda adapter ({@code ReviveHandler}). */

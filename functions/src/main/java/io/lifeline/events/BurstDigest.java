@@ -1,9 +1,13 @@
 package io.lifeline.events;
 
-import io.lifeline.config.Config;
-import io.lifeline.store.AlertWindowStore;
-import io.lifeline.store.EventLog;
-import io.lifeline.store.StreamChanges;
+import io.lifeline.app.AlertBursts;
+import io.lifeline.app.EventBus;
+import io.lifeline.app.EventCatalogue;
+import io.lifeline.app.LifelineEvent;
+import io.lifeline.aws.EventBridgePublisher;
+import io.lifeline.store.ledger.EventLog;
+import io.lifeline.store.outbox.AlertWindowStore;
+import io.lifeline.store.outbox.StreamChanges;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
 import io.lifeline.support.Metrics;
@@ -40,19 +44,19 @@ final class BurstDigest {
     private final AlertWindowStore windows;
     private final EventLog eventLog;
     private final EventBridgePublisher bus;
-    private final Config.AlertBursts settings;
+    private final AlertBursts.Settings settings;
     private final String dashboardUrl;
     private final Clock clock;
     private final Duration budget;
     private final int pageSize;
 
-    BurstDigest(AlertWindowStore windows, EventLog eventLog, EventBridgePublisher bus, Config.AlertBursts settings,
+    BurstDigest(AlertWindowStore windows, EventLog eventLog, EventBridgePublisher bus, AlertBursts.Settings settings,
                 String dashboardUrl, Clock clock) {
         this(windows, eventLog, bus, settings, dashboardUrl, clock, BUDGET, PAGE);
     }
 
     /** With another time budget and page size (a test's: a step per page). */
-    BurstDigest(AlertWindowStore windows, EventLog eventLog, EventBridgePublisher bus, Config.AlertBursts settings,
+    BurstDigest(AlertWindowStore windows, EventLog eventLog, EventBridgePublisher bus, AlertBursts.Settings settings,
                 String dashboardUrl, Clock clock, Duration budget, int page) {
         this.budget = budget;
         this.pageSize = page;
@@ -248,7 +252,7 @@ final class BurstDigest {
         if (bus != null) {
             Set<String> logged = eventLog.logged(List.of(Map.entry(StreamChanges.FLEET_TEAM, entry)));
             if (!logged.contains(digest.eventId())) {
-                EventBridgePublisher.Outcome sent = bus.send(List.of(digest));
+                EventBus.Outcome sent = bus.send(List.of(digest));
                 if (!sent.unsent().isEmpty()) {
                     Metrics.on(Log.line("ERROR", "digest").put("outcome", "retry").put("window", start.toString())
                                     .put("durationMs", Duration.ofNanos(System.nanoTime() - started).toMillis()),

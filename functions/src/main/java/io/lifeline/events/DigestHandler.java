@@ -2,10 +2,12 @@ package io.lifeline.events;
 
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
+import io.lifeline.aws.EventBridgePublisher;
 import io.lifeline.config.Config;
+import io.lifeline.config.UseCases;
 import io.lifeline.config.Wiring;
-import io.lifeline.store.AlertWindowStore;
-import io.lifeline.store.EventLog;
+import io.lifeline.store.ledger.EventLog;
+import io.lifeline.store.outbox.AlertWindowStore;
 import io.lifeline.support.Log;
 import java.time.Instant;
 import java.util.Map;
@@ -34,7 +36,7 @@ public final class DigestHandler implements RequestHandler<Map<String, Object>, 
         Config config = wiring.config();
         EventBridgePublisher bus = config.eventBusName() == null ? null
                 : new EventBridgePublisher(wiring.eventBridge().get(), config.eventBusName(),
-                PublisherHandler.PUT_EVENTS_BACKOFF);
+                UseCases.PUT_EVENTS_BACKOFF);
         this.burst = new BurstDigest(new AlertWindowStore(wiring.dynamo(), config.tables(), config.eventRetention()),
                 new EventLog(wiring.dynamo(), config.tables(), config.eventRetention()), bus, config.alertBursts(),
                 dashboardUrl == null || dashboardUrl.isBlank() ? null : dashboardUrl, wiring.clock());

@@ -3,11 +3,15 @@ package io.lifeline.events;
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
 import io.lifeline.agent.FlapHold;
+import io.lifeline.app.AgentFlaps;
+import io.lifeline.app.LifelineEvent;
+import io.lifeline.aws.EventBridgePublisher;
 import io.lifeline.config.Config;
+import io.lifeline.config.UseCases;
 import io.lifeline.config.Wiring;
-import io.lifeline.store.AgentStore;
-import io.lifeline.store.EventLog;
-import io.lifeline.store.FlapStore;
+import io.lifeline.store.ledger.EventLog;
+import io.lifeline.store.outbox.FlapStore;
+import io.lifeline.store.outbox.OutboxMarks;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
 import java.time.Clock;
@@ -34,9 +38,9 @@ public final class FlapCheckHandler implements RequestHandler<Map<String, Object
     private final EventBridgePublisher bus;
     private final Clock clock;
     private final FlapStore flaps;
-    private final Config.Flapping flapping;
+    private final AgentFlaps.Settings flapping;
     private final FlapHold hold;
-    private final AgentStore liveAgents;
+    private final OutboxMarks liveAgents;
 
     public FlapCheckHandler() {
         this(Wiring.fromEnvironment());
@@ -47,12 +51,12 @@ public final class FlapCheckHandler implements RequestHandler<Map<String, Object
         this.eventLog = new EventLog(wiring.dynamo(), config.tables(), config.eventRetention());
         this.bus = config.eventBusName() == null ? null
                 : new EventBridgePublisher(wiring.eventBridge().get(), config.eventBusName(),
-                PublisherHandler.PUT_EVENTS_BACKOFF);
+                UseCases.PUT_EVENTS_BACKOFF);
         this.clock = wiring.clock();
         this.flaps = new FlapStore(wiring.dynamo(), config.tables(), config.eventRetention());
         this.flapping = config.flapping();
         this.hold = flapping.hold();
-        this.liveAgents = new AgentStore(wiring.dynamo(), config.tables());
+        this.liveAgents = new OutboxMarks(wiring.dynamo(), config.tables());
     }
 
     /** The check's failure to send the resolve, retried by the flow. */

@@ -6,132 +6,36 @@ import com.amazonaws.services.lambda.runtime.events.DynamodbEvent;
 import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
 import com.amazonaws.services.lambda.runtime.events.transformers.v2.DynamodbEventTransformer;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.lifeline.agent.AgentStatus;
-import io.lifeline.agent.LifelineException;
-import io.lifeline.app.DeathFollowUp;
-import io.lifeline.config.Config;
+import io.lifeline.app.Outbox;
+import io.lifeline.app.Outbox.Batch;
+import io.lifeline.app.Outbox.Images;
+import io.lifeline.config.UseCases;
 import io.lifeline.config.Wiring;
-import io.lifeline.store.AgentStore;
-import io.lifeline.store.AlertWindowStore;
-import io.lifeline.store.EventLog;
-import io.lifeline.store.FlapStore;
-import io.lifeline.store.InboxStore;
-import io.lifeline.store.OutboxParking;
-import io.lifeline.store.StreamChanges;
-import io.lifeline.store.Tables;
-import io.lifeline.store.TaskStore;
-import io.lifeline.store.TeamStore;
-import io.lifeline.store.TransitionLog;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
 import io.lifeline.support.Metrics;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
-import software.amazon.awssdk.awscore.exception.AwsServiceException;
-import software.amazon.awssdk.core.exception.SdkException;
-import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.Record;
 
 /**
- * The outbox, one pass per change. For each record of the live table's stream (each item's records in stream order,
- * different items of a batch at once, see {@link #run}): a status change
- * becomes its transition record and, on death, the hand-back and the leader's notice (all on the ledger); the
- * change and everything it caused ({@code TasksReassigned}, {@code LeaderNotified}) become events sent in the
- * same PutEvents, checked entry by entry, then kept in the team's event log, and the agent's published watermark
- * moves to the change's seq. Records that carry no fact never reach this handler: the stream mapping's
- * FilterCriteria passes only records marked for the outbox.
- *
- * <p>Failures are told apart. A transient one (the store or the bus throttled or unavailable) hands the record back
- * (ReportBatchItemFailures): the stream delivers it and everything after it again, and since every write here is
- * idempotent and events already in the event log are not sent again, nothing is lost and nothing doubled. A record
- * that fails for any other reason, or keeps failing transiently for longer than {@link #PARK_AFTER}, is parked on
- * the ledger with its images and error ({@link OutboxParking}; metric {@code RecordsParked}, alarmed) and the shard
- * moves on; {@link OutboxRepairHandler} re-drives parked records.
+ * The outbox's Lambda adapter: the live table's stream brings a batch, {@link Outbox} (io.lifeline.app) handles it,
+ * and this answers the records to deliver again (ReportBatchItemFailures: the first record handed back, and all
+ * after it) and writes the batch's line and metrics.
  */
 public final class PublisherHandler implements RequestHandler<DynamodbEvent, StreamsEventResponse> {
-    /** In-invocation retries of entries PutEvents refused, before the record is handed back to the stream. */
-    static final List<Duration> PUT_EVENTS_BACKOFF = List.of(Duration.ofMillis(100), Duration.ofMillis(200),
-            Duration.ofMillis(400), Duration.ofMillis(800), Duration.ofMillis(1600));
-    /** How long a record may keep failing transiently (first failure seen by this container) before it is parked. */
-    static final Duration PARK_AFTER = Duration.ofMinutes(15);
-    /** Threads that handle a batch's items at once (each item's records in order). */
-    static final int WORKERS = 8;
-
-    private final TransitionLog transitions;
-    private final DeathFollowUp deaths;
-    private final EventLog eventLog;
-    private final AgentStore agents;
-    private final OutboxParking parking;
-    private final EventBridgePublisher bus;
+    private final Outbox outbox;
     private final Clock clock;
-    /** Which deaths reach people one by one and which in their window's digest (docs/alerts-noise.md). */
-    private final AlertBursts bursts;
-    /** Which changes an agent's flapping holds from the per-agent alerts (docs/alerts-noise.md). */
-    private final AgentFlaps flaps;
-    /** Handle different items of a batch at once; idle threads end after 30 s. */
-    private final ExecutorService workers = workers();
-    /** Sequence number -> when this container first saw it fail transiently. */
-    private final Map<String, Instant> failingSince = new ConcurrentHashMap<>();
 
     public PublisherHandler() {
         this(Wiring.fromEnvironment());
     }
 
     public PublisherHandler(Wiring wiring) {
-        Config config = wiring.config();
+        this.outbox = new UseCases(wiring).outbox();
         this.clock = wiring.clock();
-        Tables tables = config.tables();
-        this.transitions = new TransitionLog(wiring.dynamo(), tables, config.transitionRetention());
-        this.agents = new AgentStore(wiring.dynamo(), tables);
-        this.deaths = new DeathFollowUp(agents, new TaskStore(wiring.dynamo(), tables),
-                new TeamStore(wiring.dynamo(), tables), new InboxStore(wiring.dynamo(), tables, config.eventRetention()));
-        this.eventLog = new EventLog(wiring.dynamo(), tables, config.eventRetention());
-        this.parking = new OutboxParking(wiring.dynamo(), tables, config.transitionRetention());
-        this.bursts = new AlertBursts(new AlertWindowStore(wiring.dynamo(), tables,
-                config.eventRetention()), config.alertBursts(), clock);
-        this.flaps = new AgentFlaps(new FlapStore(wiring.dynamo(), tables, config.eventRetention()),
-                config.flapping());
-        this.bus = config.eventBusName() == null ? null
-                : new EventBridgePublisher(wiring.eventBridge().get(), config.eventBusName(), PUT_EVENTS_BACKOFF);
-    }
-
-    private static ExecutorService workers() {
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(WORKERS, WORKERS,
-                30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
-                    Thread t = new Thread(r, "publisher-worker");
-                    t.setDaemon(true);
-                    return t;
-                });
-        pool.allowCoreThreadTimeOut(true);
-        return pool;
-    }
-
-    /** What one record led to: its events, and for each status change what finishing it writes on the agent item. */
-    record Work(List<LifelineEvent> events, List<Finish> finishes) {
-    }
-
-    /** A status change to finish once its events are out: the watermark to {@code seq}, the task to clear if any. */
-    record Finish(String team, String agentId, long seq, String taskToClear, boolean flapKnown, Instant flapping) {
-    }
-
-    /** One record's images and its place in the stream. */
-    record Images(String sequenceNumber, Map<String, AttributeValue> oldImage, Map<String, AttributeValue> newImage) {
     }
 
     @Override
@@ -142,247 +46,15 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
             for (Record r : DynamodbEventTransformer.toRecordsV2(event)) {
                 records.add(new Images(r.dynamodb().sequenceNumber(), r.dynamodb().oldImage(), r.dynamodb().newImage()));
             }
-            Batch batch = run(records);
+            Batch batch = outbox.run(records);
             log(records, batch, started);
-            if (batch.failedAt >= records.size()) {
+            if (batch.failedAt() >= records.size()) {
                 return StreamsEventResponse.builder().withBatchItemFailures(List.of()).build();
             }
             return StreamsEventResponse.builder().withBatchItemFailures(List.of(
-                    new StreamsEventResponse.BatchItemFailure(records.get(batch.failedAt).sequenceNumber())))
+                    new StreamsEventResponse.BatchItemFailure(records.get(batch.failedAt()).sequenceNumber())))
                     .build();
         }
-    }
-
-    /** How a batch ended: where it was handed back (size: nowhere), why, and what it put on the bus or parked. */
-    static final class Batch {
-        int failedAt;
-        String failure;
-        int put;
-        int unsent;
-        int parked;
-        final Set<String> teams = new TreeSet<>();
-
-        /** Record {@code i} could not be handled: the batch is handed back from the earliest such record. */
-        synchronized void failAt(int i, String why) {
-            if (i < failedAt) {
-                failedAt = i;
-                failure = why;
-            }
-        }
-
-        synchronized int failedAt() {
-            return failedAt;
-        }
-
-        synchronized void parked() {
-            parked++;
-        }
-    }
-
-    /**
-     * Handles a batch in three steps, each item's records in stream order and different items at once (on
-     * {@link #WORKERS} threads; DynamoDB orders a stream by item only): each record's work (its transition record, what
-     * a death causes), parking what cannot be handled; then every event of the records before the first transient
-     * failure in one send (PutEvents of up to 10 entries a call); then, for the records whose events are all on the
-     * bus, the event log and the finishing write. The first transient failure hands that record and the rest back.
-     */
-    Batch run(List<Images> records) {
-        Batch batch = new Batch();
-        batch.failedAt = records.size();
-        Work[] works = new Work[records.size()];
-        Map<String, List<Integer>> items = new LinkedHashMap<>();
-        for (int i = 0; i < records.size(); i++) {
-            items.computeIfAbsent(StreamChanges.itemOf(records.get(i).oldImage(), records.get(i).newImage()),
-                    k -> new ArrayList<>()).add(i);
-        }
-        forEachItem(items.values(), indexes -> {
-            for (int i : indexes) {
-                if (i > batch.failedAt()) {
-                    return; // behind a record that comes back with the batch: handled then
-                }
-                Images r = records.get(i);
-                try {
-                    works[i] = handle(r.oldImage(), r.newImage());
-                } catch (RuntimeException e) {
-                    if (transientFailure(e) && !failedTooLong(r.sequenceNumber())) {
-                        batch.failAt(i, e.toString());
-                        return; // this item's later records come back with the batch
-                    }
-                    String parkFailure = park(r, e.toString(), 1, batch);
-                    if (parkFailure != null) {
-                        batch.failAt(i, parkFailure);
-                        return;
-                    }
-                }
-            }
-        });
-        List<LifelineEvent> all = new ArrayList<>();
-        for (int i = 0; i < batch.failedAt(); i++) {
-            if (works[i] != null) {
-                all.addAll(works[i].events());
-            }
-        }
-        all.forEach(e -> batch.teams.add(e.team()));
-        Set<String> unsent = send(all, batch);
-        for (int i = 0; i < batch.failedAt(); i++) {
-            Work w = works[i];
-            if (w == null || w.events().stream().noneMatch(e -> unsent.contains(e.eventId()))) {
-                continue;
-            }
-            if (failedTooLong(records.get(i).sequenceNumber())) {
-                String parkFailure = park(records.get(i), "events not delivered to the bus", 1, batch);
-                if (parkFailure == null) {
-                    works[i] = null;
-                    continue;
-                }
-                batch.failure = parkFailure;
-            }
-            batch.failedAt = i;
-            break;
-        }
-        int finishBefore = batch.failedAt();
-        List<List<Integer>> toFinish = new ArrayList<>();
-        for (List<Integer> indexes : items.values()) {
-            List<Integer> done = indexes.stream().filter(i -> i < finishBefore && works[i] != null).toList();
-            if (!done.isEmpty()) {
-                toFinish.add(done);
-            }
-        }
-        forEachItem(toFinish, indexes -> {
-            for (int i : indexes) {
-                finish(works[i]);
-                failingSince.remove(records.get(i).sequenceNumber());
-            }
-        });
-        return batch;
-    }
-
-    /**
-     * Runs {@code work} for each item's list of record indexes: one item on this thread, several at once on the
-     * workers. Waits for all; the first failure is thrown (the stream then delivers the whole batch again, and every
-     * write here is idempotent).
-     */
-    private void forEachItem(Collection<List<Integer>> items,
-                             Consumer<List<Integer>> work) {
-        if (items.size() <= 1) {
-            items.forEach(work);
-            return;
-        }
-        List<Future<Void>> running = new ArrayList<>();
-        for (List<Integer> indexes : items) {
-            running.add(workers.submit(Log.carrying(() -> {
-                work.accept(indexes);
-                return null;
-            })));
-        }
-        RuntimeException failure = null;
-        for (Future<Void> f : running) {
-            try {
-                f.get();
-            } catch (ExecutionException e) {
-                if (failure == null) {
-                    failure = e.getCause() instanceof RuntimeException re ? re
-                            : new IllegalStateException(e.getCause());
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while publishing", e);
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
-    }
-
-    /** After a record's events are on the bus: the event log, then the published watermark. */
-    private void finish(Work w) {
-        w.events().forEach(e -> {
-            EventLog.Entry entry = new EventLog.Entry(e.eventId(), e.type(), e.at(), Json.write(e.detail()), e.agentId());
-            eventLog.append(e.team(), entry);
-            // A fleet event: each team it concerns logs its own view of it, never the fleet's detail.
-            e.teamViews().forEach((team, view) -> eventLog.append(team,
-                    new EventLog.Entry(e.eventId(), e.type(), e.at(), Json.write(view), null)));
-        });
-        w.finishes().forEach(f -> agents.finishChange(f.team(), f.agentId(), f.seq(), f.taskToClear(), f.flapKnown(),
-                f.flapping()));
-    }
-
-    /** Sends what the event log does not hold yet (an earlier pass's send); answers the ids still not on the bus. */
-    private Set<String> send(List<LifelineEvent> events, Batch batch) {
-        if (bus == null || events.isEmpty()) {
-            return Set.of();
-        }
-        List<Map.Entry<String, EventLog.Entry>> entries = new ArrayList<>();
-        events.forEach(e -> entries.add(Map.entry(e.team(), new EventLog.Entry(e.eventId(), e.type(), e.at(), null,
-                e.agentId()))));
-        Set<String> logged;
-        try {
-            logged = eventLog.logged(entries);
-        } catch (LifelineException e) {
-            logged = Set.of(); // the bus's own dedup by id still protects consumers; better twice than never
-        }
-        Set<String> already = logged;
-        EventBridgePublisher.Outcome sent = bus.send(events.stream().filter(e -> !already.contains(e.eventId()))
-                .toList());
-        batch.put += sent.put();
-        batch.unsent += sent.unsent().size();
-        return sent.unsent();
-    }
-
-    /** Parks the record; answers null when it is parked, else why it could not be. */
-    private String park(Images r, String error, int attempts, Batch batch) {
-        try {
-            parking.park(r.sequenceNumber(), r.oldImage(), r.newImage(), error, attempts, clock.instant());
-        } catch (RuntimeException e) {
-            return "could not park the record: " + e;
-        }
-        failingSince.remove(r.sequenceNumber());
-        batch.parked();
-        Log.emit(Log.line("ERROR", "stream record parked").put("sequenceNumber", r.sequenceNumber())
-                .put("error", error));
-        return null;
-    }
-
-    /** The store or the bus throttled or out of reach: worth retrying. Anything else will fail the same way again. */
-    static boolean transientFailure(RuntimeException e) {
-        if (e instanceof LifelineException le) {
-            return le.kind() == LifelineException.Kind.THROTTLED || le.kind() == LifelineException.Kind.UNAVAILABLE;
-        }
-        return e instanceof SdkException && !(e instanceof AwsServiceException
-                ase && ase.statusCode() >= 400 && ase.statusCode() < 500 && ase.statusCode() != 429);
-    }
-
-    private boolean failedTooLong(String sequenceNumber) {
-        Instant now = clock.instant();
-        Instant since = failingSince.computeIfAbsent(sequenceNumber, k -> now);
-        return !now.isBefore(since.plus(PARK_AFTER));
-    }
-
-    /**
-     * Re-drives parked records, oldest first, at most {@code limit}: each is handled as if the stream had brought
-     * it; one that fails again stays parked with one more attempt. Answers how many were handled.
-     */
-    int redrive(int limit) {
-        int handled = 0;
-        for (OutboxParking.Parked p : parking.list(limit)) {
-            Batch batch = new Batch();
-            try {
-                Work w = handle(p.oldImage(), p.newImage());
-                Set<String> unsent = send(w.events(), batch);
-                if (!unsent.isEmpty()) {
-                    parking.park(p.sequenceNumber(), p.oldImage(), p.newImage(), "events not delivered to the bus",
-                            p.attempts() + 1, clock.instant());
-                    continue;
-                }
-                finish(w);
-                parking.remove(p);
-                handled++;
-            } catch (RuntimeException e) {
-                parking.park(p.sequenceNumber(), p.oldImage(), p.newImage(), e.toString(), p.attempts() + 1,
-                        clock.instant());
-            }
-        }
-        return handled;
     }
 
     /**
@@ -390,62 +62,22 @@ public final class PublisherHandler implements RequestHandler<DynamodbEvent, Str
      * batch was handed back ({@code outcome} {@code retry}: the stream delivers that record and the rest again).
      */
     private void log(List<Images> records, Batch batch, long started) {
-        boolean handedBack = batch.failedAt < records.size();
-        ObjectNode line = Log.line(batch.failure != null || batch.parked > 0 ? "ERROR" : handedBack ? "WARN" : "INFO",
+        boolean handedBack = batch.failedAt() < records.size();
+        ObjectNode line = Log.line(batch.failure() != null || batch.parked() > 0 ? "ERROR" : handedBack ? "WARN" : "INFO",
                 "publish").put("outcome", handedBack ? "retry" : "ok").put("records", records.size());
-        line.set("teams", Json.MAPPER.valueToTree(batch.teams));
+        line.set("teams", Json.MAPPER.valueToTree(batch.teams()));
         if (handedBack) {
-            line.put("retryFrom", records.get(batch.failedAt).sequenceNumber());
+            line.put("retryFrom", records.get(batch.failedAt()).sequenceNumber());
         }
-        if (batch.parked > 0) {
-            line.put("parked", batch.parked);
+        if (batch.parked() > 0) {
+            line.put("parked", batch.parked());
         }
-        Json.putIfPresent(line, "error", batch.failure);
+        Json.putIfPresent(line, "error", batch.failure());
         line.put("durationMs", Duration.ofNanos(System.nanoTime() - started).toMillis());
         Metrics.on(line, Metrics.PUBLISHER_FUNCTION, clock.instant())
-                .count(Metrics.EVENTS_PUBLISHED, batch.put)
-                .count(Metrics.EVENTS_FAILED, batch.unsent)
-                .count(Metrics.RECORDS_PARKED, batch.parked)
+                .count(Metrics.EVENTS_PUBLISHED, batch.put())
+                .count(Metrics.EVENTS_FAILED, batch.unsent())
+                .count(Metrics.RECORDS_PARKED, batch.parked())
                 .emit();
-    }
-
-    /** A record's work: the transition record, what a death causes, and every event, in the order they happened. */
-    Work handle(Map<String, AttributeValue> oldImage, Map<String, AttributeValue> newImage) {
-        List<LifelineEvent> events = new ArrayList<>();
-        List<Finish> finishes = new ArrayList<>();
-        for (StreamChanges.Change change : StreamChanges.decode(oldImage, newImage)) {
-            LifelineEvent event = EventCatalogue.of(change);
-            events.add(event);
-            if (change instanceof StreamChanges.StatusChanged c) {
-                // Every change is published; a change of a flapping agent is marked as such (its flag's one
-                // AgentFlapping speaks for it), a death in a burst for its window's digest.
-                AgentFlaps.Decision flap = flaps.decide(c);
-                // A give-up (dead_failed_revive) is not held by the flag: nobody restarts the agent any more, so it is
-                // the one change of a crash loop a person must act on, and it pages once; so is the change that ends
-                // it, which resolves that page (docs/alerts-noise.md).
-                boolean gaveUp = c.transition().to() == AgentStatus.DEAD_FAILED_REVIVE
-                        || c.transition().from() == AgentStatus.DEAD_FAILED_REVIVE;
-                if (flap.flapping() != null && !gaveUp) {
-                    event.detail().put("flapping", flap.flapping().toString());
-                }
-                events.addAll(flap.raised());
-                // A death the flag holds is no burst's; a return is its death's (counted if it came before the flag).
-                // Counting never holds a change back: a failure to count decides "not in a burst".
-                // A death its host daemon restarts itself, and its return, are the daemon's: no burst's either.
-                boolean held = c.hostRestart() != null || flap.flapping() != null && !gaveUp
-                        && (c.diedAt() == null || !c.diedAt().isBefore(flap.flapping()));
-                AlertBursts.Decision burst = held ? AlertBursts.Decision.NONE : bursts.decide(c);
-                if (burst.burst() != null) {
-                    event.detail().put("burst", burst.burst().toString());
-                }
-                events.addAll(burst.raised());
-                transitions.record(new TransitionLog.Change(c.team(), c.agentId(), c.transition()));
-                DeathFollowUp.FollowUp followUp = deaths.handle(c);
-                followUp.told().forEach(caused -> events.add(EventCatalogue.of(caused)));
-                finishes.add(new Finish(c.team(), c.agentId(), c.transition().seq(), followUp.taskToClear(),
-                        flap != AgentFlaps.Decision.UNTOUCHED, flap.flapping()));
-            }
-        }
-        return new Work(events, finishes);
     }
 }

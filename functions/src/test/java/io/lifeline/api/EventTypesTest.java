@@ -2,7 +2,7 @@ package io.lifeline.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.lifeline.events.EventCatalogue;
+import io.lifeline.app.EventCatalogue;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.util.Set;

@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.auth.ApiKeys;
 import io.lifeline.auth.Scope;
-import io.lifeline.store.KeyStore;
+import io.lifeline.store.team.KeyStore;
 import io.lifeline.testing.MutableClock;
 import java.time.Duration;
 import java.time.Instant;

@@ -3,12 +3,13 @@ package io.lifeline.app;
 import io.lifeline.agent.Agent;
 import io.lifeline.agent.Liveness;
 import io.lifeline.agent.NewAgent;
-import io.lifeline.store.AgentDataStore;
-import io.lifeline.store.AgentStore;
-import io.lifeline.store.HostLeaseStore;
+import io.lifeline.store.agent.AgentDataStore;
+import io.lifeline.store.agent.AgentStore;
+import io.lifeline.store.agent.AgentWrites;
+import io.lifeline.store.agent.HostLeaseStore;
 import io.lifeline.store.StoreTables;
-import io.lifeline.store.TaskStore;
-import io.lifeline.store.TeamStore;
+import io.lifeline.store.agent.TaskStore;
+import io.lifeline.store.team.TeamStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
@@ -23,11 +24,12 @@ final class AppFixture implements AutoCloseable {
 
     final StoreTables tables = StoreTables.create();
     final AgentStore agents = new AgentStore(tables.dynamo, tables.tables);
+    final AgentWrites writes = new AgentWrites(tables.dynamo, tables.tables);
     final AgentDataStore data = new AgentDataStore(tables.dynamo, tables.tables);
     final TaskStore tasks = new TaskStore(tables.dynamo, tables.tables);
     final TeamStore teams = new TeamStore(tables.dynamo, tables.tables);
-    final AgentChanges changes = new AgentChanges(agents, data, tasks, teams);
-    final Heartbeats heartbeats = new Heartbeats(agents, data, new HostLeaseStore(tables.dynamo, tables.tables),
+    final AgentChanges changes = new AgentChanges(agents, writes, data, tasks, teams);
+    final Heartbeats heartbeats = new Heartbeats(writes, data, new HostLeaseStore(tables.dynamo, tables.tables),
             Liveness.Allowances.DEFAULTS);
     final HookIngest hooks = new HookIngest(agents, data, heartbeats, changes, Liveness.Allowances.DEFAULTS,
             Duration.ZERO);

@@ -6,11 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.lifeline.config.Config;
-import io.lifeline.store.AlertWindowStore;
-import io.lifeline.store.EventLog;
+import io.lifeline.app.AlertBursts;
+import io.lifeline.app.EventCatalogue;
 import io.lifeline.store.StoreTables;
-import io.lifeline.store.StreamChanges;
+import io.lifeline.store.ledger.EventLog;
+import io.lifeline.store.outbox.AlertWindowStore;
+import io.lifeline.store.outbox.StreamChanges;
 import io.lifeline.support.Json;
 import java.time.Clock;
 import java.time.Duration;
@@ -35,7 +36,7 @@ import org.junit.jupiter.api.Test;
 @Tag("store")
 class BurstDigestStepsTest {
     private static final Instant START = Instant.parse("2026-03-01T12:00:00Z");
-    private static final Config.AlertBursts SETTINGS = new Config.AlertBursts(1, Duration.ofSeconds(60), 20);
+    private static final AlertBursts.Settings SETTINGS = new AlertBursts.Settings(1, Duration.ofSeconds(60), 20);
     private static StoreTables tables;
     /** Long enough that the table's TTL (on AWS, and on the engine) never removes a test's items (its START is in the past). */
     private static final Duration RETENTION = Duration.ofDays(3650);

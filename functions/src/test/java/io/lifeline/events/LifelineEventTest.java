@@ -6,11 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.Transition;
 import io.lifeline.agent.Trigger;
-import io.lifeline.config.Config;
-import io.lifeline.store.AlertWindowStore;
-import io.lifeline.store.HostCommandStore;
-import io.lifeline.store.InboxStore;
-import io.lifeline.store.StreamChanges;
+import io.lifeline.app.AgentFlaps;
+import io.lifeline.app.AlertBursts;
+import io.lifeline.app.EventCatalogue;
+import io.lifeline.app.LifelineEvent;
+import io.lifeline.store.agent.HostCommandStore;
+import io.lifeline.store.ledger.InboxStore;
+import io.lifeline.store.outbox.AlertWindowStore;
+import io.lifeline.store.outbox.StreamChanges;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
@@ -71,7 +74,7 @@ class LifelineEventTest {
         Set<String> produced = EVERY_KIND.stream().map(c -> EventCatalogue.of(c).type())
                 .collect(Collectors.toCollection(TreeSet::new));
         // The burst's events come from the outbox's window counts and the digest flow, not from a stream change.
-        Config.AlertBursts bursts = new Config.AlertBursts(1,
+        AlertBursts.Settings bursts = new AlertBursts.Settings(1,
                 Duration.ofSeconds(60), 20);
         AlertWindowStore.Window w = new AlertWindowStore.Window(AT, 2, 2, "k",
                 true, Map.of("acme", 2), Map.of("-", 2), Map.of("heartbeat_expired", 2),
@@ -83,7 +86,7 @@ class LifelineEventTest {
             assertEquals("*", e.team());
         }
         // Flapping's: the outbox's flag (about the agent, in its team) and the digest flow's resolve.
-        Config.Flapping flapping = new Config.Flapping(4,
+        AgentFlaps.Settings flapping = new AgentFlaps.Settings(4,
                 Duration.ofSeconds(600), Duration.ofSeconds(600), Duration.ofSeconds(15));
         StreamChanges.StatusChanged death = (StreamChanges.StatusChanged) EVERY_KIND.get(0);
         for (LifelineEvent e : List.of(AgentFlaps.flapping(death, AT, 5, flapping),

@@ -8,6 +8,11 @@ import io.lifeline.agent.Liveness;
 import io.lifeline.agent.SweepPlan;
 import io.lifeline.app.AgentChanges;
 import io.lifeline.app.AgentQueries;
+import io.lifeline.store.agent.AgentDataStore;
+import io.lifeline.store.agent.AgentStore;
+import io.lifeline.store.agent.HostLeaseStore;
+import io.lifeline.store.sweep.SweepStore;
+import io.lifeline.store.team.TeamStore;
 import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.AutoClose;
@@ -69,7 +74,7 @@ class AgentReadTest {
         assertEquals(SweepStore.Write.DONE, f.sweeps.recordMiss(seen, 1, past, StoreFixture.SPACING));
         Instant later = past.plusSeconds(1);
         f.leases.renew(team, "host-3", List.of(new HostLeaseStore.Beat("p", later)), later);
-        AgentChanges changes = new AgentChanges(f.agents, new AgentDataStore(f.dynamo, f.tables.tables), f.tasks,
+        AgentChanges changes = new AgentChanges(f.agents, f.writes, new AgentDataStore(f.dynamo, f.tables.tables), f.tasks,
                 new TeamStore(f.dynamo, f.tables.tables));
         AgentQueries queries = new AgentQueries(f.agents);
 
@@ -85,7 +90,7 @@ class AgentReadTest {
         assertEquals(later, resumed.heartbeatAt());
         assertEquals(queries.require(team, "p"), resumed, "resume answers as GET shows");
 
-        f.agents.leave(team, "p", null, f.tick());
+        f.writes.leave(team, "p", null, f.tick());
         Agent joined = changes.join(team, "p", f.tick());
         assertEquals(queries.require(team, "p"), joined, "join answers as GET shows");
     }

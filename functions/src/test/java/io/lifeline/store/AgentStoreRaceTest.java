@@ -12,6 +12,9 @@ import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Liveness;
 import io.lifeline.agent.SweepPlan;
 import io.lifeline.agent.Trigger;
+import io.lifeline.store.agent.HostLeaseStore;
+import io.lifeline.store.agent.ReviveTransitions;
+import io.lifeline.store.sweep.SweepStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -131,7 +134,7 @@ class AgentStoreRaceTest {
     void markDead_afterTheAgentLeftSinceTheSweepsRead_isRefusedAndTheLeaveStands() {
         String team = StoreFixture.team("left");
         SweepPlan.Observed seen = staleAndRead(team, "a");
-        Agent left = f.agents.leave(team, "a", "done for today", f.tick());
+        Agent left = f.writes.leave(team, "a", "done for today", f.tick());
 
         assertEquals(SweepStore.Write.RACE_LOST, f.sweepKills(seen));
 
@@ -149,7 +152,7 @@ class AgentStoreRaceTest {
         assertEquals(SweepStore.Write.DONE, f.sweepKills(seen));
 
         LifelineException e = assertThrows(LifelineException.class,
-                () -> f.agents.leave(team, "a", "done for today", f.tick()));
+                () -> f.writes.leave(team, "a", "done for today", f.tick()));
 
         assertEquals("INVALID_TRANSITION", e.code());
         assertEquals(AgentStatus.DEAD, e.currentStatus());
@@ -162,11 +165,11 @@ class AgentStoreRaceTest {
     void join_twiceAfterTheSameDeath_secondIsRefusedAndTseqMovesOnce() {
         String team = StoreFixture.team("joins");
         f.ready(team, "a");
-        long death = f.agents.fail(team, "a", "crash", f.tick()).lastTransition().seq();
+        long death = f.writes.fail(team, "a", "crash", f.tick()).lastTransition().seq();
         // Both joins were sent for the same death; the store decides which lands first, by its condition.
-        Agent first = f.agents.join(team, "a", f.tick());
+        Agent first = f.writes.join(team, "a", f.tick());
 
-        LifelineException e = assertThrows(LifelineException.class, () -> f.agents.join(team, "a", f.tick()));
+        LifelineException e = assertThrows(LifelineException.class, () -> f.writes.join(team, "a", f.tick()));
 
         assertEquals("INVALID_TRANSITION", e.code());
         assertEquals(AgentStatus.READY, e.currentStatus());
@@ -178,11 +181,11 @@ class AgentStoreRaceTest {
     void restartInitiated_forADeathAJoinAlreadyEnded_writesNothing() {
         String team = StoreFixture.team("revive");
         f.ready(team, "a");
-        long death = f.agents.fail(team, "a", "crash", f.tick()).lastTransition().seq();
-        Agent joined = f.agents.join(team, "a", f.tick());
-        f.agents.fail(team, "a", "crash again", f.tick()); // dead again: the status alone would allow the restart
+        long death = f.writes.fail(team, "a", "crash", f.tick()).lastTransition().seq();
+        Agent joined = f.writes.join(team, "a", f.tick());
+        f.writes.fail(team, "a", "crash again", f.tick()); // dead again: the status alone would allow the restart
 
-        assertFalse(f.agents.restartInitiated(team, "a", death, "revive", null, null, null, f.tick())
+        assertFalse(f.revives.restartInitiated(team, "a", death, "revive", null, null, null, f.tick())
                 .written().isPresent(), "the flow of the first death acts on no later death");
 
         Agent after = f.agents.require(team, "a");
@@ -196,11 +199,11 @@ class AgentStoreRaceTest {
         f.ready(team, "a");
         Instant reported = f.tick();
         Instant until = Liveness.hostRestartClaim(reported, Duration.ofSeconds(4));
-        Agent dead = f.agents.fail(team, "a", "crash 2 of 5", reported, null, until, 1L);
+        Agent dead = f.writes.fail(team, "a", "crash 2 of 5", reported, null, until, 1L);
         long death = dead.lastTransition().seq();
         assertEquals(1L, dead.stats().restartsLastHour(), "the daemon's own restarts ride on the death's write");
 
-        AgentStore.Initiation held = f.agents.restartInitiated(team, "a", death, "revive", null, null, null,
+        ReviveTransitions.Initiation held = f.revives.restartInitiated(team, "a", death, "revive", null, null, null,
                 f.tick());
         assertFalse(held.written().isPresent(), "the flow does not race the daemon");
         assertEquals(until, held.hostRestartUntil());
@@ -208,7 +211,7 @@ class AgentStoreRaceTest {
 
         // The daemon never restarted it (it died with its host, say): once the claim lapses the flow takes over.
         f.clock.advance(Duration.ofSeconds(35));
-        AgentStore.Initiation after = f.agents.restartInitiated(team, "a", death, "revive", null, null, null,
+        ReviveTransitions.Initiation after = f.revives.restartInitiated(team, "a", death, "revive", null, null, null,
                 f.tick());
         assertEquals(AgentStatus.RESTARTING, after.written().orElseThrow().status());
         assertEquals(null, after.hostRestartUntil());
@@ -219,11 +222,11 @@ class AgentStoreRaceTest {
         String team = StoreFixture.team("claim-end");
         f.ready(team, "a");
         Instant reported = f.tick();
-        f.agents.fail(team, "a", "crash", reported, null, Liveness.hostRestartClaim(reported, Duration.ZERO), null);
-        f.agents.join(team, "a", f.tick());
-        long death = f.agents.fail(team, "a", "crash, no restart", f.tick()).lastTransition().seq();
+        f.writes.fail(team, "a", "crash", reported, null, Liveness.hostRestartClaim(reported, Duration.ZERO), null);
+        f.writes.join(team, "a", f.tick());
+        long death = f.writes.fail(team, "a", "crash, no restart", f.tick()).lastTransition().seq();
 
-        AgentStore.Initiation i = f.agents.restartInitiated(team, "a", death, "revive", null, null, null,
+        ReviveTransitions.Initiation i = f.revives.restartInitiated(team, "a", death, "revive", null, null, null,
                 f.tick());
         assertTrue(i.written().isPresent(), "the join removed the earlier claim: " + i);
     }
@@ -232,16 +235,16 @@ class AgentStoreRaceTest {
     void endRevive_afterTheAgentRejoinedAndRestartsAgainSinceTheSweepsRead_isRefusedAndTheNewReviveStands() {
         String team = StoreFixture.team("orphan");
         f.ready(team, "a");
-        long death = f.agents.fail(team, "a", "crash", f.tick()).lastTransition().seq();
-        assertTrue(f.agents.restartInitiated(team, "a", death, "revive", null, null, null, f.tick())
+        long death = f.writes.fail(team, "a", "crash", f.tick()).lastTransition().seq();
+        assertTrue(f.revives.restartInitiated(team, "a", death, "revive", null, null, null, f.tick())
                 .written().isPresent());
         f.clock.advance(Duration.ofHours(2));
         SweepPlan.Restarting seen = f.sweeps.scan().restarting().stream()
                 .filter(r -> r.team().equals(team)).findFirst().orElseThrow();
         // Meanwhile it came back, died again and a new revive started: restarting again, as the sweep read it.
-        f.agents.join(team, "a", f.tick());
-        long again = f.agents.fail(team, "a", "crash again", f.tick()).lastTransition().seq();
-        Agent restarting = f.agents.restartInitiated(team, "a", again, "revive", null, null, null, f.tick())
+        f.writes.join(team, "a", f.tick());
+        long again = f.writes.fail(team, "a", "crash again", f.tick()).lastTransition().seq();
+        Agent restarting = f.revives.restartInitiated(team, "a", again, "revive", null, null, null, f.tick())
                 .written().orElseThrow();
 
         assertEquals(SweepStore.Write.RACE_LOST, f.sweeps.endRevive(new SweepPlan.EndRevive(seen, "orphaned"),

@@ -13,6 +13,7 @@ import io.lifeline.agent.SweepPlan;
 import io.lifeline.agent.Transition;
 import io.lifeline.agent.TransitionTable;
 import io.lifeline.agent.Trigger;
+import io.lifeline.store.sweep.SweepStore;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -140,16 +141,16 @@ class AgentStoreWalkTest {
         if (status == AgentStatus.OFFLINE && !claimFirst) {
             return;
         }
-        f.agents.join(team, AGENT, f.tick());
+        f.writes.join(team, AGENT, f.tick());
         if (claimFirst) {
             f.tasks.claim(team, task, AGENT, f.tick());
         }
         switch (status) {
-            case OFFLINE -> f.agents.leave(team, AGENT, "walk", f.tick());
+            case OFFLINE -> f.writes.leave(team, AGENT, "walk", f.tick());
             case READY -> {
                 if (claimFirst) { // a new life: left holding it, joined again
-                    f.agents.leave(team, AGENT, "walk", f.tick());
-                    f.agents.join(team, AGENT, f.tick());
+                    f.writes.leave(team, AGENT, "walk", f.tick());
+                    f.writes.join(team, AGENT, f.tick());
                 }
             }
             case WORKING -> {
@@ -158,17 +159,17 @@ class AgentStoreWalkTest {
                 }
                 if (trigger == Trigger.STALLED) {
                     // A stall is judged only of an agent that reported progress: a beat that reports it.
-                    f.agents.heartbeat(new Heartbeat(team, AGENT, null, "walk", null, null, null, null)
+                    f.writes.heartbeat(new Heartbeat(team, AGENT, null, "walk", null, null, null, null)
                             .withProgress(Heartbeat.Reported.NOW), f.tick());
                 }
             }
-            case DEAD -> f.agents.fail(team, AGENT, "walk", f.tick());
+            case DEAD -> f.writes.fail(team, AGENT, "walk", f.tick());
             case RESTARTING -> {
-                long death = f.agents.fail(team, AGENT, "walk", f.tick()).lastTransition().seq();
-                assertTrue(f.agents.restartInitiated(team, AGENT, death, "walk", null, null, null, f.tick())
+                long death = f.writes.fail(team, AGENT, "walk", f.tick()).lastTransition().seq();
+                assertTrue(f.revives.restartInitiated(team, AGENT, death, "walk", null, null, null, f.tick())
                         .written().isPresent());
             }
-            case DEAD_FAILED_REVIVE -> f.agents.giveUp(team, AGENT, "walk", f.tick());
+            case DEAD_FAILED_REVIVE -> f.writes.giveUp(team, AGENT, "walk", f.tick());
         }
     }
 
@@ -179,11 +180,11 @@ class AgentStoreWalkTest {
     private static Object apply(String team, Trigger trigger, String task, Agent before) {
         try {
             return switch (trigger) {
-                case JOIN -> f.agents.join(team, AGENT, f.tick());
-                case LEAVE -> f.agents.leave(team, AGENT, "walk", f.tick());
-                case CLEANUP -> f.agents.cleanup(team, AGENT, "walk", f.tick());
-                case REPORTED_FAILURE -> f.agents.fail(team, AGENT, "walk", f.tick());
-                case HOST_GAVE_UP -> f.agents.giveUp(team, AGENT, "walk", f.tick());
+                case JOIN -> f.writes.join(team, AGENT, f.tick());
+                case LEAVE -> f.writes.leave(team, AGENT, "walk", f.tick());
+                case CLEANUP -> f.writes.cleanup(team, AGENT, "walk", f.tick());
+                case REPORTED_FAILURE -> f.writes.fail(team, AGENT, "walk", f.tick());
+                case HOST_GAVE_UP -> f.writes.giveUp(team, AGENT, "walk", f.tick());
                 case REPORT_WORKING -> f.report(team, AGENT, AgentStatus.WORKING);
                 case REPORT_READY -> f.report(team, AGENT, AgentStatus.READY);
                 case CLAIM_TASK -> {
@@ -218,7 +219,7 @@ class AgentStoreWalkTest {
                 }
                 case RESTART_INITIATED -> {
                     long seq = before.lastTransition() == null ? 0 : before.lastTransition().seq();
-                    Object o = f.agents.restartInitiated(team, AGENT, seq, "walk", null, null, null, f.tick())
+                    Object o = f.revives.restartInitiated(team, AGENT, seq, "walk", null, null, null, f.tick())
                             .written().map(a -> (Object) a).orElse("empty");
                     yield o;
                 }

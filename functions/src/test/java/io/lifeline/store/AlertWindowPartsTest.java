@@ -3,6 +3,8 @@ package io.lifeline.store;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lifeline.store.dynamo.Keys;
+import io.lifeline.store.outbox.AlertWindowStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;

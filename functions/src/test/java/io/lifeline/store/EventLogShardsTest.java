@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lifeline.store.ledger.EventLog;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lifeline.store.outbox.FlapStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;

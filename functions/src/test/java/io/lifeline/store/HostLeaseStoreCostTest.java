@@ -8,6 +8,8 @@ import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.HostLease;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Limits;
+import io.lifeline.store.agent.HostLeaseStore;
+import io.lifeline.store.dynamo.Items;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -10,6 +10,7 @@ import io.lifeline.agent.Heartbeat;
 import io.lifeline.agent.Liveness;
 import io.lifeline.agent.NewAgent;
 import io.lifeline.agent.SweepPlan;
+import io.lifeline.store.sweep.SweepStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -35,7 +36,7 @@ class LivenessExpressionTest {
     private static Agent beat(String team, String agentId, Duration nextWithin, Liveness.Activity activity, Instant at) {
         Heartbeat hb = new Heartbeat(team, agentId, null, "test", nextWithin, null, null, null)
                 .with(activity, activity == null ? null : DEPLOYMENT.of(activity));
-        return f.agents.heartbeat(hb, at);
+        return f.writes.heartbeat(hb, at);
     }
 
     @Test
@@ -64,7 +65,7 @@ class LivenessExpressionTest {
         Duration person = Duration.ofSeconds(7_200);
         f.agents.register(new NewAgent(team, "b", "B", "worker", null, StoreFixture.STALE_AFTER, StoreFixture.GRACE,
                 null, null, working, input, person), f.tick());
-        f.agents.join(team, "b", f.tick());
+        f.writes.join(team, "b", f.tick());
         for (var e : Map.of(Liveness.Activity.IN_TURN, working, Liveness.Activity.WAITING_FOR_INPUT, input,
                 Liveness.Activity.WAITING_FOR_PERSON, person).entrySet()) {
             Instant at = f.tick();
@@ -102,7 +103,7 @@ class LivenessExpressionTest {
         Duration person = Duration.ofSeconds(7_200);
         f.agents.register(new NewAgent(team, "own", "Own", "worker", null, StoreFixture.STALE_AFTER, StoreFixture.GRACE,
                 null, null, working, input, person), f.tick());
-        f.agents.join(team, "own", f.tick());
+        f.writes.join(team, "own", f.tick());
         f.ready(team, "plain");
         Map<Liveness.Activity, Duration> ownAllowance = Map.of(Liveness.Activity.IN_TURN, working,
                 Liveness.Activity.WAITING_FOR_INPUT, input, Liveness.Activity.WAITING_FOR_PERSON, person);
@@ -122,8 +123,8 @@ class LivenessExpressionTest {
                                 .with(activity, carried);
                         Instant now = f.tick();
                         Instant beatAt = throughHost ? now.minusMillis(500) : now; // after the previous beat (a tick is 1 s)
-                        Agent after = throughHost ? f.agents.hostedBeat(hb, now, beatAt, "host-1")
-                                : f.agents.heartbeat(hb, now);
+                        Agent after = throughHost ? f.writes.hostedBeat(hb, now, beatAt, "host-1")
+                                : f.writes.heartbeat(hb, now);
                         Duration own = agentId.equals("own") && activity != null ? ownAllowance.get(activity) : null;
                         String row = agentId + " " + activity + (throughHost ? " through a host" : " direct")
                                 + " nextWithin=" + nextWithin;

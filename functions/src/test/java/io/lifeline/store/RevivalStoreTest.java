@@ -7,6 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.lifeline.agent.Agent;
 import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.NewAgent;
+import io.lifeline.store.agent.AgentStore;
+import io.lifeline.store.agent.AgentWrites;
+import io.lifeline.store.agent.HostCommandStore;
+import io.lifeline.store.agent.ReviveTransitions;
+import io.lifeline.store.ledger.RevivalStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
@@ -32,6 +37,8 @@ class RevivalStoreTest {
 
     static StoreTables store;
     static AgentStore agents;
+    static AgentWrites writes;
+    static ReviveTransitions revives;
     static RevivalStore revivals;
     static HostCommandStore commands;
 
@@ -39,6 +46,8 @@ class RevivalStoreTest {
     static void start() {
         store = StoreTables.create();
         agents = new AgentStore(store.dynamo, store.tables);
+        writes = new AgentWrites(store.dynamo, store.tables);
+        revives = new ReviveTransitions(store.dynamo, store.tables);
         revivals = new RevivalStore(store.dynamo, store.tables, Duration.ofDays(30));
         commands = new HostCommandStore(store.dynamo, store.tables, Duration.ofMinutes(10));
     }
@@ -57,12 +66,12 @@ class RevivalStoreTest {
     private static void ready(String team, String agentId) {
         agents.register(new NewAgent(team, agentId, "Agent " + agentId, "worker", HOST, Duration.ofSeconds(60), 2,
                 null, null), T0);
-        agents.join(team, agentId, T0);
+        writes.join(team, agentId, T0);
     }
 
     /** A reported crash: the agent is dead; answers the seq of that death (the revive's startSeq). */
     private static long crashed(String team, String agentId) {
-        Agent dead = agents.fail(team, agentId, "oom", T0.plusSeconds(1));
+        Agent dead = writes.fail(team, agentId, "oom", T0.plusSeconds(1));
         assertEquals(AgentStatus.DEAD, dead.status());
         return dead.lastTransition().seq();
     }
@@ -71,7 +80,7 @@ class RevivalStoreTest {
     private static void restartingUnder(String team, String agentId, long startSeq, String executionId) {
         Instant now = T0.plusSeconds(2);
         assertTrue(revivals.claim(team, agentId, startSeq, executionId, now));
-        assertTrue(agents.restartInitiated(team, agentId, startSeq, "restart requested from host " + HOST,
+        assertTrue(revives.restartInitiated(team, agentId, startSeq, "restart requested from host " + HOST,
                 commands.expiry(now), HOST, "agent is dead", now).written().isPresent());
     }
 
@@ -110,7 +119,7 @@ class RevivalStoreTest {
         restartingUnder(team, "back", crashed(team, "back"), execution("back"));
         assertEquals(1, pendingOf(team).size());
 
-        agents.join(team, "back", T0.plusSeconds(3));
+        writes.join(team, "back", T0.plusSeconds(3));
 
         assertEquals(AgentStatus.READY, agents.require(team, "back").status());
         assertEquals(List.of(), pendingOf(team));
@@ -131,7 +140,7 @@ class RevivalStoreTest {
         ready(team, "a");
         long death = crashed(team, "a");
         // restart_initiated without a claim: no execution to resume it under.
-        assertTrue(agents.restartInitiated(team, "a", death, "restart requested", commands.expiry(T0.plusSeconds(2)),
+        assertTrue(revives.restartInitiated(team, "a", death, "restart requested", commands.expiry(T0.plusSeconds(2)),
                 HOST, "agent is dead", T0.plusSeconds(2)).written().isPresent());
 
         assertEquals(AgentStatus.RESTARTING, agents.require(team, "a").status());

@@ -28,7 +28,7 @@ class StallStoreTest {
     static final StoreFixture f = new StoreFixture();
 
     private static Agent beat(String team, String id, Heartbeat.Reported progress) {
-        return f.agents.heartbeat(new Heartbeat(team, id, AgentStatus.WORKING, null, null, null, null, null)
+        return f.writes.heartbeat(new Heartbeat(team, id, AgentStatus.WORKING, null, null, null, null, null)
                 .withProgress(progress), f.tick());
     }
 

@@ -6,6 +6,15 @@ import io.lifeline.agent.Heartbeat;
 import io.lifeline.agent.Liveness;
 import io.lifeline.agent.NewAgent;
 import io.lifeline.agent.SweepPlan;
+import io.lifeline.store.agent.AgentItems;
+import io.lifeline.store.agent.AgentStore;
+import io.lifeline.store.agent.AgentWrites;
+import io.lifeline.store.agent.HostCommandStore;
+import io.lifeline.store.agent.HostLeaseStore;
+import io.lifeline.store.agent.ReviveTransitions;
+import io.lifeline.store.agent.TaskStore;
+import io.lifeline.store.dynamo.Keys;
+import io.lifeline.store.sweep.SweepStore;
 import io.lifeline.testing.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
@@ -34,6 +43,8 @@ final class StoreFixture implements AutoCloseable {
     final MeteredDynamo dynamo;
     final MutableClock clock = new MutableClock(T0);
     final AgentStore agents;
+    final AgentWrites writes;
+    final ReviveTransitions revives;
     final TaskStore tasks;
     final SweepStore sweeps;
     final HostLeaseStore leases;
@@ -43,6 +54,8 @@ final class StoreFixture implements AutoCloseable {
         tables = StoreTables.create();
         dynamo = new MeteredDynamo(tables.dynamo);
         agents = new AgentStore(dynamo, tables.tables);
+        writes = new AgentWrites(dynamo, tables.tables);
+        revives = new ReviveTransitions(dynamo, tables.tables);
         tasks = new TaskStore(dynamo, tables.tables);
         sweeps = new SweepStore(dynamo, tables.tables, 1);
         leases = new HostLeaseStore(dynamo, tables.tables);
@@ -66,17 +79,17 @@ final class StoreFixture implements AutoCloseable {
 
     Agent ready(String team, String agentId) {
         registered(team, agentId);
-        return agents.join(team, agentId, tick());
+        return writes.join(team, agentId, tick());
     }
 
     /** A plain heartbeat (no status reported). */
     Agent beat(String team, String agentId) {
-        return agents.heartbeat(new Heartbeat(team, agentId, null, null, null, null, null, null), tick());
+        return writes.heartbeat(new Heartbeat(team, agentId, null, null, null, null, null, null), tick());
     }
 
     /** A heartbeat reporting {@code status}. */
     Agent report(String team, String agentId, AgentStatus status) {
-        return agents.heartbeat(new Heartbeat(team, agentId, status, null, null, null, null, null), tick());
+        return writes.heartbeat(new Heartbeat(team, agentId, status, null, null, null, null, null), tick());
     }
 
     /**
@@ -85,7 +98,7 @@ final class StoreFixture implements AutoCloseable {
      */
     void beatsThrough(String team, String agentId, String hostId) {
         Instant at = tick();
-        agents.hostedBeat(new Heartbeat(team, agentId, null, null, null, null, null, null), at, at, hostId);
+        writes.hostedBeat(new Heartbeat(team, agentId, null, null, null, null, null, null), at, at, hostId);
         leases.renew(team, hostId, List.of(new HostLeaseStore.Beat(agentId, at)), at);
     }
 

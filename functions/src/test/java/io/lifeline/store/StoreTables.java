@@ -1,6 +1,7 @@
 package io.lifeline.store;
 
 import io.lifeline.engine.Engine;
+import io.lifeline.store.dynamo.Tables;
 import java.time.Clock;
 import java.util.UUID;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;

@@ -11,6 +11,8 @@ import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.SweepPlan;
 import io.lifeline.agent.Task;
 import io.lifeline.agent.TaskStatus;
+import io.lifeline.store.agent.TaskStore;
+import io.lifeline.store.sweep.SweepStore;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -94,7 +96,7 @@ class TaskStoreFencingTest {
 
     @Test
     void complete_afterAHostReportedTheClaimingLifeDead_isRefusedTaskLost() {
-        afterOneWrite(claimed("failed"), team -> f.agents.fail(team, "a", "crash", f.tick()));
+        afterOneWrite(claimed("failed"), team -> f.writes.fail(team, "a", "crash", f.tick()));
     }
 
     @Test
@@ -107,14 +109,14 @@ class TaskStoreFencingTest {
 
     @Test
     void complete_afterTheClaimingLifeLeft_isRefusedTaskLost() {
-        afterOneWrite(claimed("left"), team -> f.agents.leave(team, "a", "bye", f.tick()));
+        afterOneWrite(claimed("left"), team -> f.writes.leave(team, "a", "bye", f.tick()));
     }
 
     @Test
     void complete_fromANewWorkingLifeOfTheSameAgent_isRefusedTaskLost() {
         String team = claimed("reborn");
-        f.agents.fail(team, "a", "crash", f.tick());
-        f.agents.join(team, "a", f.tick());
+        f.writes.fail(team, "a", "crash", f.tick());
+        f.writes.join(team, "a", f.tick());
         // The new life is working, is the assignee by name, and the task is still in progress: only the hold differs.
         assertEquals(AgentStatus.WORKING, f.report(team, "a", AgentStatus.WORKING).status());
         assertEquals(TaskStatus.IN_PROGRESS, task(team).status());
@@ -125,8 +127,8 @@ class TaskStoreFencingTest {
     @Test
     void complete_ofTheEarlierLifesTaskFromANewLifeHoldingAnother_isRefusedTaskLost() {
         String team = claimed("two");
-        f.agents.fail(team, "a", "crash", f.tick());
-        f.agents.join(team, "a", f.tick());
+        f.writes.fail(team, "a", "crash", f.tick());
+        f.writes.join(team, "a", f.tick());
         f.tasks.create(team, "task-2", "more work", null, f.tick());
         f.tasks.claim(team, "task-2", "a", f.tick());
         // The new life holds task-2; task-1 is still in progress under the agent's name, not handed back yet.
@@ -140,12 +142,12 @@ class TaskStoreFencingTest {
     @Test
     void complete_afterTheHandBack_isRefusedTaskLost_andTheNewLifesOwnClaimCompletes() {
         String team = claimed("handed");
-        Instant death = f.agents.fail(team, "a", "crash", f.tick()).lastTransition().at();
+        Instant death = f.writes.fail(team, "a", "crash", f.tick()).lastTransition().at();
         assertTrue(f.tasks.handBack(team, TASK, "a", death));
         assertEquals(TaskStatus.PENDING, task(team).status());
         completeRefused(team, "a", "TASK_LOST");
 
-        f.agents.join(team, "a", f.tick());
+        f.writes.join(team, "a", f.tick());
         f.tasks.claim(team, TASK, "a", f.tick());
         f.tasks.complete(team, TASK, "a", "second try", f.tick());
 

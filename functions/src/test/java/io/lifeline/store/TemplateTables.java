@@ -3,6 +3,7 @@ package io.lifeline.store;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.lifeline.store.dynamo.TableDeclarations;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;

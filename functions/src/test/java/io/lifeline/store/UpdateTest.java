@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import io.lifeline.store.dynamo.Update;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;

@@ -13,17 +13,16 @@ import io.lifeline.agent.HostIncidents;
 import io.lifeline.agent.Transition;
 import io.lifeline.agent.TransitionTable;
 import io.lifeline.agent.Trigger;
-import io.lifeline.config.Config;
-import io.lifeline.events.AgentFlaps;
-import io.lifeline.events.AlertBursts;
-import io.lifeline.events.EventCatalogue;
-import io.lifeline.events.LifelineEvent;
+import io.lifeline.app.AgentFlaps;
+import io.lifeline.app.AlertBursts;
+import io.lifeline.app.EventCatalogue;
+import io.lifeline.app.LifelineEvent;
 import io.lifeline.local.aws.LocalEventBus;
 import io.lifeline.local.template.SamTemplate;
-import io.lifeline.store.AlertWindowStore;
-import io.lifeline.store.HostCommandStore;
-import io.lifeline.store.InboxStore;
-import io.lifeline.store.StreamChanges;
+import io.lifeline.store.outbox.AlertWindowStore;
+import io.lifeline.store.agent.HostCommandStore;
+import io.lifeline.store.ledger.InboxStore;
+import io.lifeline.store.outbox.StreamChanges;
 import io.lifeline.support.Json;
 import java.time.Duration;
 import java.time.Instant;
@@ -129,7 +128,7 @@ class AlertRulesTest {
                 AT.plusSeconds(45), "host-1"));
     }
 
-    static final Config.AlertBursts BURSTS = new Config.AlertBursts(1,
+    static final AlertBursts.Settings BURSTS = new AlertBursts.Settings(1,
             Duration.ofSeconds(60), 20);
 
     /** A window of two teams' six deaths, the first of which (a-1, reviving) paged on its own. */
@@ -169,7 +168,7 @@ class AlertRulesTest {
         return new LifelineEvent(e.team(), e.type(), e.eventId(), e.at(), d);
     }
 
-    static final Config.Flapping FLAPPING = new Config.Flapping(4,
+    static final AgentFlaps.Settings FLAPPING = new AgentFlaps.Settings(4,
             Duration.ofSeconds(600), Duration.ofSeconds(600), Duration.ofSeconds(15));
 
     /** a-1 flagged flapping at AT, at its fifth change between alive and down (a death). */

@@ -8,7 +8,7 @@ import io.lifeline.local.app.LifelineLocal;
 import io.lifeline.local.app.LocalEngine;
 import io.lifeline.local.template.LocalTables;
 import io.lifeline.local.template.SamTemplate;
-import io.lifeline.store.KeyStore;
+import io.lifeline.store.team.KeyStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;

@@ -19,7 +19,7 @@ import io.lifeline.auth.Scope;
 import io.lifeline.local.app.LifelineLocal;
 import io.lifeline.local.http.LocalGateway;
 import io.lifeline.local.runtime.LocalContext;
-import io.lifeline.store.KeyStore;
+import io.lifeline.store.team.KeyStore;
 import io.lifeline.support.Json;
 import io.lifeline.support.Log;
 import java.time.Duration;

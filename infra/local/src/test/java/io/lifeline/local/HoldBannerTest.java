@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.lifeline.agent.SweepPlan;
 import io.lifeline.auth.Scope;
 import io.lifeline.local.http.FrontDoor;
-import io.lifeline.store.TeamStore;
+import io.lifeline.store.team.TeamStore;
 import io.lifeline.testing.MutableClock;
 import java.time.Duration;
 import java.time.Instant;

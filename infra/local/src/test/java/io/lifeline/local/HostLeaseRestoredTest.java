@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.lifeline.store.HostLeaseStore;
+import io.lifeline.store.agent.HostLeaseStore;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

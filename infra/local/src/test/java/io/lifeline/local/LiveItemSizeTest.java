@@ -4,7 +4,7 @@ import static io.lifeline.local.TestStack.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.lifeline.store.AgentStore;
+import io.lifeline.store.outbox.OutboxMarks;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -110,7 +110,7 @@ class LiveItemSizeTest {
             ok(s.ready("fin-1"));
             ok(s.agent("leave", "fin-1", "{\"reason\":\"going home\"}"));
             // Not drained: the outbox has finished neither change (join = 1, leave = 2).
-            AgentStore agents = new AgentStore(s.dynamo, s.tables);
+            OutboxMarks agents = new OutboxMarks(s.dynamo, s.tables);
             agents.finishChange(TestStack.TEAM, "fin-1", 1, null);
             Map<String, AttributeValue> item = s.agentItem("fin-1");
             assertEquals("1", item.get("ps").n());

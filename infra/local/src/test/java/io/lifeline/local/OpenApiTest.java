@@ -19,7 +19,7 @@ import io.lifeline.agent.SweepPlan;
 import io.lifeline.auth.Scope;
 import io.lifeline.local.http.FrontDoor;
 import io.lifeline.local.http.LocalGateway;
-import io.lifeline.store.TeamStore;
+import io.lifeline.store.team.TeamStore;
 import io.lifeline.support.Json;
 import java.net.URI;
 import java.net.http.HttpClient;

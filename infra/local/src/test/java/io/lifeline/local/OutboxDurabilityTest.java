@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.amazonaws.services.lambda.runtime.events.ScheduledEvent;
 import io.lifeline.local.aws.LocalEventBus;
-import io.lifeline.store.OutboxParking;
+import io.lifeline.store.outbox.OutboxParking;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

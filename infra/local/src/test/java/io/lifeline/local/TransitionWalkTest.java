@@ -12,7 +12,7 @@ import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.TransitionTable;
 import io.lifeline.agent.Trigger;
-import io.lifeline.store.AgentStore;
+import io.lifeline.store.agent.AgentWrites;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -29,7 +29,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
  * Every status x every trigger, against the engine: put a fresh agent in the status, attempt the trigger
- * (through its API route where one exists, through {@link AgentStore#transition} where none does yet), and
+ * (through its API route where one exists, through {@link AgentWrites#transition} where none does yet), and
  * check the outcome against {@link TransitionTable}. Allowed: the status becomes the rule's target and the
  * outbox records exactly one transition with the right from/to/trigger. Refused: 409 (INVALID_TRANSITION,
  * or REJOIN_REQUIRED for a heartbeat from a non-alive status), nothing in the table changes, nothing is
@@ -38,12 +38,12 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 @Tag("contract")
 class TransitionWalkTest {
     static TestStack stack;
-    static AgentStore store;
+    static AgentWrites store;
 
     @BeforeAll
     static void start() throws Exception {
         stack = TestStack.start();
-        store = new AgentStore(stack.dynamo, stack.tables);
+        store = new AgentWrites(stack.dynamo, stack.tables);
     }
 
     @AfterAll

@@ -1,6 +1,6 @@
 package io.lifeline.local.template;
 
-import io.lifeline.store.Tables;
+import io.lifeline.store.dynamo.Tables;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;

@@ -2,7 +2,7 @@ package io.lifeline.local.template;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.lifeline.store.TableDeclarations;
+import io.lifeline.store.dynamo.TableDeclarations;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

@@ -1,0 +1,146 @@
+package io.lifeline.app;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import io.lifeline.agent.Agent;
+import io.lifeline.agent.AgentStatus;
+import io.lifeline.agent.TaskStatus;
+import io.lifeline.agent.Trigger;
+import io.lifeline.store.agent.AgentItems;
+import io.lifeline.store.agent.TransitionLog;
+import io.lifeline.store.ledger.EventLog;
+import io.lifeline.store.ledger.InboxStore;
+import io.lifeline.store.outbox.AlertWindowStore;
+import io.lifeline.store.outbox.FlapStore;
+import io.lifeline.store.outbox.OutboxMarks;
+import io.lifeline.store.outbox.OutboxParking;
+import io.lifeline.store.team.KeyStore;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+/**
+ * The outbox's use case over the real store, fed the live item's images before and after a change as the stream
+ * brings them: a death becomes its ledger record, its task's hand-back and its events, sent once through the bus port,
+ * and the item is finished (its published watermark at the death's seq); a replay sends nothing twice; a bus that takes
+ * nothing hands the record back and finishes nothing.
+ */
+@Tag("store")
+class OutboxTest {
+    private static final Duration RETENTION = Duration.ofDays(30);
+
+    @AutoClose
+    final AppFixture f = new AppFixture();
+
+    /** The bus port as a list: what it was sent, and whether it takes anything. */
+    static final class SentEvents implements EventBus {
+        final List<LifelineEvent> sent = new ArrayList<>();
+        boolean takes = true;
+
+        @Override
+        public Outcome send(List<LifelineEvent> events) {
+            if (!takes) {
+                Set<String> unsent = new TreeSet<>();
+                events.forEach(e -> unsent.add(e.eventId()));
+                return new Outcome(0, unsent);
+            }
+            sent.addAll(events);
+            return new Outcome(events.size(), Set.of());
+        }
+    }
+
+    private final SentEvents bus = new SentEvents();
+
+    private Outbox outbox() {
+        Clock clock = Clock.fixed(AppFixture.T0.plusSeconds(60), ZoneOffset.UTC);
+        var d = f.tables.dynamo;
+        var t = f.tables.tables;
+        return new Outbox(new TransitionLog(d, t, RETENTION),
+                new DeathFollowUp(f.tasks, f.teams, new InboxStore(d, t, RETENTION)), new EventLog(d, t, RETENTION),
+                new OutboxMarks(d, t), new OutboxParking(d, t, RETENTION),
+                new AlertBursts(new AlertWindowStore(d, t, RETENTION), new AlertBursts.Settings(1,
+                        Duration.ofSeconds(60), 20), clock),
+                new AgentFlaps(new FlapStore(d, t, RETENTION), new AgentFlaps.Settings(4, Duration.ofMinutes(10),
+                        Duration.ofMinutes(10), Duration.ofSeconds(15))),
+                bus, clock);
+    }
+
+    private Map<String, AttributeValue> item(String team, String agentId) {
+        return f.tables.dynamo.getItem(g -> g.tableName(f.tables.tables.live())
+                .key(AgentItems.key(team, agentId)).consistentRead(true)).item();
+    }
+
+    /** In a team of its own, a working agent on task t-1, then its crash as its host reports it: the images. */
+    private Outbox.Images death(String team) {
+        new KeyStore(f.tables.dynamo, f.tables.tables).createTeam(team, f.tick());
+        f.ready(team, "a");
+        f.tasks.create(team, "t-1", "Write the report", null, f.tick());
+        f.tasks.claim(team, "t-1", "a", f.tick());
+        Map<String, AttributeValue> before = item(team, "a");
+        f.changes.fail(team, "a", "exit 1", f.tick());
+        return new Outbox.Images("1", before, item(team, "a"));
+    }
+
+    private static List<String> types(List<LifelineEvent> events) {
+        return events.stream().map(LifelineEvent::type).sorted().toList();
+    }
+
+    @Test
+    void run_aDeath_recordsItHandsTheTaskBackSendsItsEventsOnceAndFinishesTheItem() {
+        String team = AppFixture.team("death");
+        Outbox.Images death = death(team);
+
+        Outbox.Batch batch = outbox().run(List.of(death));
+
+        assertEquals(1, batch.failedAt(), "nothing handed back");
+        assertEquals(List.of(EventCatalogue.AGENT_STATUS_CHANGED, EventCatalogue.TASKS_REASSIGNED), types(bus.sent));
+        assertEquals(2, batch.put());
+        assertEquals(TaskStatus.PENDING, f.tasks.list(team, null).get(0).status());
+        Agent dead = f.agents.get(team, "a").orElseThrow();
+        assertEquals(AgentStatus.DEAD, dead.status());
+        // Finished: the item keeps only the change's seq and time, and the rest is read from its ledger record.
+        long seq = dead.lastTransition().seq();
+        assertEquals(Long.toString(seq), item(team, "a").get(AgentItems.PUBLISHED_SEQ).n());
+        assertEquals(Trigger.REPORTED_FAILURE, dead.lastTransition().trigger());
+        assertEquals(AgentStatus.WORKING, dead.lastTransition().from());
+        assertNull(dead.currentTaskId(), "the stopped life's task is cleared from the item");
+    }
+
+    @Test
+    void run_theSameChangeAgain_sendsNothingTwice() {
+        String team = AppFixture.team("replay");
+        Outbox.Images death = death(team);
+        Outbox outbox = outbox();
+        outbox.run(List.of(death));
+
+        Outbox.Batch again = outbox().run(List.of(death));
+
+        assertEquals(1, again.failedAt());
+        assertEquals(0, again.put(), "the event log holds them: none is sent again");
+        assertEquals(2, bus.sent.size());
+    }
+
+    @Test
+    void run_whenTheBusTakesNothing_handsTheRecordBackAndFinishesNothing() {
+        String team = AppFixture.team("refused");
+        Outbox.Images death = death(team);
+        bus.takes = false;
+
+        Outbox.Batch batch = outbox().run(List.of(death));
+
+        assertEquals(0, batch.failedAt(), "the record comes back with the batch");
+        assertEquals(2, batch.unsent());
+        assertNull(item(team, "a").get(AgentItems.PUBLISHED_SEQ), "not finished: no published watermark");
+        assertEquals(0, bus.sent.size());
+    }
+}
