@@ -341,10 +341,24 @@ public final class AgentStore {
      * item naming the lease {@code hostId}, so the sweep judges it from there too.
      */
     public Agent hostedBeat(Heartbeat hb, Instant now, Instant beatAt, String hostId) {
-        return heartbeat(hb, now, beatAt, hostId, null);
+        return hostedBeat(hb, now, beatAt, hostId, null);
+    }
+
+    /**
+     * {@link #hostedBeat(Heartbeat, Instant, Instant, String)} with the host daemon's stall judgement when it changed
+     * ({@code stalled}: true, stalled since {@code now}; false, no longer; null: not sent), in the same write
+     * ({@link AgentItems#stampStall}): a stall costs no write of its own, only its change does.
+     */
+    public Agent hostedBeat(Heartbeat hb, Instant now, Instant beatAt, String hostId, Boolean stalled) {
+        return heartbeat(hb, now, beatAt, hostId, null, stalled);
     }
 
     private Agent heartbeat(Heartbeat hb, Instant now, Instant beatAt, String hostId, AgentStatus likely) {
+        return heartbeat(hb, now, beatAt, hostId, likely, null);
+    }
+
+    private Agent heartbeat(Heartbeat hb, Instant now, Instant beatAt, String hostId, AgentStatus likely,
+                            Boolean stalled) {
         AgentStatus expected = hb.reported() != null && likely != null && likely.isAlive() ? likely : hb.reported();
         Instant at = now;
         for (int attempt = 0; attempt < STATUS_RACE_ATTEMPTS; attempt++) {
@@ -381,6 +395,7 @@ public final class AgentStore {
                 AgentItems.stampTransition(u, TransitionTable.reportTrigger(hb.reported()), hb.reported(),
                         "reported by heartbeat (" + hb.source() + ")", at);
             }
+            AgentItems.stampStall(u, now, stalled);
             try {
                 Agent after = AgentItems.toAgent(StoreFailures.call("update heartbeat",
                         () -> dynamo.updateItem(u.request(ReturnValue.ALL_NEW))).attributes());
@@ -487,6 +502,7 @@ public final class AgentStore {
         Written w = transitionItem(team, agentId, Trigger.JOIN, "agent joined", now, u -> {
             AgentItems.stampLiveness(u, now);
             u.remove(AgentItems.HOLD).remove(AgentItems.TASK);
+            AgentItems.endStall(u); // an earlier life's stall ends with it (its AgentProgressResumed, if still raised)
         });
         if (w.item() == null) {
             throw LifelineException.notAllowed(Trigger.JOIN, statusOrThrow(w.refused(), agentId));
@@ -556,16 +572,42 @@ public final class AgentStore {
      */
     public Agent fail(String team, String agentId, String reason, Instant now, HostIncidents.Cause cause,
                       Instant hostRestartUntil, Long restartsLastHour) {
-        return transition(team, agentId, Trigger.REPORTED_FAILURE, reason == null ? "failure reported by host" : reason,
-                now, u -> {
-                    stampCause(u, cause);
-                    if (hostRestartUntil != null) {
-                        u.set(AgentItems.HOST_RESTART, ms(hostRestartUntil));
-                    } else {
-                        u.remove(AgentItems.HOST_RESTART);
-                    }
-                    AgentItems.stampStats(u, AgentStats.restarts(restartsLastHour));
-                });
+        return fail(team, agentId, reason, now, cause, hostRestartUntil, restartsLastHour, null);
+    }
+
+    /**
+     * As above; {@code stall} (null: a crash) when the host daemon stopped the agent because it stalled: the death's
+     * trigger is then {@code stalled}, and the same write raises the stall with that reason ({@code AgentStalled},
+     * unless one is raised already), as the sweep's own stall restart does. An agent the server still has as
+     * {@code ready} (the daemon's turn began after its last beat) dies as a reported failure, the stall raised all the
+     * same: the table takes {@code stalled} from {@code working} only.
+     */
+    public Agent fail(String team, String agentId, String reason, Instant now, HostIncidents.Cause cause,
+                      Instant hostRestartUntil, Long restartsLastHour, String stall) {
+        Consumer<Update> extra = u -> {
+            stampCause(u, cause);
+            if (hostRestartUntil != null) {
+                u.set(AgentItems.HOST_RESTART, ms(hostRestartUntil));
+            } else {
+                u.remove(AgentItems.HOST_RESTART);
+            }
+            AgentItems.stampStats(u, AgentStats.restarts(restartsLastHour));
+            if (stall != null) {
+                u.set(AgentItems.PROGRESS_WHY, s(stall));
+                AgentItems.raiseStall(u, now); // the transition's outbox mark carries it
+            }
+        };
+        String why = reason == null ? "failure reported by host" : reason;
+        if (stall == null) {
+            return transition(team, agentId, Trigger.REPORTED_FAILURE, why, now, extra);
+        }
+        return transition(team, agentId, Trigger.STALLED, why, now, extra, refused -> {
+            AgentStatus current = statusOrThrow(refused, agentId);
+            if (current != AgentStatus.READY) {
+                throw LifelineException.notAllowed(Trigger.REPORTED_FAILURE, current);
+            }
+            return transition(team, agentId, Trigger.REPORTED_FAILURE, why, now, extra);
+        });
     }
 
     /** A host stopped restarting its crash-looping agent: alive, dead or restarting -> dead_failed_revive at once. */

@@ -53,13 +53,19 @@ final class Update {
         return placeholder;
     }
 
+    /**
+     * SET of an attribute; it replaces a REMOVE of the same attribute added before (DynamoDB refuses an expression
+     * that names one path twice), so a write may set what a shared stamp such as a transition's removes.
+     */
     Update set(String attribute, AttributeValue v) {
+        removes.remove(name(attribute));
         sets.add(name(attribute) + " = " + value(v));
         return this;
     }
 
-    /** SET with a raw right-hand side, e.g. {@code #beats + :v1}; build operands with name()/value(). */
+    /** SET with a raw right-hand side, e.g. {@code #beats + :v1}; build operands with name()/value(). As {@link #set}. */
     Update setExpression(String attribute, String expression) {
+        removes.remove(name(attribute));
         sets.add(name(attribute) + " = " + expression);
         return this;
     }
@@ -92,8 +98,12 @@ final class Update {
         return this;
     }
 
+    /** REMOVE of an attribute, once however often it is asked for. */
     Update remove(String attribute) {
-        removes.add(name(attribute));
+        String path = name(attribute);
+        if (!removes.contains(path)) {
+            removes.add(path);
+        }
         return this;
     }
 
