@@ -359,8 +359,9 @@ public final class Liveness {
     /**
      * What the agent does when it stalls: {@code ALERT} (it stays {@code working}, flagged {@code stalled}) or
      * {@code RESTART} (abort-first: without a daemon the sweep marks it dead with trigger {@code stalled}, and the
-     * revive flow asks its host, as for any death; for an agent a daemon hosts, the daemon stops and restarts it,
-     * and the sweep only raises the event).
+     * revive flow asks its host, as for any death; an agent a daemon hosts is judged by its daemon, which stops it,
+     * reports it dead with trigger {@code stalled} and restarts it, or under {@code alert} reports the stall and its
+     * end in a beat).
      */
     public enum OnStall {
         ALERT("alert"),
@@ -460,9 +461,14 @@ public final class Liveness {
         List<ProgressSeen> restart = new ArrayList<>();
         List<ProgressSeen> resolve = new ArrayList<>();
         for (ProgressSeen s : seen) {
-            if (s.hosted() && s.stalledSince() == null) {
+            if (s.hosted()) {
                 // A hosted agent's progress comes with its daemon's beats, which its lease answers: its item's last
-                // progress (a hook's) is not the newest, so the sweep does not judge it from there.
+                // progress is not the newest, so the sweep does not judge it from there. Its daemon raises and ends
+                // its stall; the sweep ends only one whose agent is no longer in a turn (it died, left or rejoined
+                // while its daemon could not say so).
+                if (s.stalledSince() != null && s.status() != AgentStatus.WORKING) {
+                    resolve.add(s);
+                }
                 continue;
             }
             boolean stalled = stalled(s.status(), s.progress(), s.waiting(), stallAfter(s, deploymentStallAfter), now);

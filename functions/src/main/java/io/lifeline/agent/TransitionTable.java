@@ -36,7 +36,7 @@ public final class TransitionTable {
         add(Trigger.TASK_COMPLETE, EnumSet.of(WORKING), READY, "agent");
         add(Trigger.REPORT_READY, EnumSet.of(WORKING), READY, "agent");
         add(Trigger.HEARTBEAT_EXPIRED, EnumSet.of(READY, WORKING), DEAD, "sweep");
-        add(Trigger.STALLED, EnumSet.of(WORKING), DEAD, "sweep");
+        add(Trigger.STALLED, EnumSet.of(WORKING), DEAD, "sweep, or host");
         add(Trigger.REPORTED_FAILURE, EnumSet.of(READY, WORKING), DEAD, "host");
         add(Trigger.LEAVE, EnumSet.of(READY, WORKING), OFFLINE, "agent");
         // A host's daemon gave up restarting a crash-looping agent: whatever the agent's death and

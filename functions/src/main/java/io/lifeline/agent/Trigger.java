@@ -14,8 +14,9 @@ public enum Trigger {
     REPORT_READY,
     HEARTBEAT_EXPIRED,
     /**
-     * The sweep judged a working agent stalled (no progress past its threshold) and its {@code onStall} is
-     * {@code restart} with no daemon hosting it: dead, so the revive flow asks its host (docs/liveness.md).
+     * A working agent stalled (no progress past its threshold) with {@code onStall: restart}: judged by the sweep
+     * when no daemon hosts it (dead, so the revive flow asks its host), or by the daemon that hosts it, which stopped
+     * it and restarts it itself (docs/liveness.md).
      */
     STALLED,
     /** A host that knows its agent crashed said so. */

@@ -121,7 +121,7 @@ public final class AgentsHandler extends HttpApiHandler {
      */
     private Reply fail(ApiRequest request) {
         Fields f = Fields.of(request.optionalBody(), "the failure report",
-                Set.of("reason", "giveUp", "restartInSeconds", "restartsLastHour"));
+                Set.of("reason", "giveUp", "restartInSeconds", "restartsLastHour", "stalled", "stallReason"));
         String reason = f.string("reason", Limits.MAX_REASON_CHARS);
         Long restartIn = f.integer("restartInSeconds", 0, Limits.MAX_HOST_RESTART_SECONDS);
         Long restarts = f.integer("restartsLastHour", 0, Limits.MAX_RESTARTS_LAST_HOUR);
@@ -129,6 +129,13 @@ public final class AgentsHandler extends HttpApiHandler {
         if (giveUp && restartIn != null) {
             throw LifelineException.badInput("INVALID_FIELD",
                     "'restartInSeconds' says the host restarts the agent; a give-up says it will not: send one");
+        }
+        // Stopped for a stall (its daemon judged it: docs/daemon.md): the death's trigger is stalled.
+        boolean stalled = Boolean.TRUE.equals(f.bool("stalled"));
+        String stallReason = HeartbeatHandler.stallReason(f);
+        if (stallReason != null && !stalled || stalled && giveUp) {
+            throw LifelineException.badInput("INVALID_FIELD",
+                    "'stallReason' goes with 'stalled': true, and a give-up is no stall's death");
         }
         String team = request.id("team");
         String agentId = request.id("agentId");
@@ -138,8 +145,9 @@ public final class AgentsHandler extends HttpApiHandler {
                     reason == null ? null : "host gave up: " + reason, restarts, now)));
         }
         return Reply.ok(Views.agent(changes.fail(team, agentId,
-                reason == null ? null : "failure reported: " + reason,
-                restartIn == null ? null : Duration.ofSeconds(restartIn), restarts, now)));
+                reason == null ? null : (stalled ? "" : "failure reported: ") + reason,
+                restartIn == null ? null : Duration.ofSeconds(restartIn), restarts,
+                stalled ? (stallReason != null ? stallReason : Liveness.NO_PROGRESS_REPORTED) : null, now)));
     }
 
     private Reply pause(ApiRequest request) {

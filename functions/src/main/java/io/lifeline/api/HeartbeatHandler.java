@@ -45,7 +45,8 @@ public final class HeartbeatHandler extends HttpApiHandler {
     private static final Pattern STALL_REASON = Pattern.compile("[A-Za-z0-9 ._,:()-]{1,32}");
     private static final Set<String> BATCH_ENTRY_FIELDS = union(HEARTBEAT_FIELDS, Set.of("agentId"));
     /** In a batch that names its host: each entry may say how long ago the daemon last heard the agent locally. */
-    private static final Set<String> HOSTED_ENTRY_FIELDS = union(BATCH_ENTRY_FIELDS, Set.of("localBeatAgeMs"));
+    private static final Set<String> HOSTED_ENTRY_FIELDS = union(BATCH_ENTRY_FIELDS, Set.of("localBeatAgeMs",
+            "stalled"));
     private static final Set<String> STATS_FIELDS = Set.of("messagesProcessed", "toolCallsExecuted",
             "errorsEncountered", "uptime", "restartsLastHour");
 
@@ -151,6 +152,7 @@ public final class HeartbeatHandler extends HttpApiHandler {
         // Validate every entry before writing any, so a bad batch writes nothing.
         List<Heartbeat> beats = new ArrayList<>();
         List<Long> ages = new ArrayList<>();
+        List<Boolean> stalls = new ArrayList<>();
         Set<String> seen = new HashSet<>();
         for (int i = 0; i < entries.size(); i++) {
             Fields entry = Fields.of(entries.get(i), "heartbeats[" + i + "]",
@@ -167,10 +169,11 @@ public final class HeartbeatHandler extends HttpApiHandler {
                     .from(hostId == null ? request.sourceIp() : null));
             ages.add(hostId == null ? null : entry.integer("localBeatAgeMs", 0,
                     Limits.MAX_STALE_AFTER_SECONDS * 1000L));
+            stalls.add(hostId == null ? null : stalled(entry, hb));
         }
         Instant now = clock.instant();
         Heartbeats.Tally tally = new Heartbeats.Tally();
-        List<Heartbeats.Beat> done = hostId != null ? heartbeats.hosted(team, hostId, beats, ages, now, tally)
+        List<Heartbeats.Beat> done = hostId != null ? heartbeats.hosted(team, hostId, beats, ages, stalls, now, tally)
                 : heartbeats.batch(beats, now, tally);
         ArrayNode results = Json.MAPPER.createArrayNode();
         for (Heartbeats.Beat b : done) {
@@ -298,11 +301,7 @@ public final class HeartbeatHandler extends HttpApiHandler {
         Boolean now = f.bool("progress");
         Long age = f.integer("progressAgeMs", 0, Limits.MAX_STALE_AFTER_SECONDS * 1000L);
         Boolean tool = f.bool("toolInFlight");
-        String reason = f.string("stallReason", 32);
-        if (reason != null && !STALL_REASON.matcher(reason).matches()) {
-            throw LifelineException.badInput("INVALID_FIELD", "'stallReason' must be a short phrase of letters, "
-                    + "digits, spaces and . _ , : ( ) -");
-        }
+        String reason = stallReason(f);
         if (Boolean.TRUE.equals(now) && age != null && age > 0) {
             throw LifelineException.badInput("CONFLICTING_STATUS",
                     "'progress': true means progress now; 'progressAgeMs' says it was " + age + " ms ago");
@@ -315,6 +314,31 @@ public final class HeartbeatHandler extends HttpApiHandler {
             return null;
         }
         return new Heartbeat.Reported(Duration.ofMillis(age == null ? 0 : age), Boolean.TRUE.equals(tool), reason);
+    }
+
+    /**
+     * A host daemon's stall judgement in its batch entry (docs/daemon.md, "Progress and stalls"), sent when it changed:
+     * {@code stalled: true} with the progress age it judged from ({@code progressAgeMs}), or {@code false}; null when
+     * absent.
+     */
+    private static Boolean stalled(Fields entry, Heartbeat hb) {
+        Boolean stalled = entry.bool("stalled");
+        if (Boolean.TRUE.equals(stalled) && (hb.progress() == null || hb.progress().toolInFlight())) {
+            throw LifelineException.badInput("MISSING_FIELD",
+                    "'stalled': true goes with 'progressAgeMs', the age of the progress it was judged from, and no "
+                            + "tool call in flight");
+        }
+        return stalled;
+    }
+
+    /** {@code stallReason}, a short phrase (it reaches events), or null when absent. */
+    static String stallReason(Fields f) {
+        String reason = f.string("stallReason", 32);
+        if (reason != null && !STALL_REASON.matcher(reason).matches()) {
+            throw LifelineException.badInput("INVALID_FIELD", "'stallReason' must be a short phrase of letters, "
+                    + "digits, spaces and . _ , : ( ) -");
+        }
+        return reason;
     }
 
     /**

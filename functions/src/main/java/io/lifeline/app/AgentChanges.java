@@ -92,9 +92,18 @@ public final class AgentChanges {
      * (docs/alerts-noise.md): {@link AgentStore#hostSilence} reads it first.
      */
     public Agent fail(String team, String agentId, String reason, Duration restartIn, Long restarts, Instant now) {
+        return fail(team, agentId, reason, restartIn, restarts, null, now);
+    }
+
+    /**
+     * As above; {@code stall} (null: a crash) when the host stopped the agent because it stalled, and why: a death
+     * with trigger {@code stalled} that raises the stall in the same write ({@link AgentWrites#fail}).
+     */
+    public Agent fail(String team, String agentId, String reason, Duration restartIn, Long restarts, String stall,
+                      Instant now) {
         HostIncidents.Cause cause = agents.hostSilence(team, agentId);
         return writes.fail(team, agentId, reason, now, cause,
-                restartIn == null ? null : Liveness.hostRestartClaim(now, restartIn), restarts);
+                restartIn == null ? null : Liveness.hostRestartClaim(now, restartIn), restarts, stall);
     }
 
     /** The runtime's process is gone without its session's end: a reported failure with no claim and no cause. */

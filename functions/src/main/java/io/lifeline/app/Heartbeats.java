@@ -15,6 +15,7 @@ import io.lifeline.store.agent.HostLeaseStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -179,6 +180,16 @@ public final class Heartbeats {
      */
     public List<Beat> hosted(String team, String hostId, List<Heartbeat> entries, List<Long> ages, Instant now,
                              Tally tally) {
+        return hosted(team, hostId, entries, ages, Collections.nCopies(entries.size(), null), now, tally);
+    }
+
+    /**
+     * As above; {@code stalls}: per entry, the daemon's stall judgement when it changed (true: stalled, false: no
+     * longer, null: not sent). An entry that carries one is written to the agent's item with it (one write per
+     * change into or out of a stall); a stalled agent's later plain beats are answered by the lease as any are.
+     */
+    public List<Beat> hosted(String team, String hostId, List<Heartbeat> entries, List<Long> ages,
+                             List<Boolean> stalls, Instant now, Tally tally) {
         List<Heartbeat> beats = entries.stream().map(hb -> carrying(hb, true)).toList();
         // Two ids of one batch with the same lease key (about one batch in 10^9 of 25) beat directly.
         Set<String> keys = new HashSet<>();
@@ -221,11 +232,12 @@ public final class Heartbeats {
             HostLease.Cached cached = renewed.cached().get(hb.agentId());
             Beat result;
             try {
-                if (cached != null && plain(hb, cached)) {
+                if (cached != null && plain(hb, cached) && stalls.get(i) == null) {
                     result = new Answered(hb.agentId(), cached, beatAt);
                 } else {
                     boolean hosted = !direct.contains(hb.agentId());
-                    Agent after = AgentChanges.followSchedule(agents, hosted ? agents.hostedBeat(hb, now, beatAt, hostId)
+                    Agent after = AgentChanges.followSchedule(agents, hosted
+                            ? agents.hostedBeat(hb, now, beatAt, hostId, stalls.get(i))
                             : agents.heartbeat(hb, now), hb.nextWithin());
                     data.save(hb.team(), hb.agentId(), hb.metadataJson(), hb.checkpointJson(), now);
                     result = new Written(hb, after);

@@ -92,6 +92,20 @@ class LivenessStallTest {
     }
 
     @Test
+    void aHostedAgentsStall_isItsDaemonsToEnd_whileItIsInATurn_theSweepEndsItOnlyOnceItIsNot() {
+        // Its item's last progress is old (the daemon's beats carry the newer to the lease, not the item): the sweep
+        // does not resolve the daemon's stall from there, however long it lasts.
+        Instant since = AT_THRESHOLD.plusSeconds(3);
+        Instant now = since.plus(Duration.ofHours(1));
+        Liveness.ProgressSeen working = seen(AgentStatus.WORKING, false, false, true, Liveness.OnStall.ALERT, since);
+        Liveness.ProgressSeen dead = seen(AgentStatus.DEAD, false, false, true, Liveness.OnStall.ALERT, since);
+        Liveness.ProgressSeen ready = seen(AgentStatus.READY, false, false, true, Liveness.OnStall.ALERT, since);
+        Liveness.StallDecisions d = Liveness.stalls(List.of(working, dead, ready), STALL, now);
+        assertEquals(List.of(), d.raise());
+        assertEquals(List.of(dead, ready), d.resolve(), "died, or rejoined: its daemon could not say it ended");
+    }
+
+    @Test
     void aBeatsProgressAge_placesTheLastProgressBeforeTheBeat_neverAfterIt() {
         Instant beat = PROGRESS.plusSeconds(90);
         assertEquals(PROGRESS, Liveness.lastProgress(beat, Duration.ofSeconds(90)));

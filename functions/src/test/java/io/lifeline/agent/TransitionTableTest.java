@@ -50,7 +50,7 @@ class TransitionTableTest {
             new Row(EnumSet.of(WORKING), READY, Trigger.TASK_COMPLETE, "agent"),
             new Row(EnumSet.of(WORKING), READY, Trigger.REPORT_READY, "agent"),
             new Row(EnumSet.of(READY, WORKING), DEAD, Trigger.HEARTBEAT_EXPIRED, "sweep"),
-            new Row(EnumSet.of(WORKING), DEAD, Trigger.STALLED, "sweep"),
+            new Row(EnumSet.of(WORKING), DEAD, Trigger.STALLED, "sweep, or host"),
             // A later row: a host that knows its agent crashed reports it.
             new Row(EnumSet.of(READY, WORKING), DEAD, Trigger.REPORTED_FAILURE, "host"),
             new Row(EnumSet.of(READY, WORKING), OFFLINE, Trigger.LEAVE, "agent"),

@@ -143,12 +143,31 @@ public final class LifelineClient {
      * now). Each agent is answered as by {@link #heartbeats(List)}.
      */
     public BatchResult hostHeartbeats(String hostId, List<BatchEntry> entries, Map<String, Long> localBeatAgesMs) {
-        return call(heartbeatUrl, "POST", teamPath("heartbeats"),
-                Map.of("hostId", hostId, "heartbeats", batchBody(entries, localBeatAgesMs)), BatchResult.class);
+        return hostHeartbeats(hostId, entries, localBeatAgesMs, Map.of());
     }
 
-    /** A batch's entries as sent: at most {@link #MAX_BATCH}, each with its agent's local beat age when given. */
+    /**
+     * As {@link #hostHeartbeats(String, List, Map)}; {@code stalled}: per agent, the host's stall judgement of it
+     * when that changed since the server last took it (true: stalled, false: no longer; absent: unchanged), sent with
+     * the entry's progress age. Only a change writes the agent's item.
+     */
+    public BatchResult hostHeartbeats(String hostId, List<BatchEntry> entries, Map<String, Long> localBeatAgesMs,
+                                      Map<String, Boolean> stalled) {
+        return call(heartbeatUrl, "POST", teamPath("heartbeats"),
+                Map.of("hostId", hostId, "heartbeats", batchBody(entries, localBeatAgesMs, stalled)),
+                BatchResult.class);
+    }
+
     private static List<ObjectNode> batchBody(List<BatchEntry> entries, Map<String, Long> localBeatAgesMs) {
+        return batchBody(entries, localBeatAgesMs, Map.of());
+    }
+
+    /**
+     * A batch's entries as sent: at most {@link #MAX_BATCH}, each with its agent's local beat age and stall judgement
+     * when given.
+     */
+    private static List<ObjectNode> batchBody(List<BatchEntry> entries, Map<String, Long> localBeatAgesMs,
+                                              Map<String, Boolean> stalled) {
         if (entries.size() > MAX_BATCH) {
             throw new IllegalArgumentException("A batch holds at most " + MAX_BATCH + " heartbeats; got "
                     + entries.size());
@@ -168,6 +187,10 @@ public final class LifelineClient {
             Long age = localBeatAgesMs == null ? null : localBeatAgesMs.get(e.agentId());
             if (age != null) {
                 n.put("localBeatAgeMs", Math.max(0, age));
+            }
+            Boolean stall = stalled == null ? null : stalled.get(e.agentId());
+            if (stall != null) {
+                n.put("stalled", stall);
             }
             list.add(n);
         }
@@ -190,7 +213,21 @@ public final class LifelineClient {
      * the agent, shown with it ({@code stats.restartsLastHour}).
      */
     public AgentView fail(String agentId, String reason, Duration restartIn, Long restartsLastHour) {
+        return fail(agentId, reason, restartIn, restartsLastHour, null);
+    }
+
+    /**
+     * As {@link #fail(String, String, Duration, Long)}; {@code stallReason} (null: a crash) when the host stopped the
+     * agent because it stalled (a short phrase, such as {@code model stream silent}): the death's trigger is then
+     * {@code stalled}, and the agent's stall is raised with that reason ({@code AgentStalled}).
+     */
+    public AgentView fail(String agentId, String reason, Duration restartIn, Long restartsLastHour,
+                          String stallReason) {
         Map<String, Object> body = new LinkedHashMap<>();
+        if (stallReason != null) {
+            body.put("stalled", true);
+            body.put("stallReason", stallReason);
+        }
         if (reason != null) {
             body.put("reason", reason);
         }

@@ -58,6 +58,10 @@ final class AgentSlot {
     private volatile Long progressAgeMs;
     /** Since when each of its running subagents runs (a runtime's SubagentStart not yet stopped), oldest first. */
     private final Deque<Instant> subagents = new ConcurrentLinkedDeque<>();
+    /** The stall its pending crash report is the death of (its reason), or null: a crash. */
+    private volatile String failStall;
+    /** Whether the server has it stalled on the daemon's word (sent in a beat), or null: nothing sent this life. */
+    private volatile Boolean stallSent;
 
     AgentSlot(String id, int index, RestartPolicy restartPolicy, Instant startedAt) {
         this.id = id;
@@ -104,6 +108,7 @@ final class AgentSlot {
         stall = null;
         progressAgeMs = null;
         subagents.clear();
+        stallSent = null; // its join ends the last life's stall on the server
     }
 
     boolean exitCounted() {
@@ -182,6 +187,7 @@ final class AgentSlot {
     void giveUp(String reason) {
         restartDue = null;
         failPending = null;
+        failStall = null;
         givenUp = reason;
     }
 
@@ -258,6 +264,23 @@ final class AgentSlot {
     /** Since when each running subagent runs, oldest first. */
     List<Instant> subagents() {
         return List.copyOf(subagents);
+    }
+
+    String failStall() {
+        return failStall;
+    }
+
+    /** The pending crash report is the death of a stall for {@code reason} (null: a crash). */
+    void failStall(String reason) {
+        failStall = reason;
+    }
+
+    Boolean stallSent() {
+        return stallSent;
+    }
+
+    void stallSent(Boolean stalled) {
+        stallSent = stalled;
     }
 
     Long progressAgeMs() {

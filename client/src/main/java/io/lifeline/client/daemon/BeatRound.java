@@ -56,17 +56,22 @@ final class BeatRound {
         List<BatchEntry> chunk = new ArrayList<>();
         Map<String, AgentSlot> byId = new HashMap<>();
         Map<String, List<Object>> signatures = new HashMap<>();
+        Map<String, Boolean> stalls = new HashMap<>();
         for (AgentSlot s : slots) {
             byId.put(s.id(), s);
             if (localBeats != null) {
                 signatures.put(s.id(), hookSignature(s.id())); // what this entry says, before a hook changes it
             }
             chunk.add(withProgress(s, entry(s, now, signatures.get(s.id()))));
+            Boolean change = stallChange(s);
+            if (change != null) {
+                stalls.put(s.id(), change);
+            }
         }
         try {
             log.batchCalls++;
             BatchResult answer = leaseId == null ? client.heartbeats(chunk)
-                    : client.hostHeartbeats(leaseId, chunk, localBeatAges(slots));
+                    : client.hostHeartbeats(leaseId, chunk, localBeatAges(slots), stalls);
             Set<String> accepted = new HashSet<>();
             answer.results().stream().filter(HeartbeatResult::success).forEach(r -> accepted.add(r.agentId()));
             for (BatchEntry sent : chunk) {
@@ -77,6 +82,9 @@ final class BeatRound {
                 }
                 if (accepted.contains(sent.agentId()) && localBeats != null) {
                     s.hookSent(signatures.get(sent.agentId()));
+                }
+                if (accepted.contains(sent.agentId()) && stalls.containsKey(sent.agentId()) && leaseId != null) {
+                    s.stallSent(stalls.get(sent.agentId()));
                 }
             }
             for (HeartbeatResult r : answer.results()) {
@@ -201,6 +209,19 @@ final class BeatRound {
         }
         return new BatchEntry(e.agentId(), e.heartbeat().withProgressAgeMs(age)
                 .withStallReason(ProgressWatch.reason(s)), e.waiting(), e.inTurn());
+    }
+
+    /**
+     * The daemon's stall judgement of {@code s} when it differs from what the server last took (true: stalled, with
+     * the progress age it was judged from; false: no longer), else null: only a change writes the agent's item, so a
+     * stalled agent's later beats cost what any hosted beat costs.
+     */
+    static Boolean stallChange(AgentSlot s) {
+        boolean stalled = s.stall() != null;
+        if (stalled == Boolean.TRUE.equals(s.stallSent()) || stalled && s.progressAgeMs() == null) {
+            return null;
+        }
+        return stalled;
     }
 
     /** What the hooks say now, as one value: status, waiting and inTurn (with {@code waitingFields}), source. */

@@ -105,6 +105,7 @@ final class CrashLoop {
         }
         s.failPending(reason((k > 1 ? "crash " + k + " of " + maxCrashes + " in " + span(crashWindow) + ": "
                 : "") + ended));
+        s.failStall(stall); // a stall's death is reported as one (trigger stalled)
         if (policy.restarts(false)) {
             s.restartDue(now.plus(wait));
         }
@@ -125,12 +126,13 @@ final class CrashLoop {
             Instant due = s.restartDue();
             Duration restartIn = due == null ? null : due.isBefore(now) ? Duration.ZERO : Duration.between(now, due);
             Long own = ownRestarts(s, now);
-            client.fail(a, reason, restartIn, own);
+            client.fail(a, reason, restartIn, own, s.failStall());
             if (own != null) {
                 s.restartsSent(own);
             }
             log.crashesReported.add(a);
             s.failPending(null);
+            s.failStall(null);
             Long seen = s.takeExitSeen();
             log.exits.add(a + ": " + reason + (seen == null ? "" : "; reported dead "
                     + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - seen) + " ms after the exit"));
@@ -140,6 +142,7 @@ final class CrashLoop {
                 log.problems.add(a + ": crash report throttled (" + e.status() + "), sent again next round");
             } else {
                 s.failPending(null); // already dead or offline: nothing to report
+                s.failStall(null);
                 s.takeExitSeen();
                 log.problems.add(a + ": crash report refused: " + e.code());
             }

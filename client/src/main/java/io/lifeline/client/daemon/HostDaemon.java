@@ -204,6 +204,7 @@ public final class HostDaemon implements AutoCloseable {
         try {
             synchronized (this) {
                 progress.pass(slots.values(), log);
+                beats.beat(progress.toTell(slots.values()), clock.instant(), log); // a stall or its end, at once
             }
         } catch (RuntimeException e) {
             System.getLogger(HostDaemon.class.getName()).log(System.Logger.Level.WARNING, "progress sample", e);

@@ -1,10 +1,14 @@
 package io.lifeline.client.daemon;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lifeline.client.LifelineClient;
 import io.lifeline.client.LocalHarness;
+import io.lifeline.client.model.AgentView;
+import io.lifeline.client.model.EventQuery;
 import io.lifeline.client.model.RegisterAgent;
 import io.lifeline.local.app.LifelineLocal;
 import io.lifeline.testing.MutableClock;
@@ -95,10 +99,20 @@ class ProgressWatchTest {
             d.progressPass();
             assertEquals(1, stalls(lines).size(), "one stall, told once: " + lines);
             assertEquals(pid, p.pid(a), "alert: the process is left running");
+            // The server has it at once, from the pass's own beat: shown stalled, one AgentStalled.
+            AgentView shown = client.agent(a);
+            assertNotNull(shown.stalled(), "the view shows the daemon's stall");
+            assertEquals("model stream silent", shown.stalled().reason());
+            assertEquals("working", shown.status(), "alert: alive, flagged");
+            assertNotNull(shown.lastProgressAt());
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(10), () -> events(a, "AgentStalled") == 1));
 
             silence.set(500);
             d.progressPass();
             assertTrue(lines.contains(a + ": no longer stalled: progress resumed"), lines.toString());
+            assertNull(client.agent(a).stalled(), "the end of the stall went to the server at once");
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(10), () -> events(a, "AgentProgressResumed") == 1));
+            assertEquals(1, events(a, "AgentStalled"));
 
             hook(channel, a, "SubagentStart");
             // The channel tells the daemon of a hook just after its 200: a bounded wait for it.
@@ -110,6 +124,7 @@ class ProgressWatchTest {
             assertEquals(2, stalls(lines).size(), lines.toString());
             assertTrue(stalls(lines).get(1).startsWith(a + ": stalled: subagent silent for 25000 ms")
                     && stalls(lines).get(1).contains("1 subagent(s) running since 2026-11-28T10:02:31Z"), lines.toString());
+            assertEquals("subagent silent", client.agent(a).stalled().reason(), "the parent stalls for its subagent");
 
             hook(channel, a, "SubagentStop");
             assertTrue(LocalHarness.eventually(Duration.ofSeconds(5), () -> d.subagents(a).isEmpty()));
@@ -121,7 +136,14 @@ class ProgressWatchTest {
             assertEquals(2, stalls(lines).size(), "waiting for the next prompt is no stall: " + lines);
             assertTrue(client.allTransitions(a).stream().noneMatch(t -> t.to().startsWith("dead")),
                     "alert: nothing was reported dead: " + client.allTransitions(a));
+            assertNull(client.agent(a).stalled(), "its turn ended: no longer stalled");
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(10), () -> events(a, "AgentStalled") == 2
+                    && events(a, "AgentProgressResumed") == 2), "one event each way per stall");
         }
+    }
+
+    private static long events(String agent, String type) {
+        return client.events(EventQuery.all().withAgent(agent).withType(type)).events().size();
     }
 
     private static List<String> stalls(List<String> lines) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.IOException;
 import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -13,6 +14,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -80,5 +82,53 @@ class StreamSilenceTest {
                 child.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
             }
         }
+    }
+
+    @Test
+    void sample_ofTwentyFiveSessions_findsEach_andItsCostIsMeasured() throws Exception {
+        assumeTrue(StreamSilence.available(), "needs /proc and ss");
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/python3")) && Files.isExecutable(Path.of("/usr/bin/setsid")),
+                "needs python3 and setsid for the children");
+        int agents = 25;
+        List<Process> children = new ArrayList<>();
+        List<Socket> conns = new ArrayList<>();
+        try (ServerSocket server = new ServerSocket(0, agents, InetAddress.getLoopbackAddress())) {
+            for (int i = 0; i < agents; i++) {
+                children.add(new ProcessBuilder("setsid", "python3", "-c", "import socket\n"
+                        + "s=socket.create_connection(('127.0.0.1'," + server.getLocalPort() + "))\n"
+                        + "while s.recv(1): pass\n").redirectErrorStream(true).start());
+                conns.add(server.accept());
+            }
+            List<Long> sessions = children.stream().map(Process::pid).toList();
+            assertEquals(agents, StreamSilence.sample(sessions).size(), "every session's connection is found");
+            // The daemon's whole CPU, its ss children's included (/proc/self/stat: utime, stime, cutime, cstime).
+            for (int k : new int[] {1, agents}) {
+                int n = 40;
+                long c0 = processCpuTicks();
+                long w0 = System.nanoTime();
+                for (int i = 0; i < n; i++) {
+                    StreamSilence.sample(sessions.subList(0, k));
+                }
+                double ms = (processCpuTicks() - c0) * 10.0 / n;
+                System.out.printf("progress sample of %d agent(s) (one ss call, one /proc walk of %d processes): "
+                        + "%.1f ms wall, %.1f ms CPU with ss's (%.2f ms per agent); every 3 s: %.2f %% of a core%n", k,
+                        ProcessHandle.allProcesses().count(), (System.nanoTime() - w0) / 1e6 / n, ms, ms / k,
+                        ms / 3000 * 100);
+            }
+        } finally {
+            for (Socket c : conns) {
+                c.close();
+            }
+            for (Process c : children) {
+                c.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    /** This JVM's CPU and its waited-for children's, in clock ticks (10 ms). */
+    private static long processCpuTicks() throws IOException {
+        String stat = Files.readString(Path.of("/proc/self/stat"));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return Long.parseLong(f[11]) + Long.parseLong(f[12]) + Long.parseLong(f[13]) + Long.parseLong(f[14]);
     }
 }

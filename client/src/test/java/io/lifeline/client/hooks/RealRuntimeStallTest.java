@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.lifeline.client.LifelineClient;
 import io.lifeline.client.LocalHarness;
+import io.lifeline.client.model.EventQuery;
+import io.lifeline.client.model.EventView;
 import io.lifeline.client.model.RegisterAgent;
 import io.lifeline.hooks.HookRuntime;
 import io.lifeline.local.app.LifelineLocal;
@@ -37,8 +39,10 @@ import org.junit.jupiter.api.io.TempDir;
  * {@value #STALL_AFTER_S} s. A model stream that goes silent after its first event on an open socket is a stall within
  * the threshold and one 3 s progress sample: the daemon stops the process group, reports the agent dead for it, and
  * starts Claude Code again with {@code --resume} on its session, whose conversation reaches the model again. A slow
- * but legitimate stream (a ping every 6 s for five thresholds) and a {@code sleep} tool call of five thresholds are no
- * stall and no death: each test waits for the runtime's own end (its session ends, the agent leaves) and then counts.
+ * but legitimate stream (a ping every 6 s for five thresholds), a {@code sleep} tool call and a CPU-busy tool call of
+ * five thresholds are no stall and no death: each test waits for the runtime's own end (its session ends, the agent
+ * leaves) and then counts; waiting for a person and waiting for input, each for ten thresholds, are none either. The
+ * stall's death has trigger {@code stalled} and raises one {@code AgentStalled}, which its new life's join ends.
  * Every wait is a bounded poll.
  */
 @Tag("real-third-party")
@@ -186,13 +190,22 @@ class RealRuntimeStallTest {
             assertTrue(toRestart <= 30_000, "restarted " + toRestart + " ms after the stall");
             assertTrue(c.model().answered().get(0) >= c.model().silenced().get(0), "the resumed conversation carries "
                     + "the stalled turn: " + c.model().answered() + " vs " + c.model().silenced());
-            await(WAIT, "dead for the stall, with the daemon's reason", () -> admin.allTransitions(a).stream()
-                    .anyMatch(t -> "dead".equals(t.to()) && t.reason() != null
-                            && t.reason().contains("stalled (model stream silent)")), c.why());
+            await(WAIT, "dead for the stall: trigger stalled, with the daemon's reason", () -> admin
+                    .allTransitions(a).stream().anyMatch(t -> "dead".equals(t.to()) && "stalled".equals(t.trigger())
+                            && t.reason() != null && t.reason().contains("stalled (model stream silent)")), c.why());
+            await(WAIT, "one AgentStalled, with its reason", () -> events(a, "AgentStalled") == 1, c.why());
+            EventView raised = admin.events(EventQuery.all().withAgent(a).withType("AgentStalled")).events().get(0);
+            assertEquals("model stream silent", raised.detail().path("reason").asText(), raised.toString());
+            System.out.println("real claude -p, silent model stream: last byte -> AgentStalled (its since) "
+                    + Duration.between(lastByte, Instant.parse(raised.detail().path("since").asText())).toMillis()
+                    + " ms");
             await(WAIT, "offline after the resumed session ended", () -> "offline".equals(admin.agent(a).status()),
                     c.why());
             assertEquals(1, stalls(c), c.why().get());
             assertEquals(1, deaths(c), c.why().get());
+            await(WAIT, "one AgentProgressResumed: the stall ended with its life", () ->
+                    events(a, "AgentProgressResumed") == 1, c.why());
+            assertEquals(1, events(a, "AgentStalled"), c.why().get());
             System.out.println("real claude -p, silent model stream: transitions (newest first) " + admin
                     .allTransitions(a).stream().map(t -> t.to() + "(" + t.trigger() + ")").toList());
         } finally {
@@ -239,6 +252,63 @@ class RealRuntimeStallTest {
         } finally {
             stop(c);
         }
+    }
+
+    @Test
+    void cpuBusyToolOfFiveThresholds_isNoStallAndNoDeath(@TempDir Path runtimeDir) throws Exception {
+        assumeReal();
+        // A tool that spins a core for five thresholds and says nothing: its PreToolUse makes it legitimate silence.
+        Case c = start("rs-cpu", "timeout " + 5 * STALL_AFTER_S + " sh -c 'while :; do :; done'; echo spun", m -> { },
+                runtimeDir);
+        try {
+            long t0 = System.nanoTime();
+            await(Duration.ofSeconds(5L * STALL_AFTER_S + 90), "offline after the busy tool and the turn ended", () ->
+                    c.model().answered().size() == 1 && "offline".equals(admin.agent(c.agent()).status()), c.why());
+            long took = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0);
+            System.out.println("real claude -p, a CPU-busy " + 5 * STALL_AFTER_S + " s tool call, stallAfter "
+                    + STALL_AFTER_S + " s: turn ended after " + took + " s; stalls " + stalls(c) + ", deaths "
+                    + deaths(c) + ", AgentStalled " + events(c.agent(), "AgentStalled"));
+            assertTrue(took >= 5L * STALL_AFTER_S, "the tool ran its whole time: " + took + " s");
+            assertEquals(0, stalls(c), c.why().get());
+            assertEquals(0, deaths(c), c.why().get());
+            assertEquals(0, events(c.agent(), "AgentStalled"), c.why().get());
+        } finally {
+            stop(c);
+        }
+    }
+
+    @Test
+    void waitingForInputForTenThresholds_isNoStallAndNoDeath(@TempDir Path runtimeDir) throws Exception {
+        assumeReal();
+        assumeTrue(RealRuntimes.onPath("script"), "script (util-linux) is not installed: it gives the TUI a pty");
+        // The TUI runs a read-only command (no permission prompt), answers, and waits for its next prompt.
+        Case c = start("rs-input", "echo step-one", m -> { }, runtimeDir, true);
+        try {
+            String a = c.agent();
+            await(WAIT, "the turn ended: waiting for input", () -> {
+                var w = admin.agent(a).waiting();
+                return w != null && "input".equals(w.kind()) && c.model().toolCalls() >= 1;
+            }, c.why());
+            Instant since = admin.agent(a).waiting().since();
+            await(Duration.ofSeconds(10L * STALL_AFTER_S + 30), "waiting for ten thresholds", () -> {
+                var w = admin.agent(a).waiting();
+                return w != null && Duration.between(since, Instant.now()).toSeconds() >= 10L * STALL_AFTER_S;
+            }, c.why());
+            System.out.println("real claude interactive, waiting for input " + Duration.between(since,
+                    Instant.now()).toSeconds() + " s, stallAfter " + STALL_AFTER_S + " s: stalls " + stalls(c)
+                    + ", deaths " + deaths(c) + ", AgentStalled " + events(a, "AgentStalled") + ", still "
+                    + admin.agent(a).statusWithWait());
+            assertEquals(0, stalls(c), c.why().get());
+            assertEquals(0, deaths(c), c.why().get());
+            assertEquals(0, events(a, "AgentStalled"), c.why().get());
+            assertTrue(claude(c.state(), a, c.bin()).isPresent(), "the same process still runs: " + c.why().get());
+        } finally {
+            stop(c);
+        }
+    }
+
+    private static long events(String agent, String type) {
+        return admin.events(EventQuery.all().withAgent(agent).withType(type)).events().size();
     }
 
     @Test

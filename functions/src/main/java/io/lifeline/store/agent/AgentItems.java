@@ -113,7 +113,7 @@ public final class AgentItems {
      * record reads it from the old image when it makes the agent alive again. The revive flow's first write is
      * conditional on its absence or lapse; the alert rules leave the changes that carry it (docs/alerts-noise.md).
      */
-    static final String HOST_RESTART = "hr";
+    public static final String HOST_RESTART = "hr";
     /**
      * When the agent's dead spell began (ms): set by the first change into dead or dead_failed_revive, kept through
      * the changes while not alive, removed by the change that makes it alive or offline (whose record reads it from
@@ -166,15 +166,20 @@ public final class AgentItems {
      * are short and values small: every attribute here can sit on the largest item, within its one write unit.
      */
     public static final String TOOL_IN_FLIGHT = "tl";
-    /** The reason the newest progress report gave for a silence ({@code model stream silent}), when it gave one. */
+    /**
+     * The reason the newest progress report gave for a silence ({@code model stream silent}), when it gave one; kept
+     * by a death (a stall still raised names it), removed by the next join.
+     */
     public static final String PROGRESS_WHY = "prW";
     /** The agent's own stall threshold (ms) and what it does on a stall, when registered with them. */
     public static final String STALL_AFTER_MS = "stM";
     public static final String ON_STALL = "onS";
     /**
-     * When the sweep raised the agent's stall (ms; {@code AgentStalled}): set by the sweep's one conditional write,
-     * removed by the sweep once the agent is no longer stalled ({@code AgentProgressResumed}). Its reason is the
-     * progress report's ({@link #PROGRESS_WHY}), else {@code no progress reported}.
+     * When the agent's stall was raised (ms; {@code AgentStalled}): set by the sweep's one conditional write, or, for
+     * an agent a daemon hosts, by the daemon's word in a beat's write ({@link #stampStall}) or its stall's death
+     * ({@code AgentWrites.fail}); removed once the agent is no longer stalled ({@code AgentProgressResumed}: by the
+     * sweep, by the daemon's word, or by the next life's join). Its reason is the progress report's
+     * ({@link #PROGRESS_WHY}), else {@code no progress reported}.
      */
     public static final String STALLED_SINCE = "st";
     public static final String REPLAY_SEQ = "rp";
@@ -405,9 +410,10 @@ public final class AgentItems {
             u.setExpression(DIED_AT, "if_not_exists(" + u.name(DIED_AT) + ", " + u.value(ms(now)) + ")");
         }
         if (!to.isAlive()) {
-            // A life ends here: its hold on a task ends in the same write, and so does any wait.
-            u.remove(HOLD).remove(WAIT_INPUT).remove(WAIT_PERSON).remove(PROGRESS_AT).remove(TOOL_IN_FLIGHT)
-                    .remove(PROGRESS_WHY);
+            // A life ends here: its hold on a task ends in the same write, and so does any wait. The reason of its
+            // last progress report stays with a stall still raised (its AgentProgressResumed names it); the next
+            // life's join removes both.
+            u.remove(HOLD).remove(WAIT_INPUT).remove(WAIT_PERSON).remove(PROGRESS_AT).remove(TOOL_IN_FLIGHT);
         }
     }
 
@@ -480,6 +486,33 @@ public final class AgentItems {
         } else {
             u.set(PROGRESS_WHY, s(progress.reason()));
         }
+    }
+
+    /**
+     * Adds a host daemon's stall judgement to its beat's write ({@code stalled}, null: none sent, as when it did not
+     * change): true raises the stall (since {@code now}, unless one is raised already), false ends it; either with
+     * the outbox mark, so its stream record is the one {@code AgentStalled} or {@code AgentProgressResumed}.
+     */
+    static void stampStall(Update u, Instant now, Boolean stalled) {
+        if (stalled == null) {
+            return;
+        }
+        if (stalled) {
+            raiseStall(u, now);
+        } else {
+            u.remove(STALLED_SINCE);
+        }
+        u.set(OUTBOX, AttributeValue.fromBool(true));
+    }
+
+    /** Raises the stall since {@code now}, unless one is raised already (a write with its own outbox mark). */
+    static void raiseStall(Update u, Instant now) {
+        u.setExpression(STALLED_SINCE, "if_not_exists(" + u.name(STALLED_SINCE) + ", " + u.value(ms(now)) + ")");
+    }
+
+    /** A new life (a join) has no stall and no reason of an earlier life's progress report. */
+    static void endStall(Update u) {
+        u.remove(STALLED_SINCE).remove(PROGRESS_WHY);
     }
 
     /** The agent's progress as its item holds it, or null when it never reported any. */

@@ -64,7 +64,7 @@ public final class AgentWrites {
      * returns the current item and a second write makes the change, conditional on the status it saw.
      */
     public Agent heartbeat(Heartbeat hb, Instant now) {
-        return heartbeat(hb, now, now, null, null, null).agent();
+        return heartbeat(hb, now, now, null, null, null, null).agent();
     }
 
     /**
@@ -73,7 +73,7 @@ public final class AgentWrites {
      * write, not a refused one and a second. A wrong guess costs what an unknown one does.
      */
     public Agent heartbeat(Heartbeat hb, Instant now, AgentStatus likely) {
-        return heartbeat(hb, now, now, null, likely, null).agent();
+        return heartbeat(hb, now, now, null, likely, null, null).agent();
     }
 
     /**
@@ -83,7 +83,7 @@ public final class AgentWrites {
      * {@code agent} the item as it is). {@code window} null: never coalesced.
      */
     public Hooked hookBeat(Heartbeat hb, Instant now, AgentStatus likely, Duration window) {
-        return heartbeat(hb, now, now, null, likely, window);
+        return heartbeat(hb, now, now, null, likely, window, null);
     }
 
     /** What a hook's beat did: written at {@code hookAt}, or coalesced with the hook write at {@code hookAt}. */
@@ -97,11 +97,20 @@ public final class AgentWrites {
      * item naming the lease {@code hostId}, so the sweep judges it from there too.
      */
     public Agent hostedBeat(Heartbeat hb, Instant now, Instant beatAt, String hostId) {
-        return heartbeat(hb, now, beatAt, hostId, null, null).agent();
+        return hostedBeat(hb, now, beatAt, hostId, null);
+    }
+
+    /**
+     * {@link #hostedBeat(Heartbeat, Instant, Instant, String)} with the host daemon's stall judgement when it changed
+     * ({@code stalled}: true, stalled since {@code now}; false, no longer; null: not sent), in the same write
+     * ({@link AgentItems#stampStall}): a stall costs no write of its own, only its change does.
+     */
+    public Agent hostedBeat(Heartbeat hb, Instant now, Instant beatAt, String hostId, Boolean stalled) {
+        return heartbeat(hb, now, beatAt, hostId, null, null, stalled).agent();
     }
 
     private Hooked heartbeat(Heartbeat hb, Instant now, Instant beatAt, String hostId, AgentStatus likely,
-                             Duration coalesce) {
+                             Duration coalesce, Boolean stalled) {
         AgentStatus expected = hb.reported() != null && likely != null && likely.isAlive() ? likely : hb.reported();
         Instant at = now;
         for (int attempt = 0; attempt < STATUS_RACE_ATTEMPTS; attempt++) {
@@ -141,6 +150,7 @@ public final class AgentWrites {
                 AgentItems.stampTransition(u, TransitionTable.reportTrigger(hb.reported()), hb.reported(),
                         "reported by heartbeat (" + hb.source() + ")", at);
             }
+            AgentItems.stampStall(u, now, stalled);
             try {
                 Agent after = AgentItems.toAgent(StoreFailures.call("update heartbeat",
                         () -> dynamo.updateItem(u.request(ReturnValue.ALL_NEW))).attributes());
@@ -251,6 +261,7 @@ public final class AgentWrites {
         Written w = transitionItem(team, agentId, Trigger.JOIN, "agent joined", now, u -> {
             AgentItems.stampLiveness(u, now);
             u.remove(AgentItems.HOLD).remove(AgentItems.TASK);
+            AgentItems.endStall(u); // an earlier life's stall ends with it (its AgentProgressResumed, if still raised)
         });
         if (w.item() == null) {
             throw LifelineException.notAllowed(Trigger.JOIN, statusOrThrow(w.refused(), agentId));
@@ -321,16 +332,42 @@ public final class AgentWrites {
      */
     public Agent fail(String team, String agentId, String reason, Instant now, HostIncidents.Cause cause,
                       Instant hostRestartUntil, Long restartsLastHour) {
-        return transition(team, agentId, Trigger.REPORTED_FAILURE, reason == null ? "failure reported by host" : reason,
-                now, u -> {
-                    stampCause(u, cause);
-                    if (hostRestartUntil != null) {
-                        u.set(AgentItems.HOST_RESTART, ms(hostRestartUntil));
-                    } else {
-                        u.remove(AgentItems.HOST_RESTART);
-                    }
-                    AgentItems.stampStats(u, AgentStats.restarts(restartsLastHour));
-                });
+        return fail(team, agentId, reason, now, cause, hostRestartUntil, restartsLastHour, null);
+    }
+
+    /**
+     * As above; {@code stall} (null: a crash) when the host daemon stopped the agent because it stalled: the death's
+     * trigger is then {@code stalled}, and the same write raises the stall with that reason ({@code AgentStalled},
+     * unless one is raised already), as the sweep's own stall restart does. An agent the server still has as
+     * {@code ready} (the daemon's turn began after its last beat) dies as a reported failure, the stall raised all the
+     * same: the table takes {@code stalled} from {@code working} only.
+     */
+    public Agent fail(String team, String agentId, String reason, Instant now, HostIncidents.Cause cause,
+                      Instant hostRestartUntil, Long restartsLastHour, String stall) {
+        Consumer<Update> extra = u -> {
+            stampCause(u, cause);
+            if (hostRestartUntil != null) {
+                u.set(AgentItems.HOST_RESTART, ms(hostRestartUntil));
+            } else {
+                u.remove(AgentItems.HOST_RESTART);
+            }
+            AgentItems.stampStats(u, AgentStats.restarts(restartsLastHour));
+            if (stall != null) {
+                u.set(AgentItems.PROGRESS_WHY, s(stall));
+                AgentItems.raiseStall(u, now); // the transition's outbox mark carries it
+            }
+        };
+        String why = reason == null ? "failure reported by host" : reason;
+        if (stall == null) {
+            return transition(team, agentId, Trigger.REPORTED_FAILURE, why, now, extra);
+        }
+        return transition(team, agentId, Trigger.STALLED, why, now, extra, refused -> {
+            AgentStatus current = statusOrThrow(refused, agentId);
+            if (current != AgentStatus.READY) {
+                throw LifelineException.notAllowed(Trigger.REPORTED_FAILURE, current);
+            }
+            return transition(team, agentId, Trigger.REPORTED_FAILURE, why, now, extra);
+        });
     }
 
     /** A host stopped restarting its crash-looping agent: alive, dead or restarting -> dead_failed_revive at once. */

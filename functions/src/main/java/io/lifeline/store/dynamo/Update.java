@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
@@ -17,6 +19,8 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * (status, name, role) need no special care.
  */
 public final class Update {
+    /** A value placeholder ({@link #value}). */
+    private static final Pattern VALUE = Pattern.compile(":v\\d+");
     private final String table;
     private final Map<String, AttributeValue> key;
     private final List<String> sets = new ArrayList<>();
@@ -53,14 +57,35 @@ public final class Update {
         return placeholder;
     }
 
+    /**
+     * SET of an attribute; it replaces a REMOVE of the same attribute added before (DynamoDB refuses an expression
+     * that names one path twice), so a write may set what a shared stamp such as a transition's removes.
+     */
     public Update set(String attribute, AttributeValue v) {
-        sets.add(name(attribute) + " = " + value(v));
-        return this;
+        return setExpression(attribute, value(v));
     }
 
-    /** SET with a raw right-hand side, e.g. {@code #beats + :v1}; build operands with name()/value(). */
+    /**
+     * SET with a raw right-hand side, e.g. {@code #beats + :v1}; build operands with name()/value(). As {@link #set},
+     * and a later SET of the same attribute replaces an earlier one (the last one asked for is written).
+     */
     public Update setExpression(String attribute, String expression) {
-        sets.add(name(attribute) + " = " + expression);
+        String path = name(attribute);
+        removes.remove(path);
+        for (String earlier : List.copyOf(sets)) {
+            if (earlier.startsWith(path + " = ")) {
+                sets.remove(earlier);
+                Matcher m = VALUE.matcher(earlier); // its values go with it (DynamoDB refuses an unused one)
+                while (m.find()) {
+                    String v = m.group();
+                    if (sets.stream().noneMatch(e -> uses(e, v)) && conditions.stream().noneMatch(e -> uses(e, v))
+                            && !uses(expression, v)) {
+                        values.remove(v);
+                    }
+                }
+            }
+        }
+        sets.add(path + " = " + expression);
         return this;
     }
 
@@ -86,14 +111,23 @@ public final class Update {
         return this;
     }
 
+    /** Whether {@code expression} uses the value placeholder {@code v} (whole: {@code :v1} is not in {@code :v12}). */
+    private static boolean uses(String expression, String v) {
+        return Pattern.compile(Pattern.quote(v) + "(?!\\d)").matcher(expression).find();
+    }
+
     /** REMOVE of a path built with {@link #mapPath}. */
     public Update removePath(String path) {
         removes.add(path);
         return this;
     }
 
+    /** REMOVE of an attribute, once however often it is asked for. */
     public Update remove(String attribute) {
-        removes.add(name(attribute));
+        String path = name(attribute);
+        if (!removes.contains(path)) {
+            removes.add(path);
+        }
         return this;
     }
 

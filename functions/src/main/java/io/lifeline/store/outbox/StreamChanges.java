@@ -300,22 +300,28 @@ public final class StreamChanges {
         String team = AgentItems.team(after);
         String agentId = AgentItems.agentId(after);
         if (since != null && !since.equals(sinceBefore)) {
+            // The last progress the raise judged from: its own write's (a daemon's beat stamps it), else the item's.
+            Instant progressAt = Items.instant(after, AgentItems.PROGRESS_AT);
             return Optional.of(new Stall(team, agentId, Items.str(after, AgentItems.NAME),
                     Items.str(after, AgentItems.HOST), since, AgentItems.stallReason(after, before),
-                    Items.instant(before, AgentItems.PROGRESS_AT), null, false));
+                    progressAt != null ? progressAt : Items.instant(before, AgentItems.PROGRESS_AT), null, false));
         }
         if (since == null && sinceBefore != null) {
             Instant progress = Items.instant(after, AgentItems.PROGRESS_AT);
             Instant heard = Items.instant(after, AgentItems.HEARTBEAT_AT);
             Instant resumed = progress != null && progress.isAfter(sinceBefore) ? progress
                     : heard != null && heard.isAfter(sinceBefore) ? heard : sinceBefore;
-            String status = Items.str(after, AgentItems.STATUS);
-            boolean ended = !"ready".equals(status) && !"working".equals(status);
+            // Ended: the agent is no longer alive, or this is a new life's join (its stall was the last life's).
+            boolean ended = !alive(Items.str(after, AgentItems.STATUS)) || !alive(Items.str(before, AgentItems.STATUS));
             return Optional.of(new Stall(team, agentId, Items.str(after, AgentItems.NAME),
                     Items.str(after, AgentItems.HOST), sinceBefore, AgentItems.stallReason(before, null),
                     Items.instant(before, AgentItems.PROGRESS_AT), resumed, ended));
         }
         return Optional.empty();
+    }
+
+    private static boolean alive(String status) {
+        return "ready".equals(status) || "working".equals(status);
     }
 
     public static List<Change> decode(Map<String, AttributeValue> oldImage, Map<String, AttributeValue> newImage) {

@@ -87,6 +87,12 @@ class HookRoutesTest {
                 ",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"echo " + SECRET + "\"}")));
         taken(hook(s, "claude-code", "c1", claude("PostToolUse",
                 ",\"tool_name\":\"Bash\",\"tool_response\":{\"stdout\":\"" + SECRET + "\\n\"}")));
+        // A subagent (the Agent tool), with the fields Claude Code 2.1.197 sends: its last message is content.
+        taken(hook(s, "claude-code", "c1", claude("SubagentStart",
+                ",\"agent_id\":\"a5f0c2\",\"agent_type\":\"general-purpose\"")));
+        taken(hook(s, "claude-code", "c1", claude("SubagentStop", ",\"stop_hook_active\":false,\"agent_id\":\"a5f0c2\","
+                + "\"agent_transcript_path\":\"/home/dev/.claude/projects/-w/" + SECRET + ".jsonl\","
+                + "\"agent_type\":\"general-purpose\",\"last_assistant_message\":\"" + SECRET + "\"")));
         assertEquals("working", s.status("c1"));
         assertTrue(view(s, "c1").path("waiting").isMissingNode(), "working: waits for nothing");
         at(s, 3);
