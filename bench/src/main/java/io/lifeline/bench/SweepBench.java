@@ -198,7 +198,7 @@ public final class SweepBench {
     private static int healthy(MeteredStack stack, Report report, Sample sample, SweepStore store, Sweeper sweeper,
                                String table, int n, int reps, int historyAgents, ObjectNode d, Measured measured)
             throws Exception {
-        store.scan();
+        store.scan(page -> { });
         int segments = store.segments();
         double[] sweepMs = new double[reps];
         double[] scanMs = new double[reps];
@@ -211,7 +211,7 @@ public final class SweepBench {
         for (int r = 0; r < reps; r++) {
             boolean scanFirst = r % 2 == 0;
             long rs = System.nanoTime();
-            store.scan();
+            store.scan(page -> { });
             readMs[r] = (System.nanoTime() - rs) / 1e6;
             if (scanFirst) {
                 long s = System.nanoTime();
