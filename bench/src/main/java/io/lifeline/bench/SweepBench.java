@@ -219,9 +219,14 @@ public final class SweepBench {
                 scanMs[r] = (System.nanoTime() - s) / 1e6;
             }
             stack.meter.reset();
+            HeapWatch heap = r == reps - 1 ? new HeapWatch() : null;
             long s = System.nanoTime();
             Sweeper.Report rep = sweeper.sweepOnce();
             sweepMs[r] = (System.nanoTime() - s) / 1e6;
+            if (heap != null) {
+                heap.close();
+                heap.report(report, label(n, historyAgents), d);
+            }
             var t = stack.meter.totals();
             writes += t.byOperation().getOrDefault("UpdateItem", 0) + t.byOperation().getOrDefault("PutItem", 0);
             sweepUnits = rep.consumedReadUnits();
@@ -237,7 +242,7 @@ public final class SweepBench {
         double scanMedian = median(scanMs);
         int items = n + (n + AGENTS_PER_TEAM - 1) / AGENTS_PER_TEAM;
         double ruleUnits = Math.ceil(items * (double) sample.agentBytes() / 4096.0) * 0.5;
-        String label = "sweep N=" + n + ", healthy, " + Math.min(n, historyAgents) + " with 30 days of history";
+        String label = label(n, historyAgents);
         double perAgent = sweepUnits / alive;
         report.add("2", label + ": read units per alive agent per sweep", perAgent, "RCU",
                 "published rule (size/4KB/2)", ruleUnits / n, "<= 0.03", perAgent <= 0.03);
@@ -260,6 +265,10 @@ public final class SweepBench {
         return segments;
     }
 
+    private static String label(int n, int historyAgents) {
+        return "sweep N=" + n + ", healthy, " + Math.min(n, historyAgents) + " with 30 days of history";
+    }
+
     /** 5% stale: the sweep writes one conditional miss per stale agent and nothing else. */
     private static void stale(MeteredStack stack, Report report, Sample sample, Sweeper sweeper, String table,
                               int n, int segments, ObjectNode d) throws Exception {
@@ -267,9 +276,11 @@ public final class SweepBench {
         int staleCount = (n + 19) / 20;
         seedAgents(stack.plain, table, sample.agent(), n, stale, Instant.now(), true);
         stack.meter.reset();
+        HeapWatch heap = new HeapWatch();
         long ws = System.nanoTime();
         Sweeper.Report rep = sweeper.sweepOnce();
         double wall = (System.nanoTime() - ws) / 1e6;
+        heap.close();
         long bs = System.nanoTime();
         bareScan(stack.plain, table, segments);
         double bareMs = (System.nanoTime() - bs) / 1e6;
@@ -279,6 +290,7 @@ public final class SweepBench {
                 w == staleCount);
         report.add("2", staleLabel + ": wall time (one run)", wall, "ms", "bare parallel Scan", bareMs, null,
                 null);
+        heap.report(report, staleLabel, d);
         d.put("staleWrites", w).put("staleUnits", rep.consumedReadUnits()).put("staleSweepMs", wall)
                 .put("staleBareScanMs", bareMs);
     }
