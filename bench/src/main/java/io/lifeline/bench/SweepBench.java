@@ -86,6 +86,8 @@ public final class SweepBench {
      * the ledger; the ledger is seeded once and shared by every size.
      */
     static void run(Report report, int[] sizes, int reps, int historyAgents, Measured measured) throws Exception {
+        // -Dlifeline.bench.sweepReps=1: one timed healthy sweep a size, for sizes where a Scan takes minutes.
+        int timed = Integer.getInteger("lifeline.bench.sweepReps", reps);
         Engine engine = new Engine(Clock.systemUTC());
         try (MeteredStack stack = new MeteredStack(engine.client(), engine.streamsClient(), "sweep-sample", Map.of(),
                 Clock.systemUTC())) {
@@ -94,7 +96,7 @@ public final class SweepBench {
                     stack.template.globalEnvironmentReference("LEDGER_TABLE"), LEDGER));
             boolean ledgerSeeded = false;
             for (int n : sizes) {
-                sweepSize(stack, report, sample, n, reps, historyAgents, !ledgerSeeded, measured);
+                sweepSize(stack, report, sample, n, timed, historyAgents, !ledgerSeeded, measured);
                 ledgerSeeded = true;
             }
         }
@@ -223,6 +225,7 @@ public final class SweepBench {
             long s = System.nanoTime();
             Sweeper.Report rep = sweeper.sweepOnce();
             sweepMs[r] = (System.nanoTime() - s) / 1e6;
+            System.out.printf("  sweep N=%d, healthy: %.0f ms (its Scan alone %.0f ms)%n", n, sweepMs[r], readMs[r]);
             if (heap != null) {
                 heap.close();
                 heap.report(report, label(n, historyAgents), d);
@@ -281,6 +284,8 @@ public final class SweepBench {
         Sweeper.Report rep = sweeper.sweepOnce();
         double wall = (System.nanoTime() - ws) / 1e6;
         heap.close();
+        System.out.printf("  sweep N=%d, 5%% stale: %.0f ms, %d dead or missed%n", n, wall,
+                rep.markedDead().size() + rep.missesRecorded());
         long bs = System.nanoTime();
         bareScan(stack.plain, table, segments);
         double bareMs = (System.nanoTime() - bs) / 1e6;
