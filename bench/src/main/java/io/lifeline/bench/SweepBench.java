@@ -86,6 +86,8 @@ public final class SweepBench {
      * the ledger; the ledger is seeded once and shared by every size.
      */
     static void run(Report report, int[] sizes, int reps, int historyAgents, Measured measured) throws Exception {
+        // -Dlifeline.bench.sweepReps=1: one timed healthy sweep a size, for sizes where a Scan takes minutes.
+        int timed = Integer.getInteger("lifeline.bench.sweepReps", reps);
         Engine engine = new Engine(Clock.systemUTC());
         try (MeteredStack stack = new MeteredStack(engine.client(), engine.streamsClient(), "sweep-sample", Map.of(),
                 Clock.systemUTC())) {
@@ -94,7 +96,7 @@ public final class SweepBench {
                     stack.template.globalEnvironmentReference("LEDGER_TABLE"), LEDGER));
             boolean ledgerSeeded = false;
             for (int n : sizes) {
-                sweepSize(stack, report, sample, n, reps, historyAgents, !ledgerSeeded, measured);
+                sweepSize(stack, report, sample, n, timed, historyAgents, !ledgerSeeded, measured);
                 ledgerSeeded = true;
             }
         }
@@ -198,7 +200,7 @@ public final class SweepBench {
     private static int healthy(MeteredStack stack, Report report, Sample sample, SweepStore store, Sweeper sweeper,
                                String table, int n, int reps, int historyAgents, ObjectNode d, Measured measured)
             throws Exception {
-        store.scan();
+        store.scan(page -> { });
         int segments = store.segments();
         double[] sweepMs = new double[reps];
         double[] scanMs = new double[reps];
@@ -211,7 +213,7 @@ public final class SweepBench {
         for (int r = 0; r < reps; r++) {
             boolean scanFirst = r % 2 == 0;
             long rs = System.nanoTime();
-            store.scan();
+            store.scan(page -> { });
             readMs[r] = (System.nanoTime() - rs) / 1e6;
             if (scanFirst) {
                 long s = System.nanoTime();
@@ -219,9 +221,15 @@ public final class SweepBench {
                 scanMs[r] = (System.nanoTime() - s) / 1e6;
             }
             stack.meter.reset();
+            HeapWatch heap = r == reps - 1 ? new HeapWatch() : null;
             long s = System.nanoTime();
             Sweeper.Report rep = sweeper.sweepOnce();
             sweepMs[r] = (System.nanoTime() - s) / 1e6;
+            System.out.printf("  sweep N=%d, healthy: %.0f ms (its Scan alone %.0f ms)%n", n, sweepMs[r], readMs[r]);
+            if (heap != null) {
+                heap.close();
+                heap.report(report, label(n, historyAgents), d);
+            }
             var t = stack.meter.totals();
             writes += t.byOperation().getOrDefault("UpdateItem", 0) + t.byOperation().getOrDefault("PutItem", 0);
             sweepUnits = rep.consumedReadUnits();
@@ -237,7 +245,7 @@ public final class SweepBench {
         double scanMedian = median(scanMs);
         int items = n + (n + AGENTS_PER_TEAM - 1) / AGENTS_PER_TEAM;
         double ruleUnits = Math.ceil(items * (double) sample.agentBytes() / 4096.0) * 0.5;
-        String label = "sweep N=" + n + ", healthy, " + Math.min(n, historyAgents) + " with 30 days of history";
+        String label = label(n, historyAgents);
         double perAgent = sweepUnits / alive;
         report.add("2", label + ": read units per alive agent per sweep", perAgent, "RCU",
                 "published rule (size/4KB/2)", ruleUnits / n, "<= 0.03", perAgent <= 0.03);
@@ -260,6 +268,10 @@ public final class SweepBench {
         return segments;
     }
 
+    private static String label(int n, int historyAgents) {
+        return "sweep N=" + n + ", healthy, " + Math.min(n, historyAgents) + " with 30 days of history";
+    }
+
     /** 5% stale: the sweep writes one conditional miss per stale agent and nothing else. */
     private static void stale(MeteredStack stack, Report report, Sample sample, Sweeper sweeper, String table,
                               int n, int segments, ObjectNode d) throws Exception {
@@ -267,9 +279,13 @@ public final class SweepBench {
         int staleCount = (n + 19) / 20;
         seedAgents(stack.plain, table, sample.agent(), n, stale, Instant.now(), true);
         stack.meter.reset();
+        HeapWatch heap = new HeapWatch();
         long ws = System.nanoTime();
         Sweeper.Report rep = sweeper.sweepOnce();
         double wall = (System.nanoTime() - ws) / 1e6;
+        heap.close();
+        System.out.printf("  sweep N=%d, 5%% stale: %.0f ms, %d dead or missed%n", n, wall,
+                rep.markedDead().size() + rep.missesRecorded());
         long bs = System.nanoTime();
         bareScan(stack.plain, table, segments);
         double bareMs = (System.nanoTime() - bs) / 1e6;
@@ -279,6 +295,7 @@ public final class SweepBench {
                 w == staleCount);
         report.add("2", staleLabel + ": wall time (one run)", wall, "ms", "bare parallel Scan", bareMs, null,
                 null);
+        heap.report(report, staleLabel, d);
         d.put("staleWrites", w).put("staleUnits", rep.consumedReadUnits()).put("staleSweepMs", wall)
                 .put("staleBareScanMs", bareMs);
     }

@@ -1,14 +1,12 @@
 package io.lifeline.agent;
 
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Comparator;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -59,54 +57,93 @@ public final class FailureDomain {
         }
     }
 
-    /** Each alive agent's failure domain under its team's rule (null: it has none). */
-    public static final class Domains {
-        private final Map<SweepPlan.Observed, Domain> of = new IdentityHashMap<>();
+    /**
+     * The watched agents of one scope (a team, or the fleet) counted by failure domain: how many are watched and how
+     * many of them are stale, in all and in each domain, and the domain of each stale agent (the only agents it
+     * names). Counts, not agents: a scope of a million heard agents costs a counter per domain.
+     */
+    public static final class Counts {
+        private final Map<Domain, int[]> byDomain = new HashMap<>();
+        private final Map<SweepPlan.Observed, Domain> ofStale = new IdentityHashMap<>();
+        private int watched;
+        private int stale;
+
+        /** {@code watched} agents more of domain {@code d} (null: none), {@code stale} of them. */
+        void count(Domain d, int watched, int stale) {
+            this.watched += watched;
+            this.stale += stale;
+            if (d != null) {
+                inDomain(d, watched, stale);
+            }
+        }
+
+        private void inDomain(Domain d, int watched, int stale) {
+            int[] c = byDomain.computeIfAbsent(d, k -> new int[2]);
+            c[0] += watched;
+            c[1] += stale;
+        }
+
+        /** A stale agent's domain (null: none), for grouping the silent by domain. */
+        void staleIn(SweepPlan.Observed a, Domain d) {
+            if (d != null) {
+                ofStale.put(a, d);
+            }
+        }
+
+        /** Adds another scope's counts (a team's to the fleet's). */
+        void addAll(Counts other) {
+            other.byDomain.forEach((d, c) -> inDomain(d, c[0], c[1]));
+            watched += other.watched;
+            stale += other.stale;
+            ofStale.putAll(other.ofStale);
+        }
 
         public Domain of(SweepPlan.Observed a) {
-            return of.get(a);
+            return ofStale.get(a);
+        }
+
+        public int watched() {
+            return watched;
+        }
+
+        int watchedIn(Domain d) {
+            int[] c = byDomain.get(d);
+            return c == null ? 0 : c[0];
+        }
+
+        /** Heard agents (watched, not stale) outside {@code d}: someone still reaches Lifeline. */
+        boolean reachedOutside(Domain d) {
+            int[] c = byDomain.get(d);
+            int freshIn = c == null ? 0 : c[0] - c[1];
+            return watched - stale - freshIn > 0;
         }
     }
 
     /**
-     * The domains of {@code agents} under their teams' rules ({@link FailureDomains}): an agent beating through a
-     * daemon's lease is in its host's (the physical host of its lease, as {@link HostIncidents#physicalHost} names
-     * it), one beating directly is in its source address's under {@code source}; under {@code none} nobody has one.
+     * The failure domain of an agent of a team with rule {@code rule}: an agent beating through a daemon's lease
+     * ({@code leaseId}, else null) is in its host's (the physical host of its lease, as
+     * {@link HostIncidents#physicalHost} names it among the team's leases {@code teamLeases}); one beating directly is
+     * in its source address's under {@code source}; under {@code none} nobody has one (null).
      */
-    public static Domains map(List<SweepPlan.Observed> agents, Map<String, TeamSettings> teams) {
-        Map<String, Set<String>> hostsByTeam = new LinkedHashMap<>();
-        for (SweepPlan.Observed a : agents) {
-            if (a.hosted() != null) {
-                hostsByTeam.computeIfAbsent(a.team(), t -> new HashSet<>()).add(a.hosted().hostId());
-            }
+    public static Domain of(String team, String leaseId, String source, FailureDomains rule, Set<String> teamLeases) {
+        if (rule != FailureDomains.NONE && leaseId != null) {
+            return new Domain(HOST, team, HostIncidents.physicalHost(leaseId, teamLeases));
         }
-        Domains out = new Domains();
-        for (SweepPlan.Observed a : agents) {
-            FailureDomains rule = FailureDomains.of(teams.get(a.team()));
-            Domain d = null;
-            if (rule != FailureDomains.NONE && a.hosted() != null) {
-                d = new Domain(HOST, a.team(), HostIncidents.physicalHost(a.hosted().hostId(),
-                        hostsByTeam.get(a.team())));
-            } else if (rule == FailureDomains.SOURCE && a.source() != null) {
-                d = new Domain(SOURCE, null, a.source());
-            }
-            if (d != null) {
-                out.of.put(a, d);
-            }
+        if (rule == FailureDomains.SOURCE && source != null) {
+            return new Domain(SOURCE, null, source);
         }
-        return out;
+        return null;
     }
 
     /**
-     * The verdict on a scope whose guard tripped: {@code watched} agents, {@code stale} of them. Released when the
-     * team's flag ({@code hold}) was released by an admin. Explained by a domain D when: every watched agent in D is
-     * stale (D is wholly silent), the stale agents outside D are no mass silence themselves (at most
-     * {@code threshold} of the agents outside D), and an agent outside D still reaches Lifeline ({@code reaching}:
-     * the fresh agents of the whole fleet). Else held. {@code rule}: the team's, for the words (null: the fleet's).
+     * The verdict on a scope whose guard tripped: {@code scope}'s watched agents, {@code stale} of them. Released when
+     * the team's flag ({@code hold}) was released by an admin. Explained by a domain D when: every watched agent in D
+     * is stale (D is wholly silent), the stale agents outside D are no mass silence themselves (at most
+     * {@code threshold} of the agents outside D), and an agent outside D still reaches Lifeline ({@code reaching}: the
+     * whole fleet's counts). Else held. {@code rule}: the team's, for the words (null: the fleet's).
      */
-    public static Verdict judge(List<SweepPlan.Observed> watched, List<SweepPlan.Observed> stale, double threshold,
-                                Domains domains, List<SweepPlan.Observed> reaching, FailureDomains rule,
-                                TeamHold hold) {
+    public static Verdict judge(Counts scope, List<SweepPlan.Observed> stale, double threshold, Counts reaching,
+                                FailureDomains rule, TeamHold hold) {
         if (hold != null && hold.held() && hold.releasedAt() != null) {
             return new Verdict(Kind.RELEASED, null, stale, "released by an admin at " + hold.releasedAt()
                     + ": the silent agents are marked dead as judged");
@@ -116,7 +153,7 @@ public final class FailureDomain {
         }
         Map<Domain, List<SweepPlan.Observed>> silent = new LinkedHashMap<>();
         for (SweepPlan.Observed a : stale) {
-            Domain d = domains.of(a);
+            Domain d = scope.of(a);
             if (d != null) {
                 silent.computeIfAbsent(d, k -> new ArrayList<>()).add(a);
             }
@@ -127,15 +164,14 @@ public final class FailureDomain {
         List<Domain> candidates = new ArrayList<>(silent.keySet());
         candidates.sort(Comparator.comparingInt((Domain d) -> -silent.get(d).size()));
         for (Domain d : candidates) {
-            if (explains(d, watched, stale, threshold, domains, reaching)) {
+            if (explains(d, silent.get(d).size(), scope, stale.size(), threshold, reaching)) {
                 return new Verdict(Kind.EXPLAINED, d, List.copyOf(silent.get(d)), "one " + d.describe()
                         + " went silent while the rest still reach Lifeline: a failure at the agents' side, marked"
                         + " dead as judged");
             }
         }
         Domain first = candidates.get(0);
-        long heardInFirst = watched.stream().filter(a -> first.equals(domains.of(a))).count()
-                - silent.get(first).size();
+        long heardInFirst = scope.watchedIn(first) - silent.get(first).size();
         if (candidates.size() == 1 && heardInFirst > 0) {
             return held(stale, "the silent agents share their " + first.kind() + " with " + heardInFirst
                     + " still heard: not one domain gone silent");
@@ -152,30 +188,16 @@ public final class FailureDomain {
         return new Verdict(Kind.HELD, null, stale, why);
     }
 
-    private static boolean explains(Domain d, List<SweepPlan.Observed> watched, List<SweepPlan.Observed> stale,
-                                    double threshold, Domains domains, List<SweepPlan.Observed> reaching) {
-        int watchedOutside = 0;
-        int staleOutside = 0;
-        for (SweepPlan.Observed a : watched) {
-            if (!d.equals(domains.of(a))) {
-                watchedOutside++;
-            }
+    /** {@code silentIn} of the scope's {@code stale} agents are in {@code d}. */
+    private static boolean explains(Domain d, int silentIn, Counts scope, int stale, double threshold,
+                                    Counts reaching) {
+        int watchedIn = scope.watchedIn(d);
+        if (watchedIn > silentIn) {
+            return false; // an agent of the domain is still heard: the domain did not go silent
         }
-        Set<SweepPlan.Observed> staleSet = Collections.newSetFromMap(new IdentityHashMap<>());
-        staleSet.addAll(stale);
-        for (SweepPlan.Observed a : stale) {
-            if (!d.equals(domains.of(a))) {
-                staleOutside++;
-            }
-        }
-        for (SweepPlan.Observed a : watched) {
-            if (d.equals(domains.of(a)) && !staleSet.contains(a)) {
-                return false; // an agent of the domain is still heard: the domain did not go silent
-            }
-        }
-        if (staleOutside > threshold * watchedOutside) {
+        if (stale - silentIn > threshold * (scope.watched() - watchedIn)) {
             return false; // outside the domain, another mass silence
         }
-        return reaching.stream().anyMatch(a -> !Objects.equals(d, domains.of(a)));
+        return reaching.reachedOutside(d);
     }
 }

@@ -34,6 +34,12 @@ public final class SweepPlan {
             this(team, agentId, status, heartbeatAt, deadline, misses, graceMisses, beats, pausedUntil, null);
         }
 
+        /** This agent with another link (its lease's entry joined to it). */
+        public Observed linked(Hosted link) {
+            return new Observed(team, agentId, status, heartbeatAt, deadline, misses, graceMisses, beats, pausedUntil,
+                    link, source);
+        }
+
         /** This agent judged at another sign of life, deadline and misses (its link and source kept). */
         public Observed judgedAt(Instant heartbeatAt, Instant deadline, int misses) {
             return new Observed(team, agentId, status, heartbeatAt, deadline, misses, graceMisses, beats, pausedUntil,
@@ -52,6 +58,12 @@ public final class SweepPlan {
                          Instant lastMissAt) {
         public Hosted(String hostId, String key, Long leaseBeatMs, Duration staleAfter, String answer) {
             this(hostId, key, leaseBeatMs, staleAfter, answer, null);
+        }
+
+        /** This link with its lease's entry as the sweep read it (null: no lease is left): its beat and answer. */
+        public Hosted through(HostLease.Seen lease) {
+            return lease == null ? this : new Hosted(hostId, key, lease.beats().get(key), staleAfter,
+                    lease.answers().get(key), lastMissAt);
         }
     }
 
@@ -111,14 +123,14 @@ public final class SweepPlan {
     /**
      * One team's outcome. When {@code held}, {@code actions} is empty and an alert is due. {@code verdict}: what the
      * guard made of a mass silence (null when the team's guard did not trip): held, released by an admin, or
-     * explained by one failure domain, whose agents' actions stand. {@code watched} and {@code staleAgents}: the
-     * agents judged, for the fleet's guard.
+     * explained by one failure domain, whose agents' actions stand. {@code counts} and {@code staleAgents}: the
+     * agents judged, counted by failure domain, and the stale ones, for the fleet's guard.
      */
     public record TeamOutcome(String team, int alive, int stale, boolean held, double threshold,
-                              List<Action> actions, FailureDomain.Verdict verdict, List<Observed> watched,
+                              List<Action> actions, FailureDomain.Verdict verdict, FailureDomain.Counts counts,
                               List<Observed> staleAgents) {
         public TeamOutcome(String team, int alive, int stale, boolean held, double threshold, List<Action> actions) {
-            this(team, alive, stale, held, threshold, actions, null, List.of(), List.of());
+            this(team, alive, stale, held, threshold, actions, null, new FailureDomain.Counts(), List.of());
         }
     }
 
@@ -147,34 +159,33 @@ public final class SweepPlan {
      */
     public static List<TeamOutcome> decide(List<Observed> agents, Map<String, TeamSettings> teams, Policy policy,
                                            Instant now, Instant fleetHeldSince) {
-        Map<String, List<Observed>> byTeam = new TreeMap<>();
-        for (Observed a : agents) {
-            if (a.status().isAlive()) {
-                byTeam.computeIfAbsent(a.team(), t -> new ArrayList<>()).add(a);
-            }
-        }
-        FailureDomain.Domains domains = FailureDomain.map(agents, teams);
-        List<Observed> fresh = new ArrayList<>();
-        byTeam.forEach((team, list) -> {
-            TeamSettings settings = teams.get(team);
-            if (settings == null || !settings.pausedAt(now)) {
-                list.stream().filter(a -> watched(a, now) && !Liveness.stale(a.deadline(), now)).forEach(fresh::add);
-            }
-        });
-        List<TeamOutcome> outcomes = new ArrayList<>();
-        for (Map.Entry<String, List<Observed>> e : byTeam.entrySet()) {
-            TeamSettings settings = teams.get(e.getKey());
-            if (settings != null && settings.pausedAt(now)) {
-                continue;
-            }
-            outcomes.add(decideTeam(e.getKey(), e.getValue(), settings, ownHold(settings, fleetHeldSince), policy, now,
-                    domains, fresh));
-        }
-        return outcomes;
+        SweepCensus census = new SweepCensus(now);
+        agents.forEach(census::add);
+        return decide(census, teams, policy, fleetHeldSince);
     }
 
-    private static boolean watched(Observed a, Instant now) {
-        return !Liveness.paused(a.pausedUntil(), now);
+    /**
+     * Each team's outcome from a census taken at its instant, as {@link #decide(List, Map, Policy, Instant, Instant)}
+     * decides from the agents themselves: a paused team is left out, every other team with an alive agent is judged
+     * by its own guard, weighing failure domains against the whole fleet's counts.
+     */
+    public static List<TeamOutcome> decide(SweepCensus census, Map<String, TeamSettings> teams, Policy policy,
+                                           Instant fleetHeldSince) {
+        Instant now = census.now();
+        Map<String, FailureDomain.Counts> counted = new TreeMap<>();
+        FailureDomain.Counts fleet = new FailureDomain.Counts();
+        for (String team : census.teams()) {
+            TeamSettings settings = teams.get(team);
+            if (census.hasAlive(team) && (settings == null || !settings.pausedAt(now))) {
+                FailureDomain.Counts counts = census.counts(team, FailureDomains.of(settings));
+                counted.put(team, counts);
+                fleet.addAll(counts);
+            }
+        }
+        List<TeamOutcome> outcomes = new ArrayList<>();
+        counted.forEach((team, counts) -> outcomes.add(decideTeam(team, counts, census.stale(team), teams.get(team),
+                ownHold(teams.get(team), fleetHeldSince), policy, now, fleet)));
+        return outcomes;
     }
 
     /**
@@ -200,35 +211,23 @@ public final class SweepPlan {
                 own == null ? null : own.why(), share.releasedAt());
     }
 
-    private static TeamOutcome decideTeam(String team, List<Observed> alive, TeamSettings settings, TeamHold hold,
-                                          Policy policy, Instant now, FailureDomain.Domains domains,
-                                          List<Observed> fleetFresh) {
+    private static TeamOutcome decideTeam(String team, FailureDomain.Counts counts, List<Observed> stale,
+                                          TeamSettings settings, TeamHold hold, Policy policy, Instant now,
+                                          FailureDomain.Counts fleet) {
         double threshold = settings != null && settings.selfPreservationThreshold() != null
                 ? settings.selfPreservationThreshold() : policy.threshold();
         int minAlive = settings != null && settings.selfPreservationMinAlive() != null
                 ? settings.selfPreservationMinAlive() : policy.minAlive();
-        List<Observed> watched = new ArrayList<>();
-        List<Observed> stale = new ArrayList<>();
-        for (Observed a : alive) {
-            if (!watched(a, now)) {
-                continue;
-            }
-            watched.add(a);
-            if (Liveness.stale(a.deadline(), now)) {
-                stale.add(a);
-            }
-        }
         FailureDomain.Verdict verdict = null;
-        if (trips(watched.size(), stale.size(), threshold, minAlive)) {
-            verdict = FailureDomain.judge(watched, stale, threshold, domains, fleetFresh,
-                    FailureDomains.of(settings), hold);
+        if (trips(counts.watched(), stale.size(), threshold, minAlive)) {
+            verdict = FailureDomain.judge(counts, stale, threshold, fleet, FailureDomains.of(settings), hold);
             if (verdict.holds()) {
-                return new TeamOutcome(team, watched.size(), stale.size(), true, threshold, List.of(), verdict,
-                        watched, stale);
+                return new TeamOutcome(team, counts.watched(), stale.size(), true, threshold, List.of(), verdict,
+                        counts, stale);
             }
         }
-        return new TeamOutcome(team, watched.size(), stale.size(), false, threshold, actions(stale, now), verdict,
-                watched, stale);
+        return new TeamOutcome(team, counts.watched(), stale.size(), false, threshold, actions(stale, now), verdict,
+                counts, stale);
     }
 
     /** A guard trips: at least {@code minAlive} watched, and more than {@code threshold} of them stale. */
@@ -278,12 +277,12 @@ public final class SweepPlan {
         int alive = 0;
         int stale = 0;
         List<String> staleTeams = new ArrayList<>();
-        List<Observed> watched = new ArrayList<>();
+        FailureDomain.Counts counts = new FailureDomain.Counts();
         List<Observed> staleAgents = new ArrayList<>();
         for (TeamOutcome o : outcomes) {
             alive += o.alive();
             stale += o.stale();
-            watched.addAll(o.watched());
+            counts.addAll(o.counts());
             staleAgents.addAll(o.staleAgents());
             if (o.stale() > 0) {
                 staleTeams.add(o.team());
@@ -296,9 +295,7 @@ public final class SweepPlan {
                     "released by the operator at " + releasedAt + ": each team's silent agents are judged by its own"
                             + " guard");
         } else if (trips(alive, stale, policy.fleetThreshold(), policy.fleetMinAlive())) {
-            List<Observed> fresh = watched.stream().filter(a -> !staleAgents.contains(a)).toList();
-            verdict = FailureDomain.judge(watched, staleAgents, policy.fleetThreshold(),
-                    FailureDomain.map(watched, teams), fresh, null, null);
+            verdict = FailureDomain.judge(counts, staleAgents, policy.fleetThreshold(), counts, null, null);
             held = verdict.holds();
         }
         return new FleetOutcome(alive, stale, List.copyOf(staleTeams), held, policy.fleetThreshold(), verdict);

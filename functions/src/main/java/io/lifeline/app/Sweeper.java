@@ -25,7 +25,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
- * Runs one sweep: read a snapshot, decide with {@link SweepPlan} at one instant, then make each decision a
+ * Runs one sweep: read the live table, judging each page as it arrives ({@link SweepIntake}: only the stale agents
+ * and a few counters per team are kept), decide with {@link SweepPlan} at one instant, then make each decision a
  * conditional write. Agents that are not stale cost no write. A write refused because a heartbeat won, or
  * throttled, leaves that agent for the next sweep; the rest of the sweep goes on. A miss counts at most once
  * per {@link Timing#missSpacing()}, and an agent {@code restarting} past the revive flow's longest run is
@@ -252,7 +253,7 @@ public final class Sweeper {
      * from it; null: of every team), each host's leases as one incident (the first flagged leads, the others are part
      * of it); answers the silences now in force, {@code team/leaseId} -> the flag's time.
      */
-    private Map<String, Instant> flagSilentHosts(SweepStore.Snapshot snapshot, Instant now, Set<String> judgedTeams,
+    private Map<String, Instant> flagSilentHosts(SweepIntake snapshot, Instant now, Set<String> judgedTeams,
                                                  Tally tally) {
         Map<String, Instant> silences = HostIncidents.silences(snapshot.leases());
         List<HostLease.Expired> expired = HostLease.expired(snapshot.leases(), snapshot.linked(), snapshot.teams(), now)
@@ -308,13 +309,15 @@ public final class Sweeper {
      */
     public Report sweepOnce(Instant now) {
         long started = System.nanoTime();
-        // 1. Read: one scan of the live table (the store reads; it judges nothing).
-        SweepStore.Snapshot snapshot = store.scan();
+        // 1. Read and judge as the pages arrive: each alive agent through Liveness, counted per team (the store
+        // reads; it judges nothing). Only the stale are kept, for the fleet-wide counts self-preservation weighs.
+        SweepIntake snapshot = new SweepIntake(now, graceFrom);
+        SweepStore.Totals read = store.scan(snapshot);
+        snapshot.finish();
         Tally tally = new Tally();
-        // 2. Judge: each alive agent through Liveness, each team and the fleet through SweepPlan, at one instant.
-        List<SweepPlan.Observed> judged = snapshot.agents().stream().map(Liveness::judged).toList();
-        List<SweepPlan.TeamOutcome> outcomes = SweepPlan.decide(SweepPlan.afterStart(judged, graceFrom),
-                snapshot.teams(), policy, now, snapshot.fleetHeldSince());
+        // 2. Decide: each team and the fleet through SweepPlan, at one instant.
+        List<SweepPlan.TeamOutcome> outcomes = SweepPlan.decide(snapshot.census(), snapshot.teams(), policy,
+                snapshot.fleetHeldSince());
         SweepPlan.FleetOutcome fleet = SweepPlan.fleet(outcomes, snapshot.teams(), policy,
                 snapshot.fleetReleasedAt());
         // 3. The fleet's flag follows its outcome; each team it holds reads its own share of it (its counts only).
@@ -343,8 +346,8 @@ public final class Sweeper {
         // 10. Progress: one AgentStalled for an agent in a turn with no progress past its threshold (and, with
         // onStall restart and no daemon, its death), one AgentProgressResumed once it is no longer stalled.
         judgeStalls(snapshot, now, fleet.held(), tally);
-        return new Report(now, new Scanned(snapshot.itemsScanned(), snapshot.agents().size(),
-                snapshot.consumedReadUnits()), tally.written(), new Held(tally.teamsHeld, fleet),
+        return new Report(now, new Scanned(read.itemsScanned(), snapshot.census().alive(),
+                read.consumedReadUnits()), tally.written(), new Held(tally.teamsHeld, fleet),
                 new Hosts(tally.hostsExpired, tally.answersDropped), Duration.ofNanos(System.nanoTime() - started));
     }
 
@@ -354,7 +357,7 @@ public final class Sweeper {
      * host's is its lease's page already); a released hold keeps its flag while its agents die; any other team's
      * flag clears.
      */
-    private List<SweepPlan.Action> holdOrRelease(List<SweepPlan.TeamOutcome> outcomes, SweepStore.Snapshot snapshot,
+    private List<SweepPlan.Action> holdOrRelease(List<SweepPlan.TeamOutcome> outcomes, SweepIntake snapshot,
                                                  Instant now, Tally tally) {
         List<SweepPlan.Action> actions = new ArrayList<>();
         for (SweepPlan.TeamOutcome outcome : outcomes) {
@@ -417,10 +420,9 @@ public final class Sweeper {
     }
 
     /** Step 7: a team whose flag is up but that has no alive agent left has nothing held back any more. */
-    private void clearFlagsOfEmptyTeams(SweepStore.Snapshot snapshot, Tally tally) {
+    private void clearFlagsOfEmptyTeams(SweepIntake snapshot, Tally tally) {
         for (String team : snapshot.teamsWithMassStaleFlag()) {
-            boolean seen = snapshot.agents().stream().anyMatch(a -> a.team().equals(team) && a.status().isAlive());
-            if (!seen) {
+            if (!snapshot.census().hasAlive(team)) {
                 try {
                     teams.clearMassStale(team);
                 } catch (LifelineException e) {
@@ -431,7 +433,7 @@ public final class Sweeper {
     }
 
     /** Step 8: restore the leases renewed since their flag; drop the answers a lease must no longer give. */
-    private void settleLeases(SweepStore.Snapshot snapshot, Instant now, Tally tally) {
+    private void settleLeases(SweepIntake snapshot, Instant now, Tally tally) {
         for (HostLease.Seen back : HostLease.restored(snapshot.leases())) {
             try {
                 store.restoreLease(back, now);
@@ -449,7 +451,7 @@ public final class Sweeper {
     }
 
     /** Step 9: resolve the alerts of waits that are over (first), then raise those of waits past their threshold. */
-    private void judgeWaits(SweepStore.Snapshot snapshot, Instant now, Tally tally) {
+    private void judgeWaits(SweepIntake snapshot, Instant now, Tally tally) {
         Liveness.AwaitingDecisions waits = Liveness.awaiting(snapshot.personWaits(), timing.allowances(), now);
         for (Liveness.PersonWait w : waits.resolve()) {
             try {
@@ -473,14 +475,14 @@ public final class Sweeper {
      * Step 10: resolve the stalls that are over (first), then raise those of agents stalled now. A restart is a
      * death, so a pause (the agent's or its team's) or a fleet-wide hold keeps it to the alert.
      */
-    private void judgeStalls(SweepStore.Snapshot snapshot, Instant now, boolean fleetHeld, Tally tally) {
+    private void judgeStalls(SweepIntake snapshot, Instant now, boolean fleetHeld, Tally tally) {
         Liveness.StallDecisions stalls = Liveness.stalls(snapshot.progress(), timing.allowances().stallAfter(), now);
         Set<String> held = new HashSet<>();
-        for (SweepPlan.Observed a : snapshot.agents()) {
-            TeamSettings team = snapshot.teams().get(a.team());
-            if (fleetHeld || Liveness.paused(a.pausedUntil(), now) || team != null && team.pausedAt(now)
-                    || tally.teamsHeld.contains(a.team())) {
-                held.add(a.team() + "/" + a.agentId());
+        for (Liveness.ProgressSeen s : stalls.raise()) {
+            TeamSettings team = snapshot.teams().get(s.team());
+            if (fleetHeld || snapshot.paused(s.team() + "/" + s.agentId()) || team != null && team.pausedAt(now)
+                    || tally.teamsHeld.contains(s.team())) {
+                held.add(s.team() + "/" + s.agentId());
             }
         }
         for (Liveness.ProgressSeen s : stalls.resolve()) {

@@ -239,7 +239,7 @@ class AgentStoreRaceTest {
         assertTrue(f.revives.restartInitiated(team, "a", death, "revive", null, null, null, f.tick())
                 .written().isPresent());
         f.clock.advance(Duration.ofHours(2));
-        SweepPlan.Restarting seen = f.sweeps.scan().restarting().stream()
+        SweepPlan.Restarting seen = f.sweepPages().stream().flatMap(p -> p.restarting().stream())
                 .filter(r -> r.team().equals(team)).findFirst().orElseThrow();
         // Meanwhile it came back, died again and a new revive started: restarting again, as the sweep read it.
         f.writes.join(team, "a", f.tick());

@@ -33,7 +33,7 @@ class StallStoreTest {
     }
 
     private static Liveness.ProgressSeen seen(String team, String id) {
-        return f.sweeps.scan().progress().stream().filter(p -> p.team().equals(team) && p.agentId().equals(id))
+        return f.sweepPages().stream().flatMap(p -> p.progress().stream()).filter(p -> p.team().equals(team) && p.agentId().equals(id))
                 .findFirst().orElseThrow();
     }
 

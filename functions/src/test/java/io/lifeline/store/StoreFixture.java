@@ -3,6 +3,7 @@ package io.lifeline.store;
 import io.lifeline.agent.Agent;
 import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.Heartbeat;
+import io.lifeline.agent.HostLease;
 import io.lifeline.agent.Liveness;
 import io.lifeline.agent.NewAgent;
 import io.lifeline.agent.SweepPlan;
@@ -18,6 +19,8 @@ import io.lifeline.store.sweep.SweepStore;
 import io.lifeline.testing.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -110,9 +113,22 @@ final class StoreFixture implements AutoCloseable {
 
     /** The sweep's read of the agent, as it judges it, from a real scan of the live table (it must be alive). */
     SweepPlan.Observed sweepRead(String team, String agentId) {
-        return sweeps.scan().agents().stream().map(Liveness::judged)
+        List<SweepStore.Page> pages = sweepPages();
+        Map<String, HostLease.Seen> leases = new HashMap<>();
+        pages.forEach(p -> p.leases().forEach(l -> leases.put(l.team() + "/" + l.hostId(), l)));
+        return pages.stream().flatMap(p -> p.agents().stream())
                 .filter(o -> o.team().equals(team) && o.agentId().equals(agentId)).findFirst()
+                .map(o -> o.hosted() == null ? o
+                        : o.linked(o.hosted().through(leases.get(o.team() + "/" + o.hosted().hostId()))))
+                .map(Liveness::judged)
                 .orElseThrow(() -> new AssertionError("the sweep's scan does not see " + team + "/" + agentId));
+    }
+
+    /** Every page of one real sweep scan of the live table, as the store hands them to the sweep. */
+    List<SweepStore.Page> sweepPages() {
+        List<SweepStore.Page> pages = Collections.synchronizedList(new ArrayList<>());
+        sweeps.scan(pages::add);
+        return pages;
     }
 
     /** The sweep's death of an agent it read as {@code seen}: its last miss (misses + 1), now. */

@@ -25,8 +25,6 @@ import io.lifeline.store.team.TeamItems;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -45,36 +43,40 @@ import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledExcepti
 
 /**
  * The sweep's read and writes. The read: one parallel, eventually consistent Scan that returns only alive and
- * restarting agents and team items, projected to the few attributes the sweep needs. A stale read is safe:
+ * restarting agents and team items, projected to the few attributes the sweep needs, each page handed on as facts as
+ * it arrives ({@link Sink}), so the store keeps no item and no agent of a scan. A stale read is safe:
  * every write the sweep makes is conditional on what it saw (the heartbeat count of an alive agent, the
  * transition stamp of a restarting one).
  */
 public final class SweepStore {
-    private static final String PROJECTION = String.join(", ", "#pk", "#sk", "#status", "#hbAt", "#deadline",
-            "#misses", "#grace", "#beats", "#paused", "#leader", "#spT", "#spM", "#massStale", "#tseq", "#tAt",
-            "#lease", "#schedule", "#staleMs", "#lastMiss", "#at", "#a", "#s", "#exp", "#since", "#wPs", "#wAl", "#src",
-            "#msHeld", "#msWhy", "#msRel", "#msAlive", "#msStale", "#fd", "#fhSince", "#fhAlive", "#fhStale", "#fhRel",
-            "#fRel", "#prAt", "#tl", "#prWhy", "#stMs", "#onSt", "#stS", "#wIn");
-
     /**
-     * What one scan saw. {@code consumedReadUnits} is as DynamoDB reported it (0 where it does not). Host leases
-     * ({@code leases}) and the agents that name one ({@code linked}, of any status) are read by the same Scan; an
-     * alive agent with a lease is in {@code agents} as read, with its lease entry on its link, for the sweep to judge
-     * ({@link io.lifeline.agent.Liveness#judged}).
-     * {@code fleetHeldSince}: when the deployment-wide hold that stands began ({@link FleetStore}), or null.
-     * {@code personWaits}: the agents waiting for a person, or whose wait's alert is still raised.
-     * {@code fleetReleasedAt}: when the operator released the deployment-wide hold that stands, or null.
-     * {@code progress}: the agents that reported progress, or whose stall is still raised.
+     * Where a scan hands each page it read, parsed to facts ({@link Page}): called from the segments' threads as
+     * their pages arrive, so it must be safe across threads; what it keeps is all the scan keeps.
      */
-    public record Snapshot(List<SweepPlan.Observed> agents, List<SweepPlan.Restarting> restarting,
-                           Map<String, TeamSettings> teams, Set<String> teamsWithMassStaleFlag, int itemsScanned,
-                           double consumedReadUnits, List<HostLease.Seen> leases, List<HostLease.Linked> linked,
-                           Instant fleetHeldSince, List<Liveness.PersonWait> personWaits, Instant fleetReleasedAt,
-                           List<Liveness.ProgressSeen> progress) {
+    @FunctionalInterface
+    public interface Sink {
+        void page(Page page);
     }
 
-    /** One segment's part: agents with a lease are judged once every lease is read. */
-    private record Part(Snapshot snapshot, List<Map<String, AttributeValue>> hostedItems) {
+    /**
+     * One page of one segment, as facts (no item is kept). {@code agents}: the alive agents as read; one that beats
+     * through a host lease carries its link with no lease beat yet, to be joined with its lease
+     * ({@link SweepPlan.Hosted#through}), which may come in another page or segment. Host leases ({@code leases})
+     * and the agents that name one ({@code linked}, of any status). {@code fleetSeen}: the page held the fleet item,
+     * whose hold began at {@code fleetHeldSince} (null: none) and was released at {@code fleetReleasedAt}.
+     * {@code personWaits}: the agents waiting for a person, or whose wait's alert is still raised. {@code progress}:
+     * the agents that reported progress, or whose stall is still raised. {@code consumedReadUnits} as DynamoDB
+     * reported it (0 where it does not).
+     */
+    public record Page(List<SweepPlan.Observed> agents, List<SweepPlan.Restarting> restarting,
+                       List<TeamSettings> teams, Set<String> teamsWithMassStaleFlag, List<HostLease.Seen> leases,
+                       List<HostLease.Linked> linked, boolean fleetSeen, Instant fleetHeldSince,
+                       Instant fleetReleasedAt, List<Liveness.PersonWait> personWaits,
+                       List<Liveness.ProgressSeen> progress, int itemsScanned, double consumedReadUnits) {
+    }
+
+    /** What a scan read in all: items, and read units as DynamoDB reported them. */
+    public record Totals(int itemsScanned, double consumedReadUnits) {
     }
 
     /** How a sweep's conditional write ended. */
@@ -127,209 +129,59 @@ public final class SweepStore {
         return segments;
     }
 
-    public Snapshot scan() {
+    /**
+     * One parallel Scan of the whole live table in {@link #segments()} segments, each page handed to {@code sink} as
+     * it arrives; the next scan's segments follow the items this one saw.
+     */
+    public Totals scan(Sink sink) {
         int segments = this.segments;
-        List<Future<Part>> parts = new ArrayList<>();
-        for (int segment = 0; segment < segments; segment++) {
+        Totals totals = scan(sink, 0, segments, segments);
+        this.segments = segmentsFor(totals.itemsScanned(), minSegments);
+        return totals;
+    }
+
+    /**
+     * Segments {@code first} to {@code first + count - 1} of a parallel Scan in {@code total} segments, side by side,
+     * each page handed to {@code sink} as it arrives: one part of a sweep fanned out over several invocations.
+     */
+    public Totals scan(Sink sink, int first, int count, int total) {
+        List<Future<Totals>> parts = new ArrayList<>();
+        for (int segment = first; segment < first + count; segment++) {
             int seg = segment;
-            parts.add(pool.submit(() -> scanSegment(seg, segments)));
+            parts.add(pool.submit(() -> scanSegment(seg, total, sink)));
         }
-        List<HostLease.Seen> leases = new ArrayList<>();
-        List<HostLease.Linked> linked = new ArrayList<>();
-        List<Map<String, AttributeValue>> hostedItems = new ArrayList<>();
-        List<SweepPlan.Observed> agents = new ArrayList<>();
-        List<SweepPlan.Restarting> restarting = new ArrayList<>();
-        Map<String, TeamSettings> teams = new HashMap<>();
-        Set<String> flagged = new HashSet<>();
         int scanned = 0;
         double units = 0;
-        Instant fleetHeldSince = null;
-        Instant fleetReleasedAt = null;
-        List<Liveness.PersonWait> personWaits = new ArrayList<>();
-        List<Liveness.ProgressSeen> progress = new ArrayList<>();
-        for (Future<Part> part : parts) {
-            Snapshot s;
+        for (Future<Totals> part : parts) {
             try {
-                Part p = part.get();
-                s = p.snapshot();
-                hostedItems.addAll(p.hostedItems());
+                Totals t = part.get();
+                scanned += t.itemsScanned();
+                units += t.consumedReadUnits();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("sweep scan interrupted", e);
             } catch (ExecutionException e) {
                 throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
             }
-            agents.addAll(s.agents());
-            restarting.addAll(s.restarting());
-            teams.putAll(s.teams());
-            flagged.addAll(s.teamsWithMassStaleFlag());
-            fleetHeldSince = s.fleetHeldSince() != null ? s.fleetHeldSince() : fleetHeldSince;
-            fleetReleasedAt = s.fleetReleasedAt() != null ? s.fleetReleasedAt() : fleetReleasedAt;
-            personWaits.addAll(s.personWaits());
-            progress.addAll(s.progress());
-            scanned += s.itemsScanned();
-            units += s.consumedReadUnits();
-            leases.addAll(s.leases());
-            linked.addAll(s.linked());
         }
-        Map<String, HostLease.Seen> byHost = new HashMap<>();
-        leases.forEach(l -> byHost.put(l.team() + "/" + l.hostId(), l));
-        for (Map<String, AttributeValue> item : hostedItems) {
-            agents.add(hostedObserved(item, byHost));
-        }
-        this.segments = segmentsFor(scanned, minSegments);
-        return new Snapshot(agents, restarting, teams, flagged, scanned, units, leases, linked, fleetHeldSince,
-                personWaits, fleetReleasedAt, progress);
+        return new Totals(scanned, units);
     }
 
-    /**
-     * An alive agent that names a lease, as read: its item, and its lease entry and last miss on its link, for
-     * {@link io.lifeline.agent.Liveness#judged} (the store reads; it does not judge).
-     */
-    private static SweepPlan.Observed hostedObserved(Map<String, AttributeValue> item,
-                                                     Map<String, HostLease.Seen> byHost) {
-        String hostId = Items.str(item, AgentItems.LEASE);
-        String key = HostLease.key(AgentItems.agentId(item));
-        HostLease.Seen lease = byHost.get(AgentItems.team(item) + "/" + hostId);
-        Long beat = lease == null ? null : lease.beats().get(key);
-        SweepPlan.Observed direct = observed(item);
-        if (item.containsKey(AgentItems.SCHEDULE)) {
-            return direct; // every beat of a scheduled agent is written to its item: judged from there alone
-        }
-        Duration staleAfter = Duration.ofMillis(Items.num(item, AgentItems.STALE_AFTER_MS, 0));
-        return new SweepPlan.Observed(direct.team(), direct.agentId(), direct.status(),
-                direct.heartbeatAt(), direct.deadline(), direct.misses(), direct.graceMisses(), direct.beats(),
-                direct.pausedUntil(), new SweepPlan.Hosted(hostId, key, beat, staleAfter,
-                lease == null ? null : lease.answers().get(key), Items.instant(item, AgentItems.LAST_MISS_AT)),
-                direct.source());
-    }
-
-    private Part scanSegment(int segment, int segments) {
-        Map<String, String> names = new HashMap<>();
-        names.put("#pk", Keys.PK);
-        names.put("#sk", Keys.SK);
-        names.put("#status", AgentItems.STATUS);
-        names.put("#hbAt", AgentItems.HEARTBEAT_AT);
-        names.put("#deadline", AgentItems.DEADLINE);
-        names.put("#misses", AgentItems.MISSES);
-        names.put("#grace", AgentItems.GRACE);
-        names.put("#beats", AgentItems.BEATS);
-        names.put("#paused", AgentItems.PAUSED_UNTIL);
-        names.put("#leader", TeamItems.LEADER);
-        names.put("#spT", TeamItems.SP_THRESHOLD);
-        names.put("#spM", TeamItems.SP_MIN_ALIVE);
-        names.put("#massStale", TeamItems.MASS_STALE_SINCE);
-        names.put("#tseq", AgentItems.T_SEQ);
-        names.put("#tAt", AgentItems.T_AT);
-        names.put("#lease", AgentItems.LEASE);
-        names.put("#schedule", AgentItems.SCHEDULE);
-        names.put("#staleMs", AgentItems.STALE_AFTER_MS);
-        names.put("#lastMiss", AgentItems.LAST_MISS_AT);
-        names.put("#at", HostLeaseStore.RENEWED_AT);
-        names.put("#a", HostLeaseStore.BEATS);
-        names.put("#s", HostLeaseStore.ANSWERS);
-        names.put("#exp", HostLeaseStore.EXPIRED_AT);
-        names.put("#since", FleetStore.SINCE);
-        names.put("#wPs", AgentItems.WAIT_PERSON);
-        names.put("#wAl", AgentItems.WAIT_ALERTED);
-        names.put("#src", AgentItems.SOURCE);
-        names.put("#msHeld", TeamItems.MASS_STALE_HELD);
-        names.put("#msWhy", TeamItems.MASS_STALE_WHY);
-        names.put("#msRel", TeamItems.MASS_STALE_RELEASED);
-        names.put("#msAlive", TeamItems.MASS_STALE_ALIVE);
-        names.put("#msStale", TeamItems.MASS_STALE_STALE);
-        names.put("#fd", TeamItems.FAILURE_DOMAINS);
-        names.put("#fhSince", TeamItems.FLEET_HOLD_SINCE);
-        names.put("#fhAlive", TeamItems.FLEET_HOLD_ALIVE);
-        names.put("#fhStale", TeamItems.FLEET_HOLD_STALE);
-        names.put("#fhRel", TeamItems.FLEET_HOLD_RELEASED);
-        names.put("#fRel", FleetStore.RELEASED_AT);
-        names.put("#prAt", AgentItems.PROGRESS_AT);
-        names.put("#tl", AgentItems.TOOL_IN_FLIGHT);
-        names.put("#prWhy", AgentItems.PROGRESS_WHY);
-        names.put("#stMs", AgentItems.STALL_AFTER_MS);
-        names.put("#onSt", AgentItems.ON_STALL);
-        names.put("#stS", AgentItems.STALLED_SINCE);
-        names.put("#wIn", AgentItems.WAIT_INPUT);
-        Map<String, AttributeValue> values = Map.of(":agent", s(Keys.AGENT_SK), ":team", s(Keys.TEAM_SK),
-                ":host", s(HostLeaseStore.SK), ":fleet", s(Keys.FLEET),
-                ":ready", s(AgentStatus.READY.wire()), ":working", s(AgentStatus.WORKING.wire()),
-                ":restarting", s(AgentStatus.RESTARTING.wire()));
-        List<HostLease.Seen> leases = new ArrayList<>();
-        List<HostLease.Linked> linked = new ArrayList<>();
-        List<Map<String, AttributeValue>> hostedItems = new ArrayList<>();
-        List<SweepPlan.Observed> agents = new ArrayList<>();
-        List<SweepPlan.Restarting> restarting = new ArrayList<>();
-        Map<String, TeamSettings> teams = new HashMap<>();
-        Set<String> flagged = new HashSet<>();
+    private Totals scanSegment(int segment, int segments, Sink sink) {
         int scanned = 0;
         double units = 0;
-        Instant fleetHeldSince = null;
-        Instant fleetReleasedAt = null;
-        List<Liveness.PersonWait> personWaits = new ArrayList<>();
-        List<Liveness.ProgressSeen> progress = new ArrayList<>();
         Map<String, AttributeValue> start = null;
         do {
-            ScanRequest request = ScanRequest.builder().tableName(table).segment(segment).totalSegments(segments)
-                    .filterExpression("(#sk = :agent AND (#status IN (:ready, :working, :restarting)"
-                            + " OR attribute_exists(#lease) OR attribute_exists(#wAl) OR attribute_exists(#stS)))"
-                            + " OR #sk = :team OR #sk = :host"
-                            + " OR #sk = :fleet")
-                    .projectionExpression(PROJECTION)
-                    .expressionAttributeNames(names).expressionAttributeValues(values)
-                    .returnConsumedCapacity("TOTAL")
-                    .exclusiveStartKey(start).build();
-            ScanResponse page = StoreFailures.call("scan for the sweep", () -> dynamo.scan(request));
-            scanned += page.scannedCount();
-            if (page.consumedCapacity() != null && page.consumedCapacity().capacityUnits() != null) {
-                units += page.consumedCapacity().capacityUnits();
-            }
-            for (Map<String, AttributeValue> item : page.items()) {
-                if (TeamItems.isTeam(item)) {
-                    TeamSettings settings = TeamItems.toSettings(item);
-                    teams.put(settings.team(), settings);
-                    if (item.containsKey(TeamItems.MASS_STALE_SINCE)) {
-                        flagged.add(settings.team());
-                    }
-                } else if (FleetStore.isFleet(item)) {
-                    fleetHeldSince = FleetStore.heldSince(item);
-                    fleetReleasedAt = fleetHeldSince == null ? null : Items.instant(item, FleetStore.RELEASED_AT);
-                } else if (HostLeaseStore.isLease(item)) {
-                    leases.add(HostLeaseStore.seen(item));
-                } else if (AgentItems.isAgent(item)) {
-                    AgentStatus status = AgentStatus.fromWire(Items.str(item, AgentItems.STATUS)).orElseThrow();
-                    Instant waitingForPerson = Items.instant(item, AgentItems.WAIT_PERSON);
-                    Instant alerted = Items.instant(item, AgentItems.WAIT_ALERTED);
-                    if (waitingForPerson != null || alerted != null) {
-                        personWaits.add(new Liveness.PersonWait(AgentItems.team(item), AgentItems.agentId(item), status,
-                                waitingForPerson, alerted));
-                    }
-                    Liveness.ProgressSeen seen = AgentItems.progressSeen(item, status);
-                    if (seen != null) {
-                        progress.add(seen);
-                    }
-                    String hostId = Items.str(item, AgentItems.LEASE);
-                    if (hostId != null) {
-                        linked.add(new HostLease.Linked(AgentItems.team(item), AgentItems.agentId(item), hostId,
-                                status, Duration.ofMillis(Items.num(item, AgentItems.STALE_AFTER_MS, 0)),
-                                Items.str(item, AgentItems.SCHEDULE)));
-                    }
-                    if (status == AgentStatus.RESTARTING) {
-                        restarting.add(new SweepPlan.Restarting(AgentItems.team(item), AgentItems.agentId(item),
-                                Items.num(item, AgentItems.T_SEQ, 0), Items.instant(item, AgentItems.T_AT)));
-                    } else if (status.isAlive()) {
-                        if (hostId != null) {
-                            hostedItems.add(item);
-                        } else {
-                            agents.add(observed(item));
-                        }
-                    }
-                }
-            }
-            start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
+            ScanRequest request = SweepPages.request(table, segment, segments, start);
+            ScanResponse response = StoreFailures.call("scan for the sweep", () -> dynamo.scan(request));
+            Page page = SweepPages.read(response);
+            scanned += page.itemsScanned();
+            units += page.consumedReadUnits();
+            sink.page(page);
+            start = response.hasLastEvaluatedKey() && !response.lastEvaluatedKey().isEmpty()
+                    ? response.lastEvaluatedKey() : null;
         } while (start != null);
-        return new Part(new Snapshot(agents, restarting, teams, flagged, scanned, units, leases, linked,
-                fleetHeldSince, personWaits, fleetReleasedAt, progress), hostedItems);
+        return new Totals(scanned, units);
     }
 
     /**
@@ -394,15 +246,6 @@ public final class SweepStore {
         u.remove(AgentItems.STALLED_SINCE)
                 .set(AgentItems.OUTBOX, AttributeValue.fromBool(true));
         return u.writeIf(dynamo, "resolve a stall");
-    }
-
-    private static SweepPlan.Observed observed(Map<String, AttributeValue> item) {
-        return new SweepPlan.Observed(AgentItems.team(item), AgentItems.agentId(item),
-                AgentStatus.fromWire(Items.str(item, AgentItems.STATUS)).orElseThrow(),
-                Items.instant(item, AgentItems.HEARTBEAT_AT), Items.instant(item, AgentItems.DEADLINE),
-                (int) Items.num(item, AgentItems.MISSES, 0), (int) Items.num(item, AgentItems.GRACE, 1),
-                Items.num(item, AgentItems.BEATS, 0), Items.instant(item, AgentItems.PAUSED_UNTIL), null,
-                AgentItems.addressOf(item));
     }
 
     /**

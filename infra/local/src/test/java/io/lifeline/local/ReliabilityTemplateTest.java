@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
  * the public heartbeat URL runs on a function of its own with its own reserved concurrency; the canaries roll back on
  * their own live alias's alarms only, in every alarm set; a throttled heartbeat path alarms in the essential set; the
  * default parameters reserve no concurrency a new account does not have; the sweep's queue follows AWS's visibility
- * rule; the guided deploy asks the few parameters that matter first.
+ * rule, and its memory follows FleetSize; the guided deploy asks the few parameters that matter first.
  */
 @Tag("contract")
 class ReliabilityTemplateTest {
@@ -66,6 +66,20 @@ class ReliabilityTemplateTest {
         assertEquals(7, template.reservedConcurrency(urlFunction, overridden).orElse(0));
         assertTrue(template.reservedConcurrency("HeartbeatFunction", reserved).orElse(0) > 0,
                 "the API's heartbeats keep a reservation the URL cannot take");
+    }
+
+    @Test
+    void theSweep_hasItsOwnMemory_sizedByFleetSize_growingWithIt_withinLambdasRange() {
+        JsonNode memory = resources.at("/SweepFunction/Properties/MemorySize");
+        assertTrue(memory.isArray() && memory.size() == 3 && "SweepSizing".equals(memory.get(0).asText())
+                && "MemorySize".equals(memory.get(2).asText()), "FindInMap [SweepSizing, FleetSize, ...]: " + memory);
+        int previous = 0;
+        for (JsonNode size : root.at("/Parameters/FleetSize/AllowedValues")) {
+            int mb = root.at("/Mappings/SweepSizing/" + size.asText() + "/MemorySize").asInt();
+            assertTrue(mb >= 1024 && mb <= 10_240 && mb >= previous, size.asText() + ": " + mb + " MB");
+            previous = mb;
+        }
+        assertTrue(previous > root.at("/Globals/Function/MemorySize").asInt(), "the largest fleet's sweep gets more");
     }
 
     @Test
