@@ -1,6 +1,7 @@
 package io.lifeline.config;
 
 import io.lifeline.app.AgentChanges;
+import io.lifeline.app.AgentPages;
 import io.lifeline.app.AgentQueries;
 import io.lifeline.app.AgentRecords;
 import io.lifeline.app.Heartbeats;
@@ -15,6 +16,7 @@ import io.lifeline.app.Tasks;
 import io.lifeline.agent.SweepPlan;
 import io.lifeline.aws.StepFunctionsReviveStarts;
 import io.lifeline.store.AgentDataStore;
+import io.lifeline.store.AgentRoster;
 import io.lifeline.store.AgentStore;
 import io.lifeline.store.EventLog;
 import io.lifeline.store.HostCommandStore;
@@ -41,6 +43,7 @@ public final class UseCases {
     private final Wiring wiring;
     private final AgentChanges agentChanges;
     private final AgentQueries agentQueries;
+    private final AgentPages agentPages;
     private final AgentRecords agentRecords;
     private final Heartbeats heartbeats;
     private final HookIngest hooks;
@@ -63,6 +66,7 @@ public final class UseCases {
         TeamStore teamStore = new TeamStore(wiring.dynamo(), table);
         this.agentChanges = new AgentChanges(agents, data, taskStore, teamStore);
         this.agentQueries = new AgentQueries(agents);
+        this.agentPages = new AgentPages(new AgentRoster(wiring.dynamo(), table));
         this.agentRecords = new AgentRecords(agents, data,
                 new TransitionLog(wiring.dynamo(), table, config.transitionRetention()),
                 new InboxStore(wiring.dynamo(), table, config.eventRetention()),
@@ -101,6 +105,11 @@ public final class UseCases {
 
     public AgentQueries agentQueries() {
         return agentQueries;
+    }
+
+    /** The team's agents a page at a time, and those changed since a time. */
+    public AgentPages agentPages() {
+        return agentPages;
     }
 
     public AgentRecords agentRecords() {
