@@ -238,7 +238,7 @@ public final class AgentsHandler extends HttpApiHandler {
         String team = request.id("team");
         AgentStatus status = status(request.query("status"));
         int limit = intQuery(request, "limit", Page.DEFAULT_LIMIT, 1, Page.MAX_LIMIT);
-        String cursor = request.query("cursor");
+        String cursor = cursor(request);
         String changedSince = request.query("changedSince");
         if (changedSince != null) {
             if (status != null || cursor != null) {
@@ -253,14 +253,20 @@ public final class AgentsHandler extends HttpApiHandler {
             Json.putTime(body, "nextChangedSince", now.minus(CHANGE_LAG));
             return Reply.ok(body);
         }
-        if (cursor != null && cursor.isEmpty()) {
-            throw LifelineException.badInput("INVALID_CURSOR", "'cursor' is empty: leave it out for the first page");
-        }
         Page<Agent> page = pages.page(team, status, limit, cursor);
         ObjectNode body = Json.object().put("count", page.items().size())
                 .set("agents", Views.array(page.items(), Views::agent));
         Json.putIfPresent(body, "nextCursor", page.cursor());
         return Reply.ok(body);
+    }
+
+    /** {@code cursor}: a page's {@code nextCursor}, or null for the first page; refused 400 when empty. */
+    static String cursor(ApiRequest request) {
+        String cursor = request.query("cursor");
+        if (cursor != null && cursor.isEmpty()) {
+            throw LifelineException.badInput("INVALID_QUERY", "'cursor' is empty: leave it out for the first page");
+        }
+        return cursor;
     }
 
     private static AgentStatus status(String text) {

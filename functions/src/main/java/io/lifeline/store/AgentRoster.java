@@ -52,7 +52,7 @@ public final class AgentRoster {
     /**
      * A page of at most {@code limit} of the team's agents, from {@code cursor} (null: the first page), each with its
      * host lease's beat of it: every agent in id order, or with {@code status}, only those in it, newest in it first.
-     * A cursor issued for another team, list or status is refused 400 {@code INVALID_CURSOR}.
+     * A cursor issued for another team, list or status is refused 400 {@code INVALID_QUERY}.
      */
     public Page<AgentStore.Read> page(String team, AgentStatus status, int limit, String cursor) {
         return status == null ? byId(team, limit, cursor) : byStatus(team, status, limit, cursor);

@@ -14,7 +14,7 @@ import java.util.List;
  * A list's cursor: where the next page starts, as the caller carries it. It names the list, a tag of the team (a
  * hash: the cursor never names the team), the filter, and the position (the last entry's id, and for an index its
  * sort key), base64url. Decoding checks all of them: a cursor of another team, list or filter, or one altered, is
- * refused 400 {@code INVALID_CURSOR}. No secret signs it: the store builds the start key from the team of the request's
+ * refused 400 {@code INVALID_QUERY}. No secret signs it: the store builds the start key from the team of the request's
  * path and the position's checked parts, so an altered cursor can at most start the caller's own list elsewhere.
  */
 final class Cursors {
@@ -35,7 +35,7 @@ final class Cursors {
 
     /**
      * The position of {@code cursor}, {@code parts} strings (each an id or a number, as its writer put them), when it
-     * was issued for this {@code list}, {@code team} and {@code filter}; otherwise refused 400 INVALID_CURSOR.
+     * was issued for this {@code list}, {@code team} and {@code filter}; otherwise refused 400 INVALID_QUERY.
      */
     static List<String> decode(String cursor, String list, String team, String filter, int parts) {
         if (cursor.length() > MAX_LENGTH) {
@@ -76,7 +76,7 @@ final class Cursors {
     }
 
     private static LifelineException invalid(String why) {
-        return LifelineException.badInput("INVALID_CURSOR",
+        return LifelineException.badInput("INVALID_QUERY",
                 "'cursor' is not valid here: " + why + " (a cursor is good only with the team, list and filter of the "
                         + "page that answered it; start again without one)");
     }

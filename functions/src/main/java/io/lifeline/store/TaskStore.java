@@ -82,6 +82,17 @@ public final class TaskStore {
     }
 
     /**
+     * A page of at most {@code limit} of the team's tasks in id order from {@code cursor} (null: the first), only
+     * those in {@code status} when it is not null (a filter on the page's items: a page may hold fewer than
+     * {@code limit} while more follow).
+     */
+    public Page<Task> page(String team, TaskStatus status, int limit, String cursor) {
+        Page<Map<String, AttributeValue>> p = Partitions.page(dynamo, table, team, Keys.TASK_PREFIX, "tasks",
+                status == null ? null : status.wire(), limit, cursor, "list tasks");
+        return new Page<>(p.items().stream().map(TaskStore::toTask).toList(), p.cursor());
+    }
+
+    /**
      * Task pending -> in_progress and agent ready -> working, together. Liveness is left to heartbeats: the
      * deadline a schedule sets is not this transaction's to move.
      */

@@ -1,6 +1,7 @@
 package io.lifeline.client.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.lifeline.client.LifelineClient;
 import io.lifeline.client.LocalBeat;
 import io.lifeline.client.model.AgentList;
 import io.lifeline.client.model.AgentView;
@@ -16,6 +17,7 @@ import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -289,15 +291,42 @@ final class Commands {
         }
     }
 
-    @Command(name = "agents", mixinStandardHelpOptions = true, description = "The team's agents, as a table.")
+    @Command(name = "agents", mixinStandardHelpOptions = true,
+            description = "The team's agents, as a table, a page at a time (--all: every page).")
     static final class Agents extends BaseCommand {
-        @Option(names = "--status", description = "Only agents with this status")
+        @Option(names = "--status", description = "Only agents with this status (newest in it first)")
         String status;
+
+        @Option(names = "--limit", description = "Agents a page (1 to 1000; default: the server's, 100)")
+        Integer limit;
+
+        @Option(names = "--cursor", description = "The page after the one that printed this cursor")
+        String cursor;
+
+        @Option(names = "--all", description = "Every page, one after another, as one table")
+        boolean all;
 
         @Override
         int run() {
-            AgentList list = client().agents(status);
-            return print(list, table(list, Instant.now()));
+            if (all && cursor != null) {
+                throw new ParameterException(spec.commandLine(), "--all reads from the first page: "
+                        + "give it no --cursor");
+            }
+            if (limit != null && (limit < 1 || limit > LifelineClient.LARGEST_PAGE)) {
+                throw new ParameterException(spec.commandLine(), "--limit must be from 1 to "
+                        + LifelineClient.LARGEST_PAGE);
+            }
+            if (all) {
+                List<AgentView> every = new ArrayList<>();
+                client().agentPages(status, limit).forEach(page -> every.addAll(page.agents()));
+                AgentList list = new AgentList(every.size(), every, null);
+                return print(list, table(list, Instant.now()));
+            }
+            AgentList page = client().agentsPage(status, limit, cursor);
+            String more = page.nextCursor() == null ? "" : "\nmore: lifeline agents"
+                    + (status == null ? "" : " --status " + status) + (limit == null ? "" : " --limit " + limit)
+                    + " --cursor " + page.nextCursor();
+            return print(page, table(page, Instant.now()) + more);
         }
     }
 
@@ -412,14 +441,14 @@ final class Commands {
         int run() {
             // Refused here, before anything is sent, rather than by the server.
             if (since != null && until != null && since.isAfter(until)) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--since (" + since
+                throw new ParameterException(spec.commandLine(), "--since (" + since
                         + ") must not be after --until (" + until + ")");
             }
             if (limit < 1 || limit > 100) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--limit must be 1..100, not " + limit);
+                throw new ParameterException(spec.commandLine(), "--limit must be 1..100, not " + limit);
             }
             if (agentId != null && !ID.matcher(agentId).matches()) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--agent must be an agent id "
+                throw new ParameterException(spec.commandLine(), "--agent must be an agent id "
                         + "([A-Za-z0-9._-]{1,64}), not '" + agentId + "'");
             }
             EventList list = client().events(EventQuery.all().withSince(since).withUntil(until).withAgent(agentId)

@@ -168,11 +168,11 @@ class AgentPagingContractTest {
                 good.substring(1))) {
             TestStack.Reply r = stack.writesNothing(() -> t.list(Map.of("cursor", cursor)));
             assertEquals(400, r.status(), cursor + ": " + r.body());
-            assertEquals("INVALID_CURSOR", r.code(), cursor);
+            assertEquals("INVALID_QUERY", r.code(), cursor);
         }
         TestStack.Reply otherFilter = t.list(Map.of("cursor", good, "status", "offline"));
         assertEquals(400, otherFilter.status(), "a cursor of the whole list is not one of a status's");
-        assertEquals("INVALID_CURSOR", otherFilter.code());
+        assertEquals("INVALID_QUERY", otherFilter.code());
     }
 
     @Test
@@ -185,7 +185,7 @@ class AgentPagingContractTest {
             withIt.put("cursor", cursorOfA);
             TestStack.Reply r = stack.writesNothing(() -> b.list(withIt));
             assertEquals(400, r.status(), r.body()::toString);
-            assertEquals("INVALID_CURSOR", r.code());
+            assertEquals("INVALID_QUERY", r.code());
             assertFalse(r.body().toString().contains("paging-team-a"), r.body()::toString);
             assertFalse(new String(Base64.getUrlDecoder().decode(cursorOfA), StandardCharsets.UTF_8)
                     .contains("paging-team-a"), "a cursor does not name its team");
@@ -275,6 +275,58 @@ class AgentPagingContractTest {
         assertEquals(50.0 + 1.0, meter.readUnits(), "100 items and the index's 100 entries: " + meter);
     }
 
+    // ---- tasks and keys ----------------------------------------------------------------------------------------
+
+    @Test
+    void tasks_pageByIdWithACursor_withAndWithoutStatus_andAnotherTeamsCursorIsRefused() {
+        Team t = new Team("paging-tasks", 1);
+        List<String> tasks = new ArrayList<>();
+        for (int i = 0; i < 7; i++) {
+            String id = String.format("t-%02d", i);
+            tasks.add(id);
+            assertEquals(201, stack.send("create-task", t.key, Map.of("team", t.team), null,
+                    "{\"taskId\":\"" + id + "\",\"title\":\"T\"}").status());
+        }
+        ok(t.send("join", t.ids.get(0), null));
+        ok(stack.send("claim", t.key, Map.of("team", t.team, "taskId", "t-03"), null,
+                "{\"agentId\":\"" + t.ids.get(0) + "\"}"));
+
+        List<String> walked = new ArrayList<>();
+        t.walkRoute("list-tasks", Map.of("limit", "3")).forEach(p -> p.get("tasks")
+                .forEach(x -> walked.add(x.get("taskId").asText())));
+        assertEquals(tasks, walked, "every task once, in id order");
+        List<String> pending = new ArrayList<>();
+        t.walkRoute("list-tasks", Map.of("limit", "2", "status", "pending")).forEach(p -> p.get("tasks")
+                .forEach(x -> pending.add(x.get("taskId").asText())));
+        assertEquals(tasks.stream().filter(x -> !x.equals("t-03")).toList(), pending);
+
+        Team other = Team.of("paging-team-b", 3);
+        String cursor = ok(t.route("list-tasks", Map.of("limit", "1"))).text("nextCursor");
+        TestStack.Reply refused = stack.writesNothing(() -> other.route("list-tasks", Map.of("cursor", cursor)));
+        assertEquals(400, refused.status());
+        assertEquals("INVALID_QUERY", refused.code());
+        assertEquals(400, t.route("list-tasks", Map.of("limit", "0")).status());
+    }
+
+    @Test
+    void keys_pageByIdWithACursor() {
+        Team t = new Team("paging-keys", 1);
+        for (int i = 0; i < 4; i++) {
+            assertEquals(201, stack.send("create-key", t.key, Map.of("team", t.team), null,
+                    "{\"scope\":\"agent\",\"label\":\"k" + i + "\"}").status());
+        }
+        List<String> all = new ArrayList<>();
+        ok(t.route("list-keys", Map.of("limit", "1000"))).body().get("keys")
+                .forEach(k -> all.add(k.get("keyId").asText()));
+        assertEquals(5, all.size(), "the admin key and four more");
+        List<String> walked = new ArrayList<>();
+        List<JsonNode> pages = t.walkRoute("list-keys", Map.of("limit", "2"));
+        pages.forEach(p -> p.get("keys").forEach(k -> walked.add(k.get("keyId").asText())));
+        assertEquals(all, walked);
+        assertEquals(3, pages.size());
+        assertEquals("INVALID_QUERY", t.route("list-keys", Map.of("cursor", "nope")).code());
+    }
+
     // ---- helpers ---------------------------------------------------------------------------------------------
 
     private static List<String> ids(JsonNode page) {
@@ -317,6 +369,26 @@ class AgentPagingContractTest {
 
         TestStack.Reply send(String route, String agentId, String body) {
             return stack.send(route, key, Map.of("team", team, "agentId", agentId), null, body);
+        }
+
+        TestStack.Reply route(String route, Map<String, String> query) {
+            return stack.send(route, key, Map.of("team", team), query, null);
+        }
+
+        /** Every page of {@code route}'s list from the first, following each page's cursor. */
+        List<JsonNode> walkRoute(String route, Map<String, String> query) {
+            List<JsonNode> pages = new ArrayList<>();
+            String cursor = null;
+            do {
+                Map<String, String> q = new HashMap<>(query);
+                if (cursor != null) {
+                    q.put("cursor", cursor);
+                }
+                JsonNode page = ok(route(route, q)).body();
+                pages.add(page);
+                cursor = page.path("nextCursor").asText(null);
+            } while (cursor != null);
+            return pages;
         }
 
         /** Every page from the first, following each page's cursor. */
