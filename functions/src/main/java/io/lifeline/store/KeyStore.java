@@ -269,7 +269,7 @@ public final class KeyStore {
                 .keyConditionExpression("#pk = :pk AND begins_with(#sk, :prefix)")
                 .expressionAttributeNames(Map.of("#pk", Keys.PK, "#sk", Keys.SK))
                 .expressionAttributeValues(Map.of(":pk", s(Keys.team(team)), ":prefix", s(Keys.KEY_REF_PREFIX)))))
-                .items().forEach(item -> refs.add(keyRef(item))));
+                .items().forEach(item -> refs.add(keyRef(item)));
         return refs;
     }
 
