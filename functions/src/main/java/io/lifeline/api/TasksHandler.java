@@ -9,9 +9,9 @@ import io.lifeline.app.Tasks;
 import io.lifeline.auth.Scope;
 import io.lifeline.config.UseCases;
 import io.lifeline.config.Wiring;
-import io.lifeline.store.Page;
 import io.lifeline.store.TaskStore;
 import io.lifeline.support.Json;
+import io.lifeline.support.Page;
 import java.time.Clock;
 import java.util.Set;
 

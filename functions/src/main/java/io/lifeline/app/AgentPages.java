@@ -5,7 +5,7 @@ import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.Liveness;
 import io.lifeline.store.AgentRoster;
 import io.lifeline.store.AgentStore;
-import io.lifeline.store.Page;
+import io.lifeline.support.Page;
 import java.time.Instant;
 import java.util.List;
 

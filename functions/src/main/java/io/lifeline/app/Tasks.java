@@ -2,8 +2,8 @@ package io.lifeline.app;
 
 import io.lifeline.agent.Task;
 import io.lifeline.agent.TaskStatus;
-import io.lifeline.store.Page;
 import io.lifeline.store.TaskStore;
+import io.lifeline.support.Page;
 import java.time.Instant;
 import java.util.List;
 

@@ -2,8 +2,8 @@ package io.lifeline.app;
 
 import io.lifeline.auth.Scope;
 import io.lifeline.store.KeyStore;
-import io.lifeline.store.Page;
 import io.lifeline.store.TeamStore;
+import io.lifeline.support.Page;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;

@@ -5,6 +5,7 @@ import static io.lifeline.store.Items.s;
 
 import io.lifeline.agent.Agent;
 import io.lifeline.agent.AgentStatus;
+import io.lifeline.support.Page;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -7,6 +7,7 @@ import static io.lifeline.store.Items.s;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.auth.ApiKeys;
 import io.lifeline.auth.Scope;
+import io.lifeline.support.Page;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -2,6 +2,7 @@ package io.lifeline.store;
 
 import static io.lifeline.store.Items.s;
 
+import io.lifeline.support.Page;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

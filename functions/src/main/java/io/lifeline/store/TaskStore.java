@@ -9,6 +9,7 @@ import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Task;
 import io.lifeline.agent.TaskStatus;
 import io.lifeline.agent.Trigger;
+import io.lifeline.support.Page;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;

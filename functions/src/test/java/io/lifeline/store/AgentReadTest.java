@@ -10,6 +10,7 @@ import io.lifeline.agent.SweepPlan;
 import io.lifeline.app.AgentChanges;
 import io.lifeline.app.AgentPages;
 import io.lifeline.app.AgentQueries;
+import io.lifeline.support.Page;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -1,11 +1,11 @@
-package io.lifeline.store;
+package io.lifeline.support;
 
 import java.util.List;
 
 /**
  * One page of a list that can be larger than one answer: its items, and the cursor that reads the next page (null
- * when this page is the last). The cursor is opaque to the caller ({@link Cursors}): good only for the team, list
- * and filter that issued it.
+ * when this page is the last). The cursor is opaque to the caller (the store writes and checks it): good only for the
+ * team, list and filter that issued it.
  */
 public record Page<T>(List<T> items, String cursor) {
     /** The list's default page size, when the caller gives no {@code limit}. */
