@@ -60,7 +60,7 @@ import java.util.function.Consumer;
 public final class LifelineClient {
     /** The largest batch the server takes ({@code POST .../heartbeats}). */
     public static final int MAX_BATCH = 25;
-    /** The largest page a list answers: {@link #agents(String)}, {@link #tasks} and {@link #keys} read pages this size. */
+    /** The largest page a list answers: {@link #agents(String)}, {@link #tasks} and {@link #keys} read this size. */
     public static final int LARGEST_PAGE = 1000;
 
     private final URI baseUrl;
@@ -376,7 +376,7 @@ public final class LifelineClient {
         return new TaskList(all.size(), all, null);
     }
 
-    /** One page of the team's tasks in id order: at most {@code limit} (null: 100) from {@code cursor} (null: first). */
+    /** One page of the team's tasks by id: at most {@code limit} (null: 100) from {@code cursor} (null: the first). */
     public TaskList tasksPage(String status, Integer limit, String cursor) {
         return call("GET", teamPath("tasks") + query("status", status, "limit", limit, "cursor", cursor), null,
                 TaskList.class);

@@ -3,6 +3,7 @@ package io.lifeline.client.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.client.LifelineClient;
 import io.lifeline.client.LocalBeat;
+import io.lifeline.client.model.AgentChanges;
 import io.lifeline.client.model.AgentList;
 import io.lifeline.client.model.AgentView;
 import io.lifeline.client.model.ApiKey;
@@ -22,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine;
@@ -330,8 +332,13 @@ final class Commands {
         }
     }
 
-    @Command(name = "watch", mixinStandardHelpOptions = true, description = "A live view of the team's agents.")
+    @Command(name = "watch", mixinStandardHelpOptions = true,
+            description = "A live view of the team's first page of agents: status changes each refresh, "
+                    + "the page every 5.")
     static final class Watch extends BaseCommand {
+        /** Every this many refreshes the page is read again (heartbeat ages, misses, pauses); changes in between. */
+        static final int PAGE_EVERY = 5;
+
         @Option(names = "--interval", defaultValue = "2s", description = "Refresh every (e.g. 500ms, 2s; "
                 + "default ${DEFAULT-VALUE})")
         String interval;
@@ -349,8 +356,9 @@ final class Commands {
         int run() {
             int n = once ? 1 : iterations == null ? Integer.MAX_VALUE : iterations;
             Duration every = duration(interval);
+            Roster roster = new Roster();
             for (int i = 0; i < n; i++) {
-                AgentList list = client().agents(null);
+                AgentList list = roster.refresh(i % PAGE_EVERY == 0);
                 Instant now = Instant.now();
                 PrintWriter out = out();
                 if (!noClear && !global.json) {
@@ -374,6 +382,33 @@ final class Commands {
                 }
             }
             return 0;
+        }
+
+        /**
+         * What {@code watch} shows, never the whole team: the team's first page (100 agents by id), read again every
+         * {@link #PAGE_EVERY} refreshes, and in between only the agents whose status changed since the refresh before
+         * ({@code changedSince}), merged in. More changes than one answer holds: the page is read again.
+         */
+        private final class Roster {
+            private final Map<String, AgentView> shown = new TreeMap<>();
+            private Instant since;
+
+            AgentList refresh(boolean page) {
+                if (page || since == null) {
+                    since = client().agentsChangedSince(Instant.EPOCH, 1).nextChangedSince();
+                    shown.clear();
+                    client().agentsPage(null, null, null).agents().forEach(a -> shown.put(a.agentId(), a));
+                } else {
+                    AgentChanges c = client().agentsChangedSince(since, LifelineClient.LARGEST_PAGE);
+                    if (c.truncated()) {
+                        return refresh(true);
+                    }
+                    c.agents().forEach(a -> shown.put(a.agentId(), a));
+                    since = c.nextChangedSince();
+                }
+                List<AgentView> agents = new ArrayList<>(shown.values());
+                return new AgentList(agents.size(), agents, null);
+            }
         }
     }
 
