@@ -32,7 +32,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
-import java.util.List;
 import java.util.Set;
 
 /** Agents' lifecycle: register, read, join, leave, clean up, history, errors and crash recovery. */
