@@ -281,8 +281,9 @@ public final class AgentsHandler extends HttpApiHandler {
     private static Instant since(String raw) {
         try {
             Instant at = Instant.parse(raw);
-            if (at.isBefore(Instant.EPOCH)) {
-                throw LifelineException.badInput("INVALID_QUERY", "'changedSince' must not be before 1970");
+            if (at.isBefore(TeamHandler.EARLIEST_QUERY_TIME) || !at.isBefore(TeamHandler.LATEST_QUERY_TIME)) {
+                throw LifelineException.badInput("INVALID_QUERY", "'changedSince' must be between "
+                        + TeamHandler.EARLIEST_QUERY_TIME + " and " + TeamHandler.LATEST_QUERY_TIME);
             }
             return at;
         } catch (DateTimeParseException e) {
