@@ -12,6 +12,11 @@
   var FLAPPING_RESTARTS = 3;   // restarts in the last hour from which an agent counts as flapping
   var TROUBLED = { dead: 1, dead_failed_revive: 1, restarting: 1 };
   var POLL_MS = 2000;
+  // The team's agents a page at a time, never the whole team: every POLL_MS only the agents whose status changed
+  // (changedSince, merged in); every PAGE_MS the pages shown (PAGE agents each, more with "Show more agents", at most
+  // MAX_PAGES) and every agent in trouble (a page of each troubled status), which also brings heartbeat ages, misses
+  // and pauses up to date. More changes than CHANGES in one poll: the next poll reads the pages again.
+  var PAGE = 100, MAX_PAGES = 10, CHANGES = 1000, PAGE_MS = 10000;
   // The last-hour bar: 60 one-minute slots from the team's status changes, read at most every BAR_MS: the
   // first time the whole hour (up to BAR_PAGES answers of BAR_LIMIT), then only what came since the newest
   // change seen, less LAG_MS for changes the outbox logs late. The newest slot follows each agent's current
@@ -27,6 +32,8 @@
     rows: {},         // agentId -> its table row, updated in place
     alertsOnly: false,
     bar: { events: {}, newest: 0, known: 0, version: 0, at: 0, rotations: {}, rotationsSig: "" },
+    // the agents read so far (agentId -> agent), the pages shown, the time to ask changes from, when pages were read
+    roster: { byId: {}, pages: 1, more: false, since: null, at: 0, version: 0 },
     settings: null,   // the team's settings (its maintenance pause), read with every poll
     agent: null,      // the agent the agent page shows
     revive: { busy: false, result: null } };
@@ -256,17 +263,67 @@
     }).then(function () { state.polling = false; placeFocus(); });
   }
 
+  // ---- the team's agents, a page at a time ----------------------------------------------------------------
+
+  /** The pages shown and every troubled agent, read whole; and the time to ask changes from, the server's. */
+  function loadRoster() {
+    var r = state.roster;
+    var asks = [api("/agents?limit=" + PAGE * r.pages, true)];
+    Object.keys(TROUBLED).forEach(function (s) { asks.push(api("/agents?status=" + s + "&limit=" + PAGE, true)); });
+    if (!r.since) { asks.push(api("/agents?changedSince=" + encodeURIComponent(new Date(0).toISOString()) + "&limit=1", true)); }
+    return Promise.all(asks).then(function (res) {
+      var byId = {};
+      res.slice(0, 1 + Object.keys(TROUBLED).length).forEach(function (page) {
+        (page.agents || []).forEach(function (a) { byId[a.agentId] = a; });
+      });
+      if (!r.since) { r.since = res[res.length - 1].nextChangedSince; }
+      r.byId = byId;
+      r.more = !!res[0].nextCursor && r.pages < MAX_PAGES;
+      r.at = Date.now();
+      r.version++;
+    });
+  }
+
+  /** Every POLL_MS: the agents whose status changed since the last ask, merged in; the pages again every PAGE_MS. */
+  function refreshRoster() {
+    var r = state.roster;
+    if (!r.since || Date.now() - r.at >= PAGE_MS) { return loadRoster(); }
+    return api("/agents?changedSince=" + encodeURIComponent(r.since) + "&limit=" + CHANGES, true).then(function (c) {
+      if (c.truncated) { r.at = 0; return loadRoster(); }
+      (c.agents || []).forEach(function (a) {
+        var was = r.byId[a.agentId];
+        if (!was || was.status !== a.status || was.heartbeatTs !== a.heartbeatTs) { r.version++; }
+        r.byId[a.agentId] = a;
+      });
+      r.since = c.nextChangedSince || r.since;
+    });
+  }
+
+  function rosterAgents() {
+    var byId = state.roster.byId;
+    return Object.keys(byId).map(function (id) { return byId[id]; });
+  }
+
+  function showMore() {
+    var r = state.roster;
+    if (r.pages >= MAX_PAGES) { return; }
+    r.pages++;
+    r.at = 0;
+    refresh();
+  }
+
   function refreshTeam() {
     show("team");
     var barDue = Date.now() - state.bar.at >= BAR_MS;
     var alertsOnly = state.alertsOnly;
-    return Promise.all([api("/agents"), alertsOnly ? api("/events?type=MassStaleSuspected&limit=25") : api("/events?limit=25"),
+    return Promise.all([refreshRoster(), alertsOnly ? api("/events?type=MassStaleSuspected&limit=25") : api("/events?limit=25"),
       barDue ? loadBar() : null]).then(function (res) {
       // Unchanged answers (304s give back the same objects) in the same minute: leave the page as it is, so a
       // selection or hover survives; tick() keeps the ages counting. Even when they changed, rows are updated
       // in place, never rebuilt, so reading position and focus survive a poll.
-      if (unchanged(["team", res[0], res[1], state.bar.version, barStart(), alertsOnly])) { return; }
-      state.agents = res[0].agents || [];
+      if (unchanged(["team", state.roster.version, res[1], state.bar.version, barStart(), alertsOnly])) { return; }
+      state.agents = rosterAgents();
+      $("more-agents").hidden = !state.roster.more;
       announceChanges(state.agents);
       renderTitle();
       renderCounts();
@@ -705,9 +762,9 @@
     // The team's agents too (a 304 when unchanged): the tab's title counts the agents needing attention, and
     // a death elsewhere is announced on this page as well.
     return Promise.all([api(base), api(base + "/transitions?limit=50"), api(base + "/revivals"),
-      api("/events?limit=20&agentId=" + encodeURIComponent(agentId)), api("/agents")]).then(function (res) {
-      if (unchanged(["agent", agentId].concat(res))) { return; }
-      state.agents = res[4].agents || [];
+      api("/events?limit=20&agentId=" + encodeURIComponent(agentId)), refreshRoster()]).then(function (res) {
+      if (unchanged(["agent", agentId, state.roster.version].concat(res.slice(0, 4)))) { return; }
+      state.agents = rosterAgents();
       announceChanges(state.agents);
       var a = res[0];
       state.agent = a;
@@ -916,6 +973,7 @@
     state.settings = null;
     state.seen = null;
     state.agents = [];
+    state.roster = { byId: {}, pages: 1, more: false, since: null, at: 0, version: 0 };
     renderTeamPause();
     $("hold-result").textContent = "";
     renderTeamHold();
@@ -971,6 +1029,7 @@
     });
     $("back-link").addEventListener("click", function (ev) { ev.preventDefault(); location.hash = ""; });
     $("home-link").addEventListener("click", function (ev) { ev.preventDefault(); location.hash = ""; });
+    $("more-agents").addEventListener("click", showMore);
     $("revive-button").addEventListener("click", askRevive);
     $("revive-no").addEventListener("click", cancelRevive);
     $("revive-yes").addEventListener("click", revive);

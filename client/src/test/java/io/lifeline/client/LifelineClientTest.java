@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lifeline.client.model.AgentChanges;
+import io.lifeline.client.model.AgentList;
 import io.lifeline.client.model.AgentView;
 import io.lifeline.client.model.BatchEntry;
 import io.lifeline.client.model.BatchResult;
@@ -357,5 +359,51 @@ class LifelineClientTest {
     private static LifelineClient stubClient(String url, List<Duration> slept) {
         return LifelineClient.builder().url(url).team("t").apiKey("k")
                 .retry(RetryPolicy.defaults().withJitter(() -> 0)).sleeper(slept::add).build();
+    }
+
+    @Test
+    void agentPages_iteratesEveryPageOnce_asksAPageOnlyWhenReached_andAgentsJoinsThemAll() throws Exception {
+        List<String> mine = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            mine.add("sdk-list-" + i);
+            client.register(RegisterAgent.of("sdk-list-" + i, "Lister", "worker"));
+        }
+        List<String> seen = new ArrayList<>();
+        int pages = 0;
+        for (AgentList page : client.agentPages(null, 2)) {
+            assertTrue(page.agents().size() <= 2, page::toString);
+            page.agents().forEach(a -> seen.add(a.agentId()));
+            pages++;
+        }
+        assertEquals(seen.stream().distinct().toList(), seen, "no agent twice");
+        assertTrue(seen.containsAll(mine), seen::toString);
+        assertEquals(seen.stream().sorted().toList(), seen, "in id order");
+        assertEquals((seen.size() + 1) / 2, pages);
+        assertEquals(seen, client.agents().agents().stream().map(AgentView::agentId).toList());
+
+        AgentList first = client.agentPages(null, 1).iterator().next();
+        assertEquals(1, first.count());
+        assertNotNull(first.nextCursor(), "a page before others has a cursor");
+        assertEquals(List.of(seen.get(1)), client.agentsPage(null, 1, first.nextCursor()).agents().stream()
+                .map(AgentView::agentId).toList());
+        LifelineApiException otherStatus = assertThrows(LifelineApiException.class,
+                () -> client.agentsPage("dead", 1, first.nextCursor()));
+        assertEquals("INVALID_QUERY", otherStatus.code());
+
+        // The outbox moves the roster's status index in the background: a bounded wait for the join to show there.
+        Instant before = client.agentsChangedSince(Instant.EPOCH, 1).nextChangedSince();
+        client.join("sdk-list-3");
+        boolean ready = false;
+        for (int i = 0; i < 200 && !ready; i++) {
+            ready = client.agents("ready").agents().stream().anyMatch(a -> a.agentId().equals("sdk-list-3"));
+            if (!ready) {
+                Thread.sleep(50);
+            }
+        }
+        assertTrue(ready, "the list by status shows the agent once the outbox has passed");
+        AgentChanges changed = client.agentsChangedSince(before, 100);
+        assertTrue(changed.agents().stream().anyMatch(a -> a.agentId().equals("sdk-list-3")
+                && a.status().equals("ready")), changed::toString);
+        assertFalse(changed.truncated());
     }
 }

@@ -13,6 +13,7 @@ import io.lifeline.agent.Liveness;
 import io.lifeline.agent.NewAgent;
 import io.lifeline.agent.Recovery;
 import io.lifeline.app.AgentChanges;
+import io.lifeline.app.AgentPages;
 import io.lifeline.app.AgentQueries;
 import io.lifeline.app.AgentRecords;
 import io.lifeline.app.ManualRevive;
@@ -26,10 +27,11 @@ import io.lifeline.schedule.Schedules;
 import io.lifeline.store.agent.AgentDataStore;
 import io.lifeline.store.agent.TransitionLog;
 import io.lifeline.support.Json;
+import io.lifeline.support.Page;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
+import java.time.format.DateTimeParseException;
 import java.util.Set;
 
 /** Agents' lifecycle: register, read, join, leave, clean up, history, errors and crash recovery. */
@@ -41,7 +43,14 @@ public final class AgentsHandler extends HttpApiHandler {
     /** A schedule's zone when none is given, by the name README uses (the parser's zone for it is "Z"). */
     private static final String DEFAULT_ZONE = "UTC";
 
+    /**
+     * How far before this answer {@code nextChangedSince} starts: the status index is eventually consistent, and a
+     * change is stamped with its writer's clock, so the next ask repeats the last seconds rather than miss a change.
+     */
+    static final Duration CHANGE_LAG = Duration.ofSeconds(5);
+
     private final AgentQueries queries;
+    private final AgentPages pages;
     private final AgentChanges changes;
     private final AgentRecords records;
     private final ManualRevive revive;
@@ -58,6 +67,7 @@ public final class AgentsHandler extends HttpApiHandler {
 
     public AgentsHandler(UseCases app) {
         this.queries = app.agentQueries();
+        this.pages = app.agentPages();
         this.changes = app.agentChanges();
         this.records = app.agentRecords();
         this.revive = app.revive();
@@ -226,16 +236,68 @@ public final class AgentsHandler extends HttpApiHandler {
         return seconds == null ? null : Duration.ofSeconds(seconds);
     }
 
+    /**
+     * A page of the team's agents ({@code limit}, default {@link Page#DEFAULT_LIMIT}, at most {@link Page#MAX_LIMIT};
+     * {@code cursor} from the page before), optionally only those in {@code status}; or, with {@code changedSince},
+     * those whose status changed after that time, with the time to ask from next ({@code nextChangedSince}).
+     */
     private Reply list(ApiRequest request) {
-        String statusText = request.query("status");
-        AgentStatus status = null;
-        if (statusText != null) {
-            status = AgentStatus.fromWire(statusText).or(() -> AgentStatus.fromReported(statusText))
-                    .orElseThrow(() -> LifelineException.badInput("INVALID_STATUS",
-                            "'status' must be one of offline, ready, working, dead, restarting, dead_failed_revive"));
+        String team = request.id("team");
+        AgentStatus status = status(request.query("status"));
+        int limit = intQuery(request, "limit", Page.DEFAULT_LIMIT, 1, Page.MAX_LIMIT);
+        String cursor = cursor(request);
+        String changedSince = request.query("changedSince");
+        if (changedSince != null) {
+            if (status != null || cursor != null) {
+                throw LifelineException.badInput("INVALID_QUERY",
+                        "'changedSince' reads every status and has no cursor: ask it without 'status' and 'cursor'");
+            }
+            Instant now = clock.instant();
+            AgentPages.Changed changed = pages.changedSince(team, since(changedSince), limit);
+            ObjectNode body = Json.object().put("count", changed.agents().size())
+                    .set("agents", Views.array(changed.agents(), Views::agent));
+            body.put("truncated", changed.truncated());
+            Json.putTime(body, "nextChangedSince", now.minus(CHANGE_LAG));
+            return Reply.ok(body);
         }
-        List<Agent> found = queries.list(request.id("team"), status);
-        return Reply.ok(Json.object().put("count", found.size()).set("agents", Views.array(found, Views::agent)));
+        Page<Agent> page = pages.page(team, status, limit, cursor);
+        ObjectNode body = Json.object().put("count", page.items().size())
+                .set("agents", Views.array(page.items(), Views::agent));
+        Json.putIfPresent(body, "nextCursor", page.cursor());
+        return Reply.ok(body);
+    }
+
+    /** {@code cursor}: a page's {@code nextCursor}, or null for the first page; refused 400 when empty. */
+    static String cursor(ApiRequest request) {
+        String cursor = request.query("cursor");
+        if (cursor != null && cursor.isEmpty()) {
+            throw LifelineException.badInput("INVALID_QUERY", "'cursor' is empty: leave it out for the first page");
+        }
+        return cursor;
+    }
+
+    private static AgentStatus status(String text) {
+        if (text == null) {
+            return null;
+        }
+        return AgentStatus.fromWire(text).or(() -> AgentStatus.fromReported(text))
+                .orElseThrow(() -> LifelineException.badInput("INVALID_STATUS",
+                        "'status' must be one of offline, ready, working, dead, restarting, dead_failed_revive"));
+    }
+
+    /** {@code changedSince}: an ISO-8601 time, refused 400 otherwise. */
+    private static Instant since(String raw) {
+        try {
+            Instant at = Instant.parse(raw);
+            if (at.isBefore(TeamHandler.EARLIEST_QUERY_TIME) || !at.isBefore(TeamHandler.LATEST_QUERY_TIME)) {
+                throw LifelineException.badInput("INVALID_QUERY", "'changedSince' must be between "
+                        + TeamHandler.EARLIEST_QUERY_TIME + " and " + TeamHandler.LATEST_QUERY_TIME);
+            }
+            return at;
+        } catch (DateTimeParseException e) {
+            throw LifelineException.badInput("INVALID_QUERY",
+                    "'changedSince' must be an ISO-8601 time such as 2026-03-01T12:00:00Z");
+        }
     }
 
     private Reply get(ApiRequest request) {

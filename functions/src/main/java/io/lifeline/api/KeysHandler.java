@@ -1,6 +1,7 @@
 package io.lifeline.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.TeamSettings;
 import io.lifeline.app.TeamKeys;
@@ -9,6 +10,7 @@ import io.lifeline.config.UseCases;
 import io.lifeline.config.Wiring;
 import io.lifeline.store.team.KeyStore;
 import io.lifeline.support.Json;
+import io.lifeline.support.Page;
 import java.time.Clock;
 import java.util.Set;
 
@@ -80,13 +82,18 @@ public final class KeysHandler extends HttpApiHandler {
     }
 
     private Reply list(ApiRequest request) {
-        return Reply.ok(Json.object().set("keys", Views.array(keys.list(request.id("team")), ref -> {
+        Page<KeyStore.KeyRef> page = keys.page(request.id("team"),
+                AgentsHandler.intQuery(request, "limit", Page.DEFAULT_LIMIT, 1, Page.MAX_LIMIT),
+                AgentsHandler.cursor(request));
+        ObjectNode body = Json.object().set("keys", Views.array(page.items(), ref -> {
             var n = Json.object().put("keyId", ref.keyId()).put("scope", ref.scope().wire());
             Json.putIfPresent(n, "label", ref.label());
             Json.putTime(n, "createdAt", ref.createdAt());
             Json.putIfPresent(n, "mintedBy", ref.mintedBy());
             return n;
-        })));
+        }));
+        Json.putIfPresent(body, "nextCursor", page.cursor());
+        return Reply.ok(body);
     }
 
     private Reply revoke(ApiRequest request) {

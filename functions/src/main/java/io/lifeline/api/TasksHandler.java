@@ -11,8 +11,8 @@ import io.lifeline.config.UseCases;
 import io.lifeline.config.Wiring;
 import io.lifeline.store.agent.TaskStore;
 import io.lifeline.support.Json;
+import io.lifeline.support.Page;
 import java.time.Clock;
-import java.util.List;
 import java.util.Set;
 
 /** Tasks: create, list, and claim/complete, each of which moves the task and the agent together. */
@@ -55,8 +55,13 @@ public final class TasksHandler extends HttpApiHandler {
             status = TaskStatus.fromWire(statusText).orElseThrow(() -> LifelineException.badInput("INVALID_STATUS",
                     "'status' must be one of pending, in_progress, done"));
         }
-        List<Task> found = tasks.list(request.id("team"), status);
-        return Reply.ok(Json.object().put("count", found.size()).set("tasks", Views.array(found, Views::task)));
+        Page<Task> page = tasks.page(request.id("team"), status,
+                AgentsHandler.intQuery(request, "limit", Page.DEFAULT_LIMIT, 1, Page.MAX_LIMIT),
+                AgentsHandler.cursor(request));
+        ObjectNode body = Json.object().put("count", page.items().size())
+                .set("tasks", Views.array(page.items(), Views::task));
+        Json.putIfPresent(body, "nextCursor", page.cursor());
+        return Reply.ok(body);
     }
 
     private Reply claim(ApiRequest request) {

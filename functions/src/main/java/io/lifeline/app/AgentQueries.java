@@ -1,16 +1,15 @@
 package io.lifeline.app;
 
 import io.lifeline.agent.Agent;
-import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Liveness;
 import io.lifeline.store.agent.AgentStore;
 import java.util.List;
 
 /**
- * Agents as the API shows them (GET agent, the team's list): the store reads each item and what its host lease
- * holds of it; {@link Liveness#shown} judges it, so a hosted agent is shown with the sign of life, deadline and
- * misses the sweep judges it by.
+ * Agents as the API shows them (GET agent; the team's list, a page at a time, is {@link AgentPages}'s): the store
+ * reads each item and what its host lease holds of it; {@link Liveness#shown} judges it, so a hosted agent is shown
+ * with the sign of life, deadline and misses the sweep judges it by.
  */
 public final class AgentQueries {
     private final AgentStore agents;
@@ -33,11 +32,6 @@ public final class AgentQueries {
         AgentStore.Read read = agents.readCurrent(team, agentId)
                 .orElseThrow(() -> LifelineException.agentNotFound(agentId));
         return shown(read);
-    }
-
-    /** The team's agents as shown, optionally only those in {@code status}, ordered by id. */
-    public List<Agent> list(String team, AgentStatus status) {
-        return agents.list(team, status).stream().map(AgentQueries::shown).toList();
     }
 
     /** An agent as the store read it (or answered a write of it), as shown: {@link Liveness#shown}. */

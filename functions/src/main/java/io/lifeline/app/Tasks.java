@@ -3,6 +3,7 @@ package io.lifeline.app;
 import io.lifeline.agent.Task;
 import io.lifeline.agent.TaskStatus;
 import io.lifeline.store.agent.TaskStore;
+import io.lifeline.support.Page;
 import java.time.Instant;
 import java.util.List;
 
@@ -26,6 +27,11 @@ public final class Tasks {
     /** The team's tasks, optionally only those in {@code status}. */
     public List<Task> list(String team, TaskStatus status) {
         return tasks.list(team, status);
+    }
+
+    /** A page of the team's tasks in id order from {@code cursor} (null: the first), optionally only in {@code status}. */
+    public Page<Task> page(String team, TaskStatus status, int limit, String cursor) {
+        return tasks.page(team, status, limit, cursor);
     }
 
     /** The agent takes the task (pending -> in_progress) and starts working on it. */

@@ -3,6 +3,7 @@ package io.lifeline.app;
 import io.lifeline.auth.Scope;
 import io.lifeline.store.team.KeyStore;
 import io.lifeline.store.team.TeamStore;
+import io.lifeline.support.Page;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -36,6 +37,11 @@ public final class TeamKeys {
 
     public List<KeyStore.KeyRef> list(String team) {
         return keys.list(team);
+    }
+
+    /** A page of the team's keys (by id) from {@code cursor} (null: the first). */
+    public Page<KeyStore.KeyRef> page(String team, int limit, String cursor) {
+        return keys.page(team, limit, cursor);
     }
 
     /** Revokes a key; refused 409 LAST_ADMIN_KEY for a team's last admin key. */

@@ -1,7 +1,9 @@
 package io.lifeline.config;
 
+import io.lifeline.agent.SweepPlan;
 import io.lifeline.app.AgentChanges;
 import io.lifeline.app.AgentFlaps;
+import io.lifeline.app.AgentPages;
 import io.lifeline.app.AgentQueries;
 import io.lifeline.app.AgentRecords;
 import io.lifeline.app.AlertBursts;
@@ -14,32 +16,32 @@ import io.lifeline.app.Outbox;
 import io.lifeline.app.OutboxRepairs;
 import io.lifeline.app.ReviveFlow;
 import io.lifeline.app.Sweeper;
+import io.lifeline.app.Tasks;
 import io.lifeline.app.TeamKeys;
 import io.lifeline.app.Teams;
-import io.lifeline.app.Tasks;
-import io.lifeline.agent.SweepPlan;
 import io.lifeline.aws.EventBridgePublisher;
 import io.lifeline.aws.StepFunctionsReviveStarts;
 import io.lifeline.store.agent.AgentDataStore;
+import io.lifeline.store.agent.AgentRoster;
 import io.lifeline.store.agent.AgentStore;
 import io.lifeline.store.agent.AgentWrites;
-import io.lifeline.store.ledger.EventLog;
 import io.lifeline.store.agent.HostCommandStore;
 import io.lifeline.store.agent.HostLeaseStore;
-import io.lifeline.store.ledger.InboxStore;
-import io.lifeline.store.team.KeyStore;
-import io.lifeline.store.ledger.RevivalStore;
 import io.lifeline.store.agent.ReviveTransitions;
-import io.lifeline.store.sweep.SweepStore;
+import io.lifeline.store.agent.TaskStore;
+import io.lifeline.store.agent.TransitionLog;
+import io.lifeline.store.dynamo.Tables;
+import io.lifeline.store.ledger.EventLog;
+import io.lifeline.store.ledger.InboxStore;
+import io.lifeline.store.ledger.RevivalStore;
 import io.lifeline.store.outbox.AlertWindowStore;
 import io.lifeline.store.outbox.FlapStore;
 import io.lifeline.store.outbox.OutboxMarks;
 import io.lifeline.store.outbox.OutboxParking;
 import io.lifeline.store.outbox.OutboxRepair;
-import io.lifeline.store.dynamo.Tables;
-import io.lifeline.store.agent.TaskStore;
+import io.lifeline.store.sweep.SweepStore;
+import io.lifeline.store.team.KeyStore;
 import io.lifeline.store.team.TeamStore;
-import io.lifeline.store.agent.TransitionLog;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Supplier;
@@ -60,6 +62,7 @@ public final class UseCases {
     private final Wiring wiring;
     private final AgentChanges agentChanges;
     private final AgentQueries agentQueries;
+    private final AgentPages agentPages;
     private final AgentRecords agentRecords;
     private final Heartbeats heartbeats;
     private final HookIngest hooks;
@@ -86,6 +89,7 @@ public final class UseCases {
         TeamStore teamStore = new TeamStore(wiring.dynamo(), table);
         this.agentChanges = new AgentChanges(agents, writes, data, taskStore, teamStore);
         this.agentQueries = new AgentQueries(agents);
+        this.agentPages = new AgentPages(new AgentRoster(wiring.dynamo(), table));
         this.agentRecords = new AgentRecords(agents, data,
                 new TransitionLog(wiring.dynamo(), table, config.transitionRetention()),
                 new InboxStore(wiring.dynamo(), table, config.eventRetention()),
@@ -138,6 +142,11 @@ public final class UseCases {
 
     public AgentQueries agentQueries() {
         return agentQueries;
+    }
+
+    /** The team's agents a page at a time, and those changed since a time. */
+    public AgentPages agentPages() {
+        return agentPages;
     }
 
     public AgentRecords agentRecords() {

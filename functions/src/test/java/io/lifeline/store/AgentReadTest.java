@@ -4,15 +4,21 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.lifeline.agent.Agent;
+import io.lifeline.agent.AgentStatus;
 import io.lifeline.agent.Liveness;
 import io.lifeline.agent.SweepPlan;
 import io.lifeline.app.AgentChanges;
+import io.lifeline.app.AgentPages;
 import io.lifeline.app.AgentQueries;
 import io.lifeline.store.agent.AgentDataStore;
+import io.lifeline.store.agent.AgentRoster;
 import io.lifeline.store.agent.AgentStore;
 import io.lifeline.store.agent.HostLeaseStore;
+import io.lifeline.store.agent.TransitionLog;
 import io.lifeline.store.sweep.SweepStore;
 import io.lifeline.store.team.TeamStore;
+import io.lifeline.support.Page;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.AutoClose;
@@ -51,10 +57,16 @@ class AgentReadTest {
         assertEquals(later, shown.heartbeatAt(), "shown from the later sign of life: the lease beat");
         assertEquals(Liveness.viaLease(later, StoreFixture.STALE_AFTER), shown.deadline());
 
-        List<Agent> listed = new AgentQueries(f.agents).list(team, null);
+        AgentRoster roster = new AgentRoster(f.dynamo, f.tables.tables);
+        List<Agent> listed = new AgentPages(roster).page(team, null, Page.DEFAULT_LIMIT, null).items();
         assertEquals(List.of(shown.heartbeatAt()), listed.stream().map(Agent::heartbeatAt).toList());
         assertEquals(List.of(shown.deadline()), listed.stream().map(Agent::deadline).toList());
-        assertEquals(item.heartbeatAt(), f.agents.list(team, null).get(0).agent().heartbeatAt(),
+        // The outbox records the join, which moves the roster entry to ready.
+        new TransitionLog(f.dynamo, f.tables.tables, Duration.ofDays(1)).record(
+                new TransitionLog.Change(team, "a", f.agents.require(team, "a").lastTransition()));
+        assertEquals(List.of(shown), new AgentPages(roster).page(team, AgentStatus.READY, 10, null).items(),
+                "the status's page shows it as GET does");
+        assertEquals(item.heartbeatAt(), roster.page(team, null, 10, null).items().get(0).agent().heartbeatAt(),
                 "the store's list does not judge either");
     }
 

@@ -5,6 +5,7 @@ import static io.lifeline.client.ApiTransport.MAPPER;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lifeline.client.model.AgentChanges;
 import io.lifeline.client.model.AgentList;
 import io.lifeline.client.model.AgentView;
 import io.lifeline.client.model.ApiKey;
@@ -36,10 +37,13 @@ import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.function.Consumer;
 
@@ -56,6 +60,8 @@ import java.util.function.Consumer;
 public final class LifelineClient {
     /** The largest batch the server takes ({@code POST .../heartbeats}). */
     public static final int MAX_BATCH = 25;
+    /** The largest page a list answers: {@link #agents(String)}, {@link #tasks} and {@link #keys} read this size. */
+    public static final int LARGEST_PAGE = 1000;
 
     private final URI baseUrl;
     /** Where heartbeats go: the deployment's heartbeat URL (a Function URL) when one is configured, else the API. */
@@ -102,13 +108,74 @@ public final class LifelineClient {
         return call("POST", teamPath("agents"), agent, AgentView.class);
     }
 
+    /** Every agent of the team: {@link #agents(String)} without a filter. */
     public AgentList agents() {
         return agents(null);
     }
 
-    /** {@code status} filters (aliases accepted), or null for all. */
+    /**
+     * Every agent of the team, {@code status} filtering (aliases accepted; null for all): each page of
+     * {@link #agentPages} read in turn, joined into one list. On a large team this reads the whole team (a page of
+     * {@value #LARGEST_PAGE} a request); iterate {@link #agentPages} to stop early or to hold one page at a time.
+     */
     public AgentList agents(String status) {
-        return call("GET", teamPath("agents") + query("status", status), null, AgentList.class);
+        List<AgentView> all = new ArrayList<>();
+        for (AgentList page : agentPages(status, LARGEST_PAGE)) {
+            all.addAll(page.agents());
+        }
+        return new AgentList(all.size(), all, null);
+    }
+
+    /**
+     * One page of the team's agents: at most {@code limit} (null: the server's default, 100; at most 1,000) from
+     * {@code cursor} (null: the first page; else a page's {@code nextCursor}, with the same {@code status}), in id
+     * order, or with {@code status}, only agents in it, newest in it first.
+     */
+    public AgentList agentsPage(String status, Integer limit, String cursor) {
+        return call("GET", teamPath("agents") + query("status", status, "limit", limit, "cursor", cursor), null,
+                AgentList.class);
+    }
+
+    /**
+     * The team's agents a page at a time ({@link #agentsPage}, {@code limit} a page): each page is asked when the
+     * iteration reaches it, following the one before's cursor, so a caller that stops early reads no more.
+     */
+    public Iterable<AgentList> agentPages(String status, Integer limit) {
+        return () -> new Iterator<>() {
+            private AgentList ahead;
+            private String cursor;
+            private boolean last;
+
+            @Override
+            public boolean hasNext() {
+                if (ahead == null && !last) {
+                    ahead = agentsPage(status, limit, cursor);
+                    cursor = ahead.nextCursor();
+                    last = cursor == null;
+                }
+                return ahead != null;
+            }
+
+            @Override
+            public AgentList next() {
+                if (!hasNext()) {
+                    throw new NoSuchElementException("no page after the last");
+                }
+                AgentList page = ahead;
+                ahead = null;
+                return page;
+            }
+        };
+    }
+
+    /**
+     * The team's agents whose status changed after {@code since}, newest change first, at most {@code limit} (null:
+     * 100): what a live view asks every few seconds instead of the whole team; ask next from the answer's
+     * {@code nextChangedSince}.
+     */
+    public AgentChanges agentsChangedSince(Instant since, Integer limit) {
+        return call("GET", teamPath("agents") + query("changedSince", since, "limit", limit), null,
+                AgentChanges.class);
     }
 
     public AgentView agent(String agentId) {
@@ -334,8 +401,22 @@ public final class LifelineClient {
     }
 
     /** {@code status} pending|in_progress|done, or null for all. */
+    /** Every task of the team, {@code status} filtering (null: all): each page read in turn, joined. */
     public TaskList tasks(String status) {
-        return call("GET", teamPath("tasks") + query("status", status), null, TaskList.class);
+        List<TaskView> all = new ArrayList<>();
+        String cursor = null;
+        do {
+            TaskList page = tasksPage(status, LARGEST_PAGE, cursor);
+            all.addAll(page.tasks());
+            cursor = page.nextCursor();
+        } while (cursor != null);
+        return new TaskList(all.size(), all, null);
+    }
+
+    /** One page of the team's tasks by id: at most {@code limit} (null: 100) from {@code cursor} (null: the first). */
+    public TaskList tasksPage(String status, Integer limit, String cursor) {
+        return call("GET", teamPath("tasks") + query("status", status, "limit", limit, "cursor", cursor), null,
+                TaskList.class);
     }
 
     public TaskChange claimTask(String taskId, String agentId) {
@@ -441,8 +522,21 @@ public final class LifelineClient {
         return call(baseUrl, "POST", teamPath("keys"), body, ApiKey.class, false);
     }
 
+    /** Every key of the team (never a secret): each page read in turn, joined. */
     public KeyList keys() {
-        return call("GET", teamPath("keys"), null, KeyList.class);
+        List<ApiKey> all = new ArrayList<>();
+        String cursor = null;
+        do {
+            KeyList page = keysPage(LARGEST_PAGE, cursor);
+            all.addAll(page.keys());
+            cursor = page.nextCursor();
+        } while (cursor != null);
+        return new KeyList(all, null);
+    }
+
+    /** One page of the team's keys by id: at most {@code limit} (null: 100) from {@code cursor} (null: the first). */
+    public KeyList keysPage(Integer limit, String cursor) {
+        return call("GET", teamPath("keys") + query("limit", limit, "cursor", cursor), null, KeyList.class);
     }
 
     public void revokeKey(String keyId) {

@@ -1,7 +1,9 @@
 package io.lifeline.client.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.lifeline.client.LifelineClient;
 import io.lifeline.client.LocalBeat;
+import io.lifeline.client.model.AgentChanges;
 import io.lifeline.client.model.AgentList;
 import io.lifeline.client.model.AgentView;
 import io.lifeline.client.model.ApiKey;
@@ -16,10 +18,12 @@ import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine;
@@ -289,20 +293,52 @@ final class Commands {
         }
     }
 
-    @Command(name = "agents", mixinStandardHelpOptions = true, description = "The team's agents, as a table.")
+    @Command(name = "agents", mixinStandardHelpOptions = true,
+            description = "The team's agents, as a table, a page at a time (--all: every page).")
     static final class Agents extends BaseCommand {
-        @Option(names = "--status", description = "Only agents with this status")
+        @Option(names = "--status", description = "Only agents with this status (newest in it first)")
         String status;
+
+        @Option(names = "--limit", description = "Agents a page (1 to 1000; default: the server's, 100)")
+        Integer limit;
+
+        @Option(names = "--cursor", description = "The page after the one that printed this cursor")
+        String cursor;
+
+        @Option(names = "--all", description = "Every page, one after another, as one table")
+        boolean all;
 
         @Override
         int run() {
-            AgentList list = client().agents(status);
-            return print(list, table(list, Instant.now()));
+            if (all && cursor != null) {
+                throw new ParameterException(spec.commandLine(), "--all reads from the first page: "
+                        + "give it no --cursor");
+            }
+            if (limit != null && (limit < 1 || limit > LifelineClient.LARGEST_PAGE)) {
+                throw new ParameterException(spec.commandLine(), "--limit must be from 1 to "
+                        + LifelineClient.LARGEST_PAGE);
+            }
+            if (all) {
+                List<AgentView> every = new ArrayList<>();
+                client().agentPages(status, limit).forEach(page -> every.addAll(page.agents()));
+                AgentList list = new AgentList(every.size(), every, null);
+                return print(list, table(list, Instant.now()));
+            }
+            AgentList page = client().agentsPage(status, limit, cursor);
+            String more = page.nextCursor() == null ? "" : "\nmore: lifeline agents"
+                    + (status == null ? "" : " --status " + status) + (limit == null ? "" : " --limit " + limit)
+                    + " --cursor " + page.nextCursor();
+            return print(page, table(page, Instant.now()) + more);
         }
     }
 
-    @Command(name = "watch", mixinStandardHelpOptions = true, description = "A live view of the team's agents.")
+    @Command(name = "watch", mixinStandardHelpOptions = true,
+            description = "A live view of the team's first page of agents: status changes each refresh, "
+                    + "the page every 5.")
     static final class Watch extends BaseCommand {
+        /** Every this many refreshes the page is read again (heartbeat ages, misses, pauses); changes in between. */
+        static final int PAGE_EVERY = 5;
+
         @Option(names = "--interval", defaultValue = "2s", description = "Refresh every (e.g. 500ms, 2s; "
                 + "default ${DEFAULT-VALUE})")
         String interval;
@@ -320,8 +356,9 @@ final class Commands {
         int run() {
             int n = once ? 1 : iterations == null ? Integer.MAX_VALUE : iterations;
             Duration every = duration(interval);
+            Roster roster = new Roster();
             for (int i = 0; i < n; i++) {
-                AgentList list = client().agents(null);
+                AgentList list = roster.refresh(i % PAGE_EVERY == 0);
                 Instant now = Instant.now();
                 PrintWriter out = out();
                 if (!noClear && !global.json) {
@@ -345,6 +382,33 @@ final class Commands {
                 }
             }
             return 0;
+        }
+
+        /**
+         * What {@code watch} shows, never the whole team: the team's first page (100 agents by id), read again every
+         * {@link #PAGE_EVERY} refreshes, and in between only the agents whose status changed since the refresh before
+         * ({@code changedSince}), merged in. More changes than one answer holds: the page is read again.
+         */
+        private final class Roster {
+            private final Map<String, AgentView> shown = new TreeMap<>();
+            private Instant since;
+
+            AgentList refresh(boolean page) {
+                if (page || since == null) {
+                    since = client().agentsChangedSince(Instant.EPOCH, 1).nextChangedSince();
+                    shown.clear();
+                    client().agentsPage(null, null, null).agents().forEach(a -> shown.put(a.agentId(), a));
+                } else {
+                    AgentChanges c = client().agentsChangedSince(since, LifelineClient.LARGEST_PAGE);
+                    if (c.truncated()) {
+                        return refresh(true);
+                    }
+                    c.agents().forEach(a -> shown.put(a.agentId(), a));
+                    since = c.nextChangedSince();
+                }
+                List<AgentView> agents = new ArrayList<>(shown.values());
+                return new AgentList(agents.size(), agents, null);
+            }
         }
     }
 
@@ -412,14 +476,14 @@ final class Commands {
         int run() {
             // Refused here, before anything is sent, rather than by the server.
             if (since != null && until != null && since.isAfter(until)) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--since (" + since
+                throw new ParameterException(spec.commandLine(), "--since (" + since
                         + ") must not be after --until (" + until + ")");
             }
             if (limit < 1 || limit > 100) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--limit must be 1..100, not " + limit);
+                throw new ParameterException(spec.commandLine(), "--limit must be 1..100, not " + limit);
             }
             if (agentId != null && !ID.matcher(agentId).matches()) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--agent must be an agent id "
+                throw new ParameterException(spec.commandLine(), "--agent must be an agent id "
                         + "([A-Za-z0-9._-]{1,64}), not '" + agentId + "'");
             }
             EventList list = client().events(EventQuery.all().withSince(since).withUntil(until).withAgent(agentId)

@@ -247,6 +247,15 @@ public final class LifelineTools {
         }
     }
 
+    /** {@code limit}: 1 to {@link LifelineClient#LARGEST_PAGE}, or null for the server's default page. */
+    private static Integer limit(Args a) {
+        Long limit = a.longValue("limit");
+        if (limit != null && (limit < 1 || limit > LifelineClient.LARGEST_PAGE)) {
+            throw new BadArgument("'limit' must be from 1 to " + LifelineClient.LARGEST_PAGE);
+        }
+        return limit == null ? null : limit.intValue();
+    }
+
     static final class BadArgument extends RuntimeException {
         BadArgument(String message) {
             super(message);
@@ -299,9 +308,10 @@ public final class LifelineTools {
                         AGENT_INPUT, AGENT_OUTPUT, true, true,
                         a -> clients.apply(team(a)).agent(a.required("agentId"))),
                 new ToolDef("list_agents", "List agents", "List the team's agents with their status, last "
-                        + "heartbeat and deadline; optionally only those with one status.", LIST_INPUT,
+                        + "heartbeat and deadline, a page at a time (limit, default 100; nextCursor reads the next "
+                        + "page); optionally only those with one status.", LIST_INPUT,
                         LIST_OUTPUT, true, true,
-                        a -> clients.apply(team(a)).agents(a.optional("status"))));
+                        a -> clients.apply(team(a)).agentsPage(a.optional("status"), limit(a), a.optional("cursor"))));
     }
 
     /** The definitions without handlers bound to a server (names and schemas only). */
@@ -431,6 +441,9 @@ public final class LifelineTools {
              "properties": {
                "status": {"type": "string", "enum": ["offline", "ready", "working", "dead", "restarting", "dead_failed_revive", "idle", "active", "inactive", "terminated"],
                           "description": "Only agents with this status"},
+               "limit": {"type": "integer", "minimum": 1, "maximum": 1000,
+                         "description": "Agents in this page (default 100)"},
+               "cursor": {"type": "string", "description": "The nextCursor of the page before (same status)"},
                %s
              },
              "additionalProperties": false}""".formatted(TEAM_PROPERTY);
@@ -469,5 +482,6 @@ public final class LifelineTools {
     static final String LIST_OUTPUT = """
             {"type": "object",
              "properties": {"count": {"type": "integer"}, "agents": {"type": "array", "items": {"type": "object"}},
+                            "nextCursor": {"type": "string"},
                             "success": {"type": "boolean"}, "error": {"type": "string"}}}""";
 }

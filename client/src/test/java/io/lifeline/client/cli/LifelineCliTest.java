@@ -2,6 +2,7 @@ package io.lifeline.client.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lifeline.client.LifelineClient;
@@ -124,6 +125,38 @@ class LifelineCliTest {
         assertTrue(left.out().contains("deadline:        -\n"), left.out());
         String row = run("agents").out().lines().filter(l -> l.startsWith("cli-1 ")).findFirst().orElseThrow();
         assertTrue(row.matches("cli-1\\s+offline\\s+\\S+ ago\\s+-\\s+.*"), row);
+    }
+
+    @Test
+    void agents_printsAPage_andTheCommandForTheNext_andAllPrintsEveryPage() {
+        for (int i = 0; i < 3; i++) {
+            assertEquals(0, run("register", "cli-page-" + i).exit());
+        }
+        Run page = run("agents", "--limit", "2");
+        assertEquals(0, page.exit(), page.err());
+        List<String> rows = page.out().lines().filter(l -> l.matches("\\S+\\s+(offline|ready|working|dead)\\b.*"))
+                .toList();
+        assertEquals(2, rows.size(), page.out());
+        Matcher more = Pattern.compile("more: lifeline agents --limit 2 --cursor (\\S+)").matcher(page.out());
+        assertTrue(more.find(), page.out());
+        Run next = run("agents", "--limit", "2", "--cursor", more.group(1));
+        assertEquals(0, next.exit(), next.err());
+        assertFalse(next.out().contains(rows.get(0).split("\\s+")[0] + " "), "the next page starts after this one");
+
+        Run all = run("agents", "--all", "--limit", "2");
+        assertEquals(0, all.exit(), all.err());
+        for (int i = 0; i < 3; i++) {
+            assertTrue(all.out().contains("cli-page-" + i + " "), all.out());
+        }
+        assertFalse(all.out().contains("more:"), all.out());
+        Run json = run("agents", "--limit", "1", "--json");
+        assertTrue(json.out().contains("\"nextCursor\""), json.out());
+
+        assertEquals(LifelineCli.USAGE, run("agents", "--limit", "0").exit());
+        assertEquals(LifelineCli.USAGE, run("agents", "--all", "--cursor", more.group(1)).exit());
+        Run bad = run("agents", "--cursor", "not-a-cursor");
+        assertNotEquals(0, bad.exit());
+        assertTrue(bad.err().contains("INVALID_QUERY") || bad.err().contains("cursor"), bad.err());
     }
 
     @Test

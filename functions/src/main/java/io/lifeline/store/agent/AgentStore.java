@@ -20,7 +20,6 @@ import io.lifeline.store.dynamo.Transactions;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -60,8 +59,9 @@ public final class AgentStore {
 
     /**
      * Registers the agent: its live item and its entry in the team's roster on the ledger ({@link Keys#rosterKey}),
-     * which lists the team's agents, in one transaction. The roster entry is keys only and written once, so the live
-     * item carries no index keys (the sweep reads every byte of it) and no heartbeat writes anything else.
+     * which lists the team's agents, in one transaction. The roster entry is the agent's keys and its status
+     * ({@link RosterIndex}: offline now, moved by the outbox with each transition it records), so the live item carries
+     * no index keys (the sweep reads every byte of it) and no heartbeat writes anything else.
      */
     public Agent register(NewAgent a, Instant now) {
         // A deleted id's entry is a tombstone with the id's last seq: a new registration continues from it, so the
@@ -101,7 +101,7 @@ public final class AgentStore {
                 .expressionAttributeNames(Map.of("#pk", Keys.PK))).build();
         // The entry is the agent's keys; the condition holds it to the tombstone read above (or to none).
         TransactWriteItem roster = TransactWriteItem.builder().put(p -> {
-            p.tableName(ledger).item(Keys.rosterKey(a.team(), a.agentId()));
+            p.tableName(ledger).item(RosterIndex.entry(a.team(), a.agentId(), now, fromSeq));
             if (retired) {
                 p.conditionExpression("#last = :last").expressionAttributeNames(Map.of("#last", LAST_SEQ))
                         .expressionAttributeValues(Map.of(":last", n(fromSeq)));
@@ -263,48 +263,6 @@ public final class AgentStore {
 
     public Agent require(String team, String agentId) {
         return get(team, agentId).orElseThrow(() -> LifelineException.agentNotFound(agentId));
-    }
-
-    /**
-     * The team's agents, optionally only those in {@code status}, ordered by id, each with its host lease's beat of
-     * it ({@link Read}): their keys from the team's roster on the ledger (written once, at registration), then the
-     * items themselves by BatchGetItem, then the leases they name (each once). An agent's {@code lastTransition} is
-     * there only until the outbox has published it (GET agent reads it from the ledger).
-     */
-    public List<Read> list(String team, AgentStatus status) {
-        List<Map<String, AttributeValue>> keys = new ArrayList<>();
-        for (Map<String, AttributeValue> entry : Partitions.withPrefix(dynamo, ledger, Keys.team(team),
-                Keys.AGENT_PREFIX, null, "list agents")) {
-            if (!entry.containsKey(RETIRED_AT)) {
-                keys.add(AgentItems.key(team, Keys.idAfter(Keys.AGENT_PREFIX, Items.str(entry, Keys.SK))));
-            }
-        }
-        List<Read> out = new ArrayList<>();
-        List<Map<String, AttributeValue>> items = BatchReads.get(dynamo, table, keys, k -> k, "list agents");
-        Map<String, Map<String, AttributeValue>> leaseKeys = new HashMap<>();
-        for (Map<String, AttributeValue> item : items) {
-            String hostId = Items.str(item, AgentItems.LEASE);
-            if (hostId != null) {
-                leaseKeys.putIfAbsent(hostId, HostLeaseStore.key(team, hostId));
-            }
-        }
-        Map<String, Map<String, AttributeValue>> leases = new HashMap<>();
-        if (!leaseKeys.isEmpty()) {
-            for (Map<String, AttributeValue> lease : BatchReads.get(dynamo, table, new ArrayList<>(leaseKeys.values()),
-                    k -> k, "list agents")) {
-                leases.put(HostLeaseStore.hostId(lease), lease);
-            }
-        }
-        for (Map<String, AttributeValue> item : items) {
-            String hostId = Items.str(item, AgentItems.LEASE);
-            Agent agent = AgentItems.toAgent(item);
-            if (status == null || agent.status() == status) {
-                Instant leaseBeat = hostId == null ? null : HostLeaseStore.beatOf(leases.get(hostId), agent.agentId());
-                out.add(new Read(agent, leaseBeat, Items.instant(item, AgentItems.LAST_MISS_AT)));
-            }
-        }
-        out.sort(Comparator.comparing((Read r) -> r.agent().agentId()));
-        return out;
     }
 
     /**

@@ -15,6 +15,7 @@ import io.lifeline.store.dynamo.StoreFailures;
 import io.lifeline.store.dynamo.Tables;
 import io.lifeline.store.dynamo.Transactions;
 import io.lifeline.store.dynamo.Update;
+import io.lifeline.support.Page;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
@@ -85,6 +86,17 @@ public final class TaskStore {
     public List<Task> list(String team, TaskStatus status) {
         return Partitions.withPrefix(dynamo, table, Keys.team(team), Keys.TASK_PREFIX,
                 status == null ? null : status.wire(), "list tasks").stream().map(TaskStore::toTask).toList();
+    }
+
+    /**
+     * A page of at most {@code limit} of the team's tasks in id order from {@code cursor} (null: the first), only
+     * those in {@code status} when it is not null (a filter on the page's items: a page may hold fewer than
+     * {@code limit} while more follow).
+     */
+    public Page<Task> page(String team, TaskStatus status, int limit, String cursor) {
+        Page<Map<String, AttributeValue>> p = Partitions.page(dynamo, table, team, Keys.TASK_PREFIX, "tasks",
+                status == null ? null : status.wire(), limit, cursor, "list tasks");
+        return new Page<>(p.items().stream().map(TaskStore::toTask).toList(), p.cursor());
     }
 
     /**

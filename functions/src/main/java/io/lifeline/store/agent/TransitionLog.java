@@ -66,7 +66,10 @@ public final class TransitionLog {
         return Optional.of(new Change(AgentItems.team(newImage), AgentItems.agentId(newImage), t));
     }
 
-    /** Stores the change; true when this call wrote it, false when it was already there. */
+    /**
+     * Stores the change, and moves the agent's roster entry to the status it entered ({@link RosterIndex#moved}: how
+     * the team's list by status finds it); true when this call wrote the record, false when it was already there.
+     */
     public boolean record(Change change) {
         String team = change.team();
         String agentId = change.agentId();
@@ -83,14 +86,18 @@ public final class TransitionLog {
         }
         item.put(AT, ms(t.at()));
         item.put(Keys.EXPIRES_AT, n(t.at().plus(retention).getEpochSecond()));
+        boolean written;
         try {
             StoreFailures.call("record a transition", () -> dynamo.putItem(r -> r.tableName(table).item(item)
                     .conditionExpression("attribute_not_exists(#pk)")
                     .expressionAttributeNames(Map.of("#pk", Keys.PK))));
-            return true;
+            written = true;
         } catch (ConditionalCheckFailedException e) {
-            return false;
+            written = false;
         }
+        // The roster entry follows, also when the record was there already (a retried pass that failed in between).
+        RosterIndex.moved(dynamo, table, team, agentId, t);
+        return written;
     }
 
     /**

@@ -7,12 +7,14 @@ import static io.lifeline.store.dynamo.Items.s;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.auth.ApiKeys;
 import io.lifeline.auth.Scope;
+import io.lifeline.store.agent.Partitions;
 import io.lifeline.store.dynamo.Items;
 import io.lifeline.store.dynamo.Keys;
 import io.lifeline.store.dynamo.StoreFailures;
 import io.lifeline.store.dynamo.Tables;
 import io.lifeline.store.dynamo.Transactions;
 import io.lifeline.store.dynamo.Update;
+import io.lifeline.support.Page;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -256,15 +258,26 @@ public final class KeyStore {
         return list(team, false);
     }
 
+    /** A page of at most {@code limit} of the team's keys (by id) from {@code cursor} (null: the first). */
+    public Page<KeyRef> page(String team, int limit, String cursor) {
+        Page<Map<String, AttributeValue>> p = Partitions.page(dynamo, table, team, Keys.KEY_REF_PREFIX, "keys", null,
+                limit, cursor, "list keys");
+        return new Page<>(p.items().stream().map(KeyStore::keyRef).toList(), p.cursor());
+    }
+
+    private static KeyRef keyRef(Map<String, AttributeValue> item) {
+        return new KeyRef(Keys.idAfter(Keys.KEY_REF_PREFIX, Items.str(item, Keys.SK)),
+                Scope.fromWire(Items.str(item, SCOPE)).orElseThrow(), Items.str(item, LABEL),
+                Items.instant(item, CREATED_AT), Items.str(item, MINTED_BY));
+    }
+
     private List<KeyRef> list(String team, boolean consistent) {
         List<KeyRef> refs = new ArrayList<>();
         StoreFailures.call("list keys", () -> dynamo.queryPaginator(q -> q.tableName(table).consistentRead(consistent)
                 .keyConditionExpression("#pk = :pk AND begins_with(#sk, :prefix)")
                 .expressionAttributeNames(Map.of("#pk", Keys.PK, "#sk", Keys.SK))
                 .expressionAttributeValues(Map.of(":pk", s(Keys.team(team)), ":prefix", s(Keys.KEY_REF_PREFIX)))))
-                .items().forEach(item -> refs.add(new KeyRef(Keys.idAfter(Keys.KEY_REF_PREFIX, Items.str(item, Keys.SK)),
-                        Scope.fromWire(Items.str(item, SCOPE)).orElseThrow(), Items.str(item, LABEL),
-                        Items.instant(item, CREATED_AT), Items.str(item, MINTED_BY))));
+                .items().forEach(item -> refs.add(keyRef(item)));
         return refs;
     }
 

@@ -381,6 +381,7 @@ class AgentContractTest {
             assertEquals(200, stack.send("join", key, Map.of("team", team, "agentId", "l-c"), null, null).status());
             assertEquals("working", stack.send("heartbeat", key, Map.of("team", team, "agentId", "l-c"), null,
                     "{\"status\":\"working\"}").text("agentStatus"));
+            stack.pump.drain(); // the outbox moves each roster entry to its status: how the list by status finds it
         }
 
         TestStack.Reply list(String status) {

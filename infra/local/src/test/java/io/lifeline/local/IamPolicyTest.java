@@ -164,6 +164,8 @@ class IamPolicyTest {
             ok(stack.agent("recovery", "w1", null));
             ok(stack.agent("transitions", "w1", null));
             ok(stack.send("list-agents", admin, Map.of("team", TestStack.TEAM), null, null));
+            // A status, and the changes since a time, read the roster's status index.
+            ok(stack.send("list-agents", admin, Map.of("team", TestStack.TEAM), Map.of("status", "ready"), null));
             ok(stack.send("list-tasks", admin, Map.of("team", TestStack.TEAM), null, null));
             ok(stack.send("get-settings", admin, Map.of("team", TestStack.TEAM), null, null));
 

@@ -2,6 +2,9 @@ package io.lifeline.client.model;
 
 import java.util.List;
 
-/** A team's keys (never their secrets). */
-public record KeyList(List<ApiKey> keys) {
+/** A page of a team's keys (never their secrets); {@code nextCursor} reads the next (null: the last, or all). */
+public record KeyList(List<ApiKey> keys, String nextCursor) {
+    public KeyList(List<ApiKey> keys) {
+        this(keys, null);
+    }
 }
