@@ -2,7 +2,7 @@ package io.lifeline.local.template;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.lifeline.local.TestStack;
+import io.lifeline.local.stack.TestStack;
 import io.lifeline.store.TemplateTables;
 import java.util.List;
 import org.junit.jupiter.api.Tag;
