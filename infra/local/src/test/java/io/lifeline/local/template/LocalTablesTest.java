@@ -16,7 +16,7 @@ import software.amazon.awssdk.services.dynamodb.model.CreateTableRequest;
  * Both readers must make the same tables, so a store test runs on what Local and the cloud run on (what the tables
  * are is SamTemplateTest's).
  */
-@Tag("contract")
+@Tag("unit")
 class LocalTablesTest {
 
     @Test
