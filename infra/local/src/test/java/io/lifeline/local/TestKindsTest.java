@@ -32,6 +32,7 @@ import org.junit.jupiter.api.Tags;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.TestTemplate;
+import org.junit.jupiter.api.extension.Extension;
 import org.junit.jupiter.params.ParameterizedTest;
 
 /**
@@ -52,7 +53,8 @@ import org.junit.jupiter.params.ParameterizedTest;
  *       {@code aws}, {@code http}, {@code app}: it reaches the room's package-private parts) takes the kind of what
  *       it starts, by the next two rules. Any other package is refused.</li>
  *   <li>A unit class starts nothing: no store (the engine, Local's data dir), no process, no server, no browser,
- *       no Lifeline Local, through any code of its own or of the test helpers it calls.</li>
+ *       no Lifeline Local, through any code of its own, of the test helpers it calls or of the JUnit extensions it
+ *       registers.</li>
  *   <li>A class of any other kind starts one of them: one that starts nothing is a unit test under another name
  *       (as the template checks were, tagged contract).</li>
  * </ol>
@@ -180,6 +182,8 @@ class TestKindsTest {
         assertTrue(started(classes.get(ROOT + ".e2e.ChildLocal")).isPresent(), "ChildLocal forks Local's JVM");
         assertTrue(started(classes.get(ROOT + ".e2e.CrashRestartReviveTest")).isPresent());
         assertEquals(Optional.of("a store"), started(classes.get(ROOT + ".stack.TestStack")));
+        // ... and through the JUnit extensions a class registers: ReviveFlowTest's stack is its ReviveFixture's.
+        assertEquals(Optional.of("a store"), started(classes.get(ROOT + ".contract.revive.ReviveFlowTest")));
         assertEquals(Optional.empty(), started(classes.get(ROOT + ".template.AlertRulesTest")));
         assertEquals(Optional.empty(), started(getClass().getName()));
         assertTrue(topLevelTestClasses().size() > 100, "the test classes were imported");
@@ -291,10 +295,22 @@ class TestKindsTest {
         return marked;
     }
 
+    private static boolean isExtension(JavaClass c) {
+        return c.getRawInterfaces().stream().anyMatch(i -> i.getPackageName().equals(Extension.class.getPackageName()));
+    }
+
     private static Optional<String> starts(AccessTarget target, Map<JavaCodeUnit, String> marked) {
         for (Starter s : STARTERS) {
             if (s.matches(target)) {
                 return Optional.of(s.what());
+            }
+        }
+        if (target.getName().equals("<init>") && isExtension(target.getOwner())) {
+            // A JUnit extension a class registers runs its callbacks for it: constructing one starts what they start.
+            Optional<String> callbacks = codeUnits(target.getOwner()).stream().map(marked::get)
+                    .filter(s -> s != null).findFirst();
+            if (callbacks.isPresent()) {
+                return callbacks;
             }
         }
         Optional<? extends JavaMember> member = target.resolveMember();

@@ -427,11 +427,17 @@ public final class TestStack implements AutoCloseable {
      */
     public Execution restartingAfterACrash(String agentId) {
         ok(ready(agentId));
+        Execution flow = dies(agentId);
+        Assertions.assertEquals("restarting", status(agentId));
+        return flow;
+    }
+
+    /** The agent reports a failure (ready -> dead), the outbox runs: the death starts one revive flow, returned. */
+    public Execution dies(String agentId) {
         ok(agent("fail", agentId, "{\"reason\":\"oom\"}"));
         pump.drain();
         List<Execution> flows = executionsFor(agentId);
-        Assertions.assertEquals(1, flows.size(), () -> "one revive flow for " + agentId + ": " + flows);
-        Assertions.assertEquals("restarting", status(agentId));
+        Assertions.assertEquals(1, flows.size(), () -> "one revive flow for the death of " + agentId + ": " + flows);
         return flows.get(0);
     }
 

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.auth.Scope;
 import io.lifeline.local.aws.asl.Execution;
 import io.lifeline.local.contract.outbox.PublisherTest;
+import io.lifeline.local.stack.ReviveFixture;
 import io.lifeline.local.stack.StoreFaults;
 import io.lifeline.local.stack.TestStack;
 import java.time.Duration;
@@ -20,12 +21,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
@@ -38,22 +38,14 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 class RestartChannelTest {
     static final String TEAM = TestStack.TEAM;
     static final Duration TTL = Duration.ofSeconds(600);
-    static final StoreFaults faults = new StoreFaults();
+    @RegisterExtension
+    static final ReviveFixture fixture = new ReviveFixture();
+    static final StoreFaults faults = fixture.faults;
     static TestStack stack;
 
     @BeforeAll
-    static void start() throws Exception {
-        stack = TestStack.builder().interceptor(faults).build();
-    }
-
-    @AfterAll
-    static void stop() {
-        stack.close();
-    }
-
-    @AfterEach
-    void clearFaults() {
-        faults.clear();
+    static void start() {
+        stack = fixture.stack();
     }
 
     /** Registers an agent of {@code team} on {@code hostId} with {@code key}, and joins it. */

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.auth.Scope;
 import io.lifeline.local.aws.asl.Execution;
+import io.lifeline.local.stack.ReviveFixture;
 import io.lifeline.local.stack.StoreFaults;
 import io.lifeline.local.stack.TestStack;
 import java.time.Duration;
@@ -17,12 +18,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -34,22 +34,14 @@ import org.junit.jupiter.params.provider.ValueSource;
 @Tag("contract")
 class ManualReviveTest {
     static final String TEAM = TestStack.TEAM;
-    static final StoreFaults faults = new StoreFaults();
+    @RegisterExtension
+    static final ReviveFixture fixture = new ReviveFixture();
+    static final StoreFaults faults = fixture.faults;
     static TestStack stack;
 
     @BeforeAll
-    static void start() throws Exception {
-        stack = TestStack.builder().interceptor(faults).build();
-    }
-
-    @AfterAll
-    static void stop() {
-        stack.close();
-    }
-
-    @AfterEach
-    void clearFaults() {
-        faults.clear();
+    static void start() {
+        stack = fixture.stack();
     }
 
     static long seqOf(String id) {
@@ -58,11 +50,8 @@ class ManualReviveTest {
 
     /** Registers on host-1, joins, dies, and lets the automatic flow run out: dead_failed_revive. */
     static String failedRevive(String what) {
-        String id = newId(what);
-        ok(stack.register(id));
-        ok(stack.agent("join", id, null));
-        ok(stack.agent("fail", id, "{\"reason\":\"oom\"}"));
-        stack.pump.drain();
+        String id = fixture.readyOnHost(what);
+        fixture.kill(id);
         stack.advanceAndRunDue(Duration.ofSeconds(30));
         stack.advanceAndRunDue(Duration.ofSeconds(60));
         stack.advanceAndRunDue(Duration.ofSeconds(120));

@@ -21,6 +21,7 @@ import io.lifeline.local.aws.asl.Execution;
 import io.lifeline.local.aws.asl.HistoryEvent;
 import io.lifeline.local.contract.outbox.PublisherTest;
 import io.lifeline.local.runtime.LocalContext;
+import io.lifeline.local.stack.ReviveFixture;
 import io.lifeline.local.stack.StoreFaults;
 import io.lifeline.local.stack.TestStack;
 import io.lifeline.support.Json;
@@ -32,12 +33,11 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
 
@@ -56,42 +56,17 @@ class ReviveFlowTest {
     static final Duration THIRD_WAIT = Duration.ofSeconds(120);
     static final String THROTTLED = "io.lifeline.revive.TransientReviveException";
 
-    static final StoreFaults faults = new StoreFaults();
+    @RegisterExtension
+    static final ReviveFixture fixture = new ReviveFixture();
+    static final StoreFaults faults = fixture.faults;
     static TestStack stack;
 
     @BeforeAll
-    static void start() throws Exception {
-        stack = TestStack.builder().interceptor(faults).build();
-    }
-
-    @AfterAll
-    static void stop() {
-        stack.close();
-    }
-
-    @AfterEach
-    void clearFaults() {
-        faults.clear();
+    static void start() {
+        stack = fixture.stack();
     }
 
     // ---- helpers ---------------------------------------------------------------------------------------
-
-    /** Registers the agent on host-1 and joins it: ready. */
-    static String readyOnHost(String what) {
-        String id = newId(what);
-        ok(stack.register(id));
-        ok(stack.agent("join", id, null));
-        return id;
-    }
-
-    /** The agent reports a failure (ready -> dead), the outbox runs: the death starts its revive execution. */
-    static Execution kill(String id) {
-        ok(stack.agent("fail", id, "{\"reason\":\"oom\"}"));
-        stack.pump.drain();
-        List<Execution> started = stack.executionsFor(id);
-        assertEquals(1, started.size(), () -> "one execution for the death of " + id + ": " + started);
-        return started.get(0);
-    }
 
     static void join(String id) {
         ok(stack.agent("join", id, null));
@@ -154,8 +129,8 @@ class ReviveFlowTest {
     class Paths {
         @Test
         void revive_agentRejoinsAfterFirstAttempt_succeedsAtRevivedWithoutGivingUp() {
-            String id = readyOnHost("back-1");
-            Execution e = kill(id);
+            String id = fixture.readyOnHost("back-1");
+            Execution e = fixture.kill(id);
             assertEquals("restarting", stack.status(id));
             assertEquals(List.of(1), attemptsOf(commandsFor(id)));
 
@@ -187,7 +162,7 @@ class ReviveFlowTest {
 
         @Test
         void revive_ofADeathItsHostDaemonRestarts_waitsOutTheClaim_asksNothing_andEndsWithTheDaemonsJoin() {
-            String id = readyOnHost("claimed-1");
+            String id = fixture.readyOnHost("claimed-1");
             Execution e = crashUnderDaemon(id, 4);
             assertEquals("dead", stack.status(id), "the flow does not race the daemon");
             assertEquals(List.of(), commandsFor(id));
@@ -214,7 +189,7 @@ class ReviveFlowTest {
 
         @Test
         void revive_whenTheDaemonsClaimLapsesWithTheAgentStillDead_takesOverAsForAnyDeath() {
-            String id = readyOnHost("claimed-2");
+            String id = fixture.readyOnHost("claimed-2");
             Execution e = crashUnderDaemon(id, 0);
             assertEquals("dead", stack.status(id));
 
@@ -230,8 +205,8 @@ class ReviveFlowTest {
 
         @Test
         void revive_agentRejoinsAfterSecondAttempt_asksTwiceAndSucceeds() {
-            String id = readyOnHost("back-2");
-            Execution e = kill(id);
+            String id = fixture.readyOnHost("back-2");
+            Execution e = fixture.kill(id);
 
             stack.advanceAndRunDue(FIRST_WAIT);
             assertEquals(Execution.Status.RUNNING, e.status());
@@ -258,13 +233,13 @@ class ReviveFlowTest {
          */
         @Test
         void revivals_afterTwoAttemptRevive_answerAsOpenApiDocumentsIt() throws Exception {
-            String id = readyOnHost("documented");
+            String id = fixture.readyOnHost("documented");
             Instant died = stack.clock.instant();
             List<String> console = Collections.synchronizedList(new ArrayList<>());
             Log.sink(console::add);
             Execution e;
             try {
-                e = kill(id);
+                e = fixture.kill(id);
                 stack.advanceAndRunDue(FIRST_WAIT);
                 join(id);
                 stack.advanceAndRunDue(SECOND_WAIT);
@@ -314,8 +289,8 @@ class ReviveFlowTest {
 
         @Test
         void revive_everyAttemptFails_endsDeadFailedReviveAndFailsRestartExhausted() {
-            String id = readyOnHost("never");
-            Execution e = kill(id);
+            String id = fixture.readyOnHost("never");
+            Execution e = fixture.kill(id);
 
             stack.advanceAndRunDue(FIRST_WAIT);
             stack.advanceAndRunDue(SECOND_WAIT);
@@ -349,8 +324,8 @@ class ReviveFlowTest {
 
         @Test
         void revive_agentRejoinsDuringWait_flowKeepsItsScheduleAndCheckFindsItAlive() {
-            String id = readyOnHost("mid-wait");
-            Execution e = kill(id);
+            String id = fixture.readyOnHost("mid-wait");
+            Execution e = fixture.kill(id);
             stack.advanceAndRunDue(FIRST_WAIT);
             Instant due = e.waitingUntil().orElseThrow();
             assertEquals(stack.clock.instant().plus(SECOND_WAIT), due);
@@ -379,8 +354,8 @@ class ReviveFlowTest {
 
         @Test
         void revive_joinJustBeforeLastCheck_endsReadyWithoutGivingUp() {
-            String id = readyOnHost("last-minute");
-            Execution e = kill(id);
+            String id = fixture.readyOnHost("last-minute");
+            Execution e = fixture.kill(id);
             stack.advanceAndRunDue(FIRST_WAIT);
             stack.advanceAndRunDue(SECOND_WAIT);
             stack.clock.advance(THIRD_WAIT);
@@ -395,8 +370,8 @@ class ReviveFlowTest {
 
         @Test
         void giveUp_whenJoinLandsBetweenCheckAndItsWrite_answersAliveAndAgentStaysReady() {
-            String id = readyOnHost("race");
-            Execution e = kill(id);
+            String id = fixture.readyOnHost("race");
+            Execution e = fixture.kill(id);
             stack.advanceAndRunDue(FIRST_WAIT);
             stack.advanceAndRunDue(SECOND_WAIT);
             // The last check has found the agent still restarting; the join lands just before the give-up's write.
@@ -421,8 +396,8 @@ class ReviveFlowTest {
 
         @Test
         void check_throttledTwiceThenSucceeds_retriesAfterTwoThenFourSeconds() {
-            String id = readyOnHost("throttled");
-            Execution e = kill(id);
+            String id = fixture.readyOnHost("throttled");
+            Execution e = fixture.kill(id);
             stack.clock.advance(FIRST_WAIT);
             Instant t0 = stack.clock.instant();
             StoreFaults.Fault throttling = faults.fail(2, StoreFaults.touching(TEAM, id), StoreFaults::throttled);
@@ -461,11 +436,11 @@ class ReviveFlowTest {
 
         @Test
         void initiate_throttledAfterItsRestartingWrite_retriesAndStillRevives() {
-            String id = readyOnHost("replay-init");
+            String id = fixture.readyOnHost("replay-init");
             // The status write goes through; the command's put is throttled, so the whole step is retried.
             StoreFaults.Fault throttling = faults.fail(1, StoreFaults.commandPut(TEAM, id), StoreFaults::throttled);
 
-            Execution e = kill(id);
+            Execution e = fixture.kill(id);
             assertEquals(1, throttling.fired());
             assertEquals("restarting", stack.status(id));
             assertEquals(1, events(e, "RetryScheduled").size());
@@ -485,8 +460,8 @@ class ReviveFlowTest {
 
         @Test
         void giveUp_throttledAfterItsWrite_retriesAndStillFailsRestartExhausted() {
-            String id = readyOnHost("replay-giveup");
-            Execution e = kill(id);
+            String id = fixture.readyOnHost("replay-giveup");
+            Execution e = fixture.kill(id);
             stack.advanceAndRunDue(FIRST_WAIT);
             stack.advanceAndRunDue(SECOND_WAIT);
             stack.clock.advance(THIRD_WAIT);
@@ -507,8 +482,8 @@ class ReviveFlowTest {
 
         @Test
         void check_unexpectedError_isCaughtAndRecordedAsTheAgentsLastError() {
-            String id = readyOnHost("broken");
-            Execution e = kill(id);
+            String id = fixture.readyOnHost("broken");
+            Execution e = fixture.kill(id);
             faults.fail(1, r -> r instanceof GetItemRequest g && StoreFaults.touching(TEAM, id).test(g),
                     StoreFaults::validation);
 
@@ -537,10 +512,10 @@ class ReviveFlowTest {
 
         @Test
         void initiate_unexpectedErrorBeforeAnyWrite_isCaughtAndRecorded() {
-            String id = readyOnHost("broken-init");
+            String id = fixture.readyOnHost("broken-init");
             faults.fail(1, StoreFaults.transition(TEAM, id, "restart_initiated"), StoreFaults::validation);
 
-            Execution e = kill(id);
+            Execution e = fixture.kill(id);
 
             assertEquals(Execution.Status.FAILED, e.status(), e::toString);
             assertEquals("ReviveError", e.error());
@@ -556,9 +531,9 @@ class ReviveFlowTest {
     class TimingAndVisibility {
         @Test
         void waitForJoin_acrossAttempts_growsThirtySixtyOneTwentySeconds() {
-            String id = readyOnHost("waits");
+            String id = fixture.readyOnHost("waits");
             Instant died = stack.clock.instant();
-            Execution e = kill(id);
+            Execution e = fixture.kill(id);
             assertEquals(died.plus(FIRST_WAIT), e.waitingUntil().orElseThrow());
             stack.advanceAndRunDue(FIRST_WAIT);
             Instant second = stack.clock.instant();
@@ -580,10 +555,10 @@ class ReviveFlowTest {
 
         @Test
         void initiate_marksRestartingAtOnce_beforeAnyWait() {
-            String id = readyOnHost("visible");
+            String id = fixture.readyOnHost("visible");
             Instant died = stack.clock.instant();
 
-            Execution e = kill(id);
+            Execution e = fixture.kill(id);
 
             assertEquals(died, stack.clock.instant(), "no time passed");
             JsonNode agent = stack.agentView(id);
@@ -613,8 +588,8 @@ class ReviveFlowTest {
     class OneFlowPerDeath {
         @Test
         void secondExecution_forSameDeath_endsNotNeededAndIssuesNoCommand() {
-            String id = readyOnHost("twice");
-            Execution first = kill(id);
+            String id = fixture.readyOnHost("twice");
+            Execution first = fixture.kill(id);
             stack.pump.drain();
             List<Map<String, AttributeValue>> commandsBefore = commandItemsFor(id);
             Map<String, AttributeValue> agentBefore = stack.agentItem(id);
@@ -646,8 +621,8 @@ class ReviveFlowTest {
 
         @Test
         void death_whileEarlierFlowWaits_oldFlowStandsDownAndNewOneActs() {
-            String id = readyOnHost("again");
-            Execution old = kill(id);
+            String id = fixture.readyOnHost("again");
+            Execution old = fixture.kill(id);
             join(id);
             Execution next;
             ok(stack.agent("fail", id, "{\"reason\":\"oom again\"}"));
@@ -695,8 +670,8 @@ class ReviveFlowTest {
     class ConditionalWrites {
         @Test
         void reviveSteps_withStaleSeqs_neverOverwriteAJoinedAgent() {
-            String id = readyOnHost("stale");
-            Execution e = kill(id);
+            String id = fixture.readyOnHost("stale");
+            Execution e = fixture.kill(id);
             long startSeq = e.input().get("startSeq").asLong();
             long restartingSeq = startSeq + 1;
             join(id);
@@ -719,7 +694,7 @@ class ReviveFlowTest {
 
         @Test
         void initiate_forDeathTheAgentHasLeft_endsNotNeededAndTheNewerDeathsFlowActs() {
-            String id = readyOnHost("two-deaths");
+            String id = fixture.readyOnHost("two-deaths");
             // Two deaths before the outbox runs (a slow publisher): the first death's execution starts late.
             ok(stack.agent("fail", id, null));
             join(id);
@@ -746,8 +721,8 @@ class ReviveFlowTest {
 
         @Test
         void giveUp_whenAgentCameBackAndDiedAgainSinceTheCheck_leavesTheNewerFlowAlone() {
-            String id = readyOnHost("reborn");
-            Execution old = kill(id);
+            String id = fixture.readyOnHost("reborn");
+            Execution old = fixture.kill(id);
             stack.advanceAndRunDue(FIRST_WAIT);
             stack.advanceAndRunDue(SECOND_WAIT);
             RequestHandler<Map<String, Object>, Map<String, Object>> revive = stack.host.handler("ReviveFunction");
@@ -778,8 +753,8 @@ class ReviveFlowTest {
         void revive_joinAtEachWait_isNeverOverwritten() {
             List<Duration> waits = List.of(FIRST_WAIT, SECOND_WAIT, THIRD_WAIT);
             for (int joinAt = 0; joinAt < waits.size(); joinAt++) {
-                String id = readyOnHost("join-at-" + (joinAt + 1));
-                Execution e = kill(id);
+                String id = fixture.readyOnHost("join-at-" + (joinAt + 1));
+                Execution e = fixture.kill(id);
                 for (int w = 0; w < joinAt; w++) {
                     stack.advanceAndRunDue(waits.get(w));
                 }
@@ -802,8 +777,8 @@ class ReviveFlowTest {
 
         @Test
         void reviveOnDeathRule_onDeath_startsExecutionWithTeamAgentHostAndDeathSeq() {
-            String id = readyOnHost("input");
-            Execution e = kill(id);
+            String id = fixture.readyOnHost("input");
+            Execution e = fixture.kill(id);
             JsonNode in = e.input();
             assertEquals(TEAM, in.get("team").asText());
             assertEquals(id, in.get("agentId").asText());
