@@ -15,7 +15,6 @@ import io.lifeline.config.Config;
 import io.lifeline.local.aws.LocalEventBus;
 import io.lifeline.local.aws.StreamPump;
 import io.lifeline.local.stack.SharedDynamo;
-import io.lifeline.local.stack.Team;
 import io.lifeline.local.stack.TestStack;
 import io.lifeline.store.SweepStore;
 import io.lifeline.store.TeamStore;
