@@ -29,6 +29,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -268,82 +269,84 @@ class LifelineClientTest {
         assertEquals(409, e.status());
     }
 
-    // ---- retries, against a stub that injects faults ----
+    /** Retries, against a stub that injects faults. */
+    @Nested
+    class Retries {
+        @Test
+        void call_on503ThenSuccess_retriesAfterBackoffAndAnswers() throws IOException {
+            try (StubServer stub = new StubServer()) {
+                stub.then(503, "{\"success\":false,\"code\":\"THROTTLED\",\"error\":\"slow down\"}", null)
+                        .then(429, "{\"success\":false,\"code\":\"THROTTLED\",\"error\":\"slow down\"}", null)
+                        .otherwise(200, "{\"success\":true,\"agentStatus\":\"ready\"}");
+                List<Duration> slept = new ArrayList<>();
+                LifelineClient c = stubClient(stub.url().toString(), slept);
+                assertTrue(c.heartbeat("a1", null).success());
+                assertEquals(List.of(Duration.ofSeconds(2), Duration.ofSeconds(4)), slept);
+                assertEquals(3, stub.seen().size());
+            }
+        }
 
-    @Test
-    void call_on503ThenSuccess_retriesAfterBackoffAndAnswers() throws IOException {
-        try (StubServer stub = new StubServer()) {
-            stub.then(503, "{\"success\":false,\"code\":\"THROTTLED\",\"error\":\"slow down\"}", null)
-                    .then(429, "{\"success\":false,\"code\":\"THROTTLED\",\"error\":\"slow down\"}", null)
-                    .otherwise(200, "{\"success\":true,\"agentStatus\":\"ready\"}");
+        @Test
+        void call_always503_waits2s4s8sThenThrowsWithCode() throws IOException {
+            try (StubServer stub = new StubServer()) {
+                stub.otherwise(503, "{\"success\":false,\"code\":\"STORE_UNAVAILABLE\",\"error\":\"down\"}");
+                List<Duration> slept = new ArrayList<>();
+                LifelineClient c = stubClient(stub.url().toString(), slept);
+                LifelineApiException e = assertThrows(LifelineApiException.class, () -> c.heartbeat("a1", null));
+                assertEquals(503, e.status());
+                assertEquals("STORE_UNAVAILABLE", e.code());
+                assertEquals(List.of(Duration.ofSeconds(2), Duration.ofSeconds(4), Duration.ofSeconds(8)), slept);
+                assertEquals(4, stub.seen().size());
+            }
+        }
+
+        @Test
+        void call_retryAfterLongerThanBackoff_waitsRetryAfter() throws IOException {
+            try (StubServer stub = new StubServer()) {
+                stub.then(503, "{\"code\":\"CONTENDED\"}", "7").otherwise(200, "{\"success\":true}");
+                List<Duration> slept = new ArrayList<>();
+                stubClient(stub.url().toString(), slept).heartbeat("a1", null);
+                assertEquals(List.of(Duration.ofSeconds(7)), slept);
+            }
+        }
+
+        @Test
+        void call_on4xx_neverRetries() throws IOException {
+            try (StubServer stub = new StubServer()) {
+                stub.otherwise(400, "{\"success\":false,\"code\":\"INVALID_BODY\",\"error\":\"bad\"}");
+                List<Duration> slept = new ArrayList<>();
+                LifelineApiException e = assertThrows(LifelineApiException.class,
+                        () -> stubClient(stub.url().toString(), slept).heartbeat("a1", null));
+                assertEquals("INVALID_BODY", e.code());
+                assertTrue(slept.isEmpty());
+                assertEquals(1, stub.seen().size());
+            }
+        }
+
+        @Test
+        void call_whenNothingListens_retriesThenThrowsConnectionException() throws IOException {
+            int port;
+            try (ServerSocket s = new ServerSocket(0)) {
+                port = s.getLocalPort();
+            }
             List<Duration> slept = new ArrayList<>();
-            LifelineClient c = stubClient(stub.url().toString(), slept);
-            assertTrue(c.heartbeat("a1", null).success());
-            assertEquals(List.of(Duration.ofSeconds(2), Duration.ofSeconds(4)), slept);
-            assertEquals(3, stub.seen().size());
+            LifelineClient c = stubClient("http://127.0.0.1:" + port, slept);
+            assertThrows(LifelineConnectionException.class, () -> c.agents());
+            assertEquals(3, slept.size());
         }
-    }
 
-    @Test
-    void call_always503_waits2s4s8sThenThrowsWithCode() throws IOException {
-        try (StubServer stub = new StubServer()) {
-            stub.otherwise(503, "{\"success\":false,\"code\":\"STORE_UNAVAILABLE\",\"error\":\"down\"}");
-            List<Duration> slept = new ArrayList<>();
-            LifelineClient c = stubClient(stub.url().toString(), slept);
-            LifelineApiException e = assertThrows(LifelineApiException.class, () -> c.heartbeat("a1", null));
-            assertEquals(503, e.status());
-            assertEquals("STORE_UNAVAILABLE", e.code());
-            assertEquals(List.of(Duration.ofSeconds(2), Duration.ofSeconds(4), Duration.ofSeconds(8)), slept);
-            assertEquals(4, stub.seen().size());
+        @Test
+        void delay_withJitter_staysWithinTwentyPercentAboveBackoff() {
+            RetryPolicy p = RetryPolicy.defaults();
+            for (int i = 0; i < 50; i++) {
+                long ms = p.delay(1, null).toMillis();
+                assertTrue(ms >= 4000 && ms <= 4800, "delay " + ms);
+            }
         }
-    }
 
-    @Test
-    void call_retryAfterLongerThanBackoff_waitsRetryAfter() throws IOException {
-        try (StubServer stub = new StubServer()) {
-            stub.then(503, "{\"code\":\"CONTENDED\"}", "7").otherwise(200, "{\"success\":true}");
-            List<Duration> slept = new ArrayList<>();
-            stubClient(stub.url().toString(), slept).heartbeat("a1", null);
-            assertEquals(List.of(Duration.ofSeconds(7)), slept);
+        private static LifelineClient stubClient(String url, List<Duration> slept) {
+            return LifelineClient.builder().url(url).team("t").apiKey("k")
+                    .retry(RetryPolicy.defaults().withJitter(() -> 0)).sleeper(slept::add).build();
         }
-    }
-
-    @Test
-    void call_on4xx_neverRetries() throws IOException {
-        try (StubServer stub = new StubServer()) {
-            stub.otherwise(400, "{\"success\":false,\"code\":\"INVALID_BODY\",\"error\":\"bad\"}");
-            List<Duration> slept = new ArrayList<>();
-            LifelineApiException e = assertThrows(LifelineApiException.class,
-                    () -> stubClient(stub.url().toString(), slept).heartbeat("a1", null));
-            assertEquals("INVALID_BODY", e.code());
-            assertTrue(slept.isEmpty());
-            assertEquals(1, stub.seen().size());
-        }
-    }
-
-    @Test
-    void call_whenNothingListens_retriesThenThrowsConnectionException() throws IOException {
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
-        }
-        List<Duration> slept = new ArrayList<>();
-        LifelineClient c = stubClient("http://127.0.0.1:" + port, slept);
-        assertThrows(LifelineConnectionException.class, () -> c.agents());
-        assertEquals(3, slept.size());
-    }
-
-    @Test
-    void delay_withJitter_staysWithinTwentyPercentAboveBackoff() {
-        RetryPolicy p = RetryPolicy.defaults();
-        for (int i = 0; i < 50; i++) {
-            long ms = p.delay(1, null).toMillis();
-            assertTrue(ms >= 4000 && ms <= 4800, "delay " + ms);
-        }
-    }
-
-    private static LifelineClient stubClient(String url, List<Duration> slept) {
-        return LifelineClient.builder().url(url).team("t").apiKey("k")
-                .retry(RetryPolicy.defaults().withJitter(() -> 0)).sleeper(slept::add).build();
     }
 }
