@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.auth.ApiKeys;
 import io.lifeline.auth.Scope;
 import io.lifeline.local.stack.TestStack;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -300,7 +301,9 @@ class KeysContractTest {
             out.add(v.n());
         }
         if (v.b() != null) {
-            out.add(v.b().asUtf8String());
+            // Byte for byte: a binary attribute need not be UTF-8 (an agent's source address is 4 or 16 raw bytes),
+            // and a key's ASCII body would still show in it.
+            out.add(new String(v.b().asByteArray(), StandardCharsets.ISO_8859_1));
         }
         if (v.hasSs()) {
             out.addAll(v.ss());
