@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The store engine's section at a tiny size: every row is there and its counts add up (never its times). */
-@Tag("unit")
+@Tag("store")
 class EngineBenchTest {
     @Test
     void run_atATinySize_scansSweepsAndSeedsEveryItem() throws Exception {

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /** The observability bench's arithmetic, and its measurement on a short run (counts, never times). */
-@Tag("unit")
+@Tag("store")
 class ObservabilityBenchTest {
     @Test
     void price_ofOneAgentAt30s_itemisesIngressLambdaLogsKeysAndTraces() {

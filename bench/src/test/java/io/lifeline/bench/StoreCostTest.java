@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The bench's store-cost figures, as counts: requests and units per operation on the engine (AWS's rules). */
-@Tag("unit")
+@Tag("store")
 class StoreCostTest {
     static MeteredStack stack;
     static Map<String, StoreCost.OpCost> costs;

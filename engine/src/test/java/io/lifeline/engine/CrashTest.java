@@ -33,7 +33,7 @@ import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
  * several threads into a data dir, printing each acknowledged one; the test kills it (SIGKILL) after a random number
  * of acknowledgements, several times, and after each kill opens the dir and looks for every acknowledged write.
  */
-@Tag("unit")
+@Tag("e2e")
 class CrashTest {
     private static final int KILLS = 6;
     private static final int THREADS = 6;

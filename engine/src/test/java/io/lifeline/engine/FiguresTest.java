@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * and over a data dir. The item count is {@code -Dengine.figures.items} (200,000 by default; the figures in
  * docs/engine.md were taken with 2,600,000). Only counts are asserted: the Scan finds every item written.
  */
-@Tag("unit")
+@Tag("e2e")
 class FiguresTest {
     private static final int ITEMS = Integer.getInteger("engine.figures.items", 200_000);
 

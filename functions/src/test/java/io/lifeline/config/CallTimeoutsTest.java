@@ -29,7 +29,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * answers ends the call with the SDK's call timeout after more than one attempt, instead of holding the
  * invocation until the function's own timeout.
  */
-@Tag("unit")
+@Tag("e2e")
 class CallTimeoutsTest {
 
     @Test

@@ -14,6 +14,7 @@ import io.lifeline.client.model.RegisterAgent;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * marked dead by the sweep and comes back when it joins again, all on the test clock. The class's tests share one
  * Local (one team), so each uses its own agent.
  */
+@Tag("e2e")
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class LifelineLocalExtensionTest {
     @RegisterExtension

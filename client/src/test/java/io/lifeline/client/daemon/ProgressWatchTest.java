@@ -27,6 +27,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,6 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  * stall; a tool call in flight and a wait are not; a running subagent names the reason; with {@code alert} the
  * process is left running and the flag ends when progress resumes.
  */
+@Tag("e2e")
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ProgressWatchTest {
     @AutoClose

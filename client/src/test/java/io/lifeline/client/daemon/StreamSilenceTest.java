@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.Timeout;
  * it back under a second. Also what one sample costs the daemon's JVM (the {@code ss} call's own CPU is measured
  * apart, docs/daemon.md).
  */
+@Tag("e2e")
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class StreamSilenceTest {
 

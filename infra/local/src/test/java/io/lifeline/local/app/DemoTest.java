@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.agent.AgentStatus;
-import io.lifeline.local.TestStack;
+import io.lifeline.local.stack.TestStack;
 import io.lifeline.support.Json;
 import java.time.Clock;
 import java.time.Duration;

@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lifeline.engine.Engine;
-import io.lifeline.local.ChildLocal;
-import io.lifeline.local.CrashRestartTest;
-import io.lifeline.local.LocalCommandLine;
+import io.lifeline.local.e2e.ChildLocal;
+import io.lifeline.local.e2e.CrashRestartTest;
+import io.lifeline.local.e2e.LocalCommandLine;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

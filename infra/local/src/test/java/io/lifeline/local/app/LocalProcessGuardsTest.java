@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.lifeline.local.ChildLocal;
-import io.lifeline.local.LocalCommandLine;
+import io.lifeline.local.e2e.ChildLocal;
+import io.lifeline.local.e2e.LocalCommandLine;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

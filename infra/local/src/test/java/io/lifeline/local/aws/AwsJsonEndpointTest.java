@@ -3,7 +3,7 @@ package io.lifeline.local.aws;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.lifeline.local.TestStack;
+import io.lifeline.local.stack.TestStack;
 import io.lifeline.support.Json;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -3,7 +3,7 @@ package io.lifeline.local.http;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.lifeline.local.TestStack;
+import io.lifeline.local.stack.TestStack;
 import io.lifeline.support.Log;
 import java.net.InetAddress;
 import java.net.Socket;

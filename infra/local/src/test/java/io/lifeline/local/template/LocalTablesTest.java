@@ -2,7 +2,7 @@ package io.lifeline.local.template;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.lifeline.local.TestStack;
+import io.lifeline.local.stack.TestStack;
 import io.lifeline.store.TemplateTables;
 import java.util.List;
 import org.junit.jupiter.api.Tag;
@@ -16,7 +16,7 @@ import software.amazon.awssdk.services.dynamodb.model.CreateTableRequest;
  * Both readers must make the same tables, so a store test runs on what Local and the cloud run on (what the tables
  * are is SamTemplateTest's).
  */
-@Tag("contract")
+@Tag("unit")
 class LocalTablesTest {
 
     @Test

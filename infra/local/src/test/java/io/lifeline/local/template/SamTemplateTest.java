@@ -13,7 +13,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.lifeline.api.DashboardHandler;
 import io.lifeline.api.HttpApiHandler;
-import io.lifeline.local.TestStack;
+import io.lifeline.local.stack.TestStack;
 import io.lifeline.local.app.LifelineLocal;
 import io.lifeline.support.Metrics;
 import java.io.InputStream;
