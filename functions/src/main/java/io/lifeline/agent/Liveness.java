@@ -491,6 +491,40 @@ public final class Liveness {
     }
 
     /**
+     * A parked agent (docs/liveness.md, "Parked at a usage limit"): its runtime reported a provider's rate or usage
+     * limit at {@code since}, which resets at {@code until}; {@code reason} says which limit, in a short phrase.
+     */
+    public record Parked(Instant until, String reason, Instant since) {
+    }
+
+    /** The reset a limit is given when its answer names none ({@code ParkDefaultSeconds}). */
+    public static final Duration DEFAULT_PARK = Duration.ofMinutes(30);
+
+    /** Until when a limit reported at {@code now} parks: its {@code reset} when the answer gave one, else the default. */
+    public static Instant parkUntil(Instant reset, Instant now, Duration defaultPark) {
+        return reset != null && !reset.isBefore(now) ? reset : now.plus(defaultPark);
+    }
+
+    /**
+     * The deadline a park gives: its reset plus the agent's stale-after (the window of a plain beat), so a parked
+     * agent is neither stale nor dead before then, and is judged as any silent agent after it if it never resumes.
+     */
+    public static Instant parkedDeadline(Instant until, Duration staleAfter) {
+        return deadline(until, staleAfter);
+    }
+
+    /** The deadline a park writes over {@code current} (null: none): the later of the two, never a shorter one. */
+    public static Instant parkedDeadline(Instant until, Duration staleAfter, Instant current) {
+        Instant parked = parkedDeadline(until, staleAfter);
+        return current != null && current.isAfter(parked) ? current : parked;
+    }
+
+    /** Whether {@code parked} (null: none) still holds at {@code now}: not past {@link #parkedDeadline}. */
+    public static boolean parkHolds(Parked parked, Duration staleAfter, Instant now) {
+        return parked != null && !stale(parkedDeadline(parked.until(), staleAfter), now);
+    }
+
+    /**
      * An alive agent as the sweep judges it: through its host lease when it has a link to one ({@code hosted}),
      * else as its item says.
      */

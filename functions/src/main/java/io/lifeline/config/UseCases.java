@@ -7,11 +7,13 @@ import io.lifeline.app.Heartbeats;
 import io.lifeline.app.HookIngest;
 import io.lifeline.app.HostCommands;
 import io.lifeline.app.ManualRevive;
+import io.lifeline.app.Parking;
 import io.lifeline.app.ReviveFlow;
 import io.lifeline.app.Sweeper;
 import io.lifeline.app.TeamKeys;
 import io.lifeline.app.Teams;
 import io.lifeline.app.Tasks;
+import io.lifeline.agent.Liveness;
 import io.lifeline.agent.SweepPlan;
 import io.lifeline.aws.StepFunctionsReviveStarts;
 import io.lifeline.store.AgentDataStore;
@@ -21,6 +23,7 @@ import io.lifeline.store.HostCommandStore;
 import io.lifeline.store.HostLeaseStore;
 import io.lifeline.store.InboxStore;
 import io.lifeline.store.KeyStore;
+import io.lifeline.store.ParkStore;
 import io.lifeline.store.RevivalStore;
 import io.lifeline.store.SweepStore;
 import io.lifeline.store.Tables;
@@ -49,6 +52,7 @@ public final class UseCases {
     private final Teams teams;
     private final TeamKeys keys;
     private final HostCommands hostCommands;
+    private final Parking parking;
     private final ReviveFlow reviveFlow;
     /** Built on first ask: its store's scan runs on a thread pool that only the sweep's function needs. */
     private final Supplier<Sweeper> sweeper;
@@ -69,8 +73,9 @@ public final class UseCases {
                 new RevivalStore(wiring.dynamo(), table, config.transitionRetention()));
         this.heartbeats = new Heartbeats(agents, data, new HostLeaseStore(wiring.dynamo(), table),
                 config.allowances());
+        this.parking = new Parking(agents, new ParkStore(wiring.dynamo(), table), Liveness.DEFAULT_PARK);
         this.hooks = new HookIngest(agents, data, heartbeats, agentChanges, config.allowances(),
-                config.hookCoalesceWindow());
+                config.hookCoalesceWindow(), parking);
         this.revive = new ManualRevive(agents, new StepFunctionsReviveStarts(wiring.stepFunctions(),
                 config.reviveStateMachineArn()));
         this.tasks = new Tasks(taskStore);
@@ -113,6 +118,10 @@ public final class UseCases {
 
     public HookIngest hooks() {
         return hooks;
+    }
+
+    public Parking parking() {
+        return parking;
     }
 
     public ManualRevive revive() {

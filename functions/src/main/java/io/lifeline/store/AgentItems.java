@@ -174,6 +174,16 @@ final class AgentItems {
      * progress report's ({@link #PROGRESS_WHY}), else {@code no progress reported}.
      */
     static final String STALLED_SINCE = "st";
+    /**
+     * Parked at a provider's usage limit ({@link ParkStore}): until its reset (ms), why (a short phrase) and since
+     * when (ms); set by the park's one conditional write and removed by the resume's, each with the outbox mark
+     * ({@code AgentParked}, {@code AgentResumed}).
+     */
+    static final String PARKED_UNTIL = "pkU";
+    static final String PARK_REASON = "pkW";
+    static final String PARKED_AT = "pkAt";
+    /** When the last park ended (ms): set by the resume's write, the {@code AgentResumed}'s time. */
+    static final String RESUMED_AT = "pkEnd";
     static final String REPLAY_SEQ = "rp";
     static final String REPLAY_AT = "rpAt";
 
@@ -318,7 +328,13 @@ final class AgentItems {
                 Duration.ofMillis(num(item, STALE_AFTER_MS, 0)), (int) num(item, GRACE, 0),
                 str(item, TASK), stats, instant(item, REGISTERED_AT), lastTransition(item),
                 instant(item, PAUSED_UNTIL), str(item, SCHEDULE), str(item, TIME_ZONE), waiting(item),
-                instant(item, FLAPPING), progress(item), stall(item));
+                instant(item, FLAPPING), progress(item), stall(item), parked(item));
+    }
+
+    /** The usage limit the agent is parked at, as its item holds it ({@link ParkStore}), or null. */
+    static Liveness.Parked parked(Map<String, AttributeValue> item) {
+        Instant until = instant(item, PARKED_UNTIL);
+        return until == null ? null : new Liveness.Parked(until, str(item, PARK_REASON), instant(item, PARKED_AT));
     }
 
     /** The item's wait, or null. */
@@ -404,7 +420,7 @@ final class AgentItems {
         if (!to.isAlive()) {
             // A life ends here: its hold on a task ends in the same write, and so does any wait.
             u.remove(HOLD).remove(WAIT_INPUT).remove(WAIT_PERSON).remove(PROGRESS_AT).remove(TOOL_IN_FLIGHT)
-                    .remove(PROGRESS_WHY);
+                    .remove(PROGRESS_WHY).remove(PARKED_UNTIL).remove(PARK_REASON).remove(PARKED_AT);
         }
     }
 
@@ -531,7 +547,7 @@ final class AgentItems {
         }
         long stallMs = Items.num(item, STALL_AFTER_MS, 0);
         return new Liveness.ProgressSeen(team(item), agentId(item), status, p,
-                item.containsKey(WAIT_INPUT) || item.containsKey(WAIT_PERSON),
+                item.containsKey(WAIT_INPUT) || item.containsKey(WAIT_PERSON) || item.containsKey(PARKED_UNTIL),
                 item.containsKey(LEASE), stallMs > 0 ? Duration.ofMillis(stallMs) : null,
                 Liveness.OnStall.fromWire(Items.str(item, ON_STALL)).orElse(null), stalledSince);
     }

@@ -44,7 +44,7 @@ public final class SweepStore {
             "#misses", "#grace", "#beats", "#paused", "#leader", "#spT", "#spM", "#massStale", "#tseq", "#tAt",
             "#lease", "#schedule", "#staleMs", "#lastMiss", "#at", "#a", "#s", "#exp", "#since", "#wPs", "#wAl", "#src",
             "#msHeld", "#msWhy", "#msRel", "#msAlive", "#msStale", "#fd", "#fhSince", "#fhAlive", "#fhStale", "#fhRel",
-            "#fRel", "#prAt", "#tl", "#prWhy", "#stMs", "#onSt", "#stS", "#wIn");
+            "#fRel", "#prAt", "#tl", "#prWhy", "#stMs", "#onSt", "#stS", "#wIn", "#pkU");
 
     /**
      * What one scan saw. {@code consumedReadUnits} is as DynamoDB reported it (0 where it does not). Host leases
@@ -235,6 +235,7 @@ public final class SweepStore {
         names.put("#fhRel", TeamItems.FLEET_HOLD_RELEASED);
         names.put("#fRel", FleetStore.RELEASED_AT);
         names.put("#prAt", AgentItems.PROGRESS_AT);
+        names.put("#pkU", AgentItems.PARKED_UNTIL);
         names.put("#tl", AgentItems.TOOL_IN_FLIGHT);
         names.put("#prWhy", AgentItems.PROGRESS_WHY);
         names.put("#stMs", AgentItems.STALL_AFTER_MS);
