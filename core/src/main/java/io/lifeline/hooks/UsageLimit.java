@@ -24,6 +24,8 @@ import java.util.regex.Pattern;
  * memory, and goes no further: only the instant comes out.
  */
 public final class UsageLimit {
+    /** The reset a limit is given when its answer names none: 30 minutes after it was reported. */
+    public static final Duration DEFAULT_RESET = Duration.ofMinutes(30);
     /** The most of a wait read from a message: a week. A later reset is read as a week away. */
     public static final Duration MAX_WAIT = Duration.ofDays(7);
 

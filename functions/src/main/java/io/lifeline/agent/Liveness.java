@@ -1,5 +1,6 @@
 package io.lifeline.agent;
 
+import io.lifeline.hooks.UsageLimit;
 import io.lifeline.schedule.Deadlines;
 import java.time.Duration;
 import java.time.Instant;
@@ -498,7 +499,7 @@ public final class Liveness {
     }
 
     /** The reset a limit is given when its answer names none ({@code ParkDefaultSeconds}). */
-    public static final Duration DEFAULT_PARK = Duration.ofMinutes(30);
+    public static final Duration DEFAULT_PARK = UsageLimit.DEFAULT_RESET;
 
     /** Until when a limit reported at {@code now} parks: its {@code reset} when the answer gave one, else the default. */
     public static Instant parkUntil(Instant reset, Instant now, Duration defaultPark) {

@@ -30,6 +30,11 @@ public enum AgentRuntime {
 
     /** The variable that holds the resume words on a restart. */
     public static final String RESUME_ENV = "LIFELINE_RESUME_ARGS";
+    /**
+     * The variable that holds the prompt a resumed session is given ({@code continue}), for a command that names it
+     * (e.g. {@code claude -p "${LIFELINE_RESUME_PROMPT:-do the task}"}); unset on a first start.
+     */
+    public static final String RESUME_PROMPT_ENV = "LIFELINE_RESUME_PROMPT";
     /** A session id the daemon puts on a command line: a runtime's ids are UUIDs or {@code ses_...} words. */
     private static final Pattern SESSION = Pattern.compile("[A-Za-z0-9_.:-]{1,128}");
 
@@ -71,6 +76,10 @@ public enum AgentRuntime {
     public String resumeCommand(String command, String session) {
         if (!validSession(session)) {
             return command;
+        }
+        if (command.contains(RESUME_PROMPT_ENV)) {
+            return "export " + RESUME_PROMPT_ENV + "='continue'; " + resumeCommand(command.replace(RESUME_PROMPT_ENV,
+                    RESUME_PROMPT_ENV + "_"), session).replace(RESUME_PROMPT_ENV + "_", RESUME_PROMPT_ENV);
         }
         if (command.contains(RESUME_ENV)) {
             return "export " + RESUME_ENV + "='" + resumeArgs(session) + "'; " + command;

@@ -61,7 +61,7 @@ final class BeatRound {
             if (localBeats != null) {
                 signatures.put(s.id(), hookSignature(s.id())); // what this entry says, before a hook changes it
             }
-            chunk.add(withProgress(s, entry(s, now, signatures.get(s.id()))));
+            chunk.add(withProgress(s, entry(s, now, signatures.get(s.id()))).withParked(s.parkToSend()));
         }
         try {
             log.batchCalls++;
@@ -77,6 +77,9 @@ final class BeatRound {
                 }
                 if (accepted.contains(sent.agentId()) && localBeats != null) {
                     s.hookSent(signatures.get(sent.agentId()));
+                }
+                if (accepted.contains(sent.agentId())) {
+                    s.parkSent(sent.parked());
                 }
             }
             for (HeartbeatResult r : answer.results()) {
@@ -200,7 +203,7 @@ final class BeatRound {
             return e;
         }
         return new BatchEntry(e.agentId(), e.heartbeat().withProgressAgeMs(age)
-                .withStallReason(ProgressWatch.reason(s)), e.waiting(), e.inTurn());
+                .withStallReason(ProgressWatch.reason(s)), e.waiting(), e.inTurn(), e.parked());
     }
 
     /** What the hooks say now, as one value: status, waiting and inTurn (with {@code waitingFields}), source. */
