@@ -501,9 +501,12 @@ public final class Liveness {
     /** The reset a limit is given when its answer names none ({@code ParkDefaultSeconds}). */
     public static final Duration DEFAULT_PARK = UsageLimit.DEFAULT_RESET;
 
-    /** Until when a limit reported at {@code now} parks: its {@code reset} when the answer gave one, else the default. */
+    /**
+     * Until when a limit reported at {@code now} parks: its {@code reset} when the answer gave one (one already past
+     * is now: the park ends at its first resume), else the default from now.
+     */
     public static Instant parkUntil(Instant reset, Instant now, Duration defaultPark) {
-        return reset != null && !reset.isBefore(now) ? reset : now.plus(defaultPark);
+        return reset == null ? now.plus(defaultPark) : reset.isBefore(now) ? now : reset;
     }
 
     /**

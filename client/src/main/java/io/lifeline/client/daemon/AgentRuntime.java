@@ -77,10 +77,12 @@ public enum AgentRuntime {
         if (!validSession(session)) {
             return command;
         }
-        if (command.contains(RESUME_PROMPT_ENV)) {
-            return "export " + RESUME_PROMPT_ENV + "='continue'; " + resumeCommand(command.replace(RESUME_PROMPT_ENV,
-                    RESUME_PROMPT_ENV + "_"), session).replace(RESUME_PROMPT_ENV + "_", RESUME_PROMPT_ENV);
-        }
+        String prompt = command.contains(RESUME_PROMPT_ENV) ? "export " + RESUME_PROMPT_ENV + "='continue'; " : "";
+        return prompt + resumeWords(command, session);
+    }
+
+    /** {@code command} with the resume words for {@code session}, as {@link #resumeCommand} says. */
+    private String resumeWords(String command, String session) {
         if (command.contains(RESUME_ENV)) {
             return "export " + RESUME_ENV + "='" + resumeArgs(session) + "'; " + command;
         }
