@@ -60,7 +60,10 @@ public final class HookReader {
         String notificationType;
         String statusType;
         String reason;
-        /** Claude Code's last assistant message: kept only for a {@code StopFailure}, where it is the API's error. */
+        /**
+         * Claude Code's last assistant message: kept only for a {@code StopFailure} of a {@code rate_limit}, where it
+         * is the API's error (the text a usage limit's reset is read from).
+         */
         String lastMessage;
         final StringBuilder error = new StringBuilder();
 
@@ -85,8 +88,9 @@ public final class HookReader {
             throw new HookBodyException("The hook body must hold one JSON object");
         }
         String event = f.hookEventName != null ? f.hookEventName : f.type;
-        if ("StopFailure".equals(event)) {
-            f.error(f.lastMessage); // the API error that ended the turn (a usage limit's reset is read from it)
+        if ("StopFailure".equals(event) && f.error.indexOf("rate_limit") >= 0) {
+            // A turn ended by a rate limit: its last message is the API's error, whose reset UsageLimit reads.
+            f.error(f.lastMessage);
         }
         String session = f.sessionId != null ? f.sessionId : f.threadId;
         String detail = f.notificationType != null ? f.notificationType
