@@ -523,11 +523,6 @@ public final class Liveness {
         return current != null && current.isAfter(parked) ? current : parked;
     }
 
-    /** Whether {@code parked} (null: none) still holds at {@code now}: not past {@link #parkedDeadline}. */
-    public static boolean parkHolds(Parked parked, Duration staleAfter, Instant now) {
-        return parked != null && !stale(parkedDeadline(parked.until(), staleAfter), now);
-    }
-
     /**
      * An alive agent as the sweep judges it: through its host lease when it has a link to one ({@code hosted}),
      * else as its item says.

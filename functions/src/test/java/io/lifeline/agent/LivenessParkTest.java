@@ -33,12 +33,10 @@ class LivenessParkTest {
 
     @Test
     void aPark_holdsAtItsDeadline_notAMillisecondAfter() {
-        Liveness.Parked p = new Liveness.Parked(NOW.plusSeconds(600), "usage limit", NOW);
-        Instant deadline = NOW.plusSeconds(600).plus(STALE);
-        assertTrue(Liveness.parkHolds(p, STALE, deadline));
-        assertFalse(Liveness.parkHolds(p, STALE, deadline.plusMillis(1)));
-        assertFalse(Liveness.parkHolds(null, STALE, NOW));
+        Instant deadline = Liveness.parkedDeadline(NOW.plusSeconds(600), STALE);
+        assertEquals(NOW.plusSeconds(600).plus(STALE), deadline);
         assertFalse(Liveness.stale(deadline, deadline), "the park's deadline is not stale at itself");
+        assertTrue(Liveness.stale(deadline, deadline.plusMillis(1)), "1 ms after it, judged as any silent agent");
     }
 
     @Test
