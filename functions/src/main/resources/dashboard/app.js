@@ -563,6 +563,8 @@
     // Flagged flapping by the service (docs/alerts-noise.md): its deaths and recoveries reach people as one notice.
     if (a.flapping) { marks.push({ cls: "flapping", text: "\u21AF flapping since " + clock(a.flapping.since) }); }
     // Stalled (docs/liveness.md): in a turn with no progress past its threshold, alive all the same.
+    // Parked (docs/liveness.md): at its provider's usage limit until the reset, alive all the same.
+    if (a.alive && a.parked) { marks.push({ cls: "stalled", text: "\u23F8 parked until " + clock(a.parked.until) + " (" + a.parked.reason + ")" }); }
     if (a.alive && a.stalled) { marks.push({ cls: "stalled", text: "\u23F8 stalled since " + clock(a.stalled.since) + " (" + a.stalled.reason + ")" }); }
     var ctx = state.bar.rotations[a.agentId] || 0;
     if (ctx) {
@@ -783,6 +785,7 @@
         ["Deadline", a.alive ? time(a.deadline) : undefined], ["Misses", a.consecutiveMisses], ["Grace misses", a.graceMisses],
         ["Stale after", a.staleAfterSeconds + "s"], ["Schedule", a.schedule && a.schedule + (a.timeZone ? " (" + a.timeZone + ")" : "")],
         ["Task", a.currentTaskId], ["Waiting", waitingText(a) || undefined],
+        ["Parked", a.alive && a.parked ? "until " + time(a.parked.until) + " (" + a.parked.reason + ")" : undefined],
         ["Stalled", a.alive && a.stalled ? "since " + time(a.stalled.since) + " (" + a.stalled.reason + ")" : undefined],
         ["Last progress", a.alive && a.lastProgressAt ? time(a.lastProgressAt) : undefined],
         ["Paused until", a.pausedUntil && time(a.pausedUntil)], ["Pause reason", a.pauseReason],

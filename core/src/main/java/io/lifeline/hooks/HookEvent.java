@@ -4,7 +4,8 @@ package io.lifeline.hooks;
  * What Lifeline reads of one hook body: names and ids only, each cut to a bound. {@code event}: the hook's event
  * name ({@code hook_event_name}, Codex notify's or opencode's {@code type}); {@code detail}: the one field that
  * refines it (Claude's {@code notification_type}, opencode's session status, a session end's {@code reason});
- * {@code errorText}: the error a failure event carries, for classification in memory only: it is never stored,
+ * {@code errorText}: the error a failure event carries (for a Claude Code {@code StopFailure} of a {@code rate_limit},
+ * also the API error its last message holds), for classification in memory only: it is never stored,
  * logged or published, because a failed tool's error can hold its output.
  */
 public record HookEvent(HookRuntime runtime, String event, String sessionId, String toolName, String detail,

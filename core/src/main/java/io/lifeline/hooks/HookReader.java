@@ -60,6 +60,11 @@ public final class HookReader {
         String notificationType;
         String statusType;
         String reason;
+        /**
+         * Claude Code's last assistant message: kept only for a {@code StopFailure} of a {@code rate_limit}, where it
+         * is the API's error (the text a usage limit's reset is read from).
+         */
+        String lastMessage;
         final StringBuilder error = new StringBuilder();
 
         void error(String text) {
@@ -83,6 +88,10 @@ public final class HookReader {
             throw new HookBodyException("The hook body must hold one JSON object");
         }
         String event = f.hookEventName != null ? f.hookEventName : f.type;
+        if ("StopFailure".equals(event) && f.error.indexOf("rate_limit") >= 0) {
+            // A turn ended by a rate limit: its last message is the API's error, whose reset UsageLimit reads.
+            f.error(f.lastMessage);
+        }
         String session = f.sessionId != null ? f.sessionId : f.threadId;
         String detail = f.notificationType != null ? f.notificationType
                 : f.statusType != null ? f.statusType : f.reason;
@@ -115,6 +124,7 @@ public final class HookReader {
                 case "notification_type" -> f.notificationType = text(p, value);
                 case "reason" -> f.reason = text(p, value);
                 case "error", "error_details" -> error(p, value, f);
+                case "last_assistant_message" -> f.lastMessage = bounded(p, value);
                 case "properties" -> properties(p, value, f);
                 default -> p.skipChildren();
             }
@@ -159,6 +169,16 @@ public final class HookReader {
                 default -> p.skipChildren();
             }
         });
+    }
+
+    /** A string's first {@link HookEvent#MAX_ERROR_TEXT} characters, or null (anything else is skipped). */
+    private static String bounded(JsonParser p, JsonToken value) throws IOException {
+        if (value != JsonToken.VALUE_STRING) {
+            p.skipChildren();
+            return null;
+        }
+        String text = p.getText();
+        return text.length() <= HookEvent.MAX_ERROR_TEXT ? text : text.substring(0, HookEvent.MAX_ERROR_TEXT);
     }
 
     /** The string member {@code name} of an object value (skipping the rest of it), or null. */

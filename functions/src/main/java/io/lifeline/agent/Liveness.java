@@ -1,5 +1,6 @@
 package io.lifeline.agent;
 
+import io.lifeline.hooks.UsageLimit;
 import io.lifeline.schedule.Deadlines;
 import java.time.Duration;
 import java.time.Instant;
@@ -494,6 +495,38 @@ public final class Liveness {
         }
         Instant at = beatAt.minus(progressAge.isNegative() ? Duration.ZERO : progressAge);
         return at.isBefore(Instant.EPOCH) ? Instant.EPOCH : at;
+    }
+
+    /**
+     * A parked agent (docs/liveness.md, "Parked at a usage limit"): its runtime reported a provider's rate or usage
+     * limit at {@code since}, which resets at {@code until}; {@code reason} says which limit, in a short phrase.
+     */
+    public record Parked(Instant until, String reason, Instant since) {
+    }
+
+    /** The reset a limit is given when its answer names none ({@code ParkDefaultSeconds}). */
+    public static final Duration DEFAULT_PARK = UsageLimit.DEFAULT_RESET;
+
+    /**
+     * Until when a limit reported at {@code now} parks: its {@code reset} when the answer gave one (one already past
+     * is now: the park ends at its first resume), else the default from now.
+     */
+    public static Instant parkUntil(Instant reset, Instant now, Duration defaultPark) {
+        return reset == null ? now.plus(defaultPark) : reset.isBefore(now) ? now : reset;
+    }
+
+    /**
+     * The deadline a park gives: its reset plus the agent's stale-after (the window of a plain beat), so a parked
+     * agent is neither stale nor dead before then, and is judged as any silent agent after it if it never resumes.
+     */
+    public static Instant parkedDeadline(Instant until, Duration staleAfter) {
+        return deadline(until, staleAfter);
+    }
+
+    /** The deadline a park writes over {@code current} (null: none): the later of the two, never a shorter one. */
+    public static Instant parkedDeadline(Instant until, Duration staleAfter, Instant current) {
+        Instant parked = parkedDeadline(until, staleAfter);
+        return current != null && current.isAfter(parked) ? current : parked;
     }
 
     /**

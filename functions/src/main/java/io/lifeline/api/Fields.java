@@ -142,6 +142,12 @@ final class Fields {
         return json;
     }
 
+    /** Whether the field is the JSON literal {@code false}. */
+    boolean isFalse(String field) {
+        JsonNode v = body.get(field);
+        return v != null && v.isBoolean() && !v.booleanValue();
+    }
+
     Fields nested(String field, Set<String> allowed) {
         if (!has(field)) {
             return null;

@@ -14,6 +14,7 @@ import io.lifeline.agent.Limits;
 import io.lifeline.agent.Liveness;
 import io.lifeline.app.Heartbeats;
 import io.lifeline.app.HookIngest;
+import io.lifeline.app.Parking;
 import io.lifeline.auth.Scope;
 import io.lifeline.config.Config;
 import io.lifeline.config.UseCases;
@@ -40,7 +41,7 @@ import java.util.regex.Pattern;
 public final class HeartbeatHandler extends HttpApiHandler {
     static final Set<String> HEARTBEAT_FIELDS = Set.of("status", "source", "metadata", "stats", "checkpoint",
             "nextHeartbeatWithinSeconds", "waiting", "inTurn", "progress", "progressAgeMs", "toolInFlight",
-            "stallReason");
+            "stallReason", "parked");
     /** A stall's reason as a client may word it: a short phrase, never free text (it reaches events). */
     private static final Pattern STALL_REASON = Pattern.compile("[A-Za-z0-9 ._,:()-]{1,32}");
     private static final Set<String> BATCH_ENTRY_FIELDS = union(HEARTBEAT_FIELDS, Set.of("agentId"));
@@ -54,6 +55,7 @@ public final class HeartbeatHandler extends HttpApiHandler {
     private final Config config;
     private final Clock clock;
     private final HookIngest hooks;
+    private final Parking parking;
     /** The Function URL's key cache (its look-ups are counted in the summary). */
     private final KeyCache keyCache;
     /** Routine beats are counted here, not logged one by one. */
@@ -89,6 +91,7 @@ public final class HeartbeatHandler extends HttpApiHandler {
         this.keyCache = keyCache;
         this.heartbeats = app.heartbeats();
         this.hooks = app.hooks();
+        this.parking = app.parking();
         this.config = app.wiring().config();
         this.clock = app.wiring().clock();
         // Accepted beats go into a summary written once per interval; refusals, errors and status changes still
@@ -133,7 +136,10 @@ public final class HeartbeatHandler extends HttpApiHandler {
         Liveness.Activity activity = activity(f, Liveness.Activity.PLAIN);
         hb = hb.with(activity, null).from(request.sourceIp()); // its allowance is the use case's (Liveness.carried)
         Heartbeats.Tally tally = new Heartbeats.Tally();
-        Agent after = heartbeats.beat(hb, clock.instant(), tally);
+        Instant now = clock.instant();
+        ParkRequests.Request park = ParkRequests.of(f, now);
+        Agent after = heartbeats.beat(hb, now, tally);
+        ParkRequests.apply(parking, hb.team(), hb.agentId(), park, now);
         return new Counted(answer(after, hb, config), tally);
     }
 
@@ -153,6 +159,8 @@ public final class HeartbeatHandler extends HttpApiHandler {
         List<Heartbeat> beats = new ArrayList<>();
         List<Long> ages = new ArrayList<>();
         List<Boolean> stalls = new ArrayList<>();
+        List<ParkRequests.Request> parks = new ArrayList<>();
+        Instant now = clock.instant();
         Set<String> seen = new HashSet<>();
         for (int i = 0; i < entries.size(); i++) {
             Fields entry = Fields.of(entries.get(i), "heartbeats[" + i + "]",
@@ -170,11 +178,16 @@ public final class HeartbeatHandler extends HttpApiHandler {
             ages.add(hostId == null ? null : entry.integer("localBeatAgeMs", 0,
                     Limits.MAX_STALE_AFTER_SECONDS * 1000L));
             stalls.add(hostId == null ? null : stalled(entry, hb));
+            parks.add(ParkRequests.of(entry, now));
         }
-        Instant now = clock.instant();
         Heartbeats.Tally tally = new Heartbeats.Tally();
         List<Heartbeats.Beat> done = hostId != null ? heartbeats.hosted(team, hostId, beats, ages, stalls, now, tally)
                 : heartbeats.batch(beats, now, tally);
+        for (int i = 0; i < done.size(); i++) {
+            if (!(done.get(i) instanceof Heartbeats.Refused)) {
+                ParkRequests.apply(parking, team, done.get(i).agentId(), parks.get(i), now);
+            }
+        }
         ArrayNode results = Json.MAPPER.createArrayNode();
         for (Heartbeats.Beat b : done) {
             results.add(Json.object().put("agentId", b.agentId()).setAll(answer(b)));

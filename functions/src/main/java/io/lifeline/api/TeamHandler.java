@@ -33,7 +33,8 @@ public final class TeamHandler extends HttpApiHandler {
     static final List<String> EVENT_TYPES = List.of("AgentStatusChanged", "TasksReassigned", "LeaderNotified",
             "MassStaleSuspected", "SessionRotationRequested", "AgentRestartRequested", "AdminKeyMinted",
             "HostLeaseExpired", "HostLeaseRestored", "FleetMassStaleSuspected", "FleetMassStaleResolved",
-            "AgentAwaitingInput", "AgentInputResumed", "AgentStalled", "AgentProgressResumed", "AlertBurstStarted",
+            "AgentAwaitingInput", "AgentInputResumed", "AgentStalled", "AgentProgressResumed", "AgentParked",
+            "AgentResumed", "AlertBurstStarted",
             "AlertDigest", "AlertBurstResolved", "AgentFlapping", "AgentFlappingResolved");
 
     /**

@@ -54,6 +54,13 @@ final class Views {
             n.set("stalled", Json.object().put("since", a.stall().since().toString())
                     .put("reason", a.stall().reason()));
         }
+        if (a.parked() != null && a.status().isAlive()) {
+            // Parked at its provider's usage limit (docs/liveness.md, "Parked at a usage limit"): alive until then.
+            ObjectNode p = Json.object().put("until", a.parked().until().toString());
+            Json.putIfPresent(p, "reason", a.parked().reason());
+            Json.putTime(p, "since", a.parked().since());
+            n.set("parked", p);
+        }
         if (a.flappingSince() != null) {
             // Flagged flapping (docs/alerts-noise.md): its deaths and recoveries reach people as one notice.
             n.set("flapping", Json.object().put("since", a.flappingSince().toString()));

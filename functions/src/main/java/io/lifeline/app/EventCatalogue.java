@@ -28,6 +28,9 @@ public final class EventCatalogue {
     /** Progress (docs/liveness.md): an agent in a turn with no progress past its threshold, and progress again. */
     public static final String AGENT_STALLED = "AgentStalled";
     public static final String AGENT_PROGRESS_RESUMED = "AgentProgressResumed";
+    /** Parking (docs/liveness.md): an agent parked at a provider's usage limit, and resumed after it. */
+    public static final String AGENT_PARKED = "AgentParked";
+    public static final String AGENT_RESUMED = "AgentResumed";
     public static final String FLEET_MASS_STALE_SUSPECTED = "FleetMassStaleSuspected";
     public static final String FLEET_MASS_STALE_RESOLVED = "FleetMassStaleResolved";
     /** Digests for bursts (docs/alerts-noise.md): a window past its threshold, its digest, its end. */
@@ -181,7 +184,32 @@ public final class EventCatalogue {
         public LifelineEvent stall(StreamChanges.Stall c) {
             return stalled(c);
         }
+
+        @Override
+        public LifelineEvent park(StreamChanges.Park c) {
+            return parked(c);
+        }
     };
+
+    /**
+     * A park at a usage limit and its end: one event each per park, both carrying when it was parked
+     * ({@code since}, the pair's id) and the reset it waited for ({@code until}). {@code state}: {@code parked},
+     * {@code resumed}, or {@code ended} (it left or died while parked).
+     */
+    private static LifelineEvent parked(StreamChanges.Park c) {
+        boolean resumed = c.resumedAt() != null;
+        Instant at = resumed ? c.resumedAt() : c.since();
+        String id = c.team() + "/" + c.agentId() + (resumed ? "/resumed/" : "/parked/") + c.since().toEpochMilli();
+        ObjectNode d = base(id, c.team()).put("agentId", c.agentId());
+        Json.putIfPresent(d, "name", c.name());
+        Json.putIfPresent(d, "hostId", c.hostId());
+        Json.putIfPresent(d, "reason", c.reason());
+        if (c.until() != null) {
+            d.put("until", c.until().toString());
+        }
+        d.put("state", !resumed ? "parked" : c.ended() ? "ended" : "resumed").put("since", c.since().toString()).put("at", at.toString());
+        return new LifelineEvent(c.team(), resumed ? AGENT_RESUMED : AGENT_PARKED, id, at, d);
+    }
 
     /**
      * A stall and its end: one event each per stall, both carrying when it was raised ({@code since}, PagerDuty's

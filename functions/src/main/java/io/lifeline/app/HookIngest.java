@@ -9,6 +9,7 @@ import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Liveness;
 import io.lifeline.hooks.HookEvent;
 import io.lifeline.hooks.HookSignal;
+import io.lifeline.hooks.UsageLimit;
 import io.lifeline.store.agent.AgentDataStore;
 import io.lifeline.store.agent.AgentStore;
 import io.lifeline.store.agent.AgentWrites;
@@ -52,8 +53,12 @@ public final class HookIngest {
     /** What one event did, for the request's log line and the tests. */
     public enum Outcome { WRITTEN, COALESCED, IGNORED, JOINED, LEFT, DIED, ALREADY_GONE }
 
-    /** What was written last for an agent: the status it was left in, the state the event reported, and when. */
-    private record Written(AgentStatus status, AgentStatus reported, Liveness.Activity activity, Instant at) {
+    /**
+     * What was written last for an agent: the status it was left in, the state the event reported, when, and whether
+     * that event parked it at a usage limit (its next activity resumes it).
+     */
+    private record Written(AgentStatus status, AgentStatus reported, Liveness.Activity activity, Instant at,
+                           boolean parked) {
     }
 
     private final AgentStore agents;
@@ -62,6 +67,8 @@ public final class HookIngest {
     private final AgentChanges changes;
     private final Liveness.Allowances allowances;
     private final Duration coalesce;
+    /** Parks an agent whose runtime reported a usage limit, and resumes it; null: no parking. */
+    private final Parking parking;
     private final Map<String, Written> last = new LinkedHashMap<>(256, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, Written> eldest) {
@@ -76,6 +83,13 @@ public final class HookIngest {
      */
     public HookIngest(AgentStore agents, AgentDataStore data, Heartbeats heartbeats, AgentChanges changes,
                       Liveness.Allowances allowances, Duration coalesce) {
+        this(agents, data, heartbeats, changes, allowances, coalesce, null);
+    }
+
+    /** As above, a runtime's usage limit parking the agent through {@code parking}. */
+    public HookIngest(AgentStore agents, AgentDataStore data, Heartbeats heartbeats, AgentChanges changes,
+                      Liveness.Allowances allowances, Duration coalesce, Parking parking) {
+        this.parking = parking;
         this.agents = agents;
         this.data = data;
         this.heartbeats = heartbeats;
@@ -134,8 +148,33 @@ public final class HookIngest {
             done = heartbeats.hooked(hb, now, AgentStatus.READY, null, tally);
             outcome = Outcome.JOINED;
         }
-        remember(key, new Written(done.agent().status(), hb.reported(), hb.activity(), done.hookAt()));
+        remember(key, new Written(done.agent().status(), hb.reported(), hb.activity(), done.hookAt(),
+                park(team, agentId, e, key, now)));
         return done.written() ? outcome : Outcome.COALESCED;
+    }
+
+    /**
+     * A failure that reports a usage limit parks the agent until the reset its text names (else the default); the
+     * next activity after a park this instance made resumes it. Answers whether the agent is now parked.
+     */
+    private boolean park(String team, String agentId, HookEvent e, String key, Instant now) {
+        if (parking == null) {
+            return false;
+        }
+        if (e.signal() == HookSignal.FAILED && UsageLimit.reported(e.errorText())) {
+            parking.park(team, agentId, UsageLimit.reset(e.errorText(), now).orElse(null), Parking.USAGE_LIMIT, now);
+            return true;
+        }
+        Written w = lastWritten(key);
+        if (w != null && w.parked() && (e.signal() == HookSignal.ACTIVE || e.signal() == HookSignal.TOOL)) {
+            parking.resume(team, agentId, now);
+            return false;
+        }
+        return w != null && w.parked();
+    }
+
+    private synchronized Written lastWritten(String key) {
+        return last.get(key);
     }
 
     /** The beat a signal gives: its reported status, its source (for the transition's reason) and its activity. */

@@ -1,5 +1,6 @@
 package io.lifeline.config;
 
+import io.lifeline.agent.Liveness;
 import io.lifeline.agent.SweepPlan;
 import io.lifeline.app.AgentChanges;
 import io.lifeline.app.AgentFlaps;
@@ -14,6 +15,7 @@ import io.lifeline.app.HostCommands;
 import io.lifeline.app.ManualRevive;
 import io.lifeline.app.Outbox;
 import io.lifeline.app.OutboxRepairs;
+import io.lifeline.app.Parking;
 import io.lifeline.app.ReviveFlow;
 import io.lifeline.app.Sweeper;
 import io.lifeline.app.Tasks;
@@ -27,6 +29,7 @@ import io.lifeline.store.agent.AgentStore;
 import io.lifeline.store.agent.AgentWrites;
 import io.lifeline.store.agent.HostCommandStore;
 import io.lifeline.store.agent.HostLeaseStore;
+import io.lifeline.store.agent.ParkStore;
 import io.lifeline.store.agent.ReviveTransitions;
 import io.lifeline.store.agent.TaskStore;
 import io.lifeline.store.agent.TransitionLog;
@@ -71,6 +74,7 @@ public final class UseCases {
     private final Teams teams;
     private final TeamKeys keys;
     private final HostCommands hostCommands;
+    private final Parking parking;
     private final ReviveFlow reviveFlow;
     /** Built on first ask: its store's scan runs on a thread pool that only the sweep's function needs. */
     private final Supplier<Sweeper> sweeper;
@@ -96,8 +100,9 @@ public final class UseCases {
                 new RevivalStore(wiring.dynamo(), table, config.transitionRetention()));
         this.heartbeats = new Heartbeats(writes, data, new HostLeaseStore(wiring.dynamo(), table),
                 config.allowances());
+        this.parking = new Parking(agents, new ParkStore(wiring.dynamo(), table), Liveness.DEFAULT_PARK);
         this.hooks = new HookIngest(agents, data, heartbeats, agentChanges, config.allowances(),
-                config.hookCoalesceWindow());
+                config.hookCoalesceWindow(), parking);
         this.revive = new ManualRevive(agents, new StepFunctionsReviveStarts(wiring.stepFunctions(),
                 config.reviveStateMachineArn()));
         this.tasks = new Tasks(taskStore);
@@ -159,6 +164,10 @@ public final class UseCases {
 
     public HookIngest hooks() {
         return hooks;
+    }
+
+    public Parking parking() {
+        return parking;
     }
 
     public ManualRevive revive() {

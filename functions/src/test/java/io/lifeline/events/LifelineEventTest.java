@@ -53,13 +53,16 @@ class LifelineEventTest {
             new StreamChanges.Stall("acme", "a-7", "A7", null, AT, "no progress reported", AT.minusSeconds(121), null,
                     false),
             new StreamChanges.Stall("acme", "a-7", "A7", null, AT, "no progress reported", AT.minusSeconds(121),
-                    AT.plusSeconds(30), false));
+                    AT.plusSeconds(30), false),
+            new StreamChanges.Park("acme", "a-8", "A8", null, AT, AT.plusSeconds(1800), "usage limit", null, false),
+            new StreamChanges.Park("acme", "a-8", "A8", null, AT, AT.plusSeconds(1800), "usage limit",
+                    AT.plusSeconds(1810), false));
 
     @Test
     void agentId_ofEachKindOfEvent_isTheAgentItIsAbout_orNoneForTheTeam() {
         List<String> about = EVERY_KIND.stream().map(c -> String.valueOf(EventCatalogue.of(c).agentId())).toList();
         assertEquals(List.of("a-0", "a-1", "a-2", "a-3", "a-4", "null", "null", "null", "null", "null", "null", "a-6",
-                "a-6", "a-7", "a-7"), about, "a notice tells of the dead agent (a-3), not of the leader it is sent to");
+                "a-6", "a-7", "a-7", "a-8", "a-8"), about, "a notice tells of the dead agent (a-3), not of the leader it is sent to");
         assertNull(EventCatalogue.of(new StreamChanges.MassStale("acme", 10, 6, 0.5, AT)).agentId());
     }
 

@@ -251,6 +251,17 @@ public final class LifelineClient {
             if (e.inTurn() != null) {
                 n.put("inTurn", e.inTurn());
             }
+            if (e.parked() != null && !e.parked().parked()) {
+                n.put("parked", false);
+            } else if (e.parked() != null) {
+                ObjectNode p = n.putObject("parked");
+                if (e.parked().until() != null) {
+                    p.put("until", e.parked().until().toString());
+                }
+                if (e.parked().reason() != null) {
+                    p.put("reason", e.parked().reason());
+                }
+            }
             Long age = localBeatAgesMs == null ? null : localBeatAgesMs.get(e.agentId());
             if (age != null) {
                 n.put("localBeatAgeMs", Math.max(0, age));

@@ -248,6 +248,10 @@ final class Commands {
                 s.append("  stalled:         since ").append(relative(a.stalled().since(), now)).append(" (")
                         .append(a.stalled().reason()).append(")\n");
             }
+            if (a.parked() != null) {
+                s.append("  parked:          until ").append(a.parked().until()).append(" (").append(a.parked()
+                        .reason()).append("), since ").append(relative(a.parked().since(), now)).append('\n');
+            }
             if (a.lastProgressAt() != null) {
                 s.append("  last progress:   ").append(relative(a.lastProgressAt(), now)).append('\n');
             }

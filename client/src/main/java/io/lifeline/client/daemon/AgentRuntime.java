@@ -30,6 +30,11 @@ public enum AgentRuntime {
 
     /** The variable that holds the resume words on a restart. */
     public static final String RESUME_ENV = "LIFELINE_RESUME_ARGS";
+    /**
+     * The variable that holds the prompt a resumed session is given ({@code continue}), for a command that names it
+     * (e.g. {@code claude -p "${LIFELINE_RESUME_PROMPT:-do the task}"}); unset on a first start.
+     */
+    public static final String RESUME_PROMPT_ENV = "LIFELINE_RESUME_PROMPT";
     /** A session id the daemon puts on a command line: a runtime's ids are UUIDs or {@code ses_...} words. */
     private static final Pattern SESSION = Pattern.compile("[A-Za-z0-9_.:-]{1,128}");
 
@@ -72,6 +77,12 @@ public enum AgentRuntime {
         if (!validSession(session)) {
             return command;
         }
+        String prompt = command.contains(RESUME_PROMPT_ENV) ? "export " + RESUME_PROMPT_ENV + "='continue'; " : "";
+        return prompt + resumeWords(command, session);
+    }
+
+    /** {@code command} with the resume words for {@code session}, as {@link #resumeCommand} says. */
+    private String resumeWords(String command, String session) {
         if (command.contains(RESUME_ENV)) {
             return "export " + RESUME_ENV + "='" + resumeArgs(session) + "'; " + command;
         }

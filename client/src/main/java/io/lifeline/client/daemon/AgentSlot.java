@@ -1,5 +1,6 @@
 package io.lifeline.client.daemon;
 
+import io.lifeline.client.model.BatchEntry;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -62,6 +63,10 @@ final class AgentSlot {
     private volatile String failStall;
     /** Whether the server has it stalled on the daemon's word (sent in a beat), or null: nothing sent this life. */
     private volatile Boolean stallSent;
+    /** Until when it is parked at its provider's usage limit (its runtime's hook said so), or null. */
+    private volatile Instant parkedUntil;
+    /** What of parking the server has not taken yet: a park, its end, or null ({@link ParkedAgents}). */
+    private volatile BatchEntry.Park parkToSend;
 
     AgentSlot(String id, int index, RestartPolicy restartPolicy, Instant startedAt) {
         this.id = id;
@@ -289,6 +294,37 @@ final class AgentSlot {
 
     void progressAgeMs(Long ms) {
         progressAgeMs = ms;
+    }
+
+    Instant parkedUntil() {
+        return parkedUntil;
+    }
+
+    /** Parked until {@code until} (its runtime reported a usage limit): sent with its next beat. */
+    void park(Instant until) {
+        parkedUntil = until;
+        parkToSend = new BatchEntry.Park(true, until, "usage limit");
+    }
+
+    /** The park ends (resumed): true when it was parked; its end is sent with its next beat. */
+    boolean unpark() {
+        if (parkedUntil == null) {
+            return false;
+        }
+        parkedUntil = null;
+        parkToSend = BatchEntry.Park.RESUMED;
+        return true;
+    }
+
+    BatchEntry.Park parkToSend() {
+        return parkToSend;
+    }
+
+    /** The server took {@code sent}: nothing more to send unless parking changed since. */
+    void parkSent(BatchEntry.Park sent) {
+        if (sent != null && sent.equals(parkToSend)) {
+            parkToSend = null;
+        }
     }
 
     /** How many of {@code times} fall in the window before {@code now}; the older ones are dropped. */

@@ -62,7 +62,7 @@ final class BeatRound {
             if (localBeats != null) {
                 signatures.put(s.id(), hookSignature(s.id())); // what this entry says, before a hook changes it
             }
-            chunk.add(withProgress(s, entry(s, now, signatures.get(s.id()))));
+            chunk.add(withProgress(s, entry(s, now, signatures.get(s.id()))).withParked(s.parkToSend()));
             Boolean change = stallChange(s);
             if (change != null) {
                 stalls.put(s.id(), change);
@@ -85,6 +85,9 @@ final class BeatRound {
                 }
                 if (accepted.contains(sent.agentId()) && stalls.containsKey(sent.agentId()) && leaseId != null) {
                     s.stallSent(stalls.get(sent.agentId()));
+                }
+                if (accepted.contains(sent.agentId())) {
+                    s.parkSent(sent.parked());
                 }
             }
             for (HeartbeatResult r : answer.results()) {
@@ -208,7 +211,7 @@ final class BeatRound {
             return e;
         }
         return new BatchEntry(e.agentId(), e.heartbeat().withProgressAgeMs(age)
-                .withStallReason(ProgressWatch.reason(s)), e.waiting(), e.inTurn());
+                .withStallReason(ProgressWatch.reason(s)), e.waiting(), e.inTurn(), e.parked());
     }
 
     /**

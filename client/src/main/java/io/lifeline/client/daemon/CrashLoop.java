@@ -28,6 +28,7 @@ final class CrashLoop {
     private final Duration crashWindow;
     private final Duration restartBackoff;
     private final Duration maxRestartBackoff;
+    private final ParkedAgents parked;
 
     CrashLoop(LifelineClient client, AgentProcesses processes, AgentActions actions, Clock clock, int maxCrashes,
             Duration crashWindow, Duration restartBackoff, Duration maxRestartBackoff) {
@@ -39,6 +40,7 @@ final class CrashLoop {
         this.crashWindow = crashWindow;
         this.restartBackoff = restartBackoff;
         this.maxRestartBackoff = maxRestartBackoff;
+        this.parked = new ParkedAgents(actions, processes);
     }
 
     /**
@@ -50,6 +52,9 @@ final class CrashLoop {
             if (s.givenUp() != null) {
                 reportGiveUp(s, log);
                 continue;
+            }
+            if (parked.pass(s, now, log, running)) {
+                continue; // parked at a usage limit: alive, resumed at the reset
             }
             if (s.sessionLeft()) {
                 s.takeExitSeen(); // its session ended and it left: no beat, and its exit is the end, not a crash

@@ -2,6 +2,7 @@ package io.lifeline.client.daemon;
 
 import io.lifeline.client.LifelineClient;
 import io.lifeline.client.LifelineException;
+import io.lifeline.hooks.HookSignal;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -55,6 +56,16 @@ final class HookSessions {
         } else if ("SubagentStop".equals(h.event())) {
             s.subagentStopped();
         }
+        if (h.limitUntil() != null) {
+            s.park(h.limitUntil());
+            RoundLog log = new RoundLog();
+            log.hooks.add(a + ": its runtime reported a usage limit; parked until " + h.limitUntil());
+            run(() -> tell.accept(log.report()));
+        } else if ((h.signal() == HookSignal.ACTIVE || h.signal() == HookSignal.TOOL) && s.unpark()) {
+            RoundLog log = new RoundLog();
+            log.hooks.add(a + ": active again; no longer parked");
+            run(() -> tell.accept(log.report()));
+        }
         Runnable action = switch (h.signal()) {
             case SESSION_ENDED -> () -> sessionEnded(s, generation);
             case SESSION_STARTED -> () -> sessionStarted(s, generation);
@@ -79,8 +90,11 @@ final class HookSessions {
         String agentId = s.id();
         RoundLog log = new RoundLog();
         synchronized (lock) {
-            if (generation != processes.generation(agentId) || s.givenUp() != null || s.stall() != null) {
-                return; // being stopped for a stall: its session ends because the daemon stops it, a death
+            if (generation != processes.generation(agentId) || s.givenUp() != null || s.stall() != null
+                    || s.parkedUntil() != null) {
+                // Being stopped for a stall: its session ends because the daemon stops it, a death. Parked at a
+                // usage limit: its runtime gave up until the reset, when the daemon resumes it.
+                return;
             }
             s.sessionLeft(true);
             try {

@@ -4,6 +4,8 @@ import io.lifeline.hooks.HookEvent;
 import io.lifeline.hooks.HookReader;
 import io.lifeline.hooks.HookRuntime;
 import io.lifeline.hooks.HookSignal;
+import io.lifeline.hooks.UsageLimit;
+import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 
@@ -13,8 +15,11 @@ import java.util.Locale;
  * text is kept (the text itself goes no further than this class).
  */
 final class HookSignals {
-    /** A hook as read: its signal, the session it named (or null), and for a failure to report its category. */
-    record Read(HookSignal signal, String event, String session, String errorCategory) {
+    /**
+     * A hook as read: its signal, the session it named (or null), for a failure to report its category, and for a
+     * failure that reports a provider's usage limit, when the limit resets ({@code limitUntil}, else null).
+     */
+    record Read(HookSignal signal, String event, String session, String errorCategory, Instant limitUntil) {
     }
 
     /** The errors route's categories, as its classifier names them (context limit, transient, anything else). */
@@ -31,7 +36,7 @@ final class HookSignals {
      * error (a failing test is the agent's work, not a fault). Throws {@link HookReader.HookBodyException} for a
      * body that is not JSON.
      */
-    static Read read(AgentRuntime runtime, byte[] body) {
+    static Read read(AgentRuntime runtime, byte[] body, Instant now) {
         HookEvent e = HookReader.read(hookRuntime(runtime), body);
         HookSignal s = e.signal();
         String category = null;
@@ -41,7 +46,12 @@ final class HookSignals {
             String c = category(e.errorText());
             category = UNKNOWN.equals(c) ? null : c;
         }
-        return new Read(s, e.event(), e.sessionId(), category);
+        Instant limitUntil = null;
+        if (s == HookSignal.FAILED && UsageLimit.reported(e.errorText())) {
+            // Parked until the reset the error names, else the default (docs/liveness.md, "Parked at a usage limit").
+            limitUntil = UsageLimit.reset(e.errorText(), now).orElse(now.plus(UsageLimit.DEFAULT_RESET));
+        }
+        return new Read(s, e.event(), e.sessionId(), category, limitUntil);
     }
 
     static HookRuntime hookRuntime(AgentRuntime runtime) {

@@ -52,7 +52,7 @@ public final class LocalBeats implements AutoCloseable {
 
     /** One hook as the daemon keeps it: the agent, the runtime, the signal and the session it named, no content. */
     public record Hook(String agentId, AgentRuntime runtime, HookSignal signal, String event, String session,
-            String errorCategory, Instant at) {
+            String errorCategory, Instant at, Instant limitUntil) {
     }
 
     /**
@@ -239,7 +239,7 @@ public final class LocalBeats implements AutoCloseable {
         }
         HookSignals.Read read;
         try {
-            read = HookSignals.read(runtime, body);
+            read = HookSignals.read(runtime, body, clock.instant());
         } catch (RuntimeException e) {
             reply(exchange, 400, "{\"success\":false,\"error\":\"The hook body is not JSON\","
                     + "\"code\":\"INVALID_HOOK_BODY\"}");
@@ -247,7 +247,7 @@ public final class LocalBeats implements AutoCloseable {
         }
         Instant now = clock.instant();
         Hook h = new Hook(agentId, runtime, read.signal(), read.event(), AgentRuntime.validSession(read.session())
-                ? read.session() : null, read.errorCategory(), now);
+                ? read.session() : null, read.errorCategory(), now, read.limitUntil());
         last.put(agentId, now);
         hooks.compute(agentId, (k, s) -> (s == null ? HookState.NONE : s).with(h));
         reply(exchange, 200, "{}");

@@ -304,7 +304,8 @@ public final class LifelineTools {
                 new ToolDef("agent_status", "Agent status", "Read one agent as Lifeline sees it: status "
                         + "(offline, ready, working, dead, restarting, dead_failed_revive), last heartbeat, "
                         + "deadline, missed sweeps, what it waits for (its next prompt, or a person) since when, its last progress, "
-                        + "and whether it is stalled (in a turn with no progress past its threshold) since when and why.",
+                        + "and whether it is stalled (in a turn with no progress past its threshold) since when and why, "
+                        + "or parked at its provider's usage limit until when.",
                         AGENT_INPUT, AGENT_OUTPUT, true, true,
                         a -> clients.apply(team(a)).agent(a.required("agentId"))),
                 new ToolDef("list_agents", "List agents", "List the team's agents with their status, last "
@@ -458,7 +459,10 @@ public final class LifelineTools {
                                                                       "since": {"type": "string"}}},
                             "lastProgressAt": {"type": "string"},
                             "stalled": {"type": "object", "properties": {"since": {"type": "string"},
-                                                                      "reason": {"type": "string"}}}}}""";
+                                                                      "reason": {"type": "string"}}},
+                            "parked": {"type": "object", "properties": {"until": {"type": "string"},
+                                                                     "reason": {"type": "string"},
+                                                                     "since": {"type": "string"}}}}}""";
 
     static final String TASK_OUTPUT = """
             {"type": "object",

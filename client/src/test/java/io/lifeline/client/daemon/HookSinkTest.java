@@ -156,7 +156,7 @@ class HookSinkTest {
             d.start();
             assertTrue(LocalHarness.eventually(Duration.ofSeconds(20), () -> "ready".equals(client.agent(a).status())));
 
-            post(channel, "claude-code", a, claude("StopFailure", ",\"error\":\"rate_limit: secret-error-text 429\""));
+            post(channel, "claude-code", a, claude("StopFailure", ",\"error\":\"overloaded: secret-error-text 529\""));
             assertTrue(LocalHarness.eventually(Duration.ofSeconds(10), () -> client.agent(a).lastError() != null));
             var stored = client.agent(a).lastError();
             assertEquals("claude-code StopFailure: transient (rate limit, timeout or overload) (reported by the "

@@ -60,6 +60,10 @@ public final class FakeModel implements AutoCloseable {
     private volatile Duration slowFor;
     /** The conversation size of each turn-ending Anthropic stream answered in full, in order. */
     private final List<Integer> answered = new CopyOnWriteArrayList<>();
+    /** Until when every model request is answered 429 ({@link #rateLimitedUntil}), or null. */
+    private volatile Instant limitResets;
+    /** When each request answered 429 came. */
+    private final List<Instant> limited = new CopyOnWriteArrayList<>();
 
     private FakeModel(String command, String finalText) throws IOException {
         this.command = command;
@@ -130,6 +134,22 @@ public final class FakeModel implements AutoCloseable {
         slowFor = total;
     }
 
+    /**
+     * Until {@code reset}, every Anthropic Messages and OpenAI Responses request is answered {@code 429} as a provider's
+     * usage limit is: {@code retry-after} (whole seconds to the reset), Anthropic's
+     * {@code anthropic-ratelimit-{requests,tokens}-reset} (RFC 3339), OpenAI's {@code x-ratelimit-reset-{requests,tokens}}
+     * (a duration such as {@code 8s}), and an error body whose message says "Please try again in Ns." (OpenAI's
+     * wording). After it, requests are answered as usual.
+     */
+    public void rateLimitedUntil(Instant reset) {
+        limitResets = reset;
+    }
+
+    /** When each 429 was answered. */
+    public List<Instant> limited() {
+        return List.copyOf(limited);
+    }
+
     /** The conversation size of each turn-ending Anthropic stream answered in full. */
     public List<Integer> answered() {
         return List.copyOf(answered);
@@ -172,6 +192,8 @@ public final class FakeModel implements AutoCloseable {
             if (path.endsWith("/messages/count_tokens")) {
                 answer = "count";
                 json(ex, JSON.createObjectNode().put("input_tokens", 10));
+            } else if ((path.endsWith("/messages") || path.endsWith("/responses")) && limitedNow(ex, path)) {
+                answer = "429";
             } else if (path.endsWith("/messages")) {
                 answer = anthropic(ex, req);
             } else if (path.endsWith("/responses")) {
@@ -190,6 +212,37 @@ public final class FakeModel implements AutoCloseable {
             requests.add("error " + e);
             throw e;
         }
+    }
+
+    /** While {@link #rateLimitedUntil} holds: answers 429 with the reset in headers and message, and says so. */
+    private boolean limitedNow(HttpExchange ex, String path) throws IOException {
+        Instant reset = limitResets;
+        Instant now = Instant.now();
+        if (reset == null || !now.isBefore(reset)) {
+            return false;
+        }
+        limited.add(now);
+        long seconds = Math.max(1, (Duration.between(now, reset).toMillis() + 999) / 1000);
+        var h = ex.getResponseHeaders();
+        h.set("Content-Type", "application/json");
+        h.set("retry-after", Long.toString(seconds));
+        for (String kind : List.of("requests", "tokens")) {
+            h.set("anthropic-ratelimit-" + kind + "-reset", reset.toString());
+            h.set("x-ratelimit-reset-" + kind, seconds + "s");
+        }
+        String message = "Rate limit reached: this organization's usage limit is used up. Please try again in "
+                + seconds + "s.";
+        ObjectNode body = JSON.createObjectNode();
+        if (path.endsWith("/messages")) {
+            body.put("type", "error").putObject("error").put("type", "rate_limit_error").put("message", message);
+        } else {
+            body.putObject("error").put("type", "usage_limit_reached").put("code", "rate_limit_exceeded")
+                    .put("message", message).put("resets_in_seconds", seconds);
+        }
+        byte[] bytes = JSON.writeValueAsBytes(body);
+        ex.sendResponseHeaders(429, bytes.length);
+        ex.getResponseBody().write(bytes);
+        return true;
     }
 
     // ---- Anthropic Messages ----

@@ -182,6 +182,16 @@ public final class AgentItems {
      * ({@link #PROGRESS_WHY}), else {@code no progress reported}.
      */
     public static final String STALLED_SINCE = "st";
+    /**
+     * Parked at a provider's usage limit ({@link ParkStore}): until its reset (ms), why (a short phrase) and since
+     * when (ms); set by the park's one conditional write and removed by the resume's, each with the outbox mark
+     * ({@code AgentParked}, {@code AgentResumed}).
+     */
+    public static final String PARKED_UNTIL = "pkU";
+    public static final String PARK_REASON = "pkW";
+    public static final String PARKED_AT = "pkAt";
+    /** When the last park ended (ms): set by the resume's write, the {@code AgentResumed}'s time. */
+    public static final String RESUMED_AT = "pkEnd";
     public static final String REPLAY_SEQ = "rp";
     public static final String REPLAY_AT = "rpAt";
 
@@ -326,7 +336,13 @@ public final class AgentItems {
                 Duration.ofMillis(num(item, STALE_AFTER_MS, 0)), (int) num(item, GRACE, 0),
                 str(item, TASK), stats, instant(item, REGISTERED_AT), lastTransition(item),
                 instant(item, PAUSED_UNTIL), str(item, SCHEDULE), str(item, TIME_ZONE), waiting(item),
-                instant(item, FLAPPING), progress(item), stall(item));
+                instant(item, FLAPPING), progress(item), stall(item), parked(item));
+    }
+
+    /** The usage limit the agent is parked at, as its item holds it ({@link ParkStore}), or null. */
+    static Liveness.Parked parked(Map<String, AttributeValue> item) {
+        Instant until = instant(item, PARKED_UNTIL);
+        return until == null ? null : new Liveness.Parked(until, str(item, PARK_REASON), instant(item, PARKED_AT));
     }
 
     /** The item's wait, or null. */
@@ -410,10 +426,11 @@ public final class AgentItems {
             u.setExpression(DIED_AT, "if_not_exists(" + u.name(DIED_AT) + ", " + u.value(ms(now)) + ")");
         }
         if (!to.isAlive()) {
-            // A life ends here: its hold on a task ends in the same write, and so does any wait. The reason of its
-            // last progress report stays with a stall still raised (its AgentProgressResumed names it); the next
+            // A life ends here: its hold on a task ends in the same write, and so does any wait or park. The reason of
+            // its last progress report stays with a stall still raised (its AgentProgressResumed names it); the next
             // life's join removes both.
-            u.remove(HOLD).remove(WAIT_INPUT).remove(WAIT_PERSON).remove(PROGRESS_AT).remove(TOOL_IN_FLIGHT);
+            u.remove(HOLD).remove(WAIT_INPUT).remove(WAIT_PERSON).remove(PROGRESS_AT).remove(TOOL_IN_FLIGHT)
+                    .remove(PARKED_UNTIL).remove(PARK_REASON).remove(PARKED_AT);
         }
     }
 
@@ -567,7 +584,7 @@ public final class AgentItems {
         }
         long stallMs = Items.num(item, STALL_AFTER_MS, 0);
         return new Liveness.ProgressSeen(team(item), agentId(item), status, p,
-                item.containsKey(WAIT_INPUT) || item.containsKey(WAIT_PERSON),
+                item.containsKey(WAIT_INPUT) || item.containsKey(WAIT_PERSON) || item.containsKey(PARKED_UNTIL),
                 item.containsKey(LEASE), stallMs > 0 ? Duration.ofMillis(stallMs) : null,
                 Liveness.OnStall.fromWire(Items.str(item, ON_STALL)).orElse(null), stalledSince);
     }

@@ -258,7 +258,7 @@ public final class AgentStore {
         return new Agent(a.team(), a.agentId(), a.name(), a.role(), a.hostId(), a.status(), a.heartbeatAt(),
                 a.deadline(), a.consecutiveMisses(), a.beats(), a.staleAfter(), a.graceMisses(), a.currentTaskId(),
                 a.stats(), a.registeredAt(), t == null ? a.lastTransition() : t, a.pausedUntil(), a.schedule(),
-                a.timeZone(), a.waiting(), a.flappingSince(), a.progress(), a.stall());
+                a.timeZone(), a.waiting(), a.flappingSince(), a.progress(), a.stall(), a.parked());
     }
 
     public Agent require(String team, String agentId) {

@@ -31,7 +31,7 @@ public final class StreamChanges {
 
     public sealed interface Change permits StatusChanged, TaskReassigned, LeaderNotice, MassStale, SessionRotation,
             RestartRequested, AdminKeyMinted, HostLeaseExpired, HostLeaseRestored, FleetMassStale, AwaitingInput,
-            Stall {
+            Stall, Park {
         String team();
 
         /** This change told to {@code v}: each kind has its own method, so no kind can be left out. */
@@ -63,6 +63,21 @@ public final class StreamChanges {
         R awaitingInput(AwaitingInput c);
 
         R stall(Stall c);
+
+        R park(Park c);
+    }
+
+    /**
+     * An agent parked at a provider's usage limit ({@code resumedAt} null: {@code AgentParked}), or that park is over
+     * ({@code resumedAt} set: {@code AgentResumed}, {@code ended} when the agent left or died parked); {@code since},
+     * when it was parked, is the pair's id.
+     */
+    public record Park(String team, String agentId, String name, String hostId, Instant since, Instant until,
+                       String reason, Instant resumedAt, boolean ended) implements Change {
+        @Override
+        public <R> R accept(Visitor<R> v) {
+            return v.park(this);
+        }
     }
 
     /**
@@ -324,6 +339,24 @@ public final class StreamChanges {
         return "ready".equals(status) || "working".equals(status);
     }
 
+    /** A park made or ended by this change, read from the item's park before and after. */
+    private static Optional<Change> park(Map<String, AttributeValue> before, Map<String, AttributeValue> after) {
+        Instant since = Items.instant(after, AgentItems.PARKED_AT);
+        Instant sinceBefore = Items.instant(before, AgentItems.PARKED_AT);
+        Map<String, AttributeValue> parked = since != null ? after : before;
+        String status = Items.str(after, AgentItems.STATUS);
+        boolean ended = !"ready".equals(status) && !"working".equals(status);
+        Instant resumed = ended ? Items.instant(after, AgentItems.T_AT) : Items.instant(after, AgentItems.RESUMED_AT);
+        if (since != null && !since.equals(sinceBefore) || since == null && sinceBefore != null) {
+            return Optional.of(new Park(AgentItems.team(after), AgentItems.agentId(after),
+                    Items.str(after, AgentItems.NAME), Items.str(after, AgentItems.HOST),
+                    Items.instant(parked, AgentItems.PARKED_AT), Items.instant(parked, AgentItems.PARKED_UNTIL),
+                    Items.str(parked, AgentItems.PARK_REASON), since != null ? null
+                    : resumed != null ? resumed : sinceBefore, since == null && ended));
+        }
+        return Optional.empty();
+    }
+
     public static List<Change> decode(Map<String, AttributeValue> oldImage, Map<String, AttributeValue> newImage) {
         List<Change> changes = new ArrayList<>();
         Map<String, AttributeValue> before = oldImage == null ? Map.of() : oldImage;
@@ -376,6 +409,7 @@ public final class StreamChanges {
                     Items.instant(before, AgentItems.WAIT_ALERTED_AT), resumed == null ? alertedBefore : resumed));
         }
         stall(before, newImage).ifPresent(changes::add);
+        park(before, newImage).ifPresent(changes::add);
         long rotations = Items.num(newImage, AgentItems.ROTATIONS, 0);
         if (rotations > Items.num(before, AgentItems.ROTATIONS, 0)) {
             changes.add(new SessionRotation(AgentItems.team(newImage), AgentItems.agentId(newImage), rotations,

@@ -35,7 +35,7 @@ final class SweepPages {
             "#misses", "#grace", "#beats", "#paused", "#leader", "#spT", "#spM", "#massStale", "#tseq", "#tAt",
             "#lease", "#schedule", "#staleMs", "#lastMiss", "#at", "#a", "#s", "#exp", "#since", "#wPs", "#wAl", "#src",
             "#msHeld", "#msWhy", "#msRel", "#msAlive", "#msStale", "#fd", "#fhSince", "#fhAlive", "#fhStale", "#fhRel",
-            "#fRel", "#prAt", "#tl", "#prWhy", "#stMs", "#onSt", "#stS", "#wIn");
+            "#fRel", "#prAt", "#tl", "#prWhy", "#stMs", "#onSt", "#stS", "#wIn", "#pkU");
     private static final String FILTER = "(#sk = :agent AND (#status IN (:ready, :working, :restarting)"
             + " OR attribute_exists(#lease) OR attribute_exists(#wAl) OR attribute_exists(#stS)))"
             + " OR #sk = :team OR #sk = :host OR #sk = :fleet";
@@ -89,6 +89,7 @@ final class SweepPages {
         names.put("#fhRel", TeamItems.FLEET_HOLD_RELEASED);
         names.put("#fRel", FleetStore.RELEASED_AT);
         names.put("#prAt", AgentItems.PROGRESS_AT);
+        names.put("#pkU", AgentItems.PARKED_UNTIL);
         names.put("#tl", AgentItems.TOOL_IN_FLIGHT);
         names.put("#prWhy", AgentItems.PROGRESS_WHY);
         names.put("#stMs", AgentItems.STALL_AFTER_MS);

@@ -10,7 +10,8 @@ import java.util.List;
  * {@code tasksHandedBack} only on leave. {@code waiting}: what the alive agent waits for (its next prompt, or a
  * person at a permission prompt) and since when, or null. {@code flapping}: since when the agent is flagged
  * flapping, or null. {@code lastProgressAt}: the agent's last sign of progress, or null when it never reported one;
- * {@code stalled}: since when and why it is stalled (in a turn with no progress past its threshold), or null.
+ * {@code stalled}: since when and why it is stalled (in a turn with no progress past its threshold), or null;
+ * {@code parked}: until when it is parked at its provider's usage limit, or null.
  */
 public record AgentView(String agentId, String teamName, String name, String role, String hostId, String status,
         Boolean alive, Instant heartbeatTs, Instant deadline, Integer consecutiveMisses, Long staleAfterSeconds,
@@ -18,15 +19,17 @@ public record AgentView(String agentId, String teamName, String name, String rol
         Instant pausedUntil, String pauseReason, Instant registeredAt, TransitionView lastTransition,
         Long heartbeatIntervalSeconds, JsonNode metadata, Instant metadataAt, Instant checkpointAt,
         JsonNode lastError, Integer errorsReported, Integer sessionRotations, List<String> tasksHandedBack,
-        AgentWaiting waiting, AgentFlapping flapping, Instant lastProgressAt, AgentStalled stalled) {
+        AgentWaiting waiting, AgentFlapping flapping, Instant lastProgressAt, AgentStalled stalled,
+        AgentParked parked) {
 
     /**
      * "ready", or "ready (input)" / "working (person)" while the agent waits, "working (stalled)" while it is
-     * stalled, and "dead (flapping)" while it is flagged flapping: its status as people read it.
+     * stalled, "ready (input) (parked)" while it is parked at a usage limit, and "dead (flapping)" while it is flagged flapping: its status as people read it.
      */
     public String statusWithWait() {
         String shown = waiting == null || waiting.kind() == null ? status : status + " (" + waiting.kind() + ")";
         shown = stalled == null ? shown : shown + " (stalled)";
+        shown = parked == null ? shown : shown + " (parked)";
         return flapping == null ? shown : shown + " (flapping)";
     }
 }

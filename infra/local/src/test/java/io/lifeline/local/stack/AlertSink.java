@@ -28,7 +28,7 @@ public final class AlertSink implements AutoCloseable {
 
     public static final List<String> TOPIC_RULES = List.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule",
             "HostLeaseAlertRule", "HostLeaseRestoredAlertRule", "FleetMassStaleAlertRule", "AwaitingInputAlertRule", "StallAlertRule",
-            "DigestAlertRule",
+            "ParkAlertRule", "DigestAlertRule",
             "BurstResolvedAlertRule", "FlappingAlertRule", "FlappingResolvedAlertRule");
 
     private final HttpServer server;

@@ -258,6 +258,16 @@ class AlertRulesTest {
                 "no progress reported", AT, AT.plusSeconds(150), false));
     }
 
+    static LifelineEvent parked() {
+        return EventCatalogue.of(new StreamChanges.Park("acme", "a-1", "Agent 1", null, AT, AT.plusSeconds(1800),
+                "usage limit", null, false));
+    }
+
+    static LifelineEvent resumed() {
+        return EventCatalogue.of(new StreamChanges.Park("acme", "a-1", "Agent 1", null, AT, AT.plusSeconds(1800),
+                "usage limit", AT.plusSeconds(1810), false));
+    }
+
     static LifelineEvent tasksReassigned() {
         return EventCatalogue.of(new StreamChanges.TaskReassigned("acme", "t-1", "a-1", AT));
     }
@@ -367,6 +377,8 @@ class AlertRulesTest {
                 fleetHeld())));
         m.put("StallAlertRule", new Examples(List.of(stalled(), progressResumed()), List.of(died, back,
                 awaitingInput(), fleetHeld())));
+        m.put("ParkAlertRule", new Examples(List.of(parked(), resumed()), List.of(died, back, stalled(),
+                progressResumed())));
         m.put("HostLeaseAlertRule", new Examples(List.of(hostLeaseExpired()), List.of(died, massStale(),
                 hostLeaseRestored(), furtherLeaseExpired())));
         m.put("HostLeaseRestoredAlertRule", new Examples(List.of(hostLeaseRestored()), List.of(hostLeaseExpired(),
@@ -479,7 +491,7 @@ class AlertRulesTest {
         void rules_withTheOptionalParametersEmpty_leaveOutTheConditionalRules() {
             Set<String> always = Set.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "HostLeaseAlertRule",
                     "HostLeaseRestoredAlertRule", "ReviveOnDeathRule", "FleetMassStaleAlertRule", "AwaitingInputAlertRule",
-                    "StallAlertRule", "DigestOnBurstRule", "DigestAlertRule", "BurstResolvedAlertRule", "FlappingAlertRule",
+                    "StallAlertRule", "ParkAlertRule", "DigestOnBurstRule", "DigestAlertRule", "BurstResolvedAlertRule", "FlappingAlertRule",
                     "FlappingResolvedAlertRule", "FlapCheckOnFlappingRule");
             assertEquals(always, ruleIds(Map.of()));
             assertEquals(always, ruleIds(Map.of("AlertWebhookUrl", "", "SlackWebhookUrl", "", "PagerDutyRoutingKey", "")));
@@ -598,7 +610,7 @@ class AlertRulesTest {
         void inputTemplates_useOnlyTheirOwnVariables_andAreValidJsonOnceFilled() throws Exception {
             List<Transformer> all = transformers();
             assertEquals(Set.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "FleetMassStaleAlertRule",
-                    "AwaitingInputAlertRule", "StallAlertRule", "HostLeaseAlertRule", "HostLeaseRestoredAlertRule", "SlackRule",
+                    "AwaitingInputAlertRule", "StallAlertRule", "ParkAlertRule", "HostLeaseAlertRule", "HostLeaseRestoredAlertRule", "SlackRule",
                     "SlackHostLeaseRule", "SlackHostLeaseRestoredRule", "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule",
                     "PagerDutyHostLeaseRestoredRule", "ReviveOnDeathRule", "DigestOnBurstRule", "DigestAlertRule",
                     "BurstResolvedAlertRule", "SlackDigestRule", "SlackBurstResolvedRule", "PagerDutyDigestRule",
@@ -640,7 +652,7 @@ class AlertRulesTest {
             }
             out.addAll(List.of(massStale(), sourceSilent(), tasksReassigned(), leaderNotified(), rotation(), restartRequested(),
                     hostLeaseExpired(), hostLeaseRestored(), fleetHeld(), fleetResolved(), awaitingInput(), inputResumed(),
-                    stalled(), progressResumed(),
+                    stalled(), progressResumed(), parked(), resumed(),
                     burstStarted(), digest(), burstResolved(), flapping(), flappingResolved(true), flappingResolved(false)));
             return out;
         }
@@ -1078,7 +1090,7 @@ class AlertRulesTest {
                     template.parameter("AlertRetryWindowSeconds", Map.of())));
             assertTrue(window.compareTo(Duration.ofMinutes(30)) <= 0, window.toString());
             for (String id : List.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "FleetMassStaleAlertRule",
-                    "AwaitingInputAlertRule", "StallAlertRule", "HostLeaseAlertRule", "HostLeaseRestoredAlertRule", "SlackRule",
+                    "AwaitingInputAlertRule", "StallAlertRule", "ParkAlertRule", "HostLeaseAlertRule", "HostLeaseRestoredAlertRule", "SlackRule",
                     "SlackHostLeaseRule", "SlackHostLeaseRestoredRule", "PagerDutyTriggerRule", "PagerDutyRevivingDeathRule", "PagerDutyResolveRule", "PagerDutyHostLeaseRule",
                     "PagerDutyHostLeaseRestoredRule", "AlertWebhookRule", "DigestOnBurstRule", "DigestAlertRule",
                     "BurstResolvedAlertRule", "SlackDigestRule", "SlackBurstResolvedRule", "PagerDutyDigestRule",

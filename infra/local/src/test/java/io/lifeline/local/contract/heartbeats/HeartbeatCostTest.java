@@ -339,6 +339,33 @@ public class HeartbeatCostTest {
         return s.getBytes(StandardCharsets.UTF_8).length;
     }
 
+    /**
+     * A parked hosted agent adds no write per beat: its park is one read and one conditional write (with the batch
+     * that sends it), and its plain beats after it are the host lease's one UpdateItem each, as before the park.
+     */
+    @Test
+    void parkedHostedAgent_costsOneParkWrite_thenItsBeatsAreTheLeasesOnly() {
+        String id = readyAgent();
+        String batch = "{\"hostId\":\"cost-park-host\",\"heartbeats\":[{\"agentId\":\"" + id + "\"%s}]}";
+        Map<String, String> team = Map.of("team", TestStack.TEAM);
+        assertEquals(200, stack.send("batch-heartbeats", stack.adminKey, team, null, batch.formatted("")).status());
+        assertEquals(200, stack.send("batch-heartbeats", stack.adminKey, team, null, batch.formatted("")).status());
+        startCounting();
+        String until = stack.clock.instant().plus(Duration.ofHours(1)).toString();
+        assertEquals(200, stack.send("batch-heartbeats", stack.adminKey, team, null, batch.formatted(
+                ",\"parked\":{\"until\":\"" + until + "\",\"reason\":\"usage limit\"}")).status());
+        assertEquals(1, counter.updatedSortKeys.stream().filter("AGENT"::equals).count(),
+                "the park: one write of the agent's item " + counter.operations + " " + counter.updatedSortKeys);
+        for (int i = 0; i < 3; i++) {
+            stack.clock.advance(Duration.ofSeconds(30));
+            counter.reset();
+            assertEquals(200, stack.send("batch-heartbeats", stack.adminKey, team, null, batch.formatted(""))
+                    .status());
+            assertEquals(List.of("UpdateItem"), counter.operations, "a parked agent's plain beat: the lease's write");
+            assertTrue(counter.updatedSortKeys.stream().noneMatch("AGENT"::equals), counter.updatedSortKeys.toString());
+        }
+    }
+
     private static String readyAgent() {
         String id = "cost-" + (++nextId);
         assertEquals(200, stack.ready(id).status());

@@ -476,7 +476,7 @@ class TenantIsolationTest {
         Set<String> oneTeams = Set.of("AgentStatusChanged", "TasksReassigned", "LeaderNotified", "MassStaleSuspected",
                 "SessionRotationRequested", "AdminKeyMinted", "AgentRestartRequested", "HostLeaseExpired",
                 "HostLeaseRestored", "AgentAwaitingInput", "AgentInputResumed", "AgentStalled",
-                "AgentProgressResumed", "AgentFlapping", "AgentFlappingResolved");
+                "AgentProgressResumed", "AgentParked", "AgentResumed", "AgentFlapping", "AgentFlappingResolved");
         Set<String> catalogue = new TreeSet<>(catalogueTypes());
         Set<String> classified = new TreeSet<>(oneTeams);
         classified.addAll(FLEET_TYPES);

@@ -1,0 +1,107 @@
+package io.lifeline.client.daemon;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lifeline.client.LifelineClient;
+import io.lifeline.client.LocalHarness;
+import io.lifeline.client.model.AgentView;
+import io.lifeline.client.model.EventQuery;
+import io.lifeline.client.model.RegisterAgent;
+import io.lifeline.local.app.LifelineLocal;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Parked at a usage limit under the daemon, with a stand-in command and hooks posted to its channel as Claude Code
+ * posts them: a {@code StopFailure} of a {@code rate_limit} parks the agent until the reset its message names (one
+ * write, sent with its next beat), its {@code SessionEnd} is no leave and its exit no crash, and at the reset the
+ * daemon starts the command again and ends the park (one {@code AgentParked}, one {@code AgentResumed}).
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+@Tag("e2e")
+class HookParkTest {
+    @AutoClose
+    private static final LifelineLocal local = LocalHarness.started();
+    private static final LifelineClient client = LocalHarness.client(local);
+    private static final HttpClient http = HttpClient.newHttpClient();
+
+    @TempDir
+    Path dir;
+
+    private static void post(LocalBeats channel, String agent, String event, String extra) throws Exception {
+        HttpRequest r = HttpRequest.newBuilder(URI.create(channel.url() + "/hooks/claude-code"))
+                .POST(HttpRequest.BodyPublishers.ofString("{\"session_id\":\"3f1c0d52-7a7e-4c43-9a55-0c6a3b1f0e11\","
+                        + "\"hook_event_name\":\"" + event + "\"" + extra + "}"))
+                .header("Content-Type", "application/json").header(LocalBeats.AGENT_HEADER, agent).build();
+        assertEquals(200, http.send(r, HttpResponse.BodyHandlers.ofString()).statusCode());
+    }
+
+    private static long events(String agent, String type) {
+        return client.events(EventQuery.all().withAgent(agent).withType(type)).events().size();
+    }
+
+    @Test
+    void aUsageLimit_parksTheAgent_itsEndIsNoLeaveNorCrash_andTheResetRestartsIt() throws Exception {
+        String a = "hp-limit";
+        client.register(RegisterAgent.of(a, a, "worker").withHost("host-hp"));
+        try (LocalBeats channel = LocalBeats.start(List.of(a), Clock.systemUTC()).beatsFromProcesses(true);
+             CommandProcesses p = new CommandProcesses(Map.of(a, "exec sleep 300"), Map.of(), dir);
+             HostDaemon d = HostDaemon.builder(client, "host-hp", p).agents(List.of(a)).localBeats(channel)
+                     .interval(Duration.ofMinutes(10)).build()) {
+            p.onExit(d::processExited);
+            p.startAll();
+            d.start();
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(20), () -> "ready".equals(client.agent(a).status())));
+            post(channel, a, "UserPromptSubmit", ",\"prompt\":\"work\"");
+            Instant reported = Instant.now();
+            post(channel, a, "StopFailure", ",\"error\":\"rate_limit\",\"last_assistant_message\":\"API Error: "
+                    + "Request rejected (429) \\u00b7 Rate limit reached. Please try again in 4s.\"");
+            post(channel, a, "SessionEnd", ",\"reason\":\"other\"");
+            d.runOnce();
+            AgentView parked = client.agent(a);
+            assertNotNull(parked.parked(), "parked by the daemon's beat");
+            Duration wait = Duration.between(reported, parked.parked().until());
+            assertTrue(wait.compareTo(Duration.ofSeconds(3)) >= 0 && wait.compareTo(Duration.ofSeconds(6)) <= 0,
+                    "until the reset its message names: " + wait);
+            assertTrue(parked.alive(), "its SessionEnd is no leave while parked: " + parked.status());
+
+            long pid = p.pid(a);
+            ProcessHandle.of(pid).orElseThrow().destroy();
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(10), () -> !p.isRunning(a)));
+            TickReport r = d.runOnce();
+            assertTrue(r.crashesReported().isEmpty() && r.restarted().isEmpty(), "its exit is no crash: " + r);
+            assertTrue(client.agent(a).alive());
+
+            TickReport[] restart = {null};
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(15), () -> {
+                TickReport t = d.runOnce();
+                restart[0] = t.restarted().isEmpty() ? null : t;
+                return restart[0] != null;
+            }), "restarted at the reset");
+            assertTrue(Instant.now().isAfter(parked.parked().until()), "not before the reset");
+            assertTrue(p.isRunning(a) && p.pid(a) != pid, "a new process");
+            assertNull(client.agent(a).parked(), "the park ended with the restart's beat");
+            assertTrue(client.allTransitions(a).stream().noneMatch(t -> t.to().startsWith("dead")
+                    || "offline".equals(t.to())), "never dead nor offline: " + client.allTransitions(a));
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(20), () -> events(a, "AgentParked") == 1
+                    && events(a, "AgentResumed") == 1));
+        }
+    }
+}
