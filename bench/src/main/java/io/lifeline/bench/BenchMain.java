@@ -15,7 +15,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * {@code java -jar bench/target/lifeline-bench.jar [--quick] [--only=1,2,...] [--sizes=1000,10000]
- * [--history-agents=N] [--engine-agents=N] [--engine-history-agents=N]}: measures the figures of
+ * [--history-agents=N] [--engine-agents=N] [--engine-history-agents=N] [--million-sizes=N,...]}: measures the figures of
  * BENCHMARKS.md side by side with their references, prints the table and writes bench/results/latest.json.
  * Exits 0 when it ran; it asserts no timings.
  */
@@ -31,6 +31,7 @@ public final class BenchMain {
         int[] sizes = null;
         int historyAgents = -1;
         EngineBench.Sizes engineSizes = EngineBench.Sizes.full();
+        int[] millionSizes = {10_000, 100_000, 1_000_000};
         List<Integer> only = new ArrayList<>();
         Path out = null;
         for (String a : args) {
@@ -51,11 +52,15 @@ public final class BenchMain {
             } else if (a.startsWith("--engine-history-agents=")) {
                 engineSizes = new EngineBench.Sizes(engineSizes.agents(), Integer.parseInt(a.substring(24)),
                         engineSizes.memoryUpdates(), engineSizes.durableUpdates());
+            } else if (a.startsWith("--million-sizes=")) {
+                millionSizes = Arrays.stream(a.substring(16).split(",")).mapToInt(x -> Integer.parseInt(x.trim()))
+                        .toArray();
             } else if (a.startsWith("--out=")) {
                 out = Path.of(a.substring(6));
             } else {
-                System.err.println("usage: java -jar lifeline-bench.jar [--quick] [--only=1,2,3,4,5,6,7,8] [--sizes=N,...] "
-                        + "[--history-agents=N] [--engine-agents=N] [--engine-history-agents=N] [--out=file]");
+                System.err.println("usage: java -jar lifeline-bench.jar [--quick] [--only=1,2,3,4,5,6,7,8,9] [--sizes=N,...] "
+                        + "[--history-agents=N] [--engine-agents=N] [--engine-history-agents=N] [--million-sizes=N,...] "
+                        + "[--out=file]");
                 System.exit(2);
             }
         }
@@ -108,6 +113,12 @@ public final class BenchMain {
             EngineBench.run(report, quick ? new EngineBench.Sizes(engineSizes.agents() / 10,
                     engineSizes.historyAgents() / 10, engineSizes.memoryUpdates() / 10,
                     engineSizes.durableUpdates() / 10) : engineSizes);
+        }
+        if (all || only.contains(9)) {
+            section("9 a million agents on Local");
+            // Quick: the two smaller sizes, a team of 10,000 for the dashboard.
+            MillionBench.run(report, quick ? new int[] {10_000, 100_000} : millionSizes,
+                    quick ? 10_000 : 100_000, quick ? 4_000 : 20_000);
         }
         if (all || only.contains(6)) {
             section("6 cost model");

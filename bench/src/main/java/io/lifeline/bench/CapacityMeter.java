@@ -14,6 +14,8 @@ import software.amazon.awssdk.core.SdkRequest;
 import software.amazon.awssdk.core.SdkResponse;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.BatchGetItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.BatchGetItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.ConsumedCapacity;
 import software.amazon.awssdk.services.dynamodb.model.DeleteItemRequest;
@@ -160,6 +162,8 @@ public final class CapacityMeter {
             return t.toBuilder().returnConsumedCapacity(idx).build();
         } else if (r instanceof BatchWriteItemRequest b) {
             return b.toBuilder().returnConsumedCapacity(idx).build();
+        } else if (r instanceof BatchGetItemRequest b) {
+            return b.toBuilder().returnConsumedCapacity(idx).build();
         }
         return r;
     }
@@ -198,6 +202,8 @@ public final class CapacityMeter {
         } else if (response instanceof TransactGetItemsResponse t) {
             return t.hasConsumedCapacity() ? t.consumedCapacity() : null;
         } else if (response instanceof BatchWriteItemResponse b) {
+            return b.hasConsumedCapacity() ? b.consumedCapacity() : null;
+        } else if (response instanceof BatchGetItemResponse b) {
             return b.hasConsumedCapacity() ? b.consumedCapacity() : null;
         }
         return null;

@@ -272,12 +272,12 @@ public final class EngineBench {
         return ManagementFactory.getMemoryPoolMXBeans().stream().filter(p -> p.getType() == MemoryType.HEAP).toList();
     }
 
-    private static void resetPeaks() {
+    static void resetPeaks() {
         heapPools().forEach(MemoryPoolMXBean::resetPeakUsage);
     }
 
     /** The sum of the heap pools' peaks since the reset: at least the peak of their total, never less. */
-    private static long peakHeap() {
+    static long peakHeap() {
         return heapPools().stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum();
     }
 

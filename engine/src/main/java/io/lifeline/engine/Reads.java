@@ -98,10 +98,10 @@ final class Reads {
         }
 
         /** Reads one entry; answers false once the page is full. */
-        boolean read(Map<String, AttributeValue> stored) {
-            Map<String, AttributeValue> item = index == null ? stored : table.project(index, stored);
+        boolean read(Sorted.Entry e) {
+            Map<String, AttributeValue> item = index == null ? e.item() : table.project(index, e.item());
             scanned++;
-            bytes += Values.itemSize(item);
+            bytes += index == null ? e.bytes() : Values.itemSize(item);
             if (filter == null || Evaluator.test(filter, item)) {
                 items.add(projection == null ? item : Documents.project(item, projection));
             }
@@ -224,7 +224,7 @@ final class Reads {
             if (where > 0) {
                 break;
             }
-            if (where == 0 && !p.read(e.item())) {
+            if (where == 0 && !p.read(e)) {
                 break;
             }
         }
@@ -297,7 +297,7 @@ final class Reads {
             if (at > segment) {
                 return;
             }
-            if (at == segment && !p.read(e.item())) {
+            if (at == segment && !p.read(e)) {
                 return;
             }
         }

@@ -33,13 +33,21 @@ abstract class Sorted {
         }
     }
 
-    /** One entry met by a scan: where it is, and the item. */
-    record Entry(Partition partition, Position position, Map<String, AttributeValue> item) {
+    /**
+     * One entry met by a scan: where it is, the item, and the item's size ({@link Values#itemSize}) when the kind
+     * kept it (-1 when not).
+     */
+    record Entry(Partition partition, Position position, Map<String, AttributeValue> item, long size) {
+        /** The item's size, kept or computed. */
+        long bytes() {
+            return size >= 0 ? size : Values.itemSize(item);
+        }
     }
 
     abstract Map<String, AttributeValue> get(Partition p, Position pos);
 
-    abstract void put(Partition p, Position pos, Map<String, AttributeValue> item);
+    /** Stores the item; {@code size} is its {@link Values#itemSize} if the caller knows it (-1 if not). */
+    abstract void put(Partition p, Position pos, Map<String, AttributeValue> item, long size);
 
     abstract void remove(Partition p, Position pos);
 
@@ -57,36 +65,44 @@ abstract class Sorted {
      */
     abstract Iterator<Entry> from(Partition from, Position after);
 
-    /** The kind for an engine without a data dir: tree maps in memory. */
+    /**
+     * The kind for an engine without a data dir: tree maps in memory, each item kept with its size, so a Scan or
+     * Query page counts its bytes without walking every item again (sizing was most of a Scan's time).
+     */
     static final class InMemory extends Sorted {
+        /** An item and its size (-1: not known). */
+        private record Held(Map<String, AttributeValue> item, long size) {
+        }
+
         /** Partitions in scan order, for Scan. */
-        private final TreeMap<Partition, TreeMap<Position, Map<String, AttributeValue>>> partitions = new TreeMap<>();
+        private final TreeMap<Partition, TreeMap<Position, Held>> partitions = new TreeMap<>();
         /** The same partitions by key, so a point read or write finds its partition without walking the tree. */
-        private final HashMap<Partition, TreeMap<Position, Map<String, AttributeValue>>> byKey = new HashMap<>();
+        private final HashMap<Partition, TreeMap<Position, Held>> byKey = new HashMap<>();
         private long count;
 
         @Override
         Map<String, AttributeValue> get(Partition p, Position pos) {
-            TreeMap<Position, Map<String, AttributeValue>> part = byKey.get(p);
-            return part == null ? null : part.get(pos);
+            TreeMap<Position, Held> part = byKey.get(p);
+            Held h = part == null ? null : part.get(pos);
+            return h == null ? null : h.item();
         }
 
         @Override
-        void put(Partition p, Position pos, Map<String, AttributeValue> item) {
-            TreeMap<Position, Map<String, AttributeValue>> part = byKey.get(p);
+        void put(Partition p, Position pos, Map<String, AttributeValue> item, long size) {
+            TreeMap<Position, Held> part = byKey.get(p);
             if (part == null) {
                 part = new TreeMap<>();
                 byKey.put(p, part);
                 partitions.put(p, part);
             }
-            if (part.put(pos, item) == null) {
+            if (part.put(pos, new Held(item, size)) == null) {
                 count++;
             }
         }
 
         @Override
         void remove(Partition p, Position pos) {
-            TreeMap<Position, Map<String, AttributeValue>> part = byKey.get(p);
+            TreeMap<Position, Held> part = byKey.get(p);
             if (part != null && part.remove(pos) != null) {
                 count--;
                 if (part.isEmpty()) {
@@ -103,14 +119,14 @@ abstract class Sorted {
 
         @Override
         Iterator<Entry> within(Partition p, Position after, boolean forward) {
-            NavigableMap<Position, Map<String, AttributeValue>> part = byKey.get(p);
+            NavigableMap<Position, Held> part = byKey.get(p);
             if (part == null) {
                 return Collections.emptyIterator();
             }
             if (after != null) {
                 part = forward ? part.tailMap(after, false) : part.headMap(after, false);
             }
-            Iterator<Map.Entry<Position, Map<String, AttributeValue>>> it =
+            Iterator<Map.Entry<Position, Held>> it =
                     (forward ? part : part.descendingMap()).entrySet().iterator();
             return new Iterator<>() {
                 @Override
@@ -120,30 +136,33 @@ abstract class Sorted {
 
                 @Override
                 public Entry next() {
-                    Map.Entry<Position, Map<String, AttributeValue>> e = it.next();
-                    return new Entry(p, e.getKey(), e.getValue());
+                    Map.Entry<Position, Held> e = it.next();
+                    return new Entry(p, e.getKey(), e.getValue().item(), e.getValue().size());
                 }
             };
         }
 
         @Override
         Iterator<Entry> from(Partition from, Position after) {
-            Iterator<Map.Entry<Partition, TreeMap<Position, Map<String, AttributeValue>>>> parts =
+            Iterator<Map.Entry<Partition, TreeMap<Position, Held>>> parts =
                     partitions.tailMap(from, true).entrySet().iterator();
             return new Iterator<>() {
                 private Partition current;
-                private Iterator<Map.Entry<Position, Map<String, AttributeValue>>> inPart =
+                /** Only the first partition met can be {@code from}: later ones need no comparing. */
+                private boolean first = true;
+                private Iterator<Map.Entry<Position, Held>> inPart =
                         Collections.emptyIterator();
 
                 @Override
                 public boolean hasNext() {
                     while (!inPart.hasNext() && parts.hasNext()) {
-                        Map.Entry<Partition, TreeMap<Position, Map<String, AttributeValue>>> e = parts.next();
+                        Map.Entry<Partition, TreeMap<Position, Held>> e = parts.next();
                         current = e.getKey();
-                        NavigableMap<Position, Map<String, AttributeValue>> part = e.getValue();
-                        if (after != null && current.equals(from)) {
+                        NavigableMap<Position, Held> part = e.getValue();
+                        if (first && after != null && current.equals(from)) {
                             part = part.tailMap(after, false);
                         }
+                        first = false;
                         inPart = part.entrySet().iterator();
                     }
                     return inPart.hasNext();
@@ -154,8 +173,8 @@ abstract class Sorted {
                     if (!hasNext()) {
                         throw new NoSuchElementException();
                     }
-                    Map.Entry<Position, Map<String, AttributeValue>> e = inPart.next();
-                    return new Entry(current, e.getKey(), e.getValue());
+                    Map.Entry<Position, Held> e = inPart.next();
+                    return new Entry(current, e.getKey(), e.getValue().item(), e.getValue().size());
                 }
             };
         }

@@ -130,7 +130,7 @@ final class Stored extends Sorted {
     }
 
     @Override
-    void put(Partition p, Position pos, Map<String, AttributeValue> item) {
+    void put(Partition p, Position pos, Map<String, AttributeValue> item, long size) {
         map.put(new Slot(p, pos), Codec.encode(item));
     }
 
@@ -172,7 +172,7 @@ final class Stored extends Sorted {
                     if (only != null && only.compareTo(s.partition()) != 0) {
                         return null;
                     }
-                    return new Entry(s.partition(), s.position(), Codec.decode(c.getValue()));
+                    return new Entry(s.partition(), s.position(), Codec.decode(c.getValue()), -1);
                 }
                 return null;
             }

@@ -1,6 +1,5 @@
 package io.lifeline.engine;
 
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,6 +53,8 @@ final class Table {
     Durable log;
     /** The table's items' size in bytes, kept as they are written (DescribeTable's TableSizeBytes). */
     long bytes;
+    /** The table's key attribute names, hash first (every write checks its key against them). */
+    private final List<String> keyNames;
     /** Makes the entries of the table ("") or of an index (its name). */
     final Function<String, Sorted> storage;
 
@@ -66,6 +67,7 @@ final class Table {
         this.range = range;
         this.types = types;
         this.created = created;
+        this.keyNames = range == null ? List.of(hash) : List.of(hash, range);
     }
 
     Partition partition(Map<String, AttributeValue> key) {
@@ -106,7 +108,8 @@ final class Table {
                 }
             }
         }
-        bytes += (item == null ? 0 : Values.itemSize(item)) - (old == null ? 0 : Values.itemSize(old));
+        long size = item == null ? 0 : Values.itemSize(item);
+        bytes += size - (old == null ? 0 : Values.itemSize(old));
         if (log != null) {
             log.written(this, key, item);
         }
@@ -114,10 +117,10 @@ final class Table {
             items.remove(p, pos);
             return;
         }
-        items.put(p, pos, item);
+        items.put(p, pos, item, size);
         for (Index ix : indexes.values()) {
             if (inIndex(ix, item)) {
-                ix.entries.put(indexPartition(ix, item), indexPosition(ix, item), item);
+                ix.entries.put(indexPartition(ix, item), indexPosition(ix, item), item, -1);
             }
         }
     }
@@ -172,11 +175,6 @@ final class Table {
 
     /** The attribute names that form a key of the table or any index (updates may not change the table's). */
     List<String> keyNames() {
-        List<String> out = new ArrayList<>();
-        out.add(hash);
-        if (range != null) {
-            out.add(range);
-        }
-        return out;
+        return keyNames;
     }
 }

@@ -222,9 +222,36 @@ public final class Values {
     public static int compare(AttributeValue a, AttributeValue b) {
         return switch (type(a)) {
             case "N" -> number(a.n()).compareTo(number(b.n()));
-            case "S" -> compareBytes(a.s().getBytes(StandardCharsets.UTF_8), b.s().getBytes(StandardCharsets.UTF_8));
+            case "S" -> compareStrings(a.s(), b.s());
             default -> compareBytes(a.b().asByteArrayUnsafe(), b.b().asByteArrayUnsafe());
         };
+    }
+
+    /**
+     * Two strings in the order of their UTF-8 bytes, without encoding them: up to the first char that differs, UTF-16
+     * and UTF-8 order agree unless a surrogate is involved, and then (or when one string ends in the middle of a
+     * pair) the bytes decide. Every key lookup of a table compares keys this way.
+     */
+    static int compareStrings(String a, String b) {
+        int n = Math.min(a.length(), b.length());
+        for (int i = 0; i < n; i++) {
+            char x = a.charAt(i);
+            char y = b.charAt(i);
+            if (x != y) {
+                if (Character.isSurrogate(x) || Character.isSurrogate(y)) {
+                    return utf8Order(a, b);
+                }
+                return x < y ? -1 : 1;
+            }
+        }
+        if (n > 0 && Character.isSurrogate(a.charAt(n - 1))) {
+            return utf8Order(a, b);
+        }
+        return Integer.compare(a.length(), b.length());
+    }
+
+    private static int utf8Order(String a, String b) {
+        return compareBytes(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
     }
 
     /** Unsigned lexicographic order, DynamoDB's order of strings (as UTF-8) and binaries. */
@@ -281,12 +308,51 @@ public final class Values {
 
     /** A number's size: (significant digits + 1) / 2 + 1 bytes, leading and trailing zeros not counted. */
     public static long numberSize(String n) {
+        int plain = plainDigits(n);
+        if (plain >= 0) {
+            return plain == 0 ? 2 : (plain + 1) / 2 + 1;
+        }
         BigDecimal d = number(n);
         if (d.signum() == 0) {
             return 2;
         }
         int digits = d.stripTrailingZeros().precision();
         return (digits + 1) / 2 + 1;
+    }
+
+    /**
+     * The significant digits of a plain decimal ({@code -?digits[.digits]}, no exponent, at most 38 characters, so
+     * within DynamoDB's precision and range), leading and trailing zeros not counted (0 for zero); -1 for any other
+     * form, which {@link #numberSize} then reads as a BigDecimal. Sizing every number of every item read by a Scan
+     * dominated it while each went through BigDecimal.
+     */
+    static int plainDigits(String n) {
+        int len = n.length();
+        int i = len > 0 && n.charAt(0) == '-' ? 1 : 0;
+        if (len > 38 || i == len) {
+            return -1;
+        }
+        int first = -1;
+        int last = -1;
+        int digits = 0;
+        int point = -1;
+        for (int k = i; k < len; k++) {
+            char c = n.charAt(k);
+            if (c == '.' && point < 0 && k > i && k < len - 1) {
+                point = k;
+            } else if (c >= '0' && c <= '9') {
+                if (c != '0') {
+                    if (first < 0) {
+                        first = digits;
+                    }
+                    last = digits;
+                }
+                digits++;
+            } else {
+                return -1;
+            }
+        }
+        return first < 0 ? 0 : last - first + 1;
     }
 
     /** UTF-8 length of a string. */

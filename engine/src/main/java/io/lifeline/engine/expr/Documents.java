@@ -136,6 +136,17 @@ public final class Documents {
      * the elements asked for, in index order; a path that leads nowhere adds nothing.
      */
     public static Map<String, AttributeValue> project(Map<String, AttributeValue> item, List<Path> paths) {
+        if (topLevel(paths)) {
+            // the common case (a Scan's or Query's plain attribute names): no tree to build, the values shared
+            Map<String, AttributeValue> out = new LinkedHashMap<>();
+            for (Path p : paths) {
+                AttributeValue v = item.get(p.root());
+                if (v != null) {
+                    out.put(p.root(), v);
+                }
+            }
+            return out;
+        }
         Map<String, Object> tree = new LinkedHashMap<>();
         for (Path p : paths) {
             AttributeValue v = get(item, p);
@@ -148,6 +159,15 @@ public final class Documents {
             out.put(e.getKey(), build(e.getValue()));
         }
         return out;
+    }
+
+    private static boolean topLevel(List<Path> paths) {
+        for (Path p : paths) {
+            if (p.elements().size() != 1) {
+                return false;
+            }
+        }
+        return true;
     }
 
     @SuppressWarnings("unchecked")

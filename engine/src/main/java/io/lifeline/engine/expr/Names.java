@@ -87,6 +87,9 @@ public final class Names {
 
     /** After every expression of the request is parsed: refuses names and values none used. */
     public void requireAllUsed() {
+        if (usedValues.size() == values.size() && usedNames.size() == names.size()) {
+            return; // each used one was looked up in its map: as many used as given means every one was
+        }
         Set<String> unusedValues = new TreeSet<>(values.keySet());
         unusedValues.removeAll(usedValues);
         if (!unusedValues.isEmpty()) {

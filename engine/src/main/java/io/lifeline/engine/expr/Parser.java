@@ -27,6 +27,10 @@ import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 public final class Parser {
     private static final Set<String> CONDITION_FUNCTIONS =
             Set.of("attribute_exists", "attribute_not_exists", "attribute_type", "begins_with", "contains");
+    private static final Set<String> CLAUSES = Set.of("SET", "REMOVE", "ADD", "DELETE");
+    private static final Set<String> ADD_TYPES = Set.of("N", "SS", "NS", "BS");
+    private static final Set<String> SET_TYPES = Set.of("SS", "NS", "BS");
+    private static final Set<String> COMPARISONS = Set.of("=", "<>", "<", "<=", ">", ">=");
     private static final Set<String> TYPES = Set.of("S", "SS", "N", "NS", "B", "BS", "BOOL", "NULL", "L", "M");
     private final List<Token> tokens;
     private final String source;
@@ -57,7 +61,7 @@ public final class Parser {
         while (!p.atEnd()) {
             Token t = p.next();
             String clause = t.text.toUpperCase(Locale.ROOT);
-            if (t.kind != Kind.WORD || !Set.of("SET", "REMOVE", "ADD", "DELETE").contains(clause)) {
+            if (t.kind != Kind.WORD || !CLAUSES.contains(clause)) {
                 throw p.syntax(t);
             }
             if (!clauses.add(clause)) {
@@ -99,7 +103,7 @@ public final class Parser {
             case "ADD" -> {
                 Literal v = literal("ADD");
                 String type = Values.type(v.value());
-                if (!Set.of("N", "SS", "NS", "BS").contains(type)) {
+                if (!ADD_TYPES.contains(type)) {
                     throw Errors.validation(prefix + "Incorrect operand type for operator or function; operator: ADD, "
                             + "operand type: " + Values.typeName(v.value()));
                 }
@@ -107,7 +111,7 @@ public final class Parser {
             }
             default -> {
                 Literal v = literal("DELETE");
-                if (!Set.of("SS", "NS", "BS").contains(Values.type(v.value()))) {
+                if (!SET_TYPES.contains(Values.type(v.value()))) {
                     throw Errors.validation(prefix + "Incorrect operand type for operator or function; operator: DELETE,"
                             + " operand type: " + Values.typeName(v.value()));
                 }
@@ -232,7 +236,7 @@ public final class Parser {
             }
             return new Ast.In(left, candidates);
         }
-        if (op.kind != Kind.PUNCT || !Set.of("=", "<>", "<", "<=", ">", ">=").contains(op.text)) {
+        if (op.kind != Kind.PUNCT || !COMPARISONS.contains(op.text)) {
             throw syntax(op);
         }
         return new Ast.Compare(op.text, left, conditionOperand());
