@@ -3,7 +3,7 @@ package io.lifeline.bench;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
 import io.lifeline.agent.HostLease;
 import io.lifeline.engine.Engine;
-import io.lifeline.store.Tables;
+import io.lifeline.store.dynamo.Tables;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -4,7 +4,6 @@ import io.lifeline.agent.Agent;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Liveness;
 import io.lifeline.store.agent.AgentStore;
-import java.util.List;
 
 /**
  * Agents as the API shows them (GET agent; the team's list, a page at a time, is {@link AgentPages}'s): the store

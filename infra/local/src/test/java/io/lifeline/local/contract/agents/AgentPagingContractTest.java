@@ -12,7 +12,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.lifeline.auth.Scope;
 import io.lifeline.local.contract.hosts.HostLeaseTest;
 import io.lifeline.local.stack.ReadMeter;
-import io.lifeline.local.stack.Team;
 import io.lifeline.local.stack.TestStack;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

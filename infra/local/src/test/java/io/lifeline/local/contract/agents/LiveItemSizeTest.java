@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lifeline.local.stack.TestStack;
-import io.lifeline.store.agent.AgentStore;
 import io.lifeline.store.outbox.OutboxMarks;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -13,7 +13,6 @@ import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.TransitionTable;
 import io.lifeline.agent.Trigger;
 import io.lifeline.local.stack.TestStack;
-import io.lifeline.store.agent.AgentStore;
 import io.lifeline.store.agent.AgentWrites;
 import java.util.ArrayList;
 import java.util.HashSet;
