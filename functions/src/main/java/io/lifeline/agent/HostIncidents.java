@@ -3,6 +3,7 @@ package io.lifeline.agent;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -112,8 +113,10 @@ public final class HostIncidents {
      */
     public static List<Group> groups(List<HostLease.Seen> leases, List<HostLease.Expired> expired) {
         Map<String, Set<String>> byTeam = new LinkedHashMap<>();
+        Map<String, List<HostLease.Seen>> leasesOf = new HashMap<>();
         for (HostLease.Seen l : leases) {
             byTeam.computeIfAbsent(l.team(), k -> new HashSet<>()).add(l.hostId());
+            leasesOf.computeIfAbsent(l.team(), k -> new ArrayList<>()).add(l);
         }
         Map<String, List<HostLease.Expired>> members = new LinkedHashMap<>();
         for (HostLease.Expired e : expired) {
@@ -127,8 +130,8 @@ public final class HostIncidents {
             String host = key.substring(key.indexOf('\n') + 1);
             list.sort(Comparator.comparing((HostLease.Expired e) -> leaseNumber(e.lease().hostId(), host)));
             HostLease.Seen lead = null;
-            for (HostLease.Seen l : leases) {
-                if (l.team().equals(team) && silent(l)
+            for (HostLease.Seen l : leasesOf.getOrDefault(team, List.of())) { // the team's own, not the fleet's
+                if (silent(l)
                         && physicalHost(l.hostId(), byTeam.get(team)).equals(host)
                         && (lead == null || l.expiredAt().isBefore(lead.expiredAt())
                         || (l.expiredAt().equals(lead.expiredAt())
