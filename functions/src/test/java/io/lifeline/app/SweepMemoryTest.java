@@ -34,6 +34,8 @@ class SweepMemoryTest {
     private static final int TEAM_SIZE = 100;
     private static final int LEASE_SIZE = 25;
     private static final long STALE_AFTER_MS = 60_000;
+    /** How far apart two reads of the heap after collections can be with nothing changed between them. */
+    private static final long HEAP_NOISE_BYTES = 512 * 1024;
     /** Keeps the intake reachable while the heap is read with it. */
     private static volatile SweepIntake held;
 
@@ -58,14 +60,20 @@ class SweepMemoryTest {
             System.out.printf("sweep intake at %,d agents: %,d facts (%.3f per agent), %,d bytes retained"
                     + " (%.1f per agent)%n", k.agents(), k.facts(), k.factsPerAgent(), k.bytes(), k.bytesPerAgent());
         }
-        for (Kept k : kept.subList(1, kept.size())) {
+        for (int i = 1; i < kept.size(); i++) {
+            Kept k = kept.get(i);
+            Kept before = kept.get(i - 1);
+            // The intake's own count is exact: the same facts per agent at every size.
             assertEquals(small.factsPerAgent(), k.factsPerAgent(), 0.01,
                     "facts kept per agent at " + k.agents() + " against " + small.agents());
             // Keeping every alive agent's record (about 270 bytes: its ids, two instants, its source) would be over.
             assertTrue(k.bytesPerAgent() < 150, "bytes retained per agent at " + k.agents() + ": " + k.bytesPerAgent());
-            assertTrue(k.bytesPerAgent() <= small.bytesPerAgent() * 1.25 + 8,
+            // Retained heap is read after collections, which leave a few hundred KB either way: that much, spread
+            // over the smaller fleet's agents, is allowed on top of a quarter's growth (at 8,000 agents it is 65 bytes
+            // an agent, at 32,000 16), so a size's figure is held to the one before it, not to the noise.
+            assertTrue(k.bytesPerAgent() <= before.bytesPerAgent() * 1.25 + (double) HEAP_NOISE_BYTES / before.agents(),
                     "bytes retained per agent at " + k.agents() + " (" + k.bytesPerAgent() + ") against "
-                            + small.agents() + " (" + small.bytesPerAgent() + ")");
+                            + before.agents() + " (" + before.bytesPerAgent() + ")");
         }
     }
 
