@@ -61,32 +61,119 @@ final class OutboxLagBench {
                         "{\"agentId\":\"lag-" + i + "\",\"name\":\"lag" + i + "\",\"role\":\"bench\"}");
                 call(http, base, key, "/v1/teams/local/agents/lag-" + i + "/join", null);
             }
-            Map<String, long[]> stages = new ConcurrentHashMap<>();
-            local.pump().observe((functionId, records, readAt, invokedAt, returnedAt) -> {
-                if (!"PublisherFunction".equals(functionId)) {
-                    return;
-                }
-                for (var rec : records) {
-                    var image = rec.dynamodb().newImage();
-                    if (image == null || !image.containsKey("tseq") || !image.containsKey("pk")) {
-                        continue;
-                    }
-                    String pk = image.get("pk").s();
-                    String agent = pk.substring(pk.indexOf("#AGENT#") + "#AGENT#".length());
-                    stages.put(agent + "#" + image.get("tseq").n(),
-                            new long[] {readAt, invokedAt, returnedAt, records.size()});
-                }
-            });
+            Map<String, long[]> stages = observeStages(local);
             Map<String, Long> callsBefore = local.pump().streamCalls();
             long invocationsBefore = local.pump().invocations("PublisherFunction");
             double loadBefore = loadAverage();
             int before = local.bus().delivered().size();
             long startMs = System.currentTimeMillis();
-            ExecutorService pool = Executors.newFixedThreadPool(SENDERS);
-            AtomicLong sent = new AtomicLong();
-            AtomicInteger failed = new AtomicInteger();
-            List<Double> answers = Collections.synchronizedList(new ArrayList<>());
+            Beats beats = new Beats();
             long gcBefore = gcMillis();
+            double achieved = beats.send(http, base, key, seconds, beatsPerSecond, changesPerSecond);
+            Thread.sleep(3_000); // the last changes' events
+            double loadAfter = loadAverage();
+            long gcDuring = gcMillis() - gcBefore;
+            Changes ch = Changes.read(local.bus().delivered(), before, startMs, stages);
+            String load = String.format("%.0f beats/s, %d changes/s, %d s", achieved, changesPerSecond, seconds);
+            var details = r.details().putObject("outboxLag").put("beatsPerSecondAchieved", achieved)
+                    .put("changes", ch.lags.size()).put("failedBeats", beats.failed.get())
+                    .put("loadAverageBefore", loadBefore).put("loadAverageAfter", loadAfter)
+                    .put("streamRecordsRead", local.pump().recordsRead())
+                    .put("publisherInvocations", local.pump().invocations("PublisherFunction"))
+                    .put("publisherRecords", local.pump().recordsDelivered("PublisherFunction"));
+            List<Double> answered = new ArrayList<>(beats.answers);
+            Collections.sort(answered);
+            if (!answered.isEmpty()) {
+                details.putObject("heartbeatAnswerMs").put("p50", pct(answered, 50)).put("p99", pct(answered, 99))
+                        .put("max", answered.get(answered.size() - 1));
+            }
+            details.put("gcMillisDuringRun", gcDuring);
+            var timeline = details.putObject("worstLagBySecondOfRun");
+            ch.worstBySecond.forEach((sec, ms) -> timeline.put(Long.toString(sec), ms));
+            var calls = details.putObject("streamCallsDuringRun");
+            local.pump().streamCalls().forEach((op, n) -> calls.put(op, n - callsBefore.getOrDefault(op, 0L)));
+            long invocations = local.pump().invocations("PublisherFunction") - invocationsBefore;
+            details.put("publisherInvocationsDuringRun", invocations);
+            if (!ch.waits.isEmpty()) {
+                var stage = details.putObject("stagesMs");
+                stage.putObject("atToStreamRead").put("p50", pct(ch.waits, 50)).put("p99", pct(ch.waits, 99));
+                stage.putObject("readToPublisherInvoked").put("p50", pct(ch.filters, 50))
+                        .put("p99", pct(ch.filters, 99));
+                stage.putObject("invokedToBus").put("p50", pct(ch.publishes, 50)).put("p99", pct(ch.publishes, 99));
+                stage.putObject("batchSize").put("p50", pct(ch.batches, 50))
+                        .put("max", ch.batches.get(ch.batches.size() - 1));
+            }
+            if (ch.lags.isEmpty()) {
+                r.note("figure 7: no status change reached the bus during the run");
+                return;
+            }
+            String loadAvg = String.format("load avg %.1f -> %.1f", loadBefore, loadAfter);
+            report(r, local, ch, load, loadAvg, answered, invocations, calls);
+            if (beats.failed.get() > 0) {
+                r.note("figure 7: " + beats.failed.get() + " heartbeats were not answered 200");
+            }
+        }
+    }
+
+    /** Per status change (agent#seq), when the publisher's stream read it, invoked it, returned, and its batch size. */
+    private static Map<String, long[]> observeStages(LifelineLocal local) {
+        Map<String, long[]> stages = new ConcurrentHashMap<>();
+        local.pump().observe((functionId, records, readAt, invokedAt, returnedAt) -> {
+            if (!"PublisherFunction".equals(functionId)) {
+                return;
+            }
+            for (var rec : records) {
+                var image = rec.dynamodb().newImage();
+                if (image == null || !image.containsKey("tseq") || !image.containsKey("pk")) {
+                    continue;
+                }
+                String pk = image.get("pk").s();
+                String agent = pk.substring(pk.indexOf("#AGENT#") + "#AGENT#".length());
+                stages.put(agent + "#" + image.get("tseq").n(),
+                        new long[] {readAt, invokedAt, returnedAt, records.size()});
+            }
+        });
+        return stages;
+    }
+
+    /** Figure 7's rows: the lag's percentiles, then its stages and the run's heartbeat answers. */
+    private static void report(Report r, LifelineLocal local, Changes ch, String load, String loadAvg,
+                               List<Double> answered, long invocations, JsonNode calls) {
+        List<Double> lags = ch.lags;
+        r.add("7", "outbox lag p50 (" + load + ")", pct(lags, 50), "ms", loadAvg, Double.NaN, "-", null);
+        r.add("7", "outbox lag p99 (" + load + ")", pct(lags, 99), "ms", loadAvg, Double.NaN, "<= 2000",
+                pct(lags, 99) <= 2000);
+        r.add("7", "outbox lag max (" + lags.size() + " changes)", lags.get(lags.size() - 1), "ms", "-", null);
+        r.add("7", "publisher records / stream records", local.pump().recordsDelivered("PublisherFunction"),
+                "records", "of " + local.pump().recordsRead() + " read", null);
+        if (!ch.waits.isEmpty()) {
+            r.add("7", "  stage: at -> stream read p50 / p99", pct(ch.waits, 50), "ms", "p99", pct(ch.waits, 99),
+                    "-", null);
+            r.add("7", "  stage: read -> publisher invoked p50 / p99", pct(ch.filters, 50), "ms", "p99",
+                    pct(ch.filters, 99), "-", null);
+            r.add("7", "  stage: invoked -> on the bus p50 / p99", pct(ch.publishes, 50), "ms", "p99",
+                    pct(ch.publishes, 99), "-", null);
+            r.add("7", "  publisher invocations / changes in the run", invocations, "calls", "changes",
+                    lags.size(), "-", null);
+        }
+        if (!answered.isEmpty()) {
+            r.add("7", "  heartbeat answer p50 / p99 (the same run)", pct(answered, 50), "ms", "p99",
+                    pct(answered, 99), "-", null);
+        }
+        r.add("7", "  stream GetRecords during the run (empty)", calls.path("GetRecords").asLong(), "calls",
+                "empty", calls.path("GetRecords.empty").asDouble(), "-", null);
+    }
+
+    /** The run's heartbeats: paced at the asked rate, every changeEvery-th one flipping its agent's work. */
+    private static final class Beats {
+        final AtomicLong sent = new AtomicLong();
+        final AtomicInteger failed = new AtomicInteger();
+        final List<Double> answers = Collections.synchronizedList(new ArrayList<>());
+
+        /** Sends them all and answers the rate achieved, in beats a second. */
+        double send(HttpClient http, URI base, String key, int seconds, int beatsPerSecond, int changesPerSecond)
+                throws InterruptedException {
+            ExecutorService pool = Executors.newFixedThreadPool(SENDERS);
             boolean[] working = new boolean[AGENTS];
             long periodNanos = 1_000_000_000L / beatsPerSecond;
             int changeEvery = Math.max(1, beatsPerSecond / Math.max(1, changesPerSecond));
@@ -108,37 +195,44 @@ final class OutboxLagBench {
                 } else {
                     body = "{}";
                 }
-                pool.submit(() -> {
-                    long sentAt = System.nanoTime();
-                    try {
-                        HttpResponse<String> resp = http.send(HttpRequest.newBuilder(
-                                base.resolve("/v1/teams/local/agents/lag-" + agent + "/heartbeat"))
-                                .timeout(Duration.ofSeconds(10)).header("Authorization", "Bearer " + key)
-                                .POST(HttpRequest.BodyPublishers.ofString(body)).build(),
-                                HttpResponse.BodyHandlers.ofString());
-                        answers.add((System.nanoTime() - sentAt) / 1e6);
-                        if (resp.statusCode() != 200) {
-                            failed.incrementAndGet();
-                        }
-                    } catch (Exception e) {
-                        failed.incrementAndGet();
-                    }
-                    sent.incrementAndGet();
-                });
+                pool.submit(() -> beat(http, base, key, agent, body));
             }
             pool.shutdown();
             pool.awaitTermination(2, TimeUnit.MINUTES);
-            double achieved = sent.get() / ((System.nanoTime() - t0) / 1e9);
-            Thread.sleep(3_000); // the last changes' events
-            double loadAfter = loadAverage();
-            long gcDuring = gcMillis() - gcBefore;
-            TreeMap<Long, Double> worstBySecond = new TreeMap<>();
-            List<Double> lags = new ArrayList<>();
-            List<Double> waits = new ArrayList<>();
-            List<Double> filters = new ArrayList<>();
-            List<Double> publishes = new ArrayList<>();
-            List<Double> batches = new ArrayList<>();
-            List<LocalEventBus.Delivered> all = local.bus().delivered();
+            return sent.get() / ((System.nanoTime() - t0) / 1e9);
+        }
+
+        private void beat(HttpClient http, URI base, String key, int agent, String body) {
+            long sentAt = System.nanoTime();
+            try {
+                HttpResponse<String> resp = http.send(HttpRequest.newBuilder(
+                        base.resolve("/v1/teams/local/agents/lag-" + agent + "/heartbeat"))
+                        .timeout(Duration.ofSeconds(10)).header("Authorization", "Bearer " + key)
+                        .POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                answers.add((System.nanoTime() - sentAt) / 1e6);
+                if (resp.statusCode() != 200) {
+                    failed.incrementAndGet();
+                }
+            } catch (Exception e) {
+                failed.incrementAndGet();
+            }
+            sent.incrementAndGet();
+        }
+    }
+
+    /** The run's reported status changes on the bus: each one's lag, and its stages where the publisher saw it. */
+    private static final class Changes {
+        final TreeMap<Long, Double> worstBySecond = new TreeMap<>();
+        final List<Double> lags = new ArrayList<>();
+        final List<Double> waits = new ArrayList<>();
+        final List<Double> filters = new ArrayList<>();
+        final List<Double> publishes = new ArrayList<>();
+        final List<Double> batches = new ArrayList<>();
+
+        /** The changes delivered after the first {@code before}, made at or after {@code startMs}; sorted. */
+        static Changes read(List<LocalEventBus.Delivered> all, int before, long startMs, Map<String, long[]> stages) {
+            Changes c = new Changes();
             synchronized (all) {
                 for (LocalEventBus.Delivered d : all.subList(before, all.size())) {
                     JsonNode detail = d.event().get("detail");
@@ -148,77 +242,21 @@ final class OutboxLagBench {
                     }
                     long at = Instant.parse(detail.get("at").asText()).toEpochMilli();
                     if (at >= startMs) {
-                        lags.add((double) (d.receivedAtMillis() - at));
-                        worstBySecond.merge((at - startMs) / 1000, (double) (d.receivedAtMillis() - at), Math::max);
+                        c.lags.add((double) (d.receivedAtMillis() - at));
+                        c.worstBySecond.merge((at - startMs) / 1000, (double) (d.receivedAtMillis() - at), Math::max);
                         long[] st = stages.get(detail.path("agentId").asText() + "#" + detail.path("seq").asText());
                         if (st != null) {
-                            waits.add((double) (st[0] - at));
-                            filters.add((double) (st[1] - st[0]));
-                            publishes.add((double) (d.receivedAtMillis() - st[1]));
-                            batches.add((double) st[3]);
+                            c.waits.add((double) (st[0] - at));
+                            c.filters.add((double) (st[1] - st[0]));
+                            c.publishes.add((double) (d.receivedAtMillis() - st[1]));
+                            c.batches.add((double) st[3]);
                         }
                     }
                 }
             }
-            Collections.sort(lags);
-            List.of(waits, filters, publishes, batches).forEach(Collections::sort);
-            String load = String.format("%.0f beats/s, %d changes/s, %d s", achieved, changesPerSecond, seconds);
-            var details = r.details().putObject("outboxLag").put("beatsPerSecondAchieved", achieved)
-                    .put("changes", lags.size()).put("failedBeats", failed.get())
-                    .put("loadAverageBefore", loadBefore).put("loadAverageAfter", loadAfter)
-                    .put("streamRecordsRead", local.pump().recordsRead())
-                    .put("publisherInvocations", local.pump().invocations("PublisherFunction"))
-                    .put("publisherRecords", local.pump().recordsDelivered("PublisherFunction"));
-            List<Double> answered = new ArrayList<>(answers);
-            Collections.sort(answered);
-            if (!answered.isEmpty()) {
-                details.putObject("heartbeatAnswerMs").put("p50", pct(answered, 50)).put("p99", pct(answered, 99))
-                        .put("max", answered.get(answered.size() - 1));
-            }
-            details.put("gcMillisDuringRun", gcDuring);
-            var timeline = details.putObject("worstLagBySecondOfRun");
-            worstBySecond.forEach((sec, ms) -> timeline.put(Long.toString(sec), ms));
-            var calls = details.putObject("streamCallsDuringRun");
-            local.pump().streamCalls().forEach((op, n) -> calls.put(op, n - callsBefore.getOrDefault(op, 0L)));
-            long invocations = local.pump().invocations("PublisherFunction") - invocationsBefore;
-            details.put("publisherInvocationsDuringRun", invocations);
-            if (!waits.isEmpty()) {
-                var stage = details.putObject("stagesMs");
-                stage.putObject("atToStreamRead").put("p50", pct(waits, 50)).put("p99", pct(waits, 99));
-                stage.putObject("readToPublisherInvoked").put("p50", pct(filters, 50)).put("p99", pct(filters, 99));
-                stage.putObject("invokedToBus").put("p50", pct(publishes, 50)).put("p99", pct(publishes, 99));
-                stage.putObject("batchSize").put("p50", pct(batches, 50)).put("max", batches.get(batches.size() - 1));
-            }
-            if (lags.isEmpty()) {
-                r.note("figure 7: no status change reached the bus during the run");
-                return;
-            }
-            String loadAvg = String.format("load avg %.1f -> %.1f", loadBefore, loadAfter);
-            r.add("7", "outbox lag p50 (" + load + ")", pct(lags, 50), "ms", loadAvg, Double.NaN, "-", null);
-            r.add("7", "outbox lag p99 (" + load + ")", pct(lags, 99), "ms", loadAvg, Double.NaN, "<= 2000",
-                    pct(lags, 99) <= 2000);
-            r.add("7", "outbox lag max (" + lags.size() + " changes)", lags.get(lags.size() - 1), "ms", "-", null);
-            r.add("7", "publisher records / stream records", local.pump().recordsDelivered("PublisherFunction"),
-                    "records", "of " + local.pump().recordsRead() + " read", null);
-            if (!waits.isEmpty()) {
-                r.add("7", "  stage: at -> stream read p50 / p99", pct(waits, 50), "ms", "p99", pct(waits, 99), "-",
-                        null);
-                r.add("7", "  stage: read -> publisher invoked p50 / p99", pct(filters, 50), "ms", "p99",
-                        pct(filters, 99), "-", null);
-                r.add("7", "  stage: invoked -> on the bus p50 / p99", pct(publishes, 50), "ms", "p99",
-                        pct(publishes, 99), "-", null);
-                r.add("7", "  publisher invocations / changes in the run", invocations, "calls", "changes",
-                        lags.size(), "-", null);
-            }
-            if (!answered.isEmpty()) {
-                r.add("7", "  heartbeat answer p50 / p99 (the same run)", pct(answered, 50), "ms", "p99",
-                        pct(answered, 99), "-", null);
-            }
-            r.add("7", "  stream GetRecords during the run (empty)", calls.path("GetRecords").asLong(), "calls",
-                    "empty", calls.path("GetRecords.empty").asDouble(), "-", null);
-            if (failed.get() > 0) {
-                r.note("figure 7: " + failed.get() + " heartbeats were not answered 200");
-            }
+            Collections.sort(c.lags);
+            List.of(c.waits, c.filters, c.publishes, c.batches).forEach(Collections::sort);
+            return c;
         }
     }
 

@@ -32,6 +32,14 @@ public final class StoreCost {
     public Map<String, OpCost> measure(int samples, int batchSize) {
         Map<String, OpCost> out = new LinkedHashMap<>();
         stack.warmAuthorizer();
+        measureAgents(out, samples);
+        measureBatches(out, samples, batchSize);
+        measureTasks(out, samples);
+        return out;
+    }
+
+    /** An agent's own operations: register, join, and the three kinds of heartbeat. */
+    private void measureAgents(Map<String, OpCost> out, int samples) {
         out.put("register", measure("register", samples, 1, () -> {
             String id = newId("reg");
             stack.expect(201, "POST", "/v1/teams/" + MeteredStack.TEAM + "/agents",
@@ -69,6 +77,10 @@ public final class StoreCost {
                     stack.readyAgent(id);
                     ready.add(id);
                 }));
+    }
+
+    /** A team's batch and a host daemon's batches of 10 and 25, per agent. */
+    private void measureBatches(Map<String, OpCost> out, int samples, int batchSize) {
         List<String> batch = new ArrayList<>();
         out.put("batched heartbeat (per agent, batch of " + batchSize + ")", measure("batched heartbeat", samples,
                 batchSize, () -> {
@@ -112,6 +124,10 @@ public final class StoreCost {
                         }
                     }));
         }
+    }
+
+    /** A task's create, claim and complete. */
+    private void measureTasks(Map<String, OpCost> out, int samples) {
         List<String> tasks = new ArrayList<>();
         out.put("task create", measure("task create", samples, 1, () -> {
             String t = newId("task");
@@ -125,7 +141,6 @@ public final class StoreCost {
         out.put("task complete", measure("task complete", samples, 1,
                 () -> newestOnNewestTask(workers, workerTasks, "complete"),
                 () -> readyWithTask(workers, workerTasks, "completer", "dtask", true)));
-        return out;
     }
 
     private void createTask(String taskId) {

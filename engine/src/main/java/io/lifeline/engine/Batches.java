@@ -56,34 +56,11 @@ final class Batches {
                     + "constraint: Member must have length less than or equal to 100 and greater than or equal to 1");
         }
         String token = r.clientRequestToken();
-        if (token != null) {
-            Object[] seen = tokens.get(token);
-            if (seen != null && now - (Long) seen[2] < TOKEN_MILLIS) {
-                if (!seen[0].equals(items)) {
-                    throw (IdempotentParameterMismatchException) IdempotentParameterMismatchException.builder()
-                            .message("Request has the same ClientRequestToken as a previous request but differs")
-                            .statusCode(400).awsErrorDetails(AwsErrorDetails.builder()
-                                    .errorCode("IdempotentParameterMismatchException").build()).build();
-                }
-                return (TransactWriteItemsResponse) seen[1];
-            }
+        TransactWriteItemsResponse replayed = replayed(token, items, now);
+        if (replayed != null) {
+            return replayed;
         }
-        List<Write> writes = new ArrayList<>();
-        Set<String> seenKeys = new HashSet<>();
-        for (TransactWriteItem i : items) {
-            Write w = plan(i);
-            if (!seenKeys.add(w.table.name + "\u0000" + w.table.partition(w.key) + w.table.position(w.key))) {
-                throw Errors.validation("Transaction request cannot include multiple operations on one item");
-            }
-            writes.add(w);
-        }
-        long size = 0;
-        for (TransactWriteItem i : items) {
-            size += i.put() != null ? Values.itemSize(i.put().item()) : 0;
-        }
-        if (size > 4L * 1024 * 1024) {
-            throw Errors.validation("Transaction request cannot be larger than 4 MB");
-        }
+        List<Write> writes = plans(items);
         List<Map<String, AttributeValue>> olds = new ArrayList<>();
         List<Map<String, AttributeValue>> news = new ArrayList<>();
         List<CancellationReason> reasons = new ArrayList<>();
@@ -132,6 +109,47 @@ final class Batches {
             tokens.put(token, new Object[] {items, response, now});
         }
         return response;
+    }
+
+    /**
+     * The answer a transaction with this client token had within the last ten minutes (null: none, or no token); the
+     * same token with other items is IdempotentParameterMismatchException.
+     */
+    private TransactWriteItemsResponse replayed(String token, List<TransactWriteItem> items, long now) {
+        if (token != null) {
+            Object[] seen = tokens.get(token);
+            if (seen != null && now - (Long) seen[2] < TOKEN_MILLIS) {
+                if (!seen[0].equals(items)) {
+                    throw (IdempotentParameterMismatchException) IdempotentParameterMismatchException.builder()
+                            .message("Request has the same ClientRequestToken as a previous request but differs")
+                            .statusCode(400).awsErrorDetails(AwsErrorDetails.builder()
+                                    .errorCode("IdempotentParameterMismatchException").build()).build();
+                }
+                return (TransactWriteItemsResponse) seen[1];
+            }
+        }
+        return null;
+    }
+
+    /** The transaction's writes, planned: refused when two touch one item or their puts pass 4 MB. */
+    private List<Write> plans(List<TransactWriteItem> items) {
+        List<Write> writes = new ArrayList<>();
+        Set<String> seenKeys = new HashSet<>();
+        for (TransactWriteItem i : items) {
+            Write w = plan(i);
+            if (!seenKeys.add(w.table.name + "\u0000" + w.table.partition(w.key) + w.table.position(w.key))) {
+                throw Errors.validation("Transaction request cannot include multiple operations on one item");
+            }
+            writes.add(w);
+        }
+        long size = 0;
+        for (TransactWriteItem i : items) {
+            size += i.put() != null ? Values.itemSize(i.put().item()) : 0;
+        }
+        if (size > 4L * 1024 * 1024) {
+            throw Errors.validation("Transaction request cannot be larger than 4 MB");
+        }
+        return writes;
     }
 
     private static <T> List<T> concat(List<T> a, List<T> b) {

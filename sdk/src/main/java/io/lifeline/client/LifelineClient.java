@@ -1,6 +1,8 @@
 package io.lifeline.client;
 
 import static io.lifeline.client.ApiTransport.MAPPER;
+import static io.lifeline.client.Requests.enc;
+import static io.lifeline.client.Requests.query;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -34,16 +36,12 @@ import io.lifeline.client.model.TeamSettings;
 import io.lifeline.client.model.TransitionView;
 import io.lifeline.client.model.Transitions;
 import java.net.URI;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.function.Consumer;
 
@@ -141,31 +139,7 @@ public final class LifelineClient {
      * iteration reaches it, following the one before's cursor, so a caller that stops early reads no more.
      */
     public Iterable<AgentList> agentPages(String status, Integer limit) {
-        return () -> new Iterator<>() {
-            private AgentList ahead;
-            private String cursor;
-            private boolean last;
-
-            @Override
-            public boolean hasNext() {
-                if (ahead == null && !last) {
-                    ahead = agentsPage(status, limit, cursor);
-                    cursor = ahead.nextCursor();
-                    last = cursor == null;
-                }
-                return ahead != null;
-            }
-
-            @Override
-            public AgentList next() {
-                if (!hasNext()) {
-                    throw new NoSuchElementException("no page after the last");
-                }
-                AgentList page = ahead;
-                ahead = null;
-                return page;
-            }
-        };
+        return Pages.lazily(cursor -> agentsPage(status, limit, cursor), AgentList::nextCursor);
     }
 
     /**
@@ -200,8 +174,8 @@ public final class LifelineClient {
 
     /** At most {@link #MAX_BATCH} entries; a refused entry is a result with {@code success=false}, not an exception. */
     public BatchResult heartbeats(List<BatchEntry> entries) {
-        return call(heartbeatUrl, "POST", teamPath("heartbeats"), Map.of("heartbeats", batchBody(entries, null)),
-                BatchResult.class);
+        return call(heartbeatUrl, "POST", teamPath("heartbeats"),
+                Map.of("heartbeats", Requests.batchBody(entries, null)), BatchResult.class);
     }
 
     /**
@@ -221,67 +195,17 @@ public final class LifelineClient {
     public BatchResult hostHeartbeats(String hostId, List<BatchEntry> entries, Map<String, Long> localBeatAgesMs,
                                       Map<String, Boolean> stalled) {
         return call(heartbeatUrl, "POST", teamPath("heartbeats"),
-                Map.of("hostId", hostId, "heartbeats", batchBody(entries, localBeatAgesMs, stalled)),
+                Map.of("hostId", hostId, "heartbeats", Requests.batchBody(entries, localBeatAgesMs, stalled)),
                 BatchResult.class);
     }
 
-    private static List<ObjectNode> batchBody(List<BatchEntry> entries, Map<String, Long> localBeatAgesMs) {
-        return batchBody(entries, localBeatAgesMs, Map.of());
-    }
-
-    /**
-     * A batch's entries as sent: at most {@link #MAX_BATCH}, each with its agent's local beat age and stall judgement
-     * when given.
-     */
-    private static List<ObjectNode> batchBody(List<BatchEntry> entries, Map<String, Long> localBeatAgesMs,
-                                              Map<String, Boolean> stalled) {
-        if (entries.size() > MAX_BATCH) {
-            throw new IllegalArgumentException("A batch holds at most " + MAX_BATCH + " heartbeats; got "
-                    + entries.size());
-        }
-        List<ObjectNode> list = new ArrayList<>();
-        for (BatchEntry e : entries) {
-            ObjectNode n = MAPPER.createObjectNode().put("agentId", e.agentId());
-            if (e.heartbeat() != null) {
-                n.setAll((ObjectNode) MAPPER.valueToTree(e.heartbeat()));
-            }
-            if (e.waiting() != null) {
-                n.put("waiting", e.waiting());
-            }
-            if (e.inTurn() != null) {
-                n.put("inTurn", e.inTurn());
-            }
-            if (e.parked() != null && !e.parked().parked()) {
-                n.put("parked", false);
-            } else if (e.parked() != null) {
-                ObjectNode p = n.putObject("parked");
-                if (e.parked().until() != null) {
-                    p.put("until", e.parked().until().toString());
-                }
-                if (e.parked().reason() != null) {
-                    p.put("reason", e.parked().reason());
-                }
-            }
-            Long age = localBeatAgesMs == null ? null : localBeatAgesMs.get(e.agentId());
-            if (age != null) {
-                n.put("localBeatAgeMs", Math.max(0, age));
-            }
-            Boolean stall = stalled == null ? null : stalled.get(e.agentId());
-            if (stall != null) {
-                n.put("stalled", stall);
-            }
-            list.add(n);
-        }
-        return list;
-    }
-
     public AgentView leave(String agentId, String reason) {
-        return call("POST", agentPath(agentId, "/leave"), reasonBody(reason), AgentView.class);
+        return call("POST", agentPath(agentId, "/leave"), Requests.reasonBody(reason), AgentView.class);
     }
 
     /** A host reports its agent crashed: {@code dead} at once. */
     public AgentView fail(String agentId, String reason) {
-        return call("POST", agentPath(agentId, "/fail"), reasonBody(reason), AgentView.class);
+        return call("POST", agentPath(agentId, "/fail"), Requests.reasonBody(reason), AgentView.class);
     }
 
     /**
@@ -301,21 +225,8 @@ public final class LifelineClient {
      */
     public AgentView fail(String agentId, String reason, Duration restartIn, Long restartsLastHour,
                           String stallReason) {
-        Map<String, Object> body = new LinkedHashMap<>();
-        if (stallReason != null) {
-            body.put("stalled", true);
-            body.put("stallReason", stallReason);
-        }
-        if (reason != null) {
-            body.put("reason", reason);
-        }
-        if (restartIn != null) {
-            body.put("restartInSeconds", (restartIn.toMillis() + 999) / 1000);
-        }
-        if (restartsLastHour != null) {
-            body.put("restartsLastHour", restartsLastHour);
-        }
-        return call("POST", agentPath(agentId, "/fail"), body, AgentView.class);
+        return call("POST", agentPath(agentId, "/fail"), Requests.failBody(reason, restartIn, restartsLastHour,
+                stallReason), AgentView.class);
     }
 
     /**
@@ -328,15 +239,8 @@ public final class LifelineClient {
 
     /** As {@link #giveUp(String, String)}, with the host's own restarts of the agent in the last hour (or null). */
     public AgentView giveUp(String agentId, String reason, Long restartsLastHour) {
-        Map<String, Object> body = new LinkedHashMap<>();
-        if (reason != null) {
-            body.put("reason", reason);
-        }
-        body.put("giveUp", true);
-        if (restartsLastHour != null) {
-            body.put("restartsLastHour", restartsLastHour);
-        }
-        return call("POST", agentPath(agentId, "/fail"), body, AgentView.class);
+        return call("POST", agentPath(agentId, "/fail"), Requests.giveUpBody(reason, restartsLastHour),
+                AgentView.class);
     }
 
     /**
@@ -349,7 +253,7 @@ public final class LifelineClient {
     }
 
     public AgentView cleanup(String agentId, String reason) {
-        return call("POST", agentPath(agentId, "/cleanup"), reasonBody(reason), AgentView.class);
+        return call("POST", agentPath(agentId, "/cleanup"), Requests.reasonBody(reason), AgentView.class);
     }
 
     /** The newest page: {@code limit} or null for the server's default. */
@@ -365,14 +269,8 @@ public final class LifelineClient {
 
     /** The agent's whole history, newest first, following {@code nextCursor} page by page. */
     public List<TransitionView> allTransitions(String agentId) {
-        List<TransitionView> all = new ArrayList<>();
-        String cursor = null;
-        do {
-            Transitions page = transitions(agentId, 100, cursor);
-            all.addAll(page.transitions());
-            cursor = page.nextCursor();
-        } while (cursor != null);
-        return all;
+        return Pages.joined(cursor -> transitions(agentId, 100, cursor), Transitions::transitions,
+                Transitions::nextCursor);
     }
 
     public ErrorClassification reportError(String agentId, String message) {
@@ -414,13 +312,8 @@ public final class LifelineClient {
     /** {@code status} pending|in_progress|done, or null for all. */
     /** Every task of the team, {@code status} filtering (null: all): each page read in turn, joined. */
     public TaskList tasks(String status) {
-        List<TaskView> all = new ArrayList<>();
-        String cursor = null;
-        do {
-            TaskList page = tasksPage(status, LARGEST_PAGE, cursor);
-            all.addAll(page.tasks());
-            cursor = page.nextCursor();
-        } while (cursor != null);
+        List<TaskView> all = Pages.joined(cursor -> tasksPage(status, LARGEST_PAGE, cursor), TaskList::tasks,
+                TaskList::nextCursor);
         return new TaskList(all.size(), all, null);
     }
 
@@ -535,14 +428,8 @@ public final class LifelineClient {
 
     /** Every key of the team (never a secret): each page read in turn, joined. */
     public KeyList keys() {
-        List<ApiKey> all = new ArrayList<>();
-        String cursor = null;
-        do {
-            KeyList page = keysPage(LARGEST_PAGE, cursor);
-            all.addAll(page.keys());
-            cursor = page.nextCursor();
-        } while (cursor != null);
-        return new KeyList(all, null);
+        return new KeyList(Pages.joined(cursor -> keysPage(LARGEST_PAGE, cursor), KeyList::keys,
+                KeyList::nextCursor), null);
     }
 
     /** One page of the team's keys by id: at most {@code limit} (null: 100) from {@code cursor} (null: the first). */
@@ -562,24 +449,6 @@ public final class LifelineClient {
 
     private String agentPath(String agentId, String rest) {
         return teamPath("agents/" + enc(agentId)) + rest;
-    }
-
-    private static Map<String, Object> reasonBody(String reason) {
-        return reason == null ? null : Map.of("reason", reason);
-    }
-
-    private static String enc(String s) {
-        return URLEncoder.encode(Objects.requireNonNull(s), StandardCharsets.UTF_8).replace("+", "%20");
-    }
-
-    private static String query(Object... pairs) {
-        StringBuilder q = new StringBuilder();
-        for (int i = 0; i < pairs.length; i += 2) {
-            if (pairs[i + 1] != null) {
-                q.append(q.length() == 0 ? '?' : '&').append(pairs[i]).append('=').append(enc(pairs[i + 1].toString()));
-            }
-        }
-        return q.toString();
     }
 
     <T> T call(String method, String path, Object body, Class<T> type) {

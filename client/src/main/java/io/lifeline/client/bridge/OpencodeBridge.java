@@ -237,44 +237,13 @@ public final class OpencodeBridge implements AutoCloseable {
                     sessions.remove(id);
                 }
             }
-            case "session.status" -> {
-                String id = p.path("sessionID").asText(null);
-                JsonNode status = p.path("status");
-                switch (status.path("type").asText()) {
-                    case "busy" -> {
-                        busy.add(id);
-                        signal(id, UPDATED, null);
-                    }
-                    case "idle" -> {
-                        busy.remove(id);
-                        lastError.remove(id);
-                        signal(id, IDLE, null);
-                    }
-                    case "retry" -> {
-                        busy.add(id);
-                        signal(id, UPDATED, null);
-                        reportError(id, status.path("message").asText("retrying"));
-                    }
-                    default -> ignoredEvents++;
-                }
-            }
+            case "session.status" -> sessionStatus(p);
             case "session.idle" -> {
                 String id = p.path("sessionID").asText(null);
                 busy.remove(id);
                 signal(id, IDLE, null);
             }
-            case "message.part.updated" -> {
-                String id = p.path("sessionID").asText(p.path("part").path("sessionID").asText(null));
-                JsonNode part = p.path("part");
-                String state = part.path("state").path("status").asText();
-                if (part.path("type").asText().equals("tool") && (state.equals("completed") || state.equals("error"))) {
-                    signal(id, TOOL, null);
-                } else if (busy.contains(id)) {
-                    signal(id, UPDATED, null);
-                } else {
-                    ignoredEvents++;
-                }
-            }
+            case "message.part.updated" -> partUpdated(p);
             case "message.updated" -> {
                 String id = p.path("sessionID").asText(p.path("info").path("sessionID").asText(null));
                 if (busy.contains(id)) {
@@ -294,6 +263,43 @@ public final class OpencodeBridge implements AutoCloseable {
                 }
             }
             default -> ignoredEvents++;
+        }
+    }
+
+    /** A session became busy, idle, or is retrying after an error (which is reported). */
+    private void sessionStatus(JsonNode p) {
+        String id = p.path("sessionID").asText(null);
+        JsonNode status = p.path("status");
+        switch (status.path("type").asText()) {
+            case "busy" -> {
+                busy.add(id);
+                signal(id, UPDATED, null);
+            }
+            case "idle" -> {
+                busy.remove(id);
+                lastError.remove(id);
+                signal(id, IDLE, null);
+            }
+            case "retry" -> {
+                busy.add(id);
+                signal(id, UPDATED, null);
+                reportError(id, status.path("message").asText("retrying"));
+            }
+            default -> ignoredEvents++;
+        }
+    }
+
+    /** A message part changed: a finished tool call, or progress of a busy session. */
+    private void partUpdated(JsonNode p) {
+        String id = p.path("sessionID").asText(p.path("part").path("sessionID").asText(null));
+        JsonNode part = p.path("part");
+        String state = part.path("state").path("status").asText();
+        if (part.path("type").asText().equals("tool") && (state.equals("completed") || state.equals("error"))) {
+            signal(id, TOOL, null);
+        } else if (busy.contains(id)) {
+            signal(id, UPDATED, null);
+        } else {
+            ignoredEvents++;
         }
     }
 

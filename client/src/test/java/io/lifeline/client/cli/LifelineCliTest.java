@@ -32,6 +32,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -419,41 +420,6 @@ class LifelineCliTest {
         assertEquals(LifelineCli.USAGE, remote.exit());
     }
 
-    // ---- the heartbeat URL ----
-
-    /**
-     * With the API URL unreachable and the heartbeat URL Local's Function URL path, a beat that succeeds went to the
-     * heartbeat URL, and a command that fails to connect went to the API URL. Each source of the setting in turn:
-     * flag, environment, config file.
-     */
-    @Test
-    void beat_goesToTheHeartbeatUrl_fromFlagEnvironmentOrFile_andEverythingElseToTheApiUrl() throws Exception {
-        assertTrue(run("register", "cli-url", "--stale-after", "600").exit() == 0 && run("join", "cli-url").exit() == 0);
-        String beats = local.heartbeatUrl().toString();
-        String dead = "http://127.0.0.1:1";
-        Map<String, String> keyOnly = Map.of("LIFELINE_URL", dead, "LIFELINE_KEY", local.adminKey());
-
-        Run byFlag = runWith(keyOnly, "beat", "cli-url", "--status", "working", "--heartbeat-url", beats);
-        assertEquals(0, byFlag.exit(), byFlag.err());
-        assertTrue(byFlag.out().contains("cli-url working"), byFlag.out());
-
-        Map<String, String> env = new HashMap<>(keyOnly);
-        env.put("LIFELINE_HEARTBEAT_URL", beats);
-        Run byEnv = runWith(env, "beat", "cli-url", "--status", "ready");
-        assertEquals(0, byEnv.exit(), byEnv.err());
-        assertEquals(LifelineCli.UNREACHABLE, runWith(env, "status", "cli-url").exit(), "status goes to the API URL");
-
-        Path xdg = config("url = " + dead, "heartbeat_url = " + beats, "api_key = " + local.adminKey());
-        Run byFile = runWith(Map.of("XDG_CONFIG_HOME", xdg.toString()), "beat", "cli-url");
-        assertEquals(0, byFile.exit(), byFile.err());
-        // The flag beats the environment: a dead heartbeat URL on the command line is used, and fails to connect.
-        assertEquals(LifelineCli.UNREACHABLE, runWith(env, "beat", "cli-url", "--heartbeat-url", dead + "/x").exit());
-        Run status = run("status", "cli-url");
-        assertTrue(status.out().contains("status:          ready"), "the beats through the URL landed: " + status.out());
-    }
-
-    // ---- connection settings: flag > environment > config file ----
-
     private Path config(String... lines) throws Exception {
         Path xdg = dir.resolve("xdg");
         Files.createDirectories(xdg.resolve("lifeline"));
@@ -461,341 +427,382 @@ class LifelineCliTest {
         return xdg;
     }
 
-    @Test
-    void config_fromXdgConfigHome_isUsedWhenNoFlagOrEnvironmentSaysOtherwise() throws Exception {
-        Path xdg = config("# Lifeline", "url = " + local.url(), "api_key: " + local.adminKey(), "team=local");
-        Run r = runWith(Map.of("XDG_CONFIG_HOME", xdg.toString()), "agents");
-        assertEquals(0, r.exit(), r.err());
-        // Without XDG_CONFIG_HOME, HOME/.config/lifeline/config.
-        Files.createDirectories(dir.resolve(".config"));
-        Files.move(xdg.resolve("lifeline"), dir.resolve(".config/lifeline"));
-        assertEquals(0, runWith(Map.of("XDG_CONFIG_HOME", "", "HOME", dir.toString()), "agents").exit());
-    }
+    /** The heartbeat URL. */
+    @Nested
+    class HeartbeatUrl {
+        /**
+         * With the API URL unreachable and the heartbeat URL Local's Function URL path, a beat that succeeds went to the
+         * heartbeat URL, and a command that fails to connect went to the API URL. Each source of the setting in turn:
+         * flag, environment, config file.
+         */
+        @Test
+        void beat_goesToTheHeartbeatUrl_fromFlagEnvironmentOrFile_andEverythingElseToTheApiUrl() throws Exception {
+            assertTrue(run("register", "cli-url", "--stale-after", "600").exit() == 0 && run("join", "cli-url").exit() == 0);
+            String beats = local.heartbeatUrl().toString();
+            String dead = "http://127.0.0.1:1";
+            Map<String, String> keyOnly = Map.of("LIFELINE_URL", dead, "LIFELINE_KEY", local.adminKey());
 
-    @Test
-    void config_precedence_flagBeatsEnvironmentBeatsFile() throws Exception {
-        Path xdg = config("url = http://127.0.0.1:1", "key = wrong-from-file");
-        Map<String, String> fileOnly = Map.of("XDG_CONFIG_HOME", xdg.toString());
-        assertEquals(LifelineCli.UNREACHABLE, runWith(fileOnly, "agents").exit(), "the file's url is used");
+            Run byFlag = runWith(keyOnly, "beat", "cli-url", "--status", "working", "--heartbeat-url", beats);
+            assertEquals(0, byFlag.exit(), byFlag.err());
+            assertTrue(byFlag.out().contains("cli-url working"), byFlag.out());
 
-        Map<String, String> env = Map.of("XDG_CONFIG_HOME", xdg.toString(), "LIFELINE_URL", local.url().toString());
-        Run envUrl = runWith(env, "agents");
-        assertEquals(LifelineCli.REFUSED, envUrl.exit(), "env url wins; the file's key is sent");
-        assertTrue(envUrl.err().contains("UNAUTHENTICATED"), envUrl.err());
+            Map<String, String> env = new HashMap<>(keyOnly);
+            env.put("LIFELINE_HEARTBEAT_URL", beats);
+            Run byEnv = runWith(env, "beat", "cli-url", "--status", "ready");
+            assertEquals(0, byEnv.exit(), byEnv.err());
+            assertEquals(LifelineCli.UNREACHABLE, runWith(env, "status", "cli-url").exit(), "status goes to the API URL");
 
-        Map<String, String> envKey = new HashMap<>(env);
-        envKey.put("LIFELINE_API_KEY", local.adminKey());
-        assertEquals(0, runWith(envKey, "agents").exit(), "env key wins over the file's");
-        assertEquals(LifelineCli.REFUSED, runWith(envKey, "agents", "--key", "wrong-from-flag").exit(),
-                "the flag wins over the environment");
-        assertEquals(0, runWith(Map.of("XDG_CONFIG_HOME", xdg.toString(), "LIFELINE_URL", "http://127.0.0.1:1",
-                "LIFELINE_API_KEY", "wrong"), "agents", "--url", local.url().toString(), "--key", local.adminKey())
-                .exit(), "flags win over both");
-        // LIFELINE_API_KEY is the name; the older LIFELINE_KEY still works, and loses to it.
-        assertEquals(0, runWith(Map.of("LIFELINE_URL", local.url().toString(), "LIFELINE_KEY", local.adminKey()),
-                "agents").exit());
-        assertEquals(0, runWith(Map.of("LIFELINE_URL", local.url().toString(), "LIFELINE_KEY", "old-wrong",
-                "LIFELINE_API_KEY", local.adminKey()), "agents").exit());
-    }
-
-    @Test
-    void config_namedWithFlag_mustExist_andMalformedOrUnreadableFilesAreClearErrors() throws Exception {
-        Map<String, String> env = Map.of("LIFELINE_URL", local.url().toString(), "LIFELINE_API_KEY", local.adminKey());
-        Run missing = runWith(env, "agents", "--config", dir.resolve("nope").toString());
-        assertEquals(LifelineCli.USAGE, missing.exit());
-        assertTrue(missing.err().contains("does not exist"), missing.err());
-
-        Path xdg = config("url = " + local.url(), "this line has no value");
-        Run malformed = runWith(Map.of("XDG_CONFIG_HOME", xdg.toString(), "LIFELINE_API_KEY", local.adminKey()),
-                "agents");
-        assertEquals(LifelineCli.USAGE, malformed.exit());
-        assertTrue(malformed.err().contains("line 2") && malformed.err().contains("expected 'name = value'"),
-                malformed.err());
-        assertEquals("", malformed.out());
-
-        Files.writeString(dir.resolve("empty"), "url =\n");
-        Run empty = runWith(env, "agents", "--config", dir.resolve("empty").toString());
-        assertEquals(LifelineCli.USAGE, empty.exit());
-        assertTrue(empty.err().contains("line 1: 'url' has no value"), empty.err());
-
-        Files.writeString(dir.resolve("typo"), "urll = x\n");
-        Run typo = runWith(env, "agents", "--config", dir.resolve("typo").toString());
-        assertEquals(LifelineCli.USAGE, typo.exit());
-        assertTrue(typo.err().contains("line 1: unknown setting 'urll'"), typo.err());
-
-        Run unreadable = runWith(env, "agents", "--config", dir.toString()); // a directory cannot be read as a file
-        assertEquals(LifelineCli.USAGE, unreadable.exit());
-        assertTrue(unreadable.err().contains("cannot read config file"), unreadable.err());
-    }
-
-    // ---- tasks, keys, settings, inbox, revivals ----
-
-    @Test
-    void tasks_createListClaimComplete_againstLocal() throws Exception {
-        run("register", "cli-t");
-        run("join", "cli-t");
-        Run created = run("tasks", "create", "cli-task", "--title", "Summarise");
-        assertEquals(0, created.exit(), created.err());
-        assertTrue(created.out().contains("created task cli-task (pending)"), created.out());
-        Run list = run("tasks", "list", "--status", "pending");
-        assertTrue(list.out().startsWith("ID"), list.out());
-        assertTrue(list.out().lines().anyMatch(l -> l.startsWith("cli-task ") && l.contains("Summarise")), list.out());
-        Run claim = run("tasks", "claim", "cli-task", "--agent", "cli-t");
-        assertEquals(0, claim.exit(), claim.err());
-        assertTrue(claim.out().contains("in_progress") && claim.out().contains("cli-t working"), claim.out());
-        Run again = run("tasks", "claim", "cli-task", "--agent", "cli-t");
-        assertEquals(LifelineCli.REFUSED, again.exit());
-        Run done = run("tasks", "complete", "cli-task", "--agent", "cli-t", "--result", "ok", "--json");
-        assertEquals(0, done.exit(), done.err());
-        var answer = LifelineClient.mapper().readTree(done.out());
-        assertEquals("done", answer.path("task").path("status").asText());
-        assertEquals("ready", answer.path("agentStatus").asText());
-        assertEquals(LifelineCli.USAGE, run("tasks", "create", "no-title").exit(), "--title is required");
-    }
-
-    @Test
-    void keys_createListRevoke_againstLocal() throws Exception {
-        Run created = run("keys", "create", "--scope", "read", "--label", "cli-reader", "--json");
-        assertEquals(0, created.exit(), created.err());
-        var key = LifelineClient.mapper().readTree(created.out());
-        String keyId = key.get("keyId").asText();
-        String secret = key.get("key").asText();
-        Run asReader = runWith(Map.of("LIFELINE_URL", local.url().toString(), "LIFELINE_API_KEY", secret), "agents");
-        assertEquals(0, asReader.exit(), asReader.err());
-        Run list = run("keys", "list");
-        assertTrue(list.out().lines().anyMatch(l -> l.startsWith(keyId) && l.contains("cli-reader")), list.out());
-        assertTrue(!list.out().contains(secret));
-        assertTrue(run("keys", "revoke", keyId).out().contains("revoked " + keyId));
-        // (The revoked key itself may still pass the authorizer's cache, as on API Gateway, for ReauthorizeEvery.)
-        assertTrue(run("keys", "list").out().lines().noneMatch(l -> l.startsWith(keyId)));
-        assertEquals(LifelineCli.REFUSED, run("keys", "revoke", keyId).exit(), "KEY_NOT_FOUND");
-        assertEquals(LifelineCli.REFUSED, run("keys", "create", "--scope", "operator").exit());
-    }
-
-    @Test
-    void settings_showSet_andInboxRevivals_againstLocal() {
-        Run set = run("settings", "set", "--leader", "cli-lead", "--self-preservation-min-alive", "5");
-        assertEquals(0, set.exit(), set.err());
-        assertTrue(set.out().contains("leader:                       cli-lead"), set.out());
-        assertTrue(run("settings", "show").out().contains("self-preservation min alive:  5"));
-        assertTrue(run("settings", "set", "--no-leader").out().contains("leader:                       -"));
-        assertEquals(LifelineCli.USAGE, run("settings", "set").exit(), "nothing to change");
-        Run badShare = run("settings", "set", "--self-preservation-threshold", "2");
-        assertEquals(LifelineCli.REFUSED, badShare.exit());
-        assertTrue(badShare.err().contains("INVALID_FIELD"), badShare.err());
-
-        run("register", "cli-i", "--host", "h-i");
-        Run inbox = run("inbox", "cli-i");
-        assertEquals(0, inbox.exit(), inbox.err());
-        assertTrue(inbox.out().contains("no notices for cli-i"), inbox.out());
-        Run revivals = run("revivals", "cli-i", "--json");
-        assertEquals(0, revivals.exit(), revivals.err());
-        assertTrue(revivals.out().contains("\"revivals\" : [ ]"), revivals.out());
-        assertEquals(LifelineCli.REFUSED, run("inbox", "no-such-agent").exit());
-    }
-
-    @Test
-    void anyCommand_whenLifelineUnreachable_exitsThree() {
-        Run r = runWith(Map.of("LIFELINE_URL", "http://127.0.0.1:1", "LIFELINE_KEY", "k"), "agents");
-        assertEquals(LifelineCli.UNREACHABLE, r.exit());
-    }
-
-    /** A write (here a heartbeat) rides out a Lifeline that is briefly down: it retries, and says so at once. */
-    @Test
-    void aWrite_whenLifelineUnreachable_saysSoAtOnceWithARetryHint_andNoStackTrace() {
-        Run r = runWith(Map.of("LIFELINE_URL", "http://127.0.0.1:1", "LIFELINE_KEY", "k"), "beat", "cli-down");
-        assertEquals(LifelineCli.UNREACHABLE, r.exit());
-        assertEquals(3, r.slept().size(), "three retries after the first attempt: " + r.slept());
-        List<String> lines = r.err().lines().toList();
-        assertEquals(4, lines.size(), r.err());
-        assertEquals("lifeline: cannot reach http://127.0.0.1:1 (connection refused), retrying in 2 s (attempt 2 of 4; "
-                + "is Lifeline Local running?)", lines.get(0));
-        // 4 s and 8 s, each plus up to 20 % jitter
-        assertTrue(lines.get(2).matches(".*retrying in (8|9|10) s \\(attempt 4 of 4;.*"), lines.get(2));
-        assertEquals("lifeline: Cannot reach Lifeline at http://127.0.0.1:1 (connection refused)", lines.get(3));
-        assertTrue(r.err().lines().noneMatch(l -> l.startsWith("\tat ") || l.contains("Exception")), r.err());
-    }
-
-    /**
-     * A read against a Local that is down (a closed port: connection refused) fails on its first attempt, with one
-     * line naming the URL and how to start Local; no retry notice, no wait. Any other URL (127.0.0.2 is not one the
-     * CLI takes for Local's) asks whether the URL is right instead.
-     */
-    @Test
-    void aRead_whenNothingListens_failsOnItsFirstAttempt_namingTheUrlAndHowToStartLocal() {
-        for (String[] read : List.of(new String[] {"agents"}, new String[] {"status", "cli-down"},
-                new String[] {"events"}, new String[] {"tasks", "list"})) {
-            Run r = runWith(Map.of("LIFELINE_URL", "http://127.0.0.1:1", "LIFELINE_KEY", "k"), read);
-            String what = String.join(" ", read);
-            assertEquals(LifelineCli.UNREACHABLE, r.exit(), what + ": " + r.err());
-            assertEquals(List.of(), r.slept(), what + ": no retry");
-            assertEquals(List.of("lifeline: Cannot reach Lifeline at http://127.0.0.1:1 (connection refused); is Lifeline "
-                    + "Local running? Start it with: java -jar infra/local/target/lifeline-local.jar"),
-                    r.err().lines().toList(), what);
-        }
-        Run remote = runWith(Map.of("LIFELINE_URL", "http://127.0.0.2:1", "LIFELINE_KEY", "k"), "agents");
-        assertEquals(LifelineCli.UNREACHABLE, remote.exit(), remote.err());
-        assertEquals(List.of(), remote.slept());
-        assertEquals(List.of("lifeline: Cannot reach Lifeline at http://127.0.0.2:1 (connection refused); is the URL "
-                + "right?"), remote.err().lines().toList());
-    }
-
-    @Test
-    void wake_onAMissingFile_printsOneLineAndExitsWithUsage() {
-        Run r = run("wake", dir.resolve("nowhere/heartbeat.md").toString(), "--agent", "wake-missing");
-        assertEquals(LifelineCli.USAGE, r.exit());
-        assertEquals(1, r.err().lines().count(), r.err());
-        assertTrue(r.err().startsWith("lifeline: no heartbeat.md at " + dir.resolve("nowhere/heartbeat.md")), r.err());
-        assertEquals("", r.out());
-    }
-
-    @Test
-    void wake_forAnUnregisteredAgent_runsTheFileThenSaysInOneLineThatTheAgentIsNotRegistered() throws Exception {
-        Path file = dir.resolve("heartbeat.md");
-        Files.writeString(file, String.join("\n",
-                "---", "version: 1", "---", "", "## Pending Actions", "", "### [HIGH] Say hello", "- **id**: hello-1",
-                "- **type**: shell", "- **command**: echo hello", "- **schedule**: every:1h", ""));
-        ByteArrayOutputStream jvmErr = new ByteArrayOutputStream();
-        PrintStream realErr = System.err;
-        System.setErr(new PrintStream(jvmErr, true, StandardCharsets.UTF_8));
-        Run r;
-        try {
-            r = run("wake", file.toString(), "--agent", "wake-nobody");
-        } finally {
-            System.setErr(realErr);
-        }
-        assertEquals(LifelineCli.REFUSED, r.exit());
-        assertTrue(r.out().contains("ok     hello-1"), r.out());
-        assertEquals(List.of("lifeline: heartbeat not sent: agent 'wake-nobody' is not registered in team 'local' "
-                + "(lifeline register wake-nobody first) (404 AGENT_NOT_FOUND)"), r.err().lines().toList());
-        assertEquals("", jvmErr.toString(StandardCharsets.UTF_8), "nothing else, no stack trace");
-    }
-
-    @Test
-    void anyCommand_withBadKey_exitsOneWithCode() {
-        Run r = runWith(Map.of("LIFELINE_URL", local.url().toString(), "LIFELINE_KEY", "wrong"), "agents");
-        assertEquals(LifelineCli.REFUSED, r.exit());
-        assertTrue(r.err().contains("UNAUTHENTICATED"), r.err());
-    }
-
-    @Test
-    void daemon_withAnExitingCommand_reportsCrashRestartsAndKeepsOthersAlive() throws Exception {
-        run("register", "cli-d1", "--host", "h-d");
-        run("register", "cli-d2", "--host", "h-d");
-        // A full second between the two rounds: on a busy machine `exit 3` may not have exited 300 ms after start.
-        Run r = run("daemon", "--host", "h-d", "--agent", "cli-d1=sleep 30", "--agent", "cli-d2=exit 3",
-                "--interval", "1s", "--iterations", "2", "--log-dir", dir.toString());
-        assertEquals(0, r.exit(), r.err());
-        assertTrue(r.out().contains("crash reported: cli-d2"), r.out());
-        assertTrue(r.out().contains("restarted: cli-d2"), r.out());
-        assertTrue(r.out().contains("joined: cli-d1"), r.out());
-        // The end of --iterations is a stop: the commands stop, then every agent leaves.
-        assertTrue(r.out().contains("daemon stopped: 2 of 2 agent(s) left (offline)"), r.out());
-        assertTrue(r.out().contains("left: cli-d1") && r.out().contains("left: cli-d2"), r.out());
-        assertEquals("offline", client.agent("cli-d1").status());
-        // The history of changes before the newest comes from the outbox, a moment after the change: wait for it.
-        assertTrue(LocalHarness.eventually(Duration.ofSeconds(20),
-                () -> client.transitions("cli-d2", 10).transitions().stream()
-                        .anyMatch(t -> "reported_failure".equals(t.trigger())
-                                && t.reason().contains("exited with status 3"))),
-                () -> "no reported_failure in " + client.transitions("cli-d2", 10).transitions());
-    }
-
-    @Test
-    void daemon_withNoLeaveOnStop_stopsWithoutLeaving_andSaysSo() {
-        run("register", "cli-nl", "--host", "h-nl");
-        Run r = run("daemon", "--host", "h-nl", "--agent", "cli-nl=sleep 30", "--interval", "1s", "--iterations", "1",
-                "--no-leave-on-stop", "--log-dir", dir.toString());
-        assertEquals(0, r.exit(), r.err());
-        assertTrue(r.out().contains("did not leave (--no-leave-on-stop)"), r.out());
-        assertEquals("ready", client.agent("cli-nl").status());
-    }
-
-    @Test
-    void daemon_withRestartPolicies_namesThem_refusesAnUnknownOne_andAFinishedCommandLeavesInsteadOfCrashing() {
-        run("register", "cli-rp", "--host", "h-rp");
-        Run bad = run("daemon", "--host", "h-rp", "--agent", "cli-rp=sleep 30", "--restart", "sometimes",
-                "--iterations", "1");
-        assertEquals(LifelineCli.USAGE, bad.exit(), bad.out());
-        assertTrue(bad.err().contains("--restart sometimes: give on-failure, always or no"), bad.err());
-        Run stranger = run("daemon", "--host", "h-rp", "--agent", "cli-rp=sleep 30", "--restart", "nobody=always",
-                "--iterations", "1");
-        assertEquals(LifelineCli.USAGE, stranger.exit(), stranger.out());
-
-        Run r = run("daemon", "--host", "h-rp", "--agent", "cli-rp=exit 0", "--restart", "cli-rp=always",
-                "--interval", "1s", "--iterations", "2", "--log-dir", dir.toString());
-        assertEquals(0, r.exit(), r.err());
-        assertTrue(r.out().contains("; restart on-failure, cli-rp: always"), r.out());
-        assertTrue(r.out().contains("exited: cli-rp: its command finished: exited with status 0; it left (offline), "
-                + "and starts again (--restart always)"), r.out());
-        assertTrue(!r.out().contains("crash reported: cli-rp"), r.out());
-        assertTrue(client.allTransitions("cli-rp").stream().noneMatch(t -> t.to().startsWith("dead")),
-                () -> client.allTransitions("cli-rp").toString());
-    }
-
-    @Test
-    @Timeout(value = 90, unit = TimeUnit.SECONDS)
-    void daemon_onSigterm_stopsItsCommandThenLeavesItsAgent() throws Exception {
-        run("register", "cli-term", "--host", "h-term");
-        Path pidFile = dir.resolve("child.pid");
-        // The real command line in its own JVM, so that SIGTERM reaches it the way Ctrl-C or a service manager does.
-        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "daemon", "--host", "h-term",
-                "--agent", "cli-term=echo $$ > '" + pidFile + "'; exec sleep 300", "--interval", "1s")
-                .redirectErrorStream(true).redirectOutput(dir.resolve("daemon.out").toFile());
-        pb.environment().put("LIFELINE_URL", local.url().toString());
-        pb.environment().put("LIFELINE_KEY", local.adminKey());
-        pb.environment().put("XDG_CONFIG_HOME", noConfig.toString());
-        Process daemon = pb.start();
-        try {
-            assertTrue(LocalHarness.eventually(Duration.ofSeconds(40),
-                    () -> "ready".equals(client.agent("cli-term").status()) && Files.exists(pidFile)),
-                    "the daemon joined its agent");
-            long child = Long.parseLong(Files.readString(pidFile).trim());
-            daemon.destroy(); // SIGTERM
-            assertTrue(daemon.waitFor(30, TimeUnit.SECONDS), "the daemon exits after SIGTERM");
-            String out = Files.readString(dir.resolve("daemon.out"));
-            assertTrue(out.contains("daemon stopped: 1 of 1 agent(s) left (offline)"), out);
-            assertEquals("offline", client.agent("cli-term").status());
-            assertEquals("leave", client.agent("cli-term").lastTransition().trigger());
-            assertTrue(ProcessHandle.of(child).map(h -> !h.isAlive()).orElse(true), "the command was stopped");
-        } finally {
-            daemon.destroyForcibly();
+            Path xdg = config("url = " + dead, "heartbeat_url = " + beats, "api_key = " + local.adminKey());
+            Run byFile = runWith(Map.of("XDG_CONFIG_HOME", xdg.toString()), "beat", "cli-url");
+            assertEquals(0, byFile.exit(), byFile.err());
+            // The flag beats the environment: a dead heartbeat URL on the command line is used, and fails to connect.
+            assertEquals(LifelineCli.UNREACHABLE, runWith(env, "beat", "cli-url", "--heartbeat-url", dead + "/x").exit());
+            Run status = run("status", "cli-url");
+            assertTrue(status.out().contains("status:          ready"), "the beats through the URL landed: " + status.out());
         }
     }
 
-    @Test
-    void wake_withDueShellAction_runsItWritesItBackAndHeartbeatsUntilTheNextWake() throws Exception {
-        assertEquals(0, run("register", "wake-1", "--name", "Waker").exit());
-        Path file = dir.resolve("heartbeat.md");
-        Files.writeString(file, String.join("\n",
-                "---", "version: 1", "status: idle", "---", "", "# Heartbeat", "", "## Pending Actions", "",
-                "### [HIGH] Say hello", "- **id**: hello-1", "- **type**: shell", "- **command**: echo hello",
-                "- **schedule**: every:1h", "- **status**: pending", ""));
-        Instant before = Instant.now();
-        Run r = run("wake", file.toString(), "--agent", "wake-1");
-        assertEquals(0, r.exit(), r.out() + r.err());
-        assertTrue(r.out().contains("ok     hello-1"), r.out());
-        String written = Files.readString(file);
-        assertTrue(written.contains("- **status**: completed"), written);
-        assertTrue(written.contains("next_wake:"), written);
-        // The agent was joined by the wake's heartbeat and is expected back at the next wake (an hour away).
-        var agent = client.agent("wake-1");
-        assertEquals("ready", agent.status());
-        Duration ahead = Duration.between(before, agent.deadline());
-        assertTrue(ahead.compareTo(Duration.ofMinutes(59)) > 0
-                && ahead.compareTo(Duration.ofMinutes(61)) < 0, "deadline " + agent.deadline());
+    /** Connection settings: flag > environment > config file. */
+    @Nested
+    class ConnectionSettings {
+        @Test
+        void config_fromXdgConfigHome_isUsedWhenNoFlagOrEnvironmentSaysOtherwise() throws Exception {
+            Path xdg = config("# Lifeline", "url = " + local.url(), "api_key: " + local.adminKey(), "team=local");
+            Run r = runWith(Map.of("XDG_CONFIG_HOME", xdg.toString()), "agents");
+            assertEquals(0, r.exit(), r.err());
+            // Without XDG_CONFIG_HOME, HOME/.config/lifeline/config.
+            Files.createDirectories(dir.resolve(".config"));
+            Files.move(xdg.resolve("lifeline"), dir.resolve(".config/lifeline"));
+            assertEquals(0, runWith(Map.of("XDG_CONFIG_HOME", "", "HOME", dir.toString()), "agents").exit());
+        }
+
+        @Test
+        void config_precedence_flagBeatsEnvironmentBeatsFile() throws Exception {
+            Path xdg = config("url = http://127.0.0.1:1", "key = wrong-from-file");
+            Map<String, String> fileOnly = Map.of("XDG_CONFIG_HOME", xdg.toString());
+            assertEquals(LifelineCli.UNREACHABLE, runWith(fileOnly, "agents").exit(), "the file's url is used");
+
+            Map<String, String> env = Map.of("XDG_CONFIG_HOME", xdg.toString(), "LIFELINE_URL", local.url().toString());
+            Run envUrl = runWith(env, "agents");
+            assertEquals(LifelineCli.REFUSED, envUrl.exit(), "env url wins; the file's key is sent");
+            assertTrue(envUrl.err().contains("UNAUTHENTICATED"), envUrl.err());
+
+            Map<String, String> envKey = new HashMap<>(env);
+            envKey.put("LIFELINE_API_KEY", local.adminKey());
+            assertEquals(0, runWith(envKey, "agents").exit(), "env key wins over the file's");
+            assertEquals(LifelineCli.REFUSED, runWith(envKey, "agents", "--key", "wrong-from-flag").exit(),
+                    "the flag wins over the environment");
+            assertEquals(0, runWith(Map.of("XDG_CONFIG_HOME", xdg.toString(), "LIFELINE_URL", "http://127.0.0.1:1",
+                    "LIFELINE_API_KEY", "wrong"), "agents", "--url", local.url().toString(), "--key", local.adminKey())
+                    .exit(), "flags win over both");
+            // LIFELINE_API_KEY is the name; the older LIFELINE_KEY still works, and loses to it.
+            assertEquals(0, runWith(Map.of("LIFELINE_URL", local.url().toString(), "LIFELINE_KEY", local.adminKey()),
+                    "agents").exit());
+            assertEquals(0, runWith(Map.of("LIFELINE_URL", local.url().toString(), "LIFELINE_KEY", "old-wrong",
+                    "LIFELINE_API_KEY", local.adminKey()), "agents").exit());
+        }
+
+        @Test
+        void config_namedWithFlag_mustExist_andMalformedOrUnreadableFilesAreClearErrors() throws Exception {
+            Map<String, String> env = Map.of("LIFELINE_URL", local.url().toString(), "LIFELINE_API_KEY", local.adminKey());
+            Run missing = runWith(env, "agents", "--config", dir.resolve("nope").toString());
+            assertEquals(LifelineCli.USAGE, missing.exit());
+            assertTrue(missing.err().contains("does not exist"), missing.err());
+
+            Path xdg = config("url = " + local.url(), "this line has no value");
+            Run malformed = runWith(Map.of("XDG_CONFIG_HOME", xdg.toString(), "LIFELINE_API_KEY", local.adminKey()),
+                    "agents");
+            assertEquals(LifelineCli.USAGE, malformed.exit());
+            assertTrue(malformed.err().contains("line 2") && malformed.err().contains("expected 'name = value'"),
+                    malformed.err());
+            assertEquals("", malformed.out());
+
+            Files.writeString(dir.resolve("empty"), "url =\n");
+            Run empty = runWith(env, "agents", "--config", dir.resolve("empty").toString());
+            assertEquals(LifelineCli.USAGE, empty.exit());
+            assertTrue(empty.err().contains("line 1: 'url' has no value"), empty.err());
+
+            Files.writeString(dir.resolve("typo"), "urll = x\n");
+            Run typo = runWith(env, "agents", "--config", dir.resolve("typo").toString());
+            assertEquals(LifelineCli.USAGE, typo.exit());
+            assertTrue(typo.err().contains("line 1: unknown setting 'urll'"), typo.err());
+
+            Run unreadable = runWith(env, "agents", "--config", dir.toString()); // a directory cannot be read as a file
+            assertEquals(LifelineCli.USAGE, unreadable.exit());
+            assertTrue(unreadable.err().contains("cannot read config file"), unreadable.err());
+        }
     }
 
-    @Test
-    void wake_withMalformedFile_namesTheLineAndLeavesTheFileAlone() throws Exception {
-        Path file = dir.resolve("heartbeat.md");
-        String text = String.join("\n", "---", "version: 1", "---", "", "## Pending Actions", "",
-                "### [URGENT] Bad", "- **id**: bad-1", "- **type**: shell", "");
-        Files.writeString(file, text);
-        Run r = run("wake", file.toString());
-        assertEquals(LifelineCli.REFUSED, r.exit());
-        assertTrue(r.err().contains("line 7"), r.err());
-        assertEquals(text, Files.readString(file));
+    /** Tasks, keys, settings, inbox, revivals. */
+    @Nested
+    class TasksKeysSettingsInboxRevivals {
+        @Test
+        void tasks_createListClaimComplete_againstLocal() throws Exception {
+            run("register", "cli-t");
+            run("join", "cli-t");
+            Run created = run("tasks", "create", "cli-task", "--title", "Summarise");
+            assertEquals(0, created.exit(), created.err());
+            assertTrue(created.out().contains("created task cli-task (pending)"), created.out());
+            Run list = run("tasks", "list", "--status", "pending");
+            assertTrue(list.out().startsWith("ID"), list.out());
+            assertTrue(list.out().lines().anyMatch(l -> l.startsWith("cli-task ") && l.contains("Summarise")), list.out());
+            Run claim = run("tasks", "claim", "cli-task", "--agent", "cli-t");
+            assertEquals(0, claim.exit(), claim.err());
+            assertTrue(claim.out().contains("in_progress") && claim.out().contains("cli-t working"), claim.out());
+            Run again = run("tasks", "claim", "cli-task", "--agent", "cli-t");
+            assertEquals(LifelineCli.REFUSED, again.exit());
+            Run done = run("tasks", "complete", "cli-task", "--agent", "cli-t", "--result", "ok", "--json");
+            assertEquals(0, done.exit(), done.err());
+            var answer = LifelineClient.mapper().readTree(done.out());
+            assertEquals("done", answer.path("task").path("status").asText());
+            assertEquals("ready", answer.path("agentStatus").asText());
+            assertEquals(LifelineCli.USAGE, run("tasks", "create", "no-title").exit(), "--title is required");
+        }
+
+        @Test
+        void keys_createListRevoke_againstLocal() throws Exception {
+            Run created = run("keys", "create", "--scope", "read", "--label", "cli-reader", "--json");
+            assertEquals(0, created.exit(), created.err());
+            var key = LifelineClient.mapper().readTree(created.out());
+            String keyId = key.get("keyId").asText();
+            String secret = key.get("key").asText();
+            Run asReader = runWith(Map.of("LIFELINE_URL", local.url().toString(), "LIFELINE_API_KEY", secret), "agents");
+            assertEquals(0, asReader.exit(), asReader.err());
+            Run list = run("keys", "list");
+            assertTrue(list.out().lines().anyMatch(l -> l.startsWith(keyId) && l.contains("cli-reader")), list.out());
+            assertTrue(!list.out().contains(secret));
+            assertTrue(run("keys", "revoke", keyId).out().contains("revoked " + keyId));
+            // (The revoked key itself may still pass the authorizer's cache, as on API Gateway, for ReauthorizeEvery.)
+            assertTrue(run("keys", "list").out().lines().noneMatch(l -> l.startsWith(keyId)));
+            assertEquals(LifelineCli.REFUSED, run("keys", "revoke", keyId).exit(), "KEY_NOT_FOUND");
+            assertEquals(LifelineCli.REFUSED, run("keys", "create", "--scope", "operator").exit());
+        }
+
+        @Test
+        void settings_showSet_andInboxRevivals_againstLocal() {
+            Run set = run("settings", "set", "--leader", "cli-lead", "--self-preservation-min-alive", "5");
+            assertEquals(0, set.exit(), set.err());
+            assertTrue(set.out().contains("leader:                       cli-lead"), set.out());
+            assertTrue(run("settings", "show").out().contains("self-preservation min alive:  5"));
+            assertTrue(run("settings", "set", "--no-leader").out().contains("leader:                       -"));
+            assertEquals(LifelineCli.USAGE, run("settings", "set").exit(), "nothing to change");
+            Run badShare = run("settings", "set", "--self-preservation-threshold", "2");
+            assertEquals(LifelineCli.REFUSED, badShare.exit());
+            assertTrue(badShare.err().contains("INVALID_FIELD"), badShare.err());
+
+            run("register", "cli-i", "--host", "h-i");
+            Run inbox = run("inbox", "cli-i");
+            assertEquals(0, inbox.exit(), inbox.err());
+            assertTrue(inbox.out().contains("no notices for cli-i"), inbox.out());
+            Run revivals = run("revivals", "cli-i", "--json");
+            assertEquals(0, revivals.exit(), revivals.err());
+            assertTrue(revivals.out().contains("\"revivals\" : [ ]"), revivals.out());
+            assertEquals(LifelineCli.REFUSED, run("inbox", "no-such-agent").exit());
+        }
+
+        @Test
+        void anyCommand_whenLifelineUnreachable_exitsThree() {
+            Run r = runWith(Map.of("LIFELINE_URL", "http://127.0.0.1:1", "LIFELINE_KEY", "k"), "agents");
+            assertEquals(LifelineCli.UNREACHABLE, r.exit());
+        }
+
+        /** A write (here a heartbeat) rides out a Lifeline that is briefly down: it retries, and says so at once. */
+        @Test
+        void aWrite_whenLifelineUnreachable_saysSoAtOnceWithARetryHint_andNoStackTrace() {
+            Run r = runWith(Map.of("LIFELINE_URL", "http://127.0.0.1:1", "LIFELINE_KEY", "k"), "beat", "cli-down");
+            assertEquals(LifelineCli.UNREACHABLE, r.exit());
+            assertEquals(3, r.slept().size(), "three retries after the first attempt: " + r.slept());
+            List<String> lines = r.err().lines().toList();
+            assertEquals(4, lines.size(), r.err());
+            assertEquals("lifeline: cannot reach http://127.0.0.1:1 (connection refused), retrying in 2 s (attempt 2 of 4; "
+                    + "is Lifeline Local running?)", lines.get(0));
+            // 4 s and 8 s, each plus up to 20 % jitter
+            assertTrue(lines.get(2).matches(".*retrying in (8|9|10) s \\(attempt 4 of 4;.*"), lines.get(2));
+            assertEquals("lifeline: Cannot reach Lifeline at http://127.0.0.1:1 (connection refused)", lines.get(3));
+            assertTrue(r.err().lines().noneMatch(l -> l.startsWith("\tat ") || l.contains("Exception")), r.err());
+        }
+
+        /**
+         * A read against a Local that is down (a closed port: connection refused) fails on its first attempt, with one
+         * line naming the URL and how to start Local; no retry notice, no wait. Any other URL (127.0.0.2 is not one the
+         * CLI takes for Local's) asks whether the URL is right instead.
+         */
+        @Test
+        void aRead_whenNothingListens_failsOnItsFirstAttempt_namingTheUrlAndHowToStartLocal() {
+            for (String[] read : List.of(new String[] {"agents"}, new String[] {"status", "cli-down"},
+                    new String[] {"events"}, new String[] {"tasks", "list"})) {
+                Run r = runWith(Map.of("LIFELINE_URL", "http://127.0.0.1:1", "LIFELINE_KEY", "k"), read);
+                String what = String.join(" ", read);
+                assertEquals(LifelineCli.UNREACHABLE, r.exit(), what + ": " + r.err());
+                assertEquals(List.of(), r.slept(), what + ": no retry");
+                assertEquals(List.of("lifeline: Cannot reach Lifeline at http://127.0.0.1:1 (connection refused); is Lifeline "
+                        + "Local running? Start it with: java -jar infra/local/target/lifeline-local.jar"),
+                        r.err().lines().toList(), what);
+            }
+            Run remote = runWith(Map.of("LIFELINE_URL", "http://127.0.0.2:1", "LIFELINE_KEY", "k"), "agents");
+            assertEquals(LifelineCli.UNREACHABLE, remote.exit(), remote.err());
+            assertEquals(List.of(), remote.slept());
+            assertEquals(List.of("lifeline: Cannot reach Lifeline at http://127.0.0.2:1 (connection refused); is the URL "
+                    + "right?"), remote.err().lines().toList());
+        }
+
+        @Test
+        void wake_onAMissingFile_printsOneLineAndExitsWithUsage() {
+            Run r = run("wake", dir.resolve("nowhere/heartbeat.md").toString(), "--agent", "wake-missing");
+            assertEquals(LifelineCli.USAGE, r.exit());
+            assertEquals(1, r.err().lines().count(), r.err());
+            assertTrue(r.err().startsWith("lifeline: no heartbeat.md at " + dir.resolve("nowhere/heartbeat.md")), r.err());
+            assertEquals("", r.out());
+        }
+
+        @Test
+        void wake_forAnUnregisteredAgent_runsTheFileThenSaysInOneLineThatTheAgentIsNotRegistered() throws Exception {
+            Path file = dir.resolve("heartbeat.md");
+            Files.writeString(file, String.join("\n",
+                    "---", "version: 1", "---", "", "## Pending Actions", "", "### [HIGH] Say hello", "- **id**: hello-1",
+                    "- **type**: shell", "- **command**: echo hello", "- **schedule**: every:1h", ""));
+            ByteArrayOutputStream jvmErr = new ByteArrayOutputStream();
+            PrintStream realErr = System.err;
+            System.setErr(new PrintStream(jvmErr, true, StandardCharsets.UTF_8));
+            Run r;
+            try {
+                r = run("wake", file.toString(), "--agent", "wake-nobody");
+            } finally {
+                System.setErr(realErr);
+            }
+            assertEquals(LifelineCli.REFUSED, r.exit());
+            assertTrue(r.out().contains("ok     hello-1"), r.out());
+            assertEquals(List.of("lifeline: heartbeat not sent: agent 'wake-nobody' is not registered in team 'local' "
+                    + "(lifeline register wake-nobody first) (404 AGENT_NOT_FOUND)"), r.err().lines().toList());
+            assertEquals("", jvmErr.toString(StandardCharsets.UTF_8), "nothing else, no stack trace");
+        }
+
+        @Test
+        void anyCommand_withBadKey_exitsOneWithCode() {
+            Run r = runWith(Map.of("LIFELINE_URL", local.url().toString(), "LIFELINE_KEY", "wrong"), "agents");
+            assertEquals(LifelineCli.REFUSED, r.exit());
+            assertTrue(r.err().contains("UNAUTHENTICATED"), r.err());
+        }
+
+        @Test
+        void daemon_withAnExitingCommand_reportsCrashRestartsAndKeepsOthersAlive() throws Exception {
+            run("register", "cli-d1", "--host", "h-d");
+            run("register", "cli-d2", "--host", "h-d");
+            // A full second between the two rounds: on a busy machine `exit 3` may not have exited 300 ms after start.
+            Run r = run("daemon", "--host", "h-d", "--agent", "cli-d1=sleep 30", "--agent", "cli-d2=exit 3",
+                    "--interval", "1s", "--iterations", "2", "--log-dir", dir.toString());
+            assertEquals(0, r.exit(), r.err());
+            assertTrue(r.out().contains("crash reported: cli-d2"), r.out());
+            assertTrue(r.out().contains("restarted: cli-d2"), r.out());
+            assertTrue(r.out().contains("joined: cli-d1"), r.out());
+            // The end of --iterations is a stop: the commands stop, then every agent leaves.
+            assertTrue(r.out().contains("daemon stopped: 2 of 2 agent(s) left (offline)"), r.out());
+            assertTrue(r.out().contains("left: cli-d1") && r.out().contains("left: cli-d2"), r.out());
+            assertEquals("offline", client.agent("cli-d1").status());
+            // The history of changes before the newest comes from the outbox, a moment after the change: wait for it.
+            assertTrue(LocalHarness.eventually(Duration.ofSeconds(20),
+                    () -> client.transitions("cli-d2", 10).transitions().stream()
+                            .anyMatch(t -> "reported_failure".equals(t.trigger())
+                                    && t.reason().contains("exited with status 3"))),
+                    () -> "no reported_failure in " + client.transitions("cli-d2", 10).transitions());
+        }
+
+        @Test
+        void daemon_withNoLeaveOnStop_stopsWithoutLeaving_andSaysSo() {
+            run("register", "cli-nl", "--host", "h-nl");
+            Run r = run("daemon", "--host", "h-nl", "--agent", "cli-nl=sleep 30", "--interval", "1s", "--iterations", "1",
+                    "--no-leave-on-stop", "--log-dir", dir.toString());
+            assertEquals(0, r.exit(), r.err());
+            assertTrue(r.out().contains("did not leave (--no-leave-on-stop)"), r.out());
+            assertEquals("ready", client.agent("cli-nl").status());
+        }
+
+        @Test
+        void daemon_withRestartPolicies_namesThem_refusesAnUnknownOne_andAFinishedCommandLeavesInsteadOfCrashing() {
+            run("register", "cli-rp", "--host", "h-rp");
+            Run bad = run("daemon", "--host", "h-rp", "--agent", "cli-rp=sleep 30", "--restart", "sometimes",
+                    "--iterations", "1");
+            assertEquals(LifelineCli.USAGE, bad.exit(), bad.out());
+            assertTrue(bad.err().contains("--restart sometimes: give on-failure, always or no"), bad.err());
+            Run stranger = run("daemon", "--host", "h-rp", "--agent", "cli-rp=sleep 30", "--restart", "nobody=always",
+                    "--iterations", "1");
+            assertEquals(LifelineCli.USAGE, stranger.exit(), stranger.out());
+
+            Run r = run("daemon", "--host", "h-rp", "--agent", "cli-rp=exit 0", "--restart", "cli-rp=always",
+                    "--interval", "1s", "--iterations", "2", "--log-dir", dir.toString());
+            assertEquals(0, r.exit(), r.err());
+            assertTrue(r.out().contains("; restart on-failure, cli-rp: always"), r.out());
+            assertTrue(r.out().contains("exited: cli-rp: its command finished: exited with status 0; it left (offline), "
+                    + "and starts again (--restart always)"), r.out());
+            assertTrue(!r.out().contains("crash reported: cli-rp"), r.out());
+            assertTrue(client.allTransitions("cli-rp").stream().noneMatch(t -> t.to().startsWith("dead")),
+                    () -> client.allTransitions("cli-rp").toString());
+        }
+
+        @Test
+        @Timeout(value = 90, unit = TimeUnit.SECONDS)
+        void daemon_onSigterm_stopsItsCommandThenLeavesItsAgent() throws Exception {
+            run("register", "cli-term", "--host", "h-term");
+            Path pidFile = dir.resolve("child.pid");
+            // The real command line in its own JVM, so that SIGTERM reaches it the way Ctrl-C or a service manager does.
+            ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-cp", System.getProperty("java.class.path"), Main.class.getName(), "daemon", "--host", "h-term",
+                    "--agent", "cli-term=echo $$ > '" + pidFile + "'; exec sleep 300", "--interval", "1s")
+                    .redirectErrorStream(true).redirectOutput(dir.resolve("daemon.out").toFile());
+            pb.environment().put("LIFELINE_URL", local.url().toString());
+            pb.environment().put("LIFELINE_KEY", local.adminKey());
+            pb.environment().put("XDG_CONFIG_HOME", noConfig.toString());
+            Process daemon = pb.start();
+            try {
+                assertTrue(LocalHarness.eventually(Duration.ofSeconds(40),
+                        () -> "ready".equals(client.agent("cli-term").status()) && Files.exists(pidFile)),
+                        "the daemon joined its agent");
+                long child = Long.parseLong(Files.readString(pidFile).trim());
+                daemon.destroy(); // SIGTERM
+                assertTrue(daemon.waitFor(30, TimeUnit.SECONDS), "the daemon exits after SIGTERM");
+                String out = Files.readString(dir.resolve("daemon.out"));
+                assertTrue(out.contains("daemon stopped: 1 of 1 agent(s) left (offline)"), out);
+                assertEquals("offline", client.agent("cli-term").status());
+                assertEquals("leave", client.agent("cli-term").lastTransition().trigger());
+                assertTrue(ProcessHandle.of(child).map(h -> !h.isAlive()).orElse(true), "the command was stopped");
+            } finally {
+                daemon.destroyForcibly();
+            }
+        }
+
+        @Test
+        void wake_withDueShellAction_runsItWritesItBackAndHeartbeatsUntilTheNextWake() throws Exception {
+            assertEquals(0, run("register", "wake-1", "--name", "Waker").exit());
+            Path file = dir.resolve("heartbeat.md");
+            Files.writeString(file, String.join("\n",
+                    "---", "version: 1", "status: idle", "---", "", "# Heartbeat", "", "## Pending Actions", "",
+                    "### [HIGH] Say hello", "- **id**: hello-1", "- **type**: shell", "- **command**: echo hello",
+                    "- **schedule**: every:1h", "- **status**: pending", ""));
+            Instant before = Instant.now();
+            Run r = run("wake", file.toString(), "--agent", "wake-1");
+            assertEquals(0, r.exit(), r.out() + r.err());
+            assertTrue(r.out().contains("ok     hello-1"), r.out());
+            String written = Files.readString(file);
+            assertTrue(written.contains("- **status**: completed"), written);
+            assertTrue(written.contains("next_wake:"), written);
+            // The agent was joined by the wake's heartbeat and is expected back at the next wake (an hour away).
+            var agent = client.agent("wake-1");
+            assertEquals("ready", agent.status());
+            Duration ahead = Duration.between(before, agent.deadline());
+            assertTrue(ahead.compareTo(Duration.ofMinutes(59)) > 0
+                    && ahead.compareTo(Duration.ofMinutes(61)) < 0, "deadline " + agent.deadline());
+        }
+
+        @Test
+        void wake_withMalformedFile_namesTheLineAndLeavesTheFileAlone() throws Exception {
+            Path file = dir.resolve("heartbeat.md");
+            String text = String.join("\n", "---", "version: 1", "---", "", "## Pending Actions", "",
+                    "### [URGENT] Bad", "- **id**: bad-1", "- **type**: shell", "");
+            Files.writeString(file, text);
+            Run r = run("wake", file.toString());
+            assertEquals(LifelineCli.REFUSED, r.exit());
+            assertTrue(r.err().contains("line 7"), r.err());
+            assertEquals(text, Files.readString(file));
+        }
     }
 }

@@ -22,6 +22,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -153,110 +154,112 @@ class HeartbeatFileFuzzTest {
         }
     }
 
-    // ---- known hostile inputs, spelled out ---------------------------------------------------------
+    /** Known hostile inputs, spelled out. */
+    @Nested
+    class KnownHostileInputs {
+        @Test
+        void wake_errorTextWithColourCodesAndSeparators_writesAFileTheNextWakeReadsAndRetries(@TempDir Path dir)
+                throws IOException {
+            String colours = "\u001B[31mError:\u001B[0m disk \u0007full\u007F\u0085next\u2028line\u2029para \"q\" \\";
 
-    @Test
-    void wake_errorTextWithColourCodesAndSeparators_writesAFileTheNextWakeReadsAndRetries(@TempDir Path dir)
-            throws IOException {
-        String colours = "\u001B[31mError:\u001B[0m disk \u0007full\u007F\u0085next\u2028line\u2029para \"q\" \\";
+            assertHostileOutputRoundTrips(dir, colours);
 
-        assertHostileOutputRoundTrips(dir, colours);
+            HeartbeatFile hb = HeartbeatFile.parse(Files.readString(dir.resolve("heartbeat.md")));
+            assertEquals("Error: disk full next line para \"q\" \\", hb.action("hostile").field("result"));
+        }
 
-        HeartbeatFile hb = HeartbeatFile.parse(Files.readString(dir.resolve("heartbeat.md")));
-        assertEquals("Error: disk full next line para \"q\" \\", hb.action("hostile").field("result"));
-    }
+        @Test
+        void wake_realShellPrintingColourCodesAndSeparators_nextWakeReadsTheFileAndRetries(@TempDir Path dir)
+                throws IOException {
+            Path file = dir.resolve("heartbeat.md");
+            // printf in sh: \033 ESC, \007 BEL, \177 DEL, \302\205 NEL, \342\200\250 U+2028, \342\200\251 U+2029.
+            Files.writeString(file, """
+                    ---
+                    version: 1
+                    ---
+                    ### [HIGH] Colourful
+                    - **id**: colourful
+                    - **type**: shell
+                    - **command**: printf '\\033[1;31mFAILED\\033[0m\\007 \\177disk\\302\\205full\\342\\200\\250see\\342\\200\\251log'; exit 3
+                    - **retry**: 3
+                    """);
+            MutableClock clock = new MutableClock(T0);
 
-    @Test
-    void wake_realShellPrintingColourCodesAndSeparators_nextWakeReadsTheFileAndRetries(@TempDir Path dir)
-            throws IOException {
-        Path file = dir.resolve("heartbeat.md");
-        // printf in sh: \033 ESC, \007 BEL, \177 DEL, \302\205 NEL, \342\200\250 U+2028, \342\200\251 U+2029.
-        Files.writeString(file, """
-                ---
-                version: 1
-                ---
-                ### [HIGH] Colourful
-                - **id**: colourful
-                - **type**: shell
-                - **command**: printf '\\033[1;31mFAILED\\033[0m\\007 \\177disk\\302\\205full\\342\\200\\250see\\342\\200\\251log'; exit 3
-                - **retry**: 3
-                """);
-        MutableClock clock = new MutableClock(T0);
+            WakeResult first = Wake.run(file, clock, WakeOptions.defaults().withEnv(name -> null));
+            HeartbeatFile afterFirst = HeartbeatFile.parse(Files.readString(file));
+            Action a = afterFirst.action("colourful");
+            assertEquals("Exit code 3: FAILED disk full see log", a.field("error"));
+            assertEquals("1/3", a.field("retry_count"));
+            assertEquals(first.wokeAt().plus(Duration.ofMinutes(1)), Instant.parse(a.field("next_retry")));
+            assertEquals("colourful: Exit code 3: FAILED disk full see log", afterFirst.lastError());
 
-        WakeResult first = Wake.run(file, clock, WakeOptions.defaults().withEnv(name -> null));
-        HeartbeatFile afterFirst = HeartbeatFile.parse(Files.readString(file));
-        Action a = afterFirst.action("colourful");
-        assertEquals("Exit code 3: FAILED disk full see log", a.field("error"));
-        assertEquals("1/3", a.field("retry_count"));
-        assertEquals(first.wokeAt().plus(Duration.ofMinutes(1)), Instant.parse(a.field("next_retry")));
-        assertEquals("colourful: Exit code 3: FAILED disk full see log", afterFirst.lastError());
+            clock.advance(Duration.ofSeconds(61));
+            WakeResult second = Wake.run(file, clock, WakeOptions.defaults().withEnv(name -> null));
+            assertNull(second.recovery(), "not called corrupt");
+            assertEquals(1, second.ran().size());
+            assertEquals(2, second.ran().get(0).attempt());
+            assertEquals("2/3", HeartbeatFile.parse(Files.readString(file)).action("colourful").field("retry_count"));
+            assertEquals(List.of(), corruptCopies(dir));
+        }
 
-        clock.advance(Duration.ofSeconds(61));
-        WakeResult second = Wake.run(file, clock, WakeOptions.defaults().withEnv(name -> null));
-        assertNull(second.recovery(), "not called corrupt");
-        assertEquals(1, second.ran().size());
-        assertEquals(2, second.ran().get(0).attempt());
-        assertEquals("2/3", HeartbeatFile.parse(Files.readString(file)).action("colourful").field("retry_count"));
-        assertEquals(List.of(), corruptCopies(dir));
-    }
+        @Test
+        void parse_errorCountPastTheLimit_isAParseErrorNamingTheLine() {
+            HeartbeatParseException e = assertThrows(HeartbeatParseException.class,
+                    () -> HeartbeatFile.parse("---\nversion: 1\nerror_count: 2147483648\n---\n"));
 
-    @Test
-    void parse_errorCountPastTheLimit_isAParseErrorNamingTheLine() {
-        HeartbeatParseException e = assertThrows(HeartbeatParseException.class,
-                () -> HeartbeatFile.parse("---\nversion: 1\nerror_count: 2147483648\n---\n"));
+            assertEquals(3, e.line());
+            assertFalse(e.corrupt(), "a mistake to report, not a file to restore");
+            assertTrue(e.reason().contains("from 0 to 999999999"), e.getMessage());
+        }
 
-        assertEquals(3, e.line());
-        assertFalse(e.corrupt(), "a mistake to report, not a file to restore");
-        assertTrue(e.reason().contains("from 0 to 999999999"), e.getMessage());
-    }
+        @Test
+        void wake_errorCountAtTheLimit_failingWakeKeepsItThere(@TempDir Path dir) throws IOException {
+            Path file = dir.resolve("heartbeat.md");
+            Files.writeString(file, "---\nversion: 1\nerror_count: 999999999\n---\n### [HIGH] A\n- **id**: a\n"
+                    + "- **type**: scripted\n");
+            ActionRunner fails = (action, baseDir) -> new ActionRunner.Outcome(false, "no", Duration.ZERO);
 
-    @Test
-    void wake_errorCountAtTheLimit_failingWakeKeepsItThere(@TempDir Path dir) throws IOException {
-        Path file = dir.resolve("heartbeat.md");
-        Files.writeString(file, "---\nversion: 1\nerror_count: 999999999\n---\n### [HIGH] A\n- **id**: a\n"
-                + "- **type**: scripted\n");
-        ActionRunner fails = (action, baseDir) -> new ActionRunner.Outcome(false, "no", Duration.ZERO);
+            Wake.run(file, new MutableClock(T0), options(Map.of("scripted", fails)));
 
-        Wake.run(file, new MutableClock(T0), options(Map.of("scripted", fails)));
+            assertEquals(HeartbeatFile.MAX_ERROR_COUNT, HeartbeatFile.parse(Files.readString(file)).errorCount());
+        }
 
-        assertEquals(HeartbeatFile.MAX_ERROR_COUNT, HeartbeatFile.parse(Files.readString(file)).errorCount());
-    }
+        @Test
+        void parse_conditionNestedFiveThousandNotsDeep_isAClearParseError() {
+            String condition = "not:".repeat(5000) + "always";
+            HeartbeatParseException e = assertThrows(HeartbeatParseException.class, () -> HeartbeatFile.parse(
+                    "---\nversion: 1\n---\n### [HIGH] A\n- **id**: a\n- **type**: shell\n- **condition**: " + condition + "\n"));
 
-    @Test
-    void parse_conditionNestedFiveThousandNotsDeep_isAClearParseError() {
-        String condition = "not:".repeat(5000) + "always";
-        HeartbeatParseException e = assertThrows(HeartbeatParseException.class, () -> HeartbeatFile.parse(
-                "---\nversion: 1\n---\n### [HIGH] A\n- **id**: a\n- **type**: shell\n- **condition**: " + condition + "\n"));
+            assertEquals(7, e.line());
+            assertTrue(e.reason().contains("nests not: more than 16 deep"), e.getMessage());
+        }
 
-        assertEquals(7, e.line());
-        assertTrue(e.reason().contains("nests not: more than 16 deep"), e.getMessage());
-    }
+        @Test
+        void parse_conditionNestedSixteenDeep_isAccepted() {
+            HeartbeatFile hb = HeartbeatFile.parse("---\nversion: 1\n---\n### [HIGH] A\n- **id**: a\n- **type**: shell\n"
+                    + "- **condition**: " + "not:".repeat(16) + "always\n");
 
-    @Test
-    void parse_conditionNestedSixteenDeep_isAccepted() {
-        HeartbeatFile hb = HeartbeatFile.parse("---\nversion: 1\n---\n### [HIGH] A\n- **id**: a\n- **type**: shell\n"
-                + "- **condition**: " + "not:".repeat(16) + "always\n");
+            assertTrue(hb.action("a").condition().holds(new Condition.Context(Path.of("."), name -> null)));
+        }
 
-        assertTrue(hb.action("a").condition().holds(new Condition.Context(Path.of("."), name -> null)));
-    }
+        @Test
+        void parse_fieldHoldingLineSeparators_keepsTheRestOfTheBlock() {
+            HeartbeatFile hb = HeartbeatFile.parse("---\nversion: 1\n---\n### [HIGH] A\n- **id**: a\n- **type**: shell\n"
+                    + "- **error**: one\u2028two\u0085three\u2029four\n- **retry_count**: 1/3\n"
+                    + "- **next_retry**: 2026-03-01T12:01:00Z\n");
 
-    @Test
-    void parse_fieldHoldingLineSeparators_keepsTheRestOfTheBlock() {
-        HeartbeatFile hb = HeartbeatFile.parse("---\nversion: 1\n---\n### [HIGH] A\n- **id**: a\n- **type**: shell\n"
-                + "- **error**: one\u2028two\u0085three\u2029four\n- **retry_count**: 1/3\n"
-                + "- **next_retry**: 2026-03-01T12:01:00Z\n");
+            assertEquals("1/3", hb.action("a").field("retry_count"));
+            assertEquals("2026-03-01T12:01:00Z", hb.action("a").field("next_retry"));
+        }
 
-        assertEquals("1/3", hb.action("a").field("retry_count"));
-        assertEquals("2026-03-01T12:01:00Z", hb.action("a").field("next_retry"));
-    }
+        @Test
+        void parse_retryCountPastThreeDigits_isAParseError() {
+            HeartbeatParseException e = assertThrows(HeartbeatParseException.class, () -> HeartbeatFile.parse(
+                    "---\nversion: 1\n---\n### [HIGH] A\n- **id**: a\n- **type**: shell\n- **status**: failed\n"
+                            + "- **retry_count**: 99999999999/3\n"));
 
-    @Test
-    void parse_retryCountPastThreeDigits_isAParseError() {
-        HeartbeatParseException e = assertThrows(HeartbeatParseException.class, () -> HeartbeatFile.parse(
-                "---\nversion: 1\n---\n### [HIGH] A\n- **id**: a\n- **type**: shell\n- **status**: failed\n"
-                        + "- **retry_count**: 99999999999/3\n"));
-
-        assertEquals(8, e.line());
+            assertEquals(8, e.line());
+        }
     }
 
     // ---- helpers ------------------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -240,191 +241,194 @@ class DashboardAccessTest {
         waiting().until(d -> d.findElements(By.cssSelector("tr.agent")).size() == 7);
     }
 
-    // ---- tests --------------------------------------------------------------------------------------------
+    /** The views, checked in their order on the one browser and stack the class starts. */
+    @Nested
+    @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+    class Views {
+        @Test
+        @Order(1)
+        void signInView_hasNoAxeViolation_inLightDarkAndPhone() throws Exception {
+            driver.get(base + "/");
+            waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("key-input")));
+            assertEquals("Sign in \u00b7 Lifeline", driver.getTitle());
+            assertEquals("login-title", focused(), "the view's heading has the focus");
+            assertAccessibleInEveryTheme("login", d -> d.findElement(By.id("login")).isDisplayed());
+            // Its favicon is served (no 404 on every load).
+            assertEquals(Boolean.TRUE, js("return fetch('/dashboard/favicon.svg').then(function (r) {"
+                    + " return r.ok && r.headers.get('content-type') === 'image/svg+xml'; });"));
+        }
 
-    @Test
-    @Order(1)
-    void signInView_hasNoAxeViolation_inLightDarkAndPhone() throws Exception {
-        driver.get(base + "/");
-        waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("key-input")));
-        assertEquals("Sign in \u00b7 Lifeline", driver.getTitle());
-        assertEquals("login-title", focused(), "the view's heading has the focus");
-        assertAccessibleInEveryTheme("login", d -> d.findElement(By.id("login")).isDisplayed());
-        // Its favicon is served (no 404 on every load).
-        assertEquals(Boolean.TRUE, js("return fetch('/dashboard/favicon.svg').then(function (r) {"
-                + " return r.ok && r.headers.get('content-type') === 'image/svg+xml'; });"));
-    }
+        @Test
+        @Order(2)
+        void teamView_listsTroubleFirst_withFilledDeaths_paused_markers_andATitleThatCounts() throws Exception {
+            signIn(stack.adminKey);
+            // Dead, unrecoverable, (no one restarting), flapping Hal, then the rest by name.
+            waiting().until(d -> rowOrder().equals(List.of("dan", "eve", "hal", "ann", "bob", "cal", "gus")));
+            assertEquals("DEAD|dead", badgeOf("dan"));
+            assertEquals("DEAD (UNRECOVERABLE)|dead_failed_revive", badgeOf("eve"));
+            assertEquals("OFFLINE|offline", badgeOf("cal"));
+            assertEquals("PAUSED|paused", badgeOf("gus"));
+            assertTrue(text("agent-rows").contains("until "), "PAUSED says until when");
+            // Both deaths are filled (white on red), OFFLINE is grey, not the warning amber of RESTARTING.
+            assertEquals(js("return getComputedStyle(document.querySelector(\"tr.agent[data-agent-id='dan'] .badge\"))"
+                    + ".backgroundColor;"), js("return getComputedStyle(document.querySelector(\"tr.agent[data-agent-id="
+                    + "'eve'] .badge\")).backgroundColor;"));
+            assertEquals("rgb(255, 255, 255)", js("return getComputedStyle(document.querySelector(\"tr.agent"
+                    + "[data-agent-id='dan'] .badge\")).color;"));
+            Object offline = js("var c = getComputedStyle(document.querySelector(\"tr.agent[data-agent-id='cal'] .badge\"))"
+                    + ".color.match(/\\d+/g); return Math.max(+c[0], +c[1], +c[2]) - Math.min(+c[0], +c[1], +c[2]);");
+            assertTrue(((Number) offline).intValue() < 30, "OFFLINE is grey: " + offline);
+            // Hal's three restarts show on his row (the bar reads the hour's changes every 10 s), Bob's error on his.
+            waiting().until(d -> text("agent-rows").contains("3 restarts in the last hour (flapping)"));
+            assertTrue(text("agent-rows").contains("1 context-limit error in the last hour"), text("agent-rows"));
+            // Every agent is a real link with its own URL; the count tiles are buttons with a pressed state.
+            assertEquals(7L, js("return document.querySelectorAll(\"#agent-rows a[href^='#agent/']\").length;"));
+            assertEquals("true", js("return document.querySelector(\"#counts button[data-status='all']\")"
+                    + ".getAttribute('aria-pressed');"));
+            assertEquals("1 dead, 1 unrecoverable \u00b7 Agents \u00b7 Lifeline", driver.getTitle());
+            assertEquals("team-title", focused(), "after sign-in the focus is on the view's heading");
 
-    @Test
-    @Order(2)
-    void teamView_listsTroubleFirst_withFilledDeaths_paused_markers_andATitleThatCounts() throws Exception {
-        signIn(stack.adminKey);
-        // Dead, unrecoverable, (no one restarting), flapping Hal, then the rest by name.
-        waiting().until(d -> rowOrder().equals(List.of("dan", "eve", "hal", "ann", "bob", "cal", "gus")));
-        assertEquals("DEAD|dead", badgeOf("dan"));
-        assertEquals("DEAD (UNRECOVERABLE)|dead_failed_revive", badgeOf("eve"));
-        assertEquals("OFFLINE|offline", badgeOf("cal"));
-        assertEquals("PAUSED|paused", badgeOf("gus"));
-        assertTrue(text("agent-rows").contains("until "), "PAUSED says until when");
-        // Both deaths are filled (white on red), OFFLINE is grey, not the warning amber of RESTARTING.
-        assertEquals(js("return getComputedStyle(document.querySelector(\"tr.agent[data-agent-id='dan'] .badge\"))"
-                + ".backgroundColor;"), js("return getComputedStyle(document.querySelector(\"tr.agent[data-agent-id="
-                + "'eve'] .badge\")).backgroundColor;"));
-        assertEquals("rgb(255, 255, 255)", js("return getComputedStyle(document.querySelector(\"tr.agent"
-                + "[data-agent-id='dan'] .badge\")).color;"));
-        Object offline = js("var c = getComputedStyle(document.querySelector(\"tr.agent[data-agent-id='cal'] .badge\"))"
-                + ".color.match(/\\d+/g); return Math.max(+c[0], +c[1], +c[2]) - Math.min(+c[0], +c[1], +c[2]);");
-        assertTrue(((Number) offline).intValue() < 30, "OFFLINE is grey: " + offline);
-        // Hal's three restarts show on his row (the bar reads the hour's changes every 10 s), Bob's error on his.
-        waiting().until(d -> text("agent-rows").contains("3 restarts in the last hour (flapping)"));
-        assertTrue(text("agent-rows").contains("1 context-limit error in the last hour"), text("agent-rows"));
-        // Every agent is a real link with its own URL; the count tiles are buttons with a pressed state.
-        assertEquals(7L, js("return document.querySelectorAll(\"#agent-rows a[href^='#agent/']\").length;"));
-        assertEquals("true", js("return document.querySelector(\"#counts button[data-status='all']\")"
-                + ".getAttribute('aria-pressed');"));
-        assertEquals("1 dead, 1 unrecoverable \u00b7 Agents \u00b7 Lifeline", driver.getTitle());
-        assertEquals("team-title", focused(), "after sign-in the focus is on the view's heading");
+            driver.findElement(By.cssSelector("#counts button[data-status='dead']")).click();
+            waiting().until(d -> rowOrder().equals(List.of("dan")));
+            assertEquals("true", js("return document.querySelector(\"#counts button[data-status='dead']\")"
+                    + ".getAttribute('aria-pressed');"));
+            driver.findElement(By.cssSelector("#counts button[data-status='all']")).click();
+            waiting().until(d -> rowOrder().size() == 7);
 
-        driver.findElement(By.cssSelector("#counts button[data-status='dead']")).click();
-        waiting().until(d -> rowOrder().equals(List.of("dan")));
-        assertEquals("true", js("return document.querySelector(\"#counts button[data-status='dead']\")"
-                + ".getAttribute('aria-pressed');"));
-        driver.findElement(By.cssSelector("#counts button[data-status='all']")).click();
-        waiting().until(d -> rowOrder().size() == 7);
+            assertAccessibleInEveryTheme("team", d -> rowOrder().size() == 7);
+        }
 
-        assertAccessibleInEveryTheme("team", d -> rowOrder().size() == 7);
-    }
+        @Test
+        @Order(3)
+        void alertsOnly_showsDeathsOfTheLastHour_withoutRoutineEvents() {
+            waiting().until(d -> !d.findElements(By.cssSelector("#events li[data-type='TasksReassigned'],"
+                    + " #events li[data-type='AgentStatusChanged']:not(.alert)")).isEmpty());
+            driver.findElement(By.id("alerts-only")).click();
+            // Eve's and Hal's deaths (published by the outbox): alerts, and nothing else.
+            waiting().until(d -> "alerts".equals(js("return document.getElementById('events').getAttribute('data-mode');")));
+            waiting().until(d -> !d.findElements(By.cssSelector("#events li.alert[data-event-id^='acme/eve/']")).isEmpty());
+            assertEquals(0L, js("return document.querySelectorAll('#events li[data-event-id]:not(.alert)').length;"));
+            assertTrue((Long) js("return document.querySelectorAll(\"#events li.alert[data-event-id^='acme/hal/']\")"
+                    + ".length;") >= 3, "each of Hal's three deaths");
+            driver.findElement(By.id("alerts-only")).click();
+            waiting().until(d -> "all".equals(js("return document.getElementById('events').getAttribute('data-mode');")));
+            waiting().until(d -> (Long) js("return document.querySelectorAll('#events li[data-event-id]:not(.alert)')"
+                    + ".length;") > 0);
+        }
 
-    @Test
-    @Order(3)
-    void alertsOnly_showsDeathsOfTheLastHour_withoutRoutineEvents() {
-        waiting().until(d -> !d.findElements(By.cssSelector("#events li[data-type='TasksReassigned'],"
-                + " #events li[data-type='AgentStatusChanged']:not(.alert)")).isEmpty());
-        driver.findElement(By.id("alerts-only")).click();
-        // Eve's and Hal's deaths (published by the outbox): alerts, and nothing else.
-        waiting().until(d -> "alerts".equals(js("return document.getElementById('events').getAttribute('data-mode');")));
-        waiting().until(d -> !d.findElements(By.cssSelector("#events li.alert[data-event-id^='acme/eve/']")).isEmpty());
-        assertEquals(0L, js("return document.querySelectorAll('#events li[data-event-id]:not(.alert)').length;"));
-        assertTrue((Long) js("return document.querySelectorAll(\"#events li.alert[data-event-id^='acme/hal/']\")"
-                + ".length;") >= 3, "each of Hal's three deaths");
-        driver.findElement(By.id("alerts-only")).click();
-        waiting().until(d -> "all".equals(js("return document.getElementById('events').getAttribute('data-mode');")));
-        waiting().until(d -> (Long) js("return document.querySelectorAll('#events li[data-event-id]:not(.alert)')"
-                + ".length;") > 0);
-    }
+        @Test
+        @Order(4)
+        void agentPage_andReviveConfirmation_haveNoAxeViolation_andEscapeCancels() throws Exception {
+            js("location.hash = '#agent/eve';");
+            waiting().until(d -> text("agent-title").contains("DEAD (UNRECOVERABLE)"));
+            waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("revive-button")));
+            waiting().until(d -> !d.findElements(By.cssSelector("tr.transition")).isEmpty());
+            waiting().until(d -> "agent-title".equals(focused()));
+            assertEquals("1 dead, 1 unrecoverable \u00b7 Eve (DEAD (UNRECOVERABLE)) \u00b7 Lifeline", driver.getTitle());
+            assertAccessibleInEveryTheme("agent", d -> d.findElement(By.id("agent-view")).isDisplayed());
 
-    @Test
-    @Order(4)
-    void agentPage_andReviveConfirmation_haveNoAxeViolation_andEscapeCancels() throws Exception {
-        js("location.hash = '#agent/eve';");
-        waiting().until(d -> text("agent-title").contains("DEAD (UNRECOVERABLE)"));
-        waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("revive-button")));
-        waiting().until(d -> !d.findElements(By.cssSelector("tr.transition")).isEmpty());
-        waiting().until(d -> "agent-title".equals(focused()));
-        assertEquals("1 dead, 1 unrecoverable \u00b7 Eve (DEAD (UNRECOVERABLE)) \u00b7 Lifeline", driver.getTitle());
-        assertAccessibleInEveryTheme("agent", d -> d.findElement(By.id("agent-view")).isDisplayed());
+            driver.findElement(By.id("revive-button")).click();
+            waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("revive-yes")));
+            assertEquals("revive-no", focused(), "the confirmation opens on Cancel");
+            assertAccessibleInEveryTheme("revive-confirm", d -> d.findElement(By.id("revive-yes")).isDisplayed());
+            press(Keys.ESCAPE);
+            waiting().until(ExpectedConditions.invisibilityOfElementLocated(By.id("revive-confirm")));
+            assertEquals("revive-button", focused(), "Escape cancels and gives the focus back to Revive…");
+            assertEquals("dead_failed_revive", stack.status("eve"), "nothing was asked");
+            driver.findElement(By.id("back-link")).click();
+            waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("team-view")));
+            waiting().until(d -> "team-title".equals(focused()));
+        }
 
-        driver.findElement(By.id("revive-button")).click();
-        waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("revive-yes")));
-        assertEquals("revive-no", focused(), "the confirmation opens on Cancel");
-        assertAccessibleInEveryTheme("revive-confirm", d -> d.findElement(By.id("revive-yes")).isDisplayed());
-        press(Keys.ESCAPE);
-        waiting().until(ExpectedConditions.invisibilityOfElementLocated(By.id("revive-confirm")));
-        assertEquals("revive-button", focused(), "Escape cancels and gives the focus back to Revive…");
-        assertEquals("dead_failed_revive", stack.status("eve"), "nothing was asked");
-        driver.findElement(By.id("back-link")).click();
-        waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("team-view")));
-        waiting().until(d -> "team-title".equals(focused()));
-    }
+        @Test
+        @Order(5)
+        void aDeath_isAnnouncedPolitely_andRowsAreUpdatedInPlace_keepingTheFocus() {
+            register("fay", "Fay", "host-1");
+            ok(stack.agent("join", "fay", null));
+            waiting().until(d -> rowOrder().contains("fay"));
+            // Marks on the live rows and the focus on Ann's link: a poll that rebuilt the table would lose both.
+            js("document.querySelector(\"tr.agent[data-agent-id='ann']\").lifelineKept = true;"
+                    + "document.querySelector(\"tr.agent[data-agent-id='fay']\").lifelineKept = true;"
+                    + "document.querySelector(\"tr.agent[data-agent-id='ann'] a\").focus();");
+            assertEquals("polite", js("return document.getElementById('announcer').getAttribute('aria-live');"));
+            String before = text("announcer");
 
-    @Test
-    @Order(5)
-    void aDeath_isAnnouncedPolitely_andRowsAreUpdatedInPlace_keepingTheFocus() {
-        register("fay", "Fay", "host-1");
-        ok(stack.agent("join", "fay", null));
-        waiting().until(d -> rowOrder().contains("fay"));
-        // Marks on the live rows and the focus on Ann's link: a poll that rebuilt the table would lose both.
-        js("document.querySelector(\"tr.agent[data-agent-id='ann']\").lifelineKept = true;"
-                + "document.querySelector(\"tr.agent[data-agent-id='fay']\").lifelineKept = true;"
-                + "document.querySelector(\"tr.agent[data-agent-id='ann'] a\").focus();");
-        assertEquals("polite", js("return document.getElementById('announcer').getAttribute('aria-live');"));
-        String before = text("announcer");
+            ok(stack.agent("fail", "fay", "{\"reason\":\"segfault\"}"));
+            waiting().until(d -> text("announcer").startsWith("Fay died."));
+            assertFalse(text("announcer").equals(before));
+            // One short message, not the table.
+            assertFalse(text("announcer").contains("Ann"), text("announcer"));
+            waiting().until(d -> rowOrder().subList(0, 2).equals(List.of("dan", "fay")));
+            assertEquals(Boolean.TRUE, js("return document.querySelector(\"tr.agent[data-agent-id='ann']\").lifelineKept"
+                    + " === true && document.querySelector(\"tr.agent[data-agent-id='fay']\").lifelineKept === true;"));
+            assertEquals("#agent/ann", focused(), "the focus survived the poll");
+            assertEquals("2 dead, 1 unrecoverable \u00b7 Agents \u00b7 Lifeline", driver.getTitle());
 
-        ok(stack.agent("fail", "fay", "{\"reason\":\"segfault\"}"));
-        waiting().until(d -> text("announcer").startsWith("Fay died."));
-        assertFalse(text("announcer").equals(before));
-        // One short message, not the table.
-        assertFalse(text("announcer").contains("Ann"), text("announcer"));
-        waiting().until(d -> rowOrder().subList(0, 2).equals(List.of("dan", "fay")));
-        assertEquals(Boolean.TRUE, js("return document.querySelector(\"tr.agent[data-agent-id='ann']\").lifelineKept"
-                + " === true && document.querySelector(\"tr.agent[data-agent-id='fay']\").lifelineKept === true;"));
-        assertEquals("#agent/ann", focused(), "the focus survived the poll");
-        assertEquals("2 dead, 1 unrecoverable \u00b7 Agents \u00b7 Lifeline", driver.getTitle());
+            // Her recovery is announced too.
+            ok(stack.agent("join", "fay", null));
+            waiting().until(d -> text("announcer").startsWith("Fay recovered."));
+        }
 
-        // Her recovery is announced too.
-        ok(stack.agent("join", "fay", null));
-        waiting().until(d -> text("announcer").startsWith("Fay recovered."));
-    }
+        @Test
+        @Order(6)
+        void keyboardOnly_signsIn_opensADeadAgent_revivesIt_andReturns() throws Exception {
+            js("sessionStorage.clear();");
+            driver.get(base + "/");
+            waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("key-input")));
+            waiting().until(d -> "login-title".equals(focused()));
+            tabTo("team-input");
+            // Tab selects the field's text ("local"), so typing replaces it.
+            press(TEAM);
+            tabTo("key-input");
+            press(stack.adminKey, Keys.ENTER);
+            waiting().until(d -> rowOrder().size() == 8);
+            waiting().until(d -> "team-title".equals(focused()));
 
-    @Test
-    @Order(6)
-    void keyboardOnly_signsIn_opensADeadAgent_revivesIt_andReturns() throws Exception {
-        js("sessionStorage.clear();");
-        driver.get(base + "/");
-        waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("key-input")));
-        waiting().until(d -> "login-title".equals(focused()));
-        tabTo("team-input");
-        // Tab selects the field's text ("local"), so typing replaces it.
-        press(TEAM);
-        tabTo("key-input");
-        press(stack.adminKey, Keys.ENTER);
-        waiting().until(d -> rowOrder().size() == 8);
-        waiting().until(d -> "team-title".equals(focused()));
+            // Dan is first (trouble first): Tab reaches his link after the header, the count tiles and the filter.
+            tabTo("#agent/dan");
+            press(Keys.ENTER);
+            waiting().until(d -> text("agent-title").contains("Dan"));
+            waiting().until(d -> "agent-title".equals(focused()));
+            tabTo("revive-button");
+            press(Keys.ENTER);
+            waiting().until(d -> "revive-no".equals(focused()));
+            shiftTab();
+            assertEquals("revive-yes", focused());
+            press(Keys.ENTER);
+            waiting().until(d -> "notice ok".equals(js("return document.getElementById('revive-result').className;")));
+            assertEquals("revive-result", focused(), "the answer takes the focus from the closed confirmation");
+            assertEquals("restarting", stack.status("dan"));
+            waiting().until(d -> text("agent-title").contains("RESTARTING"));
+            DashboardTest.screenshot(driver, "a11y-keyboard-revived");
 
-        // Dan is first (trouble first): Tab reaches his link after the header, the count tiles and the filter.
-        tabTo("#agent/dan");
-        press(Keys.ENTER);
-        waiting().until(d -> text("agent-title").contains("Dan"));
-        waiting().until(d -> "agent-title".equals(focused()));
-        tabTo("revive-button");
-        press(Keys.ENTER);
-        waiting().until(d -> "revive-no".equals(focused()));
-        shiftTab();
-        assertEquals("revive-yes", focused());
-        press(Keys.ENTER);
-        waiting().until(d -> "notice ok".equals(js("return document.getElementById('revive-result').className;")));
-        assertEquals("revive-result", focused(), "the answer takes the focus from the closed confirmation");
-        assertEquals("restarting", stack.status("dan"));
-        waiting().until(d -> text("agent-title").contains("RESTARTING"));
-        DashboardTest.screenshot(driver, "a11y-keyboard-revived");
+            tabTo("back-link", true);
+            press(Keys.ENTER);
+            waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("team-view")));
+            waiting().until(d -> "team-title".equals(focused()));
+            waiting().until(d -> badgeOf("dan").equals("RESTARTING|restarting"));
+            assertTrue(rowOrder().indexOf("dan") < rowOrder().indexOf("ann"), "restarting is still trouble");
+        }
 
-        tabTo("back-link", true);
-        press(Keys.ENTER);
-        waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("team-view")));
-        waiting().until(d -> "team-title".equals(focused()));
-        waiting().until(d -> badgeOf("dan").equals("RESTARTING|restarting"));
-        assertTrue(rowOrder().indexOf("dan") < rowOrder().indexOf("ann"), "restarting is still trouble");
-    }
-
-    /**
-     * A dead agent with no host: no Revive… (it could only end in 409 NO_HOST); the page says why and what to do, and
-     * that line passes axe in every theme.
-     */
-    @Test
-    @Order(7)
-    void deadAgentWithoutAHost_showsWhyItCannotBeRevived_withNoAxeViolation() throws Exception {
-        ok(stack.team("register", "{\"agentId\":\"ivy\",\"name\":\"Ivy\",\"role\":\"worker\"}"));
-        ok(stack.agent("join", "ivy", null));
-        ok(stack.agent("fail", "ivy", "{\"reason\":\"segfault\"}"));
-        assertEquals("dead", stack.status("ivy"));
-        js("location.hash = '#agent/ivy';");
-        waiting().until(d -> text("agent-title").contains("Ivy"));
-        waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("revive-unavailable")));
-        assertFalse(driver.findElement(By.id("revive-box")).isDisplayed(), "no Revive… without a host");
-        assertTrue(text("revive-unavailable").startsWith("No revive here: Ivy has no host"),
-                text("revive-unavailable"));
-        assertAccessibleInEveryTheme("agent-no-host", d -> d.findElement(By.id("revive-unavailable")).isDisplayed());
-        assertEquals("dead", stack.status("ivy"), "nothing was asked");
+        /**
+         * A dead agent with no host: no Revive… (it could only end in 409 NO_HOST); the page says why and what to do, and
+         * that line passes axe in every theme.
+         */
+        @Test
+        @Order(7)
+        void deadAgentWithoutAHost_showsWhyItCannotBeRevived_withNoAxeViolation() throws Exception {
+            ok(stack.team("register", "{\"agentId\":\"ivy\",\"name\":\"Ivy\",\"role\":\"worker\"}"));
+            ok(stack.agent("join", "ivy", null));
+            ok(stack.agent("fail", "ivy", "{\"reason\":\"segfault\"}"));
+            assertEquals("dead", stack.status("ivy"));
+            js("location.hash = '#agent/ivy';");
+            waiting().until(d -> text("agent-title").contains("Ivy"));
+            waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("revive-unavailable")));
+            assertFalse(driver.findElement(By.id("revive-box")).isDisplayed(), "no Revive… without a host");
+            assertTrue(text("revive-unavailable").startsWith("No revive here: Ivy has no host"),
+                    text("revive-unavailable"));
+            assertAccessibleInEveryTheme("agent-no-host", d -> d.findElement(By.id("revive-unavailable")).isDisplayed());
+            assertEquals("dead", stack.status("ivy"), "nothing was asked");
+        }
     }
 
     /** Keys typed into whatever has the focus, as a keyboard does (no element is clicked or targeted). */

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -235,91 +236,93 @@ class AlarmCountsTest {
         assertFalse(rendered(resources.get("Wide"), Map.of("Full", false)).deployed());
     }
 
-    // ---- the counts the docs quote ------------------------------------------------------------
-
-    /** Whether the template's condition {@code name} holds under {@code parameters} (defaults for the rest). */
-    static boolean holds(String name, Map<String, String> parameters) {
-        return evaluate(root.path("Conditions").path(name), parameters);
-    }
-
-    private static boolean evaluate(JsonNode c, Map<String, String> parameters) {
-        if (c.has("Fn::Not")) {
-            return !evaluate(c.get("Fn::Not").get(0), parameters);
+    /** The counts the docs quote. */
+    @Nested
+    class DocsCounts {
+        /** Whether the template's condition {@code name} holds under {@code parameters} (defaults for the rest). */
+        static boolean holds(String name, Map<String, String> parameters) {
+            return evaluate(root.path("Conditions").path(name), parameters);
         }
-        if (c.has("Fn::And") || c.has("Fn::Or")) {
-            boolean and = c.has("Fn::And");
-            for (JsonNode part : c.get(and ? "Fn::And" : "Fn::Or")) {
-                if (evaluate(part, parameters) != and) {
-                    return !and;
+
+        private static boolean evaluate(JsonNode c, Map<String, String> parameters) {
+            if (c.has("Fn::Not")) {
+                return !evaluate(c.get("Fn::Not").get(0), parameters);
+            }
+            if (c.has("Fn::And") || c.has("Fn::Or")) {
+                boolean and = c.has("Fn::And");
+                for (JsonNode part : c.get(and ? "Fn::And" : "Fn::Or")) {
+                    if (evaluate(part, parameters) != and) {
+                        return !and;
+                    }
+                }
+                return and;
+            }
+            if (c.has("Fn::Equals")) {
+                return value(c.get("Fn::Equals").get(0), parameters).equals(value(c.get("Fn::Equals").get(1), parameters));
+            }
+            assertTrue(c.has("Condition"), "a condition this test cannot evaluate: " + c);
+            return holds(c.get("Condition").asText(), parameters);
+        }
+
+        private static String value(JsonNode v, Map<String, String> parameters) {
+            if (!v.has("Ref")) {
+                return v.asText();
+            }
+            String name = v.get("Ref").asText();
+            JsonNode parameter = root.path("Parameters").path(name);
+            assertFalse(parameter.isMissingNode(), "not a parameter: " + name);
+            return parameters.getOrDefault(name, parameter.path("Default").asText());
+        }
+
+        record Count(int alarms, int metrics) {
+            String words() {
+                return alarms + " alarms on " + metrics + " metrics";
+            }
+
+            String dollars() {
+                return "$" + String.format("%.2f", metrics * ALARM_METRIC_PER_MONTH) + " a month";
+            }
+        }
+
+        /** The alarms deployed under {@code parameters}, and the metrics they read (what CloudWatch bills). */
+        static Count count(Map<String, String> parameters) {
+            Map<String, Boolean> all = new LinkedHashMap<>();
+            root.path("Conditions").fieldNames().forEachRemaining(n -> all.put(n, holds(n, parameters)));
+            int alarms = 0;
+            int metrics = 0;
+            for (JsonNode alarm : alarms(root.path("Resources")).values()) {
+                Rendered r = rendered(alarm, all);
+                alarms += r.deployed() ? 1 : 0;
+                metrics += r.metrics();
+            }
+            return new Count(alarms, metrics);
+        }
+
+        static final Map<String, String> RESERVED = Map.of("ConcurrencyProfile", "reserved");
+        static final Map<String, String> FULL_RESERVED = Map.of("ConcurrencyProfile", "reserved", "AlarmSet", "full");
+        static final Map<String, String> FULL_UNRESERVED = Map.of("ConcurrencyProfile", "unreserved", "AlarmSet", "full");
+
+        @Test
+        void docsAndBenchmarks_stateTheTemplatesCounts_forBothProfiles() throws Exception {
+            assertEquals("essential", root.path("Parameters").path("AlarmSet").path("Default").asText());
+            assertEquals("unreserved", root.path("Parameters").path("ConcurrencyProfile").path("Default").asText());
+            Count essential = count(RESERVED);
+            Count essentialNoUrl = count(Map.of());
+            Count full = count(FULL_RESERVED);
+            Count fullNoUrl = count(FULL_UNRESERVED);
+            assertTrue(essential.metrics() > essentialNoUrl.metrics(), "the URL's alarms read its metrics too");
+            Path root = TestStack.templatePath().getParent();
+            // Words, whatever the line breaks.
+            String metricsPage = Files.readString(root.resolve("docs/logs-and-metrics.md")).replaceAll("\\s+", " ");
+            String benchmarks = Files.readString(root.resolve("BENCHMARKS.md")).replaceAll("\\s+", " ");
+            for (String text : new String[] {metricsPage, benchmarks}) {
+                for (Count c : List.of(essential, essentialNoUrl, full, fullNoUrl)) {
+                    assertTrue(text.contains(c.words()), c.words());
                 }
             }
-            return and;
-        }
-        if (c.has("Fn::Equals")) {
-            return value(c.get("Fn::Equals").get(0), parameters).equals(value(c.get("Fn::Equals").get(1), parameters));
-        }
-        assertTrue(c.has("Condition"), "a condition this test cannot evaluate: " + c);
-        return holds(c.get("Condition").asText(), parameters);
-    }
-
-    private static String value(JsonNode v, Map<String, String> parameters) {
-        if (!v.has("Ref")) {
-            return v.asText();
-        }
-        String name = v.get("Ref").asText();
-        JsonNode parameter = root.path("Parameters").path(name);
-        assertFalse(parameter.isMissingNode(), "not a parameter: " + name);
-        return parameters.getOrDefault(name, parameter.path("Default").asText());
-    }
-
-    record Count(int alarms, int metrics) {
-        String words() {
-            return alarms + " alarms on " + metrics + " metrics";
-        }
-
-        String dollars() {
-            return "$" + String.format("%.2f", metrics * ALARM_METRIC_PER_MONTH) + " a month";
-        }
-    }
-
-    /** The alarms deployed under {@code parameters}, and the metrics they read (what CloudWatch bills). */
-    static Count count(Map<String, String> parameters) {
-        Map<String, Boolean> all = new LinkedHashMap<>();
-        root.path("Conditions").fieldNames().forEachRemaining(n -> all.put(n, holds(n, parameters)));
-        int alarms = 0;
-        int metrics = 0;
-        for (JsonNode alarm : alarms(root.path("Resources")).values()) {
-            Rendered r = rendered(alarm, all);
-            alarms += r.deployed() ? 1 : 0;
-            metrics += r.metrics();
-        }
-        return new Count(alarms, metrics);
-    }
-
-    static final Map<String, String> RESERVED = Map.of("ConcurrencyProfile", "reserved");
-    static final Map<String, String> FULL_RESERVED = Map.of("ConcurrencyProfile", "reserved", "AlarmSet", "full");
-    static final Map<String, String> FULL_UNRESERVED = Map.of("ConcurrencyProfile", "unreserved", "AlarmSet", "full");
-
-    @Test
-    void docsAndBenchmarks_stateTheTemplatesCounts_forBothProfiles() throws Exception {
-        assertEquals("essential", root.path("Parameters").path("AlarmSet").path("Default").asText());
-        assertEquals("unreserved", root.path("Parameters").path("ConcurrencyProfile").path("Default").asText());
-        Count essential = count(RESERVED);
-        Count essentialNoUrl = count(Map.of());
-        Count full = count(FULL_RESERVED);
-        Count fullNoUrl = count(FULL_UNRESERVED);
-        assertTrue(essential.metrics() > essentialNoUrl.metrics(), "the URL's alarms read its metrics too");
-        Path root = TestStack.templatePath().getParent();
-        // Words, whatever the line breaks.
-        String metricsPage = Files.readString(root.resolve("docs/logs-and-metrics.md")).replaceAll("\\s+", " ");
-        String benchmarks = Files.readString(root.resolve("BENCHMARKS.md")).replaceAll("\\s+", " ");
-        for (String text : new String[] {metricsPage, benchmarks}) {
             for (Count c : List.of(essential, essentialNoUrl, full, fullNoUrl)) {
-                assertTrue(text.contains(c.words()), c.words());
+                assertTrue(metricsPage.contains(c.words() + ", " + c.dollars()), c.words() + ", " + c.dollars());
             }
-        }
-        for (Count c : List.of(essential, essentialNoUrl, full, fullNoUrl)) {
-            assertTrue(metricsPage.contains(c.words() + ", " + c.dollars()), c.words() + ", " + c.dollars());
         }
     }
 }
