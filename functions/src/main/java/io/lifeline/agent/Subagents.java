@@ -24,7 +24,7 @@ public record Subagents(List<Entry> running, int more) {
             checkText("subagent id", id, true);
             checkText("subagent type", type, false);
             if (since == null) {
-                throw LifelineException.badInput("INVALID_SUBAGENT", "a subagent needs its start time");
+                throw LifelineException.badInput("INVALID_FIELD", "a subagent needs its start time");
             }
         }
     }
@@ -32,7 +32,7 @@ public record Subagents(List<Entry> running, int more) {
     public Subagents {
         running = List.copyOf(running);
         if (running.size() > MAX || more < 0) {
-            throw LifelineException.badInput("INVALID_SUBAGENT",
+            throw LifelineException.badInput("INVALID_FIELD",
                     "at most " + MAX + " subagents by id, and a count of the rest that is not negative");
         }
     }
@@ -71,12 +71,12 @@ public record Subagents(List<Entry> running, int more) {
     public static void checkText(String what, String text, boolean required) {
         if (text == null) {
             if (required) {
-                throw LifelineException.badInput("INVALID_SUBAGENT", "'" + what + "' is required");
+                throw LifelineException.badInput("INVALID_FIELD", "'" + what + "' is required");
             }
             return;
         }
         if (text.isBlank() || text.length() > MAX_TEXT || text.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
-            throw LifelineException.badInput("INVALID_SUBAGENT", "'" + what + "' must be 1 to " + MAX_TEXT
+            throw LifelineException.badInput("INVALID_FIELD", "'" + what + "' must be 1 to " + MAX_TEXT
                     + " printable characters");
         }
     }
