@@ -4,6 +4,7 @@ import static io.lifeline.client.ApiTransport.MAPPER;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lifeline.client.model.AgentChanges;
 import io.lifeline.client.model.AgentList;
@@ -233,6 +234,19 @@ public final class LifelineClient {
      * A batch's entries as sent: at most {@link #MAX_BATCH}, each with its agent's local beat age and stall judgement
      * when given.
      */
+    /** A host's report of an agent's running subagents: ids, types and since when only. */
+    private static void subagents(ObjectNode n, BatchEntry.Subagents s) {
+        ArrayNode running = n.putArray("running");
+        for (BatchEntry.Running r : s.running()) {
+            ObjectNode one = running.addObject().put("id", r.id());
+            if (r.type() != null) {
+                one.put("type", r.type());
+            }
+            one.put("since", r.since().toString());
+        }
+        n.put("more", s.more());
+    }
+
     private static List<ObjectNode> batchBody(List<BatchEntry> entries, Map<String, Long> localBeatAgesMs,
                                               Map<String, Boolean> stalled) {
         if (entries.size() > MAX_BATCH) {
@@ -269,6 +283,9 @@ public final class LifelineClient {
             Boolean stall = stalled == null ? null : stalled.get(e.agentId());
             if (stall != null) {
                 n.put("stalled", stall);
+            }
+            if (e.subagents() != null && localBeatAgesMs != null) {
+                subagents(n.putObject("subagents"), e.subagents());
             }
             list.add(n);
         }
