@@ -145,6 +145,7 @@ class ProgressWatchTest {
             assertTrue(client.allTransitions(a).stream().noneMatch(t -> t.to().startsWith("dead")),
                     "alert: nothing was reported dead: " + client.allTransitions(a));
             assertNull(client.agent(a).stalled(), "its turn ended: no longer stalled");
+            assertNull(client.agent(a).subagents(), "the stop went with the pass's beat: none runs");
             assertTrue(LocalHarness.eventually(Duration.ofSeconds(10), () -> events(a, "AgentStalled") == 2
                     && events(a, "AgentProgressResumed") == 2), "one event each way per stall");
         }
