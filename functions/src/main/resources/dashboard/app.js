@@ -788,6 +788,8 @@
         ["Parked", a.alive && a.parked ? "until " + time(a.parked.until) + " (" + a.parked.reason + ")" : undefined],
         ["Stalled", a.alive && a.stalled ? "since " + time(a.stalled.since) + " (" + a.stalled.reason + ")" : undefined],
         ["Last progress", a.alive && a.lastProgressAt ? time(a.lastProgressAt) : undefined],
+        ["Subagents", a.subagents ? (a.subagents.length + (a.subagentsMore || 0)) + " running: " + a.subagents.map(function (r) {
+          return r.id + (r.type ? " (" + r.type + ")" : "") + " since " + time(r.since); }).join(", ") : undefined],
         ["Paused until", a.pausedUntil && time(a.pausedUntil)], ["Pause reason", a.pauseReason],
         ["Registered", time(a.registeredAt)], ["Errors reported", a.errorsReported], ["Last error", err && (err.category + ": " + err.message + " (" + time(err.at) + ")")],
         ["Session rotations", a.sessionRotations]]);

@@ -6,10 +6,27 @@ package io.lifeline.hooks;
  * refines it (Claude's {@code notification_type}, opencode's session status, a session end's {@code reason});
  * {@code errorText}: the error a failure event carries (for a Claude Code {@code StopFailure} of a {@code rate_limit},
  * also the API error its last message holds), for classification in memory only: it is never stored,
- * logged or published, because a failed tool's error can hold its output.
+ * logged or published, because a failed tool's error can hold its output. {@code subagentId}, {@code subagentType}:
+ * a {@code SubagentStart}'s or {@code SubagentStop}'s {@code agent_id} and {@code agent_type} (null for every other
+ * event), checked by the reader: a string of at most {@link #MAX_NAME} characters, the id required.
  */
 public record HookEvent(HookRuntime runtime, String event, String sessionId, String toolName, String detail,
-                        String errorText) {
+                        String errorText, String subagentId, String subagentType) {
+
+    /** The subagent events whose {@code agent_id} and {@code agent_type} are read. */
+    public static final String SUBAGENT_START = "SubagentStart";
+    public static final String SUBAGENT_STOP = "SubagentStop";
+
+    /** An event without a subagent. */
+    public HookEvent(HookRuntime runtime, String event, String sessionId, String toolName, String detail,
+                     String errorText) {
+        this(runtime, event, sessionId, toolName, detail, errorText, null, null);
+    }
+
+    /** True for a subagent's start or stop. */
+    public boolean subagentEvent() {
+        return SUBAGENT_START.equals(event) || SUBAGENT_STOP.equals(event);
+    }
 
     /** The most of a name or id kept. */
     public static final int MAX_NAME = 128;

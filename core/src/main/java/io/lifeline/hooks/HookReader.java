@@ -65,6 +65,11 @@ public final class HookReader {
          * is the API's error (the text a usage limit's reset is read from).
          */
         String lastMessage;
+        /** A subagent event's {@code agent_id} and {@code agent_type}, as sent (checked once the event is known). */
+        String subagentId;
+        String subagentType;
+        /** A subagent field that was not a string. */
+        boolean subagentNotText;
         final StringBuilder error = new StringBuilder();
 
         void error(String text) {
@@ -95,8 +100,51 @@ public final class HookReader {
         String session = f.sessionId != null ? f.sessionId : f.threadId;
         String detail = f.notificationType != null ? f.notificationType
                 : f.statusType != null ? f.statusType : f.reason;
-        return new HookEvent(runtime, name(event), name(session), name(f.toolName), name(detail),
+        String eventName = name(event);
+        HookEvent plain = new HookEvent(runtime, eventName, name(session), name(f.toolName), name(detail),
                 f.error.length() == 0 ? null : f.error.toString());
+        if (!plain.subagentEvent()) {
+            return plain; // another event's agent_id (a hook fired inside a subagent) is not kept
+        }
+        return new HookEvent(runtime, eventName, plain.sessionId(), plain.toolName(), plain.detail(),
+                plain.errorText(), subagentText("agent_id", f.subagentId, f, true),
+                subagentText("agent_type", f.subagentType, f, false));
+    }
+
+    /**
+     * A subagent event's id or type: a string of 1 to {@link HookEvent#MAX_NAME} printable characters (the id
+     * required); anything else refuses the body, so nothing is written for it.
+     */
+    private static String subagentText(String field, String text, Fields f, boolean required) {
+        if (f.subagentNotText) {
+            throw new HookBodyException("A subagent event's 'agent_id' and 'agent_type' must be strings");
+        }
+        if (text == null) {
+            if (required) {
+                throw new HookBodyException("A subagent event needs its '" + field + "'");
+            }
+            return null;
+        }
+        if (text.isBlank() || text.length() > HookEvent.MAX_NAME
+                || text.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
+            throw new HookBodyException("A subagent event's '" + field + "' must be 1 to " + HookEvent.MAX_NAME
+                    + " printable characters");
+        }
+        return text;
+    }
+
+    /** A string member's text, bounded to one more than a name (a longer one is refused); else flagged. */
+    private static String subagentField(JsonParser p, JsonToken value, Fields f) throws IOException {
+        if (value == JsonToken.VALUE_NULL) {
+            return null;
+        }
+        if (value != JsonToken.VALUE_STRING) {
+            f.subagentNotText = true;
+            p.skipChildren();
+            return null;
+        }
+        String text = p.getText();
+        return text.length() <= HookEvent.MAX_NAME ? text : text.substring(0, HookEvent.MAX_NAME + 1);
     }
 
     /** What is done with one member of an object: its name and its value's first token. */
@@ -125,6 +173,8 @@ public final class HookReader {
                 case "reason" -> f.reason = text(p, value);
                 case "error", "error_details" -> error(p, value, f);
                 case "last_assistant_message" -> f.lastMessage = bounded(p, value);
+                case "agent_id" -> f.subagentId = subagentField(p, value, f);
+                case "agent_type" -> f.subagentType = subagentField(p, value, f);
                 case "properties" -> properties(p, value, f);
                 default -> p.skipChildren();
             }

@@ -153,4 +153,39 @@ class HookReaderTest {
         assertEquals(HookRuntime.CLAUDE_CODE, HookRuntime.fromWire("claude-code").orElseThrow());
         assertTrue(HookRuntime.fromWire("cursor").isEmpty());
     }
+
+    @Test
+    void read_subagentEvents_keepIdAndTypeOnly_andOnlyForThem() {
+        HookEvent start = read(HookRuntime.CLAUDE_CODE, "{\"session_id\":\"s\",\"hook_event_name\":\"SubagentStart\","
+                + "\"agent_id\":\"a5d1\",\"agent_type\":\"Explore\",\"prompt\":\"" + SECRET + "\"}");
+        assertEquals("a5d1", start.subagentId());
+        assertEquals("Explore", start.subagentType());
+        HookEvent stop = read(HookRuntime.CODEX, "{\"session_id\":\"s\",\"hook_event_name\":\"SubagentStop\","
+                + "\"agent_id\":\"a5d1\",\"agent_transcript_path\":\"/tmp/" + SECRET + ".jsonl\","
+                + "\"last_assistant_message\":\"" + SECRET + "\"}");
+        assertEquals("a5d1", stop.subagentId());
+        assertNull(stop.subagentType());
+        assertNull(stop.errorText());
+        assertFalse(stop.toString().contains(SECRET), stop.toString());
+        HookEvent inside = read(HookRuntime.CLAUDE_CODE, "{\"session_id\":\"s\",\"hook_event_name\":\"PreToolUse\","
+                + "\"agent_id\":\"a5d1\",\"agent_type\":\"Explore\",\"tool_name\":\"Bash\"}");
+        assertNull(inside.subagentId(), "a hook fired inside a subagent keeps no subagent");
+    }
+
+    @Test
+    void read_subagentEvents_refuseABadIdOrType() {
+        String head = "{\"session_id\":\"s\",\"hook_event_name\":\"SubagentStart\",";
+        assertThrows(HookReader.HookBodyException.class,
+                () -> read(HookRuntime.CLAUDE_CODE, head + "\"agent_id\":\"" + "x".repeat(129) + "\"}"));
+        assertEquals("x".repeat(128),
+                read(HookRuntime.CLAUDE_CODE, head + "\"agent_id\":\"" + "x".repeat(128) + "\"}").subagentId());
+        assertThrows(HookReader.HookBodyException.class,
+                () -> read(HookRuntime.CLAUDE_CODE, head + "\"agent_id\":7}"));
+        assertThrows(HookReader.HookBodyException.class,
+                () -> read(HookRuntime.CLAUDE_CODE, head + "\"agent_id\":\"a\",\"agent_type\":[\"x\"]}"));
+        assertThrows(HookReader.HookBodyException.class,
+                () -> read(HookRuntime.CLAUDE_CODE, head + "\"agent_id\":\" \"}"));
+        assertThrows(HookReader.HookBodyException.class,
+                () -> read(HookRuntime.CLAUDE_CODE, head + "\"agent_type\":\"Explore\"}"));
+    }
 }

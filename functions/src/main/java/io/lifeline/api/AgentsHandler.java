@@ -2,6 +2,7 @@ package io.lifeline.api;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lifeline.agent.Agent;
 import io.lifeline.agent.AgentStatus;
@@ -326,6 +327,16 @@ public final class AgentsHandler extends HttpApiHandler {
         }
         view.put("errorsReported", d.errorsReported());
         view.put("sessionRotations", d.sessionRotations());
+        if (agent.status().isAlive() && !d.subagents().isEmpty()) {
+            // Only a live agent's subagents run: a death the sweep judged has not cleared them, and is not shown.
+            ArrayNode running = view.putArray("subagents");
+            d.subagents().running().forEach(e -> {
+                ObjectNode one = running.addObject().put("id", e.id());
+                Json.putIfPresent(one, "type", e.type());
+                Json.putTime(one, "since", e.since());
+            });
+            view.put("subagentsMore", d.subagents().more());
+        }
         return Reply.ok(view);
     }
 

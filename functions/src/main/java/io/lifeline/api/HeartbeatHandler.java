@@ -12,8 +12,10 @@ import io.lifeline.agent.HeartbeatSource;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Limits;
 import io.lifeline.agent.Liveness;
+import io.lifeline.agent.Subagents;
 import io.lifeline.app.Heartbeats;
 import io.lifeline.app.HookIngest;
+import io.lifeline.app.RunningSubagents;
 import io.lifeline.app.Parking;
 import io.lifeline.auth.Scope;
 import io.lifeline.config.Config;
@@ -47,7 +49,7 @@ public final class HeartbeatHandler extends HttpApiHandler {
     private static final Set<String> BATCH_ENTRY_FIELDS = union(HEARTBEAT_FIELDS, Set.of("agentId"));
     /** In a batch that names its host: each entry may say how long ago the daemon last heard the agent locally. */
     private static final Set<String> HOSTED_ENTRY_FIELDS = union(BATCH_ENTRY_FIELDS, Set.of("localBeatAgeMs",
-            "stalled"));
+            "stalled", "subagents"));
     private static final Set<String> STATS_FIELDS = Set.of("messagesProcessed", "toolCallsExecuted",
             "errorsEncountered", "uptime", "restartsLastHour");
 
@@ -56,6 +58,8 @@ public final class HeartbeatHandler extends HttpApiHandler {
     private final Clock clock;
     private final HookIngest hooks;
     private final Parking parking;
+    /** A host's report of an agent's running subagents, written when its daemon sends a changed set. */
+    private final RunningSubagents running;
     /** The Function URL's key cache (its look-ups are counted in the summary). */
     private final KeyCache keyCache;
     /** Routine beats are counted here, not logged one by one. */
@@ -92,6 +96,7 @@ public final class HeartbeatHandler extends HttpApiHandler {
         this.heartbeats = app.heartbeats();
         this.hooks = app.hooks();
         this.parking = app.parking();
+        this.running = app.subagents();
         this.config = app.wiring().config();
         this.clock = app.wiring().clock();
         // Accepted beats go into a summary written once per interval; refusals, errors and status changes still
@@ -160,6 +165,7 @@ public final class HeartbeatHandler extends HttpApiHandler {
         List<Long> ages = new ArrayList<>();
         List<Boolean> stalls = new ArrayList<>();
         List<ParkRequests.Request> parks = new ArrayList<>();
+        List<Subagents> subagents = new ArrayList<>();
         Instant now = clock.instant();
         Set<String> seen = new HashSet<>();
         for (int i = 0; i < entries.size(); i++) {
@@ -179,6 +185,7 @@ public final class HeartbeatHandler extends HttpApiHandler {
                     Limits.MAX_STALE_AFTER_SECONDS * 1000L));
             stalls.add(hostId == null ? null : stalled(entry, hb));
             parks.add(ParkRequests.of(entry, now));
+            subagents.add(hostId == null ? null : SubagentRequests.of(entries.get(i), "heartbeats[" + i + "]"));
         }
         Heartbeats.Tally tally = new Heartbeats.Tally();
         List<Heartbeats.Beat> done = hostId != null ? heartbeats.hosted(team, hostId, beats, ages, stalls, now, tally)
@@ -186,6 +193,9 @@ public final class HeartbeatHandler extends HttpApiHandler {
         for (int i = 0; i < done.size(); i++) {
             if (!(done.get(i) instanceof Heartbeats.Refused)) {
                 ParkRequests.apply(parking, team, done.get(i).agentId(), parks.get(i), now);
+                if (subagents.get(i) != null) {
+                    running.replace(team, done.get(i).agentId(), subagents.get(i));
+                }
             }
         }
         ArrayNode results = Json.MAPPER.createArrayNode();

@@ -7,6 +7,7 @@ import io.lifeline.agent.Heartbeat;
 import io.lifeline.agent.HeartbeatSource;
 import io.lifeline.agent.LifelineException;
 import io.lifeline.agent.Liveness;
+import io.lifeline.agent.Subagents;
 import io.lifeline.hooks.HookEvent;
 import io.lifeline.hooks.HookSignal;
 import io.lifeline.hooks.UsageLimit;
@@ -23,6 +24,9 @@ import java.util.Map;
  * A runtime's hook event, applied to its agent: the use case behind the hook routes. {@link HookSignal} (from the
  * runtime's mapping) decides what the event means; this class turns it into the store's writes:
  * <ol>
+ *   <li>{@code SubagentStart}, {@code SubagentStop} (signal {@code ACTIVE}): their beat, and the agent's running
+ *       subagents changed ({@link RunningSubagents}: id, type and since only; a new session or life, a leave and
+ *       an exit clear them);</li>
  *   <li>{@code SESSION_STARTED}, {@code TURN_ENDED}: a beat reporting {@code ready}, waiting for input;</li>
  *   <li>{@code ACTIVE}, {@code TOOL}: a beat reporting {@code working}, in a turn (the working allowance);</li>
  *   <li>{@code WAITING_FOR_PERSON}: a beat in its current status, waiting for a person;</li>
@@ -69,6 +73,8 @@ public final class HookIngest {
     private final Duration coalesce;
     /** Parks an agent whose runtime reported a usage limit, and resumes it; null: no parking. */
     private final Parking parking;
+    /** The running subagents a subagent's start or stop changes, and a life's end clears. */
+    private final RunningSubagents running;
     private final Map<String, Written> last = new LinkedHashMap<>(256, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, Written> eldest) {
@@ -90,6 +96,7 @@ public final class HookIngest {
     public HookIngest(AgentStore agents, AgentDataStore data, Heartbeats heartbeats, AgentChanges changes,
                       Liveness.Allowances allowances, Duration coalesce, Parking parking) {
         this.parking = parking;
+        this.running = new RunningSubagents(data);
         this.agents = agents;
         this.data = data;
         this.heartbeats = heartbeats;
@@ -134,6 +141,7 @@ public final class HookIngest {
         String key = team + "/" + agentId;
         Duration window = window(hb);
         if (window != null && knownRepeat(hb, key, now, window)) {
+            subagents(team, agentId, e, false, now);
             return Outcome.COALESCED;
         }
         Outcome outcome = Outcome.WRITTEN;
@@ -150,7 +158,23 @@ public final class HookIngest {
         }
         remember(key, new Written(done.agent().status(), hb.reported(), hb.activity(), done.hookAt(),
                 park(team, agentId, e, key, now)));
+        subagents(team, agentId, e, outcome == Outcome.JOINED || signal == HookSignal.SESSION_STARTED, now);
         return done.written() ? outcome : Outcome.COALESCED;
+    }
+
+    /**
+     * The running subagents this event changes (after its beat proved the agent exists): a new life or session
+     * starts with none, a subagent's start and stop add and remove it. Only its id, type and the time are kept.
+     */
+    private void subagents(String team, String agentId, HookEvent e, boolean newLife, Instant now) {
+        if (newLife) {
+            running.clear(team, agentId);
+        }
+        if (HookEvent.SUBAGENT_START.equals(e.event())) {
+            running.started(team, agentId, new Subagents.Entry(e.subagentId(), e.subagentType(), now));
+        } else if (HookEvent.SUBAGENT_STOP.equals(e.event())) {
+            running.stopped(team, agentId, e.subagentId());
+        }
     }
 
     /**
@@ -267,6 +291,7 @@ public final class HookIngest {
         }
         try {
             changes.leave(team, agentId, why, now);
+            running.clear(team, agentId);
             return Outcome.LEFT;
         } catch (LifelineException e) {
             if ("INVALID_TRANSITION".equals(e.code())) {
@@ -290,6 +315,7 @@ public final class HookIngest {
         try {
             changes.fail(team, agentId, "failure reported: the runtime's process exited without ending its session "
                     + "(seen by the hooks' watcher)", now);
+            running.clear(team, agentId);
             return Outcome.DIED;
         } catch (LifelineException e) {
             if ("INVALID_TRANSITION".equals(e.code())) {

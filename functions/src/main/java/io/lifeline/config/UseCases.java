@@ -11,6 +11,7 @@ import io.lifeline.app.AlertBursts;
 import io.lifeline.app.DeathFollowUp;
 import io.lifeline.app.Heartbeats;
 import io.lifeline.app.HookIngest;
+import io.lifeline.app.RunningSubagents;
 import io.lifeline.app.HostCommands;
 import io.lifeline.app.ManualRevive;
 import io.lifeline.app.Outbox;
@@ -69,6 +70,7 @@ public final class UseCases {
     private final AgentRecords agentRecords;
     private final Heartbeats heartbeats;
     private final HookIngest hooks;
+    private final RunningSubagents subagents;
     private final ManualRevive revive;
     private final Tasks tasks;
     private final Teams teams;
@@ -101,6 +103,7 @@ public final class UseCases {
         this.heartbeats = new Heartbeats(writes, data, new HostLeaseStore(wiring.dynamo(), table),
                 config.allowances());
         this.parking = new Parking(agents, new ParkStore(wiring.dynamo(), table), Liveness.DEFAULT_PARK);
+        this.subagents = new RunningSubagents(data);
         this.hooks = new HookIngest(agents, data, heartbeats, agentChanges, config.allowances(),
                 config.hookCoalesceWindow(), parking);
         this.revive = new ManualRevive(agents, new StepFunctionsReviveStarts(wiring.stepFunctions(),
@@ -164,6 +167,10 @@ public final class UseCases {
 
     public HookIngest hooks() {
         return hooks;
+    }
+
+    public RunningSubagents subagents() {
+        return subagents;
     }
 
     public Parking parking() {

@@ -2,6 +2,7 @@ package io.lifeline.client;
 
 import static io.lifeline.client.ApiTransport.MAPPER;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lifeline.client.model.BatchEntry;
 import java.net.URLEncoder;
@@ -20,6 +21,19 @@ final class Requests {
 
     static List<ObjectNode> batchBody(List<BatchEntry> entries, Map<String, Long> localBeatAgesMs) {
         return batchBody(entries, localBeatAgesMs, Map.of());
+    }
+
+    /** A host's report of an agent's running subagents: ids, types and since when only. */
+    private static void subagents(ObjectNode n, BatchEntry.Subagents s) {
+        ArrayNode running = n.putArray("running");
+        for (BatchEntry.Running r : s.running()) {
+            ObjectNode one = running.addObject().put("id", r.id());
+            if (r.type() != null) {
+                one.put("type", r.type());
+            }
+            one.put("since", r.since().toString());
+        }
+        n.put("more", s.more());
     }
 
     /**
@@ -62,6 +76,9 @@ final class Requests {
             Boolean stall = stalled == null ? null : stalled.get(e.agentId());
             if (stall != null) {
                 n.put("stalled", stall);
+            }
+            if (e.subagents() != null && localBeatAgesMs != null) {
+                subagents(n.putObject("subagents"), e.subagents());
             }
             list.add(n);
         }

@@ -241,6 +241,12 @@ final class Commands {
                 s.append("  parked:          until ").append(a.parked().until()).append(" (").append(a.parked()
                         .reason()).append("), since ").append(relative(a.parked().since(), now)).append('\n');
             }
+            if (a.subagents() != null && !a.subagents().isEmpty()) {
+                s.append("  subagents:       ").append(a.subagents().size() + (a.subagentsMore() == null ? 0
+                        : a.subagentsMore())).append(" running\n");
+                a.subagents().forEach(sub -> s.append("    ").append(sub.id()).append(" (").append(dash(sub.type()))
+                        .append(") since ").append(relative(sub.since(), now)).append('\n'));
+            }
             if (a.lastProgressAt() != null) {
                 s.append("  last progress:   ").append(relative(a.lastProgressAt(), now)).append('\n');
             }

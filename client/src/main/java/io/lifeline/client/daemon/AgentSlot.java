@@ -4,9 +4,9 @@ import io.lifeline.client.model.BatchEntry;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -57,8 +57,10 @@ final class AgentSlot {
     private volatile String stall;
     /** The age (ms) of its last progress at the latest sample while in a turn, or null when not judged. */
     private volatile Long progressAgeMs;
-    /** Since when each of its running subagents runs (a runtime's SubagentStart not yet stopped), oldest first. */
-    private final Deque<Instant> subagents = new ConcurrentLinkedDeque<>();
+    /** Its running subagents (a runtime's SubagentStart not yet stopped), oldest first; guarded by this slot. */
+    private final List<BatchEntry.Running> subagents = new ArrayList<>();
+    /** The running subagents the server has not taken yet (they changed), or null: nothing to send. */
+    private volatile BatchEntry.Subagents subagentsToSend;
     /** The stall its pending crash report is the death of (its reason), or null: a crash. */
     private volatile String failStall;
     /** Whether the server has it stalled on the daemon's word (sent in a beat), or null: nothing sent this life. */
@@ -67,6 +69,9 @@ final class AgentSlot {
     private volatile Instant parkedUntil;
     /** What of parking the server has not taken yet: a park, its end, or null ({@link ParkedAgents}). */
     private volatile BatchEntry.Park parkToSend;
+
+    /** The most subagents sent by id (the server's bound); the rest are counted. */
+    static final int SUBAGENTS_SENT = 8;
 
     AgentSlot(String id, int index, RestartPolicy restartPolicy, Instant startedAt) {
         this.id = id;
@@ -112,7 +117,7 @@ final class AgentSlot {
         exitCounted = false;
         stall = null;
         progressAgeMs = null;
-        subagents.clear();
+        subagentsCleared();
         stallSent = null; // its join ends the last life's stall on the server
     }
 
@@ -256,19 +261,54 @@ final class AgentSlot {
         stall = reason;
     }
 
-    /** A subagent started at {@code at}. */
-    void subagentStarted(Instant at) {
-        subagents.addLast(at);
+    /** The subagent {@code id} (of type {@code type}, may be null) started at {@code at}; a repeated start is one. */
+    synchronized void subagentStarted(Instant at, String id, String type) {
+        if (id != null && subagents.stream().anyMatch(r -> id.equals(r.id()))) {
+            return;
+        }
+        subagents.add(new BatchEntry.Running(id, type, at));
+        subagentsChanged();
     }
 
-    /** A subagent stopped (the oldest running one: the hooks name none the daemon keeps). */
-    void subagentStopped() {
-        subagents.pollFirst();
+    /** The subagent {@code id} stopped (without an id, the oldest running one). */
+    synchronized void subagentStopped(String id) {
+        boolean removed = id == null ? !subagents.isEmpty() && subagents.remove(0) != null
+                : subagents.removeIf(r -> id.equals(r.id()));
+        if (removed) {
+            subagentsChanged();
+        }
+    }
+
+    /** A new life: none runs (sent when some ran). */
+    private synchronized void subagentsCleared() {
+        if (!subagents.isEmpty()) {
+            subagents.clear();
+            subagentsChanged();
+        }
+    }
+
+    /** The set as the server keeps it: the first {@link #SUBAGENTS_SENT} with an id, the rest counted. */
+    private void subagentsChanged() {
+        List<BatchEntry.Running> named = subagents.stream().filter(r -> r.id() != null).limit(SUBAGENTS_SENT)
+                .toList();
+        subagentsToSend = new BatchEntry.Subagents(named, subagents.size() - named.size());
+    }
+
+    /** What of its subagents the server has not taken yet, or null. */
+    BatchEntry.Subagents subagentsToSend() {
+        return subagentsToSend;
+    }
+
+    /** The server took {@code sent}: nothing more to send unless they changed since. */
+    void subagentsSent(BatchEntry.Subagents sent) {
+        if (sent != null && sent.equals(subagentsToSend)) {
+            subagentsToSend = null;
+        }
     }
 
     /** Since when each running subagent runs, oldest first. */
-    List<Instant> subagents() {
-        return List.copyOf(subagents);
+    synchronized List<Instant> subagents() {
+        return subagents.stream().map(BatchEntry.Running::since).toList();
     }
 
     String failStall() {

@@ -62,7 +62,8 @@ final class BeatRound {
             if (localBeats != null) {
                 signatures.put(s.id(), hookSignature(s.id())); // what this entry says, before a hook changes it
             }
-            chunk.add(withProgress(s, entry(s, now, signatures.get(s.id()))).withParked(s.parkToSend()));
+            chunk.add(withProgress(s, entry(s, now, signatures.get(s.id()))).withParked(s.parkToSend())
+                    .withSubagents(leaseId == null ? null : s.subagentsToSend()));
             Boolean change = stallChange(s);
             if (change != null) {
                 stalls.put(s.id(), change);
@@ -87,6 +88,7 @@ final class BeatRound {
                     s.stallSent(stalls.get(sent.agentId()));
                 }
                 if (accepted.contains(sent.agentId())) {
+                    s.subagentsSent(sent.subagents());
                     s.parkSent(sent.parked());
                 }
             }

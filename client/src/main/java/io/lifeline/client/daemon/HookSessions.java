@@ -52,9 +52,9 @@ final class HookSessions {
             run(() -> tell.accept(log.report()));
         }
         if ("SubagentStart".equals(h.event())) {
-            s.subagentStarted(h.at());
+            s.subagentStarted(h.at(), h.subagentId(), h.subagentType());
         } else if ("SubagentStop".equals(h.event())) {
-            s.subagentStopped();
+            s.subagentStopped(h.subagentId());
         }
         if (h.limitUntil() != null) {
             s.park(h.limitUntil());

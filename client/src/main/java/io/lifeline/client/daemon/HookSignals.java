@@ -19,7 +19,8 @@ final class HookSignals {
      * A hook as read: its signal, the session it named (or null), for a failure to report its category, and for a
      * failure that reports a provider's usage limit, when the limit resets ({@code limitUntil}, else null).
      */
-    record Read(HookSignal signal, String event, String session, String errorCategory, Instant limitUntil) {
+    record Read(HookSignal signal, String event, String session, String errorCategory, Instant limitUntil,
+                String subagentId, String subagentType) {
     }
 
     /** The errors route's categories, as its classifier names them (context limit, transient, anything else). */
@@ -51,7 +52,7 @@ final class HookSignals {
             // Parked until the reset the error names, else the default (docs/liveness.md, "Parked at a usage limit").
             limitUntil = UsageLimit.reset(e.errorText(), now).orElse(now.plus(UsageLimit.DEFAULT_RESET));
         }
-        return new Read(s, e.event(), e.sessionId(), category, limitUntil);
+        return new Read(s, e.event(), e.sessionId(), category, limitUntil, e.subagentId(), e.subagentType());
     }
 
     static HookRuntime hookRuntime(AgentRuntime runtime) {

@@ -52,7 +52,7 @@ public final class LocalBeats implements AutoCloseable {
 
     /** One hook as the daemon keeps it: the agent, the runtime, the signal and the session it named, no content. */
     public record Hook(String agentId, AgentRuntime runtime, HookSignal signal, String event, String session,
-            String errorCategory, Instant at, Instant limitUntil) {
+            String errorCategory, Instant at, Instant limitUntil, String subagentId, String subagentType) {
     }
 
     /**
@@ -247,7 +247,8 @@ public final class LocalBeats implements AutoCloseable {
         }
         Instant now = clock.instant();
         Hook h = new Hook(agentId, runtime, read.signal(), read.event(), AgentRuntime.validSession(read.session())
-                ? read.session() : null, read.errorCategory(), now, read.limitUntil());
+                ? read.session() : null, read.errorCategory(), now, read.limitUntil(), read.subagentId(),
+                read.subagentType());
         last.put(agentId, now);
         hooks.compute(agentId, (k, s) -> (s == null ? HookState.NONE : s).with(h));
         reply(exchange, 200, "{}");

@@ -305,7 +305,7 @@ public final class LifelineTools {
                         + "(offline, ready, working, dead, restarting, dead_failed_revive), last heartbeat, "
                         + "deadline, missed sweeps, what it waits for (its next prompt, or a person) since when, its last progress, "
                         + "and whether it is stalled (in a turn with no progress past its threshold) since when and why, "
-                        + "or parked at its provider's usage limit until when.",
+                        + "or parked at its provider's usage limit until when; its running subagents (id, type, since).",
                         AGENT_INPUT, AGENT_OUTPUT, true, true,
                         a -> clients.apply(team(a)).agent(a.required("agentId"))),
                 new ToolDef("list_agents", "List agents", "List the team's agents with their status, last "
@@ -462,7 +462,11 @@ public final class LifelineTools {
                                                                       "reason": {"type": "string"}}},
                             "parked": {"type": "object", "properties": {"until": {"type": "string"},
                                                                      "reason": {"type": "string"},
-                                                                     "since": {"type": "string"}}}}}""";
+                                                                     "since": {"type": "string"}}},
+                            "subagents": {"type": "array", "items": {"type": "object",
+                                          "properties": {"id": {"type": "string"}, "type": {"type": "string"},
+                                                         "since": {"type": "string"}}}},
+                            "subagentsMore": {"type": "integer"}}}""";
 
     static final String TASK_OUTPUT = """
             {"type": "object",

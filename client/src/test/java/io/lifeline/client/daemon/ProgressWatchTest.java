@@ -52,7 +52,8 @@ class ProgressWatchTest {
 
     private static void hook(LocalBeats channel, String agent, String event) throws Exception {
         String body = "{\"session_id\":\"3f1c0d52-7a7e-4c43-9a55-0c6a3b1f0e11\",\"cwd\":\"/w\",\"hook_event_name\":\""
-                + event + "\"" + (event.contains("ToolUse") ? ",\"tool_name\":\"Bash\"" : "") + "}";
+                + event + "\"" + (event.contains("ToolUse") ? ",\"tool_name\":\"Bash\"" : "")
+                + (event.startsWith("Subagent") ? ",\"agent_id\":\"sub-1\",\"agent_type\":\"Explore\"" : "") + "}";
         HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(channel.url() + "/hooks/claude-code"))
                 .POST(HttpRequest.BodyPublishers.ofString(body)).header("Content-Type", "application/json")
                 .header(LocalBeats.AGENT_HEADER, agent).build(), HttpResponse.BodyHandlers.ofString());
@@ -127,6 +128,11 @@ class ProgressWatchTest {
             assertTrue(stalls(lines).get(1).startsWith(a + ": stalled: subagent silent for 25000 ms")
                     && stalls(lines).get(1).contains("1 subagent(s) running since 2026-11-28T10:02:31Z"), lines.toString());
             assertEquals("subagent silent", client.agent(a).stalled().reason(), "the parent stalls for its subagent");
+            AgentView parent = client.agent(a);
+            assertEquals(1, parent.subagents().size(), "the server shows the running subagent the batch sent");
+            assertEquals("sub-1", parent.subagents().get(0).id());
+            assertEquals("Explore", parent.subagents().get(0).type());
+            assertEquals(Instant.parse("2026-11-28T10:02:31Z"), parent.subagents().get(0).since());
 
             hook(channel, a, "SubagentStop");
             assertTrue(LocalHarness.eventually(Duration.ofSeconds(5), () -> d.subagents(a).isEmpty()));
@@ -139,6 +145,7 @@ class ProgressWatchTest {
             assertTrue(client.allTransitions(a).stream().noneMatch(t -> t.to().startsWith("dead")),
                     "alert: nothing was reported dead: " + client.allTransitions(a));
             assertNull(client.agent(a).stalled(), "its turn ended: no longer stalled");
+            assertNull(client.agent(a).subagents(), "the stop went with the pass's beat: none runs");
             assertTrue(LocalHarness.eventually(Duration.ofSeconds(10), () -> events(a, "AgentStalled") == 2
                     && events(a, "AgentProgressResumed") == 2), "one event each way per stall");
         }

@@ -11,7 +11,9 @@ import java.util.List;
  * person at a permission prompt) and since when, or null. {@code flapping}: since when the agent is flagged
  * flapping, or null. {@code lastProgressAt}: the agent's last sign of progress, or null when it never reported one;
  * {@code stalled}: since when and why it is stalled (in a turn with no progress past its threshold), or null;
- * {@code parked}: until when it is parked at its provider's usage limit, or null.
+ * {@code parked}: until when it is parked at its provider's usage limit, or null; {@code subagents}: its running
+ * subagents (eight at most, oldest first) and {@code subagentsMore} the rest, or null when none runs (a single-agent
+ * read only).
  */
 public record AgentView(String agentId, String teamName, String name, String role, String hostId, String status,
         Boolean alive, Instant heartbeatTs, Instant deadline, Integer consecutiveMisses, Long staleAfterSeconds,
@@ -20,7 +22,7 @@ public record AgentView(String agentId, String teamName, String name, String rol
         Long heartbeatIntervalSeconds, JsonNode metadata, Instant metadataAt, Instant checkpointAt,
         JsonNode lastError, Integer errorsReported, Integer sessionRotations, List<String> tasksHandedBack,
         AgentWaiting waiting, AgentFlapping flapping, Instant lastProgressAt, AgentStalled stalled,
-        AgentParked parked) {
+        AgentParked parked, List<AgentSubagent> subagents, Integer subagentsMore) {
 
     /**
      * "ready", or "ready (input)" / "working (person)" while the agent waits, "working (stalled)" while it is
