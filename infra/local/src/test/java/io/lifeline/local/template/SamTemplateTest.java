@@ -286,6 +286,10 @@ class SamTemplateTest {
                 "SweepQueue.Arn"));
         for (String table : template.tableLogicalIds()) {
             allowed.add(table + ".Arn");
+            // An index the template declares on that table, by its name (never the table's every index, '/index/*').
+            for (JsonNode index : root.path("Resources").path(table).path("Properties").path("GlobalSecondaryIndexes")) {
+                allowed.add("${" + table + ".Arn}/index/" + index.path("IndexName").asText());
+            }
         }
         for (Map.Entry<String, Node> f : resourcesTagged().entrySet()) {
             Node policies = get(f.getValue(), "Properties", "Policies");
