@@ -206,8 +206,9 @@ public final class MillionBench {
                     report.add(SECTION, "dashboard refresh, team of " + agents + ": GET agents body", bytes / 1e6,
                             "MB", "Lambda's response limit", 6, "<= 6 MB", bytes <= 6_000_000);
                     int listed = Json.parse(reply.body()).get("agents").size();
+                    // The list is paged: the dashboard's first read is one page of the route's default 100.
                     report.add(SECTION, "dashboard refresh, team of " + agents + ": agents listed", listed,
-                            "agents", "seeded", agents, "= all", listed == agents);
+                            "agents", "one page", Math.min(agents, 100), "= a page", listed == Math.min(agents, 100));
                 }
             }
             double seconds = (System.nanoTime() - started) / 1e9;
