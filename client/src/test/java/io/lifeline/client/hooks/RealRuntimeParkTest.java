@@ -129,8 +129,10 @@ class RealRuntimeParkTest {
                         why);
                 Instant resumed = when(Duration.ofSeconds(30), "the park ended",
                         () -> admin.agent(a).parked() == null, why);
-                assertTrue(transcripts(setup.home()).contains("\"content\":\"continue\""), "the resumed session was "
-                        + "given the continue prompt\n" + transcripts(setup.home()));
+                // The resumed runtime writes its prompt to the session's transcript as it starts: a bounded wait.
+                when(Duration.ofSeconds(30), "the resumed session was given the continue prompt",
+                        () -> transcripts(setup.home()).contains("\"content\":\"continue\""),
+                        () -> why.get() + "\n" + transcripts(setup.home()));
                 when(Duration.ofSeconds(30), "one AgentParked and one AgentResumed", () -> events(a, "AgentParked")
                         == 1 && events(a, "AgentResumed") == 1, why);
                 long limitedTo = Duration.between(reset, answered).toMillis();
