@@ -12,10 +12,10 @@ public record Assumptions(double authorizerMillis, double routeMillis, double pu
                           double xraySampleRate, double writeUnitsPerTask, double writeUnitsPerChange,
                           double changesPerTask, double changesPerAgentDay, double eventsPerChange,
                           double eventsPerDeath, double sfnTransitionsPerDeath, double itemOverheadBytes,
-                          double dashboardPollSeconds, double dashboardRequestsPerPoll, double repairBaseMillis,
+                          double dashboardPollSeconds, double repairBaseMillis,
                           double eventBytes, double keyReadUnits) {
     static Assumptions defaults() {
         return new Assumptions(10, 15, 30, 60, 0.02, 330, 280, 430, 440, 200, 450, 15, 2, 1, 0.05, 13, 4, 2, 2,
-                1, 3, 12, 100, 2, 3, 100, 1_000, 0.5);
+                1, 3, 12, 100, 2, 100, 1_000, 0.5);
     }
 }

@@ -136,6 +136,12 @@ final class LineItems {
                 double wru = beats * w.writeUnitsPerAgentBeat();
                 lines.add(BEATS, "DynamoDB writes (hook events: " + fmt(w.writeUnitsPerAgentBeat())
                         + " WRU an event, the rest coalesced)", wru * p.wruPerMillion() / 1e6, fmt(wru) + " WRU");
+                double environments = environments(requests, beatMillis);
+                double refused = (beats - wru) * (1 - 1 / environments);
+                lines.add(BEATS, "DynamoDB writes refused by the coalescing condition (billed)",
+                        refused * p.wruPerMillion() / 1e6, fmt(refused) + " WRU: a repeat that reaches an "
+                                + "environment which did not make the agent's last write, about 1 - 1/"
+                                + fmt(environments) + " of the repeats (" + fmt(environments) + " environments busy)");
             } else if (w.hosted()) {
                 double wru = beats * w.writeUnitsPerAgentBeat();
                 lines.add(BEATS, "DynamoDB writes (host lease: 1 WRU a renewal for " + w.agentsPerRequest()
@@ -240,15 +246,33 @@ final class LineItems {
     private void dashboard() {
         if (w.dashboardHours() > 0) {
             double polls = w.dashboardHours() * 3600 / a.dashboardPollSeconds();
-            double calls = polls * a.dashboardRequestsPerPoll();
-            double reads = polls * w.dashboardTeamAgents() * 0.5;
+            double calls = polls * DashboardPoll.requests();
+            double reads = polls * DashboardPoll.readUnits(w.dashboardTeamAgents(),
+                    w.dashboardTeamAgents() * changesPerAgentSecond() * a.dashboardPollSeconds());
             lines.add(DASHBOARD, "dashboard open " + fmt(w.dashboardHours()) + " h (team of "
                     + w.dashboardTeamAgents() + ")", calls * p.apiPerMillion() / 1e6 + lambda(calls, a.routeMillis(),
                     d.dashboardMemoryGb(), p) + reads * p.rruPerMillion() / 1e6, fmt(calls) + " requests, "
-                    + fmt(reads) + " RRU (every poll lists the team: 0.5 RRU an agent)");
+                    + fmt(reads) + " RRU (a poll reads the changes since the last, a page and the troubled statuses "
+                    + "every fifth: " + fmt(reads / polls) + " RRU a poll)");
             lines.log(DASHBOARD, "dashboard: log lines", calls, a.routeLogBytes() + platform + a.accessLogBytes(), p,
                     "a request line + the access log");
         }
+    }
+
+    /** Status changes a second per agent, as {@link #work} counts them (tasks, the day's changes, deaths). */
+    private double changesPerAgentSecond() {
+        double perMonth = w.tasksPerAgentDay() * 30 * a.changesPerTask()
+                + (w.tasksPerAgentDay() > 0 ? a.changesPerAgentDay() * 30 : 0) + w.changesPerAgentMonth()
+                + w.deathsPerAgentMonth();
+        return perMonth / SECONDS_PER_MONTH;
+    }
+
+    /**
+     * The execution environments busy serving {@code requests} a month of {@code millis} each (Little's law: the
+     * rate times the time each takes), at least one.
+     */
+    static double environments(double requests, double millis) {
+        return Math.max(1, requests / SECONDS_PER_MONTH * millis / 1000);
     }
 
     /** Storage: DynamoDB (with PITR) and the logs kept. */

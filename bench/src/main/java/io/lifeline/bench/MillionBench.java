@@ -81,8 +81,7 @@ public final class MillionBench {
             Measured healthy = sweep(sweeper);
             report.add(SECTION, at + ", healthy: sweep wall time", healthy.seconds, "s", "the sweep interval",
                     15, "<= 15 s", healthy.seconds <= 15);
-            report.add(SECTION, at + ", healthy: sweep peak heap", healthy.peakMb, "MB", "table resident",
-                    residentMb, "<= 1024 MB", healthy.peakMb <= 1024);
+            heap(report, at + ", healthy", healthy, residentMb);
             report.add(SECTION, at + ", healthy: agents seen alive", healthy.report.aliveSeen(), "agents", "seeded",
                     n, "= all", healthy.report.aliveSeen() == n);
             report.add(SECTION, at + ", healthy: sweep writes", healthy.writes(), "req", "0", 0, "0",
@@ -93,8 +92,7 @@ public final class MillionBench {
             String s = at + ", 5 % stale (" + stale + ")";
             report.add(SECTION, s + ": sweep wall time", staleRun.seconds, "s", "the sweep interval", 15,
                     "<= 15 s", staleRun.seconds <= 15);
-            report.add(SECTION, s + ": sweep peak heap", staleRun.peakMb, "MB", "table resident", residentMb,
-                    "<= 1024 MB", staleRun.peakMb <= 1024);
+            heap(report, s, staleRun, residentMb);
             report.add(SECTION, s + ": sweep writes (a miss each)", staleRun.writes(), "req", "stale agents", stale,
                     "= stale", staleRun.writes() == stale);
             report.note(SECTION + ": " + s + " sweep: " + staleRun.report.itemsScanned() + " items scanned, "
@@ -116,6 +114,19 @@ public final class MillionBench {
         SweepStore store = new SweepStore(db, stack.tables, SweepBench.SEGMENTS);
         return new Sweeper(store, new TeamStore(db, stack.tables), new SweepPlan.Policy(0.5, 4),
                 new Sweeper.Timing(Duration.ofMillis(11_250), Duration.ofMinutes(11)), Clock.systemUTC());
+    }
+
+    /**
+     * A sweep's peak heap, the live table included (Local holds it in the same heap), and beyond the table: the
+     * sweep's own, against the 1 GB a sweep has. The peak counts garbage not yet collected, so it is an upper bound;
+     * a run with {@code -Xmx} at the table plus 1 GB shows whether the sweep fits.
+     */
+    private static void heap(Report report, String at, Measured run, double residentMb) {
+        report.add(SECTION, at + ": sweep peak heap (table included)", run.peakMb, "MB", "table resident",
+                residentMb, null, null);
+        double beyond = run.peakMb - residentMb;
+        report.add(SECTION, at + ": sweep peak heap beyond the table", beyond, "MB", "a sweep's memory", 1024,
+                "<= 1024 MB", beyond <= 1024);
     }
 
     /** One sweep: its report, wall time and peak heap (the heap pools' peaks since a reset just before). */

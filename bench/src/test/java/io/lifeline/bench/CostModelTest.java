@@ -290,6 +290,48 @@ class CostModelTest {
     }
 
     /**
+     * A repeat the coalescing condition refuses is billed a write unit; it reaches the table only from an environment
+     * that did not make the agent's last write. 1,000 hook-driven agents keep one environment busy (no refusal); a
+     * million keep about 65, and nearly every repeat is refused and billed.
+     */
+    @Test
+    void hookRepeats_refusedByTheItemsCondition_areBilled_asTheEnvironmentsGrow() {
+        HookSession h = HookSession.HOOKS;
+        Bill small = named("1,000 hook-driven agents, direct, URL");
+        assertEquals(0, small.usd("DynamoDB writes refused by the coalescing condition"), 1e-12);
+        Workload big = new Workload("1,000,000 hook-driven agents", 1_000_000,
+                CostUnits.SECONDS_PER_MONTH / h.eventsPerAgentMonth(), 1, true, 0, 0, SWEEP.itemBytes(),
+                SWEEP.unitsWithoutHistory(), 1, 0, 0, h.writesPerAgentMonth() / h.eventsPerAgentMonth(),
+                h.changesPerAgentMonth(), true);
+        Bill bill = LineItems.bill(big, deployment(false), MEASURES, ASSUMED, PRICES);
+        double events = 1_000_000 * h.eventsPerAgentMonth();
+        double repeats = events - 1_000_000 * h.writesPerAgentMonth();
+        double environments = LineItems.environments(events, MEASURES.heartbeatMillis());
+        assertTrue(environments > 10, "environments " + environments);
+        assertEquals(repeats * (1 - 1 / environments) * PRICES.wruPerMillion() / 1e6,
+                bill.usd("DynamoDB writes refused by the coalescing condition"), 1e-6);
+        assertTrue(bill.usd("DynamoDB writes refused by the coalescing condition")
+                > bill.usd("DynamoDB writes (hook events"), "the refused repeats outnumber the writes");
+    }
+
+    /**
+     * The open dashboard reads the changes every poll and a page every fifth, never the whole team: a team of 100,000
+     * costs what a team of 100 does when idle, about 19 read units a poll where the whole team was 50,000.
+     */
+    @Test
+    void theDashboard_readsAPageAndTheChanges_notTheWholeTeam() {
+        double idle = DashboardPoll.readUnits(100_000, 0);
+        assertEquals(DashboardPoll.readUnits(100, 0), idle, 1e-9);
+        assertEquals(4.5 + 1 + (50 + 1 + 1.5 + 4.5 + 4 * 3) / 5.0, idle, 1e-9);
+        assertEquals(idle + 1_000 * 0.507 * 4 / 5, DashboardPoll.readUnits(100_000, 1_000), 1e-9,
+                "a thousand changes are read back on the four polls in five that ask for changes");
+        assertEquals(3.8, DashboardPoll.requests(), 1e-9);
+        Line line = named("1,000 busy + history, single, URL").lines().stream()
+                .filter(l -> l.item().startsWith("dashboard open")).findFirst().orElseThrow();
+        assertTrue(line.basis().contains("every fifth"), line.basis());
+    }
+
+    /**
      * 1,000,000 agents beating alone every 30 s: refused under the caps the template set before FleetSize and under
      * the default FleetSize's, each refusal naming the caps that bind (the tightest first) with their figures; priced
      * under FleetSize 1000000's caps, read from the template's FleetCaps.
