@@ -246,7 +246,8 @@ public abstract class HttpApiHandler implements RequestHandler<APIGatewayV2HTTPE
             // routes need one, whatever team their path names.
             if (scope != required) {
                 throw new LifelineException(LifelineException.Kind.FORBIDDEN, "INSUFFICIENT_SCOPE",
-                        scope == Scope.OPERATOR ? "An operator key only creates teams; use a key of the team"
+                        scope == Scope.OPERATOR ? "An operator key only creates teams, mints a team's admin key and "
+                                + "releases the fleet hold; use a key of the team"
                                 : "This route needs an operator key; this key has '" + scope.wire() + "'");
             }
             return;

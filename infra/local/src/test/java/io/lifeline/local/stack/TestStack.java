@@ -82,7 +82,7 @@ public final class TestStack implements AutoCloseable {
     /** The template's SQS queues (the sweep's clock): nothing is delivered until a test calls deliverDue(). */
     public final LocalQueues queues;
     public final String adminKey;
-    /** An operator key (no team; it may only create teams). */
+    /** An operator key (no team; it may only create teams, mint a team's admin key and release the fleet hold). */
     public final String operatorKey;
     private final KeyStore keys;
     private final DynamoDbClient admin;
