@@ -151,13 +151,18 @@ final class LineItems {
                 lines.add(BEATS, "DynamoDB writes (1 WRU a beat, live item " + fmt(w.liveItemBytes()) + " B)",
                         beats * p.wruPerMillion() / 1e6, fmt(beats) + " WRU");
             }
-            // One key per agent (single) or per daemon; each is looked up once per cache period: by the heartbeat
-            // function's KeyCache on the URL, by the authorizer (cached by API Gateway) on the API.
-            double keyRead = keyChecks * a.keyReadUnits() * p.rruPerMillion() / 1e6;
+            // One key per agent (single) or per daemon. On the API the authorizer's answer is cached by API Gateway:
+            // one look-up per key per cache period. On the URL each execution environment caches the keys it has
+            // seen, so a key is looked up once per period in every environment its requests reach.
+            double perKey = w.viaUrl() ? environmentsReached(environments(requests, beatMillis),
+                    d.keyCacheSeconds() / w.beatSeconds()) : 1;
+            double lookUps = keyChecks * perKey;
+            double keyRead = lookUps * a.keyReadUnits() * p.rruPerMillion() / 1e6;
             if (w.viaUrl()) {
-                lines.add(BEATS, "key look-ups (KeyCache: 1 GetItem per key per " + fmt(d.keyCacheSeconds()) + " s)",
-                        keyRead, fmt(keyChecks) + " eventually consistent GetItems (" + fmt(a.keyReadUnits())
-                                + " RRU)");
+                lines.add(BEATS, "key look-ups (KeyCache: 1 GetItem per key per " + fmt(d.keyCacheSeconds())
+                        + " s in each environment a key reaches)", keyRead, fmt(lookUps)
+                        + " eventually consistent GetItems (" + fmt(a.keyReadUnits()) + " RRU): " + fmt(perKey)
+                        + " environments a key's requests reach in a period");
             } else {
                 lines.add(BEATS, "authorizer Lambda + its key look-up (1 per key per " + fmt(d.keyCacheSeconds())
                         + " s)", lambda(keyChecks, a.authorizerMillis(), d.memoryGb(), p) + keyRead,
@@ -273,6 +278,14 @@ final class LineItems {
      */
     static double environments(double requests, double millis) {
         return Math.max(1, requests / SECONDS_PER_MONTH * millis / 1000);
+    }
+
+    /**
+     * The distinct environments, on average, that {@code requests} of one key reach among {@code environments}
+     * busy ones, each request landing on any of them alike: {@code E (1 - (1 - 1/E)^k)}; 1 with one environment.
+     */
+    static double environmentsReached(double environments, double requests) {
+        return environments <= 1 ? 1 : environments * (1 - Math.pow(1 - 1 / environments, requests));
     }
 
     /** Storage: DynamoDB (with PITR) and the logs kept. */

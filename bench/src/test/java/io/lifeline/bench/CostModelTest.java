@@ -117,7 +117,7 @@ class CostModelTest {
         assertEquals(0, url.usd("ingress: heartbeat Function URL"));
         assertEquals(1_000 * BEATS * 1.0 / 1e6, api.usd("ingress: API Gateway HTTP API"), 1e-9);
         double lookups = 1_000 * 8_640 * 0.5 * 0.125 / 1e6;
-        assertEquals(lookups, url.usd("key look-ups"), 1e-12);
+        assertEquals(lookups, url.usd("key look-ups"), 1e-12, "1,000 agents keep one environment: one look-up a key");
         assertEquals(lookups + 1_000 * 8_640 * (0.2 / 1e6 + 0.010 * 1.33334e-5),
                 api.usd("authorizer Lambda + its key look-up"), 1e-12);
         // Lambda at the handler's measured 3.47 ms, billed 4 ms at 1 GB.
