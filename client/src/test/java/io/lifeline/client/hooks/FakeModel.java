@@ -94,7 +94,10 @@ public final class FakeModel implements AutoCloseable {
         return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
     }
 
-    /** "METHOD path" of every request, in order, and what was answered ("tool", "text" or "side"). */
+    /**
+     * "METHOD path" of every request, in order as answered, and what was answered ("tool", "text", "side", "silent",
+     * or a subagent's "subagent" or "subagent silent"; a silent stream is listed once it ends).
+     */
     public List<String> requests() {
         return List.copyOf(requests);
     }

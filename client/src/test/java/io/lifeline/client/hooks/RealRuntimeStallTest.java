@@ -44,8 +44,10 @@ import org.junit.jupiter.api.io.TempDir;
  * but legitimate stream (a ping every 6 s for five thresholds), a {@code sleep} tool call and a CPU-busy tool call of
  * five thresholds are no stall and no death: each test waits for the runtime's own end (its session ends, the agent
  * leaves) and then counts; waiting for a person and waiting for input, each for ten thresholds, are none either. The
- * stall's death has trigger {@code stalled} and raises one {@code AgentStalled}, which its new life's join ends.
- * Every wait is a bounded poll.
+ * stall's death has trigger {@code stalled} and raises one {@code AgentStalled}, which its new life's join ends. A
+ * real subagent (Claude Code's {@code Agent} tool) whose own stream goes silent stalls its parent the same way, with
+ * the reason {@code subagent silent}: its {@code SubagentStart} reaches the server first, and under {@code alert} the
+ * parent is shown stalled and keeps running. Every wait is a bounded poll.
  */
 @Tag("real-third-party")
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
