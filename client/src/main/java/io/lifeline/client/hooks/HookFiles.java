@@ -24,8 +24,8 @@ public final class HookFiles {
 
     /** Claude Code: SessionStart as a command hook (HTTP hooks are not run for it), the rest as HTTP hooks. */
     static final List<String> CLAUDE_EVENTS = List.of("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse",
-            "PostToolUseFailure", "PermissionRequest", "Notification", "Stop", "StopFailure", "PreCompact",
-            "SessionEnd");
+            "PostToolUseFailure", "SubagentStart", "SubagentStop", "PermissionRequest", "Notification", "Stop",
+            "StopFailure", "PreCompact", "SessionEnd");
     /** Codex CLI hooks.json (command hooks only); turn ends also come through config.toml's notify. */
     static final List<String> CODEX_EVENTS = List.of("SessionStart", "UserPromptSubmit", "PreToolUse",
             "PermissionRequest", "PostToolUse", "PreCompact", "Stop", "SessionEnd");

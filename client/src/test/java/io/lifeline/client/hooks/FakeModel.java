@@ -28,10 +28,14 @@ import java.util.function.Function;
  * to finish one real turn: Anthropic Messages (SSE; and {@code HEAD /}), OpenAI Responses (SSE), OpenAI Chat
  * Completions (SSE) and Gemini {@code generateContent} / {@code streamGenerateContent?alt=sse}. While the
  * conversation holds no tool result it answers one call of the runtime's shell tool running {@code command}; then
- * {@code finalText}. A request offering no shell tool (titles, routing, next-speaker checks) gets a short text.
+ * {@code finalText}. A request offering no shell tool (titles, routing, next-speaker checks) gets a short text. With
+ * {@link #subagents} the Anthropic tool call is one of Claude Code's subagent tool instead, and the subagent's own
+ * request is told apart by a marker in its prompt.
  */
 public final class FakeModel implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** Claude Code's subagent tool, as 2.1.197 offers it ({@code AgentInput} in its sdk-tools.d.ts). */
+    static final String SUBAGENT_TOOL = "Agent";
     /**
      * Gemini's side calls expect JSON text: its routers read model_choice or complexity_reasoning and
      * complexity_score, the next-speaker check next_speaker.
@@ -64,6 +68,8 @@ public final class FakeModel implements AutoCloseable {
     private volatile Instant limitResets;
     /** When each request answered 429 came. */
     private final List<Instant> limited = new CopyOnWriteArrayList<>();
+    /** While set ({@link #subagents}): the tool call starts a subagent whose prompt opens with this marker. */
+    private volatile String subagentMarker;
 
     private FakeModel(String command, String finalText) throws IOException {
         this.command = command;
@@ -88,7 +94,10 @@ public final class FakeModel implements AutoCloseable {
         return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
     }
 
-    /** "METHOD path" of every request, in order, and what was answered ("tool", "text" or "side"). */
+    /**
+     * "METHOD path" of every request, in order as answered, and what was answered ("tool", "text", "side", "silent",
+     * or a subagent's "subagent" or "subagent silent"; a silent stream is listed once it ends).
+     */
     public List<String> requests() {
         return List.copyOf(requests);
     }
@@ -113,6 +122,17 @@ public final class FakeModel implements AutoCloseable {
      */
     public void silentStreams(int n) {
         silentLeft.set(n);
+    }
+
+    /**
+     * From now on the Anthropic tool call is Claude Code's subagent tool ({@value #SUBAGENT_TOOL}, a
+     * {@code general-purpose} agent) whose prompt opens with {@code marker}, and a request whose first message
+     * carries {@code marker} is that subagent's own (Claude Code 2.1.197 sends the prompt as the subagent's first user
+     * message, with the header {@code x-claude-code-agent-id}): it is answered a short text, or, while
+     * {@link #silentStreams} has some left, goes silent after its first event in place of the turn-ending stream.
+     */
+    public void subagents(String marker) {
+        subagentMarker = marker;
     }
 
     /** The conversation size of each silent stream so far. */
@@ -248,7 +268,10 @@ public final class FakeModel implements AutoCloseable {
     // ---- Anthropic Messages ----
 
     private String anthropic(HttpExchange ex, JsonNode req) throws IOException {
-        String tool = toolNamed(req.path("tools"), n -> n.path("name").asText(), "Bash");
+        String marker = subagentMarker;
+        boolean sub = marker != null && opening(req).contains(marker);
+        String tool = sub ? null : toolNamed(req.path("tools"), n -> n.path("name").asText(),
+                marker == null ? "Bash" : SUBAGENT_TOOL);
         boolean done = false;
         for (JsonNode m : req.path("messages")) {
             for (JsonNode part : m.path("content")) {
@@ -267,31 +290,37 @@ public final class FakeModel implements AutoCloseable {
         }
         ObjectNode block;
         ObjectNode delta;
+        ObjectNode input = marker == null
+                ? JSON.createObjectNode().put("command", command).put("description", "Run the command")
+                : JSON.createObjectNode().put("description", "Check the project").put("prompt", marker
+                        + " Check the project.").put("subagent_type", "general-purpose");
         if (call) {
             block = JSON.createObjectNode().put("type", "tool_use").put("id", "toolu_fake1").put("name", tool);
             block.putObject("input");
-            ObjectNode input = JSON.createObjectNode().put("command", command).put("description", "Run the command");
             delta = JSON.createObjectNode().put("type", "input_json_delta").put("partial_json", input.toString());
         } else {
             block = JSON.createObjectNode().put("type", "text").put("text", "");
-            delta = JSON.createObjectNode().put("type", "text_delta").put("text", tool == null ? "Fake" : finalText);
+            delta = JSON.createObjectNode().put("type", "text_delta").put("text", sub ? "Checked."
+                    : tool == null ? "Fake" : finalText);
         }
         if (!req.path("stream").asBoolean(false)) {
             ArrayNode content = message.putArray("content");
             if (call) {
                 ObjectNode use = content.addObject().put("type", "tool_use").put("id", "toolu_fake1").put("name", tool);
-                use.set("input", JSON.createObjectNode().put("command", command));
+                use.set("input", input);
             } else {
                 content.addObject().put("type", "text").put("text", delta.path("text").asText());
             }
             message.put("stop_reason", call ? "tool_use" : "end_turn");
             json(ex, message);
-            return call ? "tool" : tool == null ? "side" : "text";
+            return call ? "tool" : sub ? "subagent" : tool == null ? "side" : "text";
         }
         Sse sse = new Sse(ex);
         sse.event("message_start", JSON.createObjectNode().put("type", "message_start").set("message", message));
-        if (tool != null && done && !streamSlowlyOrGoSilent(sse, req.path("messages").size())) {
-            return "silent";
+        boolean turnEnding = tool != null && done;
+        if ((turnEnding || sub) && !streamSlowlyOrGoSilent(sse, req.path("messages").size(), turnEnding,
+                marker == null ? turnEnding : sub)) {
+            return sub ? "subagent silent" : "silent";
         }
         ObjectNode start = JSON.createObjectNode().put("type", "content_block_start").put("index", 0);
         start.set("content_block", block);
@@ -306,16 +335,31 @@ public final class FakeModel implements AutoCloseable {
         sse.event("message_delta", md);
         sse.event("message_stop", JSON.createObjectNode().put("type", "message_stop"));
         sse.close();
-        return call ? "tool" : tool == null ? "side" : "text";
+        return call ? "tool" : sub ? "subagent" : tool == null ? "side" : "text";
+    }
+
+    /** The text of the request's first message (a subagent's prompt is there), "" without one. */
+    private static String opening(JsonNode req) {
+        JsonNode content = req.path("messages").path(0).path("content");
+        if (content.isTextual()) {
+            return content.asText();
+        }
+        StringBuilder text = new StringBuilder();
+        for (JsonNode part : content) {
+            text.append(part.path("text").asText()).append('\n');
+        }
+        return text.toString();
     }
 
     /**
-     * After a turn-ending stream's first event: false when it goes silent ({@link #silentStreams}: nothing more is
-     * sent); else, under {@link #slowStreams}, pings every gap for the whole time, then true (the answer follows).
+     * After a turn-ending (or a subagent's) stream's first event: false when it goes silent ({@link #silentStreams}
+     * and {@code silenceable}: nothing more is sent); else, under {@link #slowStreams}, pings every gap for the whole
+     * time, then true (the answer follows, counted in {@link #answered} when {@code turnEnding}).
      */
-    private boolean streamSlowlyOrGoSilent(Sse sse, int size) throws IOException {
+    private boolean streamSlowlyOrGoSilent(Sse sse, int size, boolean turnEnding, boolean silenceable)
+            throws IOException {
         try {
-            if (silentLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            if (silenceable && silentLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                 silenced.add(size);
                 if (lastByteBeforeSilence == null) {
                     lastByteBeforeSilence = Instant.now();
@@ -331,7 +375,9 @@ public final class FakeModel implements AutoCloseable {
                     sse.event("ping", JSON.createObjectNode().put("type", "ping"));
                 }
             }
-            answered.add(size);
+            if (turnEnding) {
+                answered.add(size);
+            }
             return true;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.lifeline.client.LifelineClient;
 import io.lifeline.client.LocalHarness;
+import io.lifeline.client.model.AgentStalled;
+import io.lifeline.client.model.AgentSubagent;
 import io.lifeline.client.model.EventQuery;
 import io.lifeline.client.model.EventView;
 import io.lifeline.client.model.RegisterAgent;
@@ -42,14 +44,20 @@ import org.junit.jupiter.api.io.TempDir;
  * but legitimate stream (a ping every 6 s for five thresholds), a {@code sleep} tool call and a CPU-busy tool call of
  * five thresholds are no stall and no death: each test waits for the runtime's own end (its session ends, the agent
  * leaves) and then counts; waiting for a person and waiting for input, each for ten thresholds, are none either. The
- * stall's death has trigger {@code stalled} and raises one {@code AgentStalled}, which its new life's join ends.
- * Every wait is a bounded poll.
+ * stall's death has trigger {@code stalled} and raises one {@code AgentStalled}, which its new life's join ends. A
+ * real subagent (Claude Code's {@code Agent} tool) whose own stream goes silent stalls its parent the same way, with
+ * the reason {@code subagent silent}: its {@code SubagentStart} reaches the server first, and under {@code alert} the
+ * parent is shown stalled and keeps running. Every wait is a bounded poll.
  */
 @Tag("real-third-party")
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class RealRuntimeStallTest {
     private static final int STALL_AFTER_S = 10;
     private static final Duration WAIT = Duration.ofSeconds(60);
+    /** The reason a stall carries while a subagent runs. */
+    private static final String SUBAGENT_SILENT = "subagent silent";
+    /** Put in the subagent's prompt by the fake model: it tells the subagent's own request from the parent's. */
+    private static final String SUBAGENT_MARKER = "[lifeline-test-subagent]";
 
     @AutoClose
     private static final LifelineLocal local = LocalHarness.started();
@@ -93,6 +101,12 @@ class RealRuntimeStallTest {
      */
     private Case start(String a, String command, Consumer<FakeModel> modes, Path runtimeDir, boolean interactive)
             throws IOException {
+        return start(a, command, modes, runtimeDir, interactive, "restart");
+    }
+
+    /** As above, with {@code --on-stall onStall} ({@code restart} or {@code alert}). */
+    private Case start(String a, String command, Consumer<FakeModel> modes, Path runtimeDir, boolean interactive,
+            String onStall) throws IOException {
         admin.register(RegisterAgent.of(a, a, "worker").withHost("h-" + a).withStaleAfterSeconds(600));
         FakeModel model = FakeModel.start(command, "Done.");
         modes.accept(model);
@@ -115,7 +129,7 @@ class RealRuntimeStallTest {
                 : "exec 0</dev/null '" + bin + "' -p 'Run the command.' --output-format json --dangerously-skip-permissions";
         Process daemon = RealRuntimes.daemon(local, dir, out, env, List.of("--host", "h-" + a, "--agent", a + "=cd '"
                 + setup.work() + "' && " + run, "--runtime", a + "=claude-code", "--interval", "1s",
-                "--stall-after", STALL_AFTER_S + "s", "--on-stall", "restart", "--state-dir", state.toString(),
+                "--stall-after", STALL_AFTER_S + "s", "--on-stall", onStall, "--state-dir", state.toString(),
                 "--log-dir", dir.resolve("logs").toString()));
         Supplier<String> why = () -> read(out) + "\nclaude's log:\n" + read(dir.resolve("logs").resolve(a + ".log"))
                 + "\nmodel: " + model.requests() + "\ntransitions: " + admin.allTransitions(a);
@@ -208,6 +222,106 @@ class RealRuntimeStallTest {
             assertEquals(1, events(a, "AgentStalled"), c.why().get());
             System.out.println("real claude -p, silent model stream: transitions (newest first) " + admin
                     .allTransitions(a).stream().map(t -> t.to() + "(" + t.trigger() + ")").toList());
+        } finally {
+            stop(c);
+        }
+    }
+
+    /** What the parent's first answer starts: Claude Code's subagent tool; its stream goes silent after its first event. */
+    private static Consumer<FakeModel> silentSubagent() {
+        return m -> {
+            m.subagents(SUBAGENT_MARKER);
+            m.silentStreams(1);
+        };
+    }
+
+    /** Waits for the subagent's stream to go silent and the server to show it running; answers its last byte. */
+    private static Instant silentSubagentShown(Case c) throws InterruptedException {
+        await(WAIT, "the parent starts a subagent whose stream goes silent after its first event", () ->
+                c.model().silenced().size() == 1 && c.model().requests().contains("POST /v1/messages -> tool"),
+                c.why());
+        await(WAIT, "its SubagentStart reached the server: GET agent shows one subagent", () -> {
+            List<AgentSubagent> subs = admin.agent(c.agent()).subagents();
+            return subs != null && subs.size() == 1;
+        }, c.why());
+        AgentSubagent sub = admin.agent(c.agent()).subagents().get(0);
+        assertEquals("general-purpose", sub.type(), sub.toString());
+        return c.model().lastByteBeforeSilence();
+    }
+
+    @Test
+    void silentSubagentStream_underAlert_showsTheParentStalledSubagentSilent_withinTheThreshold(
+            @TempDir Path runtimeDir) throws Exception {
+        assumeReal();
+        Case c = start("rs-sub-alert", "echo unused", silentSubagent(), runtimeDir, false, "alert");
+        try {
+            String a = c.agent();
+            Instant lastByte = silentSubagentShown(c);
+            Instant shown = when(Duration.ofSeconds(STALL_AFTER_S + 30), "the server shows the parent stalled, "
+                    + SUBAGENT_SILENT, () -> {
+                        AgentStalled st = admin.agent(a).stalled();
+                        return st != null && SUBAGENT_SILENT.equals(st.reason());
+                    }, c.why());
+            long toShown = Duration.between(lastByte, shown).toMillis();
+            await(WAIT, "one AgentStalled", () -> events(a, "AgentStalled") == 1, c.why());
+            EventView raised = admin.events(EventQuery.all().withAgent(a).withType("AgentStalled")).events().get(0);
+            long toSince = Duration.between(lastByte, Instant.parse(raised.detail().path("since").asText())).toMillis();
+            System.out.println("real claude -p, a real subagent (Agent tool) whose stream goes silent, stallAfter "
+                    + STALL_AFTER_S + " s, alert: subagent's last byte -> parent shown stalled (" + SUBAGENT_SILENT
+                    + ") " + toShown + " ms; -> AgentStalled (its since) " + toSince + " ms; status "
+                    + admin.agent(a).statusWithWait());
+            assertTrue(toShown <= (STALL_AFTER_S + 5) * 1000L, "shown stalled " + toShown + " ms after the last byte");
+            assertEquals(SUBAGENT_SILENT, raised.detail().path("reason").asText(), raised.toString());
+            assertTrue(read(c.out()).contains(a + ": stalled: " + SUBAGENT_SILENT + " for "), c.why().get());
+            assertEquals(1, stalls(c), c.why().get());
+            assertEquals(0, deaths(c), c.why().get());
+            assertEquals(1, events(a, "AgentStalled"), c.why().get());
+            assertTrue(claude(c.state(), a, c.bin()).isPresent(), "alert leaves it running: " + c.why().get());
+        } finally {
+            stop(c);
+        }
+    }
+
+    @Test
+    void silentSubagentStream_underRestart_isStoppedReportedDeadAndResumedOnItsSession(@TempDir Path runtimeDir)
+            throws Exception {
+        assumeReal();
+        Case c = start("rs-sub-restart", "echo unused", silentSubagent(), runtimeDir);
+        try {
+            String a = c.agent();
+            Instant lastByte = silentSubagentShown(c);
+            Matcher sm = Pattern.compile("hook: " + Pattern.quote(a) + ": its claude-code session is ([0-9a-f-]{36})")
+                    .matcher(read(c.out()));
+            assertTrue(sm.find(), c.why().get());
+            String session = sm.group(1);
+            ProcessHandle first = claude(c.state(), a, c.bin()).orElseThrow(() -> new AssertionError(c.why().get()));
+            Instant stalled = when(Duration.ofSeconds(STALL_AFTER_S + 30), "the daemon sees the stall",
+                    () -> stalls(c) == 1, c.why());
+            Instant restarted = when(Duration.ofSeconds(45), "claude again, with --resume " + session, () ->
+                    claude(c.state(), a, c.bin()).filter(h -> h.pid() != first.pid()
+                            && cmdline(h.pid()).endsWith("--resume " + session)).isPresent(), c.why());
+            Instant resumed = when(Duration.ofSeconds(45), "the resumed conversation reaches the model, answered",
+                    () -> c.model().answered().size() == 1, c.why());
+            long toStall = Duration.between(lastByte, stalled).toMillis();
+            System.out.println("real claude -p, a real subagent whose stream goes silent, stallAfter " + STALL_AFTER_S
+                    + " s, restart: subagent's last byte -> stall seen " + toStall + " ms; stall -> new process with "
+                    + "--resume " + Duration.between(stalled, restarted).toMillis() + " ms; stall -> resumed "
+                    + "conversation answered " + Duration.between(stalled, resumed).toMillis() + " ms; model "
+                    + c.model().requests() + " answered " + c.model().answered() + " silenced " + c.model().silenced());
+            assertTrue(toStall <= (STALL_AFTER_S + 5) * 1000L, "stalled " + toStall + " ms after the last byte");
+            assertTrue(read(c.out()).contains(a + ": stalled: " + SUBAGENT_SILENT + " for "), c.why().get());
+            await(WAIT, "dead for the stall: trigger stalled, with the daemon's reason", () -> admin
+                    .allTransitions(a).stream().anyMatch(t -> "dead".equals(t.to()) && "stalled".equals(t.trigger())
+                            && t.reason() != null && t.reason().contains("stalled (" + SUBAGENT_SILENT + ")")),
+                    c.why());
+            await(WAIT, "one AgentStalled, with its reason", () -> events(a, "AgentStalled") == 1, c.why());
+            EventView raised = admin.events(EventQuery.all().withAgent(a).withType("AgentStalled")).events().get(0);
+            assertEquals(SUBAGENT_SILENT, raised.detail().path("reason").asText(), raised.toString());
+            await(WAIT, "offline after the resumed session ended", () -> "offline".equals(admin.agent(a).status()),
+                    c.why());
+            assertEquals(1, stalls(c), c.why().get());
+            assertEquals(1, deaths(c), c.why().get());
+            assertEquals(1, events(a, "AgentStalled"), c.why().get());
         } finally {
             stop(c);
         }
