@@ -103,7 +103,7 @@ public final class Outbox {
     }
 
     /**
-     * The agent's flapping mark after a stall change that was counted (docs/alerts-noise.md): set to {@code flapping}
+     * The agent's flapping mark after a stall change that flagged it (docs/alerts-noise.md): set to {@code flapping}
      * (its flag's time), or, where the change ended a lapsed flag, that flag's mark ({@code ended}) removed. A stall
      * has no status change whose finishing write would carry it.
      */
@@ -414,8 +414,11 @@ public final class Outbox {
             event.detail().put("flapping", flap.flapping().toString());
         }
         events.addAll(flap.raised());
-        if (flap.flapping() != null || flap.ended() != null) {
-            flapMarks.add(new FlapMark(s.team(), s.agentId(), flap.flapping(), flap.ended()));
+        // The live item's mark: set by the change that flags the agent (every later status change's finishing write
+        // keeps it), removed by one that ends a lapsed flag. A held change finds it set already: no write.
+        boolean flagged = flap.raised().stream().anyMatch(e -> e.type().equals(EventCatalogue.AGENT_FLAPPING));
+        if (flagged || flap.ended() != null) {
+            flapMarks.add(new FlapMark(s.team(), s.agentId(), flagged ? flap.flapping() : null, flap.ended()));
         }
     }
 
