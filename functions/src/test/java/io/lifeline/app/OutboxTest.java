@@ -41,8 +41,8 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * and the item is finished (its published watermark at the death's seq); a replay sends nothing twice; a bus that takes
  * nothing hands the record back and finishes nothing. An agent that keeps stalling under {@code onStall: alert} (it
  * stays working) is counted in the flapping rule as a crash loop is: flagged once, at the same stall as it would be
- * as deaths, its later stalls and resumes marked {@code flapping}; a stall whose write was its restart's death is
- * counted once, as the death.
+ * as deaths, its later stalls and resumes marked {@code flapping}; a stall past the flag's bound is alerted and ends
+ * the flag; a stall whose write was its restart's death is counted once, as the death.
  */
 @Tag("store")
 class OutboxTest {
@@ -194,13 +194,7 @@ class OutboxTest {
         new KeyStore(f.tables.dynamo, f.tables.tables).createTeam(team, f.tick());
         f.ready(team, "a");
         Outbox outbox = outbox();
-        Outbox.Images last = null;
-        for (int i = 1; i <= 4; i++) {
-            Instant progressAt = progress(team);
-            assertEquals(1, outbox.run(List.of(stall(team, progressAt, false, i))).failedAt());
-            last = resume(team, i);
-            assertEquals(1, outbox.run(List.of(last)).failedAt());
-        }
+        Outbox.Images last = stalls(outbox, team, 4);
         // The same resume handled again (a stream retry) counts nothing and raises nothing new.
         assertEquals(0, outbox.run(List.of(last)).put(), "its events are logged: none sent again");
 
@@ -227,6 +221,42 @@ class OutboxTest {
         assertEquals("working", flaps.lastStatus());
         assertFalse(store.resolve(team, "a", Instant.parse(since), stalls.get(3).at()), "not at an older change");
         assertTrue(store.resolve(team, "a", Instant.parse(since), flaps.last()));
+    }
+
+    /** Agent a stalls {@code n} times, each stall ended by progress, each change through the outbox: the last end. */
+    private Outbox.Images stalls(Outbox outbox, String team, int n) {
+        Outbox.Images last = null;
+        for (int i = 1; i <= n; i++) {
+            Instant progressAt = progress(team);
+            assertEquals(1, outbox.run(List.of(stall(team, progressAt, false, i))).failedAt());
+            last = resume(team, i);
+            assertEquals(1, outbox.run(List.of(last)).failedAt());
+        }
+        return last;
+    }
+
+    @Test
+    void aStallPastTheFlagsBound_isNotHeld_andEndsTheFlag_whenItsCheckNeverRan() {
+        String team = AppFixture.team("lapse");
+        new KeyStore(f.tables.dynamo, f.tables.tables).createTeam(team, f.tick());
+        f.ready(team, "a");
+        Outbox outbox = outbox();
+        stalls(outbox, team, 3);
+        assertEquals(1, of(bus.sent, EventCatalogue.AGENT_FLAPPING).size());
+        String since = of(bus.sent, EventCatalogue.AGENT_FLAPPING).get(0).detail().path("since").asText();
+        // 615 s (the stable window and one sweep) after the newest change, with no check run: the next stall.
+        f.skip(Duration.ofSeconds(615));
+        Instant progressAt = progress(team);
+        outbox.run(List.of(stall(team, progressAt, false, 5)));
+
+        LifelineEvent fifth = of(bus.sent, EventCatalogue.AGENT_STALLED).get(3);
+        assertFalse(fifth.detail().has("flapping"), "past the bound: alerted as ever");
+        List<LifelineEvent> resolved = of(bus.sent, EventCatalogue.AGENT_FLAPPING_RESOLVED);
+        assertEquals(1, resolved.size(), "the flag ends, once");
+        assertEquals(since, resolved.get(0).detail().path("since").asText());
+        assertEquals("working", resolved.get(0).detail().path("status").asText(), "what it was before the stall");
+        assertNull(f.agents.require(team, "a").flappingSince(), "the agent view's mark is gone");
+        assertNull(new FlapStore(f.tables.dynamo, f.tables.tables, RETENTION).read(team, "a").flaggedAt());
     }
 
     @Test
