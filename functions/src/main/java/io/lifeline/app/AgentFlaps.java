@@ -17,9 +17,8 @@ import java.util.function.Function;
  * is named once instead of alerting at every death. A flip is a change between alive and down (dead, restarting,
  * dead_failed_revive; offline is a deliberate leave and no flip); a stall under {@code onStall: alert}, in which the
  * agent stays working, is a flip into a down status and its end one back ({@link #decideStall}). Flips are counted
- * on the ledger
- * ({@link FlapStore}) in windows of {@link Settings#window()} opened by the first flip; the flip that takes
- * a window past {@link Settings#threshold()} flags the agent and raises one {@code AgentFlapping}. While the
+ * on the ledger ({@link FlapStore}) in windows of {@link Settings#window()} opened by the first flip; the flip that
+ * takes a window past {@link Settings#threshold()} flags the agent and raises one {@code AgentFlapping}. While the
  * flag stands, every change of the agent into or out of a down status carries {@code flapping} (since when), which
  * the per-agent alert rules skip; every change is still recorded and published. The flag's own check flow
  * (the flag check's Lambda handler, {@code FlapCheckHandler}) resolves the flag once the agent has not flipped for
@@ -42,6 +41,9 @@ public final class AgentFlaps {
             return new FlapHold(stable, sweep);
         }
     }
+
+    /** What a stall's start leaves as the agent's newest change on its flap item, and in its flag's events. */
+    static final String STALLED = "stalled";
 
     private final FlapStore store;
     private final Settings settings;
@@ -125,9 +127,6 @@ public final class AgentFlaps {
                 since -> store.lapseAtStall(s.team(), s.agentId(), since, key, at)
                         ? (resumed ? STALLED : s.status()) : null);
     }
-
-    /** What a stall's start leaves as the agent's newest change on its flap item, and in its flag's events. */
-    static final String STALLED = "stalled";
 
     /**
      * The decision for a flip counted at {@code at}, the item {@code f} after its count ({@code newest}: this count

@@ -24,8 +24,7 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
  * a change handled again is not counted twice; {@code pl}: the change before it, ms, which each count moves there
  * from {@code last} in the same write; {@code sl}: the newest stall change counted, {@link #stallKey}, the stall's
  * own order, as {@code seq} is a status change's), and while the agent is flagged flapping, {@code fl} (since when,
- * ms). The
- * resolve, and the lapse of a flag whose check never ended it, move {@code fl} to {@code rfl}. Every write is one
+ * ms). The resolve, and the lapse of a flag whose check never ended it, move {@code fl} to {@code rfl}. Every write is one
  * conditional UpdateItem that answers the item; the live item carries none of it. Items expire with the event log, counted from their newest change.
  */
 public final class FlapStore {
