@@ -96,7 +96,18 @@ public final class Outbox {
     }
 
     /** What one record led to: its events, and for each status change what finishing it writes on the agent item. */
-    record Work(List<LifelineEvent> events, List<Finish> finishes) {
+    record Work(List<LifelineEvent> events, List<Finish> finishes, List<FlapMark> flapMarks) {
+        Work(List<LifelineEvent> events, List<Finish> finishes) {
+            this(events, finishes, List.of());
+        }
+    }
+
+    /**
+     * The agent's flapping mark after a stall change that flagged it (docs/alerts-noise.md): set to {@code flapping}
+     * (its flag's time), or, where the change ended a lapsed flag, that flag's mark ({@code ended}) removed. A stall
+     * has no status change whose finishing write would carry it.
+     */
+    record FlapMark(String team, String agentId, Instant flapping, Instant ended) {
     }
 
     /** A status change to finish once its events are out: the watermark to {@code seq}, the task to clear if any. */
@@ -286,6 +297,13 @@ public final class Outbox {
         });
         w.finishes().forEach(f -> marks.finishChange(f.team(), f.agentId(), f.seq(), f.taskToClear(), f.flapKnown(),
                 f.flapping()));
+        w.flapMarks().forEach(m -> {
+            if (m.flapping() != null) {
+                marks.markFlapping(m.team(), m.agentId(), m.flapping());
+            } else {
+                marks.clearFlapping(m.team(), m.agentId(), m.ended());
+            }
+        });
     }
 
     /** Sends what the event log does not hold yet (an earlier pass's send); answers the ids still not on the bus. */
@@ -370,39 +388,70 @@ public final class Outbox {
     Work handle(Map<String, AttributeValue> oldImage, Map<String, AttributeValue> newImage) {
         List<LifelineEvent> events = new ArrayList<>();
         List<Finish> finishes = new ArrayList<>();
+        List<FlapMark> flapMarks = new ArrayList<>();
+        // The record's status change's flapping decision, which a stall change its status speaks for follows.
+        AgentFlaps.Decision ofStatus = null;
         for (StreamChanges.Change change : StreamChanges.decode(oldImage, newImage)) {
             LifelineEvent event = EventCatalogue.of(change);
             events.add(event);
             if (change instanceof StreamChanges.StatusChanged c) {
-                // Every change is published; a change of a flapping agent is marked as such (its flag's one
-                // AgentFlapping speaks for it), a death in a burst for its window's digest.
-                AgentFlaps.Decision flap = flaps.decide(c);
-                // A give-up (dead_failed_revive) is not held by the flag: nobody restarts the agent any more, so it is
-                // the one change of a crash loop a person must act on, and it pages once; so is the change that ends
-                // it, which resolves that page (docs/alerts-noise.md).
-                boolean gaveUp = c.transition().to() == AgentStatus.DEAD_FAILED_REVIVE
-                        || c.transition().from() == AgentStatus.DEAD_FAILED_REVIVE;
-                if (flap.flapping() != null && !gaveUp) {
-                    event.detail().put("flapping", flap.flapping().toString());
-                }
-                events.addAll(flap.raised());
-                // A death the flag holds is no burst's; a return is its death's (counted if it came before the flag).
-                // Counting never holds a change back: a failure to count decides "not in a burst".
-                // A death its host daemon restarts itself, and its return, are the daemon's: no burst's either.
-                boolean held = c.hostRestart() != null || flap.flapping() != null && !gaveUp
-                        && (c.diedAt() == null || !c.diedAt().isBefore(flap.flapping()));
-                AlertBursts.Decision burst = held ? AlertBursts.Decision.NONE : bursts.decide(c);
-                if (burst.burst() != null) {
-                    event.detail().put("burst", burst.burst().toString());
-                }
-                events.addAll(burst.raised());
-                transitions.record(new TransitionLog.Change(c.team(), c.agentId(), c.transition()));
-                DeathFollowUp.FollowUp followUp = deaths.handle(c);
-                followUp.told().forEach(caused -> events.add(EventCatalogue.of(caused)));
-                finishes.add(new Finish(c.team(), c.agentId(), c.transition().seq(), followUp.taskToClear(),
-                        flap != AgentFlaps.Decision.UNTOUCHED, flap.flapping()));
+                ofStatus = statusChanged(c, event, events, finishes);
+            } else if (change instanceof StreamChanges.Stall s) {
+                stall(s, event, events, ofStatus, flapMarks);
             }
         }
-        return new Work(events, finishes);
+        return new Work(events, finishes, flapMarks);
+    }
+
+    /**
+     * A stall change under {@code onStall: alert} counts in the flapping rule as a death does (docs/alerts-noise.md):
+     * while its agent is flagged it carries {@code flapping}, which the stall's alert rule skips.
+     */
+    private void stall(StreamChanges.Stall s, LifelineEvent event, List<LifelineEvent> events,
+                       AgentFlaps.Decision ofStatus, List<FlapMark> flapMarks) {
+        AgentFlaps.Decision flap = flaps.decideStall(s, ofStatus);
+        if (flap.flapping() != null) {
+            event.detail().put("flapping", flap.flapping().toString());
+        }
+        events.addAll(flap.raised());
+        // The live item's mark: set by the change that flags the agent (every later status change's finishing write
+        // keeps it), removed by one that ends a lapsed flag. A held change finds it set already: no write.
+        boolean flagged = flap.raised().stream().anyMatch(e -> e.type().equals(EventCatalogue.AGENT_FLAPPING));
+        if (flagged || flap.ended() != null) {
+            flapMarks.add(new FlapMark(s.team(), s.agentId(), flagged ? flap.flapping() : null, flap.ended()));
+        }
+    }
+
+    /** A status change: its flapping and burst decisions, its transition record and what its death causes. */
+    private AgentFlaps.Decision statusChanged(StreamChanges.StatusChanged c, LifelineEvent event,
+                                              List<LifelineEvent> events, List<Finish> finishes) {
+        // Every change is published; a change of a flapping agent is marked as such (its flag's one
+        // AgentFlapping speaks for it), a death in a burst for its window's digest.
+        AgentFlaps.Decision flap = flaps.decide(c);
+        // A give-up (dead_failed_revive) is not held by the flag: nobody restarts the agent any more, so it is
+        // the one change of a crash loop a person must act on, and it pages once; so is the change that ends
+        // it, which resolves that page (docs/alerts-noise.md).
+        boolean gaveUp = c.transition().to() == AgentStatus.DEAD_FAILED_REVIVE
+                || c.transition().from() == AgentStatus.DEAD_FAILED_REVIVE;
+        if (flap.flapping() != null && !gaveUp) {
+            event.detail().put("flapping", flap.flapping().toString());
+        }
+        events.addAll(flap.raised());
+        // A death the flag holds is no burst's; a return is its death's (counted if it came before the flag).
+        // Counting never holds a change back: a failure to count decides "not in a burst".
+        // A death its host daemon restarts itself, and its return, are the daemon's: no burst's either.
+        boolean held = c.hostRestart() != null || flap.flapping() != null && !gaveUp
+                && (c.diedAt() == null || !c.diedAt().isBefore(flap.flapping()));
+        AlertBursts.Decision burst = held ? AlertBursts.Decision.NONE : bursts.decide(c);
+        if (burst.burst() != null) {
+            event.detail().put("burst", burst.burst().toString());
+        }
+        events.addAll(burst.raised());
+        transitions.record(new TransitionLog.Change(c.team(), c.agentId(), c.transition()));
+        DeathFollowUp.FollowUp followUp = deaths.handle(c);
+        followUp.told().forEach(caused -> events.add(EventCatalogue.of(caused)));
+        finishes.add(new Finish(c.team(), c.agentId(), c.transition().seq(), followUp.taskToClear(),
+                flap != AgentFlaps.Decision.UNTOUCHED, flap.flapping()));
+        return gaveUp ? AgentFlaps.Decision.NONE : flap;
     }
 }

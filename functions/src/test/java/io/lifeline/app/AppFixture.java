@@ -46,6 +46,11 @@ final class AppFixture implements AutoCloseable {
         return now;
     }
 
+    /** The clock, {@code d} on (a quiet spell). */
+    void skip(Duration d) {
+        now = now.plus(d);
+    }
+
     /** Registered (with every allowance and the stall rule given, so no team is read) and joined: ready. */
     Agent ready(String team, String agentId) {
         changes.register(new NewAgent(team, agentId, "Agent " + agentId, "worker", null, STALE_AFTER, 2, null, null,

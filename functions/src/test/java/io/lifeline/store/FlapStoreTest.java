@@ -82,4 +82,29 @@ class FlapStoreTest {
         assertFalse(flaps.lapse(team, "a", flagged, 7), "ended already");
         assertTrue(flaps.flag(team, "a", T0.plusSeconds(1000)), "flagged again by a new crash loop");
     }
+
+    @Test
+    void stallChanges_countInTheSameWindowAsStatusChanges_eachOnce_inTheirOwnOrder() {
+        String team = team();
+        long start = FlapStore.stallKey(T0, false);
+        long end = FlapStore.stallKey(T0, true);
+        assertTrue(start < end && end < FlapStore.stallKey(T0.plusMillis(1), false), "a stall's end before the next");
+        FlapStore.Flaps first = flaps.countStall(team, "a", start, "stalled", T0, WINDOW).flaps();
+        assertEquals(1, first.count());
+        assertEquals(0, first.seq(), "a stall leaves the status changes' seq alone");
+        assertFalse(flaps.countStall(team, "a", start, "stalled", T0, WINDOW).counted(), "counted once");
+        flaps.countStall(team, "a", end, "working", T0.plusSeconds(5), WINDOW);
+        // A status change after stalls only counts in their window (no seq yet is no new window).
+        FlapStore.Flaps death = flaps.count(team, "a", 3, "dead", T0.plusSeconds(9), WINDOW).flaps();
+        assertEquals(3, death.count());
+        assertEquals(T0, death.windowStart());
+        assertEquals(T0.plusSeconds(5), death.previous());
+        assertTrue(flaps.flag(team, "a", T0.plusSeconds(9)), "an item of stalls and deaths can be flagged");
+        // A lapse at a stall change ends the flag only while it is the newest change counted.
+        long later = FlapStore.stallKey(T0.plusSeconds(700), false);
+        flaps.countStall(team, "a", later, "stalled", T0.plusSeconds(700), WINDOW);
+        assertFalse(flaps.lapseAtStall(team, "a", T0.plusSeconds(9), end, T0.plusSeconds(5)), "not the newest");
+        assertTrue(flaps.lapseAtStall(team, "a", T0.plusSeconds(9), later, T0.plusSeconds(700)));
+        assertEquals(T0.plusSeconds(9), flaps.read(team, "a").resolvedFlag());
+    }
 }

@@ -84,6 +84,24 @@ public final class OutboxMarks {
     }
 
     /**
+     * Sets the agent's flapping mark to the flag of {@code since} where a change with no finishing write of its own
+     * (a stall's start or end) is held by it: a quiet conditional write; nothing if the agent is gone or carries it.
+     */
+    public void markFlapping(String team, String agentId, Instant since) {
+        Update u = new Update(table, AgentItems.key(team, agentId));
+        u.set(AgentItems.FLAPPING, n(since.toEpochMilli()));
+        AgentItems.quiet(u);
+        String fp = u.name(AgentItems.FLAPPING);
+        u.condition("attribute_exists(" + u.name(Keys.PK) + ") AND (attribute_not_exists(" + fp + ") OR " + fp
+                + " <> " + u.value(n(since.toEpochMilli())) + ")");
+        try {
+            StoreFailures.call("set the flapping mark", () -> dynamo.updateItem(u.request(ReturnValue.NONE)));
+        } catch (ConditionalCheckFailedException goneOrMarked) {
+            // gone, or marked with this flag already
+        }
+    }
+
+    /**
      * Removes the agent's flapping mark if it is still the flag of {@code since} (the flapping resolve; docs/
      * alerts-noise.md): a quiet conditional write; nothing if the agent is gone or carries another mark.
      */

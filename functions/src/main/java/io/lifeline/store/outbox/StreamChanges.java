@@ -84,9 +84,16 @@ public final class StreamChanges {
      * The sweep judged an agent stalled ({@code resumedAt} null: {@code AgentStalled}), or that stall is over
      * ({@code resumedAt} set: {@code AgentProgressResumed}, {@code ended} when the agent is no longer alive);
      * {@code since}, when it was raised, is the pair's id. {@code lastProgressAt}: the agent's last progress.
+     * {@code status}: the agent's status after the write ({@code working} for a stall raised under {@code onStall:
+     * alert}, {@code dead} for one whose write was its restart's death), null where not known.
      */
     public record Stall(String team, String agentId, String name, String hostId, Instant since, String reason,
-                        Instant lastProgressAt, Instant resumedAt, boolean ended) implements Change {
+                        Instant lastProgressAt, Instant resumedAt, boolean ended, String status) implements Change {
+        public Stall(String team, String agentId, String name, String hostId, Instant since, String reason,
+                     Instant lastProgressAt, Instant resumedAt, boolean ended) {
+            this(team, agentId, name, hostId, since, reason, lastProgressAt, resumedAt, ended, null);
+        }
+
         @Override
         public <R> R accept(Visitor<R> v) {
             return v.stall(this);
@@ -319,7 +326,8 @@ public final class StreamChanges {
             Instant progressAt = Items.instant(after, AgentItems.PROGRESS_AT);
             return Optional.of(new Stall(team, agentId, Items.str(after, AgentItems.NAME),
                     Items.str(after, AgentItems.HOST), since, AgentItems.stallReason(after, before),
-                    progressAt != null ? progressAt : Items.instant(before, AgentItems.PROGRESS_AT), null, false));
+                    progressAt != null ? progressAt : Items.instant(before, AgentItems.PROGRESS_AT), null, false,
+                    Items.str(after, AgentItems.STATUS)));
         }
         if (since == null && sinceBefore != null) {
             Instant progress = Items.instant(after, AgentItems.PROGRESS_AT);
@@ -330,7 +338,7 @@ public final class StreamChanges {
             boolean ended = !alive(Items.str(after, AgentItems.STATUS)) || !alive(Items.str(before, AgentItems.STATUS));
             return Optional.of(new Stall(team, agentId, Items.str(after, AgentItems.NAME),
                     Items.str(after, AgentItems.HOST), sinceBefore, AgentItems.stallReason(before, null),
-                    Items.instant(before, AgentItems.PROGRESS_AT), resumed, ended));
+                    Items.instant(before, AgentItems.PROGRESS_AT), resumed, ended, Items.str(after, AgentItems.STATUS)));
         }
         return Optional.empty();
     }

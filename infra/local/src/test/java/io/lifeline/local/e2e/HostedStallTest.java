@@ -24,7 +24,10 @@ import org.junit.jupiter.api.Timeout;
  * {@code AgentStalled}), the stalled agent's later beats are the host lease's one write as any hosted beat's, and its
  * end is one write more (one {@code AgentProgressResumed}). Under {@code restart}: the daemon's crash report with
  * {@code stalled} is a death with trigger {@code stalled}, counted by the flapping and burst rules as any death is
- * (the same alerts as {@code FlappingTest}'s crash loop of reported failures).
+ * (the same alerts as {@code FlappingTest}'s crash loop of reported failures). Under {@code alert}, an agent whose
+ * stream keeps going silent and coming back is counted by the flapping rule too (each stall's start a change into a
+ * down status, its end the change back): flagged once, at its third stall as a crash loop is at its third death; its
+ * later stalls and resumes reach no person, and the flag resolves once it is stable.
  */
 @Timeout(180)
 @Tag("e2e")
@@ -150,6 +153,66 @@ class HostedStallTest {
                     .forEach(m -> byRule.merge(m.substring(0, m.indexOf(' ')), 1L, Long::sum));
             assertEquals(Map.of("DeathAlertRule", 1L, "RecoveryAlertRule", 1L, "BurstResolvedAlertRule", 1L,
                     "FlappingAlertRule", 1L), byRule, AlertSink.topic(s)::toString);
+            assertEquals(List.of(), s.bus.deadLetters());
+        }
+    }
+
+    @Test
+    void underAlert_anAgentThatKeepsStalling_isFlaggedOnce_itsLaterStallsReachNobody_andTheFlagResolves()
+            throws Exception {
+        try (AlertSink sink = new AlertSink(); TestStack s = sink.stack().build()) {
+            ok(s.ready("st0"));
+            ok(s.ready("st1"));
+            at(s, 1);
+            ok(s.team("batch-heartbeats", batch(",\"status\":\"working\",\"inTurn\":true")));
+            s.pump.drain();
+            AlertSink.settled(s);
+            sink.received.clear();
+
+            // Four stalls 20 s apart, each ended by progress 10 s later: eight changes within the flapping window.
+            for (int i = 0; i < 4; i++) {
+                at(s, 30 + 20 * i);
+                ok(s.team("batch-heartbeats", batch("," + SILENT + ",\"stalled\":true")));
+                s.pump.drain();
+                AlertSink.settled(s);
+                at(s, 40 + 20 * i);
+                ok(s.team("batch-heartbeats", batch(",\"progressAgeMs\":0,\"stalled\":false")));
+                s.pump.drain();
+                AlertSink.settled(s);
+            }
+            assertEquals("working", s.status("st0"), "alert: it stays working throughout");
+            assertEquals(4, onBus(s, "AgentStalled"), "every stall is published");
+            assertEquals(4, onBus(s, "AgentProgressResumed"));
+            assertEquals(1, onBus(s, "AgentFlapping"), "flagged once");
+            List<Boolean> held = s.bus.delivered().stream().filter(d -> d.detailType().equals("AgentStalled")
+                    || d.detailType().equals("AgentProgressResumed"))
+                    .map(d -> d.event().path("detail").has("flapping")).toList();
+            assertEquals(List.of(false, false, false, false, true, true, true, true), held,
+                    "from the third stall's start (the fifth change) on, each carries the flag");
+            // Before the flag: the first two stalls and their ends, one by one; then the flag; nothing after it.
+            Map<String, Long> byRule = new TreeMap<>();
+            AlertSink.topic(s).forEach(m -> byRule.merge(m.substring(0, m.indexOf(' ')), 1L, Long::sum));
+            assertEquals(Map.of("StallAlertRule", 4L, "FlappingAlertRule", 1L), byRule, AlertSink.topic(s)::toString);
+            assertEquals(1, sink.slack().stream()
+                    .filter(m -> m.path("text").asText().contains("agent st0 of team " + TestStack.TEAM
+                            + " is flapping: 5 changes")).count(), sink.slack()::toString);
+            assertEquals(1, sink.pagerDuty("trigger").size(), "the flag's one page");
+            assertTrue(s.agentView("st0").path("flapping").has("since"), "the agent view shows the flag");
+
+            // Stable for the window after its newest change (the last resume, at 100 s): the check resolves it.
+            at(s, 100 + 300);
+            s.stepFunctions.runDue();
+            s.pump.drain();
+            AlertSink.settled(s);
+            assertEquals(0, onBus(s, "AgentFlappingResolved"), "not stable yet");
+            at(s, 100 + 601);
+            s.stepFunctions.runDue();
+            s.pump.drain();
+            AlertSink.settled(s);
+            assertEquals(1, onBus(s, "AgentFlappingResolved"));
+            assertEquals(1, sink.pagerDuty("resolve").stream().filter(b -> b.path("dedup_key").asText()
+                    .equals("lifeline/" + TestStack.TEAM + "/st0/flapping")).count(), "stable and working: resolved");
+            assertFalse(s.agentView("st0").has("flapping"));
             assertEquals(List.of(), s.bus.deadLetters());
         }
     }

@@ -180,10 +180,21 @@ class AlertRulesTest {
                 Trigger.REPORTED_FAILURE, "failure reported: exit 1", AT), null), AT, 5, FLAPPING);
     }
 
+    /** a-1 flagged flapping at AT by its third stall's start under onStall: alert (no seq: a stall changes no status). */
+    static LifelineEvent flappingByStalls() {
+        return AgentFlaps.flapping(new StreamChanges.Stall("acme", "a-1", "Agent 1", null, AT, "model stream silent",
+                AT.minusSeconds(121), null, false, "working"), "stalled", AT, 5, AT, FLAPPING);
+    }
+
     /** a-1 stable again ({@code alive}: it is ready; else dead). */
     static LifelineEvent flappingResolved(boolean alive) {
         return AgentFlaps.resolved("acme", "a-1", AT, AT.plusSeconds(120),
                 alive ? "ready" : "dead", FLAPPING, AT.plusSeconds(720));
+    }
+
+    /** a-1 stable again, its newest change counted the start of a stall it is still in: not alive. */
+    static LifelineEvent stableButStalled() {
+        return AgentFlaps.resolved("acme", "a-1", AT, AT.plusSeconds(120), "stalled", FLAPPING, AT.plusSeconds(720));
     }
 
     /** A change as the outbox marks it while its agent is flagged flapping: its flag's notice speaks for it. */
@@ -343,21 +354,21 @@ class AlertRulesTest {
                         crashedUnderDaemon)));
         m.put("RecoveryAlertRule", new Examples(List.of(back, backAfterRevive), List.of(taskDone, died, backWithHost,
                 inBurst(back), burstResolved(), whileFlapping(back), flappingResolved(true), restartedByDaemon)));
-        m.put("FlappingAlertRule", new Examples(List.of(flapping()), List.of(died, whileFlapping(died),
-                flappingResolved(true))));
+        m.put("FlappingAlertRule", new Examples(List.of(flapping(), flappingByStalls()), List.of(died,
+                whileFlapping(died), flappingResolved(true))));
         m.put("FlappingResolvedAlertRule", new Examples(List.of(flappingResolved(true), flappingResolved(false)),
                 List.of(flapping(), back, whileFlapping(back))));
-        m.put("FlapCheckOnFlappingRule", new Examples(List.of(flapping()), List.of(flappingResolved(true), died,
+        m.put("FlapCheckOnFlappingRule", new Examples(List.of(flapping(), flappingByStalls()), List.of(flappingResolved(true), died,
                 whileFlapping(died))));
-        m.put("SlackFlappingRule", new Examples(List.of(flapping()), List.of(died, whileFlapping(died),
-                flappingResolved(true))));
+        m.put("SlackFlappingRule", new Examples(List.of(flapping(), flappingByStalls()), List.of(died,
+                whileFlapping(died), flappingResolved(true))));
         m.put("SlackFlappingResolvedRule", new Examples(List.of(flappingResolved(true), flappingResolved(false)),
                 List.of(flapping(), back)));
-        m.put("PagerDutyFlappingRule", new Examples(List.of(flapping()), List.of(died, whileFlapping(died),
-                flappingResolved(true))));
-        // Stable but down: the flapping incident stays open (the deaths it held are its own).
+        m.put("PagerDutyFlappingRule", new Examples(List.of(flapping(), flappingByStalls()), List.of(died,
+                whileFlapping(died), whileFlapping(stalled()), flappingResolved(true))));
+        // Stable but down, or still stalled: the flapping incident stays open (the changes it held are its own).
         m.put("PagerDutyFlappingResolvedRule", new Examples(List.of(flappingResolved(true)),
-                List.of(flappingResolved(false), flapping(), back)));
+                List.of(flappingResolved(false), stableButStalled(), flapping(), back)));
         m.put("DigestOnBurstRule", new Examples(List.of(burstStarted()), List.of(digest(), burstResolved(), died,
                 inBurst(died))));
         m.put("DigestAlertRule", new Examples(List.of(digest()), List.of(burstStarted(), burstResolved(), died)));
@@ -375,8 +386,9 @@ class AlertRulesTest {
                 died)));
         m.put("AwaitingInputAlertRule", new Examples(List.of(awaitingInput(), inputResumed()), List.of(died, back,
                 fleetHeld())));
+        // A flapping agent's stalls and resumes (alert mode: each a change towards its flag) are its flag's.
         m.put("StallAlertRule", new Examples(List.of(stalled(), progressResumed()), List.of(died, back,
-                awaitingInput(), fleetHeld())));
+                awaitingInput(), fleetHeld(), whileFlapping(stalled()), whileFlapping(progressResumed()))));
         m.put("ParkAlertRule", new Examples(List.of(parked(), resumed()), List.of(died, back, stalled(),
                 progressResumed())));
         m.put("HostLeaseAlertRule", new Examples(List.of(hostLeaseExpired()), List.of(died, massStale(),
@@ -387,7 +399,8 @@ class AlertRulesTest {
                 leaderNotified(), rotation(), restartRequested(), sourceSilent(), hostLeaseExpired(), hostLeaseRestored(), fleetHeld(),
                 fleetResolved(), awaitingInput(), inputResumed(), diedOfHost, backWithHost, furtherLeaseExpired(),
                 furtherLeaseRestored(), inBurst(died), burstStarted(), digest(), burstResolved(), whileFlapping(died),
-                flapping(), flappingResolved(true), crashedUnderDaemon, restartedByDaemon), List.of()));
+                flapping(), flappingResolved(true), crashedUnderDaemon, restartedByDaemon, whileFlapping(stalled()),
+                whileFlapping(progressResumed()), flappingByStalls()), List.of()));
         // The revive flow still takes a death of a silent host: the host, once back, runs the pending restart.
         // A death its host daemon claimed starts the flow too: its first step waits out the claim (docs/revive.md).
         m.put("ReviveOnDeathRule", new Examples(List.of(died, crashed, diedOfHost, crashedUnderDaemon),
@@ -653,7 +666,8 @@ class AlertRulesTest {
             out.addAll(List.of(massStale(), sourceSilent(), tasksReassigned(), leaderNotified(), rotation(), restartRequested(),
                     hostLeaseExpired(), hostLeaseRestored(), fleetHeld(), fleetResolved(), awaitingInput(), inputResumed(),
                     stalled(), progressResumed(), parked(), resumed(),
-                    burstStarted(), digest(), burstResolved(), flapping(), flappingResolved(true), flappingResolved(false)));
+                    burstStarted(), digest(), burstResolved(), flapping(), flappingByStalls(), flappingResolved(true),
+                    flappingResolved(false)));
             return out;
         }
 
