@@ -157,14 +157,37 @@ class LayeringTest {
     }
 
     @Test
-    void outboxHandlers_reachTheStoreOnlyThroughTheApplicationLayer() {
+    void outboxAndAlertFlowHandlers_reachTheStoreOnlyThroughTheApplicationLayer() {
         noClasses().that().haveFullyQualifiedName("io.lifeline.events.PublisherHandler")
                 .or().haveFullyQualifiedName("io.lifeline.events.OutboxRepairHandler")
+                .or().haveFullyQualifiedName("io.lifeline.events.DigestHandler")
+                .or().haveFullyQualifiedName("io.lifeline.events.FlapCheckHandler")
                 .should().callCodeUnitWhere(STORE_CLASS_CALL)
-                .because("the outbox's pass and its repair are io.lifeline.app's use cases (Outbox, OutboxRepairs), "
-                        + "built by config.UseCases; their Lambda handlers parse the event, call them, and log")
+                .because("the outbox's pass and its repair, the burst digest's steps and the flap check are "
+                        + "io.lifeline.app's use cases (Outbox, OutboxRepairs, BurstDigest, FlapCheck), built by "
+                        + "config.UseCases; their Lambda handlers parse the event, call them, and log")
                 .check(classes);
     }
+
+    @Test
+    void eventsAdapters_sendToTheBusOnlyThroughTheApplicationLayer() {
+        noClasses().that().resideInAPackage("io.lifeline.events..")
+                .should().callCodeUnitWhere(BUS_CALL)
+                .because("the events go out through app's port EventBus, sent by the use cases; the adapter "
+                        + "EventBridgePublisher is built by config.UseCases")
+                .check(classes);
+    }
+
+    /** A constructor or method of the bus's AWS adapter, or a send through app's port to it. */
+    private static final DescribedPredicate<JavaCall<?>> BUS_CALL = new DescribedPredicate<>(
+            "a call of EventBridgePublisher, or EventBus.send") {
+        @Override
+        public boolean test(JavaCall<?> call) {
+            String owner = call.getTargetOwner().getName();
+            return owner.equals("io.lifeline.aws.EventBridgePublisher")
+                    || owner.equals("io.lifeline.app.EventBus") && call.getName().equals("send");
+        }
+    };
 
     /** Liveness's and HostLease's judgements: what a deadline is, whether an agent is alive, what a lease decides. */
     private static final DescribedPredicate<JavaMethodCall> JUDGING = new DescribedPredicate<>(

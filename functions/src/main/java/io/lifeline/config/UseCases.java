@@ -8,7 +8,10 @@ import io.lifeline.app.AgentPages;
 import io.lifeline.app.AgentQueries;
 import io.lifeline.app.AgentRecords;
 import io.lifeline.app.AlertBursts;
+import io.lifeline.app.BurstDigest;
 import io.lifeline.app.DeathFollowUp;
+import io.lifeline.app.EventBus;
+import io.lifeline.app.FlapCheck;
 import io.lifeline.app.Heartbeats;
 import io.lifeline.app.HookIngest;
 import io.lifeline.app.RunningSubagents;
@@ -210,6 +213,29 @@ public final class UseCases {
     /** The outbox's repair, for its Lambda adapter ({@code OutboxRepairHandler}); the same one on every ask. */
     public OutboxRepairs outboxRepairs() {
         return outboxRepairs.get();
+    }
+
+    /** The digest flow's step, for its Lambda adapter ({@code DigestHandler}); its digest links {@code dashboardUrl}. */
+    public BurstDigest burstDigest(String dashboardUrl) {
+        Config config = wiring.config();
+        return new BurstDigest(new AlertWindowStore(wiring.dynamo(), config.tables(), config.eventRetention()),
+                new EventLog(wiring.dynamo(), config.tables(), config.eventRetention()), eventBus(),
+                config.alertBursts(), dashboardUrl, wiring.clock());
+    }
+
+    /** The flap-check flow's step, for its Lambda adapter ({@code FlapCheckHandler}). */
+    public FlapCheck flapCheck() {
+        Config config = wiring.config();
+        return new FlapCheck(new EventLog(wiring.dynamo(), config.tables(), config.eventRetention()), eventBus(),
+                new FlapStore(wiring.dynamo(), config.tables(), config.eventRetention()),
+                new OutboxMarks(wiring.dynamo(), config.tables()), config.flapping(), wiring.clock());
+    }
+
+    /** The bus the alert-noise flows send to, or null when none is configured. */
+    private EventBus eventBus() {
+        Config config = wiring.config();
+        return config.eventBusName() == null ? null
+                : new EventBridgePublisher(wiring.eventBridge().get(), config.eventBusName(), PUT_EVENTS_BACKOFF);
     }
 
     /** The revive flow's steps, for its Lambda adapter ({@code ReviveHandler}). */

@@ -2,19 +2,16 @@ package io.lifeline.events;
 
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
-import io.lifeline.aws.EventBridgePublisher;
-import io.lifeline.config.Config;
+import io.lifeline.app.BurstDigest;
 import io.lifeline.config.UseCases;
 import io.lifeline.config.Wiring;
-import io.lifeline.store.ledger.EventLog;
-import io.lifeline.store.outbox.AlertWindowStore;
 import io.lifeline.support.Log;
 import java.time.Instant;
 import java.util.Map;
 
 /**
- * Sends a burst's digest (docs/alerts-noise.md): the digest flow's task, at the end of a window that went past its
- * threshold ({@link BurstDigest}, in steps that each fit the timeout). Marks the window digested (a death of that
+ * Sends a burst's digest (docs/alerts-noise.md): the digest flow's Lambda adapter, at the end of a window that went
+ * past its threshold; the use case is {@link BurstDigest} (io.lifeline.app, in steps that each fit the timeout). Marks the window digested (a death of that
  * window counted later is alerted one by one), writes each team it counts its own view of the digest, and puts one
  * {@code AlertDigest} on the bus for the operator's destinations, which the alert rules deliver with their retries
  * and dead-letter queue. Nothing runs between bursts: the flow is started by the window's {@code AlertBurstStarted}.
@@ -33,20 +30,8 @@ public final class DigestHandler implements RequestHandler<Map<String, Object>, 
     }
 
     public DigestHandler(Wiring wiring, String dashboardUrl) {
-        Config config = wiring.config();
-        EventBridgePublisher bus = config.eventBusName() == null ? null
-                : new EventBridgePublisher(wiring.eventBridge().get(), config.eventBusName(),
-                UseCases.PUT_EVENTS_BACKOFF);
-        this.burst = new BurstDigest(new AlertWindowStore(wiring.dynamo(), config.tables(), config.eventRetention()),
-                new EventLog(wiring.dynamo(), config.tables(), config.eventRetention()), bus, config.alertBursts(),
-                dashboardUrl == null || dashboardUrl.isBlank() ? null : dashboardUrl, wiring.clock());
-    }
-
-    /** The digest flow's failure to send, retried by the flow. */
-    public static final class DigestNotSentException extends RuntimeException {
-        DigestNotSentException(String message) {
-            super(message);
-        }
+        this.burst = new UseCases(wiring).burstDigest(dashboardUrl == null || dashboardUrl.isBlank() ? null
+                : dashboardUrl);
     }
 
     @Override

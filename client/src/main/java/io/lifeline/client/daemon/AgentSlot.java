@@ -59,16 +59,12 @@ final class AgentSlot {
     private volatile Long progressAgeMs;
     /** Its running subagents (a runtime's SubagentStart not yet stopped), oldest first; guarded by this slot. */
     private final List<BatchEntry.Running> subagents = new ArrayList<>();
-    /** The running subagents the server has not taken yet (they changed), or null: nothing to send. */
-    private volatile BatchEntry.Subagents subagentsToSend;
     /** The stall its pending crash report is the death of (its reason), or null: a crash. */
     private volatile String failStall;
-    /** Whether the server has it stalled on the daemon's word (sent in a beat), or null: nothing sent this life. */
-    private volatile Boolean stallSent;
     /** Until when it is parked at its provider's usage limit (its runtime's hook said so), or null. */
     private volatile Instant parkedUntil;
-    /** What of parking the server has not taken yet: a park, its end, or null ({@link ParkedAgents}). */
-    private volatile BatchEntry.Park parkToSend;
+    /** What the server has not taken yet: the stall change, a park or its end, the subagents ({@link ParkedAgents}). */
+    private final AtomicReference<PendingChanges> pending = new AtomicReference<>(PendingChanges.NONE);
 
     /** The most subagents sent by id (the server's bound); the rest are counted. */
     static final int SUBAGENTS_SENT = 8;
@@ -118,7 +114,7 @@ final class AgentSlot {
         stall = null;
         progressAgeMs = null;
         subagentsCleared();
-        stallSent = null; // its join ends the last life's stall on the server
+        pending.updateAndGet(PendingChanges::newLife);
     }
 
     boolean exitCounted() {
@@ -291,19 +287,8 @@ final class AgentSlot {
     private void subagentsChanged() {
         List<BatchEntry.Running> named = subagents.stream().filter(r -> r.id() != null).limit(SUBAGENTS_SENT)
                 .toList();
-        subagentsToSend = new BatchEntry.Subagents(named, subagents.size() - named.size());
-    }
-
-    /** What of its subagents the server has not taken yet, or null. */
-    BatchEntry.Subagents subagentsToSend() {
-        return subagentsToSend;
-    }
-
-    /** The server took {@code sent}: nothing more to send unless they changed since. */
-    void subagentsSent(BatchEntry.Subagents sent) {
-        if (sent != null && sent.equals(subagentsToSend)) {
-            subagentsToSend = null;
-        }
+        BatchEntry.Subagents next = new BatchEntry.Subagents(named, subagents.size() - named.size());
+        pending.updateAndGet(p -> p.withSubagents(next));
     }
 
     /** Since when each running subagent runs, oldest first. */
@@ -318,14 +303,6 @@ final class AgentSlot {
     /** The pending crash report is the death of a stall for {@code reason} (null: a crash). */
     void failStall(String reason) {
         failStall = reason;
-    }
-
-    Boolean stallSent() {
-        return stallSent;
-    }
-
-    void stallSent(Boolean stalled) {
-        stallSent = stalled;
     }
 
     Long progressAgeMs() {
@@ -343,7 +320,8 @@ final class AgentSlot {
     /** Parked until {@code until} (its runtime reported a usage limit): sent with its next beat. */
     void park(Instant until) {
         parkedUntil = until;
-        parkToSend = new BatchEntry.Park(true, until, "usage limit");
+        BatchEntry.Park park = new BatchEntry.Park(true, until, "usage limit");
+        pending.updateAndGet(p -> p.withPark(park));
     }
 
     /** The park ends (resumed): true when it was parked; its end is sent with its next beat. */
@@ -352,19 +330,27 @@ final class AgentSlot {
             return false;
         }
         parkedUntil = null;
-        parkToSend = BatchEntry.Park.RESUMED;
+        pending.updateAndGet(p -> p.withPark(BatchEntry.Park.RESUMED));
         return true;
     }
 
-    BatchEntry.Park parkToSend() {
-        return parkToSend;
+    /**
+     * What its next entry carries of what the server has not taken: all of it through a host lease ({@code hosted}),
+     * else only a park (a batch without a host takes no stall or subagents).
+     */
+    PendingChanges.Sent toSend(boolean hosted) {
+        PendingChanges p = pending.get();
+        return new PendingChanges.Sent(hosted ? stallChange() : null, p.park(), hosted ? p.subagents() : null);
     }
 
-    /** The server took {@code sent}: nothing more to send unless parking changed since. */
-    void parkSent(BatchEntry.Park sent) {
-        if (sent != null && sent.equals(parkToSend)) {
-            parkToSend = null;
-        }
+    /** The stall change the server has not taken yet ({@link PendingChanges#stallChange}), or null. */
+    Boolean stallChange() {
+        return pending.get().stallChange(stall != null, progressAgeMs != null);
+    }
+
+    /** The server accepted an entry carrying {@code sent}: taken, but for what changed since. */
+    void taken(PendingChanges.Sent sent) {
+        pending.updateAndGet(p -> p.taken(sent));
     }
 
     /** How many of {@code times} fall in the window before {@code now}; the older ones are dropped. */

@@ -22,8 +22,9 @@ import java.util.TreeMap;
 /**
  * The beats of a round: the running agents in batches of at most 25, one a host lease (the host id for the first 25
  * agents of the daemon's list, {@code <hostId>.2} for the next, ...), each entry carrying the agent's restarts in the
- * last hour and what its runtime's hooks said when either changed since the server last took it, each batch the
- * agents' local beat ages when a {@link LocalBeats} channel is given; an entry answered rejoinRequired is joined again.
+ * last hour and what its runtime's hooks said when either changed since the server last took it, and what the server
+ * has not taken of its stall, park and subagents ({@link PendingChanges}), each batch the agents' local beat ages when
+ * a {@link LocalBeats} channel is given; an entry answered rejoinRequired is joined again.
  */
 final class BeatRound {
     private final LifelineClient client;
@@ -57,16 +58,18 @@ final class BeatRound {
         Map<String, AgentSlot> byId = new HashMap<>();
         Map<String, List<Object>> signatures = new HashMap<>();
         Map<String, Boolean> stalls = new HashMap<>();
+        Map<String, PendingChanges.Sent> changes = new HashMap<>();
         for (AgentSlot s : slots) {
             byId.put(s.id(), s);
             if (localBeats != null) {
                 signatures.put(s.id(), hookSignature(s.id())); // what this entry says, before a hook changes it
             }
-            chunk.add(withProgress(s, entry(s, now, signatures.get(s.id()))).withParked(s.parkToSend())
-                    .withSubagents(leaseId == null ? null : s.subagentsToSend()));
-            Boolean change = stallChange(s);
-            if (change != null) {
-                stalls.put(s.id(), change);
+            PendingChanges.Sent change = s.toSend(leaseId != null);
+            changes.put(s.id(), change);
+            chunk.add(withProgress(s, entry(s, now, signatures.get(s.id()))).withParked(change.park())
+                    .withSubagents(change.subagents()));
+            if (change.stall() != null) {
+                stalls.put(s.id(), change.stall());
             }
         }
         try {
@@ -84,12 +87,8 @@ final class BeatRound {
                 if (accepted.contains(sent.agentId()) && localBeats != null) {
                     s.hookSent(signatures.get(sent.agentId()));
                 }
-                if (accepted.contains(sent.agentId()) && stalls.containsKey(sent.agentId()) && leaseId != null) {
-                    s.stallSent(stalls.get(sent.agentId()));
-                }
                 if (accepted.contains(sent.agentId())) {
-                    s.subagentsSent(sent.subagents());
-                    s.parkSent(sent.parked());
+                    s.taken(changes.get(sent.agentId()));
                 }
             }
             for (HeartbeatResult r : answer.results()) {
@@ -214,19 +213,6 @@ final class BeatRound {
         }
         return new BatchEntry(e.agentId(), e.heartbeat().withProgressAgeMs(age)
                 .withStallReason(ProgressWatch.reason(s)), e.waiting(), e.inTurn(), e.parked());
-    }
-
-    /**
-     * The daemon's stall judgement of {@code s} when it differs from what the server last took (true: stalled, with
-     * the progress age it was judged from; false: no longer), else null: only a change writes the agent's item, so a
-     * stalled agent's later beats cost what any hosted beat costs.
-     */
-    static Boolean stallChange(AgentSlot s) {
-        boolean stalled = s.stall() != null;
-        if (stalled == Boolean.TRUE.equals(s.stallSent()) || stalled && s.progressAgeMs() == null) {
-            return null;
-        }
-        return stalled;
     }
 
     /** What the hooks say now, as one value: status, waiting and inTurn (with {@code waitingFields}), source. */

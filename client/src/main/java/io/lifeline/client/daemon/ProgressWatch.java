@@ -107,14 +107,14 @@ final class ProgressWatch {
 
     /**
      * Without restart, the running agents whose stall (or its end) the server has not taken yet
-     * ({@link BeatRound#stallChange}): beaten at once, not at the next round, so {@code AgentStalled} follows the
+     * ({@link AgentSlot#stallChange}): beaten at once, not at the next round, so {@code AgentStalled} follows the
      * judgement by a request. With restart a stall is told by its death's report.
      */
     List<AgentSlot> toTell(Collection<AgentSlot> slots) {
         if (restart) {
             return List.of();
         }
-        return slots.stream().filter(s -> processes.isRunning(s.id()) && BeatRound.stallChange(s) != null).toList();
+        return slots.stream().filter(s -> processes.isRunning(s.id()) && s.stallChange() != null).toList();
     }
 
     /** A stall flagged without restart ends when progress resumes (or the turn ends). */

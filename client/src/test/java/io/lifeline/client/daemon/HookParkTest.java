@@ -1,6 +1,5 @@
 package io.lifeline.client.daemon;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,16 +10,9 @@ import io.lifeline.client.model.AgentView;
 import io.lifeline.client.model.EventQuery;
 import io.lifeline.client.model.RegisterAgent;
 import io.lifeline.local.app.LifelineLocal;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Tag;
@@ -40,18 +32,9 @@ class HookParkTest {
     @AutoClose
     private static final LifelineLocal local = LocalHarness.started();
     private static final LifelineClient client = LocalHarness.client(local);
-    private static final HttpClient http = HttpClient.newHttpClient();
 
     @TempDir
     Path dir;
-
-    private static void post(LocalBeats channel, String agent, String event, String extra) throws Exception {
-        HttpRequest r = HttpRequest.newBuilder(URI.create(channel.url() + "/hooks/claude-code"))
-                .POST(HttpRequest.BodyPublishers.ofString("{\"session_id\":\"3f1c0d52-7a7e-4c43-9a55-0c6a3b1f0e11\","
-                        + "\"hook_event_name\":\"" + event + "\"" + extra + "}"))
-                .header("Content-Type", "application/json").header(LocalBeats.AGENT_HEADER, agent).build();
-        assertEquals(200, http.send(r, HttpResponse.BodyHandlers.ofString()).statusCode());
-    }
 
     private static long events(String agent, String type) {
         return client.events(EventQuery.all().withAgent(agent).withType(type)).events().size();
@@ -61,19 +44,16 @@ class HookParkTest {
     void aUsageLimit_parksTheAgent_itsEndIsNoLeaveNorCrash_andTheResetRestartsIt() throws Exception {
         String a = "hp-limit";
         client.register(RegisterAgent.of(a, a, "worker").withHost("host-hp"));
-        try (LocalBeats channel = LocalBeats.start(List.of(a), Clock.systemUTC()).beatsFromProcesses(true);
-             CommandProcesses p = new CommandProcesses(Map.of(a, "exec sleep 300"), Map.of(), dir);
-             HostDaemon d = HostDaemon.builder(client, "host-hp", p).agents(List.of(a)).localBeats(channel)
-                     .interval(Duration.ofMinutes(10)).build()) {
-            p.onExit(d::processExited);
-            p.startAll();
+        try (HookedDaemon h = new HookedDaemon(client, "host-hp", a, Duration.ofMinutes(10), dir).startProcess()) {
+            CommandProcesses p = h.processes;
+            HostDaemon d = h.daemon;
             d.start();
             assertTrue(LocalHarness.eventually(Duration.ofSeconds(20), () -> "ready".equals(client.agent(a).status())));
-            post(channel, a, "UserPromptSubmit", ",\"prompt\":\"work\"");
+            h.hook("UserPromptSubmit", ",\"prompt\":\"work\"");
             Instant reported = Instant.now();
-            post(channel, a, "StopFailure", ",\"error\":\"rate_limit\",\"last_assistant_message\":\"API Error: "
+            h.hook("StopFailure", ",\"error\":\"rate_limit\",\"last_assistant_message\":\"API Error: "
                     + "Request rejected (429) \\u00b7 Rate limit reached. Please try again in 4s.\"");
-            post(channel, a, "SessionEnd", ",\"reason\":\"other\"");
+            h.hook("SessionEnd", ",\"reason\":\"other\"");
             d.runOnce();
             AgentView parked = client.agent(a);
             assertNotNull(parked.parked(), "parked by the daemon's beat");

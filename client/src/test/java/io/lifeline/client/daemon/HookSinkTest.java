@@ -1,5 +1,7 @@
 package io.lifeline.client.daemon;
 
+import static io.lifeline.client.daemon.HookedDaemon.claude;
+import static io.lifeline.client.daemon.HookedDaemon.post;
 import static io.lifeline.client.daemon.RuntimeStandIn.lines;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -12,16 +14,12 @@ import io.lifeline.client.LocalHarness;
 import io.lifeline.client.RetryPolicy;
 import io.lifeline.client.model.RegisterAgent;
 import io.lifeline.local.app.LifelineLocal;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Tag;
@@ -40,38 +38,20 @@ class HookSinkTest {
     @AutoClose
     private static final LifelineLocal local = LocalHarness.started();
     private static final LifelineClient client = LocalHarness.client(local);
-    private static final HttpClient http = HttpClient.newHttpClient();
 
     @TempDir
     Path dir;
-
-    private static HttpResponse<String> post(LocalBeats channel, String runtime, String agent, String body)
-            throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(channel.url() + "/hooks/" + runtime))
-                .POST(HttpRequest.BodyPublishers.ofString(body)).header("Content-Type", "application/json");
-        if (agent != null) {
-            b.header(LocalBeats.AGENT_HEADER, agent);
-        }
-        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    private static String claude(String event, String extra) {
-        return "{\"session_id\":\"3f1c0d52-7a7e-4c43-9a55-0c6a3b1f0e11\",\"transcript_path\":\"/secret/path.jsonl\","
-                + "\"cwd\":\"/w\",\"hook_event_name\":\"" + event + "\"" + extra + "}";
-    }
 
     @Test
     void hooks_areAnswered200_andFoldIntoTheNextBatch_noRequestPerHook() throws Exception {
         String a = "hs-fold";
         client.register(RegisterAgent.of(a, a, "worker").withHost("host-hs"));
         try (CountingProxy proxy = new CountingProxy(local.url());
-             LocalBeats channel = LocalBeats.start(List.of(a), Clock.systemUTC()).beatsFromProcesses(true);
-             CommandProcesses p = new CommandProcesses(Map.of(a, "exec sleep 300"), Map.of(), dir);
-             HostDaemon d = HostDaemon.builder(LifelineClient.builder().url(proxy.url()).team(LifelineLocal.LOCAL_TEAM)
-                     .apiKey(local.adminKey()).retry(RetryPolicy.none()).build(), "host-hs", p).agents(List.of(a))
-                     .localBeats(channel).interval(Duration.ofMinutes(10)).build()) {
-            p.onExit(d::processExited);
-            p.startAll();
+             HookedDaemon h = new HookedDaemon(LifelineClient.builder().url(proxy.url()).team(LifelineLocal.LOCAL_TEAM)
+                     .apiKey(local.adminKey()).retry(RetryPolicy.none()).build(), "host-hs", a, Duration.ofMinutes(10),
+                     dir).startProcess()) {
+            LocalBeats channel = h.channel;
+            HostDaemon d = h.daemon;
             assertEquals(List.of(a), d.joinAll());
             int before = proxy.seen().size();
             HttpResponse<String> r = post(channel, "claude-code", a, claude("PreToolUse",
@@ -121,12 +101,9 @@ class HookSinkTest {
     void waitingForAPerson_staysAliveWhileTheProcessLives_evenPastItsStaleAfter() throws Exception {
         String a = "hs-wait";
         client.register(RegisterAgent.of(a, a, "worker").withHost("host-hw"));
-        try (LocalBeats channel = LocalBeats.start(List.of(a), Clock.systemUTC()).beatsFromProcesses(true);
-             CommandProcesses p = new CommandProcesses(Map.of(a, "exec sleep 300"), Map.of(), dir);
-             HostDaemon d = HostDaemon.builder(client, "host-hw", p).agents(List.of(a)).localBeats(channel)
-                     .interval(Duration.ofMillis(300)).build()) {
-            p.onExit(d::processExited);
-            p.startAll();
+        try (HookedDaemon h = new HookedDaemon(client, "host-hw", a, Duration.ofMillis(300), dir).startProcess()) {
+            LocalBeats channel = h.channel;
+            HostDaemon d = h.daemon;
             post(channel, "claude-code", a, claude("UserPromptSubmit", ",\"prompt\":\"secret\""));
             post(channel, "claude-code", a, claude("Notification", ",\"notification_type\":\"permission_prompt\","
                     + "\"message\":\"Claude needs your permission\""));
@@ -147,12 +124,10 @@ class HookSinkTest {
     void sessionEnded_leaves_andTheExitAfterItIsNoCrash_failedSendsOnlyItsCategory() throws Exception {
         String a = "hs-end";
         client.register(RegisterAgent.of(a, a, "worker").withHost("host-he"));
-        try (LocalBeats channel = LocalBeats.start(List.of(a), Clock.systemUTC()).beatsFromProcesses(true);
-             CommandProcesses p = new CommandProcesses(Map.of(a, "exec sleep 300"), Map.of(), dir);
-             HostDaemon d = HostDaemon.builder(client, "host-he", p).agents(List.of(a)).localBeats(channel)
-                     .interval(Duration.ofMinutes(10)).build()) {
-            p.onExit(d::processExited);
-            p.startAll();
+        try (HookedDaemon h = new HookedDaemon(client, "host-he", a, Duration.ofMinutes(10), dir).startProcess()) {
+            LocalBeats channel = h.channel;
+            CommandProcesses p = h.processes;
+            HostDaemon d = h.daemon;
             d.start();
             assertTrue(LocalHarness.eventually(Duration.ofSeconds(20), () -> "ready".equals(client.agent(a).status())));
 
@@ -185,14 +160,12 @@ class HookSinkTest {
         Path fake = dir.resolve("claude");
         RuntimeStandIn.write(fake, args, "exec sleep 300\n");
         String command = "'" + fake + "' -p go";
-        try (LocalBeats channel = LocalBeats.start(List.of(a), Clock.systemUTC()).beatsFromProcesses(true);
-             CommandProcesses p = new CommandProcesses(Map.of(a, command), Map.of(), dir);
-             HostDaemon d = HostDaemon.builder(client, "host-hr", p).agents(List.of(a)).localBeats(channel)
-                     .interval(Duration.ofMinutes(10)).build()) {
-            p.onExit(d::processExited);
-            p.restartCommand(a, () -> channel.session(a) == null ? null
-                    : AgentRuntime.CLAUDE_CODE.resumeCommand(command, channel.session(a)));
-            p.startAll();
+        try (HookedDaemon h = new HookedDaemon(client, "host-hr", a, command, Duration.ofMinutes(10), dir,
+                hooked -> hooked.processes.restartCommand(a, () -> hooked.channel.session(a) == null ? null
+                        : AgentRuntime.CLAUDE_CODE.resumeCommand(command, hooked.channel.session(a)))).startProcess()) {
+            LocalBeats channel = h.channel;
+            CommandProcesses p = h.processes;
+            HostDaemon d = h.daemon;
             d.start();
             assertTrue(LocalHarness.eventually(Duration.ofSeconds(20), () -> "ready".equals(client.agent(a).status())));
             post(channel, "claude-code", a, claude("SessionStart", ",\"source\":\"startup\""));

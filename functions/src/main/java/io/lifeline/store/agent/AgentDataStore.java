@@ -14,9 +14,6 @@ import io.lifeline.store.dynamo.Tables;
 import io.lifeline.store.dynamo.Transactions;
 import io.lifeline.store.dynamo.Update;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -41,30 +38,29 @@ public final class AgentDataStore {
     static final String ERRORS_REPORTED = "errorsReported";
     static final String SESSION_ROTATIONS = "sessionRotations";
     static final String PAUSE_REASON = "pauseReason";
-    /** The running subagents: a list of {i: id, t: type, s: since ms}, at most {@link Subagents#MAX}. */
-    static final String SUBAGENTS = "subs";
-    /** Running subagents beyond those kept by id, counted. */
-    static final String SUBAGENTS_MORE = "subsMore";
-    /** The subagents' version: each change's write is conditional on the version it was computed from. */
-    static final String SUBAGENTS_VERSION = "subsV";
-
     /** What is kept for an agent; JSON fields are the documents as the agent sent them. */
     public record AgentData(String metadataJson, Instant metadataAt, String checkpointJson, Instant checkpointAt,
                             String lastError, String lastErrorCategory, Instant lastErrorAt, long errorsReported,
-                            long sessionRotations, String pauseReason, Subagents subagents,
-                            long subagentsVersion) {
+                            long sessionRotations, String pauseReason, Subagents subagents) {
         static final AgentData NONE = new AgentData(null, null, null, null, null, null, null, 0, 0, null,
-                Subagents.NONE, 0);
+                Subagents.NONE);
     }
 
     private final DynamoDbClient dynamo;
     private final String table;
     private final String live;
+    private final SubagentStore subagents;
 
     public AgentDataStore(DynamoDbClient dynamo, Tables tables) {
         this.dynamo = dynamo;
         this.table = tables.ledger();
         this.live = tables.live();
+        this.subagents = new SubagentStore(dynamo, table);
+    }
+
+    /** The agent's running subagents, kept on this item: each change one conditional write of its own. */
+    public SubagentStore subagents() {
+        return subagents;
     }
 
     static Map<String, AttributeValue> key(String team, String agentId) {
@@ -107,48 +103,7 @@ public final class AgentDataStore {
                 Items.str(item, CHECKPOINT), Items.instant(item, CHECKPOINT_AT),
                 Items.str(item, LAST_ERROR), Items.str(item, LAST_ERROR_CATEGORY), Items.instant(item, LAST_ERROR_AT),
                 Items.num(item, ERRORS_REPORTED, 0), Items.num(item, SESSION_ROTATIONS, 0),
-                Items.str(item, PAUSE_REASON), subagents(item), Items.num(item, SUBAGENTS_VERSION, 0));
-    }
-
-    private static Subagents subagents(Map<String, AttributeValue> item) {
-        AttributeValue list = item.get(SUBAGENTS);
-        long more = Items.num(item, SUBAGENTS_MORE, 0);
-        if (list == null && more == 0) {
-            return Subagents.NONE;
-        }
-        List<Subagents.Entry> running = new ArrayList<>();
-        if (list != null) {
-            for (AttributeValue v : list.l()) {
-                Map<String, AttributeValue> m = v.m();
-                running.add(new Subagents.Entry(Items.str(m, "i"), Items.str(m, "t"), Items.instant(m, "s")));
-            }
-        }
-        return new Subagents(running, (int) more);
-    }
-
-    /**
-     * Replaces the running subagents with {@code next}, computed from the set read at {@code version}: one
-     * conditional write, refused (false) when another writer changed them since (the caller reads again). Only ids,
-     * types and start times are written.
-     */
-    public boolean saveSubagents(String team, String agentId, Subagents next, long version) {
-        Update u = new Update(table, key(team, agentId));
-        List<AttributeValue> list = new ArrayList<>();
-        for (Subagents.Entry e : next.running()) {
-            Map<String, AttributeValue> m = new HashMap<>();
-            m.put("i", s(e.id()));
-            if (e.type() != null) {
-                m.put("t", s(e.type()));
-            }
-            m.put("s", ms(e.since()));
-            list.add(AttributeValue.fromM(m));
-        }
-        u.set(SUBAGENTS, AttributeValue.fromL(list)).set(SUBAGENTS_MORE, n(next.more()))
-                .set(SUBAGENTS_VERSION, n(version + 1));
-        String v = u.name(SUBAGENTS_VERSION);
-        u.condition(version == 0 ? "(attribute_not_exists(" + v + ") OR " + v + " = " + u.value(n(0)) + ")"
-                : v + " = " + u.value(n(version)));
-        return u.writeIf(dynamo, "save the running subagents");
+                Items.str(item, PAUSE_REASON), SubagentStore.of(item));
     }
 
     /**

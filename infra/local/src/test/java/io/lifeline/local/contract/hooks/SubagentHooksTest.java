@@ -22,8 +22,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * A parent's running subagents through Claude Code's hooks (no daemon): {@code SubagentStart} and
  * {@code SubagentStop} bodies as the runtime sends them, through the template's hook route, and GET agent's view.
- * Counted on the engine: one write of the side-data item per change of the set, none for a plain event, a repeated
- * start or an unknown stop; the hooks' messages and transcript paths reach no table.
+ * Counted on the engine: one conditional UpdateItem of the side-data item per change of the set and no read (two for
+ * the agent's first start, which makes the map), none for a plain event, one refused for a repeated start or an
+ * unknown stop, which change nothing; the hooks' messages and transcript paths reach no table.
  */
 @Timeout(60)
 @Tag("contract")
@@ -57,7 +58,7 @@ class SubagentHooksTest {
                 + "\"last_assistant_message\":\"the secret answer\"}";
     }
 
-    /** UpdateItems of the agent's side-data item since the counter's reset. */
+    /** UpdateItems of the agent's side-data item since the counter's reset (written or refused by their condition). */
     private static long sideWrites() {
         return counter.updatedSortKeys.stream().filter("DATA"::equals).count();
     }
@@ -69,7 +70,7 @@ class SubagentHooksTest {
     }
 
     @Test
-    void theViewShowsRunningSubagentsWithSince_oneWritePerChange_andADeathClearsThem() {
+    void theViewShowsRunningSubagentsWithSince_oneWritePerChangeAndNoRead_andADeathClearsThem() {
         ok(stack.register("parent"));
         ok(hook("parent", "{\"session_id\":\"s\",\"hook_event_name\":\"SessionStart\"}"));
         counter.reset();
@@ -78,7 +79,8 @@ class SubagentHooksTest {
         ok(hook("parent", start("a1", "Explore")));
         stack.clock.advance(Duration.ofSeconds(5));
         ok(hook("parent", start("a2", "general-purpose")));
-        assertEquals(2, sideWrites(), "one write per start");
+        assertEquals(3, sideWrites(), "one write per start, and the first one's refusal (no map yet)");
+        assertEquals(0, counter.operations.stream().filter("GetItem"::equals).count(), "no read");
 
         JsonNode view = stack.agentView("parent");
         assertEquals(List.of("a1", "a2"), ids(view));
@@ -88,11 +90,15 @@ class SubagentHooksTest {
         assertEquals(0, view.get("subagentsMore").asInt());
 
         counter.reset();
+        String before = stack.item(TestStack.agentPartition("parent"), "DATA").toString();
         ok(hook("parent", start("a1", "Explore"))); // a repeat: nothing changes
         ok(hook("parent", "{\"session_id\":\"s\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\"}"));
         ok(hook("parent", stop("unknown")));
-        assertEquals(0, sideWrites(), "no write for a plain event, a repeated start or an unknown stop");
+        assertEquals(2, sideWrites(), "one refused write each for a repeated start and an unknown stop, none for a "
+                + "plain event");
+        assertEquals(before, stack.item(TestStack.agentPartition("parent"), "DATA").toString(), "nothing changed");
 
+        counter.reset();
         ok(hook("parent", stop("a1")));
         assertEquals(1, sideWrites(), "one write for the stop");
         assertEquals(List.of("a2"), ids(stack.agentView("parent")));

@@ -1,4 +1,4 @@
-package io.lifeline.events;
+package io.lifeline.app;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.lifeline.app.AlertBursts;
-import io.lifeline.app.EventCatalogue;
 import io.lifeline.store.StoreTables;
 import io.lifeline.store.ledger.EventLog;
 import io.lifeline.store.outbox.AlertWindowStore;

@@ -1,10 +1,5 @@
-package io.lifeline.events;
+package io.lifeline.app;
 
-import io.lifeline.app.AlertBursts;
-import io.lifeline.app.EventBus;
-import io.lifeline.app.EventCatalogue;
-import io.lifeline.app.LifelineEvent;
-import io.lifeline.aws.EventBridgePublisher;
 import io.lifeline.store.ledger.EventLog;
 import io.lifeline.store.outbox.AlertWindowStore;
 import io.lifeline.store.outbox.StreamChanges;
@@ -30,9 +25,10 @@ import java.util.TreeMap;
  * the bus for the operator's destinations, logged under team {@code *}. A step that runs out of its time budget
  * answers {@code again} with where it stopped, and the flow calls it again at once; what it carries is bounded (ten
  * teams, ten hosts, the named agents). A failure throws and the flow's Retry runs the same step again: the team views
- * are written again as they were (same keys), and a digest already logged is not sent twice.
+ * are written again as they were (same keys), and a digest already logged is not sent twice. Its Lambda adapter is
+ * {@code io.lifeline.events.DigestHandler}; {@code config.UseCases} builds it.
  */
-final class BurstDigest {
+public final class BurstDigest {
     /** Teams or hosts read per Query page. */
     static final int PAGE = 200;
     /** Time a step spends on pages before it hands over to the next (the function's timeout is 10 s). */
@@ -43,20 +39,20 @@ final class BurstDigest {
 
     private final AlertWindowStore windows;
     private final EventLog eventLog;
-    private final EventBridgePublisher bus;
+    private final EventBus bus;
     private final AlertBursts.Settings settings;
     private final String dashboardUrl;
     private final Clock clock;
     private final Duration budget;
     private final int pageSize;
 
-    BurstDigest(AlertWindowStore windows, EventLog eventLog, EventBridgePublisher bus, AlertBursts.Settings settings,
-                String dashboardUrl, Clock clock) {
+    public BurstDigest(AlertWindowStore windows, EventLog eventLog, EventBus bus, AlertBursts.Settings settings,
+                       String dashboardUrl, Clock clock) {
         this(windows, eventLog, bus, settings, dashboardUrl, clock, BUDGET, PAGE);
     }
 
     /** With another time budget and page size (a test's: a step per page). */
-    BurstDigest(AlertWindowStore windows, EventLog eventLog, EventBridgePublisher bus, AlertBursts.Settings settings,
+    BurstDigest(AlertWindowStore windows, EventLog eventLog, EventBus bus, AlertBursts.Settings settings,
                 String dashboardUrl, Clock clock, Duration budget, int page) {
         this.budget = budget;
         this.pageSize = page;
@@ -66,6 +62,13 @@ final class BurstDigest {
         this.settings = settings;
         this.dashboardUrl = dashboardUrl;
         this.clock = clock;
+    }
+
+    /** The digest flow's failure to send, retried by the flow. */
+    public static final class DigestNotSentException extends RuntimeException {
+        DigestNotSentException(String message) {
+            super(message);
+        }
     }
 
     /** What a step carries to the next: the totals, where it stopped, and the bounded tallies so far. */
@@ -162,7 +165,7 @@ final class BurstDigest {
     }
 
     /** One step of the flow for the window {@code start}; {@code in} is what the step before answered. */
-    Map<String, Object> step(Instant start, Map<String, Object> in, long started) {
+    public Map<String, Object> step(Instant start, Map<String, Object> in, long started) {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("window", start.toString());
         out.put("again", false);
@@ -258,7 +261,7 @@ final class BurstDigest {
                                     .put("durationMs", Duration.ofNanos(System.nanoTime() - started).toMillis()),
                                     Metrics.DIGEST_FUNCTION, clock.instant())
                             .count(Metrics.EVENTS_FAILED, sent.unsent().size()).emit();
-                    throw new DigestHandler.DigestNotSentException("the bus did not take the digest of " + start);
+                    throw new DigestNotSentException("the bus did not take the digest of " + start);
                 }
                 put = sent.put();
             }
