@@ -1,0 +1,263 @@
+package io.lifeline.store.sweep;
+
+import static io.lifeline.store.dynamo.Items.n;
+import static io.lifeline.store.dynamo.Items.s;
+
+import io.lifeline.agent.SweepCensus;
+import io.lifeline.store.dynamo.Items;
+import io.lifeline.store.dynamo.Keys;
+import io.lifeline.store.dynamo.StoreFailures;
+import io.lifeline.store.dynamo.Tables;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
+import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
+
+/**
+ * A sweep fanned out over several invocations (a round): what each part ships to the round, and who decides. A round is
+ * the items under {@code SWEEP#ROUND#<ms of its instant>} on the live table, kept an hour (TTL): each part's chunks
+ * ({@code PART#<part>#<chunk>}, the first also carrying its census's counters and its totals, written last), and the
+ * head ({@code ROUND}) that counts the parts done (a string set, added to once per part: a redelivered part is not
+ * counted twice) and names the one that decides (a conditional claim). The sweep's Scan never returns these items (its
+ * filter reads agents, teams, leases and the fleet only).
+ */
+public final class SweepRounds {
+    static final String PK_PREFIX = "SWEEP#ROUND#";
+    static final String HEAD = "ROUND";
+    /** The fleet's one pointer to the last round begun: its instant and its parts. */
+    static final String LAST_PK = "SWEEP#ROUNDS";
+    static final String LAST_SK = "LAST";
+    /** A chunk's estimated size, under DynamoDB's 400 KB item with room for the estimate's error and the keys. */
+    static final int CHUNK_BYTES = 300_000;
+    static final Duration KEEP = Duration.ofHours(1);
+    private static final String ITEMS = "items";
+    private static final String COUNTS = "counts";
+    private static final String CHUNKS = "chunks";
+    private static final String SCANNED = "scanned";
+    private static final String UNITS = "units";
+    private static final String DONE = "done";
+    private static final String OF = "of";
+    private static final String DECIDED = "decidedAt";
+    private static final String ROUND = "round";
+
+    /** What a part ships of its items: every item it read that its census's counters do not say (kept as read). */
+    public static final class Shipment {
+        private final List<Map<String, AttributeValue>> items = new ArrayList<>();
+
+        synchronized void addAll(List<Map<String, AttributeValue>> more) {
+            items.addAll(more);
+        }
+
+        /** How many items it ships. */
+        public synchronized int size() {
+            return items.size();
+        }
+
+        /** Its estimated size in bytes (attribute names and values), what its chunks cost in write units. */
+        public synchronized long bytes() {
+            return items.stream().mapToLong(SweepRounds::size).sum();
+        }
+    }
+
+    /** One part as the round reads it back: its counters by team and what its Scan read. */
+    public record Shipped(int part, Map<String, SweepCensus.Counts> counts, int itemsScanned, double readUnits) {
+    }
+
+    private final DynamoDbClient dynamo;
+    private final String table;
+
+    public SweepRounds(DynamoDbClient dynamo, Tables tables) {
+        this.dynamo = dynamo;
+        this.table = tables.live();
+    }
+
+    /**
+     * Records that a round at {@code round} of {@code of} parts begins; answers how many parts the round begun before
+     * it lacked when it was not decided (0: it was, or there was none), read from its head.
+     */
+    public int begin(Instant round, int of) {
+        UpdateItemResponse r = StoreFailures.call("begin a sweep round", () -> dynamo.updateItem(u -> u.tableName(table)
+                .key(Map.of(Keys.PK, s(LAST_PK), Keys.SK, s(LAST_SK)))
+                .updateExpression("SET #r = :r, #of = :of")
+                .expressionAttributeNames(Map.of("#r", ROUND, "#of", OF))
+                .expressionAttributeValues(Map.of(":r", n(round.toEpochMilli()), ":of", n(of)))
+                .returnValues(ReturnValue.UPDATED_OLD)));
+        Long before = r.hasAttributes() ? Items.num(r.attributes(), ROUND) : null;
+        if (before == null || before == round.toEpochMilli()) {
+            return 0;
+        }
+        int parts = (int) Items.num(r.attributes(), OF, 0);
+        Map<String, AttributeValue> head = StoreFailures.call("read a sweep round", () -> dynamo.getItem(g -> g
+                .tableName(table).key(key(Instant.ofEpochMilli(before), HEAD)).consistentRead(true))).item();
+        if (head != null && head.containsKey(DECIDED)) {
+            return 0;
+        }
+        int done = head == null || !head.containsKey(DONE) ? 0 : head.get(DONE).ss().size();
+        return Math.max(0, parts - done);
+    }
+
+    /**
+     * Ships part {@code part}'s counters, totals and items to the round: its chunks, the first (with the counters)
+     * last, each written only if absent, so a part delivered twice keeps what it shipped first.
+     */
+    public void ship(Instant round, int part, Map<String, SweepCensus.Counts> counts, SweepStore.Totals totals,
+                     Shipment shipment) {
+        List<List<Map<String, AttributeValue>>> chunks = chunks(shipment.items);
+        for (int c = chunks.size() - 1; c >= 0; c--) {
+            Map<String, AttributeValue> item = new HashMap<>(key(round, partSk(part, c)));
+            item.put(ITEMS, AttributeValue.fromL(chunks.get(c).stream().map(AttributeValue::fromM).toList()));
+            item.put(Keys.EXPIRES_AT, n(round.plus(KEEP).getEpochSecond()));
+            if (c == 0) {
+                item.put(COUNTS, SweepRoundCodec.counts(counts));
+                item.put(CHUNKS, n(chunks.size()));
+                item.put(SCANNED, n(totals.itemsScanned()));
+                item.put(UNITS, AttributeValue.fromN(Double.toString(totals.consumedReadUnits())));
+            }
+            put(item);
+        }
+    }
+
+    private void put(Map<String, AttributeValue> item) {
+        try {
+            StoreFailures.call("ship a sweep part", () -> dynamo.putItem(p -> p.tableName(table).item(item)
+                    .conditionExpression("attribute_not_exists(#pk)").expressionAttributeNames(Map.of("#pk", Keys.PK))));
+        } catch (ConditionalCheckFailedException e) {
+            // Shipped before by this part's first delivery: what it shipped stands.
+        }
+    }
+
+    /**
+     * Counts part {@code part} done (once, however often it is delivered); true when this call completed the set of
+     * {@code of} and claimed the round's decision, which is then this caller's alone.
+     */
+    public boolean done(Instant round, int part, int of) {
+        AttributeValue mine = AttributeValue.fromSs(List.of(Integer.toString(part)));
+        UpdateItemResponse r;
+        try {
+            r = StoreFailures.call("count a sweep part done", () -> dynamo.updateItem(u -> u.tableName(table)
+                    .key(key(round, HEAD))
+                    .updateExpression("ADD #done :p SET #of = :of, #exp = :exp")
+                    .conditionExpression("attribute_not_exists(#done) OR NOT contains(#done, :part)")
+                    .expressionAttributeNames(Map.of("#done", DONE, "#of", OF, "#exp", Keys.EXPIRES_AT))
+                    .expressionAttributeValues(Map.of(":p", mine, ":part", s(Integer.toString(part)), ":of", n(of),
+                            ":exp", n(round.plus(KEEP).getEpochSecond())))
+                    .returnValues(ReturnValue.ALL_NEW)));
+        } catch (ConditionalCheckFailedException e) {
+            return false;
+        }
+        if (r.attributes().get(DONE).ss().size() < of) {
+            return false;
+        }
+        try {
+            StoreFailures.call("claim a sweep round", () -> dynamo.updateItem(u -> u.tableName(table)
+                    .key(key(round, HEAD)).updateExpression("SET #d = :d")
+                    .conditionExpression("attribute_not_exists(#d)")
+                    .expressionAttributeNames(Map.of("#d", DECIDED))
+                    .expressionAttributeValues(Map.of(":d", n(round.toEpochMilli())))));
+            return true;
+        } catch (ConditionalCheckFailedException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Reads every part's shipment back (strongly consistent), handing its items to {@code sink} as pages; answers
+     * each part's counters and totals. A part whose chunks are not all there is left out (the caller compares).
+     */
+    public List<Shipped> collect(Instant round, SweepStore.Sink sink) {
+        Map<Integer, Map<String, AttributeValue>> heads = new HashMap<>();
+        Map<Integer, List<List<Map<String, AttributeValue>>>> chunks = new HashMap<>();
+        Map<String, AttributeValue> start = null;
+        do {
+            QueryRequest q = QueryRequest.builder().tableName(table).consistentRead(true)
+                    .keyConditionExpression("#pk = :pk AND begins_with(#sk, :part)")
+                    .expressionAttributeNames(Map.of("#pk", Keys.PK, "#sk", Keys.SK))
+                    .expressionAttributeValues(Map.of(":pk", s(pk(round)), ":part", s("PART#")))
+                    .exclusiveStartKey(start).build();
+            QueryResponse page = StoreFailures.call("read a sweep round", () -> dynamo.query(q));
+            for (Map<String, AttributeValue> item : page.items()) {
+                int part = Integer.parseInt(Items.str(item, Keys.SK).split("#")[1]);
+                if (item.containsKey(COUNTS)) {
+                    heads.put(part, item);
+                }
+                chunks.computeIfAbsent(part, k -> new ArrayList<>())
+                        .add(item.get(ITEMS).l().stream().map(AttributeValue::m).toList());
+            }
+            start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
+        } while (start != null);
+        List<Shipped> out = new ArrayList<>();
+        heads.forEach((part, head) -> {
+            List<List<Map<String, AttributeValue>>> mine = chunks.get(part);
+            if (mine.size() != Items.num(head, CHUNKS, 0)) {
+                return;
+            }
+            mine.forEach(items -> sink.page(SweepPages.read(items, 0, 0)));
+            out.add(new Shipped(part, SweepRoundCodec.counts(head.get(COUNTS)), (int) Items.num(head, SCANNED, 0),
+                    Double.parseDouble(head.get(UNITS).n())));
+        });
+        return out;
+    }
+
+    private static List<List<Map<String, AttributeValue>>> chunks(List<Map<String, AttributeValue>> items) {
+        List<List<Map<String, AttributeValue>>> out = new ArrayList<>();
+        List<Map<String, AttributeValue>> current = new ArrayList<>();
+        long bytes = 0;
+        for (Map<String, AttributeValue> item : items) {
+            long size = size(item);
+            if (!current.isEmpty() && bytes + size > CHUNK_BYTES) {
+                out.add(current);
+                current = new ArrayList<>();
+                bytes = 0;
+            }
+            current.add(item);
+            bytes += size;
+        }
+        out.add(current);
+        return out;
+    }
+
+    /** An item's size as DynamoDB counts it, near enough: names and values, a few bytes for each nesting. */
+    static long size(Map<String, AttributeValue> item) {
+        long bytes = 3;
+        for (Map.Entry<String, AttributeValue> e : item.entrySet()) {
+            bytes += e.getKey().length() + size(e.getValue());
+        }
+        return bytes;
+    }
+
+    private static long size(AttributeValue v) {
+        if (v.s() != null) {
+            return v.s().length();
+        } else if (v.n() != null) {
+            return v.n().length() + 1;
+        } else if (v.hasM()) {
+            return size(v.m());
+        } else if (v.hasL()) {
+            return 3 + v.l().stream().mapToLong(SweepRounds::size).sum() + v.l().size();
+        } else if (v.hasSs()) {
+            return v.ss().stream().mapToLong(String::length).sum() + 3;
+        }
+        return 1;
+    }
+
+    private static String pk(Instant round) {
+        return PK_PREFIX + round.toEpochMilli();
+    }
+
+    private static String partSk(int part, int chunk) {
+        return "PART#" + part + "#" + chunk;
+    }
+
+    private static Map<String, AttributeValue> key(Instant round, String sk) {
+        return Map.of(Keys.PK, s(pk(round)), Keys.SK, s(sk));
+    }
+}
