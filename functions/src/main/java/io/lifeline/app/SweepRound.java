@@ -24,9 +24,10 @@ public final class SweepRound {
 
     /**
      * What one part did: the items it read and shipped (their estimated bytes), and, when it completed the round and
-     * decided it, the round's report (null otherwise).
+     * decided it, the round's report (null otherwise). {@code superseded}: a later round had begun, so it did nothing.
      */
-    public record Done(Part part, int itemsScanned, int itemsShipped, long bytesShipped, Sweeper.Report report) {
+    public record Done(Part part, int itemsScanned, int itemsShipped, long bytesShipped, boolean superseded,
+                       Sweeper.Report report) {
     }
 
     private final Sweeper sweeper;
@@ -53,9 +54,16 @@ public final class SweepRound {
     public record Begun(List<Part> toSend, int previousMissing) {
     }
 
-    /** Runs one part: scans its segments, ships what it read, counts itself done; decides if it completed the set. */
+    /**
+     * Runs one part: scans its segments, ships what it read, counts itself done; decides if it completed the set. A
+     * part of a round a later one has superseded does nothing: that round will not be decided, and its census would
+     * be older than the one the later round takes.
+     */
     public Done run(Part p) {
         long started = System.nanoTime();
+        if (!rounds.current(p.round())) {
+            return new Done(p, 0, 0, 0, true, null);
+        }
         SweepIntake mine = new SweepIntake(p.round(), sweeper.graceFrom);
         SweepRounds.Shipment shipment = new SweepRounds.Shipment();
         SweepStore.Totals read = sweeper.store.scanPart(mine, mine::countsHere, shipment,
@@ -64,7 +72,7 @@ public final class SweepRound {
         rounds.ship(p.round(), p.part(), mine.census().counts(), read, shipment);
         boolean decides = rounds.done(p.round(), p.part(), p.of());
         Sweeper.Report report = decides ? decide(p, started) : null;
-        return new Done(p, read.itemsScanned(), shipment.size(), shipment.bytes(), report);
+        return new Done(p, read.itemsScanned(), shipment.size(), shipment.bytes(), false, report);
     }
 
     /**

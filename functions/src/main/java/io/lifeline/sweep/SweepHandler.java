@@ -336,6 +336,11 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
     /** Runs one part; the part that completes the round logs its sweep line, as one invocation's sweep does. */
     private List<String> run(SweepRound.Part part, Duration late) {
         SweepRound.Done done = round.run(part);
+        if (done.superseded()) {
+            Log.emit(Log.line("WARN", "sweep_part").put("outcome", "superseded").put("round", part.round().toString())
+                    .put(PART, part.part()).put(OF, part.of()));
+            return List.of();
+        }
         Log.emit(Log.line("INFO", "sweep_part").put("round", part.round().toString()).put(PART, part.part())
                 .put(OF, part.of()).put("itemsScanned", done.itemsScanned()).put("itemsShipped", done.itemsShipped())
                 .put("bytesShipped", done.bytesShipped()).put("decided", done.report() != null));

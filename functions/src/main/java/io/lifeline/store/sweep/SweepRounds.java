@@ -105,6 +105,13 @@ public final class SweepRounds {
         return Math.max(0, parts - done);
     }
 
+    /** Whether {@code round} is the last round begun (a part of an older one is superseded: it does not scan). */
+    public boolean current(Instant round) {
+        Map<String, AttributeValue> last = StoreFailures.call("read the last sweep round", () -> dynamo.getItem(g -> g
+                .tableName(table).key(Map.of(Keys.PK, s(LAST_PK), Keys.SK, s(LAST_SK))).consistentRead(true))).item();
+        return last != null && Items.num(last, ROUND, 0) == round.toEpochMilli();
+    }
+
     /**
      * Ships part {@code part}'s counters, totals and items to the round: its chunks, the first (with the counters)
      * last, each written only if absent, so a part delivered twice keeps what it shipped first.
