@@ -111,6 +111,7 @@ class SweepRoundTest {
     @Test
     void whatAPartShipsOfAHealthyFleet_isTheSameAtFourTimesTheAgents() {
         long[] shipped = new long[2];
+        long[] bytes = new long[2];
         int[] sizes = {40, 160};
         for (int i = 0; i < 2; i++) {
             List<TeamSpec> fleet = new ArrayList<>();
@@ -122,12 +123,14 @@ class SweepRoundTest {
                 SweepRound round = new SweepRound(sweeper(tables), new SweepRounds(tables.dynamo, tables.tables), 2);
                 round.begin(NOW, 2);
                 for (int p = 0; p < 2; p++) {
-                    shipped[i] += round.run(new SweepRound.Part(NOW, p, 2)).itemsShipped();
+                    SweepRound.Done done = round.run(new SweepRound.Part(NOW, p, 2));
+                    shipped[i] += done.itemsShipped();
+                    bytes[i] += done.bytesShipped();
                 }
             }
         }
-        System.out.printf("items shipped by a round of 2 parts: %d at 400 agents, %d at 1,600%n", shipped[0],
-                shipped[1]);
+        System.out.printf("shipped by a round of 2 parts: %d items (%d bytes) at 400 agents, %d (%d bytes) at 1,600%n",
+                shipped[0], bytes[0], shipped[1], bytes[1]);
         // Ten teams' items and their ten stale agents, at either size: what a part ships is its stale agents and
         // teams, not its heard agents (their counters are one entry per team and source address).
         assertEquals(20, shipped[0]);
