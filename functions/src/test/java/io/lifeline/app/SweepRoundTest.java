@@ -187,6 +187,7 @@ class SweepRoundTest {
         assertEquals(fleet(expected.fleet()), fleet(actual.fleet()), "the fleet's outcome" + of);
         assertEquals(sorted(expected.hostsExpired()), sorted(actual.hostsExpired()), "silent hosts" + of);
         assertEquals(expected.aliveSeen(), actual.aliveSeen(), "alive seen" + of);
+        assertEquals(expected.itemsScanned(), actual.itemsScanned(), "items scanned" + of);
         assertEquals(expected.leaseAnswersDropped(), actual.leaseAnswersDropped(), "answers dropped" + of);
     }
 
@@ -209,15 +210,11 @@ class SweepRoundTest {
                 POLICY, TIMING, Clock.fixed(NOW, ZoneOffset.UTC));
     }
 
-    /** The live table's items but a round's own (keyed by pk and sk). */
+    /** The live table's items, keyed by pk and sk (a round's own are on the ledger). */
     private static Map<String, Map<String, AttributeValue>> items(StoreTables tables) {
         Map<String, Map<String, AttributeValue>> out = new TreeMap<>();
-        tables.dynamo.scanPaginator(s -> s.tableName(tables.tables.live())).items().forEach(item -> {
-            String pk = item.get("pk").s();
-            if (!pk.startsWith("SWEEP#")) {
-                out.put(pk + "|" + item.get("sk").s(), item);
-            }
-        });
+        tables.dynamo.scanPaginator(s -> s.tableName(tables.tables.live())).items()
+                .forEach(item -> out.put(item.get("pk").s() + "|" + item.get("sk").s(), item));
         return out;
     }
 

@@ -24,11 +24,13 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 
 /**
  * A sweep fanned out over several invocations (a round): what each part ships to the round, and who decides. A round is
- * the items under {@code SWEEP#ROUND#<ms of its instant>} on the live table, kept an hour (TTL): each part's chunks
+ * the items under {@code SWEEP#ROUND#<ms of its instant>} on the ledger table, kept an hour (TTL): each part's chunks
  * ({@code PART#<part>#<chunk>}, the first also carrying its census's counters and its totals, written last), and the
  * head ({@code ROUND}) that counts the parts done (a string set, added to once per part: a redelivered part is not
- * counted twice) and names the one that decides (a conditional claim). The sweep's Scan never returns these items (its
- * filter reads agents, teams, leases and the fleet only).
+ * counted twice) and names the one that decides (a conditional claim). On the ledger, not the live table: the sweep's
+ * Scan reads every item of the live table (its filter drops them only after they are read and billed) and its stream
+ * feeds the outbox, so an hour of rounds there would be read by every sweep; the ledger has no stream and no Scan on
+ * a hot path, and its TTL deletes them for free.
  */
 public final class SweepRounds {
     static final String PK_PREFIX = "SWEEP#ROUND#";
@@ -77,7 +79,7 @@ public final class SweepRounds {
 
     public SweepRounds(DynamoDbClient dynamo, Tables tables) {
         this.dynamo = dynamo;
-        this.table = tables.live();
+        this.table = tables.ledger();
     }
 
     /**
