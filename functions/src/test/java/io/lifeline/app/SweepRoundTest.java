@@ -32,7 +32,7 @@ import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
 /**
  * A sweep fanned out over parts ({@link SweepRound}) against one invocation's sweep ({@link Sweeper#sweepOnce}), on
  * the real store (the engine, in process), over the same generated fleets: the round of 1, 2 and 4 parts writes the
- * same items and reports the same deaths, misses, holds and silent hosts; a round with a part missing writes nothing
+ * same items and reports the same deaths, misses, holds, silent hosts, waits, stalls and ended revives; a round with a part missing writes nothing
  * and the next round counts it; what a part ships of a healthy fleet does not grow with its agents.
  */
 @Tag("store")
@@ -41,6 +41,12 @@ class SweepRoundTest {
     private static final long STALE_AFTER_MS = 60_000;
     private static final SweepPlan.Policy POLICY = new SweepPlan.Policy(0.5, 4, 0.5, 20);
     private static final Sweeper.Timing TIMING = new Sweeper.Timing(Duration.ofSeconds(11), Duration.ofMinutes(10));
+
+    /**
+     * A team whose last agents are not plain: one waiting for a person past its alert, one working with no progress
+     * past its stall, one left restarting past the revive flow's longest run, one paused while silent.
+     */
+    private static final String MISC = "misc";
 
     /** One team's agents: {@code size} of them, the first {@code stale} silent; hosted ones in leases of 5. */
     private record TeamSpec(String team, int size, int stale, boolean hosted, boolean silentHost) {
@@ -51,7 +57,7 @@ class SweepRoundTest {
             new TeamSpec("alpha", 20, 2, false, false), new TeamSpec("beta", 20, 1, false, false),
             new TeamSpec("gamma", 30, 3, false, false), new TeamSpec("delta", 20, 0, false, false),
             new TeamSpec("held", 10, 8, false, false), new TeamSpec("hosted", 20, 1, true, false),
-            new TeamSpec("silent", 10, 5, true, true));
+            new TeamSpec("silent", 10, 5, true, true), new TeamSpec(MISC, 8, 1, false, false));
     /** Most of the fleet silent at once: the fleet-wide guard holds. */
     private static final List<TeamSpec> BROWNOUT = List.of(
             new TeamSpec("one", 20, 3, false, false), new TeamSpec("two", 20, 3, false, false),
@@ -70,6 +76,11 @@ class SweepRoundTest {
                     assertEquals(List.of("held"), expected.teamsHeld(), "the team its own guard holds");
                     assertEquals(List.of("silent/host-0", "silent/host-1"), sorted(expected.hostsExpired()), "the silent hosts");
                     assertFalse(expected.markedDead().isEmpty(), "the fleet has deaths to make");
+                    assertEquals(List.of(MISC + "/misc-7"), expected.awaitingRaised(), "the wait's alert");
+                    assertEquals(List.of(MISC + "/misc-6"), expected.stalled(), "the stall");
+                    assertEquals(List.of(MISC + "/misc-5"), expected.revivesEnded(), "the orphaned revive");
+                    assertTrue(expected.markedDead().contains(MISC + "/misc-0"), "a silent agent of grace 1 dies");
+                    assertFalse(expected.markedDead().contains(MISC + "/misc-4"), "a silent paused one does not");
                 } else {
                     assertTrue(expected.fleetHeld(), "the fleet-wide guard holds the brownout");
                 }
@@ -189,6 +200,9 @@ class SweepRoundTest {
         assertEquals(expected.aliveSeen(), actual.aliveSeen(), "alive seen" + of);
         assertEquals(expected.itemsScanned(), actual.itemsScanned(), "items scanned" + of);
         assertEquals(expected.leaseAnswersDropped(), actual.leaseAnswersDropped(), "answers dropped" + of);
+        assertEquals(sorted(expected.awaitingRaised()), sorted(actual.awaitingRaised()), "waits raised" + of);
+        assertEquals(sorted(expected.stalled()), sorted(actual.stalled()), "stalls raised" + of);
+        assertEquals(sorted(expected.revivesEnded()), sorted(actual.revivesEnded()), "revives ended" + of);
     }
 
     /** The fleet's outcome, its agents in id order (a single sweep's order follows its pages' arrival). */
@@ -252,6 +266,7 @@ class SweepRoundTest {
                     item.put("hbAt", num(beat));
                     item.put("deadline", num(beat + STALE_AFTER_MS));
                 }
+                extras(spec, i, item);
                 items.add(item);
             }
             leaseBeats.forEach((host, beats) -> items.add(Map.of("pk", s("TEAM#" + spec.team() + "#HOST#" + host),
@@ -266,6 +281,31 @@ class SweepRoundTest {
                 Map<String, List<WriteRequest>> request = pending;
                 var answer = dynamo.batchWriteItem(b -> b.requestItems(request));
                 pending = answer.hasUnprocessedItems() ? answer.unprocessedItems() : Map.of();
+            }
+        }
+    }
+
+    /** The {@link #MISC} team's last four agents: a wait, a stall, an orphaned revive, a pause. */
+    private static void extras(TeamSpec spec, int i, Map<String, AttributeValue> item) {
+        if (!MISC.equals(spec.team())) {
+            return;
+        }
+        long tenMinutesAgo = NOW.toEpochMilli() - 600_000;
+        switch (spec.size() - i) {
+            case 1 -> item.put("wPs", num(tenMinutesAgo));
+            case 2 -> {
+                item.put("status", s("working"));
+                item.put("pr", num(tenMinutesAgo));
+            }
+            case 3 -> {
+                item.put("status", s("restarting"));
+                item.put("tAt", num(NOW.toEpochMilli() - 7_200_000));
+            }
+            case 4 -> {
+                item.put("pausedUntil", num(NOW.toEpochMilli() + 3_600_000));
+                item.put("deadline", num(NOW.toEpochMilli() - 60_000));
+            }
+            default -> {
             }
         }
     }
