@@ -115,6 +115,10 @@ class SweepRoundTest {
             }
             assertNotNull(report, "the whole round decides");
             assertFalse(report.markedDead().isEmpty() && report.missesRecorded() == 0, "and writes");
+            Map<String, Map<String, AttributeValue>> decided = items(tables);
+            SweepRound.Done again = next.run(new SweepRound.Part(later, 2, 4));
+            assertNull(again.report(), "a part delivered again, its round decided, decides nothing");
+            assertEquals(decided, items(tables), "and writes nothing");
             assertEquals(0, next.begin(later.plusSeconds(15), 4).previousMissing(), "a decided round lacks nothing");
         }
     }
