@@ -56,6 +56,8 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
     static final String ROUND = "round";
     static final String PART = "part";
     static final String OF = "of";
+    /** When the sweep a round answers was due (its schedule's or queued message's time), for the round's line. */
+    static final String ROUND_DUE = "roundDue";
     /** SQS's longest message delay. */
     static final int MAX_DELAY_SECONDS = 900;
     /** SQS's most entries in one SendMessageBatch. */
@@ -132,8 +134,14 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
         try (Log.Invocation ignored = Log.invocation(context == null ? null : context.getAwsRequestId(), "sweep")) {
             for (SQSEvent.SQSMessage message : event.getRecords() == null ? List.<SQSEvent.SQSMessage>of()
                     : event.getRecords()) {
-                SweepRound.Part part = part(message);
-                dead.addAll(part != null ? partDue(part) : sweepDue(dueAt(message), -1));
+                if (!isPart(message)) {
+                    dead.addAll(sweepDue(dueAt(message), -1));
+                    continue;
+                }
+                PartMessage part = part(message);
+                if (part != null) {
+                    dead.addAll(partDue(part));
+                }
             }
         }
         return dead;
@@ -296,7 +304,8 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
 
     /**
      * A due sweep fanned out: begins the round at {@code now} (counting the parts the round before it lacked), sends
-     * its other parts to the sweep queue, due at once, and runs part 0.
+     * its other parts to the sweep queue, due at once, and runs part 0. {@code late}: how late the sweep is against
+     * its due time, which every part's message carries for the round's line.
      */
     private List<String> coordinate(Instant now, Duration late, int queued) {
         SweepRound.Begun begun = round.begin(now, config.sweepParts());
@@ -305,63 +314,93 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
                     .put("partsMissing", begun.previousMissing()), Metrics.SWEEP_FUNCTION, now)
                     .count(Metrics.SWEEP_PARTS_MISSING, begun.previousMissing()).emit();
         }
+        Instant due = now.minus(late);
         List<SendMessageBatchRequestEntry> entries = new ArrayList<>();
         for (SweepRound.Part p : begun.toSend()) {
             String at = p.round().toString();
             entries.add(SendMessageBatchRequestEntry.builder().id("part-" + p.part())
                     .messageBody(Json.write(Json.object().put(DUE_AT, at).put(ROUND, at).put(PART, p.part())
-                            .put(OF, p.of())))
+                            .put(OF, p.of()).put(ROUND_DUE, due.toString())))
                     .messageAttributes(Map.of(DUE_AT, MessageAttributeValue.builder().dataType("String")
                             .stringValue(at).build()))
                     .build());
         }
         send(entries);
-        List<String> dead = run(new SweepRound.Part(now, 0, config.sweepParts()), late);
-        return dead;
+        return run(new PartMessage(new SweepRound.Part(now, 0, config.sweepParts()), due), queued);
     }
 
-    /** A part message, judged late or not against its round's instant; a late part does not scan. */
-    private List<String> partDue(SweepRound.Part part) {
+    /** A part as its message carries it: the part, and when the sweep its round answers was due. */
+    record PartMessage(SweepRound.Part part, Instant due) {
+    }
+
+    /**
+     * A part message, judged late or not against its round's instant (the time it was sent, due at once); a late
+     * part does not scan.
+     */
+    private List<String> partDue(PartMessage message) {
+        SweepRound.Part part = message.part();
         Instant now = clock.instant();
         Duration late = part.round().isAfter(now) ? Duration.ZERO : Duration.between(part.round(), now);
         SweepGate.Hold hold = gate.hold(now, late);
         if (hold != null) {
-            Log.emit(Log.line("WARN", "sweep_part").put("outcome", "skipped_late").put("lateMs", late.toMillis())
-                    .put("round", part.round().toString()).put(PART, part.part()).put(OF, part.of()));
+            Log.emit(partLine("WARN", part).put("outcome", "skipped_late").put("lateMs", late.toMillis()));
             return List.of();
         }
-        return run(part, late);
+        return run(message, -1);
     }
 
-    /** Runs one part; the part that completes the round logs its sweep line, as one invocation's sweep does. */
-    private List<String> run(SweepRound.Part part, Duration late) {
-        SweepRound.Done done = round.run(part);
+    /**
+     * Runs one part; the part that completes the round writes its sweep line, as one invocation's sweep does (its
+     * {@code due} the round's, and {@code parts}). A part that fails fails its invocation, with a fault counted.
+     */
+    private List<String> run(PartMessage message, int queued) {
+        SweepRound.Part part = message.part();
+        long started = System.nanoTime();
+        SweepRound.Done done;
+        try {
+            done = round.run(part);
+        } catch (RuntimeException e) {
+            Metrics.on(partLine("ERROR", part).put("outcome", "error").put("error", e.toString())
+                    .put("durationMs", Duration.ofNanos(System.nanoTime() - started).toMillis()),
+                    Metrics.SWEEP_FUNCTION, clock.instant()).fault(1).emit();
+            throw e;
+        }
         if (done.superseded()) {
-            Log.emit(Log.line("WARN", "sweep_part").put("outcome", "superseded").put("round", part.round().toString())
-                    .put(PART, part.part()).put(OF, part.of()));
+            Log.emit(partLine("WARN", part).put("outcome", "superseded"));
             return List.of();
         }
-        Log.emit(Log.line("INFO", "sweep_part").put("round", part.round().toString()).put(PART, part.part())
-                .put(OF, part.of()).put("itemsScanned", done.itemsScanned()).put("itemsShipped", done.itemsShipped())
-                .put("bytesShipped", done.bytesShipped()).put("decided", done.report() != null));
+        ObjectNode partLine = partLine("INFO", part).put("itemsScanned", done.itemsScanned())
+                .put("itemsShipped", done.itemsShipped()).put("bytesShipped", done.bytesShipped())
+                .put("decided", done.report() != null);
+        putQueued(partLine, queued);
+        Log.emit(partLine);
         if (done.report() == null) {
             return List.of();
         }
         ObjectNode line = line(done.report());
-        line.put("due", part.round().minus(late).toString()).put("parts", part.of());
+        line.put("due", message.due() == null ? part.round().toString() : message.due().toString())
+                .put("parts", part.of());
         emit(line, done.report(), clock.instant());
         return done.report().markedDead();
     }
 
-    /** A part message's round, part and parts (its body); null for a message that is a due sweep. */
-    static SweepRound.Part part(SQSEvent.SQSMessage message) {
-        if (message.getBody() == null || !message.getBody().contains("\"" + PART + "\"")) {
-            return null;
-        }
+    private static ObjectNode partLine(String level, SweepRound.Part part) {
+        return Log.line(level, "sweep_part").put("round", part.round().toString()).put(PART, part.part())
+                .put(OF, part.of());
+    }
+
+    /** Whether the message is a part of a round (its body names one) rather than a due sweep. */
+    static boolean isPart(SQSEvent.SQSMessage message) {
+        return message.getBody() != null && message.getBody().contains("\"" + PART + "\"");
+    }
+
+    /** A part message's round, part, parts and due time (its body); null, logged, when it cannot be read. */
+    static PartMessage part(SQSEvent.SQSMessage message) {
         try {
             JsonNode body = Json.MAPPER.readTree(message.getBody());
-            return new SweepRound.Part(Instant.parse(body.path(ROUND).asText()), body.path(PART).asInt(),
-                    body.path(OF).asInt());
+            String due = body.path(ROUND_DUE).asText(null);
+            return new PartMessage(new SweepRound.Part(Instant.parse(body.path(ROUND).asText()),
+                    body.path(PART).asInt(), body.path(OF).asInt()), due == null ? null : Instant.parse(due));
         } catch (IOException | DateTimeParseException e) {
             Log.emit(Log.line("WARN", "sweep_part").put("outcome", "bad_part")
                     .put("messageId", message.getMessageId()));

@@ -53,6 +53,7 @@ class SweepPartsTest {
             List<JsonNode> decided = round(s, 90, "a2", "a3", "a4", "a5", "a6");
             assertEquals(List.of(TestStack.TEAM + "/a1"), ids(decided, "markedDead"), "a1 dead at 90 s, once");
             assertEquals("dead", s.agentItem("a1").get("status").s());
+            assertEquals(T0.plusSeconds(90).toString(), decided.get(0).path("due").asText(), "the round's due time");
             // a2..a5 stop after their 90 s beat: four of the five alive silent at 165 s, so the team is held.
             decided = round(s, 165, "a6");
             assertEquals(List.of(TestStack.TEAM), ids(decided, "teamsHeld"), "the mass silence is held");
