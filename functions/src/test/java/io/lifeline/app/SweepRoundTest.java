@@ -84,11 +84,18 @@ class SweepRoundTest {
                 } else {
                     assertTrue(expected.fleetHeld(), "the fleet-wide guard holds the brownout");
                 }
-                for (int parts : new int[] {1, 2, 4}) {
+                for (int parts : new int[] {1, 2, 4, -2}) {
                     try (StoreTables fanned = StoreTables.create()) {
                         seed(fanned.dynamo, fanned.tables.live(), fleet);
-                        Sweeper.Report report = round(fanned, parts, NOW, parts);
+                        // -2: two parts, each shipped in chunks of 1 KB (many items to a part).
+                        Sweeper.Report report = parts > 0 ? round(fanned, parts, NOW, parts)
+                                : round(fanned, new SweepRounds(fanned.dynamo, fanned.tables, 1_000), -parts, NOW);
                         assertNotNull(report, "the part completing the round decides it");
+                        if (parts < 0) {
+                            long chunks = fanned.dynamo.scanPaginator(r -> r.tableName(fanned.tables.ledger())).items()
+                                    .stream().filter(i -> i.get("sk").s().startsWith("PART#")).count();
+                            assertTrue(chunks > 4, "two parts in chunks of 1 KB: " + chunks + " chunks");
+                        }
                         assertSame(expected, report, parts);
                         assertEquals(written, items(fanned), "the same items after a round of " + parts);
                     }
@@ -179,7 +186,15 @@ class SweepRoundTest {
 
     /** A round of {@code of} parts at {@code at} of which parts {@code 0..run-1} run; the deciding part's report. */
     private static Sweeper.Report round(StoreTables tables, int of, Instant at, int run) {
-        SweepRound round = new SweepRound(sweeper(tables), new SweepRounds(tables.dynamo, tables.tables), 2);
+        return round(tables, new SweepRounds(tables.dynamo, tables.tables), of, at, run);
+    }
+
+    private static Sweeper.Report round(StoreTables tables, SweepRounds rounds, int of, Instant at) {
+        return round(tables, rounds, of, at, of);
+    }
+
+    private static Sweeper.Report round(StoreTables tables, SweepRounds rounds, int of, Instant at, int run) {
+        SweepRound round = new SweepRound(sweeper(tables), rounds, 2);
         SweepRound.Begun begun = round.begin(at, of);
         assertEquals(of - 1, begun.toSend().size(), "parts 1.." + (of - 1) + " are sent");
         Sweeper.Report report = null;

@@ -17,11 +17,10 @@ final class SweepRoundCodec {
     private SweepRoundCodec() {
     }
 
-    static AttributeValue counts(Map<String, SweepCensus.Counts> counts) {
-        Map<String, AttributeValue> teams = new HashMap<>();
-        counts.forEach((team, c) -> teams.put(team, AttributeValue.fromM(Map.of("a", n(c.alive()),
-                "w", n(c.watched()), "s", n(c.stale()), "l", pairs(c.byLease()), "src", pairs(c.bySource())))));
-        return AttributeValue.fromM(teams);
+    /** One team's counters as an attribute. */
+    static AttributeValue team(SweepCensus.Counts c) {
+        return AttributeValue.fromM(Map.of("a", n(c.alive()), "w", n(c.watched()), "s", n(c.stale()),
+                "l", pairs(c.byLease()), "src", pairs(c.bySource())));
     }
 
     static Map<String, SweepCensus.Counts> counts(AttributeValue v) {

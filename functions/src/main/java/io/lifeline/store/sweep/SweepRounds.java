@@ -8,6 +8,7 @@ import io.lifeline.store.dynamo.Items;
 import io.lifeline.store.dynamo.Keys;
 import io.lifeline.store.dynamo.StoreFailures;
 import io.lifeline.store.dynamo.Tables;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -77,9 +78,17 @@ public final class SweepRounds {
     private final DynamoDbClient dynamo;
     private final String table;
 
+    private final int chunkBytes;
+
     public SweepRounds(DynamoDbClient dynamo, Tables tables) {
+        this(dynamo, tables, CHUNK_BYTES);
+    }
+
+    /** With chunks of at most {@code chunkBytes} (estimated): a test's small chunks, to ship a part in many. */
+    public SweepRounds(DynamoDbClient dynamo, Tables tables, int chunkBytes) {
         this.dynamo = dynamo;
         this.table = tables.ledger();
+        this.chunkBytes = chunkBytes;
     }
 
     /**
@@ -115,18 +124,19 @@ public final class SweepRounds {
     }
 
     /**
-     * Ships part {@code part}'s counters, totals and items to the round: its chunks, the first (with the counters)
-     * last, each written only if absent, so a part delivered twice keeps what it shipped first.
+     * Ships part {@code part}'s counters, totals and items to the round: its chunks (each under {@link #CHUNK_BYTES},
+     * the team counters first, then the items), the first (with the totals and the chunk count) last, each written
+     * only if absent, so a part delivered twice keeps what it shipped first.
      */
     public void ship(Instant round, int part, Map<String, SweepCensus.Counts> counts, SweepStore.Totals totals,
                      Shipment shipment) {
-        List<List<Map<String, AttributeValue>>> chunks = chunks(shipment.items);
+        List<Chunk> chunks = chunks(counts, shipment.items);
         for (int c = chunks.size() - 1; c >= 0; c--) {
             Map<String, AttributeValue> item = new HashMap<>(key(round, partSk(part, c)));
-            item.put(ITEMS, AttributeValue.fromL(chunks.get(c).stream().map(AttributeValue::fromM).toList()));
+            item.put(ITEMS, AttributeValue.fromL(chunks.get(c).items.stream().map(AttributeValue::fromM).toList()));
+            item.put(COUNTS, AttributeValue.fromM(chunks.get(c).counts));
             item.put(Keys.EXPIRES_AT, n(round.plus(KEEP).getEpochSecond()));
             if (c == 0) {
-                item.put(COUNTS, SweepRoundCodec.counts(counts));
                 item.put(CHUNKS, n(chunks.size()));
                 item.put(SCANNED, n(totals.itemsScanned()));
                 item.put(UNITS, AttributeValue.fromN(Double.toString(totals.consumedReadUnits())));
@@ -184,7 +194,7 @@ public final class SweepRounds {
      */
     public List<Shipped> collect(Instant round, SweepStore.Sink sink) {
         Map<Integer, Map<String, AttributeValue>> heads = new HashMap<>();
-        Map<Integer, List<List<Map<String, AttributeValue>>>> chunks = new HashMap<>();
+        Map<Integer, List<Map<String, AttributeValue>>> chunks = new HashMap<>();
         Map<String, AttributeValue> start = null;
         do {
             QueryRequest q = QueryRequest.builder().tableName(table).consistentRead(true)
@@ -195,57 +205,74 @@ public final class SweepRounds {
             QueryResponse page = StoreFailures.call("read a sweep round", () -> dynamo.query(q));
             for (Map<String, AttributeValue> item : page.items()) {
                 int part = Integer.parseInt(Items.str(item, Keys.SK).split("#")[1]);
-                if (item.containsKey(COUNTS)) {
+                if (item.containsKey(CHUNKS)) {
                     heads.put(part, item);
                 }
-                chunks.computeIfAbsent(part, k -> new ArrayList<>())
-                        .add(item.get(ITEMS).l().stream().map(AttributeValue::m).toList());
+                chunks.computeIfAbsent(part, k -> new ArrayList<>()).add(item);
             }
             start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
         } while (start != null);
         List<Shipped> out = new ArrayList<>();
         heads.forEach((part, head) -> {
-            List<List<Map<String, AttributeValue>>> mine = chunks.get(part);
+            List<Map<String, AttributeValue>> mine = chunks.get(part);
             if (mine.size() != Items.num(head, CHUNKS, 0)) {
                 return;
             }
-            mine.forEach(items -> sink.page(SweepPages.read(items, 0, 0)));
-            out.add(new Shipped(part, SweepRoundCodec.counts(head.get(COUNTS)), (int) Items.num(head, SCANNED, 0),
+            Map<String, SweepCensus.Counts> counts = new HashMap<>();
+            for (Map<String, AttributeValue> chunk : mine) {
+                counts.putAll(SweepRoundCodec.counts(chunk.get(COUNTS)));
+                sink.page(SweepPages.read(chunk.get(ITEMS).l().stream().map(AttributeValue::m).toList(), 0, 0));
+            }
+            out.add(new Shipped(part, counts, (int) Items.num(head, SCANNED, 0),
                     Double.parseDouble(head.get(UNITS).n())));
         });
         return out;
     }
 
-    private static List<List<Map<String, AttributeValue>>> chunks(List<Map<String, AttributeValue>> items) {
-        List<List<Map<String, AttributeValue>>> out = new ArrayList<>();
-        List<Map<String, AttributeValue>> current = new ArrayList<>();
-        long bytes = 0;
+    /** One item of a part's shipment: some teams' counters and some of its items. */
+    private static final class Chunk {
+        final Map<String, AttributeValue> counts = new HashMap<>();
+        final List<Map<String, AttributeValue>> items = new ArrayList<>();
+        long bytes;
+    }
+
+    private List<Chunk> chunks(Map<String, SweepCensus.Counts> counts,
+                                      List<Map<String, AttributeValue>> items) {
+        List<Chunk> out = new ArrayList<>();
+        out.add(new Chunk());
+        counts.forEach((team, c) -> {
+            AttributeValue v = SweepRoundCodec.team(c);
+            room(out, utf8(team) + size(v)).counts.put(team, v);
+        });
         for (Map<String, AttributeValue> item : items) {
-            long size = size(item);
-            if (!current.isEmpty() && bytes + size > CHUNK_BYTES) {
-                out.add(current);
-                current = new ArrayList<>();
-                bytes = 0;
-            }
-            current.add(item);
-            bytes += size;
+            room(out, size(item)).items.add(item);
         }
-        out.add(current);
         return out;
+    }
+
+    /** The last chunk if {@code bytes} more fit in it, else a new one; counts them in. */
+    private Chunk room(List<Chunk> chunks, long bytes) {
+        Chunk last = chunks.get(chunks.size() - 1);
+        if (last.bytes > 0 && last.bytes + bytes > chunkBytes) {
+            last = new Chunk();
+            chunks.add(last);
+        }
+        last.bytes += bytes;
+        return last;
     }
 
     /** An item's size as DynamoDB counts it, near enough: names and values, a few bytes for each nesting. */
     static long size(Map<String, AttributeValue> item) {
         long bytes = 3;
         for (Map.Entry<String, AttributeValue> e : item.entrySet()) {
-            bytes += e.getKey().length() + size(e.getValue());
+            bytes += utf8(e.getKey()) + size(e.getValue());
         }
         return bytes;
     }
 
     private static long size(AttributeValue v) {
         if (v.s() != null) {
-            return v.s().length();
+            return utf8(v.s());
         } else if (v.n() != null) {
             return v.n().length() + 1;
         } else if (v.hasM()) {
@@ -253,9 +280,13 @@ public final class SweepRounds {
         } else if (v.hasL()) {
             return 3 + v.l().stream().mapToLong(SweepRounds::size).sum() + v.l().size();
         } else if (v.hasSs()) {
-            return v.ss().stream().mapToLong(String::length).sum() + 3;
+            return v.ss().stream().mapToLong(SweepRounds::utf8).sum() + 3;
         }
         return 1;
+    }
+
+    private static long utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8).length;
     }
 
     private static String pk(Instant round) {
