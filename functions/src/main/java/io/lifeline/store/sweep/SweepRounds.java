@@ -26,7 +26,8 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 /**
  * A sweep fanned out over several invocations (a round): what each part ships to the round, and who decides. A round is
  * the items under {@code SWEEP#ROUND#<ms of its instant>} on the ledger table, kept an hour (TTL): each part's chunks
- * ({@code PART#<part>#<chunk>}, the first also carrying its census's counters and its totals, written last), and the
+ * ({@code PART#<part>#<chunk>}, each some of its census's team counters and some of its items, the first also its
+ * totals and its chunk count, written last), and the
  * head ({@code ROUND}) that counts the parts done (a string set, added to once per part: a redelivered part is not
  * counted twice) and names the one that decides (a conditional claim). On the ledger, not the live table: the sweep's
  * Scan reads every item of the live table (its filter drops them only after they are read and billed) and its stream
