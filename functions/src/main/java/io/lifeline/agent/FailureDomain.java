@@ -162,7 +162,10 @@ public final class FailureDomain {
             return held(stale, "no failure domain is known for the silent agents (no host lease or source address)");
         }
         List<Domain> candidates = new ArrayList<>(silent.keySet());
-        candidates.sort(Comparator.comparingInt((Domain d) -> -silent.get(d).size()));
+        // The largest first; among equals by name, so the verdict does not follow the order the Scan's pages (or a
+        // fanned-out sweep's parts) arrived in.
+        candidates.sort(Comparator.comparingInt((Domain d) -> -silent.get(d).size())
+                .thenComparing(d -> d.kind() + "/" + d.team() + "/" + d.id()));
         for (Domain d : candidates) {
             if (explains(d, silent.get(d).size(), scope, stale.size(), threshold, reaching)) {
                 return new Verdict(Kind.EXPLAINED, d, List.copyOf(silent.get(d)), "one " + d.describe()

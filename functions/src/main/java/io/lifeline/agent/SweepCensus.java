@@ -83,6 +83,35 @@ public final class SweepCensus {
         });
     }
 
+    /**
+     * One team's counters without its stale agents: what a part of a sweep ships of the agents it counted itself.
+     * {@code byLease} and {@code bySource}: {@code {watched, stale}} per lease and per source address.
+     */
+    public record Counts(int alive, int watched, int stale, Map<String, int[]> byLease, Map<String, int[]> bySource) {
+    }
+
+    /** Whether {@link #add} keeps the agent (as judged): alive, watched and stale. */
+    public boolean keeps(SweepPlan.Observed a) {
+        return a.status().isAlive() && !Liveness.paused(a.pausedUntil(), now) && Liveness.stale(a.deadline(), now);
+    }
+
+    /** Each team's counters, by team (a census that keeps no agent ships whole this way). */
+    public Map<String, Counts> counts() {
+        Map<String, Counts> out = new TreeMap<>();
+        teams.forEach((name, t) -> out.put(name, new Counts(t.alive, t.watched, t.stale, t.byLease, t.bySource)));
+        return out;
+    }
+
+    /** Adds another part's counters of {@code team}, taken at the same instant, with no agent kept. */
+    public void addCounts(String team, Counts c) {
+        Team t = teams.computeIfAbsent(team, k -> new Team());
+        t.alive += c.alive();
+        t.watched += c.watched();
+        t.stale += c.stale();
+        c.byLease().forEach((k, v) -> add(t.byLease, k, v));
+        c.bySource().forEach((k, v) -> add(t.bySource, k, v));
+    }
+
     private static void add(Map<String, int[]> into, String key, int[] c) {
         int[] mine = into.computeIfAbsent(key, k -> new int[2]);
         mine[0] += c[0];

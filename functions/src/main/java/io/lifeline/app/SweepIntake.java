@@ -99,6 +99,21 @@ final class SweepIntake implements SweepStore.Sink {
         census.add(Liveness.afterStart(Liveness.judged(read), graceFrom));
     }
 
+    /**
+     * Whether a part of a round counts this plain alive agent itself (its census's counters then say all of it)
+     * rather than ship it: any agent the census would keep is shipped, so the round's merge keeps it.
+     */
+    boolean countsHere(SweepPlan.Observed a) {
+        return !census.keeps(Liveness.afterStart(Liveness.judged(a), graceFrom));
+    }
+
+    /** Adds a part's counters and what its Scan read (the round's merge). */
+    synchronized void addPart(Map<String, SweepCensus.Counts> counts, int scanned, double units) {
+        counts.forEach(census::addCounts);
+        itemsScanned += scanned;
+        consumedReadUnits += units;
+    }
+
     /** After the last page: agents whose lease was never read (it is gone) are judged from their items. */
     synchronized SweepIntake finish() {
         parked.values().forEach(list -> list.forEach(a -> count(a, null)));

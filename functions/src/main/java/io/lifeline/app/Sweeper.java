@@ -180,13 +180,13 @@ public final class Sweeper {
         }
     }
 
-    private final SweepStore store;
+    final SweepStore store;
     private final TeamStore teams;
     private final SweepPlan.Policy policy;
     private final Timing timing;
     private final Clock clock;
     /** No alive agent is judged before one stale-after window from this start; null: no such grace. */
-    private final Instant graceFrom;
+    final Instant graceFrom;
     /** Parallel conditional writes per sweep. */
     static final int WRITERS = 8;
     private final ExecutorService writers = Executors.newFixedThreadPool(WRITERS, r -> {
@@ -314,6 +314,16 @@ public final class Sweeper {
         SweepIntake snapshot = new SweepIntake(now, graceFrom);
         SweepStore.Totals read = store.scan(snapshot);
         snapshot.finish();
+        return decide(snapshot, new Scanned(read.itemsScanned(), snapshot.census().alive(), read.consumedReadUnits()),
+                started);
+    }
+
+    /**
+     * Steps 2 to 10 over an intake that has read the whole live table (one invocation's scan, or a round's parts
+     * merged, {@link SweepRound}): the one path every decision and write of a sweep takes.
+     */
+    Report decide(SweepIntake snapshot, Scanned scanned, long started) {
+        Instant now = snapshot.census().now();
         Tally tally = new Tally();
         // 2. Decide: each team and the fleet through SweepPlan, at one instant.
         List<SweepPlan.TeamOutcome> outcomes = SweepPlan.decide(snapshot.census(), snapshot.teams(), policy,
@@ -346,8 +356,7 @@ public final class Sweeper {
         // 10. Progress: one AgentStalled for an agent in a turn with no progress past its threshold (and, with
         // onStall restart and no daemon, its death), one AgentProgressResumed once it is no longer stalled.
         judgeStalls(snapshot, now, fleet.held(), tally);
-        return new Report(now, new Scanned(read.itemsScanned(), snapshot.census().alive(),
-                read.consumedReadUnits()), tally.written(), new Held(tally.teamsHeld, fleet),
+        return new Report(now, scanned, tally.written(), new Held(tally.teamsHeld, fleet),
                 new Hosts(tally.hostsExpired, tally.answersDropped), Duration.ofNanos(System.nanoTime() - started));
     }
 

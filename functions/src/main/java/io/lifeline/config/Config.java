@@ -23,6 +23,7 @@ public record Config(
         Duration sweepInterval,
         int sweepsPerInvocation,
         int sweepSegments,
+        int sweepParts,
         double selfPreservationThreshold,
         int selfPreservationMinAlive,
         double fleetSelfPreservationThreshold,
@@ -55,6 +56,8 @@ public record Config(
                 Duration.ofMillis(positive(env, "SWEEP_INTERVAL_MS", 15_000)),
                 (int) positive(env, "SWEEPS_PER_INVOCATION", 4),
                 (int) positive(env, "SWEEP_SEGMENTS", 4),
+                // Invocations one sweep fans out to (docs/scale.md, "The sweep's parts"); 1: one invocation.
+                (int) positive(env, "SWEEP_PARTS", 1),
                 share(env, "SELF_PRESERVATION_THRESHOLD", 0.5),
                 (int) positive(env, "SELF_PRESERVATION_MIN_ALIVE", 4),
                 share(env, "FLEET_SELF_PRESERVATION_THRESHOLD", 0.5),

@@ -21,6 +21,7 @@ import io.lifeline.app.Outbox;
 import io.lifeline.app.OutboxRepairs;
 import io.lifeline.app.Parking;
 import io.lifeline.app.ReviveFlow;
+import io.lifeline.app.SweepRound;
 import io.lifeline.app.Sweeper;
 import io.lifeline.app.Tasks;
 import io.lifeline.app.TeamKeys;
@@ -46,6 +47,7 @@ import io.lifeline.store.outbox.FlapStore;
 import io.lifeline.store.outbox.OutboxMarks;
 import io.lifeline.store.outbox.OutboxParking;
 import io.lifeline.store.outbox.OutboxRepair;
+import io.lifeline.store.sweep.SweepRounds;
 import io.lifeline.store.sweep.SweepStore;
 import io.lifeline.store.team.KeyStore;
 import io.lifeline.store.team.TeamStore;
@@ -83,6 +85,7 @@ public final class UseCases {
     private final ReviveFlow reviveFlow;
     /** Built on first ask: its store's scan runs on a thread pool that only the sweep's function needs. */
     private final Supplier<Sweeper> sweeper;
+    private final Supplier<SweepRound> sweepRound;
     /** Built on first ask: its pass runs on a thread pool that only the outbox's functions need. */
     private final Supplier<Outbox> outbox;
     private final Supplier<OutboxRepairs> outboxRepairs;
@@ -126,6 +129,8 @@ public final class UseCases {
                         config.fleetSelfPreservationThreshold(), config.fleetSelfPreservationMinAlive()),
                 new Sweeper.Timing(config.missSpacing(), config.reviveLongestRun(), config.allowances()), wiring.clock(),
                 config.sweepGraceFrom()));
+        this.sweepRound = Wiring.memoize(() -> new SweepRound(sweeper.get(),
+                new SweepRounds(wiring.dynamo(), table), config.sweepSegments()));
         this.outbox = Wiring.memoize(() -> new Outbox(
                 new TransitionLog(wiring.dynamo(), table, config.transitionRetention()),
                 new DeathFollowUp(taskStore, teamStore, new InboxStore(wiring.dynamo(), table, config.eventRetention())),
@@ -203,6 +208,11 @@ public final class UseCases {
     /** The sweep, for its Lambda adapter ({@code SweepHandler}); the same one on every ask. */
     public Sweeper sweeper() {
         return sweeper.get();
+    }
+
+    /** A sweep fanned out over the sweep queue's invocations ({@code SWEEP_PARTS}), with the same sweeper. */
+    public SweepRound sweepRound() {
+        return sweepRound.get();
     }
 
     /** The outbox's pass, for its Lambda adapter ({@code PublisherHandler}); the same one on every ask. */

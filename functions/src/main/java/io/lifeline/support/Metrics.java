@@ -52,6 +52,8 @@ public final class Metrics {
      * A sweep whose every write fails still reports its duration; this is what shows nobody is being judged.
      */
     public static final String SWEEP_WRITE_ERRORS = "SweepWriteErrors";
+    /** Parts a fanned-out sweep's round lacked when the next began: that round decided and wrote nothing. */
+    public static final String SWEEP_PARTS_MISSING = "SweepPartsMissing";
     /** Teams whose dead-marking self-preservation held back in one sweep. */
     public static final String SELF_PRESERVATION_HOLDS = "SelfPreservationHolds";
     /** Sweeps the deployment-wide guard held (1 per held sweep): no agent of any team was marked dead. */

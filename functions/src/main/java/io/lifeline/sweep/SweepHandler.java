@@ -7,6 +7,7 @@ import com.amazonaws.services.lambda.runtime.events.ScheduledEvent;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lifeline.app.SweepRound;
 import io.lifeline.app.Sweeper;
 import io.lifeline.config.Config;
 import io.lifeline.config.UseCases;
@@ -51,6 +52,12 @@ import software.amazon.awssdk.services.sqs.model.SendMessageBatchResponse;
 public final class SweepHandler implements RequestHandler<ScheduledEvent, List<String>> {
     /** The message attribute (and body field) that carries a queued sweep's due time, ISO-8601. */
     public static final String DUE_AT = "dueAt";
+    /** A part message's body fields: its round's instant, its index, and the round's parts. */
+    static final String ROUND = "round";
+    static final String PART = "part";
+    static final String OF = "of";
+    /** When the sweep a round answers was due (its schedule's or queued message's time), for the round's line. */
+    static final String ROUND_DUE = "roundDue";
     /** SQS's longest message delay. */
     static final int MAX_DELAY_SECONDS = 900;
     /** SQS's most entries in one SendMessageBatch. */
@@ -59,6 +66,7 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
     static final int NAMED = 20;
 
     private final Sweeper sweeper;
+    private final SweepRound round;
     private final Config config;
     private final Clock clock;
     private final Supplier<SqsClient> sqs;
@@ -83,7 +91,12 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
             throw new IllegalStateException("SWEEP_QUEUE_URL is not set: the sweep queues "
                     + (config.sweepsPerInvocation() - 1) + " sweeps a minute there (SWEEPS_PER_INVOCATION)");
         }
-        this.sweeper = new UseCases(wiring).sweeper();
+        UseCases useCases = new UseCases(wiring);
+        this.sweeper = useCases.sweeper();
+        this.round = config.sweepParts() > 1 ? useCases.sweepRound() : null;
+        if (round != null && config.sweepQueueUrl() == null) {
+            throw new IllegalStateException("SWEEP_QUEUE_URL is not set: a sweep sends its parts there (SWEEP_PARTS)");
+        }
     }
 
     /**
@@ -121,7 +134,14 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
         try (Log.Invocation ignored = Log.invocation(context == null ? null : context.getAwsRequestId(), "sweep")) {
             for (SQSEvent.SQSMessage message : event.getRecords() == null ? List.<SQSEvent.SQSMessage>of()
                     : event.getRecords()) {
-                dead.addAll(sweepDue(dueAt(message), -1));
+                if (!isPart(message)) {
+                    dead.addAll(sweepDue(dueAt(message), -1));
+                    continue;
+                }
+                PartMessage part = part(message);
+                if (part != null) {
+                    dead.addAll(partDue(part));
+                }
             }
         }
         return dead;
@@ -200,6 +220,12 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
                             .stringValue(due).build()))
                     .build());
         }
+        send(entries);
+        return entries.size();
+    }
+
+    /** Sends the entries in batches of {@link #MAX_BATCH}; fails when the queue refuses any. */
+    private void send(List<SendMessageBatchRequestEntry> entries) {
         List<String> failed = new ArrayList<>();
         for (int from = 0; from < entries.size(); from += MAX_BATCH) {
             List<SendMessageBatchRequestEntry> chunk = entries.subList(from, Math.min(entries.size(), from + MAX_BATCH));
@@ -212,7 +238,6 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
         if (!failed.isEmpty()) {
             throw new IllegalStateException("the sweep queue refused " + failed);
         }
-        return entries.size();
     }
 
     /** A queued sweep's due time, from its message attribute; null (on time) when it has none it can read. */
@@ -256,6 +281,9 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
             Log.emit(line);
             return List.of();
         }
+        if (round != null) {
+            return coordinate(now, late, queued);
+        }
         long sweepStart = System.nanoTime();
         Sweeper.Report report;
         try {
@@ -272,6 +300,112 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
         putQueued(line, queued);
         emit(line, report, clock.instant());
         return report.markedDead();
+    }
+
+    /**
+     * A due sweep fanned out: begins the round at {@code now} (counting the parts the round before it lacked), sends
+     * its other parts to the sweep queue, due at once, and runs part 0. {@code late}: how late the sweep is against
+     * its due time, which every part's message carries for the round's line.
+     */
+    private List<String> coordinate(Instant now, Duration late, int queued) {
+        SweepRound.Begun begun = round.begin(now, config.sweepParts());
+        if (begun.previousMissing() > 0) {
+            Metrics.on(Log.line("WARN", "sweep_round").put("outcome", "parts_missing")
+                    .put("partsMissing", begun.previousMissing()), Metrics.SWEEP_FUNCTION, now)
+                    .count(Metrics.SWEEP_PARTS_MISSING, begun.previousMissing()).emit();
+        }
+        Instant due = now.minus(late);
+        List<SendMessageBatchRequestEntry> entries = new ArrayList<>();
+        for (SweepRound.Part p : begun.toSend()) {
+            String at = p.round().toString();
+            entries.add(SendMessageBatchRequestEntry.builder().id("part-" + p.part())
+                    .messageBody(Json.write(Json.object().put(DUE_AT, at).put(ROUND, at).put(PART, p.part())
+                            .put(OF, p.of()).put(ROUND_DUE, due.toString())))
+                    .messageAttributes(Map.of(DUE_AT, MessageAttributeValue.builder().dataType("String")
+                            .stringValue(at).build()))
+                    .build());
+        }
+        send(entries);
+        return run(new PartMessage(new SweepRound.Part(now, 0, config.sweepParts()), due), queued);
+    }
+
+    /** A part as its message carries it: the part, and when the sweep its round answers was due. */
+    record PartMessage(SweepRound.Part part, Instant due) {
+    }
+
+    /**
+     * A part message, judged late or not against its round's instant (the time it was sent, due at once); a late
+     * part does not scan.
+     */
+    private List<String> partDue(PartMessage message) {
+        SweepRound.Part part = message.part();
+        Instant now = clock.instant();
+        Duration late = part.round().isAfter(now) ? Duration.ZERO : Duration.between(part.round(), now);
+        SweepGate.Hold hold = gate.hold(now, late);
+        if (hold != null) {
+            Log.emit(partLine("WARN", part).put("outcome", "skipped_late").put("lateMs", late.toMillis()));
+            return List.of();
+        }
+        return run(message, -1);
+    }
+
+    /**
+     * Runs one part; the part that completes the round writes its sweep line, as one invocation's sweep does (its
+     * {@code due} the round's, and {@code parts}). A part that fails fails its invocation, with a fault counted.
+     */
+    private List<String> run(PartMessage message, int queued) {
+        SweepRound.Part part = message.part();
+        long started = System.nanoTime();
+        SweepRound.Done done;
+        try {
+            done = round.run(part);
+        } catch (RuntimeException e) {
+            Metrics.on(partLine("ERROR", part).put("outcome", "error").put("error", e.toString())
+                    .put("durationMs", Duration.ofNanos(System.nanoTime() - started).toMillis()),
+                    Metrics.SWEEP_FUNCTION, clock.instant()).fault(1).emit();
+            throw e;
+        }
+        if (done.superseded()) {
+            Log.emit(partLine("WARN", part).put("outcome", "superseded"));
+            return List.of();
+        }
+        ObjectNode partLine = partLine("INFO", part).put("itemsScanned", done.itemsScanned())
+                .put("itemsShipped", done.itemsShipped()).put("bytesShipped", done.bytesShipped())
+                .put("decided", done.report() != null);
+        putQueued(partLine, queued);
+        Log.emit(partLine);
+        if (done.report() == null) {
+            return List.of();
+        }
+        ObjectNode line = line(done.report());
+        line.put("due", message.due() == null ? part.round().toString() : message.due().toString())
+                .put("parts", part.of());
+        emit(line, done.report(), clock.instant());
+        return done.report().markedDead();
+    }
+
+    private static ObjectNode partLine(String level, SweepRound.Part part) {
+        return Log.line(level, "sweep_part").put("round", part.round().toString()).put(PART, part.part())
+                .put(OF, part.of());
+    }
+
+    /** Whether the message is a part of a round (its body names one) rather than a due sweep. */
+    static boolean isPart(SQSEvent.SQSMessage message) {
+        return message.getBody() != null && message.getBody().contains("\"" + PART + "\"");
+    }
+
+    /** A part message's round, part, parts and due time (its body); null, logged, when it cannot be read. */
+    static PartMessage part(SQSEvent.SQSMessage message) {
+        try {
+            JsonNode body = Json.MAPPER.readTree(message.getBody());
+            String due = body.path(ROUND_DUE).asText(null);
+            return new PartMessage(new SweepRound.Part(Instant.parse(body.path(ROUND).asText()),
+                    body.path(PART).asInt(), body.path(OF).asInt()), due == null ? null : Instant.parse(due));
+        } catch (IOException | DateTimeParseException e) {
+            Log.emit(Log.line("WARN", "sweep_part").put("outcome", "bad_part")
+                    .put("messageId", message.getMessageId()));
+            return null;
+        }
     }
 
     private static void putQueued(ObjectNode line, int queued) {

@@ -21,6 +21,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ScanRequest;
 import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
@@ -110,10 +111,50 @@ final class SweepPages {
 
     /** The page's facts; its items are not kept. */
     static SweepStore.Page read(ScanResponse page) {
-        double units = page.consumedCapacity() != null && page.consumedCapacity().capacityUnits() != null
+        return read(page.items(), page.scannedCount(), units(page));
+    }
+
+    private static double units(ScanResponse page) {
+        return page.consumedCapacity() != null && page.consumedCapacity().capacityUnits() != null
                 ? page.consumedCapacity().capacityUnits() : 0;
-        Builder b = new Builder();
+    }
+
+    /**
+     * A part's page: the plain alive agents (no lease, wait, progress or revive) that {@code countHere} accepts are
+     * its facts; every other item it read goes to {@code ship} as read (projected), for the round's merge to read
+     * again with {@link #read(List, int, double)}.
+     */
+    static SweepStore.Page readPart(ScanResponse page, Predicate<SweepPlan.Observed> countHere,
+                                    List<Map<String, AttributeValue>> ship) {
+        List<Map<String, AttributeValue>> counted = new ArrayList<>();
         for (Map<String, AttributeValue> item : page.items()) {
+            if (plain(item) && countHere.test(observed(item, status(item), null))) {
+                counted.add(item);
+            } else {
+                ship.add(item);
+            }
+        }
+        return read(counted, page.scannedCount(), units(page));
+    }
+
+    /** An alive agent of no lease, no wait for a person and no progress: a census's counters say all of it. */
+    private static boolean plain(Map<String, AttributeValue> item) {
+        if (!AgentItems.isAgent(item) || item.containsKey(AgentItems.LEASE)
+                || item.containsKey(AgentItems.WAIT_PERSON) || item.containsKey(AgentItems.WAIT_ALERTED)) {
+            return false;
+        }
+        AgentStatus status = status(item);
+        return status.isAlive() && AgentItems.progressSeen(item, status) == null;
+    }
+
+    private static AgentStatus status(Map<String, AttributeValue> item) {
+        return AgentStatus.fromWire(Items.str(item, AgentItems.STATUS)).orElseThrow();
+    }
+
+    /** The facts of {@code items} (a page, or what a part shipped); the items are not kept. */
+    static SweepStore.Page read(List<Map<String, AttributeValue>> items, int scanned, double units) {
+        Builder b = new Builder();
+        for (Map<String, AttributeValue> item : items) {
             if (TeamItems.isTeam(item)) {
                 TeamSettings settings = TeamItems.toSettings(item);
                 b.teams.add(settings);
@@ -131,8 +172,7 @@ final class SweepPages {
             }
         }
         return new SweepStore.Page(b.agents, b.restarting, b.teams, b.flagged, b.leases, b.linked,
-                b.fleetSeen, b.fleetHeldSince, b.fleetReleasedAt, b.personWaits, b.progress, page.scannedCount(),
-                units);
+                b.fleetSeen, b.fleetHeldSince, b.fleetReleasedAt, b.personWaits, b.progress, scanned, units);
     }
 
     /** A page's facts as they are read. */
@@ -151,7 +191,7 @@ final class SweepPages {
     }
 
     private static void agent(Map<String, AttributeValue> item, Builder b) {
-        AgentStatus status = AgentStatus.fromWire(Items.str(item, AgentItems.STATUS)).orElseThrow();
+        AgentStatus status = status(item);
         Instant waitingForPerson = Items.instant(item, AgentItems.WAIT_PERSON);
         Instant alerted = Items.instant(item, AgentItems.WAIT_ALERTED);
         if (waitingForPerson != null || alerted != null) {

@@ -29,6 +29,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.Function;
+import java.util.function.Predicate;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
@@ -147,6 +149,10 @@ public final class SweepStore {
             int seg = segment;
             parts.add(pool.submit(() -> scanSegment(seg, total, sink)));
         }
+        return sum(parts);
+    }
+
+    private static Totals sum(List<Future<Totals>> parts) {
         int scanned = 0;
         double units = 0;
         for (Future<Totals> part : parts) {
@@ -164,14 +170,37 @@ public final class SweepStore {
         return new Totals(scanned, units);
     }
 
+    /**
+     * One part of a round ({@code first} to {@code first + count - 1} of {@code total} segments): the plain alive
+     * agents {@code countHere} accepts reach {@code sink}; every other item read is added to {@code ship} as read.
+     */
+    public Totals scanPart(Sink sink, Predicate<SweepPlan.Observed> countHere, SweepRounds.Shipment ship,
+                           int first, int count, int total) {
+        List<Future<Totals>> parts = new ArrayList<>();
+        for (int segment = first; segment < first + count; segment++) {
+            int seg = segment;
+            parts.add(pool.submit(() -> scanSegment(seg, total, response -> {
+                List<Map<String, AttributeValue>> mine = new ArrayList<>();
+                Page page = SweepPages.readPart(response, countHere, mine);
+                ship.addAll(mine);
+                return page;
+            }, sink)));
+        }
+        return sum(parts);
+    }
+
     private Totals scanSegment(int segment, int segments, Sink sink) {
+        return scanSegment(segment, segments, SweepPages::read, sink);
+    }
+
+    private Totals scanSegment(int segment, int segments, Function<ScanResponse, Page> reader, Sink sink) {
         int scanned = 0;
         double units = 0;
         Map<String, AttributeValue> start = null;
         do {
             ScanRequest request = SweepPages.request(table, segment, segments, start);
             ScanResponse response = StoreFailures.call("scan for the sweep", () -> dynamo.scan(request));
-            Page page = SweepPages.read(response);
+            Page page = reader.apply(response);
             scanned += page.itemsScanned();
             units += page.consumedReadUnits();
             sink.page(page);

@@ -71,6 +71,12 @@ public class IamPolicyTest {
                     "a restart's acknowledgement stands only while its flow does (ReviveFlowTest)"),
             Map.entry("SweepFunction dynamodb:ConditionCheckItem LiveTable",
                     "a hosted agent's miss or death is conditional on its host lease (HostLeaseTest)"),
+            Map.entry("SweepFunction dynamodb:PutItem LedgerTable",
+                    "a sweep fanned out to parts ships each part to its round (SweepPartsTest)"),
+            Map.entry("SweepFunction dynamodb:UpdateItem LedgerTable",
+                    "a sweep fanned out to parts counts its round's parts and claims it (SweepPartsTest)"),
+            Map.entry("SweepFunction dynamodb:Query LedgerTable",
+                    "the part completing a round reads the parts back (SweepPartsTest)"),
             // The flap check runs when an agent has flapped and then stayed stable (FlappingTest, FlapFailOpenTest).
             Map.entry("FlapCheckFunction dynamodb:UpdateItem LiveTable",
                     "the flap check clears an agent's mark on its live item (FlappingTest)"),
