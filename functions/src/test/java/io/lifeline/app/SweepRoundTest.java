@@ -40,6 +40,8 @@ class SweepRoundTest {
     private static final Instant NOW = Instant.parse("2026-03-01T12:00:00Z");
     private static final long STALE_AFTER_MS = 60_000;
     private static final SweepPlan.Policy POLICY = new SweepPlan.Policy(0.5, 4, 0.5, 20);
+    /** What a hosted agent (in a lease of 5, healthy) costs a round's shipment at most, compressed. */
+    private static final long BYTES_PER_HOSTED_AGENT = 20;
     private static final Sweeper.Timing TIMING = new Sweeper.Timing(Duration.ofSeconds(11), Duration.ofMinutes(10));
 
     /**
@@ -87,14 +89,14 @@ class SweepRoundTest {
                 for (int parts : new int[] {1, 2, 4, -2}) {
                     try (StoreTables fanned = StoreTables.create()) {
                         seed(fanned.dynamo, fanned.tables.live(), fleet);
-                        // -2: two parts, each shipped in chunks of 1 KB (many items to a part).
+                        // -2: two parts, each shipped in chunks of 300 bytes compressed (many chunks to a part).
                         Sweeper.Report report = parts > 0 ? round(fanned, parts, NOW, parts)
-                                : round(fanned, new SweepRounds(fanned.dynamo, fanned.tables, 1_000), -parts, NOW);
+                                : round(fanned, new SweepRounds(fanned.dynamo, fanned.tables, 300), -parts, NOW);
                         assertNotNull(report, "the part completing the round decides it");
                         if (parts < 0) {
                             long chunks = fanned.dynamo.scanPaginator(r -> r.tableName(fanned.tables.ledger())).items()
                                     .stream().filter(i -> i.get("sk").s().startsWith("PART#")).count();
-                            assertTrue(chunks > 4, "two parts in chunks of 1 KB: " + chunks + " chunks");
+                            assertTrue(chunks > 8, "two parts in chunks of 300 bytes: " + chunks + " chunks");
                         }
                         assertSame(expected, report, parts);
                         assertEquals(written, items(fanned), "the same items after a round of " + parts);
@@ -170,17 +172,27 @@ class SweepRoundTest {
             SweepRound round = new SweepRound(sweeper(tables), new SweepRounds(tables.dynamo, tables.tables), 2);
             round.begin(NOW, 2);
             long items = 0;
+            long itemBytes = 0;
             long bytes = 0;
+            long units = 0;
             for (int p = 0; p < 2; p++) {
                 SweepRound.Done done = round.run(new SweepRound.Part(NOW, p, 2));
                 items += done.itemsShipped();
+                itemBytes += done.itemBytes();
                 bytes += done.bytesShipped();
+                units += done.writeUnits();
             }
-            System.out.printf("a healthy hosted fleet of 400 agents in leases of 5: %d items shipped, %d bytes"
-                    + " (%.0f per hosted agent)%n", items, bytes, bytes / 400.0);
+            System.out.printf("a healthy hosted fleet of 400 agents in leases of 5: %d items shipped, %d bytes as"
+                    + " attribute maps (%.0f per hosted agent); shipped compressed in %d bytes (%.1f per hosted"
+                    + " agent), %d write units (%.3f per hosted agent)%n", items, itemBytes, itemBytes / 400.0, bytes,
+                    bytes / 400.0, units, units / 400.0);
             // Not yet compact: the lease steps join each lease with the agents that name it, which other parts may
             // hold, so every lease (80) and every agent naming one (400) ships, beside the 4 teams.
             assertEquals(4 + 80 + 400, items);
+            // But gzip'd: the same attribute names and near-identical values over and over. As attribute maps they
+            // were 168 bytes a hosted agent (67,092 bytes, two chunks of 33 write units each).
+            assertTrue(bytes <= 400 * BYTES_PER_HOSTED_AGENT, bytes + " bytes shipped for 400 hosted agents");
+            assertTrue(units <= 2 * ((200 * BYTES_PER_HOSTED_AGENT + 1023) / 1024), units + " write units, two parts' chunks");
         }
     }
 
