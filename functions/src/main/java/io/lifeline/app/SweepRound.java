@@ -11,7 +11,7 @@ import java.util.stream.IntStream;
  * at a sweep begins it: it reads the round's instant once, has parts {@code 1..of-1} sent to the sweep's queue and
  * runs part 0 itself. A part scans its share of the Scan's segments, counting each plain alive agent it hears in its
  * own census and shipping every other item it read (teams, the fleet, leases and the agents that name one, waits,
- * progress, revives, and the stale agents) to the round on the live table; then it counts itself done. The part
+ * progress, revives, and the stale agents) to the round on the ledger table; then it counts itself done. The part
  * that completes the set decides: it merges every part's counters and items into one intake, judged at the round's
  * instant, and runs the one sweep's steps over it ({@link Sweeper}), so a round decides and writes exactly what one
  * invocation's sweep would. A round whose part never arrives decides nothing and writes nothing (its census would be

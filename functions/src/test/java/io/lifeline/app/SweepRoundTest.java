@@ -35,7 +35,8 @@ import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
  * A sweep fanned out over parts ({@link SweepRound}) against one invocation's sweep ({@link Sweeper#sweepOnce}), on
  * the real store (the engine, in process), over the same generated fleets: the round of 1, 2 and 4 parts writes the
  * same items and reports the same deaths, misses, holds, silent hosts, waits, stalls and ended revives; a round with a part missing writes nothing
- * and the next round counts it; what a part ships of a healthy fleet does not grow with its agents.
+ * and the next round counts it; what a part ships of a healthy fleet does not grow with its agents; what it ships of
+ * hosted and stale agents, compressed, stays under a bound of bytes and write units an agent.
  */
 @Tag("store")
 class SweepRoundTest {
@@ -171,7 +172,7 @@ class SweepRoundTest {
             fleet.add(new TeamSpec("hosted" + t, 100, 0, true, false));
         }
         // Agent ids <team>-<i> (what this test measured before the chunks were compressed: 67,092 bytes as attribute
-        // maps, 168 a hosted agent, in two chunks of 33 write units each), and random UUIDs, which compress less.
+        // maps, 168 a hosted agent, so at least 66 write units), and random UUIDs, which compress less.
         for (boolean uuids : new boolean[] {false, true}) {
             Shipped s = ship(fleet, uuids);
             System.out.printf("a healthy hosted fleet of 400 agents in leases of 5 (%s ids): %d items shipped, %d"
@@ -201,7 +202,7 @@ class SweepRoundTest {
         assertTrue(s.bytes <= 500 * 35, s.bytes + " bytes shipped for 500 stale agents");
     }
 
-    /** What a round of 2 parts ships of {@code fleet}: items, their bytes as attribute maps, bytes and units written. */
+    /** What a round of 2 parts ships of {@code fleet}: items, their size as attribute maps, bytes and units written. */
     private record Shipped(long items, long itemBytes, long bytes, long units) {
     }
 

@@ -52,7 +52,8 @@ final class SweepChunks {
      * The payloads of a shipment: the teams' counters, then the items, in chunks of at most {@code maxBytes} bytes
      * compressed (an entry alone larger than that has a chunk of its own).
      */
-    static List<byte[]> pack(Map<String, AttributeValue> counts, List<Map<String, AttributeValue>> items, int maxBytes) {
+    static List<byte[]> pack(Map<String, AttributeValue> counts, List<Map<String, AttributeValue>> items,
+                             int maxBytes) {
         Packer packer = new Packer(maxBytes);
         counts.forEach((team, c) -> packer.add(entry(COUNTS, out -> {
             string(out, team);

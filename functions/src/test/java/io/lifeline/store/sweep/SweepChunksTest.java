@@ -23,7 +23,8 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 /**
  * A round's chunk payloads on generated items: every attribute type an item can hold (S, N, B, BOOL, NULL, M, L, SS,
  * NS, BS, nested, empty, non-ASCII) reads back equal and in order, the counters with them, at chunk sizes from a few
- * hundred bytes to the real one; no chunk passes its size but an entry alone larger than it; a payload of an unknown version is refused.
+ * hundred bytes to the real one; no chunk passes its size but an entry alone larger than it; a payload of an unknown
+ * version is refused.
  */
 @Tag("unit")
 class SweepChunksTest {
