@@ -23,11 +23,13 @@ public final class SweepRound {
     }
 
     /**
-     * What one part did: the items it read and shipped (their estimated bytes), and, when it completed the round and
-     * decided it, the round's report (null otherwise). {@code superseded}: a later round had begun, so it did nothing.
+     * What one part did: the items it read and shipped ({@code itemBytes}: their estimated size as attribute maps;
+     * {@code bytesShipped} and {@code writeUnits}: what its compressed chunks cost), and, when it completed the round
+     * and decided it, the round's report (null otherwise). {@code superseded}: a later round had begun, so it did
+     * nothing.
      */
-    public record Done(Part part, int itemsScanned, int itemsShipped, long bytesShipped, boolean superseded,
-                       Sweeper.Report report) {
+    public record Done(Part part, int itemsScanned, int itemsShipped, long itemBytes, long bytesShipped,
+                       long writeUnits, boolean superseded, Sweeper.Report report) {
     }
 
     private final Sweeper sweeper;
@@ -62,17 +64,18 @@ public final class SweepRound {
     public Done run(Part p) {
         long started = System.nanoTime();
         if (!rounds.current(p.round())) {
-            return new Done(p, 0, 0, 0, true, null);
+            return new Done(p, 0, 0, 0, 0, 0, true, null);
         }
         SweepIntake mine = new SweepIntake(p.round(), sweeper.graceFrom);
         SweepRounds.Shipment shipment = new SweepRounds.Shipment();
         SweepStore.Totals read = sweeper.store.scanPart(mine, mine::countsHere, shipment,
                 p.part() * segmentsPerPart, segmentsPerPart, p.of() * segmentsPerPart);
         mine.finish();
-        rounds.ship(p.round(), p.part(), mine.census().counts(), read, shipment);
+        SweepRounds.Sent sent = rounds.ship(p.round(), p.part(), mine.census().counts(), read, shipment);
         boolean decides = rounds.done(p.round(), p.part(), p.of());
         Sweeper.Report report = decides ? decide(p, started) : null;
-        return new Done(p, read.itemsScanned(), shipment.size(), shipment.bytes(), false, report);
+        return new Done(p, read.itemsScanned(), shipment.size(), shipment.bytes(), sent.bytes(), sent.writeUnits(),
+                false, report);
     }
 
     /**

@@ -371,6 +371,7 @@ public final class SweepHandler implements RequestHandler<ScheduledEvent, List<S
         }
         ObjectNode partLine = partLine("INFO", part).put("itemsScanned", done.itemsScanned())
                 .put("itemsShipped", done.itemsShipped()).put("bytesShipped", done.bytesShipped())
+                .put("writeUnitsShipped", done.writeUnits())
                 .put("decided", done.report() != null);
         putQueued(partLine, queued);
         Log.emit(partLine);

@@ -21,7 +21,9 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.TreeMap;
+import java.util.UUID;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -33,7 +35,8 @@ import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
  * A sweep fanned out over parts ({@link SweepRound}) against one invocation's sweep ({@link Sweeper#sweepOnce}), on
  * the real store (the engine, in process), over the same generated fleets: the round of 1, 2 and 4 parts writes the
  * same items and reports the same deaths, misses, holds, silent hosts, waits, stalls and ended revives; a round with a part missing writes nothing
- * and the next round counts it; what a part ships of a healthy fleet does not grow with its agents.
+ * and the next round counts it; what a part ships of a healthy fleet does not grow with its agents; what it ships of
+ * hosted and stale agents, compressed, stays under a bound of bytes and write units an agent.
  */
 @Tag("store")
 class SweepRoundTest {
@@ -87,14 +90,14 @@ class SweepRoundTest {
                 for (int parts : new int[] {1, 2, 4, -2}) {
                     try (StoreTables fanned = StoreTables.create()) {
                         seed(fanned.dynamo, fanned.tables.live(), fleet);
-                        // -2: two parts, each shipped in chunks of 1 KB (many items to a part).
+                        // -2: two parts, each shipped in chunks of 300 bytes compressed (many chunks to a part).
                         Sweeper.Report report = parts > 0 ? round(fanned, parts, NOW, parts)
-                                : round(fanned, new SweepRounds(fanned.dynamo, fanned.tables, 1_000), -parts, NOW);
+                                : round(fanned, new SweepRounds(fanned.dynamo, fanned.tables, 300), -parts, NOW);
                         assertNotNull(report, "the part completing the round decides it");
                         if (parts < 0) {
                             long chunks = fanned.dynamo.scanPaginator(r -> r.tableName(fanned.tables.ledger())).items()
                                     .stream().filter(i -> i.get("sk").s().startsWith("PART#")).count();
-                            assertTrue(chunks > 4, "two parts in chunks of 1 KB: " + chunks + " chunks");
+                            assertTrue(chunks > 8, "two parts in chunks of 300 bytes: " + chunks + " chunks");
                         }
                         assertSame(expected, report, parts);
                         assertEquals(written, items(fanned), "the same items after a round of " + parts);
@@ -134,6 +137,7 @@ class SweepRoundTest {
     void whatAPartShipsOfAHealthyFleet_isTheSameAtFourTimesTheAgents() {
         long[] shipped = new long[2];
         long[] bytes = new long[2];
+        long[] itemBytes = new long[2];
         int[] sizes = {40, 160};
         for (int i = 0; i < 2; i++) {
             List<TeamSpec> fleet = new ArrayList<>();
@@ -148,11 +152,13 @@ class SweepRoundTest {
                     SweepRound.Done done = round.run(new SweepRound.Part(NOW, p, 2));
                     shipped[i] += done.itemsShipped();
                     bytes[i] += done.bytesShipped();
+                    itemBytes[i] += done.itemBytes();
                 }
             }
         }
-        System.out.printf("shipped by a round of 2 parts: %d items (%d bytes) at 400 agents, %d (%d bytes) at 1,600%n",
-                shipped[0], bytes[0], shipped[1], bytes[1]);
+        System.out.printf("shipped by a round of 2 parts: %d items (%d bytes as attribute maps, %d shipped) at 400"
+                + " agents, %d (%d, %d) at 1,600%n", shipped[0], itemBytes[0], bytes[0], shipped[1], itemBytes[1],
+                bytes[1]);
         // Ten teams' items and their ten stale agents, at either size: what a part ships is its stale agents and
         // teams, not its heard agents (their counters are one entry per team and source address).
         assertEquals(20, shipped[0]);
@@ -160,27 +166,58 @@ class SweepRoundTest {
     }
 
     @Test
-    void whatAPartShipsOfHostedAgents_isEveryLeaseAndEveryAgentThatNamesOne() {
+    void whatAPartShipsOfHostedAgents_isEveryLeaseAndEveryAgentThatNamesOne_compressed() {
         List<TeamSpec> fleet = new ArrayList<>();
         for (int t = 0; t < 4; t++) {
             fleet.add(new TeamSpec("hosted" + t, 100, 0, true, false));
         }
+        // Agent ids <team>-<i> (what this test measured before the chunks were compressed: 67,092 bytes as attribute
+        // maps, 168 a hosted agent, so at least 66 write units), and random UUIDs, which compress less.
+        for (boolean uuids : new boolean[] {false, true}) {
+            Shipped s = ship(fleet, uuids);
+            System.out.printf("a healthy hosted fleet of 400 agents in leases of 5 (%s ids): %d items shipped, %d"
+                    + " bytes as attribute maps (%.0f per hosted agent); shipped in %d bytes (%.1f per hosted agent),"
+                    + " %d write units (%.3f per hosted agent)%n", uuids ? "UUID" : "sequential", s.items,
+                    s.itemBytes, s.itemBytes / 400.0, s.bytes, s.bytes / 400.0, s.units, s.units / 400.0);
+            // Not yet fewer: the lease steps join each lease with the agents that name it, which other parts may
+            // hold, so every lease (80) and every agent naming one (400) ships, beside the 4 teams.
+            assertEquals(4 + 80 + 400, s.items);
+            // But gzip'd: the same attribute names and near-identical values over and over.
+            long most = 400 * (uuids ? 45 : 20);
+            assertTrue(s.bytes <= most, s.bytes + " bytes shipped for 400 hosted agents, at most " + most);
+            assertTrue(s.units <= 2 * ((most / 2 + 1023) / 1024), s.units + " write units, two parts' chunks");
+        }
+    }
+
+    @Test
+    void whatAPartShipsOfStaleAgents_isTheirItems_compressed() {
+        List<TeamSpec> fleet = new ArrayList<>();
+        for (int t = 0; t < 10; t++) {
+            fleet.add(new TeamSpec("team" + t, 100, 50, false, false));
+        }
+        Shipped s = ship(fleet, true);
+        System.out.printf("10 teams of 100 agents with UUID ids, 50 stale in each: %d items shipped, %d bytes as"
+                + " attribute maps; shipped in %d bytes, %d write units%n", s.items, s.itemBytes, s.bytes, s.units);
+        assertEquals(10 + 500, s.items, "the teams and their stale agents");
+        assertTrue(s.bytes <= 500 * 35, s.bytes + " bytes shipped for 500 stale agents");
+    }
+
+    /** What a round of 2 parts ships of {@code fleet}: items, their size as attribute maps, bytes and units written. */
+    private record Shipped(long items, long itemBytes, long bytes, long units) {
+    }
+
+    private static Shipped ship(List<TeamSpec> fleet, boolean uuids) {
         try (StoreTables tables = StoreTables.create()) {
-            seed(tables.dynamo, tables.tables.live(), fleet);
+            seed(tables.dynamo, tables.tables.live(), fleet, uuids);
             SweepRound round = new SweepRound(sweeper(tables), new SweepRounds(tables.dynamo, tables.tables), 2);
             round.begin(NOW, 2);
-            long items = 0;
-            long bytes = 0;
+            Shipped sum = new Shipped(0, 0, 0, 0);
             for (int p = 0; p < 2; p++) {
-                SweepRound.Done done = round.run(new SweepRound.Part(NOW, p, 2));
-                items += done.itemsShipped();
-                bytes += done.bytesShipped();
+                SweepRound.Done d = round.run(new SweepRound.Part(NOW, p, 2));
+                sum = new Shipped(sum.items + d.itemsShipped(), sum.itemBytes + d.itemBytes(),
+                        sum.bytes + d.bytesShipped(), sum.units + d.writeUnits());
             }
-            System.out.printf("a healthy hosted fleet of 400 agents in leases of 5: %d items shipped, %d bytes"
-                    + " (%.0f per hosted agent)%n", items, bytes, bytes / 400.0);
-            // Not yet compact: the lease steps join each lease with the agents that name it, which other parts may
-            // hold, so every lease (80) and every agent naming one (400) ships, beside the 4 teams.
-            assertEquals(4 + 80 + 400, items);
+            return sum;
         }
     }
 
@@ -257,6 +294,12 @@ class SweepRoundTest {
      * two minutes ago. Single agents beat from four source addresses.
      */
     private static void seed(DynamoDbClient dynamo, String table, List<TeamSpec> fleet) {
+        seed(dynamo, table, fleet, false);
+    }
+
+    /** As {@link #seed(DynamoDbClient, String, List)}; with {@code uuids}, agent ids are random UUIDs (seeded). */
+    private static void seed(DynamoDbClient dynamo, String table, List<TeamSpec> fleet, boolean uuids) {
+        Random random = new Random(7);
         List<Map<String, AttributeValue>> items = new ArrayList<>();
         long fresh = NOW.toEpochMilli() - 5_000;
         long silent = NOW.toEpochMilli() - 120_000;
@@ -264,7 +307,7 @@ class SweepRoundTest {
             items.add(Map.of("pk", s("TEAM#" + spec.team()), "sk", s("TEAM")));
             Map<String, Map<String, AttributeValue>> leaseBeats = new LinkedHashMap<>();
             for (int i = 0; i < spec.size(); i++) {
-                String id = spec.team() + "-" + i;
+                String id = uuids ? new UUID(random.nextLong(), random.nextLong()).toString() : spec.team() + "-" + i;
                 long beat = i < spec.stale() ? silent : fresh;
                 Map<String, AttributeValue> item = new HashMap<>();
                 item.put("pk", s("TEAM#" + spec.team() + "#AGENT#" + id));

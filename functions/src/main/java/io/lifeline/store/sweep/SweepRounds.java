@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import software.amazon.awssdk.core.SdkBytes;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
@@ -26,8 +27,8 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 /**
  * A sweep fanned out over several invocations (a round): what each part ships to the round, and who decides. A round is
  * the items under {@code SWEEP#ROUND#<ms of its instant>} on the ledger table, kept an hour (TTL): each part's chunks
- * ({@code PART#<part>#<chunk>}, each some of its census's team counters and some of its items, the first also its
- * totals and its chunk count, written last), and the
+ * ({@code PART#<part>#<chunk>}, each some of its census's team counters and some of its items as one gzip'd binary
+ * payload ({@link SweepChunks}), the first also its totals and its chunk count, written last), and the
  * head ({@code ROUND}) that counts the parts done (a string set, added to once per part: a redelivered part is not
  * counted twice) and names the one that decides (a conditional claim). On the ledger, not the live table: the sweep's
  * Scan reads every item of the live table (its filter drops them only after they are read and billed) and its stream
@@ -40,11 +41,11 @@ public final class SweepRounds {
     /** The fleet's one pointer to the last round begun: its instant and its parts. */
     static final String LAST_PK = "SWEEP#ROUNDS";
     static final String LAST_SK = "LAST";
-    /** A chunk's estimated size, under DynamoDB's 400 KB item with room for the estimate's error and the keys. */
+    /** A chunk's payload at most, compressed: under DynamoDB's 400 KB item with room for the keys and totals. */
     static final int CHUNK_BYTES = 300_000;
     static final Duration KEEP = Duration.ofHours(1);
-    private static final String ITEMS = "items";
-    private static final String COUNTS = "counts";
+    /** A chunk's payload: its counters and items, gzip'd ({@link SweepChunks}). */
+    private static final String PAYLOAD = "z";
     private static final String CHUNKS = "chunks";
     private static final String SCANNED = "scanned";
     private static final String UNITS = "units";
@@ -66,7 +67,10 @@ public final class SweepRounds {
             return items.size();
         }
 
-        /** Its estimated size in bytes (attribute names and values), what its chunks cost in write units. */
+        /**
+         * Its estimated size in bytes as DynamoDB attribute maps (names and values): what its chunks would cost in
+         * write units uncompressed.
+         */
         public synchronized long bytes() {
             return items.stream().mapToLong(SweepRounds::size).sum();
         }
@@ -85,7 +89,7 @@ public final class SweepRounds {
         this(dynamo, tables, CHUNK_BYTES);
     }
 
-    /** With chunks of at most {@code chunkBytes} (estimated): a test's small chunks, to ship a part in many. */
+    /** With chunks of at most {@code chunkBytes} compressed: a test's small chunks, to ship a part in many. */
     public SweepRounds(DynamoDbClient dynamo, Tables tables, int chunkBytes) {
         this.dynamo = dynamo;
         this.table = tables.ledger();
@@ -125,17 +129,21 @@ public final class SweepRounds {
     }
 
     /**
-     * Ships part {@code part}'s counters, totals and items to the round: its chunks (each under {@link #CHUNK_BYTES},
-     * the team counters first, then the items), the first (with the totals and the chunk count) last, each written
-     * only if absent, so a part delivered twice keeps what it shipped first.
+     * Ships part {@code part}'s counters, totals and items to the round: its chunks (each one gzip'd payload under
+     * {@link #CHUNK_BYTES} compressed, {@link SweepChunks}: the team counters first, then the items), the first (with
+     * the totals and the chunk count) last, each written only if absent, so a part delivered twice keeps what it
+     * shipped first. Answers what the chunks cost.
      */
-    public void ship(Instant round, int part, Map<String, SweepCensus.Counts> counts, SweepStore.Totals totals,
+    public Sent ship(Instant round, int part, Map<String, SweepCensus.Counts> counts, SweepStore.Totals totals,
                      Shipment shipment) {
-        List<Chunk> chunks = chunks(counts, shipment.items);
+        Map<String, AttributeValue> teams = new HashMap<>();
+        counts.forEach((team, c) -> teams.put(team, SweepRoundCodec.team(c)));
+        List<byte[]> chunks = SweepChunks.pack(teams, shipment.items, chunkBytes);
+        long bytes = 0;
+        long units = 0;
         for (int c = chunks.size() - 1; c >= 0; c--) {
             Map<String, AttributeValue> item = new HashMap<>(key(round, partSk(part, c)));
-            item.put(ITEMS, AttributeValue.fromL(chunks.get(c).items.stream().map(AttributeValue::fromM).toList()));
-            item.put(COUNTS, AttributeValue.fromM(chunks.get(c).counts));
+            item.put(PAYLOAD, AttributeValue.fromB(SdkBytes.fromByteArrayUnsafe(chunks.get(c))));
             item.put(Keys.EXPIRES_AT, n(round.plus(KEEP).getEpochSecond()));
             if (c == 0) {
                 item.put(CHUNKS, n(chunks.size()));
@@ -143,7 +151,15 @@ public final class SweepRounds {
                 item.put(UNITS, AttributeValue.fromN(Double.toString(totals.consumedReadUnits())));
             }
             put(item);
+            long size = size(item);
+            bytes += size;
+            units += (size + 1023) / 1024;
         }
+        return new Sent(chunks.size(), bytes, units);
+    }
+
+    /** What a part's chunks cost: how many, their bytes as DynamoDB sizes an item, their write units. */
+    public record Sent(int chunks, long bytes, long writeUnits) {
     }
 
     private void put(Map<String, AttributeValue> item) {
@@ -221,45 +237,14 @@ public final class SweepRounds {
             }
             Map<String, SweepCensus.Counts> counts = new HashMap<>();
             for (Map<String, AttributeValue> chunk : mine) {
-                counts.putAll(SweepRoundCodec.counts(chunk.get(COUNTS)));
-                sink.page(SweepPages.read(chunk.get(ITEMS).l().stream().map(AttributeValue::m).toList(), 0, 0));
+                SweepChunks.Contents read = SweepChunks.read(chunk.get(PAYLOAD).b().asByteArrayUnsafe());
+                counts.putAll(SweepRoundCodec.counts(AttributeValue.fromM(read.counts())));
+                sink.page(SweepPages.read(read.items(), 0, 0));
             }
             out.add(new Shipped(part, counts, (int) Items.num(head, SCANNED, 0),
                     Double.parseDouble(head.get(UNITS).n())));
         });
         return out;
-    }
-
-    /** One item of a part's shipment: some teams' counters and some of its items. */
-    private static final class Chunk {
-        final Map<String, AttributeValue> counts = new HashMap<>();
-        final List<Map<String, AttributeValue>> items = new ArrayList<>();
-        long bytes;
-    }
-
-    private List<Chunk> chunks(Map<String, SweepCensus.Counts> counts,
-                                      List<Map<String, AttributeValue>> items) {
-        List<Chunk> out = new ArrayList<>();
-        out.add(new Chunk());
-        counts.forEach((team, c) -> {
-            AttributeValue v = SweepRoundCodec.team(c);
-            room(out, utf8(team) + size(v)).counts.put(team, v);
-        });
-        for (Map<String, AttributeValue> item : items) {
-            room(out, size(item)).items.add(item);
-        }
-        return out;
-    }
-
-    /** The last chunk if {@code bytes} more fit in it, else a new one; counts them in. */
-    private Chunk room(List<Chunk> chunks, long bytes) {
-        Chunk last = chunks.get(chunks.size() - 1);
-        if (last.bytes > 0 && last.bytes + bytes > chunkBytes) {
-            last = new Chunk();
-            chunks.add(last);
-        }
-        last.bytes += bytes;
-        return last;
     }
 
     /** An item's size as DynamoDB counts it, near enough: names and values, a few bytes for each nesting. */
@@ -280,6 +265,8 @@ public final class SweepRounds {
             return size(v.m());
         } else if (v.hasL()) {
             return 3 + v.l().stream().mapToLong(SweepRounds::size).sum() + v.l().size();
+        } else if (v.b() != null) {
+            return v.b().asByteArrayUnsafe().length;
         } else if (v.hasSs()) {
             return v.ss().stream().mapToLong(SweepRounds::utf8).sum() + 3;
         }
