@@ -1,6 +1,7 @@
 package io.lifeline.client.daemon;
 
 import io.lifeline.client.model.BatchEntry;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -63,6 +64,8 @@ final class AgentSlot {
     private volatile String failStall;
     /** Until when it is parked at its provider's usage limit (its runtime's hook said so), or null. */
     private volatile Instant parkedUntil;
+    /** Its Codex session's rollout file, as its hooks named it this life, or null ({@link CodexLimit}). */
+    private volatile Path rollout;
     /** What the server has not taken yet: the stall change, a park or its end, the subagents ({@link ParkedAgents}). */
     private final AtomicReference<PendingChanges> pending = new AtomicReference<>(PendingChanges.NONE);
 
@@ -114,7 +117,18 @@ final class AgentSlot {
         stall = null;
         progressAgeMs = null;
         subagentsCleared();
+        rollout = null;
         pending.updateAndGet(PendingChanges::newLife);
+    }
+
+    /** Its Codex session's rollout file this life, or null. */
+    Path rollout() {
+        return rollout;
+    }
+
+    /** Its Codex hooks named {@code file} as the session's rollout (null: forget it, once read at an exit). */
+    void rollout(Path file) {
+        rollout = file;
     }
 
     boolean exitCounted() {

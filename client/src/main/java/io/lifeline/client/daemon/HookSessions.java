@@ -51,6 +51,9 @@ final class HookSessions {
             log.hooks.add(a + ": its " + h.runtime().wire() + " session is " + h.session());
             run(() -> tell.accept(log.report()));
         }
+        if (h.rollout() != null) {
+            s.rollout(h.rollout());
+        }
         if ("SubagentStart".equals(h.event())) {
             s.subagentStarted(h.at(), h.subagentId(), h.subagentType());
         } else if ("SubagentStop".equals(h.event())) {

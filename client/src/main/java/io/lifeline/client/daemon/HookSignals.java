@@ -5,7 +5,9 @@ import io.lifeline.hooks.HookReader;
 import io.lifeline.hooks.HookRuntime;
 import io.lifeline.hooks.HookSignal;
 import io.lifeline.hooks.UsageLimit;
+import java.nio.file.Path;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.util.List;
 import java.util.Locale;
 
@@ -17,10 +19,11 @@ import java.util.Locale;
 final class HookSignals {
     /**
      * A hook as read: its signal, the session it named (or null), for a failure to report its category, and for a
-     * failure that reports a provider's usage limit, when the limit resets ({@code limitUntil}, else null).
+     * failure that reports a provider's usage limit, when the limit resets ({@code limitUntil}, else null); for a
+     * Codex hook, the session's rollout file it names ({@code rollout}, else null: {@link CodexLimit}).
      */
     record Read(HookSignal signal, String event, String session, String errorCategory, Instant limitUntil,
-                String subagentId, String subagentType) {
+                String subagentId, String subagentType, Path rollout) {
     }
 
     /** The errors route's categories, as its classifier names them (context limit, transient, anything else). */
@@ -52,7 +55,12 @@ final class HookSignals {
             // Parked until the reset the error names, else the default (docs/liveness.md, "Parked at a usage limit").
             limitUntil = UsageLimit.reset(e.errorText(), now).orElse(now.plus(UsageLimit.DEFAULT_RESET));
         }
-        return new Read(s, e.event(), e.sessionId(), category, limitUntil, e.subagentId(), e.subagentType());
+        Path rollout = runtime == AgentRuntime.CODEX ? CodexLimit.rollout(body, e.sessionId()) : null;
+        if (rollout != null && s == HookSignal.SESSION_ENDED) {
+            // Codex fires no failure hook at a usage limit: its session's last turn says so (docs/runtimes/codex.md).
+            limitUntil = CodexLimit.limitUntil(rollout, now, ZoneId.systemDefault()).orElse(null);
+        }
+        return new Read(s, e.event(), e.sessionId(), category, limitUntil, e.subagentId(), e.subagentType(), rollout);
     }
 
     static HookRuntime hookRuntime(AgentRuntime runtime) {

@@ -8,6 +8,7 @@ import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Collection;
@@ -50,9 +51,13 @@ public final class LocalBeats implements AutoCloseable {
     private volatile Consumer<Hook> listener;
     private volatile boolean fromProcesses;
 
-    /** One hook as the daemon keeps it: the agent, the runtime, the signal and the session it named, no content. */
+    /**
+     * One hook as the daemon keeps it: the agent, the runtime, the signal and the session it named, no content; for
+     * Codex, the path of the session's rollout file it named (read only for a usage limit: {@link CodexLimit}).
+     */
     public record Hook(String agentId, AgentRuntime runtime, HookSignal signal, String event, String session,
-            String errorCategory, Instant at, Instant limitUntil, String subagentId, String subagentType) {
+            String errorCategory, Instant at, Instant limitUntil, String subagentId, String subagentType,
+            Path rollout) {
     }
 
     /**
@@ -248,7 +253,7 @@ public final class LocalBeats implements AutoCloseable {
         Instant now = clock.instant();
         Hook h = new Hook(agentId, runtime, read.signal(), read.event(), AgentRuntime.validSession(read.session())
                 ? read.session() : null, read.errorCategory(), now, read.limitUntil(), read.subagentId(),
-                read.subagentType());
+                read.subagentType(), read.rollout());
         last.put(agentId, now);
         hooks.compute(agentId, (k, s) -> (s == null ? HookState.NONE : s).with(h));
         reply(exchange, 200, "{}");

@@ -1,6 +1,8 @@
 package io.lifeline.client.daemon;
 
+import java.nio.file.Path;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.util.List;
 
 /**
@@ -23,7 +25,7 @@ final class ParkedAgents {
 
     /** True when {@code s} is parked and this pass handled it (the crash loop leaves it alone). */
     boolean pass(AgentSlot s, Instant now, RoundLog log, List<AgentSlot> running) {
-        Instant until = s.parkedUntil();
+        Instant until = s.parkedUntil() != null ? s.parkedUntil() : exitedAtLimit(s, now, log);
         if (until == null) {
             return false;
         }
@@ -47,5 +49,24 @@ final class ParkedAgents {
             running.add(s);
         }
         return true;
+    }
+
+    /**
+     * A Codex agent whose process exited before its {@code SessionEnd} hook parked it (or with no such hook): parked
+     * now when its session's rollout file says its last turn ended at a usage limit ({@link CodexLimit}), as the hook
+     * would have; null otherwise. The file is read once per exit, then forgotten until a hook of a new life names it.
+     */
+    private Instant exitedAtLimit(AgentSlot s, Instant now, RoundLog log) {
+        Path rollout = s.rollout();
+        if (rollout == null || s.exitCounted() || s.sessionLeft() || processes.isRunning(s.id())) {
+            return null;
+        }
+        s.rollout(null);
+        Instant until = CodexLimit.limitUntil(rollout, now, ZoneId.systemDefault()).orElse(null);
+        if (until != null) {
+            s.park(until);
+            log.hooks.add(s.id() + ": its Codex session ended at a usage limit; parked until " + until);
+        }
+        return until;
     }
 }

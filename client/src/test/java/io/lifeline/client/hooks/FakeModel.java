@@ -66,6 +66,8 @@ public final class FakeModel implements AutoCloseable {
     private final List<Integer> answered = new CopyOnWriteArrayList<>();
     /** Until when every model request is answered 429 ({@link #rateLimitedUntil}), or null. */
     private volatile Instant limitResets;
+    /** Whether a Responses 429's error also carries {@code resets_at} ({@link #usageLimitedUntil}). */
+    private volatile boolean resetsAt;
     /** When each request answered 429 came. */
     private final List<Instant> limited = new CopyOnWriteArrayList<>();
     /** While set ({@link #subagents}): the tool call starts a subagent whose prompt opens with this marker. */
@@ -165,6 +167,16 @@ public final class FakeModel implements AutoCloseable {
         limitResets = reset;
     }
 
+    /**
+     * As {@link #rateLimitedUntil}, with the OpenAI Responses error also carrying {@code resets_at} (the reset in epoch
+     * seconds) beside {@code resets_in_seconds}, as the ChatGPT backend's {@code usage_limit_reached} answer does:
+     * Codex CLI words its "Try again at 5:49 PM." from {@code resets_at} only (without it: "Try again later.").
+     */
+    public void usageLimitedUntil(Instant reset) {
+        resetsAt = true;
+        limitResets = reset;
+    }
+
     /** When each 429 was answered. */
     public List<Instant> limited() {
         return List.copyOf(limited);
@@ -256,8 +268,11 @@ public final class FakeModel implements AutoCloseable {
         if (path.endsWith("/messages")) {
             body.put("type", "error").putObject("error").put("type", "rate_limit_error").put("message", message);
         } else {
-            body.putObject("error").put("type", "usage_limit_reached").put("code", "rate_limit_exceeded")
-                    .put("message", message).put("resets_in_seconds", seconds);
+            ObjectNode error = body.putObject("error").put("type", "usage_limit_reached")
+                    .put("code", "rate_limit_exceeded").put("message", message).put("resets_in_seconds", seconds);
+            if (resetsAt) {
+                error.put("resets_at", reset.getEpochSecond());
+            }
         }
         byte[] bytes = JSON.writeValueAsBytes(body);
         ex.sendResponseHeaders(429, bytes.length);
