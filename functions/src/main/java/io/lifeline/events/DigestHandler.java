@@ -2,6 +2,7 @@ package io.lifeline.events;
 
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
+import io.lifeline.app.StallDigest;
 import io.lifeline.aws.EventBridgePublisher;
 import io.lifeline.config.Config;
 import io.lifeline.config.UseCases;
@@ -23,6 +24,8 @@ import java.util.Map;
  */
 public final class DigestHandler implements RequestHandler<Map<String, Object>, Map<String, Object>> {
     private final BurstDigest burst;
+    /** The digest of a burst of stalls (its flow input's {@code kind: stalls}). */
+    private final StallDigest stalls;
 
     public DigestHandler() {
         this(Wiring.fromEnvironment(), Wiring.environment("DASHBOARD_URL"));
@@ -37,9 +40,11 @@ public final class DigestHandler implements RequestHandler<Map<String, Object>, 
         EventBridgePublisher bus = config.eventBusName() == null ? null
                 : new EventBridgePublisher(wiring.eventBridge().get(), config.eventBusName(),
                 UseCases.PUT_EVENTS_BACKOFF);
-        this.burst = new BurstDigest(new AlertWindowStore(wiring.dynamo(), config.tables(), config.eventRetention()),
-                new EventLog(wiring.dynamo(), config.tables(), config.eventRetention()), bus, config.alertBursts(),
-                dashboardUrl == null || dashboardUrl.isBlank() ? null : dashboardUrl, wiring.clock());
+        AlertWindowStore windows = new AlertWindowStore(wiring.dynamo(), config.tables(), config.eventRetention());
+        EventLog log = new EventLog(wiring.dynamo(), config.tables(), config.eventRetention());
+        String dashboard = dashboardUrl == null || dashboardUrl.isBlank() ? null : dashboardUrl;
+        this.burst = new BurstDigest(windows, log, bus, config.alertBursts(), dashboard, wiring.clock());
+        this.stalls = new StallDigest(windows, log, bus, config.alertBursts(), dashboard, wiring.clock());
     }
 
     /** The digest flow's failure to send, retried by the flow. */
@@ -54,6 +59,9 @@ public final class DigestHandler implements RequestHandler<Map<String, Object>, 
         long started = System.nanoTime();
         try (Log.Invocation ignored = Log.invocation(context == null ? null : context.getAwsRequestId(), "digest")) {
             Object raw = input == null ? null : input.get("window");
+            if (StallDigest.isFor(input)) {
+                return stalls.step(Instant.parse(String.valueOf(raw)), input, started);
+            }
             return burst.step(Instant.parse(String.valueOf(raw)), input, started);
         }
     }
