@@ -26,7 +26,7 @@ import java.util.Set;
  * threshold, each change's decision is kept as a mark so the same change handled again decides the same with no
  * write, and a failure to count means "not in a burst" (the stall is alerted on its own), never a stall held back.
  */
-final class StallBursts {
+public final class StallBursts {
     private final AlertWindowStore windows;
     private final StallWindowStore stalls;
     private final AlertBursts.Settings settings;
@@ -170,7 +170,7 @@ final class StallBursts {
      * A window past its threshold of stalls ({@code team}: that of the stall that took it past), which starts its
      * digest of stalls. It names no team, so the team that raised it logs the same detail, as its own.
      */
-    static LifelineEvent started(String team, Instant start, AlertBursts.Settings settings, Instant at) {
+    public static LifelineEvent started(String team, Instant start, AlertBursts.Settings settings, Instant at) {
         Instant end = start.plus(settings.window());
         String id = idOf(start, "started");
         ObjectNode d = Json.object().put("eventId", id).put("team", StreamChanges.FLEET_TEAM)
@@ -186,7 +186,7 @@ final class StallBursts {
      * Every stall of the burst of window {@code start} is over: how many, and how many of them with progress again
      * ({@code back}; the rest ended by a death, a leave or a new life). The operator's alone (team {@code *}).
      */
-    static LifelineEvent resolved(Instant start, StallWindowStore.Totals all, Instant at) {
+    public static LifelineEvent resolved(Instant start, StallWindowStore.Totals all, Instant at) {
         String id = idOf(start, "resolved");
         ObjectNode d = Json.object().put("eventId", id).put("team", StreamChanges.FLEET_TEAM)
                 .put("window", start.toString()).put("stalls", all.stalls()).put("over", all.over())

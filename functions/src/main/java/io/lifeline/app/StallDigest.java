@@ -233,30 +233,41 @@ public final class StallDigest {
     }
 
     /**
+     * What a digest of stalls counts: the window's stalls, how many of them are over (and of those with progress
+     * again), the largest teams and hosts with how many there were in all, and the first named agents.
+     */
+    public record Counts(int stalls, int over, int back, Map<String, Integer> byTeam, int teams,
+                         Map<String, Integer> byHost, int hosts, List<String> names) {
+    }
+
+    private LifelineEvent digest(Instant start, Map<String, Object> t) {
+        Instant at = Instant.parse(String.valueOf(t.get("at")));
+        return digest(start, new Counts(number(t, "stalls"), number(t, "over"), number(t, "back"),
+                counts(t, "topTeams"), number(t, "teamCount"), counts(t, "topHosts"), number(t, "hostCount"),
+                names(t)), settings, dashboardUrl, at);
+    }
+
+    /**
      * The window's digest of stalls for the operator's destinations, bounded whatever the fleet: how many stalled,
      * how many of them went out one by one and how many are in this digest, the largest teams and hosts, the first
      * named agents, and how many are over (with progress again: {@code back}) by the time it is sent.
      */
-    private LifelineEvent digest(Instant start, Map<String, Object> t) {
-        Instant at = Instant.parse(String.valueOf(t.get("at")));
-        int total = number(t, "stalls");
-        int individually = Math.min(total, settings.threshold());
-        List<String> names = names(t);
-        Map<String, Integer> byTeam = counts(t, "topTeams");
-        Map<String, Integer> byHost = counts(t, "topHosts");
+    public static LifelineEvent digest(Instant start, Counts c, AlertBursts.Settings settings, String dashboardUrl,
+                                       Instant at) {
+        int individually = Math.min(c.stalls(), settings.threshold());
         ObjectNode d = Json.object().put("eventId", digestId(start)).put("team", StreamChanges.FLEET_TEAM)
                 .put("window", start.toString()).put("windowEnd", start.plus(settings.window()).toString())
-                .put("stalls", total).put("sentOneByOne", individually).put("inDigest", total - individually)
-                .put("teams", number(t, "teamCount")).put("hosts", number(t, "hostCount"));
-        d.set("byTeam", Json.MAPPER.valueToTree(byTeam));
-        d.set("byHost", Json.MAPPER.valueToTree(byHost));
-        d.set("agents", Json.MAPPER.valueToTree(names));
-        d.put("unnamed", Math.max(0, total - names.size()));
-        d.put("over", number(t, "over")).put("back", number(t, "back"));
-        d.put("allOver", number(t, "over") >= total);
-        d.put("summary", "by team: " + top(byTeam, number(t, "teamCount")) + "; by host: "
-                + top(byHost, number(t, "hostCount")) + "; agents: " + String.join(", ", names)
-                + (total > names.size() ? " and " + (total - names.size()) + " more" : ""));
+                .put("stalls", c.stalls()).put("sentOneByOne", individually)
+                .put("inDigest", c.stalls() - individually).put("teams", c.teams()).put("hosts", c.hosts());
+        d.set("byTeam", Json.MAPPER.valueToTree(c.byTeam()));
+        d.set("byHost", Json.MAPPER.valueToTree(c.byHost()));
+        d.set("agents", Json.MAPPER.valueToTree(c.names()));
+        d.put("unnamed", Math.max(0, c.stalls() - c.names().size()));
+        d.put("over", c.over()).put("back", c.back());
+        d.put("allOver", c.over() >= c.stalls());
+        d.put("summary", "by team: " + top(c.byTeam(), c.teams()) + "; by host: " + top(c.byHost(), c.hosts())
+                + "; agents: " + String.join(", ", c.names())
+                + (c.stalls() > c.names().size() ? " and " + (c.stalls() - c.names().size()) + " more" : ""));
         // Stalled is no status of the agent list (a stalled agent is working): the link opens the team's agents.
         d.put("dashboard", dashboardUrl == null ? "#" : dashboardUrl);
         d.put("at", at.toString());
