@@ -40,16 +40,19 @@ public final class StallDigest {
     private final AlertBursts.Settings settings;
     private final String dashboardUrl;
     private final Clock clock;
+    private final Duration budget;
     private final int pageSize;
 
     /** A digest of stalls sent through {@code bus} (null: none configured, logged only). */
     public StallDigest(AlertWindowStore windows, EventLog eventLog, EventBus bus, AlertBursts.Settings settings,
                        String dashboardUrl, Clock clock) {
-        this(windows, eventLog, bus, settings, dashboardUrl, clock, PAGE);
+        this(windows, eventLog, bus, settings, dashboardUrl, clock, BUDGET, PAGE);
     }
 
+    /** With another time budget and page size (a test's: a step per page). */
     StallDigest(AlertWindowStore windows, EventLog eventLog, EventBus bus, AlertBursts.Settings settings,
-                String dashboardUrl, Clock clock, int pageSize) {
+                String dashboardUrl, Clock clock, Duration budget, int pageSize) {
+        this.budget = budget;
         this.stalls = windows.stalls();
         this.eventLog = eventLog;
         this.bus = bus;
@@ -94,7 +97,7 @@ public final class StallDigest {
             t.put("topTeams", new LinkedHashMap<String, Integer>());
             t.put("names", new ArrayList<String>());
         }
-        long until = started + BUDGET.toNanos();
+        long until = started + budget.toNanos();
         do {
             if ("hosts".equals(t.get("phase"))) {
                 hostsPage(start, t);
