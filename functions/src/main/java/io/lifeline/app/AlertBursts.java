@@ -34,6 +34,10 @@ import java.util.stream.Collectors;
  * past the threshold; this container remembers a window past its threshold and does not ask again. The events
  * themselves are all published, always: {@link #decide} never throws, and a failure to count means "not in a burst"
  * (the change is alerted on its own), never a change held back.
+ *
+ * <p>Stalls under {@code onStall: alert} are counted in the same windows beside the deaths, in counts of their own,
+ * and reach people as a digest of stalls ({@link StallBursts}, {@link #decideStall}); the deaths' decisions here are
+ * not changed by them.
  */
 public final class AlertBursts {
     static final String NO_HOST = "-";
