@@ -7,9 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.lifeline.local.aws.LocalEventBus;
 import io.lifeline.local.stack.AlertSink;
 import io.lifeline.local.stack.Team;
 import io.lifeline.local.stack.TestStack;
+import io.lifeline.local.template.SamTemplate;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -46,12 +48,18 @@ class StallBurstTest {
         return AlertSink.topic(s).stream().filter(m -> m.startsWith(rule + " " + type + " ")).count();
     }
 
-    /** One batch of host {@code host} for every agent of {@code t}, each entry with {@code entry}. */
+    /**
+     * Host {@code host}'s batches for every agent of {@code t}, each entry with {@code entry}: 25 agents a lease, as
+     * a daemon sends them ({@code host}, {@code host.2}, ...).
+     */
     private static void batch(TestStack s, Team t, String host, String entry) {
-        String beats = t.agents().stream().map(id -> "{\"agentId\":\"" + id + "\"" + entry + "}")
-                .collect(Collectors.joining(","));
-        ok(s.send("batch-heartbeats", t.key(), Map.of("team", t.name()), null,
-                "{\"hostId\":\"" + host + "\",\"heartbeats\":[" + beats + "]}"));
+        for (int from = 0; from < t.agents().size(); from += 25) {
+            String beats = t.agents().subList(from, Math.min(from + 25, t.agents().size())).stream()
+                    .map(id -> "{\"agentId\":\"" + id + "\"" + entry + "}").collect(Collectors.joining(","));
+            String lease = from == 0 ? host : host + "." + (from / 25 + 1);
+            ok(s.send("batch-heartbeats", t.key(), Map.of("team", t.name()), null,
+                    "{\"hostId\":\"" + lease + "\",\"heartbeats\":[" + beats + "]}"));
+        }
     }
 
     private static void stallAll(TestStack s, Team t, String host) {
@@ -188,6 +196,47 @@ class StallBurstTest {
             assertEquals(1, onTopic(s, "StallDigestAlertRule", "AlertStallDigest"));
             assertEquals(2, onTopic(s, "StallAlertRule", "AgentStalled"));
             assertEquals(2, onTopic(s, "DeathAlertRule", "AgentStatusChanged"));
+        }
+    }
+
+    /**
+     * Under the defaults (threshold 1, windows of 60 s) a brownout stalls 40 agents of one team at once: the alerts
+     * topic gets the window's first stall and one digest that says 40 agents stalled, nothing else; Slack and
+     * PagerDuty nothing.
+     */
+    @Test
+    void fortyAgentsOfATeamStallAtOnce_underTheDefaults_theTopicGetsOneStallAndOneDigestSaying40Stalled()
+            throws Exception {
+        try (AlertSink sink = new AlertSink(); TestStack s = sink.stack()
+                .parameter("FleetSelfPreservationMinAlive", "100000").build()) {
+            Team acme = team(s, "brownout", 40);
+            at(s, 1);
+            batch(s, acme, "box", ",\"status\":\"working\",\"inTurn\":true");
+            s.pump.drain();
+            AlertSink.settled(s);
+            sink.received.clear();
+            at(s, 30);
+            stallAll(s, acme, "box");
+            s.pump.drain();
+            at(s, 300);
+            s.stepFunctions.runDue();
+            s.pump.drain();
+            AlertSink.settled(s);
+
+            List<String> topic = AlertSink.topic(s).stream().filter(m -> !m.startsWith("RecoveryAlertRule")).toList();
+            assertEquals(List.of("StallAlertRule AgentStalled", "StallDigestAlertRule AlertStallDigest"),
+                    topic.stream().map(m -> m.substring(0, m.lastIndexOf(' '))).toList(), topic::toString);
+            JsonNode delivered = s.bus.delivered().stream().filter(d -> d.detailType().equals("AlertStallDigest"))
+                    .findFirst().orElseThrow().event();
+            SamTemplate.Target target = TestStack.template().rules(Map.of()).stream()
+                    .filter(r -> r.logicalId().equals("StallDigestAlertRule")).findFirst().orElseThrow()
+                    .targets().get(0);
+            String text = LocalEventBus.transform(target, delivered).asText();
+            assertTrue(text.startsWith("Lifeline: 40 agents stalled (no progress in a turn) between "
+                    + T0 + " and " + T0.plusSeconds(60) + ", 39 of them in this digest; by team: brownout 40;"), text);
+            assertFalse(text.contains("died"), text);
+            assertEquals(List.of(), sink.slack());
+            assertEquals(List.of(), sink.at("/pagerduty"));
         }
     }
 }
