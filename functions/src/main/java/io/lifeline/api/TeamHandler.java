@@ -35,7 +35,8 @@ public final class TeamHandler extends HttpApiHandler {
             "HostLeaseExpired", "HostLeaseRestored", "FleetMassStaleSuspected", "FleetMassStaleResolved",
             "AgentAwaitingInput", "AgentInputResumed", "AgentStalled", "AgentProgressResumed", "AgentParked",
             "AgentResumed", "AlertBurstStarted",
-            "AlertDigest", "AlertBurstResolved", "AgentFlapping", "AgentFlappingResolved");
+            "AlertDigest", "AlertBurstResolved", "AlertStallBurstStarted", "AlertStallDigest",
+            "AlertStallBurstResolved", "AgentFlapping", "AgentFlappingResolved");
 
     /**
      * Why a fleet-wide hold holds a team, in words that name nothing of any other team (its share carries this

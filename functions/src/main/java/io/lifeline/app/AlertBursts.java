@@ -34,6 +34,10 @@ import java.util.stream.Collectors;
  * past the threshold; this container remembers a window past its threshold and does not ask again. The events
  * themselves are all published, always: {@link #decide} never throws, and a failure to count means "not in a burst"
  * (the change is alerted on its own), never a change held back.
+ *
+ * <p>Stalls under {@code onStall: alert} are counted in the same windows beside the deaths, in counts of their own,
+ * and reach people as a digest of stalls ({@link StallBursts}, {@link #decideStall}); the deaths' decisions here are
+ * not changed by them.
  */
 public final class AlertBursts {
     static final String NO_HOST = "-";
@@ -55,14 +59,17 @@ public final class AlertBursts {
     private final Clock clock;
     private final Set<Instant> pastThreshold = remembered();
     private final Set<Instant> digested = remembered();
+    /** The stalls of the same windows, counted beside the deaths. */
+    private final StallBursts stalls;
 
     public AlertBursts(AlertWindowStore windows, Settings settings, Clock clock) {
         this.windows = windows;
         this.settings = settings;
         this.clock = clock;
+        this.stalls = new StallBursts(this, windows, settings, clock);
     }
 
-    private static Set<Instant> remembered() {
+    static Set<Instant> remembered() {
         return Collections.synchronizedSet(Collections.newSetFromMap(new LinkedHashMap<>(16, 0.75f, false) {
             @Override
             protected boolean removeEldestEntry(Map.Entry<Instant, Boolean> eldest) {
@@ -94,6 +101,14 @@ public final class AlertBursts {
                     .put("agentId", c.agentId()).put("seq", c.transition().seq()).put("error", e.toString()));
             return Decision.NONE;
         }
+    }
+
+    /**
+     * The decision for stall change {@code s} under {@code onStall: alert} ({@code held}: its agent's flapping flag
+     * holds it): counted beside the deaths, for the window's digest of stalls ({@link StallBursts}). Never throws.
+     */
+    Decision decideStall(StreamChanges.Stall s, boolean held) {
+        return stalls.decide(s, held);
     }
 
     private Decision decideOrThrow(StreamChanges.StatusChanged c) {
@@ -212,7 +227,7 @@ public final class AlertBursts {
      * Whether the window's digest flow may have marked it digested by now: not before its {@code digestAt} (the
      * flow waits until then), read on this clock after the count, less the clocks' possible skew.
      */
-    private boolean digestMayBeOut(Instant start) {
+    boolean digestMayBeOut(Instant start) {
         return !clock.instant().isBefore(start.plus(settings.window()).plus(DIGEST_MARGIN).minus(CLOCK_SKEW));
     }
 

@@ -37,6 +37,10 @@ public final class EventCatalogue {
     public static final String ALERT_BURST_STARTED = "AlertBurstStarted";
     public static final String ALERT_DIGEST = "AlertDigest";
     public static final String ALERT_BURST_RESOLVED = "AlertBurstResolved";
+    /** Digests for bursts of stalls (docs/alerts-noise.md): a window past its threshold of stalls, its digest, its end. */
+    public static final String ALERT_STALL_BURST_STARTED = "AlertStallBurstStarted";
+    public static final String ALERT_STALL_DIGEST = "AlertStallDigest";
+    public static final String ALERT_STALL_BURST_RESOLVED = "AlertStallBurstResolved";
     /** Flapping (docs/alerts-noise.md): an agent flagged flapping, and stable again. */
     public static final String AGENT_FLAPPING = "AgentFlapping";
     public static final String AGENT_FLAPPING_RESOLVED = "AgentFlappingResolved";

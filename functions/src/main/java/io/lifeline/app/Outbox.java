@@ -414,6 +414,13 @@ public final class Outbox {
             event.detail().put("flapping", flap.flapping().toString());
         }
         events.addAll(flap.raised());
+        // A stall counts in its window's burst rule beside the deaths (a start the flag holds is no burst's); one
+        // past the threshold, and its end, carry burst for the window's digest of stalls.
+        AlertBursts.Decision burst = bursts.decideStall(s, flap.flapping() != null);
+        if (burst.burst() != null) {
+            event.detail().put("burst", burst.burst().toString());
+        }
+        events.addAll(burst.raised());
         // The live item's mark: set by the change that flags the agent (every later status change's finishing write
         // keeps it), removed by one that ends a lapsed flag. A held change finds it set already: no write.
         boolean flagged = flap.raised().stream().anyMatch(e -> e.type().equals(EventCatalogue.AGENT_FLAPPING));

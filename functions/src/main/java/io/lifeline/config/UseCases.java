@@ -21,6 +21,7 @@ import io.lifeline.app.Outbox;
 import io.lifeline.app.OutboxRepairs;
 import io.lifeline.app.Parking;
 import io.lifeline.app.ReviveFlow;
+import io.lifeline.app.StallDigest;
 import io.lifeline.app.SweepRound;
 import io.lifeline.app.Sweeper;
 import io.lifeline.app.Tasks;
@@ -229,6 +230,14 @@ public final class UseCases {
     public BurstDigest burstDigest(String dashboardUrl) {
         Config config = wiring.config();
         return new BurstDigest(new AlertWindowStore(wiring.dynamo(), config.tables(), config.eventRetention()),
+                new EventLog(wiring.dynamo(), config.tables(), config.eventRetention()), eventBus(),
+                config.alertBursts(), dashboardUrl, wiring.clock());
+    }
+
+    /** The digest of a burst of stalls, for the digest flow's Lambda adapter ({@code DigestHandler}). */
+    public StallDigest stallDigest(String dashboardUrl) {
+        Config config = wiring.config();
+        return new StallDigest(new AlertWindowStore(wiring.dynamo(), config.tables(), config.eventRetention()),
                 new EventLog(wiring.dynamo(), config.tables(), config.eventRetention()), eventBus(),
                 config.alertBursts(), dashboardUrl, wiring.clock());
     }

@@ -3,6 +3,7 @@ package io.lifeline.events;
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
 import io.lifeline.app.BurstDigest;
+import io.lifeline.app.StallDigest;
 import io.lifeline.config.UseCases;
 import io.lifeline.config.Wiring;
 import io.lifeline.support.Log;
@@ -20,6 +21,8 @@ import java.util.Map;
  */
 public final class DigestHandler implements RequestHandler<Map<String, Object>, Map<String, Object>> {
     private final BurstDigest burst;
+    /** The digest of a burst of stalls (its flow input's {@code kind: stalls}). */
+    private final StallDigest stalls;
 
     public DigestHandler() {
         this(Wiring.fromEnvironment(), Wiring.environment("DASHBOARD_URL"));
@@ -30,8 +33,10 @@ public final class DigestHandler implements RequestHandler<Map<String, Object>, 
     }
 
     public DigestHandler(Wiring wiring, String dashboardUrl) {
-        this.burst = new UseCases(wiring).burstDigest(dashboardUrl == null || dashboardUrl.isBlank() ? null
-                : dashboardUrl);
+        String dashboard = dashboardUrl == null || dashboardUrl.isBlank() ? null : dashboardUrl;
+        UseCases useCases = new UseCases(wiring);
+        this.burst = useCases.burstDigest(dashboard);
+        this.stalls = useCases.stallDigest(dashboard);
     }
 
     @Override
@@ -39,6 +44,9 @@ public final class DigestHandler implements RequestHandler<Map<String, Object>, 
         long started = System.nanoTime();
         try (Log.Invocation ignored = Log.invocation(context == null ? null : context.getAwsRequestId(), "digest")) {
             Object raw = input == null ? null : input.get("window");
+            if (StallDigest.isFor(input)) {
+                return stalls.step(Instant.parse(String.valueOf(raw)), input, started);
+            }
             return burst.step(Instant.parse(String.valueOf(raw)), input, started);
         }
     }

@@ -21,7 +21,7 @@ class EventTypesTest {
                 catalogue.add((String) f.get(null));
             }
         }
-        assertEquals(22, catalogue.size(), catalogue.toString());
+        assertEquals(25, catalogue.size(), catalogue.toString());
         assertEquals(catalogue, new TreeSet<>(TeamHandler.EVENT_TYPES));
     }
 }

@@ -10,9 +10,12 @@ import io.lifeline.app.AgentFlaps;
 import io.lifeline.app.AlertBursts;
 import io.lifeline.app.EventCatalogue;
 import io.lifeline.app.LifelineEvent;
+import io.lifeline.app.StallBursts;
+import io.lifeline.app.StallDigest;
 import io.lifeline.store.agent.HostCommandStore;
 import io.lifeline.store.ledger.InboxStore;
 import io.lifeline.store.outbox.AlertWindowStore;
+import io.lifeline.store.outbox.StallWindowStore;
 import io.lifeline.store.outbox.StreamChanges;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -82,8 +85,13 @@ class LifelineEventTest {
         AlertWindowStore.Window w = new AlertWindowStore.Window(AT, 2, 2, "k",
                 true, Map.of("acme", 2), Map.of("-", 2), Map.of("heartbeat_expired", 2),
                 List.of("acme/a-0"));
+        // A burst of stalls' own three, counted beside the deaths.
+        StallDigest.Counts stalls = new StallDigest.Counts(2, 1, 1, Map.of("acme", 2), 1, Map.of("-", 2), 1,
+                List.of("acme/a-0"));
         for (LifelineEvent e : List.of(AlertBursts.started("acme", AT, bursts, AT), AlertBursts.digest(w, bursts, null, AT),
-                AlertBursts.resolved(w, AT))) {
+                AlertBursts.resolved(w, AT), StallBursts.started("acme", AT, bursts, AT),
+                StallDigest.digest(AT, stalls, bursts, null, AT),
+                StallBursts.resolved(AT, new StallWindowStore.Totals(2, 2, 1), AT))) {
             produced.add(e.type());
             assertNull(e.agentId(), e.type() + " is about no one agent");
             assertEquals("*", e.team());

@@ -119,6 +119,11 @@ public final class AlertWindowStore {
         this.retention = retention;
     }
 
+    /** The stalls counted beside the deaths in the same windows (their own attributes and items). */
+    public StallWindowStore stalls() {
+        return new StallWindowStore(this, dynamo, table);
+    }
+
     private static String pk(Instant start) {
         return "ALERTS#WINDOW#" + start.toEpochMilli();
     }
@@ -128,7 +133,7 @@ public final class AlertWindowStore {
         return part == PARTS ? pk(start) : pk(start) + "#" + part;
     }
 
-    private static Map<String, AttributeValue> key(Instant start, int part, String sk) {
+    static Map<String, AttributeValue> key(Instant start, int part, String sk) {
         return Map.of(Keys.PK, s(pk(start, part)), Keys.SK, s(sk));
     }
 
@@ -145,7 +150,7 @@ public final class AlertWindowStore {
         return key(start, partOf(team), "T#" + team);
     }
 
-    private static Map<String, AttributeValue> shardKey(Instant start, int shard) {
+    static Map<String, AttributeValue> shardKey(Instant start, int shard) {
         return key(start, shard, "S#" + shard);
     }
 
@@ -172,7 +177,7 @@ public final class AlertWindowStore {
         return h;
     }
 
-    private AttributeValue expires(Instant start) {
+    AttributeValue expires(Instant start) {
         return n(start.plus(retention).getEpochSecond());
     }
 
@@ -236,7 +241,7 @@ public final class AlertWindowStore {
                 flag(item, RESOLVED));
     }
 
-    private static boolean flag(Map<String, AttributeValue> item, String name) {
+    static boolean flag(Map<String, AttributeValue> item, String name) {
         AttributeValue v = item.get(name);
         return v != null && Boolean.TRUE.equals(v.bool());
     }
@@ -369,7 +374,12 @@ public final class AlertWindowStore {
      * (null: the first).
      */
     public Page<TeamCount> teams(Instant start, String after, int limit) {
-        Paged r = page(start, "T#", after, limit);
+        return teams(start, "T#", after, limit);
+    }
+
+    /** A page of the window's team items of {@code prefix} (the deaths' {@code T#}, the stalls' {@code ST#}). */
+    Page<TeamCount> teams(Instant start, String prefix, String after, int limit) {
+        Paged r = page(start, prefix, after, limit);
         List<TeamCount> out = new ArrayList<>();
         for (Map<String, AttributeValue> item : r.items()) {
             List<String> names = new ArrayList<>();
@@ -390,7 +400,12 @@ public final class AlertWindowStore {
 
     /** A page of the window's hosts (each host's teams one after another), from after {@code after}. */
     public Page<HostCount> hosts(Instant start, String after, int limit) {
-        Paged r = page(start, "H#", after, limit);
+        return hosts(start, "H#", after, limit);
+    }
+
+    /** A page of the window's host items of {@code prefix} (the deaths' {@code H#}, the stalls' {@code SH#}). */
+    Page<HostCount> hosts(Instant start, String prefix, String after, int limit) {
+        Paged r = page(start, prefix, after, limit);
         List<HostCount> out = new ArrayList<>();
         for (Map<String, AttributeValue> item : r.items()) {
             out.add(new HostCount(Items.str(item, HOST_ATTR), Items.str(item, TEAM_ATTR),
@@ -437,7 +452,7 @@ public final class AlertWindowStore {
         return new Paged(items, null);
     }
 
-    private static void increment(Update u, String attribute, int by) {
+    static void increment(Update u, String attribute, int by) {
         String name = u.anyName(attribute);
         u.setPathExpression(name, "if_not_exists(" + name + ", " + u.value(n(0)) + ") + " + u.value(n(by)));
     }

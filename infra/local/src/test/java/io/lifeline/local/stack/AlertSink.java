@@ -29,7 +29,8 @@ public final class AlertSink implements AutoCloseable {
     public static final List<String> TOPIC_RULES = List.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule",
             "HostLeaseAlertRule", "HostLeaseRestoredAlertRule", "FleetMassStaleAlertRule", "AwaitingInputAlertRule", "StallAlertRule",
             "ParkAlertRule", "DigestAlertRule",
-            "BurstResolvedAlertRule", "FlappingAlertRule", "FlappingResolvedAlertRule");
+            "BurstResolvedAlertRule", "StallDigestAlertRule", "StallBurstResolvedAlertRule", "FlappingAlertRule",
+            "FlappingResolvedAlertRule");
 
     private final HttpServer server;
     public final List<Received> received = new CopyOnWriteArrayList<>();

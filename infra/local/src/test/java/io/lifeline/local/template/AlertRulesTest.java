@@ -17,12 +17,15 @@ import io.lifeline.app.AgentFlaps;
 import io.lifeline.app.AlertBursts;
 import io.lifeline.app.EventCatalogue;
 import io.lifeline.app.LifelineEvent;
+import io.lifeline.app.StallBursts;
+import io.lifeline.app.StallDigest;
 import io.lifeline.local.aws.LocalEventBus;
 import io.lifeline.local.stack.TestStack;
 import io.lifeline.local.template.SamTemplate;
 import io.lifeline.store.outbox.AlertWindowStore;
 import io.lifeline.store.agent.HostCommandStore;
 import io.lifeline.store.ledger.InboxStore;
+import io.lifeline.store.outbox.StallWindowStore;
 import io.lifeline.store.outbox.StreamChanges;
 import io.lifeline.support.Json;
 import java.time.Duration;
@@ -161,6 +164,20 @@ class AlertRulesTest {
 
     static LifelineEvent burstResolved() {
         return AlertBursts.resolved(window(), AT.plusSeconds(300));
+    }
+
+    static LifelineEvent stallBurstStarted() {
+        return StallBursts.started("acme", AT, BURSTS, AT.plusSeconds(3));
+    }
+
+    /** The digest of stalls of a window: 40 agents of acme stalled at once, 2 of them over by its end. */
+    static LifelineEvent stallDigest() {
+        return StallDigest.digest(AT, new StallDigest.Counts(40, 2, 2, Map.of("acme", 40), 1, Map.of("host-1", 40), 1,
+                List.of("acme/a-1", "acme/a-2")), BURSTS, "https://dash.example/", AT.plusSeconds(65));
+    }
+
+    static LifelineEvent stallBurstResolved() {
+        return StallBursts.resolved(AT, new StallWindowStore.Totals(40, 40, 39), AT.plusSeconds(300));
     }
 
     /** A change as the outbox marks it when it is in a burst: left to its window's digest. */
@@ -370,14 +387,22 @@ class AlertRulesTest {
         m.put("PagerDutyFlappingResolvedRule", new Examples(List.of(flappingResolved(true)),
                 List.of(flappingResolved(false), stableButStalled(), flapping(), back)));
         m.put("DigestOnBurstRule", new Examples(List.of(burstStarted()), List.of(digest(), burstResolved(), died,
-                inBurst(died))));
-        m.put("DigestAlertRule", new Examples(List.of(digest()), List.of(burstStarted(), burstResolved(), died)));
+                inBurst(died), stallBurstStarted())));
+        m.put("DigestAlertRule", new Examples(List.of(digest()), List.of(burstStarted(), burstResolved(), died,
+                stallDigest())));
+        // A burst of stalls: its own start, digest and end, on the alerts topic only (a stall's one destination).
+        m.put("StallDigestOnBurstRule", new Examples(List.of(stallBurstStarted()), List.of(burstStarted(),
+                stallDigest(), stallBurstResolved(), stalled(), inBurst(stalled()))));
+        m.put("StallDigestAlertRule", new Examples(List.of(stallDigest()), List.of(stallBurstStarted(),
+                stallBurstResolved(), digest(), stalled())));
+        m.put("StallBurstResolvedAlertRule", new Examples(List.of(stallBurstResolved()), List.of(stallBurstStarted(),
+                stallDigest(), burstResolved(), progressResumed())));
         m.put("BurstResolvedAlertRule", new Examples(List.of(burstResolved()), List.of(burstStarted(), digest(), back)));
         m.put("SlackDigestRule", new Examples(List.of(digest(), digestAllBack()),
-                List.of(burstStarted(), burstResolved(), died)));
+                List.of(burstStarted(), burstResolved(), died, stallDigest())));
         m.put("SlackBurstResolvedRule", new Examples(List.of(burstResolved()), List.of(burstStarted(), digest(), back)));
         m.put("PagerDutyDigestRule", new Examples(List.of(digest()),
-                List.of(burstStarted(), burstResolved(), died, digestAllBack())));
+                List.of(burstStarted(), burstResolved(), died, digestAllBack(), stallDigest())));
         m.put("PagerDutyBurstResolvedRule", new Examples(List.of(burstResolved()), List.of(burstStarted(), digest(),
                 back)));
         m.put("MassStaleAlertRule", new Examples(List.of(massStale(), sourceSilent()), List.of(died, tasksReassigned(),
@@ -387,8 +412,10 @@ class AlertRulesTest {
         m.put("AwaitingInputAlertRule", new Examples(List.of(awaitingInput(), inputResumed()), List.of(died, back,
                 fleetHeld())));
         // A flapping agent's stalls and resumes (alert mode: each a change towards its flag) are its flag's.
+        // A stall in a burst of stalls, and its end, are its window's digest's.
         m.put("StallAlertRule", new Examples(List.of(stalled(), progressResumed()), List.of(died, back,
-                awaitingInput(), fleetHeld(), whileFlapping(stalled()), whileFlapping(progressResumed()))));
+                awaitingInput(), fleetHeld(), whileFlapping(stalled()), whileFlapping(progressResumed()),
+                inBurst(stalled()), inBurst(progressResumed()), stallDigest(), stallBurstResolved())));
         m.put("ParkAlertRule", new Examples(List.of(parked(), resumed()), List.of(died, back, stalled(),
                 progressResumed())));
         m.put("HostLeaseAlertRule", new Examples(List.of(hostLeaseExpired()), List.of(died, massStale(),
@@ -400,7 +427,8 @@ class AlertRulesTest {
                 fleetResolved(), awaitingInput(), inputResumed(), diedOfHost, backWithHost, furtherLeaseExpired(),
                 furtherLeaseRestored(), inBurst(died), burstStarted(), digest(), burstResolved(), whileFlapping(died),
                 flapping(), flappingResolved(true), crashedUnderDaemon, restartedByDaemon, whileFlapping(stalled()),
-                whileFlapping(progressResumed()), flappingByStalls()), List.of()));
+                whileFlapping(progressResumed()), flappingByStalls(), stallBurstStarted(), stallDigest(),
+                stallBurstResolved(), inBurst(stalled())), List.of()));
         // The revive flow still takes a death of a silent host: the host, once back, runs the pending restart.
         // A death its host daemon claimed starts the flow too: its first step waits out the claim (docs/revive.md).
         m.put("ReviveOnDeathRule", new Examples(List.of(died, crashed, diedOfHost, crashedUnderDaemon),
@@ -505,7 +533,8 @@ class AlertRulesTest {
             Set<String> always = Set.of("DeathAlertRule", "RecoveryAlertRule", "MassStaleAlertRule", "HostLeaseAlertRule",
                     "HostLeaseRestoredAlertRule", "ReviveOnDeathRule", "FleetMassStaleAlertRule", "AwaitingInputAlertRule",
                     "StallAlertRule", "ParkAlertRule", "DigestOnBurstRule", "DigestAlertRule", "BurstResolvedAlertRule", "FlappingAlertRule",
-                    "FlappingResolvedAlertRule", "FlapCheckOnFlappingRule");
+                    "FlappingResolvedAlertRule", "FlapCheckOnFlappingRule", "StallDigestOnBurstRule",
+                    "StallDigestAlertRule", "StallBurstResolvedAlertRule");
             assertEquals(always, ruleIds(Map.of()));
             assertEquals(always, ruleIds(Map.of("AlertWebhookUrl", "", "SlackWebhookUrl", "", "PagerDutyRoutingKey", "")));
             assertEquals(union(always, "AlertWebhookRule"), ruleIds(Map.of("AlertWebhookUrl", "http://x")));
@@ -536,7 +565,7 @@ class AlertRulesTest {
                     assertEquals("ReviveStateMachine", r.targets().get(0).stateMachine());
                     continue;
                 }
-                if (r.logicalId().equals("DigestOnBurstRule")) {
+                if (r.logicalId().equals("DigestOnBurstRule") || r.logicalId().equals("StallDigestOnBurstRule")) {
                     assertEquals("DigestStateMachine", r.targets().get(0).stateMachine());
                     continue;
                 }
@@ -629,7 +658,8 @@ class AlertRulesTest {
                     "BurstResolvedAlertRule", "SlackDigestRule", "SlackBurstResolvedRule", "PagerDutyDigestRule",
                     "PagerDutyBurstResolvedRule", "FlappingAlertRule", "FlappingResolvedAlertRule",
                     "FlapCheckOnFlappingRule", "SlackFlappingRule", "SlackFlappingResolvedRule", "PagerDutyFlappingRule",
-                    "PagerDutyFlappingResolvedRule", "SlackSourceSilentRule", "PagerDutySourceSilentRule"),
+                    "PagerDutyFlappingResolvedRule", "SlackSourceSilentRule", "PagerDutySourceSilentRule",
+                    "StallDigestOnBurstRule", "StallDigestAlertRule", "StallBurstResolvedAlertRule"),
                     all.stream().map(Transformer::ruleId).collect(Collectors.toSet()));
             for (Transformer t : all) {
                 Set<String> used = placeholders(t.template());
@@ -667,7 +697,7 @@ class AlertRulesTest {
                     hostLeaseExpired(), hostLeaseRestored(), fleetHeld(), fleetResolved(), awaitingInput(), inputResumed(),
                     stalled(), progressResumed(), parked(), resumed(),
                     burstStarted(), digest(), burstResolved(), flapping(), flappingByStalls(), flappingResolved(true),
-                    flappingResolved(false)));
+                    flappingResolved(false), stallBurstStarted(), stallDigest(), stallBurstResolved()));
             return out;
         }
 
@@ -1019,6 +1049,18 @@ class AlertRulesTest {
             assertTrue(text.endsWith("Dashboard: https://dash.example/#status=dead."), text);
             JsonNode sns = LocalEventBus.transform(rules.get("DigestAlertRule").targets().get(0), envelope(digest()));
             assertTrue(sns.asText().startsWith("Lifeline: 6 agents died between"), sns::toString);
+            // A burst of stalls says stalled, on the alerts topic alone, and its end says how many came back.
+            JsonNode stalls = LocalEventBus.transform(rules.get("StallDigestAlertRule").targets().get(0),
+                    envelope(stallDigest()));
+            assertEquals("Lifeline: 40 agents stalled (no progress in a turn) between " + AT + " and "
+                    + AT.plusSeconds(60) + ", 39 of them in this digest; by team: acme 40; by host: host-1 40; "
+                    + "agents: acme/a-1, acme/a-2 and 38 more. Dashboard: https://dash.example/", stalls.asText());
+            assertEquals(Map.of("topic", 1, "slack", 0, "pagerduty", 0), perDestination(List.of(stallDigest())));
+            assertEquals(Map.of("topic", 1, "slack", 0, "pagerduty", 0),
+                    perDestination(List.of(stallBurstResolved())));
+            assertEquals("Lifeline: the 40 stalls of the burst of " + AT + " are over: 39 with progress again, 1 ended "
+                    + "otherwise (a death, a leave or a new life)", LocalEventBus.transform(
+                    rules.get("StallBurstResolvedAlertRule").targets().get(0), envelope(stallBurstResolved())).asText());
             JsonNode pd = pagerDuty(withPagerDuty(null), digest()).get(0);
             assertEquals("critical", pd.path("payload").path("severity").asText());
             assertEquals(4, pd.path("payload").path("custom_details").path("byTeam").path("acme").asInt());
@@ -1110,7 +1152,7 @@ class AlertRulesTest {
                     "BurstResolvedAlertRule", "SlackDigestRule", "SlackBurstResolvedRule", "PagerDutyDigestRule",
                     "PagerDutyBurstResolvedRule", "FlappingAlertRule", "FlappingResolvedAlertRule", "FlapCheckOnFlappingRule",
                     "SlackFlappingRule", "SlackFlappingResolvedRule", "PagerDutyFlappingRule",
-                    "PagerDutyFlappingResolvedRule")) {
+                    "PagerDutyFlappingResolvedRule", "StallDigestAlertRule", "StallBurstResolvedAlertRule")) {
                 for (SamTemplate.Target t : rules.get(id).targets()) {
                     assertEquals(window, t.retry().maximumEventAge(), id + "/" + t.id());
                 }

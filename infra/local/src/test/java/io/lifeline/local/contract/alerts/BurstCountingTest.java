@@ -27,7 +27,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * throttling), each death in a burst is still its own AgentStatusChanged on the bus, alerted one by one (no
  * {@code burst}), its revive flow starts, and no record is parked. A burst whose agent ended dead_failed_revive is
  * not resolved and its digest does not say {@code allBack}, even once that agent is cleaned up; the same agent
- * rejoining is back.
+ * rejoining is back. Counting a stall fails open the same way: each stall is still its own AgentStalled.
  */
 @Timeout(120)
 @Tag("contract")
@@ -146,5 +146,48 @@ class BurstCountingTest {
         JsonNode digest = digestAfterTheWindow(s);
         assertTrue(digest.path("allBack").asBoolean(), digest::toString);
         assertEquals(0, digest.path("failed").asInt(), digest::toString);
+    }
+
+    /**
+     * Counting a stall fails open as a death's does: with the window's store refusing every call after the window's
+     * first stall, each later stall is still its own AgentStalled without {@code burst}, alerted one by one, and no
+     * burst of stalls starts.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("failures")
+    void aStallCountingFailure_isNotABurst_eachStallIsPublishedOnItsOwn(String what,
+                                                                      Supplier<RuntimeException> failure)
+            throws Exception {
+        StoreFaults faults = new StoreFaults();
+        TestStack s = STACKS.open(TestStack.builder().interceptor(faults).parameter("AlertBurstThreshold", "1")
+                .parameter("FleetSelfPreservationMinAlive", "100000"));
+        List<String> agents = List.of("st-1", "st-2", "st-3", "st-4");
+        agents.forEach(id -> ok(s.ready(id)));
+        s.clock.advance(Duration.ofSeconds(1));
+        for (String id : agents) {
+            ok(s.team("batch-heartbeats", "{\"hostId\":\"box\",\"heartbeats\":[{\"agentId\":\"" + id
+                    + "\",\"status\":\"working\",\"inTurn\":true}]}"));
+        }
+        s.pump.drain();
+        s.clock.advance(Duration.ofSeconds(20));
+        String stalled = ",\"progressAgeMs\":15000,\"stallReason\":\"model stream silent\",\"stalled\":true}]}";
+        ok(s.team("batch-heartbeats", "{\"hostId\":\"box\",\"heartbeats\":[{\"agentId\":\"st-1\"" + stalled));
+        s.pump.drain();
+        StoreFaults.Fault refused = faults.fail(100_000, StoreFaults.alertWindow(), failure);
+        for (String id : agents.subList(1, 4)) {
+            ok(s.team("batch-heartbeats", "{\"hostId\":\"box\",\"heartbeats\":[{\"agentId\":\"" + id + "\""
+                    + stalled));
+        }
+        s.pump.drain();
+
+        assertTrue(refused.fired() >= 3, "the window's store refused the counting: " + refused.fired());
+        List<JsonNode> stalls = onBus(s, "AgentStalled");
+        assertEquals(4, stalls.size(), stalls::toString);
+        for (JsonNode d : stalls) {
+            assertFalse(d.has("burst"), () -> "not in a burst: alerted on its own: " + d);
+        }
+        assertEquals(List.of(), s.allItems().stream().filter(i -> i.get("pk").s().equals("OUTBOX#PARKED")).toList(),
+                "nothing parked");
+        assertEquals(List.of(), onBus(s, "AlertStallBurstStarted"), "no burst of stalls was counted");
     }
 }

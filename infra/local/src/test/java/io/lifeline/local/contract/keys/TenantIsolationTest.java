@@ -77,6 +77,7 @@ class TenantIsolationTest {
      * team's log only as that team's own view (docs/events.md). The tests below raise every one of them.
      */
     static final Set<String> FLEET_TYPES = Set.of("AlertBurstStarted", "AlertDigest", "AlertBurstResolved",
+            "AlertStallBurstStarted", "AlertStallDigest", "AlertStallBurstResolved",
             "FleetMassStaleSuspected", "FleetMassStaleResolved");
 
     @BeforeAll
@@ -403,6 +404,62 @@ class TenantIsolationTest {
         String alphaRead = TestStack.ok(s.send("events", s.key("alpha", Scope.READ), Map.of("team", "alpha"),
                 Map.of("limit", "100"), null)).body().toString();
         assertTrue(alphaRead.contains("alpha-secret-host"), "alpha sees its own host in its view");
+        assertFalse(alphaRead.contains("beta"), alphaRead);
+    }
+
+    /** One batch of {@code t}'s host for its first two agents, each entry with {@code entry}. */
+    private static void twoOf(TestStack s, Team t, String host, String entry) {
+        TestStack.ok(s.send("batch-heartbeats", t.key(), Map.of("team", t.name()), null, "{\"hostId\":\"" + host
+                + "\",\"heartbeats\":[{\"agentId\":\"" + t.agents().get(0) + "\"" + entry + "},{\"agentId\":\""
+                + t.agents().get(1) + "\"" + entry + "}]}"));
+    }
+
+    /**
+     * Two teams each have two agents stall within one alert window (a burst of stalls past a threshold of 1): the
+     * fleet's digest of stalls names both on the bus, for the operator; beta's read key reads nothing that names
+     * alpha, its agents or its host, and sees its own view of the burst's events (its own stalls).
+     */
+    @Test
+    void aBurstOfStallsOfTwoTeams_eachTeamReadsOnlyItsOwnViewOfTheFleetsEvents() throws Exception {
+        TestStack s = STACKS.open(TestStack.builder().parameter("AlertBurstThreshold", "1")
+                .parameter("FleetSelfPreservationMinAlive", "100000"));
+        Team alpha = hostedTeam(s, "alpha", "alpha-secret-agent-", "alpha-secret-host", 6);
+        Team beta = hostedTeam(s, "beta", "beta-agent-", "beta-host", 6);
+        s.clock.advance(Duration.ofSeconds(1));
+        twoOf(s, alpha, "alpha-secret-host", ",\"status\":\"working\",\"inTurn\":true");
+        twoOf(s, beta, "beta-host", ",\"status\":\"working\",\"inTurn\":true");
+        s.pump.drain();
+        s.clock.advance(Duration.ofSeconds(20));
+        for (Team t : List.of(alpha, beta)) {
+            twoOf(s, t, t == alpha ? "alpha-secret-host" : "beta-host",
+                    ",\"progressAgeMs\":15000,\"stallReason\":\"model stream silent\",\"stalled\":true");
+        }
+        s.pump.drain();
+        s.clock.advance(Duration.ofMinutes(2));
+        s.stepFunctions.runDue();
+        s.pump.drain();
+        for (Team t : List.of(alpha, beta)) {
+            twoOf(s, t, t == alpha ? "alpha-secret-host" : "beta-host", ",\"progressAgeMs\":0,\"stalled\":false");
+        }
+        s.pump.drain();
+        assertEquals(Set.of("AlertStallBurstStarted", "AlertStallDigest", "AlertStallBurstResolved"),
+                fleetTypesOnTheBus(s));
+        JsonNode digest = s.bus.delivered().stream().filter(d -> d.detailType().equals("AlertStallDigest"))
+                .findFirst().orElseThrow().event().path("detail");
+        assertEquals(4, digest.path("stalls").asInt(), digest::toString);
+        assertTrue(digest.toString().contains("alpha-secret-host"), "the operator's digest names every team's hosts");
+
+        String read = everythingBetaReads(s, alpha, beta, s.key("beta", Scope.READ));
+        namesNothingOf(read, "alpha", "alpha-secret-agent-0", "alpha-secret-agent-1", "alpha-secret-host",
+                "\"team\":\"*\"", "byTeam");
+        JsonNode betaDigest = TestStack.ok(s.send("events", beta.key(), Map.of("team", "beta"),
+                Map.of("type", "AlertStallDigest"), null)).body().path("events").path(0).path("detail");
+        assertEquals("beta", betaDigest.path("team").asText(), betaDigest::toString);
+        assertEquals(2, betaDigest.path("stalls").asInt(), betaDigest::toString);
+        assertEquals(4, betaDigest.path("fleetStalls").asInt(), "the fleet's total, a bare number");
+        assertEquals(Map.of("beta-host", 2), Json.MAPPER.convertValue(betaDigest.path("byHost"), Map.class));
+        String alphaRead = TestStack.ok(s.send("events", s.key("alpha", Scope.READ), Map.of("team", "alpha"),
+                Map.of("limit", "100"), null)).body().toString();
         assertFalse(alphaRead.contains("beta"), alphaRead);
     }
 
