@@ -56,7 +56,8 @@ final class Intrinsics {
 
     /**
      * A value as Local sees it: a literal stays; {@code !Ref} to a parameter is its override or default, to
-     * a resource its local name; {@code !Sub} has its {@code ${Name}} parts replaced likewise.
+     * a resource its local name; {@code !Sub} has its {@code ${Name}} parts replaced likewise; {@code !If} is the
+     * branch its condition picks.
      */
     String resolve(JsonNode value, Map<String, String> parameters, Map<String, String> resourceNames) {
         if (value.isValueNode()) {
@@ -70,6 +71,13 @@ final class Intrinsics {
             return root.path("Mappings").path(resolve(at.get(0), parameters, resourceNames))
                     .path(resolve(at.get(1), parameters, resourceNames))
                     .path(resolve(at.get(2), parameters, resourceNames)).asText();
+        }
+        if (value.has("Fn::If")) {
+            // The branch the named condition picks, as CloudFormation would (an environment variable sized by FleetSize
+            // unless a parameter overrides it).
+            JsonNode branches = value.get("Fn::If");
+            return resolve(condition(branches.get(0).asText(), parameters) ? branches.get(1) : branches.get(2),
+                    parameters, resourceNames);
         }
         if (value.has("Fn::Sub") && value.get("Fn::Sub").isTextual()) {
             Matcher m = Pattern.compile("\\$\\{([^}]+)}")

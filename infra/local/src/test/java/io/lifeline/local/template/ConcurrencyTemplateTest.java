@@ -60,6 +60,21 @@ class ConcurrencyTemplateTest {
         return out;
     }
 
+    /**
+     * The sweep reserves one unit per part, and its parts follow FleetSize (one invocation up to 100,000 agents, four
+     * at 1,000,000) unless SweepParts names a number.
+     */
+    @Test
+    void theSweepsParts_followFleetSize_unlessSweepPartsNamesThem() {
+        assertEquals(1, template.reservedConcurrency("SweepFunction", RESERVED).orElseThrow());
+        assertEquals(1, template.reservedConcurrency("SweepFunction",
+                Map.of("ConcurrencyProfile", "reserved", "FleetSize", "100000")).orElseThrow());
+        assertEquals(4, template.reservedConcurrency("SweepFunction",
+                Map.of("ConcurrencyProfile", "reserved", "FleetSize", "1000000")).orElseThrow());
+        assertEquals(2, template.reservedConcurrency("SweepFunction",
+                Map.of("ConcurrencyProfile", "reserved", "FleetSize", "1000000", "SweepParts", "2")).orElseThrow());
+    }
+
     @Test
     void everyFunction_reservesOrIsCapped_andTheDefaultsLeaveTheAccountItsUnreservedHundred() {
         Map<String, Integer> reserved = reservations(RESERVED);
