@@ -213,6 +213,10 @@ class HookSinkTest {
         assertEquals("opencode run hi --session ses_1", AgentRuntime.OPENCODE.resumeCommand("opencode run hi", "ses_1"));
         assertEquals("codex exec resume " + id + " --json go", AgentRuntime.CODEX.resumeCommand("codex exec --json go", id));
         assertEquals("cd /w && codex resume " + id + " --yolo", AgentRuntime.CODEX.resumeCommand("cd /w && codex --yolo", id));
+        assertEquals("cd '/w' && exec '/n/.bin/codex' 'exec' resume " + id + " '--json' 'go'", AgentRuntime.CODEX
+                .resumeCommand("cd '/w' && exec '/n/.bin/codex' 'exec' '--json' 'go'", id), "quoted words");
+        assertEquals("/opt/codex/bin/codex e resume " + id + " go", AgentRuntime.CODEX
+                .resumeCommand("/opt/codex/bin/codex e go", id), "the program's word, not a directory's");
         assertEquals("export LIFELINE_RESUME_ARGS='--resume " + id + "'; script -qfc \"claude $LIFELINE_RESUME_ARGS\"",
                 AgentRuntime.CLAUDE_CODE.resumeCommand("script -qfc \"claude $LIFELINE_RESUME_ARGS\"", id));
         assertEquals("claude", AgentRuntime.CLAUDE_CODE.resumeCommand("claude", "bad id; rm -rf /"), "not an id");

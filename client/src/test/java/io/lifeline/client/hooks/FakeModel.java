@@ -22,6 +22,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A model server on 127.0.0.1 (a free port) speaking just enough of four wire formats for a coding-agent runtime
@@ -32,6 +34,8 @@ import java.util.function.Function;
  */
 public final class FakeModel implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** What Codex's {@code exec_command} answers for a command that outlived its yield time. */
+    private static final Pattern RUNNING = Pattern.compile("Process running with session ID (\\d+)");
     /**
      * Gemini's side calls expect JSON text: its routers read model_choice or complexity_reasoning and
      * complexity_score, the next-speaker check next_speaker.
@@ -109,7 +113,8 @@ public final class FakeModel implements AutoCloseable {
     /**
      * The next {@code n} Anthropic streams that would end the turn (the answer after the tool's result) send their
      * headers and {@code message_start}, then nothing more on the open socket until {@link #close} (or 300 s): a model
-     * stream silent mid-turn, as a wedged provider connection is. Later ones are answered in full.
+     * stream silent mid-turn, as a wedged provider connection is. Later ones are answered in full. An OpenAI Responses
+     * stream that would end the turn does the same after its {@code response.created}.
      */
     public void silentStreams(int n) {
         silentLeft.set(n);
@@ -127,7 +132,8 @@ public final class FakeModel implements AutoCloseable {
 
     /**
      * Every Anthropic stream that ends the turn sends a {@code ping} event every {@code gap} for {@code total} after
-     * its {@code message_start}, then its answer: a slow but legitimate stream (silences shorter than {@code gap}).
+     * its {@code message_start}, then its answer: a slow but legitimate stream (silences shorter than {@code gap}). An
+     * OpenAI Responses stream sends {@code response.in_progress} instead of the ping.
      */
     public void slowStreams(Duration gap, Duration total) {
         slowGap = gap;
@@ -150,7 +156,7 @@ public final class FakeModel implements AutoCloseable {
         return List.copyOf(limited);
     }
 
-    /** The conversation size of each turn-ending Anthropic stream answered in full. */
+    /** The conversation size of each turn-ending Anthropic (or Responses) stream answered in full. */
     public List<Integer> answered() {
         return List.copyOf(answered);
     }
@@ -362,12 +368,16 @@ public final class FakeModel implements AutoCloseable {
         for (JsonNode item : req.path("input")) {
             done |= "function_call_output".equals(item.path("type").asText());
         }
+        Long running = tool == null ? null : runningExec(req);
         boolean call = tool != null && !done;
-        if (tool != null && done) {
+        boolean turnEnding = tool != null && done && running == null;
+        if (turnEnding) {
             hold(req.path("input").size());
         }
         ObjectNode item;
-        if (call) {
+        if (running != null) {
+            item = poll(running);
+        } else if (call) {
             ObjectNode args = "shell".equals(tool)
                     ? (ObjectNode) JSON.createObjectNode().set("command", JSON.createArrayNode().add("sh").add("-c")
                     .add(command))
@@ -387,6 +397,11 @@ public final class FakeModel implements AutoCloseable {
         ObjectNode created = response.deepCopy().put("status", "in_progress");
         created.putArray("output");
         sse.event("response.created", JSON.createObjectNode().put("type", "response.created").set("response", created));
+        ObjectNode progress = JSON.createObjectNode().put("type", "response.in_progress").set("response", created);
+        if (turnEnding && !slowOrSilentResponse(req.path("input").size(),
+                () -> sse.event("response.in_progress", progress))) {
+            return "silent";
+        }
         ObjectNode added = JSON.createObjectNode().put("type", "response.output_item.added").put("output_index", 0);
         added.set("item", item);
         sse.event("response.output_item.added", added);
@@ -401,7 +416,73 @@ public final class FakeModel implements AutoCloseable {
         sse.event("response.completed", JSON.createObjectNode().put("type", "response.completed")
                 .set("response", completed));
         sse.close();
-        return call ? "tool" : tool == null ? "side" : "text";
+        return running != null ? "poll" : call ? "tool" : tool == null ? "side" : "text";
+    }
+
+    /**
+     * The session of a command still running when the last tool result came, or null: Codex's {@code exec_command}
+     * yields after {@code yield_time_ms} (10 s by default, 30 s at most) with "Process running with session ID N",
+     * and a model waits for the rest by polling it with {@code write_stdin} (empty {@code chars}).
+     */
+    private static Long runningExec(JsonNode req) {
+        if (toolNamed(req.path("tools"), n -> n.path("name").asText(), "write_stdin") == null) {
+            return null;
+        }
+        String last = null;
+        for (JsonNode item : req.path("input")) {
+            if ("function_call_output".equals(item.path("type").asText())) {
+                last = item.path("output").isTextual() ? item.path("output").asText() : item.path("output").toString();
+            }
+        }
+        Matcher m = last == null ? null : RUNNING.matcher(last);
+        return m != null && m.find() ? Long.valueOf(m.group(1)) : null;
+    }
+
+    /** A {@code write_stdin} poll of exec session {@code session}: no input, waiting up to 300 s for its output. */
+    private static ObjectNode poll(long session) {
+        ObjectNode args = JSON.createObjectNode().put("session_id", session).put("chars", "")
+                .put("yield_time_ms", 300_000);
+        return JSON.createObjectNode().put("type", "function_call").put("id", "fc_fake_poll" + session)
+                .put("call_id", "call_fake_poll" + session).put("name", "write_stdin")
+                .put("arguments", args.toString()).put("status", "completed");
+    }
+
+    /**
+     * After a turn-ending Responses stream's {@code response.created}: false when it goes silent
+     * ({@link #silentStreams}: nothing more is sent); else, under {@link #slowStreams}, a {@code response.in_progress}
+     * event (the Responses wire's own, which Codex reads as a stream event: it resets its stream idle timer, as a
+     * comment line would not) every gap for the whole time, then true (the answer follows).
+     */
+    private boolean slowOrSilentResponse(int size, KeepAlive keepAlive) throws IOException {
+        try {
+            if (silentLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                silenced.add(size);
+                if (lastByteBeforeSilence == null) {
+                    lastByteBeforeSilence = Instant.now();
+                }
+                closing.await(300, TimeUnit.SECONDS);
+                return false;
+            }
+            Duration gap = slowGap;
+            if (gap != null) {
+                long end = System.nanoTime() + slowFor.toNanos();
+                while (System.nanoTime() < end) {
+                    Thread.sleep(gap.toMillis());
+                    keepAlive.send();
+                }
+            }
+            answered.add(size);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted mid-stream", e);
+        }
+    }
+
+    /** One keep-alive event of a slow stream. */
+    @FunctionalInterface
+    private interface KeepAlive {
+        void send() throws IOException;
     }
 
     // ---- OpenAI Chat Completions ----
