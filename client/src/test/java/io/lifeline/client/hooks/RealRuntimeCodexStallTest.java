@@ -18,12 +18,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
@@ -46,9 +48,11 @@ import org.junit.jupiter.api.io.TempDir;
  * stream (a {@code response.in_progress} every 6 s for five thresholds), a {@code sleep} and a CPU-busy command of five
  * thresholds are no stall and no death. Codex runs a long command as {@code exec_command}, which yields after 10 s
  * ("Process running with session ID N"), and the model then polls it with {@code write_stdin}: one tool call from
- * {@code PreToolUse} to {@code PostToolUse}, with a model request inside it. Each legitimate case waits for the
- * runtime's own end (its session ends, the agent leaves) and then counts. Waiting for input or for a person is not
- * driven: {@code codex exec} ends its session with its turn and asks no one (docs/runtimes/codex.md). Every wait is a
+ * {@code PreToolUse} to {@code PostToolUse}, with a model request inside it. With Codex's own stream idle timeout
+ * set below the threshold, Codex reconnects by itself and the answered retry is no stall. Each legitimate case waits
+ * for the runtime's own end (its session ends, the agent leaves) and then counts. Waiting for input or for a person
+ * is not driven: {@code codex exec} ends its session with its turn and asks no one, and the TUI run by the daemon
+ * under {@code script} sent the daemon its {@code SessionStart} hooks only (docs/runtimes/codex.md). Every wait is a
  * bounded poll.
  */
 @Tag("real-third-party")
@@ -74,6 +78,26 @@ class RealRuntimeCodexStallTest {
      * written word by word in quotes, as a person pastes a path: the daemon's resume words go after its {@code 'exec'}.
      */
     private Case start(String a, String command, Consumer<FakeModel> modes, Path runtimeDir) throws IOException {
+        return start(a, command, modes, runtimeDir, List.of());
+    }
+
+    /** As above, with {@code options} after {@code exec} (e.g. {@code -c key=value}). */
+    private Case start(String a, String command, Consumer<FakeModel> modes, Path runtimeDir, List<String> options)
+            throws IOException {
+        return start(a, command, modes, runtimeDir, setup -> {
+            List<String> words = new ArrayList<>(setup.headless("Run the command."));
+            words.addAll(2, options);
+            StringBuilder run = new StringBuilder("exec 0</dev/null");
+            for (String w : words) {
+                run.append(" '").append(w).append('\'');
+            }
+            return run.toString();
+        });
+    }
+
+    /** The daemon running {@code cd WORK && RUN} for the runtime set up against the model. */
+    private Case start(String a, String command, Consumer<FakeModel> modes, Path runtimeDir,
+            Function<RealRuntimes.Setup, String> runOf) throws IOException {
         admin.register(RegisterAgent.of(a, a, "worker").withHost("h-" + a).withStaleAfterSeconds(600));
         FakeModel model = FakeModel.start(command, "Done.");
         modes.accept(model);
@@ -86,10 +110,7 @@ class RealRuntimeCodexStallTest {
             model.close();
             throw e;
         }
-        StringBuilder run = new StringBuilder("cd '" + setup.work() + "' && exec 0</dev/null");
-        for (String w : setup.headless("Run the command.")) {
-            run.append(" '").append(w).append('\'');
-        }
+        String run = "cd '" + setup.work() + "' && " + runOf.apply(setup);
         Path state = dir.resolve("state-" + a);
         Path out = dir.resolve(a + ".out");
         Process daemon = RealRuntimes.daemon(local, dir, out, env, List.of("--host", "h-" + a, "--agent", a + "="
@@ -212,6 +233,35 @@ class RealRuntimeCodexStallTest {
             assertEquals(1, events(a, "AgentStalled"), c.why().get());
             System.out.println("real codex exec, silent model stream: transitions (newest first) " + admin
                     .allTransitions(a).stream().map(t -> t.to() + "(" + t.trigger() + ")").toList());
+        } finally {
+            stop(c);
+        }
+    }
+
+    /**
+     * Codex's own stream idle timeout ({@code stream_idle_timeout_ms}, 300 s by default) set below the threshold, at
+     * 4 s: Codex drops the silent stream and asks again by itself ("Reconnecting... 1/5"), the model answers the
+     * retry, and the turn ends. The runtime's timer acted first; Lifeline sees its new request's bytes as progress: no
+     * stall, no death.
+     */
+    @Test
+    void silentStream_codexsOwnIdleTimeoutBelowTheThreshold_retriesItself_noStallAndNoDeath(@TempDir Path runtimeDir)
+            throws Exception {
+        assumeReal();
+        Case c = start("rcs-idle", "echo step-one", m -> m.silentStreams(1), runtimeDir,
+                List.of("-c", "model_providers.fake.stream_idle_timeout_ms=4000"));
+        try {
+            String a = c.agent();
+            RealRuntimes.await(WAIT, "offline after the retried turn ended", () -> c.model().silenced().size() == 1
+                    && c.model().answered().size() == 1 && "offline".equals(admin.agent(a).status()), c.why());
+            System.out.println("real codex exec, silent model stream, its own stream_idle_timeout_ms 4000, stallAfter "
+                    + STALL_AFTER_S + " s: silent at conversation size " + c.model().silenced() + ", its retry answered"
+                    + " at " + c.model().answered() + "; stalls " + stalls(c) + ", deaths " + deaths(c)
+                    + ", AgentStalled " + events(a, "AgentStalled"));
+            assertEquals(c.model().silenced(), c.model().answered(), "the same request, asked again: " + c.why().get());
+            assertEquals(0, stalls(c), c.why().get());
+            assertEquals(0, deaths(c), c.why().get());
+            assertEquals(0, events(a, "AgentStalled"), c.why().get());
         } finally {
             stop(c);
         }
