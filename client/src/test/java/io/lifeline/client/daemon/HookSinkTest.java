@@ -113,6 +113,14 @@ class HookSinkTest {
                     + "\"last-assistant-message\":\"secret\"}").statusCode());
             assertEquals("ready", channel.hookState("x2").status());
             assertEquals("t-1", channel.session("x2"));
+            assertEquals(200, post(channel, "codex", "x2", "{\"hook_event_name\":\"UserPromptSubmit\","
+                    + "\"session_id\":\"t-1\"}").statusCode());
+            // Codex's TUI asks the model apart on a side thread as a turn starts; its notify names that thread.
+            assertEquals(200, post(channel, "codex", "x2",
+                    "{\"type\":\"agent-turn-complete\",\"thread-id\":\"t-side\"}").statusCode());
+            assertEquals("working", channel.hookState("x2").status(), "another thread's turn end: the turn goes on");
+            assertTrue(channel.hookState("x2").inTurn());
+            assertEquals("t-1", channel.session("x2"), "the session to resume stays the agent's own");
             assertNull(channel.hookState("x1").status());
         }
     }

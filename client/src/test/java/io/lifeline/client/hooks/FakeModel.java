@@ -62,6 +62,8 @@ public final class FakeModel implements AutoCloseable {
     /** A slow turn-ending stream's gap between events and how long it goes on (null: a stream at once). */
     private volatile Duration slowGap;
     private volatile Duration slowFor;
+    /** Whether Codex's {@code exec_command} call asks to run outside its sandbox ({@link #escalated}). */
+    private volatile boolean escalated;
     /** The conversation size of each turn-ending Anthropic stream answered in full, in order. */
     private final List<Integer> answered = new CopyOnWriteArrayList<>();
     /** Until when every model request is answered 429 ({@link #rateLimitedUntil}), or null. */
@@ -118,6 +120,15 @@ public final class FakeModel implements AutoCloseable {
      */
     public void silentStreams(int n) {
         silentLeft.set(n);
+    }
+
+    /**
+     * From now on an OpenAI Responses {@code exec_command} call asks to run outside the sandbox
+     * ({@code sandbox_permissions: "require_escalated"} with a justification): under Codex's {@code -a on-request} it
+     * waits at an approval prompt for a person.
+     */
+    public void escalated() {
+        escalated = true;
     }
 
     /** The conversation size of each silent stream so far. */
@@ -382,6 +393,9 @@ public final class FakeModel implements AutoCloseable {
                     ? (ObjectNode) JSON.createObjectNode().set("command", JSON.createArrayNode().add("sh").add("-c")
                     .add(command))
                     : JSON.createObjectNode().put("cmd", command);
+            if (escalated && "exec_command".equals(tool)) {
+                args.put("sandbox_permissions", "require_escalated").put("justification", "Run the command?");
+            }
             item = JSON.createObjectNode().put("type", "function_call").put("id", "fc_fake1")
                     .put("call_id", "call_fake1").put("name", tool).put("arguments", args.toString())
                     .put("status", "completed");

@@ -95,6 +95,17 @@ class RealRuntimeCodexStallTest {
         });
     }
 
+    /**
+     * The TUI ({@code codex 'Run the command.'}) with {@code flags}, under {@code script} (a pty of its own): after its
+     * turn it waits for its next prompt, or at an approval prompt for a person.
+     */
+    private Case startTui(String a, String command, Consumer<FakeModel> modes, Path runtimeDir, String flags)
+            throws IOException {
+        return start(a, command, modes, runtimeDir, setup -> "export TERM=xterm-256color; exec script -qefc \"'"
+                + RealRuntimes.bin(HookRuntime.CODEX) + "' --dangerously-bypass-hook-trust " + flags
+                + " 'Run the command.'\" /dev/null");
+    }
+
     /** The daemon running {@code cd WORK && RUN} for the runtime set up against the model. */
     private Case start(String a, String command, Consumer<FakeModel> modes, Path runtimeDir,
             Function<RealRuntimes.Setup, String> runOf) throws IOException {
@@ -156,6 +167,11 @@ class RealRuntimeCodexStallTest {
     /** How many stalls the daemon saw for the agent. */
     private static long stalls(Case c) {
         return Pattern.compile(Pattern.quote(c.agent()) + ": stalled: ").matcher(read(c.out())).results().count();
+    }
+
+    /** Whether the server saw the agent in its turn ({@code working}): the hooks reached the daemon, it was judged. */
+    private static boolean turnSeen(Case c) {
+        return admin.allTransitions(c.agent()).stream().anyMatch(t -> "working".equals(t.to()));
     }
 
     /** How many times the agent died (any trigger). */
@@ -259,6 +275,7 @@ class RealRuntimeCodexStallTest {
                     + " at " + c.model().answered() + "; stalls " + stalls(c) + ", deaths " + deaths(c)
                     + ", AgentStalled " + events(a, "AgentStalled"));
             assertEquals(c.model().silenced(), c.model().answered(), "the same request, asked again: " + c.why().get());
+            assertTrue(turnSeen(c), c.why().get());
             assertEquals(0, stalls(c), c.why().get());
             assertEquals(0, deaths(c), c.why().get());
             assertEquals(0, events(a, "AgentStalled"), c.why().get());
@@ -281,6 +298,7 @@ class RealRuntimeCodexStallTest {
                     + 5 * STALL_AFTER_S + " s), stallAfter " + STALL_AFTER_S + " s: turn ended after "
                     + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0) + " s; stalls " + stalls(c) + ", deaths "
                     + deaths(c) + ", AgentStalled " + events(c.agent(), "AgentStalled"));
+            assertTrue(turnSeen(c), c.why().get());
             assertEquals(0, stalls(c), c.why().get());
             assertEquals(0, deaths(c), c.why().get());
             assertEquals(0, events(c.agent(), "AgentStalled"), c.why().get());
@@ -324,9 +342,58 @@ class RealRuntimeCodexStallTest {
                     + stalls(c) + ", deaths " + deaths(c) + ", AgentStalled " + events(a, "AgentStalled"));
             assertTrue(took >= 5L * STALL_AFTER_S, "the command ran its whole time: " + took + " s");
             assertTrue(polls >= 1, "the command outlived exec_command's yield and was polled: " + c.why().get());
+            assertTrue(turnSeen(c), c.why().get());
             assertEquals(0, stalls(c), c.why().get());
             assertEquals(0, deaths(c), c.why().get());
             assertEquals(0, events(a, "AgentStalled"), c.why().get());
+        } finally {
+            stop(c);
+        }
+    }
+
+    @Test
+    void waitingForInputForTenThresholds_isNoStallAndNoDeath(@TempDir Path runtimeDir) throws Exception {
+        assumeReal();
+        assumeTrue(RealRuntimes.onPath("script"), "script (util-linux) is not installed: it gives the TUI a pty");
+        // The TUI runs the command, answers, and waits for its next prompt: its turn's end named by notify.
+        Case c = startTui("rcs-input", "echo step-one", m -> { }, runtimeDir,
+                "--dangerously-bypass-approvals-and-sandbox");
+        waitsTenThresholds(c, "input", "waiting for input after its turn", () -> c.model().answered().size() == 1
+                && Pattern.compile("its codex session is ").matcher(read(c.out())).results().count() == 1);
+    }
+
+    @Test
+    void waitingForAPersonForTenThresholds_isNoStallAndNoDeath(@TempDir Path runtimeDir) throws Exception {
+        assumeReal();
+        assumeTrue(RealRuntimes.onPath("script"), "script (util-linux) is not installed: it gives the TUI a pty");
+        // Asked to run outside its read-only sandbox, under -a on-request it waits at an approval prompt.
+        Case c = startTui("rcs-wait", "mkdir made-by-the-model", FakeModel::escalated, runtimeDir,
+                "-a on-request -s read-only");
+        waitsTenThresholds(c, "person", "waiting for a person at the approval prompt", () -> true);
+    }
+
+    /** Waits until the agent waits ({@code kind}), then for ten thresholds on the server's clock, then counts. */
+    private void waitsTenThresholds(Case c, String kind, String what, BooleanSupplier also) throws Exception {
+        try {
+            String a = c.agent();
+            RealRuntimes.await(WAIT, what, () -> {
+                var w = admin.agent(a).waiting();
+                return w != null && kind.equals(w.kind()) && also.getAsBoolean();
+            }, c.why());
+            // The server's own record of the wait is the clock: it has lasted ten thresholds once its since is that old.
+            Instant since = admin.agent(a).waiting().since();
+            RealRuntimes.await(Duration.ofSeconds(10L * STALL_AFTER_S + 30), "waiting for ten thresholds", () -> {
+                var w = admin.agent(a).waiting();
+                return w != null && Duration.between(since, Instant.now()).toSeconds() >= 10L * STALL_AFTER_S;
+            }, c.why());
+            System.out.println("real codex TUI, " + what + " " + Duration.between(since, Instant.now()).toSeconds()
+                    + " s, stallAfter " + STALL_AFTER_S + " s: stalls " + stalls(c) + ", deaths " + deaths(c)
+                    + ", AgentStalled " + events(a, "AgentStalled") + ", still " + admin.agent(a).statusWithWait());
+            assertEquals(0, stalls(c), c.why().get());
+            assertEquals(0, deaths(c), c.why().get());
+            assertEquals(0, events(a, "AgentStalled"), c.why().get());
+            assertTrue(codex(c, RealRuntimeCodexStallTest::nativeCodex).isPresent(), "the same process still runs: "
+                    + c.why().get());
         } finally {
             stop(c);
         }
