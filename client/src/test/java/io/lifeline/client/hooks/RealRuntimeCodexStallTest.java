@@ -50,10 +50,9 @@ import org.junit.jupiter.api.io.TempDir;
  * ("Process running with session ID N"), and the model then polls it with {@code write_stdin}: one tool call from
  * {@code PreToolUse} to {@code PostToolUse}, with a model request inside it. With Codex's own stream idle timeout
  * set below the threshold, Codex reconnects by itself and the answered retry is no stall. Each legitimate case waits
- * for the runtime's own end (its session ends, the agent leaves) and then counts. Waiting for input or for a person
- * is not driven: {@code codex exec} ends its session with its turn and asks no one, and the TUI run by the daemon
- * under {@code script} sent the daemon its {@code SessionStart} hooks only (docs/runtimes/codex.md). Every wait is a
- * bounded poll.
+ * for the runtime's own end (its session ends, the agent leaves) and then counts. {@code codex exec} ends its session
+ * with its turn and asks no one, so waiting for input and for a person at an approval prompt, each for ten thresholds,
+ * run the TUI under {@code script}: no stall, no death either. Every wait is a bounded poll.
  */
 @Tag("real-third-party")
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
