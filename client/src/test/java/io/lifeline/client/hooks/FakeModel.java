@@ -22,8 +22,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * A model server on 127.0.0.1 (a free port) speaking just enough of four wire formats for a coding-agent runtime
@@ -34,8 +32,6 @@ import java.util.regex.Pattern;
  */
 public final class FakeModel implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
-    /** What Codex's {@code exec_command} answers for a command that outlived its yield time. */
-    private static final Pattern RUNNING = Pattern.compile("Process running with session ID (\\d+)");
     /**
      * Gemini's side calls expect JSON text: its routers read model_choice or complexity_reasoning and
      * complexity_score, the next-speaker check next_speaker.
@@ -47,6 +43,7 @@ public final class FakeModel implements AutoCloseable {
     private final ExecutorService executor;
     private final String command;
     private final String finalText;
+    private final ResponsesWire responsesWire = new ResponsesWire(this);
     private final List<String> requests = new CopyOnWriteArrayList<>();
     /** While set, an Anthropic answer after a tool result waits for it: the turn stays open (see {@link #holdTurns}). */
     private volatile CountDownLatch hold;
@@ -63,7 +60,7 @@ public final class FakeModel implements AutoCloseable {
     private volatile Duration slowGap;
     private volatile Duration slowFor;
     /** Whether Codex's {@code exec_command} call asks to run outside its sandbox ({@link #escalated}). */
-    private volatile boolean escalated;
+    volatile boolean escalated;
     /** The conversation size of each turn-ending Anthropic stream answered in full, in order. */
     private final List<Integer> answered = new CopyOnWriteArrayList<>();
     /** Until when every model request is answered 429 ({@link #rateLimitedUntil}), or null. */
@@ -92,6 +89,16 @@ public final class FakeModel implements AutoCloseable {
     /** {@code http://127.0.0.1:PORT}. */
     public URI url() {
         return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
+    }
+
+    /** The command its shell tool call runs. */
+    String command() {
+        return command;
+    }
+
+    /** The text that ends the turn. */
+    String finalText() {
+        return finalText;
     }
 
     /** "METHOD path" of every request, in order, and what was answered ("tool", "text" or "side"). */
@@ -214,7 +221,7 @@ public final class FakeModel implements AutoCloseable {
             } else if (path.endsWith("/messages")) {
                 answer = anthropic(ex, req);
             } else if (path.endsWith("/responses")) {
-                answer = responses(ex, req);
+                answer = responsesWire.answer(ex, req);
             } else if (path.endsWith("/chat/completions")) {
                 answer = chat(ex, req);
             } else if (path.contains(":generateContent") || path.contains(":streamGenerateContent")) {
@@ -357,7 +364,7 @@ public final class FakeModel implements AutoCloseable {
     }
 
     /** While {@link #holdTurns} is on: records the conversation's size and waits for {@link #releaseTurns}. */
-    private void hold(int size) throws IOException {
+    void hold(int size) throws IOException {
         CountDownLatch h = hold;
         if (h == null) {
             return;
@@ -371,95 +378,7 @@ public final class FakeModel implements AutoCloseable {
         }
     }
 
-    // ---- OpenAI Responses ----
-
-    private String responses(HttpExchange ex, JsonNode req) throws IOException {
-        String tool = toolNamed(req.path("tools"), n -> n.path("name").asText(), "exec_command", "shell");
-        boolean done = false;
-        for (JsonNode item : req.path("input")) {
-            done |= "function_call_output".equals(item.path("type").asText());
-        }
-        Long running = tool == null ? null : runningExec(req);
-        boolean call = tool != null && !done;
-        boolean turnEnding = tool != null && done && running == null;
-        if (turnEnding) {
-            hold(req.path("input").size());
-        }
-        ObjectNode item;
-        if (running != null) {
-            item = poll(running);
-        } else if (call) {
-            ObjectNode args = "shell".equals(tool)
-                    ? (ObjectNode) JSON.createObjectNode().set("command", JSON.createArrayNode().add("sh").add("-c")
-                    .add(command))
-                    : JSON.createObjectNode().put("cmd", command);
-            if (escalated && "exec_command".equals(tool)) {
-                args.put("sandbox_permissions", "require_escalated").put("justification", "Run the command?");
-            }
-            item = JSON.createObjectNode().put("type", "function_call").put("id", "fc_fake1")
-                    .put("call_id", "call_fake1").put("name", tool).put("arguments", args.toString())
-                    .put("status", "completed");
-        } else {
-            item = JSON.createObjectNode().put("type", "message").put("id", "msg_fake1").put("role", "assistant")
-                    .put("status", "completed");
-            item.putArray("content").addObject().put("type", "output_text")
-                    .put("text", tool == null ? "Fake" : finalText).putArray("annotations");
-        }
-        ObjectNode response = JSON.createObjectNode().put("id", "resp_fake").put("object", "response")
-                .put("created_at", 0).put("model", req.path("model").asText("fake-model"));
-        Sse sse = new Sse(ex);
-        ObjectNode created = response.deepCopy().put("status", "in_progress");
-        created.putArray("output");
-        sse.event("response.created", JSON.createObjectNode().put("type", "response.created").set("response", created));
-        ObjectNode progress = JSON.createObjectNode().put("type", "response.in_progress").set("response", created);
-        if (turnEnding && !slowOrSilentResponse(req.path("input").size(),
-                () -> sse.event("response.in_progress", progress))) {
-            return "silent";
-        }
-        ObjectNode added = JSON.createObjectNode().put("type", "response.output_item.added").put("output_index", 0);
-        added.set("item", item);
-        sse.event("response.output_item.added", added);
-        ObjectNode doneItem = JSON.createObjectNode().put("type", "response.output_item.done").put("output_index", 0);
-        doneItem.set("item", item);
-        sse.event("response.output_item.done", doneItem);
-        ObjectNode completed = response.deepCopy().put("status", "completed");
-        completed.putArray("output").add(item);
-        completed.putObject("usage").put("input_tokens", 10).put("output_tokens", 5).put("total_tokens", 15)
-                .<ObjectNode>set("input_tokens_details", JSON.createObjectNode().put("cached_tokens", 0))
-                .set("output_tokens_details", JSON.createObjectNode().put("reasoning_tokens", 0));
-        sse.event("response.completed", JSON.createObjectNode().put("type", "response.completed")
-                .set("response", completed));
-        sse.close();
-        return running != null ? "poll" : call ? "tool" : tool == null ? "side" : "text";
-    }
-
-    /**
-     * The session of a command still running when the last tool result came, or null: Codex's {@code exec_command}
-     * yields after {@code yield_time_ms} (10 s by default, 30 s at most) with "Process running with session ID N",
-     * and a model waits for the rest by polling it with {@code write_stdin} (empty {@code chars}).
-     */
-    private static Long runningExec(JsonNode req) {
-        if (toolNamed(req.path("tools"), n -> n.path("name").asText(), "write_stdin") == null) {
-            return null;
-        }
-        String last = null;
-        for (JsonNode item : req.path("input")) {
-            if ("function_call_output".equals(item.path("type").asText())) {
-                last = item.path("output").isTextual() ? item.path("output").asText() : item.path("output").toString();
-            }
-        }
-        Matcher m = last == null ? null : RUNNING.matcher(last);
-        return m != null && m.find() ? Long.valueOf(m.group(1)) : null;
-    }
-
-    /** A {@code write_stdin} poll of exec session {@code session}: no input, waiting up to 300 s for its output. */
-    private static ObjectNode poll(long session) {
-        ObjectNode args = JSON.createObjectNode().put("session_id", session).put("chars", "")
-                .put("yield_time_ms", 300_000);
-        return JSON.createObjectNode().put("type", "function_call").put("id", "fc_fake_poll" + session)
-                .put("call_id", "call_fake_poll" + session).put("name", "write_stdin")
-                .put("arguments", args.toString()).put("status", "completed");
-    }
+    // ---- OpenAI Responses: ResponsesWire; the state its silent and slow streams share ----
 
     /**
      * After a turn-ending Responses stream's {@code response.created}: false when it goes silent
@@ -467,7 +386,7 @@ public final class FakeModel implements AutoCloseable {
      * event (the Responses wire's own, which Codex reads as a stream event: it resets its stream idle timer, as a
      * comment line would not) every gap for the whole time, then true (the answer follows).
      */
-    private boolean slowOrSilentResponse(int size, KeepAlive keepAlive) throws IOException {
+    boolean slowOrSilentResponse(int size, ResponsesWire.KeepAlive keepAlive) throws IOException {
         try {
             if (silentLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                 silenced.add(size);
@@ -491,12 +410,6 @@ public final class FakeModel implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted mid-stream", e);
         }
-    }
-
-    /** One keep-alive event of a slow stream. */
-    @FunctionalInterface
-    private interface KeepAlive {
-        void send() throws IOException;
     }
 
     // ---- OpenAI Chat Completions ----
@@ -580,7 +493,7 @@ public final class FakeModel implements AutoCloseable {
 
     // ---- helpers ----
 
-    private static String toolNamed(JsonNode tools, Function<JsonNode, String> name,
+    static String toolNamed(JsonNode tools, Function<JsonNode, String> name,
             String... wanted) {
         for (String w : wanted) {
             for (JsonNode t : tools) {
@@ -600,7 +513,7 @@ public final class FakeModel implements AutoCloseable {
     }
 
     /** A text/event-stream answer, written as it goes. */
-    private static final class Sse {
+    static final class Sse {
         private final OutputStream out;
 
         Sse(HttpExchange ex) throws IOException {
