@@ -37,6 +37,12 @@ public enum AgentRuntime {
     public static final String RESUME_PROMPT_ENV = "LIFELINE_RESUME_PROMPT";
     /** A session id the daemon puts on a command line: a runtime's ids are UUIDs or {@code ses_...} words. */
     private static final Pattern SESSION = Pattern.compile("[A-Za-z0-9_.:-]{1,128}");
+    /**
+     * Codex's program word and its {@code exec} (or {@code e}), each as a word of its own, bare or quoted (a command
+     * written {@code '/path/to/codex' 'exec' ...}): the resume words go right after them.
+     */
+    private static final Pattern CODEX_WORDS = Pattern.compile(
+            "(^|[\\s;&|(/'\"])codex['\"]?(?=[\\s;&|)]|$)(\\s+(['\"]?)(exec|e)\\3(?=[\\s;&|)]|$))?");
 
     private final String wire;
     private final String program;
@@ -71,7 +77,7 @@ public enum AgentRuntime {
 
     /**
      * {@code command} started again on {@code session}: as written when it names {@value #RESUME_ENV}, else with
-     * the resume words added (codex: after the first {@code codex} word, or after its {@code exec}).
+     * the resume words added (codex: after the first {@code codex} word, or after its {@code exec}, quoted or not).
      */
     public String resumeCommand(String command, String session) {
         if (!validSession(session)) {
@@ -89,7 +95,7 @@ public enum AgentRuntime {
         if (this != CODEX) {
             return command + " " + resumeArgs(session);
         }
-        Matcher m = Pattern.compile("(^|[\\s;&|(/])codex(\\s+(exec|e)\\b)?").matcher(command);
+        Matcher m = CODEX_WORDS.matcher(command);
         if (!m.find()) {
             return command + " " + resumeArgs(session); // not found: the best guess, at the end
         }

@@ -41,6 +41,8 @@ public final class LocalBeats implements AutoCloseable {
     public static final int MAX_HOOK_BODY = 6 * 1024 * 1024;
     private static final String PREFIX = "/v1/beat/";
     private static final String HOOKS = "/hooks/";
+    /** Codex's {@code notify} event for a turn's end. */
+    private static final String NOTIFY_TURN_END = "agent-turn-complete";
 
     private final HttpServer server;
     private final ExecutorService executor;
@@ -250,6 +252,10 @@ public final class LocalBeats implements AutoCloseable {
                     + "\"code\":\"INVALID_HOOK_BODY\"}");
             return;
         }
+        if (otherThreadsTurnEnd(runtime, read, hooks.get(agentId))) {
+            reply(exchange, 200, "{}");
+            return;
+        }
         Instant now = clock.instant();
         Hook h = new Hook(agentId, runtime, read.signal(), read.event(), AgentRuntime.validSession(read.session())
                 ? read.session() : null, read.errorCategory(), now, read.limitUntil(), read.subagentId(),
@@ -261,6 +267,18 @@ public final class LocalBeats implements AutoCloseable {
         if (l != null) {
             l.accept(h);
         }
+    }
+
+    /**
+     * A Codex {@code notify} turn end that names another thread than the session the agent's hooks named: Codex's TUI
+     * runs side threads (one asks the model apart, with no tools, as its turn starts) whose turn ends reach
+     * {@code notify} too, with their own {@code thread-id}. It says nothing of the agent's own turn, which may still be
+     * streaming or waiting at an approval prompt, and its thread is no session to resume: ignored.
+     */
+    static boolean otherThreadsTurnEnd(AgentRuntime runtime, HookSignals.Read read, HookState known) {
+        return runtime == AgentRuntime.CODEX && read.signal() == HookSignal.TURN_ENDED
+                && NOTIFY_TURN_END.equals(read.event()) && known != null && known.session() != null
+                && read.session() != null && !known.session().equals(read.session());
     }
 
     private static void reply(HttpExchange exchange, int status, String json) throws IOException {

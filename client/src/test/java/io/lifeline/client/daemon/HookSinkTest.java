@@ -93,6 +93,14 @@ class HookSinkTest {
                     + "\"last-assistant-message\":\"secret\"}").statusCode());
             assertEquals("ready", channel.hookState("x2").status());
             assertEquals("t-1", channel.session("x2"));
+            assertEquals(200, post(channel, "codex", "x2", "{\"hook_event_name\":\"UserPromptSubmit\","
+                    + "\"session_id\":\"t-1\"}").statusCode());
+            // Codex's TUI asks the model apart on a side thread as a turn starts; its notify names that thread.
+            assertEquals(200, post(channel, "codex", "x2",
+                    "{\"type\":\"agent-turn-complete\",\"thread-id\":\"t-side\"}").statusCode());
+            assertEquals("working", channel.hookState("x2").status(), "another thread's turn end: the turn goes on");
+            assertTrue(channel.hookState("x2").inTurn());
+            assertEquals("t-1", channel.session("x2"), "the session to resume stays the agent's own");
             assertNull(channel.hookState("x1").status());
         }
     }
@@ -186,6 +194,10 @@ class HookSinkTest {
         assertEquals("opencode run hi --session ses_1", AgentRuntime.OPENCODE.resumeCommand("opencode run hi", "ses_1"));
         assertEquals("codex exec resume " + id + " --json go", AgentRuntime.CODEX.resumeCommand("codex exec --json go", id));
         assertEquals("cd /w && codex resume " + id + " --yolo", AgentRuntime.CODEX.resumeCommand("cd /w && codex --yolo", id));
+        assertEquals("cd '/w' && exec '/n/.bin/codex' 'exec' resume " + id + " '--json' 'go'", AgentRuntime.CODEX
+                .resumeCommand("cd '/w' && exec '/n/.bin/codex' 'exec' '--json' 'go'", id), "quoted words");
+        assertEquals("/opt/codex/bin/codex e resume " + id + " go", AgentRuntime.CODEX
+                .resumeCommand("/opt/codex/bin/codex e go", id), "the program's word, not a directory's");
         assertEquals("export LIFELINE_RESUME_ARGS='--resume " + id + "'; script -qfc \"claude $LIFELINE_RESUME_ARGS\"",
                 AgentRuntime.CLAUDE_CODE.resumeCommand("script -qfc \"claude $LIFELINE_RESUME_ARGS\"", id));
         assertEquals("claude", AgentRuntime.CLAUDE_CODE.resumeCommand("claude", "bad id; rm -rf /"), "not an id");

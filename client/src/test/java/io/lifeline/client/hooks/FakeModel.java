@@ -47,6 +47,7 @@ public final class FakeModel implements AutoCloseable {
     private final ExecutorService executor;
     private final String command;
     private final String finalText;
+    private final ResponsesWire responsesWire = new ResponsesWire(this);
     private final List<String> requests = new CopyOnWriteArrayList<>();
     /** While set, an Anthropic answer after a tool result waits for it: the turn stays open (see {@link #holdTurns}). */
     private volatile CountDownLatch hold;
@@ -62,6 +63,8 @@ public final class FakeModel implements AutoCloseable {
     /** A slow turn-ending stream's gap between events and how long it goes on (null: a stream at once). */
     private volatile Duration slowGap;
     private volatile Duration slowFor;
+    /** Whether Codex's {@code exec_command} call asks to run outside its sandbox ({@link #escalated}). */
+    volatile boolean escalated;
     /** The conversation size of each turn-ending Anthropic stream answered in full, in order. */
     private final List<Integer> answered = new CopyOnWriteArrayList<>();
     /** Until when every model request is answered 429 ({@link #rateLimitedUntil}), or null. */
@@ -96,6 +99,16 @@ public final class FakeModel implements AutoCloseable {
         return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
     }
 
+    /** The command its shell tool call runs. */
+    String command() {
+        return command;
+    }
+
+    /** The text that ends the turn. */
+    String finalText() {
+        return finalText;
+    }
+
     /**
      * "METHOD path" of every request, in order as answered, and what was answered ("tool", "text", "side", "silent",
      * or a subagent's "subagent" or "subagent silent"; a silent stream is listed once it ends).
@@ -120,7 +133,8 @@ public final class FakeModel implements AutoCloseable {
     /**
      * The next {@code n} Anthropic streams that would end the turn (the answer after the tool's result) send their
      * headers and {@code message_start}, then nothing more on the open socket until {@link #close} (or 300 s): a model
-     * stream silent mid-turn, as a wedged provider connection is. Later ones are answered in full.
+     * stream silent mid-turn, as a wedged provider connection is. Later ones are answered in full. An OpenAI Responses
+     * stream that would end the turn does the same after its {@code response.created}.
      */
     public void silentStreams(int n) {
         silentLeft.set(n);
@@ -137,6 +151,15 @@ public final class FakeModel implements AutoCloseable {
         subagentMarker = marker;
     }
 
+    /**
+     * From now on an OpenAI Responses {@code exec_command} call asks to run outside the sandbox
+     * ({@code sandbox_permissions: "require_escalated"} with a justification): under Codex's {@code -a on-request} it
+     * waits at an approval prompt for a person.
+     */
+    public void escalated() {
+        escalated = true;
+    }
+
     /** The conversation size of each silent stream so far. */
     public List<Integer> silenced() {
         return List.copyOf(silenced);
@@ -149,7 +172,8 @@ public final class FakeModel implements AutoCloseable {
 
     /**
      * Every Anthropic stream that ends the turn sends a {@code ping} event every {@code gap} for {@code total} after
-     * its {@code message_start}, then its answer: a slow but legitimate stream (silences shorter than {@code gap}).
+     * its {@code message_start}, then its answer: a slow but legitimate stream (silences shorter than {@code gap}). An
+     * OpenAI Responses stream sends {@code response.in_progress} instead of the ping.
      */
     public void slowStreams(Duration gap, Duration total) {
         slowGap = gap;
@@ -182,7 +206,7 @@ public final class FakeModel implements AutoCloseable {
         return List.copyOf(limited);
     }
 
-    /** The conversation size of each turn-ending Anthropic stream answered in full. */
+    /** The conversation size of each turn-ending Anthropic (or Responses) stream answered in full. */
     public List<Integer> answered() {
         return List.copyOf(answered);
     }
@@ -229,7 +253,7 @@ public final class FakeModel implements AutoCloseable {
             } else if (path.endsWith("/messages")) {
                 answer = anthropic(ex, req);
             } else if (path.endsWith("/responses")) {
-                answer = responses(ex, req);
+                answer = responsesWire.answer(ex, req);
             } else if (path.endsWith("/chat/completions")) {
                 answer = chat(ex, req);
             } else if (path.contains(":generateContent") || path.contains(":streamGenerateContent")) {
@@ -268,11 +292,7 @@ public final class FakeModel implements AutoCloseable {
         if (path.endsWith("/messages")) {
             body.put("type", "error").putObject("error").put("type", "rate_limit_error").put("message", message);
         } else {
-            ObjectNode error = body.putObject("error").put("type", "usage_limit_reached")
-                    .put("code", "rate_limit_exceeded").put("message", message).put("resets_in_seconds", seconds);
-            if (resetsAt) {
-                error.put("resets_at", reset.getEpochSecond());
-            }
+            ResponsesWire.usageLimit(body, message, seconds, resetsAt ? reset : null);
         }
         byte[] bytes = JSON.writeValueAsBytes(body);
         ex.sendResponseHeaders(429, bytes.length);
@@ -401,7 +421,7 @@ public final class FakeModel implements AutoCloseable {
     }
 
     /** While {@link #holdTurns} is on: records the conversation's size and waits for {@link #releaseTurns}. */
-    private void hold(int size) throws IOException {
+    void hold(int size) throws IOException {
         CountDownLatch h = hold;
         if (h == null) {
             return;
@@ -415,54 +435,38 @@ public final class FakeModel implements AutoCloseable {
         }
     }
 
-    // ---- OpenAI Responses ----
+    // ---- OpenAI Responses: ResponsesWire; the state its silent and slow streams share ----
 
-    private String responses(HttpExchange ex, JsonNode req) throws IOException {
-        String tool = toolNamed(req.path("tools"), n -> n.path("name").asText(), "exec_command", "shell");
-        boolean done = false;
-        for (JsonNode item : req.path("input")) {
-            done |= "function_call_output".equals(item.path("type").asText());
+    /**
+     * After a turn-ending Responses stream's {@code response.created}: false when it goes silent
+     * ({@link #silentStreams}: nothing more is sent); else, under {@link #slowStreams}, a {@code response.in_progress}
+     * event (the Responses wire's own, which Codex reads as a stream event: it resets its stream idle timer, as a
+     * comment line would not) every gap for the whole time, then true (the answer follows).
+     */
+    boolean slowOrSilentResponse(int size, ResponsesWire.KeepAlive keepAlive) throws IOException {
+        try {
+            if (silentLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                silenced.add(size);
+                if (lastByteBeforeSilence == null) {
+                    lastByteBeforeSilence = Instant.now();
+                }
+                closing.await(300, TimeUnit.SECONDS);
+                return false;
+            }
+            Duration gap = slowGap;
+            if (gap != null) {
+                long end = System.nanoTime() + slowFor.toNanos();
+                while (System.nanoTime() < end) {
+                    Thread.sleep(gap.toMillis());
+                    keepAlive.send();
+                }
+            }
+            answered.add(size);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted mid-stream", e);
         }
-        boolean call = tool != null && !done;
-        if (tool != null && done) {
-            hold(req.path("input").size());
-        }
-        ObjectNode item;
-        if (call) {
-            ObjectNode args = "shell".equals(tool)
-                    ? (ObjectNode) JSON.createObjectNode().set("command", JSON.createArrayNode().add("sh").add("-c")
-                    .add(command))
-                    : JSON.createObjectNode().put("cmd", command);
-            item = JSON.createObjectNode().put("type", "function_call").put("id", "fc_fake1")
-                    .put("call_id", "call_fake1").put("name", tool).put("arguments", args.toString())
-                    .put("status", "completed");
-        } else {
-            item = JSON.createObjectNode().put("type", "message").put("id", "msg_fake1").put("role", "assistant")
-                    .put("status", "completed");
-            item.putArray("content").addObject().put("type", "output_text")
-                    .put("text", tool == null ? "Fake" : finalText).putArray("annotations");
-        }
-        ObjectNode response = JSON.createObjectNode().put("id", "resp_fake").put("object", "response")
-                .put("created_at", 0).put("model", req.path("model").asText("fake-model"));
-        Sse sse = new Sse(ex);
-        ObjectNode created = response.deepCopy().put("status", "in_progress");
-        created.putArray("output");
-        sse.event("response.created", JSON.createObjectNode().put("type", "response.created").set("response", created));
-        ObjectNode added = JSON.createObjectNode().put("type", "response.output_item.added").put("output_index", 0);
-        added.set("item", item);
-        sse.event("response.output_item.added", added);
-        ObjectNode doneItem = JSON.createObjectNode().put("type", "response.output_item.done").put("output_index", 0);
-        doneItem.set("item", item);
-        sse.event("response.output_item.done", doneItem);
-        ObjectNode completed = response.deepCopy().put("status", "completed");
-        completed.putArray("output").add(item);
-        completed.putObject("usage").put("input_tokens", 10).put("output_tokens", 5).put("total_tokens", 15)
-                .<ObjectNode>set("input_tokens_details", JSON.createObjectNode().put("cached_tokens", 0))
-                .set("output_tokens_details", JSON.createObjectNode().put("reasoning_tokens", 0));
-        sse.event("response.completed", JSON.createObjectNode().put("type", "response.completed")
-                .set("response", completed));
-        sse.close();
-        return call ? "tool" : tool == null ? "side" : "text";
     }
 
     // ---- OpenAI Chat Completions ----
@@ -546,7 +550,7 @@ public final class FakeModel implements AutoCloseable {
 
     // ---- helpers ----
 
-    private static String toolNamed(JsonNode tools, Function<JsonNode, String> name,
+    static String toolNamed(JsonNode tools, Function<JsonNode, String> name,
             String... wanted) {
         for (String w : wanted) {
             for (JsonNode t : tools) {
@@ -566,7 +570,7 @@ public final class FakeModel implements AutoCloseable {
     }
 
     /** A text/event-stream answer, written as it goes. */
-    private static final class Sse {
+    static final class Sse {
         private final OutputStream out;
 
         Sse(HttpExchange ex) throws IOException {
