@@ -262,6 +262,7 @@ class RealRuntimeCodexStallTest {
     @Test
     void silentStream_codexsOwnIdleTimeoutBelowTheThreshold_retriesItself_noStallAndNoDeath(@TempDir Path runtimeDir)
             throws Exception {
+        RealRuntimes.assumeLongCasesWanted();
         assumeReal();
         Case c = start("rcs-idle", "echo step-one", m -> m.silentStreams(1), runtimeDir,
                 List.of("-c", "model_providers.fake.stream_idle_timeout_ms=4000"));
@@ -309,6 +310,7 @@ class RealRuntimeCodexStallTest {
     @Test
     void sleepCommandOfFiveThresholds_yieldedAndPolled_isNoStallAndNoDeath(@TempDir Path runtimeDir)
             throws Exception {
+        RealRuntimes.assumeLongCasesWanted();
         assumeReal();
         longCommand("rcs-sleep", "sleep " + 5 * STALL_AFTER_S + "; echo slept", "a sleep " + 5 * STALL_AFTER_S,
                 runtimeDir);
@@ -317,6 +319,7 @@ class RealRuntimeCodexStallTest {
     @Test
     void cpuBusyCommandOfFiveThresholds_yieldedAndPolled_isNoStallAndNoDeath(@TempDir Path runtimeDir)
             throws Exception {
+        RealRuntimes.assumeLongCasesWanted();
         assumeReal();
         // A command that spins a core for five thresholds and says nothing: its PreToolUse makes it legitimate silence.
         longCommand("rcs-cpu", "timeout " + 5 * STALL_AFTER_S + " sh -c 'while :; do :; done'; echo spun",
@@ -352,6 +355,7 @@ class RealRuntimeCodexStallTest {
 
     @Test
     void waitingForInputForTenThresholds_isNoStallAndNoDeath(@TempDir Path runtimeDir) throws Exception {
+        RealRuntimes.assumeLongCasesWanted();
         assumeReal();
         assumeTrue(RealRuntimes.onPath("script"), "script (util-linux) is not installed: it gives the TUI a pty");
         // The TUI runs the command, answers, and waits for its next prompt: its turn's end named by notify.
@@ -363,6 +367,7 @@ class RealRuntimeCodexStallTest {
 
     @Test
     void waitingForAPersonForTenThresholds_isNoStallAndNoDeath(@TempDir Path runtimeDir) throws Exception {
+        RealRuntimes.assumeLongCasesWanted();
         assumeReal();
         assumeTrue(RealRuntimes.onPath("script"), "script (util-linux) is not installed: it gives the TUI a pty");
         // Asked to run outside its read-only sandbox, under -a on-request it waits at an approval prompt.

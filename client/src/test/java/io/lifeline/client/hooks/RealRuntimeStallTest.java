@@ -350,6 +350,7 @@ class RealRuntimeStallTest {
 
     @Test
     void sleepToolOfFiveThresholds_isNoStallAndNoDeath(@TempDir Path runtimeDir) throws Exception {
+        RealRuntimes.assumeLongCasesWanted();
         assumeReal();
         Case c = start("rs-sleep", "sleep " + 5 * STALL_AFTER_S, m -> { }, runtimeDir);
         try {
@@ -370,6 +371,7 @@ class RealRuntimeStallTest {
 
     @Test
     void cpuBusyToolOfFiveThresholds_isNoStallAndNoDeath(@TempDir Path runtimeDir) throws Exception {
+        RealRuntimes.assumeLongCasesWanted();
         assumeReal();
         // A tool that spins a core for five thresholds and says nothing: its PreToolUse makes it legitimate silence.
         Case c = start("rs-cpu", "timeout " + 5 * STALL_AFTER_S + " sh -c 'while :; do :; done'; echo spun", m -> { },
@@ -393,6 +395,7 @@ class RealRuntimeStallTest {
 
     @Test
     void waitingForInputForTenThresholds_isNoStallAndNoDeath(@TempDir Path runtimeDir) throws Exception {
+        RealRuntimes.assumeLongCasesWanted();
         assumeReal();
         assumeTrue(RealRuntimes.onPath("script"), "script (util-linux) is not installed: it gives the TUI a pty");
         // The TUI runs a read-only command (no permission prompt), answers, and waits for its next prompt.
@@ -427,6 +430,7 @@ class RealRuntimeStallTest {
 
     @Test
     void waitingForAPersonForTenThresholds_isNoStallAndNoDeath(@TempDir Path runtimeDir) throws Exception {
+        RealRuntimes.assumeLongCasesWanted();
         assumeReal();
         assumeTrue(RealRuntimes.onPath("script"), "script (util-linux) is not installed: it gives the TUI a pty");
         Case c = start("rs-wait", "mkdir made-by-the-model", m -> { }, runtimeDir, true);

@@ -61,6 +61,18 @@ final class RealRuntimes {
         assumeTrue(onPath("curl"), "curl is not installed: the hooks' forwarders use it");
     }
 
+    /** The system property that runs the long legitimate cases (a minute or more each, mostly waiting). */
+    static final String LONG_CASES = "lifeline.realRuntime.long";
+
+    /**
+     * A legitimate case that only waits, for five or ten stall thresholds (50 to 100 s of a real runtime doing its
+     * work or waiting), runs with {@code -Dlifeline.realRuntime.long=true}; the build runs one such case per runtime
+     * (the slow stream) and the stalls themselves, which keeps it within its time (BENCHMARKS.md, "Stalls measured").
+     */
+    static void assumeLongCasesWanted() {
+        assumeTrue(Boolean.getBoolean(LONG_CASES), "a long legitimate case: run with -D" + LONG_CASES + "=true");
+    }
+
     static boolean onPath(String command) {
         for (String d : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
             if (Files.isExecutable(Path.of(d, command))) {
