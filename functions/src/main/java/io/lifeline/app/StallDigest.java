@@ -31,8 +31,6 @@ import java.util.stream.Collectors;
 public final class StallDigest {
     /** The flow input's {@code kind} for a digest of stalls. */
     public static final String KIND = "stalls";
-    static final int PAGE = 200;
-    static final Duration BUDGET = Duration.ofSeconds(4);
 
     private final StallWindowStore stalls;
     private final EventLog eventLog;
@@ -46,7 +44,7 @@ public final class StallDigest {
     /** A digest of stalls sent through {@code bus} (null: none configured, logged only). */
     public StallDigest(AlertWindowStore windows, EventLog eventLog, EventBus bus, AlertBursts.Settings settings,
                        String dashboardUrl, Clock clock) {
-        this(windows, eventLog, bus, settings, dashboardUrl, clock, BUDGET, PAGE);
+        this(windows, eventLog, bus, settings, dashboardUrl, clock, BurstDigest.BUDGET, BurstDigest.PAGE);
     }
 
     /** With another time budget and page size (a test's: a step per page). */

@@ -1,5 +1,9 @@
 package io.lifeline.client.hooks;
 
+import static io.lifeline.client.hooks.RealRuntimes.recordedPid;
+import static io.lifeline.client.hooks.RealRuntimes.stallsLogged;
+import static io.lifeline.client.hooks.RealRuntimes.stopDaemon;
+import static io.lifeline.client.hooks.RealRuntimes.when;
 import static io.lifeline.client.hooks.RealRuntimes.cmdline;
 import static io.lifeline.client.hooks.RealRuntimes.read;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -131,12 +135,6 @@ class RealRuntimeCodexStallTest {
         return new Case(a, state, out, model, daemon, why);
     }
 
-    private static Optional<Long> recordedPid(Path state, String agent) {
-        Matcher m = Pattern.compile("\"" + Pattern.quote(agent) + "\"\\s*:\\s*\\{[^}]*\"pid\"\\s*:\\s*(\\d+)")
-                .matcher(read(state.resolve("commands.json")));
-        return m.find() ? Optional.of(Long.parseLong(m.group(1))) : Optional.empty();
-    }
-
     /**
      * A process of the agent's command (the recorded one or a descendant) whose command line passes {@code test}: the
      * npm {@code codex} is a node launcher whose child is the native program, and both carry Codex's arguments.
@@ -152,20 +150,13 @@ class RealRuntimeCodexStallTest {
     }
 
     private static void stop(Case c) throws InterruptedException {
-        c.daemon().destroy();
-        if (!c.daemon().waitFor(30, TimeUnit.SECONDS)) {
-            c.daemon().destroyForcibly();
-        }
-        recordedPid(c.state(), c.agent()).flatMap(ProcessHandle::of).ifPresent(h -> {
-            h.descendants().forEach(ProcessHandle::destroyForcibly);
-            h.destroyForcibly();
-        });
+        stopDaemon(c.daemon(), c.state(), c.agent());
         c.model().close();
     }
 
     /** How many stalls the daemon saw for the agent. */
     private static long stalls(Case c) {
-        return Pattern.compile(Pattern.quote(c.agent()) + ": stalled: ").matcher(read(c.out())).results().count();
+        return stallsLogged(c.out(), c.agent());
     }
 
     /** Whether the server saw the agent in its turn ({@code working}): the hooks reached the daemon, it was judged. */
@@ -180,19 +171,6 @@ class RealRuntimeCodexStallTest {
 
     private static long events(String agent, String type) {
         return admin.events(EventQuery.all().withAgent(agent).withType(type)).events().size();
-    }
-
-    /** Polls every 50 ms for at most {@code wait}; answers when the condition first held. */
-    private static Instant when(Duration wait, String what, BooleanSupplier condition, Supplier<String> why)
-            throws InterruptedException {
-        long end = System.nanoTime() + wait.toNanos();
-        while (System.nanoTime() < end) {
-            if (condition.getAsBoolean()) {
-                return Instant.now();
-            }
-            Thread.sleep(50);
-        }
-        throw new AssertionError("within " + wait.toSeconds() + " s: " + what + "\n" + why.get());
     }
 
     @Test

@@ -1,5 +1,9 @@
 package io.lifeline.client.hooks;
 
+import static io.lifeline.client.hooks.RealRuntimes.recordedPid;
+import static io.lifeline.client.hooks.RealRuntimes.stallsLogged;
+import static io.lifeline.client.hooks.RealRuntimes.stopDaemon;
+import static io.lifeline.client.hooks.RealRuntimes.when;
 import static io.lifeline.client.hooks.RealRuntimes.cmdline;
 import static io.lifeline.client.hooks.RealRuntimes.read;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -71,12 +75,6 @@ class RealRuntimeStallTest {
         RealRuntimes.await(wait, what, condition, detail);
     }
 
-    private static Optional<Long> recordedPid(Path state, String agent) {
-        Matcher m = Pattern.compile("\"" + Pattern.quote(agent) + "\"\\s*:\\s*\\{[^}]*\"pid\"\\s*:\\s*(\\d+)")
-                .matcher(read(state.resolve("commands.json")));
-        return m.find() ? Optional.of(Long.parseLong(m.group(1))) : Optional.empty();
-    }
-
     private static Optional<ProcessHandle> claude(Path state, String agent, String bin) {
         return recordedPid(state, agent).flatMap(ProcessHandle::of).flatMap(h -> cmdline(h.pid()).startsWith(bin)
                 ? Optional.of(h) : h.descendants().filter(d -> cmdline(d.pid()).startsWith(bin)).findFirst());
@@ -137,38 +135,18 @@ class RealRuntimeStallTest {
     }
 
     private static void stop(Case c) throws InterruptedException {
-        c.daemon().destroy();
-        if (!c.daemon().waitFor(30, TimeUnit.SECONDS)) {
-            c.daemon().destroyForcibly();
-        }
-        recordedPid(c.state(), c.agent()).flatMap(ProcessHandle::of).ifPresent(h -> {
-            h.descendants().forEach(ProcessHandle::destroyForcibly);
-            h.destroyForcibly();
-        });
+        stopDaemon(c.daemon(), c.state(), c.agent());
         c.model().close();
     }
 
     /** How many stalls the daemon saw for the agent. */
     private static long stalls(Case c) {
-        return Pattern.compile(Pattern.quote(c.agent()) + ": stalled: ").matcher(read(c.out())).results().count();
+        return stallsLogged(c.out(), c.agent());
     }
 
     /** How many times the agent died (any trigger). */
     private static long deaths(Case c) {
         return admin.allTransitions(c.agent()).stream().filter(t -> t.to().startsWith("dead")).count();
-    }
-
-    /** Polls every 50 ms for at most {@code wait}; answers when the condition first held. */
-    private static Instant when(Duration wait, String what, BooleanSupplier condition, Supplier<String> why)
-            throws InterruptedException {
-        long end = System.nanoTime() + wait.toNanos();
-        while (System.nanoTime() < end) {
-            if (condition.getAsBoolean()) {
-                return Instant.now();
-            }
-            Thread.sleep(50);
-        }
-        throw new AssertionError("within " + wait.toSeconds() + " s: " + what + "\n" + why.get());
     }
 
     @Test

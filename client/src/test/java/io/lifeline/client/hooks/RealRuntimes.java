@@ -16,13 +16,17 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The four real coding-agent runtimes from the npm test tools ({@code .ci/run} installs them pinned: Claude Code
@@ -226,6 +230,43 @@ final class RealRuntimes {
             throws InterruptedException {
         assertTrue(LocalHarness.eventually(wait, condition), () -> "within " + wait.toSeconds() + " s: " + what + "\n"
                 + detail.get());
+    }
+
+    /** Polls every 50 ms for at most {@code wait}; answers when the condition first held, fails the test if never. */
+    static Instant when(Duration wait, String what, BooleanSupplier condition, Supplier<String> why)
+            throws InterruptedException {
+        long end = System.nanoTime() + wait.toNanos();
+        while (System.nanoTime() < end) {
+            if (condition.getAsBoolean()) {
+                return Instant.now();
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("within " + wait.toSeconds() + " s: " + what + "\n" + why.get());
+    }
+
+    /** The process id the daemon recorded for {@code agent}'s command in its state directory's commands.json. */
+    static Optional<Long> recordedPid(Path state, String agent) {
+        Matcher m = Pattern.compile("\"" + Pattern.quote(agent) + "\"\\s*:\\s*\\{[^}]*\"pid\"\\s*:\\s*(\\d+)")
+                .matcher(read(state.resolve("commands.json")));
+        return m.find() ? Optional.of(Long.parseLong(m.group(1))) : Optional.empty();
+    }
+
+    /** Stops a test's daemon (TERM, then KILL after 30 s), then the agent's command it recorded and its children. */
+    static void stopDaemon(Process daemon, Path state, String agent) throws InterruptedException {
+        daemon.destroy();
+        if (!daemon.waitFor(30, TimeUnit.SECONDS)) {
+            daemon.destroyForcibly();
+        }
+        recordedPid(state, agent).flatMap(ProcessHandle::of).ifPresent(h -> {
+            h.descendants().forEach(ProcessHandle::destroyForcibly);
+            h.destroyForcibly();
+        });
+    }
+
+    /** How many stalls a daemon's output (its log file {@code out}) says it saw for {@code agent}. */
+    static long stallsLogged(Path out, String agent) {
+        return Pattern.compile(Pattern.quote(agent) + ": stalled: ").matcher(read(out)).results().count();
     }
 
     /** The file's text, "" while it is not there (what went wrong when it cannot be read). */
